@@ -1,0 +1,70 @@
+import type { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
+import type { Config } from './config.ts'
+import { problemErrorHandler, problemNotFoundHandler } from './errors.ts'
+import core from './infra/core.ts'
+import { genReqId, loggerOptions, RequestLog } from './infra/logger.ts'
+import openapi from './plugins/openapi.ts'
+import rateLimit from './plugins/rate-limit.ts'
+import security from './plugins/security.ts'
+import jwksRoute from './identity/jwks.ts'
+import publicRoutes from './public/index.ts'
+
+// ajv-formats ships CommonJS with a default export object.
+const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin }).default ?? ajvFormatsModule) as FormatsPlugin
+
+export type App = FastifyInstance
+
+/** Options of the HTTP server itself; everything else is registered as plugins below. */
+function serverOptions(config: Config, logStream?: Writable): FastifyServerOptions {
+  return {
+    logger: { ...loggerOptions(config), ...(logStream ? { stream: logStream } : {}) },
+    logController: new RequestLog(),
+    genReqId,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // Lighthouse runs and premium crawls take tens of seconds; idle keep-alive outlives a typical LB's 60 s.
+    requestTimeout: 120_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+    ajv: {
+      // Unknown properties are refused, not silently dropped, wherever a schema says so.
+      customOptions: { removeAdditional: false, coerceTypes: 'array' as const, useDefaults: true, allErrors: false },
+      plugins: [ajvFormats as never],
+    },
+  }
+}
+
+export interface BuildOptions {
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: Writable
+  /** Extra plugins registered after the route groups (tests add probe routes). */
+  plugins?: FastifyPluginAsync[]
+}
+
+/** Builds the whole service: shared infrastructure first, then every interface group. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const app = Fastify(serverOptions(config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.setErrorHandler(problemErrorHandler)
+  app.setNotFoundHandler(problemNotFoundHandler)
+
+  // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
+  await app.register(security)
+  await app.register(rateLimit, { config })
+  await app.register(openapi)
+  await app.register(core, { config })
+
+  await app.register(publicRoutes, { prefix: '/api' })
+  await app.register(jwksRoute)
+  for (const plugin of options.plugins ?? []) await app.register(plugin)
+
+  await app.ready()
+  return app
+}

@@ -1,0 +1,93 @@
+import { Type, type Static } from 'typebox'
+import { Ajv } from 'ajv'
+
+// One schema for the environment; the Config type is derived from it, never copied by hand.
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
+  API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './.data' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' })),
+  DATA_ENCRYPTION_KEYS_PREVIOUS: Type.Optional(Type.String({ pattern: '^([A-Za-z0-9+/_-]{43}=?)(,[A-Za-z0-9+/_-]{43}=?)*$' })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://.+' })),
+  MAIL_FROM: Type.String({ minLength: 3, default: 'Web Presence <no-reply@localhost>' }),
+  AGENT_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
+  AGENT_LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  AGENT_LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
+  CRUX_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  CRUX_API_URL: Type.String({ pattern: '^https?://.+', default: 'https://chromeuxreport.googleapis.com/v1' }),
+  PSI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  PSI_API_URL: Type.String({ pattern: '^https?://.+', default: 'https://www.googleapis.com/pagespeedonline/v5' }),
+  CHROME_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  AUDIT_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  RATE_LIMIT_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 }),
+  JOB_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 64, default: 4 }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576 }),
+})
+
+type Env = Static<typeof EnvSchema>
+
+export type Config = Env & {
+  BASE_URL: string
+  API_URL: string
+  /** 'embedded' when DATABASE_URL is unset or memory://, else 'postgres'. */
+  databaseKind: 'embedded' | 'postgres'
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, removeAdditional: true })
+const validateEnv = ajv.compile<Env>(EnvSchema)
+
+const hints: Record<string, string> = {
+  DATABASE_URL: 'a postgres:// URL or memory://',
+  DATA_ENCRYPTION_KEY: '32 random bytes in base64 (openssl rand -base64 32)',
+  BASE_URL: 'an origin such as https://example.com, without a path or trailing slash',
+  API_URL: 'an origin such as https://api.example.com, without a path or trailing slash',
+  REDIS_URL: 'a redis:// or rediss:// URL',
+}
+
+/** Reads the environment once, at start; every bad value is named in one error. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const env: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = source[key]
+    if (value !== undefined && value !== '') env[key] = value
+  }
+  if (!validateEnv(env)) {
+    const problems = (validateEnv.errors ?? []).map((e) => {
+      const name = e.instancePath.slice(1) || String(e.params['missingProperty'] ?? '')
+      const hint = hints[name]
+      return `${name}: ${e.message ?? 'is invalid'}${hint ? ` (expected ${hint})` : ''}`
+    })
+    throw new ConfigError(problems)
+  }
+  const baseUrl = env['BASE_URL'] as string | undefined ?? `http://localhost:${env['PORT'] as number}`
+  const config: Config = {
+    ...(env as Env),
+    BASE_URL: baseUrl,
+    API_URL: (env['API_URL'] as string | undefined) ?? baseUrl,
+    databaseKind: !env['DATABASE_URL'] || env['DATABASE_URL'] === 'memory://' ? 'embedded' : 'postgres',
+  }
+  if (config.NODE_ENV === 'production') {
+    const problems: string[] = []
+    if (!config.DATA_ENCRYPTION_KEY) problems.push(`DATA_ENCRYPTION_KEY: is required in production (expected ${hints['DATA_ENCRYPTION_KEY']})`)
+    if (config.AUDIT_ALLOW_PRIVATE_NETWORKS) problems.push('AUDIT_ALLOW_PRIVATE_NETWORKS: must not be true in production')
+    if (config.DATABASE_URL === 'memory://') problems.push('DATABASE_URL: memory:// loses all data on restart and is refused in production')
+    if (problems.length) throw new ConfigError(problems)
+  }
+  return config
+}

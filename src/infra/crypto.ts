@@ -1,0 +1,82 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+
+/** SHA-256 of a secret, hex. Secrets (tokens, codes) are stored only in this form. */
+export function sha256Hex(value: string | Buffer): string {
+  return createHash('sha256').update(value).digest('hex')
+}
+
+/** Constant-time equality of two strings; differing lengths compare false without an early exit on content. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  if (left.length !== right.length) {
+    timingSafeEqual(left, left)
+    return false
+  }
+  return timingSafeEqual(left, right)
+}
+
+/** base64url of `bytes` random bytes: 32 bytes give the 43 characters of a session token. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url')
+}
+
+/** A prefixed random id such as `site_3kF9…`; 16 random bytes keep ids unguessable. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(16).toString('base64url')}`
+}
+
+export interface Keyring {
+  /** Id of the key new data is sealed with. */
+  readonly currentKeyId: string
+  /** AES-256-GCM; `context` is bound as additional data so a sealed value cannot be moved to another row or column. */
+  seal(plaintext: string, context?: string): string
+  open(sealed: string, context?: string): string
+}
+
+const FORMAT = 'v1'
+const IV_BYTES = 12
+const TAG_BYTES = 16
+
+export function keyIdOf(key: Buffer): string {
+  return createHash('sha256').update('data-key-id:').update(key).digest('hex').slice(0, 12)
+}
+
+export function decodeKey(encoded: string): Buffer {
+  const key = Buffer.from(encoded.replaceAll('-', '+').replaceAll('_', '/'), 'base64')
+  if (key.length !== 32) throw new Error('a data encryption key must be 32 bytes')
+  return key
+}
+
+/**
+ * Sealed values look like `v1.<key id>.<base64url(iv | ciphertext | tag)>`. The key id lets old data
+ * be opened with a previous key after rotation while new data uses the current one.
+ */
+export function createKeyring(current: Buffer, previous: Buffer[] = []): Keyring {
+  const keys = new Map<string, Buffer>()
+  for (const key of [current, ...previous]) keys.set(keyIdOf(key), key)
+  const currentKeyId = keyIdOf(current)
+
+  return {
+    currentKeyId,
+    seal(plaintext, context = '') {
+      const iv = randomBytes(IV_BYTES)
+      const cipher = createCipheriv('aes-256-gcm', current, iv)
+      cipher.setAAD(Buffer.from(context))
+      const body = Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()])
+      return `${FORMAT}.${currentKeyId}.${body.toString('base64url')}`
+    },
+    open(sealed, context = '') {
+      const [format, keyId, payload] = sealed.split('.')
+      if (format !== FORMAT || !keyId || !payload) throw new Error('not a sealed value')
+      const key = keys.get(keyId)
+      if (!key) throw new Error(`no data key with id ${keyId}`)
+      const body = Buffer.from(payload, 'base64url')
+      if (body.length < IV_BYTES + TAG_BYTES) throw new Error('sealed value is truncated')
+      const decipher = createDecipheriv('aes-256-gcm', key, body.subarray(0, IV_BYTES))
+      decipher.setAAD(Buffer.from(context))
+      decipher.setAuthTag(body.subarray(body.length - TAG_BYTES))
+      return Buffer.concat([decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES)), decipher.final()]).toString('utf8')
+    },
+  }
+}

@@ -1,0 +1,42 @@
+import { promises as fs } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { sql } from 'kysely'
+import { FileMigrationProvider, Migrator, type MigrationResultSet } from 'kysely/migration'
+import type { Db } from './db.ts'
+
+export const migrationFolder = fileURLToPath(new URL('../../migrations', import.meta.url))
+
+// A session-level lock around the whole run (Kysely also takes its own transaction lock), so that
+// processes starting together wait for one another instead of racing on the bookkeeping tables.
+const MIGRATION_LOCK = 727_001
+
+function migrator(db: Db) {
+  return new Migrator({
+    db,
+    provider: new FileMigrationProvider({ fs, path, migrationFolder }),
+  })
+}
+
+/** Applies every pending migration; throws with the failing migration's name on error. */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const result = await db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn)
+    try {
+      return await migrator(conn).migrateToLatest()
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn)
+    }
+  })
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, { cause: result.error })
+  }
+  return result
+}
+
+/** True when every migration this code knows has been applied. */
+export async function migrationsCurrent(db: Db): Promise<boolean> {
+  const migrations = await migrator(db).getMigrations()
+  return migrations.every((m) => m.executedAt !== undefined)
+}

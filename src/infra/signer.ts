@@ -1,0 +1,149 @@
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyResult } from 'jose'
+import { sql } from 'kysely'
+import type { Keyring } from './crypto.ts'
+import { newId } from './crypto.ts'
+import type { Db } from './db.ts'
+
+const ALG = 'RS256'
+const KEY_LOCK = 727_002
+/** A retired key stays in the JWKS this long, so tokens it signed keep verifying until they expire. */
+const RETIRED_KEY_GRACE_MS = 7 * 24 * 3600 * 1000
+
+export interface SignOptions {
+  typ?: string
+  subject?: string
+  audience?: string | string[]
+  expiresInSeconds: number
+  jti?: string
+}
+
+export interface VerifyOptions {
+  audience?: string | string[]
+  typ?: string
+  /** Seconds of clock skew tolerated on exp/nbf/iat. */
+  clockToleranceSeconds?: number
+}
+
+export interface Signer {
+  readonly issuer: string
+  sign(claims: JWTPayload, options: SignOptions): Promise<string>
+  verify(token: string, options?: VerifyOptions): Promise<JWTVerifyResult>
+  /** The public keys: the current one and those retired within the grace period. */
+  jwks(): { keys: JWK[] }
+  /** Makes a new key current and retires the old one. */
+  rotate(): Promise<void>
+}
+
+interface LoadedKey {
+  kid: string
+  publicJwk: JWK
+  publicKey: CryptoKey
+  createdAt: Date
+}
+
+/**
+ * RS256 signing with keys generated on first start. Private keys are stored sealed under the data
+ * key; `kid` is the RFC 7638 thumbprint of the public key.
+ */
+export async function createSigner(db: Db, keyring: Keyring, issuer: string): Promise<Signer> {
+  let current: { kid: string; privateKey: CryptoKey }
+  let verifying = new Map<string, LoadedKey>()
+
+  const load = async () => {
+    await ensureActiveKey(db, keyring)
+    const rows = await db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('alg', '=', ALG)
+      .where((eb) => eb.or([eb('status', '=', 'active'), eb('retired_at', '>', new Date(Date.now() - RETIRED_KEY_GRACE_MS))]))
+      .orderBy('created_at', 'desc')
+      .execute()
+    const next = new Map<string, LoadedKey>()
+    for (const row of rows) {
+      const publicJwk = { ...(row.public_jwk as JWK), kid: row.kid, alg: ALG, use: 'sig' }
+      next.set(row.kid, { kid: row.kid, publicJwk, publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey, createdAt: row.created_at })
+      if (row.status === 'active') {
+        const privateJwk = JSON.parse(keyring.open(row.private_jwk_sealed, `signing_keys:${row.kid}`)) as JWK
+        current = { kid: row.kid, privateKey: (await importJWK(privateJwk, ALG)) as CryptoKey }
+      }
+    }
+    verifying = next
+  }
+  await load()
+
+  // A token signed by a key another instance just rotated in: reload once, then decide.
+  const keyFor = async (header: { kid?: string; alg?: string }) => {
+    if (header.alg !== ALG || !header.kid) throw new Error('unexpected key')
+    let key = verifying.get(header.kid)
+    if (!key) {
+      await load()
+      key = verifying.get(header.kid)
+    }
+    if (!key) throw new Error('unknown key id')
+    return key.publicKey
+  }
+
+  return {
+    issuer,
+    async sign(claims, options) {
+      const jwt = new SignJWT(claims)
+        .setProtectedHeader({ alg: ALG, kid: current.kid, typ: options.typ ?? 'JWT' })
+        .setIssuer(issuer)
+        .setIssuedAt()
+        .setExpirationTime(Math.floor(Date.now() / 1000) + options.expiresInSeconds)
+        .setJti(options.jti ?? newId('jti'))
+      if (options.subject) jwt.setSubject(options.subject)
+      if (options.audience) jwt.setAudience(options.audience)
+      return jwt.sign(current.privateKey)
+    },
+    verify(token, options = {}) {
+      return jwtVerify(token, keyFor, {
+        issuer,
+        algorithms: [ALG],
+        audience: options.audience,
+        typ: options.typ,
+        clockTolerance: options.clockToleranceSeconds ?? 5,
+        requiredClaims: ['exp', 'iat', 'jti'],
+      })
+    },
+    jwks() {
+      return { keys: [...verifying.values()].map((k) => k.publicJwk) }
+    },
+    async rotate() {
+      await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${KEY_LOCK})`.execute(trx)
+        await trx.updateTable('signing_keys').set({ status: 'retired', retired_at: new Date() }).where('status', '=', 'active').where('alg', '=', ALG).execute()
+        await insertNewKey(trx, keyring)
+      })
+      await load()
+    },
+  }
+}
+
+/** Generates the first key exactly once, even when several instances start together. */
+async function ensureActiveKey(db: Db, keyring: Keyring): Promise<void> {
+  const existing = await db.selectFrom('signing_keys').select('kid').where('status', '=', 'active').where('alg', '=', ALG).executeTakeFirst()
+  if (existing) return
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${KEY_LOCK})`.execute(trx)
+    const again = await trx.selectFrom('signing_keys').select('kid').where('status', '=', 'active').where('alg', '=', ALG).executeTakeFirst()
+    if (!again) await insertNewKey(trx, keyring)
+  })
+}
+
+async function insertNewKey(db: Db, keyring: Keyring): Promise<void> {
+  const { publicKey, privateKey } = await generateKeyPair(ALG, { modulusLength: 2048, extractable: true })
+  const publicJwk = await exportJWK(publicKey)
+  const kid = await calculateJwkThumbprint(publicJwk, 'sha256')
+  const privateJwk = await exportJWK(privateKey)
+  await db
+    .insertInto('signing_keys')
+    .values({
+      kid,
+      alg: ALG,
+      public_jwk: JSON.stringify({ kty: publicJwk.kty, n: publicJwk.n, e: publicJwk.e }),
+      private_jwk_sealed: keyring.seal(JSON.stringify(privateJwk), `signing_keys:${kid}`),
+      status: 'active',
+    })
+    .execute()
+}

@@ -1,0 +1,35 @@
+import fp from 'fastify-plugin'
+import rateLimit from '@fastify/rate-limit'
+import { Redis } from 'ioredis'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.ts'
+
+/**
+ * Rate limiting for the route groups that ask for it (`config.rateLimit` on a route, or
+ * `app.rateLimit()` as a hook). In-process by default; shared through Redis when REDIS_URL is set,
+ * so N instances enforce one budget. If Redis is away, requests pass rather than fail.
+ */
+async function rateLimiting(app: FastifyInstance, options: { config: Config }) {
+  const { REDIS_URL } = options.config
+  let redis: Redis | undefined
+  if (REDIS_URL) {
+    redis = new Redis(REDIS_URL, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableAutoPipelining: true, lazyConnect: false })
+    redis.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store unreachable'))
+    app.addHook('onClose', async () => {
+      await redis?.quit().catch(() => redis?.disconnect())
+    })
+  }
+  await app.register(rateLimit, {
+    global: false,
+    redis,
+    nameSpace: 'wps-rl:',
+    skipOnError: true,
+  })
+}
+
+/** A limit from the table in docs/decisions.md, scaled by RATE_LIMIT_FACTOR. */
+export function scaledLimit(config: Config, perWindow: number): number {
+  return Math.max(1, Math.round(perWindow * config.RATE_LIMIT_FACTOR))
+}
+
+export default fp(rateLimiting, { name: 'rate-limit' })

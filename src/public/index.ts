@@ -1,0 +1,9 @@
+import type { FastifyInstance } from 'fastify'
+import pricingRoute from './pricing.ts'
+import readyRoute from './ready.ts'
+
+/** Public read endpoints under /api: no authentication, problem+json errors. */
+export default async function publicRoutes(app: FastifyInstance) {
+  await app.register(readyRoute)
+  await app.register(pricingRoute)
+}
