@@ -9,7 +9,8 @@ import { genReqId, loggerOptions, RequestLog } from './infra/logger.ts'
 import openapi from './plugins/openapi.ts'
 import rateLimit from './plugins/rate-limit.ts'
 import security from './plugins/security.ts'
-import jwksRoute from './identity/jwks.ts'
+import agentRoutes from './agent/index.ts'
+import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
 
 // ajv-formats ships CommonJS with a default export object.
@@ -62,7 +63,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(core, { config })
 
   await app.register(publicRoutes, { prefix: '/api' })
-  await app.register(jwksRoute)
+  await app.register(agentRoutes, { prefix: '/api/agent' })
+  await app.register(identityRoutes)
   for (const plugin of options.plugins ?? []) await app.register(plugin)
 
   await app.ready()

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import auditRoutes from './audits/index.ts'
 import pricingRoute from './pricing.ts'
 import readyRoute from './ready.ts'
 
@@ -6,4 +7,5 @@ import readyRoute from './ready.ts'
 export default async function publicRoutes(app: FastifyInstance) {
   await app.register(readyRoute)
   await app.register(pricingRoute)
+  await app.register(auditRoutes)
 }
