@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP } from 'node:net'
+import { rootCertificates } from 'node:tls'
 import { domainToASCII } from 'node:url'
 import ipaddr from 'ipaddr.js'
 import { Agent, request } from 'undici'
@@ -129,6 +130,8 @@ export interface SafeFetcherOptions {
   resolver?: Resolver
   /** Sockets kept per origin (a crawl reuses them). */
   connections?: number
+  /** Extra trusted certificate authorities (PEM), e.g. a private CA; the public roots stay trusted. */
+  ca?: string[]
 }
 
 export interface FetchInit {
@@ -246,7 +249,11 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
   }
 
   const agent = new Agent({
-    connect: { lookup: lookup as never, timeout: Math.min(defaultTimeout, 5000) },
+    connect: {
+      lookup: lookup as never,
+      timeout: Math.min(defaultTimeout, 5000),
+      ...(options.ca?.length ? { ca: [...rootCertificates, ...options.ca] } : {}),
+    },
     connections: options.connections ?? 8,
     headersTimeout: defaultTimeout,
     bodyTimeout: defaultTimeout,

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { errors } from '../../../errors.ts'
+import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
+import { scaledLimit } from '../../../plugins/rate-limit.ts'
+import { Problem } from '../../../schemas.ts'
+import { runAudit } from './engine.ts'
+import { AuditQuery, AuditReportSchema } from './schema.ts'
+import { findRecentReport, saveReport, type StoredReport } from './store.ts'
+
+/** Audits a minute per client address (DESIGN.md section 6). */
+export const AUDITS_PER_MINUTE = 10
+/** A repeat within this window is answered from the stored report. */
+export const REPORT_FRESH_MS = 10 * 60_000
+
+export interface AuditRouteOptions {
+  fetcher: SafeFetcher
+}
+
+function present(stored: StoredReport, cached: boolean) {
+  return { report_id: stored.id, cached, generated_at: stored.created_at.toISOString(), ...stored.report }
+}
+
+export default async function seoAuditRoute(app: FastifyInstance, options: AuditRouteOptions) {
+  const { fetcher } = options
+  // Identical audits asked at the same moment share one crawl in this process.
+  const inFlight = new Map<string, Promise<StoredReport>>()
+
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/seo-check/audit',
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, AUDITS_PER_MINUTE), timeWindow: 60_000, groupId: 'audits' } },
+      schema: {
+        summary: 'SEO, AEO and GEO audit of a domain',
+        description:
+          'Fetches the home page (https, else http), robots.txt, the sitemaps and llms.txt; with premium=1 also up to 50 internal pages. ' +
+          'A site that cannot be reached is a 200 report with reachable=false and a finding saying why.',
+        tags: ['public'],
+        querystring: AuditQuery,
+        response: { 200: AuditReportSchema, 400: Problem, 429: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      let domain: string
+      try {
+        domain = normaliseDomain(request.query.d, { allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS })
+      } catch (error) {
+        if (error instanceof FetchError) throw new errors.invalidDomain(error.message)
+        throw error
+      }
+      const premium = request.query.premium === '1'
+      reply.header('cache-control', 'no-store')
+      const recent = await findRecentReport(app.db, domain, premium, new Date(Date.now() - REPORT_FRESH_MS))
+      if (recent) return present(recent, true)
+
+      const key = `${domain}|${premium}`
+      let pending = inFlight.get(key)
+      if (!pending) {
+        pending = runAudit(fetcher, domain, premium)
+          .then((report) => saveReport(app.db, report))
+          .finally(() => inFlight.delete(key))
+        inFlight.set(key, pending)
+      }
+      return present(await pending, false)
+    },
+  )
+}
