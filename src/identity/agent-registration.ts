@@ -1,0 +1,68 @@
+import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
+import { scaledLimit } from '../plugins/rate-limit.ts'
+import { signIdentityAssertion } from './assertions.ts'
+import { POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, REGISTRATION_TTL } from './constants.ts'
+import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
+
+export const IDENTITY_PER_MINUTE = 30
+
+const RegistrationRequest = Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: false })
+
+const RegistrationResponse = Type.Object(
+  {
+    registration_id: Type.String({ pattern: '^reg_' }),
+    registration_type: Type.Literal('anonymous'),
+    identity_assertion: Type.String(),
+    assertion_expires: Type.String({ format: 'date-time' }),
+    pre_claim_scopes: Type.Array(Type.String()),
+    claim_url: Type.String(),
+    claim_token: Type.String({ pattern: '^clm_' }),
+    claim_token_expires: Type.String({ format: 'date-time' }),
+    post_claim_scopes: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * POST /agent/identity: anonymous self-registration of an agent. The claim token is shown once
+ * and stored only as its SHA-256 hash; the registration lapses after 24 hours unless claimed.
+ */
+export default async function agentRegistrationRoute(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+  typed.post(
+    '/agent/identity',
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, IDENTITY_PER_MINUTE), timeWindow: 60_000, groupId: 'agent-identity' } },
+      schema: {
+        summary: 'Register an agent anonymously',
+        tags: ['identity'],
+        body: RegistrationRequest,
+        response: { 200: RegistrationResponse, 400: OAuthErrorBody, 429: OAuthErrorBody },
+      },
+    },
+    async (request, reply) => {
+      if (request.body.type !== 'anonymous') {
+        throw new OAuthError('unsupported_identity_type', 'Only identity type "anonymous" is offered')
+      }
+      const id = newId('reg')
+      const claimToken = `clm_${randomToken(32)}`
+      const expiresAt = new Date(Date.now() + REGISTRATION_TTL * 1000)
+      await app.db.insertInto('agent_registrations').values({ id, claim_token_hash: sha256Hex(claimToken), expires_at: expiresAt }).execute()
+      const { assertion, expiresAt: assertionExpires } = await signIdentityAssertion(app.signer, id)
+      return reply.header('cache-control', 'no-store').send({
+        registration_id: id,
+        registration_type: 'anonymous' as const,
+        identity_assertion: assertion,
+        assertion_expires: assertionExpires.toISOString(),
+        pre_claim_scopes: PRE_CLAIM_SCOPES,
+        claim_url: `${app.config.BASE_URL}/agent/identity/claim`,
+        claim_token: claimToken,
+        claim_token_expires: expiresAt.toISOString(),
+        post_claim_scopes: POST_CLAIM_SCOPES,
+      })
+    },
+  )
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify'
+import { sha256Hex } from '../../infra/crypto.ts'
+import { findClient } from '../clients.ts'
+import { invalidClient, invalidGrant, invalidRequest } from '../oauth-errors.ts'
+import { verifyPkce } from '../pkce.ts'
+import { issueRefreshToken, revokeFamily, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import type { TokenRequest } from './params.ts'
+
+/**
+ * RFC 6749 section 4.1.3 with RFC 7636 and RFC 8707:
+ * - the client is known (public client: client_id only) and is the one the code was issued to;
+ * - the code exists, is unexpired and is used once; a replayed code revokes what it issued (4.1.2);
+ * - redirect_uri is the exact string of the authorization request;
+ * - code_verifier matches the S256 challenge; a missing verifier fails like a wrong one;
+ * - the access token's audience is the resource chosen at the authorization request.
+ */
+export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRequest): Promise<TokenResponse> {
+  if (!body.client_id) throw invalidRequest('The client_id parameter is required')
+  if (!body.code) throw invalidRequest('The code parameter is required')
+  if (!body.redirect_uri) throw invalidRequest('The redirect_uri parameter is required')
+  const client = await findClient(app, body.client_id)
+  if (!client) throw invalidClient(`unknown client ${body.client_id}`)
+
+  const codeHash = sha256Hex(body.code)
+  const code = await app.db
+    .updateTable('authorization_codes')
+    .set({ used_at: new Date() })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+  if (!code) {
+    const replayed = await app.db.selectFrom('authorization_codes').select(['family_id', 'client_id']).where('code_hash', '=', codeHash).executeTakeFirst()
+    if (replayed && replayed.client_id === client.clientId) {
+      await revokeFamily(app.db, replayed.family_id)
+      throw invalidGrant('The authorization code has already been used', 'code replayed: its tokens are revoked')
+    }
+    throw invalidGrant('The authorization code is invalid')
+  }
+  if (code.client_id !== client.clientId) throw invalidGrant('The authorization code was issued to another client')
+  if (code.expires_at <= new Date()) throw invalidGrant('The authorization code has expired')
+  if (code.redirect_uri !== body.redirect_uri) throw invalidGrant('The redirect_uri does not match the authorization request')
+  if (!body.code_verifier || !verifyPkce(body.code_verifier, code.code_challenge)) throw invalidGrant('PKCE verification failed')
+
+  const user = await app.db.selectFrom('users').select(['id', 'account_id']).where('id', '=', code.user_id).executeTakeFirst()
+  if (!user) throw invalidGrant('The authorization code is invalid')
+  const scope = code.scope.split(' ').filter(Boolean)
+  const access = await signAccessToken(app.signer, { subject: user.id, clientId: client.clientId, audience: code.resource, scope, accountId: user.account_id })
+  const refreshToken = await issueRefreshToken(app.db, {
+    familyId: code.family_id,
+    clientId: client.clientId,
+    subject: user.id,
+    userId: user.id,
+    scope,
+    resource: code.resource,
+    access,
+  })
+  return tokenResponse(access, scope, { refresh_token: refreshToken })
+}

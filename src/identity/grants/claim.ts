@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify'
+import { newId, sha256Hex } from '../../infra/crypto.ts'
+import { signIdentityAssertion } from '../assertions.ts'
+import { POST_CLAIM_SCOPES, resources } from '../constants.ts'
+import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
+import { denyJtis, issueRefreshToken, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { userById } from '../users.ts'
+
+/** RFC 8628 section 3.5: polling faster than the interval adds 5 seconds to it. */
+const SLOW_DOWN_STEP = 5
+
+/**
+ * The claim grant: the agent polls with its claim token while a person completes the
+ * verification page.
+ * - authorization_pending until the person approves; slow_down when polled within the interval;
+ * - expired_token once the attempt's 10 minutes pass; access_denied when the person declines;
+ * - on approval, once: the registration becomes claimed, every pre-claim token is revoked, and the
+ *   answer carries the post-claim token, a refresh token and a v2 identity assertion.
+ */
+export async function claimGrant(app: FastifyInstance, claimToken: string | undefined): Promise<TokenResponse> {
+  if (!claimToken) throw invalidRequest('The claim_token parameter is required')
+  const now = new Date()
+
+  const outcome = await app.db.transaction().execute(async (trx) => {
+    const registration = await trx
+      .selectFrom('agent_registrations')
+      .select(['id', 'status'])
+      .where('claim_token_hash', '=', sha256Hex(claimToken))
+      .forUpdate()
+      .executeTakeFirst()
+    if (!registration) throw invalidGrant('The claim token is unknown')
+    const attempt = await trx
+      .selectFrom('claim_attempts')
+      .selectAll()
+      .where('registration_id', '=', registration.id)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .forUpdate()
+      .executeTakeFirst()
+    if (!attempt) throw invalidGrant('No claim has been started for this registration')
+    if (attempt.status === 'redeemed' || registration.status === 'claimed') throw invalidGrant('The claim has already been completed')
+    if (attempt.status === 'denied') throw new OAuthError('access_denied', 'The person declined the claim')
+    if (attempt.status === 'pending') {
+      if (attempt.expires_at <= now) throw new OAuthError('expired_token', 'The user code has expired; start a new claim')
+      const tooSoon = attempt.last_polled_at !== null && now.getTime() - attempt.last_polled_at.getTime() < attempt.interval_seconds * 1000
+      await trx
+        .updateTable('claim_attempts')
+        .set({ last_polled_at: now, ...(tooSoon ? { interval_seconds: attempt.interval_seconds + SLOW_DOWN_STEP } : {}) })
+        .where('id', '=', attempt.id)
+        .execute()
+      return tooSoon ? ('slow_down' as const) : ('authorization_pending' as const)
+    }
+
+    // Approved: complete the claim exactly once.
+    const user = attempt.user_id ? await userById(trx, app.keyring, attempt.user_id) : undefined
+    if (!user) throw invalidGrant('The person who approved the claim no longer exists')
+    await trx.updateTable('claim_attempts').set({ status: 'redeemed' }).where('id', '=', attempt.id).execute()
+    await trx
+      .updateTable('agent_registrations')
+      .set({ status: 'claimed', user_id: user.id, account_id: user.accountId, claimed_at: now })
+      .where('id', '=', registration.id)
+      .execute()
+    const preClaim = await trx.selectFrom('agent_tokens').select(['jti', 'expires_at']).where('registration_id', '=', registration.id).execute()
+    await denyJtis(trx, preClaim.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })))
+    await trx.deleteFrom('agent_tokens').where('registration_id', '=', registration.id).execute()
+
+    const audience = resources(app.config).mcp
+    const access = await signAccessToken(app.signer, { subject: registration.id, clientId: registration.id, audience, scope: POST_CLAIM_SCOPES, accountId: user.accountId })
+    const refreshToken = await issueRefreshToken(trx, {
+      familyId: newId('fam'),
+      clientId: registration.id,
+      subject: registration.id,
+      userId: user.id,
+      scope: POST_CLAIM_SCOPES,
+      resource: audience,
+      access,
+    })
+    const identity = await signIdentityAssertion(app.signer, registration.id, { email: user.email, accountId: user.accountId })
+    return tokenResponse(access, POST_CLAIM_SCOPES, {
+      refresh_token: refreshToken,
+      identity_assertion: identity.assertion,
+      assertion_expires: identity.expiresAt.toISOString(),
+    })
+  })
+
+  if (outcome === 'slow_down') throw new OAuthError('slow_down', 'Polling too fast; wait the interval between requests')
+  if (outcome === 'authorization_pending') throw new OAuthError('authorization_pending', 'The person has not completed the claim yet')
+  return outcome
+}

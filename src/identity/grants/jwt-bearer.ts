@@ -1,0 +1,67 @@
+import { errors as joseErrors } from 'jose'
+import type { FastifyInstance } from 'fastify'
+import { newId } from '../../infra/crypto.ts'
+import { assertionAudience } from '../assertions.ts'
+import { ACCESS_TOKEN_TTL, IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
+import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
+import { signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { grantedScopes, type TokenRequest } from './params.ts'
+
+/**
+ * RFC 7523 section 2.1: an agent exchanges its identity assertion for an access token.
+ * - the assertion is an RS256 JWT of this issuer, typ identity-assertion+jwt, aud the token endpoint, not expired (3, items 1-5);
+ * - version 1 (anonymous) works only while the registration is unclaimed and within its 24 hours;
+ * - version 2 (claimed) works only for a claimed registration and grants the post-claim scopes;
+ * - `scope` may narrow the grant; `resource` (RFC 8707) may only name the MCP server.
+ */
+export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): Promise<TokenResponse> {
+  if (!body.assertion) throw invalidRequest('The assertion parameter is required')
+  let claims: Record<string, unknown>
+  try {
+    const verified = await app.signer.verify(body.assertion, { audience: assertionAudience(app.signer.issuer), typ: IDENTITY_ASSERTION_TYP, clockToleranceSeconds: 0 })
+    claims = verified.payload as Record<string, unknown>
+  } catch (error) {
+    const description = error instanceof joseErrors.JWTExpired ? 'The assertion has expired' : 'The assertion is invalid'
+    throw invalidGrant(description, (error as Error).message)
+  }
+  const registrationId = claims['sub']
+  const version = claims['ver']
+  if (typeof registrationId !== 'string' || (version !== 1 && version !== 2)) throw invalidGrant('The assertion is invalid')
+
+  const { mcp } = resources(app.config)
+  if (body.resource !== undefined && body.resource !== mcp) throw new OAuthError('invalid_target', `Agent tokens are issued for ${mcp} only`)
+  const allowed = version === 1 ? PRE_CLAIM_SCOPES : POST_CLAIM_SCOPES
+  const scope = grantedScopes(body.scope, allowed)
+  const jti = newId('at')
+  const expiresAt = new Date(Date.now() + ACCESS_TOKEN_TTL * 1000)
+
+  if (version === 1) {
+    // One round trip both checks the registration and records the jti, so that completing the
+    // claim can revoke every pre-claim token; signing runs meanwhile.
+    const [recorded, access] = await Promise.all([
+      app.db
+        .insertInto('agent_tokens')
+        .columns(['jti', 'registration_id', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('agent_registrations')
+            .select([eb.val(jti).as('jti'), 'id', eb.val(expiresAt).as('expires_at')])
+            .where('id', '=', registrationId)
+            .where('status', '=', 'anonymous')
+            .where('expires_at', '>', new Date()),
+        )
+        .returning('registration_id')
+        .executeTakeFirst(),
+      signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti }),
+    ])
+    if (!recorded) throw invalidGrant('The registration has been claimed, has lapsed or does not exist')
+    return tokenResponse(access, scope)
+  }
+
+  const [registration, access] = await Promise.all([
+    app.db.selectFrom('agent_registrations').select(['status', 'account_id']).where('id', '=', registrationId).executeTakeFirst(),
+    signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti, accountId: typeof claims['account_id'] === 'string' ? claims['account_id'] : undefined }),
+  ])
+  if (registration?.status !== 'claimed' || registration.account_id !== claims['account_id']) throw invalidGrant('The registration is not claimed')
+  return tokenResponse(access, scope)
+}

@@ -1,0 +1,24 @@
+import formbody from '@fastify/formbody'
+import type { FastifyInstance } from 'fastify'
+import agentClaimRoute from './agent-claim.ts'
+import agentRegistrationRoute from './agent-registration.ts'
+import { oauthErrorHandler } from './oauth-errors.ts'
+import registerRoute from './register.ts'
+import revokeRoute from './revoke.ts'
+import tokenRoute from './token.ts'
+import type { EmailHasher } from './users.ts'
+
+/** The machine endpoints: /oauth/token, /oauth/revoke, /oauth/register, /agent/identity[/claim]. RFC 6749 errors. */
+export default async function oauthRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
+  if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody, { bodyLimit: 65_536 })
+  app.setErrorHandler(oauthErrorHandler)
+  // Tokens and secrets pass through every answer here: nothing may be cached (RFC 6749 5.1).
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+  })
+  await app.register(agentRegistrationRoute)
+  await app.register(agentClaimRoute, options)
+  await app.register(tokenRoute)
+  await app.register(revokeRoute)
+  await app.register(registerRoute)
+}

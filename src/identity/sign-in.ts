@@ -1,0 +1,170 @@
+import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { newId, safeEqual, sha256Hex } from '../infra/crypto.ts'
+import { scaledLimit } from '../plugins/rate-limit.ts'
+import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
+import { errorLine, esc, hidden, page } from './html.ts'
+import { newSignInCode } from './user-codes.ts'
+import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
+import { safeReturnTo } from './web-session.ts'
+
+/** Per address: sign-in requests and code entries a minute. Per email: codes sent per quarter hour. */
+export const SIGN_IN_PER_MINUTE = 10
+export const CODE_ENTRIES_PER_MINUTE = 20
+export const CODES_PER_EMAIL = 5
+const EMAIL_WINDOW_MS = 15 * 60_000
+
+const Html = Type.String({ description: 'HTML page' })
+const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+function html(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
+}
+
+function emailForm(csrf: string, returnTo: string, error?: string, email = ''): string {
+  return page(
+    'Sign in',
+    `${errorLine(error)}
+<p>We send a one-time code to your email address. An account is created the first time you sign in.</p>
+<form method="post" action="/signin">
+${hidden({ _csrf: csrf, return_to: returnTo })}
+<label for="email">Email address</label>
+<input id="email" type="email" name="email" value="${esc(email)}" required maxlength="254" autocomplete="email" autofocus>
+<button type="submit">Send code</button>
+</form>`,
+  )
+}
+
+function codeForm(csrf: string, challenge: string, error?: string): string {
+  return page(
+    'Enter your code',
+    `${errorLine(error)}
+<p>We sent a six-digit code to your email address. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes.</p>
+<form method="post" action="/signin/code">
+${hidden({ _csrf: csrf, challenge })}
+<label for="code">Code</label>
+<input id="code" type="text" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" autofocus>
+<button type="submit">Sign in</button>
+</form>
+<p class="muted"><a href="/signin">Send a new code</a></p>`,
+  )
+}
+
+/**
+ * Passwordless sign-in: an email address, then a six-digit code mailed to it. A challenge takes
+ * five wrong codes at most; requests are limited per address and codes per email address.
+ */
+export default async function signInRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { emailHash } = options
+
+  typed.get(
+    '/signin',
+    { schema: { summary: 'Sign-in page', tags: ['sign-in'], querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 4000 })) }), response: { 200: Html } } },
+    async (request, reply) => html(reply, 200, emailForm(await reply.generateCsrf(), safeReturnTo(request.query.return_to))),
+  )
+
+  typed.post(
+    '/signin',
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, SIGN_IN_PER_MINUTE), timeWindow: 60_000, groupId: 'signin' } },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Send a sign-in code',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ email: Type.String({ maxLength: 254 }), return_to: Type.Optional(Type.String({ maxLength: 4000 })), _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 303: Type.Null(), 400: Html, 429: Html },
+      },
+    },
+    async (request, reply) => {
+      const returnTo = safeReturnTo(request.body.return_to)
+      const email = normaliseEmail(request.body.email)
+      if (!EMAIL_FORMAT.test(email) || email.length < 3) return html(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
+      const hash = emailHash(email)
+      const recent = await app.db
+        .selectFrom('sign_in_challenges')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('email_hash', '=', hash)
+        .where('created_at', '>', new Date(Date.now() - EMAIL_WINDOW_MS))
+        .executeTakeFirstOrThrow()
+      if (Number(recent.n) >= CODES_PER_EMAIL) {
+        reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
+        return html(reply, 429, emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email))
+      }
+      const code = newSignInCode()
+      const id = newId('sic')
+      await app.db
+        .insertInto('sign_in_challenges')
+        .values({
+          id,
+          email_hash: hash,
+          email_sealed: app.keyring.seal(email, `sign_in_challenges.email:${id}`),
+          code_hash: sha256Hex(`${id}:${code}`),
+          return_to: returnTo,
+          expires_at: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000),
+        })
+        .execute()
+      await app.mailer.send({
+        to: email,
+        subject: 'Your Web Presence sign-in code',
+        text: `Your sign-in code is ${code}\n\nIt is valid for ${SIGN_IN_CODE_TTL / 60} minutes. If you did not ask for it, ignore this mail.\n`,
+      })
+      return reply.redirect(`/signin/code?challenge=${encodeURIComponent(id)}`, 303)
+    },
+  )
+
+  typed.get(
+    '/signin/code',
+    { schema: { summary: 'Sign-in code page', tags: ['sign-in'], querystring: Type.Object({ challenge: Type.String({ maxLength: 100 }) }), response: { 200: Html } } },
+    async (request, reply) => html(reply, 200, codeForm(await reply.generateCsrf(), request.query.challenge)),
+  )
+
+  typed.post(
+    '/signin/code',
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, CODE_ENTRIES_PER_MINUTE), timeWindow: 60_000, groupId: 'signin-code' } },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Check a sign-in code',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ challenge: Type.String({ maxLength: 100 }), code: Type.String({ maxLength: 20 }), _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 303: Type.Null(), 400: Html, 410: Html },
+      },
+    },
+    async (request, reply) => {
+      const { challenge: id } = request.body
+      const code = request.body.code.trim()
+      const challenge = await app.db.selectFrom('sign_in_challenges').selectAll().where('id', '=', id).executeTakeFirst()
+      const csrf = await reply.generateCsrf()
+      if (!challenge || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
+        return html(reply, 410, page('Code no longer valid', `<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`))
+      }
+      // Count the try before comparing, so parallel guesses cannot exceed the budget.
+      const counted = await app.db
+        .updateTable('sign_in_challenges')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('attempts', '<', SIGN_IN_CODE_ATTEMPTS)
+        .where('consumed_at', 'is', null)
+        .returning('attempts')
+        .executeTakeFirst()
+      if (!counted || !safeEqual(sha256Hex(`${id}:${code}`), challenge.code_hash)) {
+        const left = counted ? SIGN_IN_CODE_ATTEMPTS - counted.attempts : 0
+        return html(reply, 400, codeForm(csrf, id, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
+      }
+      const consumed = await app.db.updateTable('sign_in_challenges').set({ consumed_at: new Date() }).where('id', '=', id).where('consumed_at', 'is', null).returning('id').executeTakeFirst()
+      if (!consumed) return html(reply, 410, page('Code no longer valid', '<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>'))
+      const email = app.keyring.open(challenge.email_sealed, `sign_in_challenges.email:${id}`)
+      const user = await findOrCreateUser(app.db, app.keyring, challenge.email_hash, email)
+      await reply.startWebSession(user.id)
+      return reply.redirect(safeReturnTo(challenge.return_to), 303)
+    },
+  )
+
+  typed.get('/signin/done', { schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) =>
+    html(reply, 200, page('Signed in', request.webUser ? `<p>You are signed in as ${esc(request.webUser.email)}.</p>` : '<p>You are not signed in. <a href="/signin">Sign in</a></p>')),
+  )
+}

@@ -1,0 +1,108 @@
+import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
+import type { Db } from '../infra/db.ts'
+import type { Signer } from '../infra/signer.ts'
+import { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL } from './constants.ts'
+
+export interface AccessTokenClaims {
+  subject: string
+  clientId: string
+  audience: string
+  scope: string[]
+  accountId?: string
+  expiresIn?: number
+  jti?: string
+}
+
+export interface SignedAccessToken {
+  token: string
+  jti: string
+  expiresIn: number
+  expiresAt: Date
+}
+
+/** An RFC 9068 JWT access token: typ at+jwt, iss, sub, aud, client_id, jti, scope, iat, exp. */
+export async function signAccessToken(signer: Signer, claims: AccessTokenClaims): Promise<SignedAccessToken> {
+  const jti = claims.jti ?? newId('at')
+  const expiresIn = claims.expiresIn ?? ACCESS_TOKEN_TTL
+  const token = await signer.sign(
+    { client_id: claims.clientId, scope: claims.scope.join(' '), ...(claims.accountId ? { account_id: claims.accountId } : {}) },
+    { typ: 'at+jwt', subject: claims.subject, audience: claims.audience, expiresInSeconds: expiresIn, jti },
+  )
+  return { token, jti, expiresIn, expiresAt: new Date(Date.now() + expiresIn * 1000) }
+}
+
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  scope: string
+  refresh_token?: string
+  identity_assertion?: string
+  assertion_expires?: string
+}
+
+export function tokenResponse(access: SignedAccessToken, scope: string[], extra: Partial<TokenResponse> = {}): TokenResponse {
+  return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scope.join(' '), ...extra }
+}
+
+export interface RefreshGrant {
+  familyId: string
+  clientId: string
+  subject: string
+  userId: string
+  scope: string[]
+  resource: string
+  access: SignedAccessToken
+}
+
+/** Stores a new refresh token of a family (rotation keeps the family) and returns the secret once. */
+export async function issueRefreshToken(db: Db, grant: RefreshGrant): Promise<string> {
+  const secret = `rt_${randomToken(32)}`
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      id: newId('rtk'),
+      token_hash: sha256Hex(secret),
+      family_id: grant.familyId,
+      client_id: grant.clientId,
+      subject: grant.subject,
+      user_id: grant.userId,
+      scope: grant.scope.join(' '),
+      resource: grant.resource,
+      access_jti: grant.access.jti,
+      access_expires_at: grant.access.expiresAt,
+      expires_at: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000),
+    })
+    .execute()
+  return secret
+}
+
+/** Adds jtis to the denylist that /mcp and /v1 consult; idempotent. */
+export async function denyJtis(db: Db, entries: Array<{ jti: string; expiresAt: Date }>): Promise<void> {
+  const live = entries.filter((e) => e.expiresAt.getTime() > Date.now())
+  if (!live.length) return
+  await db
+    .insertInto('revoked_tokens')
+    .values(live.map((e) => ({ jti: e.jti, expires_at: e.expiresAt })))
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .execute()
+}
+
+/**
+ * Ends a refresh-token family: every refresh token in it, and the access tokens they minted
+ * (RFC 6819 5.2.2.3, OAuth 2.0 Security BCP 4.14: a replayed refresh token revokes the grant).
+ */
+export async function revokeFamily(db: Db, familyId: string): Promise<void> {
+  const rows = await db
+    .updateTable('refresh_tokens')
+    .set({ status: 'revoked' })
+    .where('family_id', '=', familyId)
+    .returning(['access_jti', 'access_expires_at'])
+    .execute()
+  await denyJtis(db, rows.map((r) => ({ jti: r.access_jti, expiresAt: r.access_expires_at })))
+}
+
+export async function isRevoked(db: Db, jti: string): Promise<boolean> {
+  const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()
+  return row !== undefined
+}

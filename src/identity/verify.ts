@@ -1,0 +1,152 @@
+import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { sha256Hex } from '../infra/crypto.ts'
+import { scaledLimit } from '../plugins/rate-limit.ts'
+import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
+import { errorLine, esc, hidden, page } from './html.ts'
+import { normaliseUserCode } from './user-codes.ts'
+import type { EmailHasher } from './users.ts'
+
+/** User-code entries a minute per address: with 20^8 codes, guessing one takes centuries. */
+export const USER_CODE_ENTRIES_PER_MINUTE = 10
+
+const Html = Type.String({ description: 'HTML page' })
+const VERIFY = '/agent/identity/verify'
+
+function html(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
+}
+
+function entryForm(csrf: string, userCode = '', error?: string): string {
+  return page(
+    'Connect an agent',
+    `${errorLine(error)}
+<p>An AI agent asked to be connected to your account. Enter the code it showed you.</p>
+<form method="post" action="${VERIFY}">
+${hidden({ _csrf: csrf })}
+<label for="user_code">Code</label>
+<input id="user_code" type="text" name="user_code" value="${esc(userCode)}" required maxlength="20" autocomplete="off" autocapitalize="characters" placeholder="XXXX-XXXX" autofocus>
+<button type="submit">Continue</button>
+</form>`,
+  )
+}
+
+const display = (code: string) => `${code.slice(0, 4)}-${code.slice(4)}`
+
+/**
+ * The verification page of the claim ceremony (RFC 8628 section 3.3): a person enters the user
+ * code, signs in with the email address the agent named, and approves or declines. Codes are
+ * looked up by hash; a wrong account confirming a code counts against it (5 times ends it).
+ */
+export default async function verifyRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+  const pendingAttempt = async (code: string) =>
+    app.db.selectFrom('claim_attempts').select(['id', 'status', 'expires_at', 'email_hash', 'failed_entries']).where('user_code_hash', '=', sha256Hex(code)).executeTakeFirst()
+
+  typed.get(
+    VERIFY,
+    { schema: { summary: 'Claim verification page', tags: ['sign-in'], querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 20 })) }), response: { 200: Html } } },
+    async (request, reply) => {
+      const csrf = await reply.generateCsrf()
+      const code = request.query.user_code ? normaliseUserCode(request.query.user_code) : undefined
+      if (!code || !request.webUser) return html(reply, 200, entryForm(csrf, request.query.user_code ?? ''))
+      const attempt = await pendingAttempt(code)
+      if (!attempt || attempt.status !== 'pending' || attempt.expires_at <= new Date()) {
+        return html(reply, 200, entryForm(csrf, '', 'This code is unknown or no longer valid. Ask the agent for a new one.'))
+      }
+      return html(
+        reply,
+        200,
+        page(
+          'Connect this agent?',
+          `<p>Signed in as <strong>${esc(request.webUser.email)}</strong>.</p>
+<p>An AI agent asks for access to your account with code <code>${esc(display(code))}</code>. It will be able to:</p>
+<ul><li>read your sites, pages and leads (mcp:read)</li><li>use tools that change them (mcp:tools)</li></ul>
+<form method="post" action="${VERIFY}/decision">
+${hidden({ _csrf: csrf, user_code: display(code) })}
+<button type="submit" name="decision" value="approve">Connect the agent</button>
+<button type="submit" name="decision" value="deny">Decline</button>
+</form>`,
+        ),
+      )
+    },
+  )
+
+  typed.post(
+    VERIFY,
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, USER_CODE_ENTRIES_PER_MINUTE), timeWindow: 60_000, groupId: 'claim-verify' } },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Enter a user code',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ user_code: Type.String({ maxLength: 20 }), _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 303: Type.Null(), 400: Html, 410: Html, 429: Html },
+      },
+    },
+    async (request, reply) => {
+      const csrf = await reply.generateCsrf()
+      const code = normaliseUserCode(request.body.user_code)
+      const attempt = code ? await pendingAttempt(code) : undefined
+      if (!code || !attempt || attempt.status !== 'pending') return html(reply, 400, entryForm(csrf, request.body.user_code, 'This code is not known. Check it and try again.'))
+      if (attempt.expires_at <= new Date()) return html(reply, 410, entryForm(csrf, '', 'This code has expired. Ask the agent to start again.'))
+      const next = `${VERIFY}?user_code=${display(code)}`
+      const location = request.webUser ? next : `/signin?return_to=${encodeURIComponent(next)}`
+      return reply.redirect(location, 303)
+    },
+  )
+
+  typed.post(
+    `${VERIFY}/decision`,
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, USER_CODE_ENTRIES_PER_MINUTE), timeWindow: 60_000, groupId: 'claim-verify' } },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Approve or decline a claim',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ user_code: Type.String({ maxLength: 20 }), decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]), _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 200: Html, 303: Type.Null(), 400: Html, 403: Html, 410: Html },
+      },
+    },
+    async (request, reply) => {
+      const code = normaliseUserCode(request.body.user_code)
+      const user = request.webUser
+      if (!code) return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known.'))
+      if (!user) return reply.redirect(`/signin?return_to=${encodeURIComponent(`${VERIFY}?user_code=${display(code)}`)}`, 303)
+      const attempt = await pendingAttempt(code)
+      if (!attempt || attempt.status !== 'pending') return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known or was already used.'))
+      if (attempt.expires_at <= new Date()) return html(reply, 410, entryForm(await reply.generateCsrf(), '', 'This code has expired. Ask the agent to start again.'))
+
+      if (attempt.email_hash !== options.emailHash(user.email)) {
+        const failed = attempt.failed_entries + 1
+        await app.db
+          .updateTable('claim_attempts')
+          .set({ failed_entries: failed, ...(failed >= CLAIM_ENTRY_ATTEMPTS ? { status: 'denied' as const, decided_at: new Date() } : {}) })
+          .where('id', '=', attempt.id)
+          .where('status', '=', 'pending')
+          .execute()
+        return html(reply, 403, page('Another account', '<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>'))
+      }
+
+      const approve = request.body.decision === 'approve'
+      const decided = await app.db
+        .updateTable('claim_attempts')
+        .set({ status: approve ? 'approved' : 'denied', user_id: approve ? user.id : null, decided_at: new Date() })
+        .where('id', '=', attempt.id)
+        .where('status', '=', 'pending')
+        .returning('id')
+        .executeTakeFirst()
+      if (!decided) return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+      return html(
+        reply,
+        200,
+        approve
+          ? page('Agent connected', '<p>The agent is now connected to your account. You can close this page and return to it.</p>')
+          : page('Request declined', '<p>The agent was not connected. You can close this page.</p>'),
+      )
+    },
+  )
+}

@@ -1,0 +1,67 @@
+import fp from 'fastify-plugin'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
+import { WEB_SESSION_TTL } from './constants.ts'
+import { userById, type User } from './users.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The person signed in on this browser, if any (pages of the identity room only). */
+    webUser: User | null
+  }
+  interface FastifyReply {
+    startWebSession(userId: string): Promise<void>
+  }
+}
+
+export interface CookieNames {
+  session: string
+  csrf: string
+}
+
+/**
+ * Browser state of the sign-in pages: an httpOnly, SameSite=Lax session cookie holding a random
+ * token (stored hashed), and @fastify/csrf-protection's secret cookie for the form tokens. On https
+ * the cookies are Secure and take the __Host- prefix, which pins them to this origin and path /.
+ */
+async function webSession(app: FastifyInstance) {
+  const secure = app.config.BASE_URL.startsWith('https://')
+  const names: CookieNames = secure ? { session: '__Host-wps_session', csrf: '__Host-wps_csrf' } : { session: 'wps_session', csrf: 'wps_csrf' }
+  const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure }
+
+  await app.register(cookie)
+  await app.register(csrf, { cookieKey: names.csrf, cookieOpts: cookieOptions })
+
+  app.decorateRequest('webUser', null)
+  app.addHook('preHandler', async (request: FastifyRequest) => {
+    const token = request.cookies[names.session]
+    if (!token || token.length > 100) return
+    const session = await app.db
+      .selectFrom('web_sessions')
+      .select('user_id')
+      .where('token_hash', '=', sha256Hex(token))
+      .where('expires_at', '>', new Date())
+      .executeTakeFirst()
+    if (session) request.webUser = (await userById(app.db, app.keyring, session.user_id)) ?? null
+  })
+
+  app.decorateReply('startWebSession', async function startWebSession(this: FastifyReply, userId: string) {
+    const token = randomToken(32)
+    await app.db
+      .insertInto('web_sessions')
+      .values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: userId, expires_at: new Date(Date.now() + WEB_SESSION_TTL * 1000) })
+      .execute()
+    this.setCookie(names.session, token, { ...cookieOptions, maxAge: WEB_SESSION_TTL })
+  })
+}
+
+export default fp(webSession, { name: 'identity-web-session' })
+
+/** Only a path on this origin: no scheme, no host, no protocol-relative or backslash tricks. */
+export function safeReturnTo(value: unknown, fallback = '/signin/done'): string {
+  if (typeof value !== 'string' || value.length > 4000) return fallback
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[\r\n\t]/.test(value)) return fallback
+  return value
+}

@@ -1,0 +1,131 @@
+import { createServer } from 'node:net'
+import * as cheerio from 'cheerio'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { readOutbox } from '../../src/infra/mailer.ts'
+import { buildTestApp } from '../helpers/app.ts'
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface LiveApp {
+  app: FastifyInstance
+  base: string
+}
+
+/** The whole service listening on a loopback port, with BASE_URL set to that origin. */
+export async function startLiveApp(options: { env?: Record<string, string>; plugins?: FastifyPluginAsync[] } = {}): Promise<LiveApp> {
+  for (let tries = 0; ; tries++) {
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    const { app } = await buildTestApp({ env: { BASE_URL: base, ...options.env }, plugins: options.plugins })
+    try {
+      await app.listen({ port, host: '127.0.0.1' })
+      return { app, base }
+    } catch (error) {
+      await app.close()
+      if (tries > 3) throw error
+    }
+  }
+}
+
+export interface Page {
+  status: number
+  headers: Headers
+  location: string | null
+  html: string
+  $: cheerio.CheerioAPI
+}
+
+/**
+ * A person's browser without JavaScript: keeps cookies, follows nothing by itself, submits the
+ * forms it is shown with their hidden fields.
+ */
+export class Browser {
+  readonly base: string
+  readonly ip: string | undefined
+  private readonly cookies = new Map<string, string>()
+
+  constructor(base: string) {
+    this.base = base
+  }
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
+  }
+
+  private async request(path: string, init: RequestInit): Promise<Page> {
+    const url = new URL(path, this.base)
+    const headers = new Headers(init.headers)
+    if (this.cookies.size) headers.set('cookie', this.cookieHeader())
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' })
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';')
+      const index = (pair ?? '').indexOf('=')
+      if (index > 0) this.cookies.set(pair!.slice(0, index).trim(), pair!.slice(index + 1).trim())
+    }
+    const html = await response.text()
+    return { status: response.status, headers: response.headers, location: response.headers.get('location'), html, $: cheerio.load(html) }
+  }
+
+  get(path: string): Promise<Page> {
+    return this.request(path, { method: 'GET' })
+  }
+
+  post(path: string, form: Record<string, string>): Promise<Page> {
+    return this.request(path, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  }
+
+  /** Submits the page's form (the one whose action matches, or the first) with `fields` filled in and the button `submit` pressed. */
+  submit(page: Page, fields: Record<string, string> = {}, options: { action?: string; button?: [string, string] } = {}): Promise<Page> {
+    const form = options.action ? page.$(`form[action="${options.action}"]`) : page.$('form').first()
+    if (!form.length) throw new Error(`no form on the page: ${page.html.slice(0, 500)}`)
+    const values: Record<string, string> = {}
+    form.find('input[name]').each((_i, el) => {
+      const input = page.$(el)
+      values[input.attr('name') as string] = input.attr('value') ?? ''
+    })
+    Object.assign(values, fields)
+    if (options.button) values[options.button[0]] = options.button[1]
+    return this.post(form.attr('action') as string, values)
+  }
+
+  /** Follows redirects within this origin; stops at the first page or at a redirect elsewhere. */
+  async follow(page: Page): Promise<Page> {
+    let current = page
+    for (let i = 0; i < 10 && current.status >= 300 && current.status < 400 && current.location; i++) {
+      const target = new URL(current.location, this.base)
+      if (target.origin !== new URL(this.base).origin) return current
+      current = await this.get(target.pathname + target.search)
+    }
+    return current
+  }
+
+  /** Signs in by email through the pages, reading the code from the outbox; returns the page after sign-in. */
+  async signIn(app: FastifyInstance, email: string, from: Page): Promise<Page> {
+    const form = await this.follow(from)
+    const sent = await this.follow(await this.submit(form, { email }))
+    const code = await latestCode(app, email)
+    return this.follow(await this.submit(sent, { code }))
+  }
+}
+
+/** The newest sign-in code mailed to `email` (the outbox, since SMTP_URL is not set). */
+export async function latestCode(app: FastifyInstance, email: string): Promise<string> {
+  const [mail] = await readOutbox(app.db, app.keyring, email)
+  const code = mail ? /\b(\d{6})\b/.exec(mail.text)?.[1] : undefined
+  if (!code) throw new Error(`no sign-in code mailed to ${email}`)
+  return code
+}
+
+export function form(values: Record<string, string>): { body: string; headers: Record<string, string> } {
+  return { body: new URLSearchParams(values).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
+}
