@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { pino } from 'pino'
 import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { Config } from './config.ts'
 import { problemErrorHandler, problemNotFoundHandler } from './errors.ts'
@@ -18,10 +19,18 @@ const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin })
 
 export type App = FastifyInstance
 
+/**
+ * Log lines are written asynchronously (pino flushes what is pending on exit), so a burst of
+ * requests does not wait on stdout.
+ */
+function logDestination() {
+  return pino.destination({ dest: 1, sync: false })
+}
+
 /** Options of the HTTP server itself; everything else is registered as plugins below. */
 function serverOptions(config: Config, logStream?: Writable): FastifyServerOptions {
   return {
-    logger: { ...loggerOptions(config), ...(logStream ? { stream: logStream } : {}) },
+    logger: { ...loggerOptions(config), stream: logStream ?? logDestination() },
     logController: new RequestLog(),
     genReqId,
     trustProxy: config.TRUST_PROXY,

@@ -4,33 +4,32 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 
 /**
- * Secrets and personal data never reach the log: the paths below cover headers, bodies and
- * objects the rooms log. Emails are personal data too.
+ * Secrets and personal data never reach the log. The request serializer below already drops
+ * headers and query strings; these paths catch secrets in a request body or a logged object.
+ * Exact paths only: wildcard paths make pino copy every log line and halve throughput.
  */
 export const redactPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
-  'req.headers["x-api-key"]',
   'res.headers["set-cookie"]',
-  '*.authorization',
-  '*.password',
-  '*.secret',
-  '*.token',
-  '*.session_token',
-  '*.claim_token',
-  '*.access_token',
-  '*.refresh_token',
-  '*.id_token',
-  '*.assertion',
-  '*.identity_assertion',
-  '*.code_verifier',
-  '*.client_secret',
-  '*.email',
-  '*.login_hint',
+  'body.password',
+  'body.token',
   'body.session_token',
   'body.claim_token',
+  'body.access_token',
+  'body.refresh_token',
+  'body.assertion',
+  'body.code',
+  'body.code_verifier',
   'body.email',
+  'body.login_hint',
   'body.payload.email',
+  'session_token',
+  'claim_token',
+  'access_token',
+  'refresh_token',
+  'token',
+  'email',
 ]
 
 export function loggerOptions(config: Config) {

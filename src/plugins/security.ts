@@ -1,20 +1,51 @@
 import fp from 'fastify-plugin'
-import helmet from '@fastify/helmet'
-import type { FastifyInstance } from 'fastify'
+import helmet, { type HelmetOptions } from 'helmet'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 
 /**
- * Security headers on every response. The JSON API needs only the defaults; rooms that serve HTML
- * (sign-in pages, hosted sites) tighten or widen the policy on their own routes.
+ * Security headers on every response, as helmet decides them. The policy has no per-request parts
+ * (no nonces), so helmet runs once at start and the resulting headers are applied by one cheap
+ * hook; @fastify/helmet would rebuild every helmet middleware on every request. A route that needs
+ * another policy (a sign-in form that posts to a client's redirect URI) sets the header itself
+ * with `contentSecurityPolicy(reply, …)`; a header set on the reply wins over these.
  */
-async function security(app: FastifyInstance) {
-  await app.register(helmet, {
-    global: true,
-    // A JSON API and server-rendered pages without inline scripts: nothing may be framed or sniffed.
-    contentSecurityPolicy: {
-      useDefaults: true,
-      directives: { 'frame-ancestors': ["'none'"] },
+export const helmetOptions: HelmetOptions = {
+  contentSecurityPolicy: {
+    useDefaults: true,
+    // A JSON API and server-rendered pages without inline scripts: nothing may frame them.
+    directives: { 'frame-ancestors': ["'none'"] },
+  },
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+}
+
+/** Runs helmet's middleware against a recording response and returns the headers it set. */
+export function helmetHeaders(options: HelmetOptions = helmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value)
     },
-    hsts: { maxAge: 31_536_000, includeSubDomains: true },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()]
+    },
+  }
+  helmet(options)({} as never, recorder as never, (error?: unknown) => {
+    if (error) throw error
+  })
+  return headers
+}
+
+/** Replaces the Content-Security-Policy of one response with helmet's defaults plus `directives`. */
+export function contentSecurityPolicy(reply: FastifyReply, directives: Record<string, string[]>): FastifyReply {
+  const csp = helmetHeaders({ contentSecurityPolicy: { useDefaults: true, directives: { 'frame-ancestors': ["'none'"], ...directives } } })['content-security-policy']
+  return reply.header('content-security-policy', csp)
+}
+
+async function security(app: FastifyInstance) {
+  const headers = helmetHeaders()
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers)
+    done()
   })
 }
 

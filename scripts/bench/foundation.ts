@@ -1,0 +1,23 @@
+// GET /api/pricing and GET /api/ready on real PostgreSQL, beside a bare Fastify hello-world.
+// Target: /api/pricing at 85 % or more of the baseline's req/s with helmet, rate limiting and logging on.
+import { load, report, startBaseline, startService, warm } from './lib.ts'
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const baseline = await startBaseline()
+const service = await startService()
+try {
+  await warm({ url: `${baseline.url}/`, connections })
+  const bare = await load({ url: `${baseline.url}/`, connections })
+  await warm({ url: `${service.url}/api/pricing`, connections })
+  const pricing = await load({ url: `${service.url}/api/pricing`, connections })
+  const ready = await load({ url: `${service.url}/api/ready`, connections })
+  report(`foundation (${connections} connections, loopback, PostgreSQL)`, bare, [
+    { name: 'GET /api/pricing', result: pricing },
+    { name: 'GET /api/ready', result: ready },
+  ])
+  const ratio = pricing.requestsPerSecond / bare.requestsPerSecond
+  console.log(`\n/api/pricing reaches ${(ratio * 100).toFixed(1)} % of the baseline (target 85 %)`)
+} finally {
+  await service.stop()
+  await baseline.stop()
+}

@@ -1,0 +1,161 @@
+/**
+ * Shared harness for the load benchmarks: the service and a bare Fastify hello-world run as child
+ * processes on loopback, autocannon drives them from this process, and every figure is printed
+ * beside the baseline measured in the same run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import pg from 'pg'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+export const benchDatabaseAdminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+export interface Running {
+  url: string
+  stop(): Promise<void>
+}
+
+function freePort(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000)
+}
+
+async function waitFor(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before answering ${url}`)
+    try {
+      const res = await fetch(url)
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`)
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  child.kill('SIGTERM')
+  await once(child, 'exit')
+}
+
+/** A fresh database on the benchmark's PostgreSQL server, dropped by the returned function. */
+export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `wps_bench_${randomBytes(5).toString('hex')}`
+  const admin = new pg.Client({ connectionString: benchDatabaseAdminUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(benchDatabaseAdminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: benchDatabaseAdminUrl })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
+
+/**
+ * Starts the real service (src/server.ts) on real PostgreSQL with production-like settings:
+ * helmet, rate limiting and logging on. Rate limits are scaled up so the load itself is measured,
+ * not refused; log lines go to /dev/null as they would to a collector.
+ */
+export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
+  const database = await freshBenchDatabase()
+  const port = freePort()
+  const child = spawn(process.execPath, ['src/server.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_FACTOR: '1000000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(`${url}/api/ready`, child)
+  return {
+    url,
+    databaseUrl: database.url,
+    async stop() {
+      await stopChild(child)
+      await database.drop()
+    },
+  }
+}
+
+/** The bare Fastify hello-world every figure is compared with. */
+export async function startBaseline(): Promise<Running> {
+  const port = freePort()
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port)], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(`${url}/`, child)
+  return { url, stop: () => stopChild(child) }
+}
+
+export interface LoadOptions {
+  url: string
+  connections?: number
+  durationSeconds?: number
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+  /** Rotating requests (autocannon `requests`), e.g. a different turn per request. */
+  requests?: autocannon.Request[]
+}
+
+export interface LoadResult {
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  non2xx: number
+  errors: number
+  total: number
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections ?? 32,
+    duration: options.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 10),
+    method: (options.method ?? 'GET') as autocannon.Request['method'],
+    headers: options.headers,
+    body: options.body,
+    requests: options.requests,
+  })
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  }
+}
+
+/** Warms a target up briefly so JIT and pools are hot before the measured run. */
+export async function warm(options: LoadOptions): Promise<void> {
+  await load({ ...options, durationSeconds: 2 })
+}
+
+export function report(title: string, baseline: LoadResult, rows: Array<{ name: string; result: LoadResult; unit?: string }>): void {
+  const line = (name: string, r: LoadResult, unit = 'req/s') =>
+    `${name.padEnd(34)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}  non-2xx ${r.non2xx}  errors ${r.errors}`
+  console.log(`\n${title}`)
+  console.log(line('bare Fastify hello-world (baseline)', baseline))
+  for (const row of rows) console.log(line(row.name, row.result, row.unit))
+}
