@@ -1,4 +1,64 @@
+import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { scaledLimit } from '../plugins/rate-limit.ts'
+import { seedPlatformSite } from '../sites/repository.ts'
+import type { AgentDeps } from './context.ts'
+import { originPolicy } from './cors.ts'
+import { agentErrorHandler, agentNotFoundHandler, rateLimited } from './errors.ts'
+import { buildKnowledgeBase } from './knowledge.ts'
+import { builtinResponder } from './responder/builtin.ts'
+import { llmResponder } from './responder/llm.ts'
+import bootstrapRoutes from './routes/bootstrap.ts'
+import chatRoute from './routes/chat.ts'
+import eventRoute from './routes/event.ts'
+
+/** Requests a minute per client address across all of /api/agent (DESIGN.md 6). */
+export const AGENT_REQUESTS_PER_MINUTE = 120
+
+export { salesAgentInterface } from './interface.ts'
 
 /** The sales-assistant interface under /api/agent: AgentError bodies, session capability in the body. */
-export default async function agentRoutes(_app: FastifyInstance) {}
+export default async function agentRoutes(app: FastifyInstance) {
+  const { config } = app
+  app.setErrorHandler(agentErrorHandler)
+  app.setNotFoundHandler(agentNotFoundHandler)
+
+  await seedPlatformSite(app.db, config.BASE_URL)
+  // Ranking indexes are built once here; a turn then costs no file or index work.
+  const kb = buildKnowledgeBase()
+  const log = app.log as unknown as Logger
+  const responder = config.AGENT_LLM_URL
+    ? llmResponder(kb, { url: config.AGENT_LLM_URL, apiKey: config.AGENT_LLM_API_KEY, model: config.AGENT_LLM_MODEL, log })
+    : builtinResponder(kb)
+  app.log.info({ responder: responder.name }, 'sales assistant ready')
+  const deps: AgentDeps = { kb, responder }
+
+  const allowed = originPolicy(app.db, config.BASE_URL)
+  await app.register(cors, {
+    origin: (origin, callback) => {
+      if (!origin) return callback(null, false)
+      allowed(origin).then(
+        (ok) => callback(null, ok),
+        () => callback(null, false),
+      )
+    },
+    methods: ['POST', 'DELETE'],
+    allowedHeaders: ['content-type'],
+    maxAge: 600,
+  })
+
+  const limitIp = app.createRateLimit({
+    max: scaledLimit(config, AGENT_REQUESTS_PER_MINUTE),
+    timeWindow: 60_000,
+    keyGenerator: (request) => `agent-ip:${request.ip}`,
+  })
+  app.addHook('onRequest', async (request) => {
+    const limit = await limitIp(request)
+    if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)
+  })
+
+  await app.register(bootstrapRoutes)
+  await app.register(chatRoute, deps)
+  await app.register(eventRoute)
+}

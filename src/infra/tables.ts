@@ -3,6 +3,7 @@ import type { AgentTables } from '../agent/tables.ts'
 import type { IdentityTables } from '../identity/tables.ts'
 import type { PublicTables } from '../public/tables.ts'
 import type { RestTables } from '../rest/tables.ts'
+import type { SitesTables } from '../sites/tables.ts'
 
 /** A timestamptz column: written as Date or ISO string, read as Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>
@@ -50,4 +51,4 @@ export interface FoundationTables {
 }
 
 /** Every table of the service; each room declares its own next to its code. */
-export interface Database extends FoundationTables, AgentTables, IdentityTables, PublicTables, RestTables {}
+export interface Database extends FoundationTables, AgentTables, IdentityTables, PublicTables, RestTables, SitesTables {}

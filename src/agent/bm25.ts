@@ -1,0 +1,63 @@
+/**
+ * Okapi BM25 over pre-tokenised documents. Built once at start; a query costs one pass over the
+ * postings of its terms. k1 and b are the usual defaults from the literature.
+ */
+export interface Bm25Options {
+  k1?: number
+  b?: number
+}
+
+export interface Scored {
+  doc: number
+  score: number
+}
+
+export class Bm25Index {
+  readonly #postings = new Map<string, Array<{ doc: number; tf: number }>>()
+  readonly #lengths: number[]
+  readonly #avgLength: number
+  readonly #k1: number
+  readonly #b: number
+  readonly #count: number
+
+  constructor(documents: string[][], options: Bm25Options = {}) {
+    this.#k1 = options.k1 ?? 1.2
+    this.#b = options.b ?? 0.75
+    this.#count = documents.length
+    this.#lengths = documents.map((d) => d.length)
+    this.#avgLength = this.#lengths.reduce((a, n) => a + n, 0) / Math.max(1, documents.length)
+    documents.forEach((terms, doc) => {
+      const tf = new Map<string, number>()
+      for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1)
+      for (const [term, n] of tf) {
+        let list = this.#postings.get(term)
+        if (!list) this.#postings.set(term, (list = []))
+        list.push({ doc, tf: n })
+      }
+    })
+  }
+
+  /** Inverse document frequency, the variant that never goes negative. */
+  idf(term: string): number {
+    const df = this.#postings.get(term)?.length ?? 0
+    return Math.log(1 + (this.#count - df + 0.5) / (df + 0.5))
+  }
+
+  /** Documents with a positive score, best first. */
+  search(queryTerms: string[], limit = 3): Scored[] {
+    const scores = new Map<number, number>()
+    for (const term of new Set(queryTerms)) {
+      const postings = this.#postings.get(term)
+      if (!postings) continue
+      const idf = this.idf(term)
+      for (const { doc, tf } of postings) {
+        const norm = tf + this.#k1 * (1 - this.#b + (this.#b * (this.#lengths[doc] ?? 0)) / this.#avgLength)
+        scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (this.#k1 + 1)) / norm)
+      }
+    }
+    return [...scores.entries()]
+      .map(([doc, score]) => ({ doc, score }))
+      .sort((a, b) => b.score - a.score || a.doc - b.doc)
+      .slice(0, limit)
+  }
+}

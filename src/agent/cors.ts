@@ -1,0 +1,37 @@
+import type { Db } from '../infra/db.ts'
+import { assistantEnabledOn } from '../sites/repository.ts'
+
+const TTL_MS = 30_000
+const MAX_ENTRIES = 10_000
+
+/**
+ * The widget runs on customers' sites: an origin may call /api/agent when it is BASE_URL's, or the
+ * https origin (default port) of a live site whose assistant is on. Answers are cached briefly, so
+ * a site switched on or off is honoured within half a minute on every instance.
+ */
+export function originPolicy(db: Db, baseUrl: string) {
+  const own = new URL(baseUrl).origin
+  const cache = new Map<string, { allowed: boolean; until: number }>()
+
+  const decide = async (origin: string): Promise<boolean> => {
+    if (origin === own) return true
+    let url: URL
+    try {
+      url = new URL(origin)
+    } catch {
+      return false
+    }
+    if (url.protocol !== 'https:' || url.port !== '' || url.origin !== origin) return false
+    return assistantEnabledOn(db, url.hostname)
+  }
+
+  return async function allowed(origin: string): Promise<boolean> {
+    const now = Date.now()
+    const hit = cache.get(origin)
+    if (hit && hit.until > now) return hit.allowed
+    const verdict = await decide(origin)
+    if (cache.size >= MAX_ENTRIES) cache.clear()
+    cache.set(origin, { allowed: verdict, until: now + TTL_MS })
+    return verdict
+  }
+}

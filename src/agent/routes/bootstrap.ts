@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify'
+import type { Static } from 'typebox'
+import { leadConsentFor } from '../../sites/consent.ts'
+import { findSiteById } from '../../sites/repository.ts'
+import { liveAssistant, parsePageUrl, resolveLocale, siteForPage } from '../context.ts'
+import { agentError } from '../errors.ts'
+import { openerFor } from '../opener.ts'
+import {
+  AgentBootstrapRequest,
+  AgentBootstrapResponse,
+  AgentError,
+  AgentEraseRequest,
+  AgentRateLimitError,
+  type AgentBootstrapResponse as BootstrapBody,
+} from '../schemas.ts'
+import { createSession, eraseSession, findSession, loadTranscript } from '../sessions.ts'
+import { Type } from 'typebox'
+
+type BootstrapRequest = Static<typeof AgentBootstrapRequest>
+
+/** POST /bootstrap creates or restores a session; DELETE /bootstrap erases one (INTERFACE.md 4.2). */
+export default async function bootstrapRoutes(app: FastifyInstance) {
+  const { db, keyring, config } = app
+
+  app.post(
+    '/bootstrap',
+    {
+      schema: {
+        summary: 'Create or restore a sales-assistant session',
+        tags: ['sales-agent'],
+        body: AgentBootstrapRequest,
+        response: { 200: AgentBootstrapResponse, 400: AgentError, 404: AgentError, 429: AgentRateLimitError, 503: AgentError },
+      },
+    },
+    async (request, reply): Promise<BootstrapBody> => {
+      const body = request.body as BootstrapRequest
+      reply.header('cache-control', 'no-store')
+      const page = parsePageUrl(body.url, config.BASE_URL)
+
+      if ('session_id' in body) {
+        const session = await findSession(db, body.session_id, body.session_token)
+        if (!session) throw agentError('sessionNotFound')
+        const site = await findSiteById(db, session.siteId)
+        const assistant = liveAssistant(site)
+        if (!site || !assistant) throw agentError('featureDisabled')
+        const messages = await loadTranscript(db, keyring, session.id)
+        return {
+          session_id: session.id,
+          session_token: body.session_token,
+          locale: session.locale,
+          ...(assistant.persona ? { persona: assistant.persona } : {}),
+          capabilities: assistant.capabilities,
+          opener: openerFor(assistant, site.name, session.locale),
+          messages,
+          handoff: { state: session.handoff },
+          lead_consent: assistant.capabilities.lead ? leadConsentFor(site.settings, session.locale) : null,
+        }
+      }
+
+      const site = await siteForPage(db, page)
+      const assistant = liveAssistant(site)
+      if (!site || !assistant) throw agentError('featureDisabled')
+      const locale = resolveLocale(body.locale, page, site.default_locale)
+      const created = await createSession(db, site.id, locale)
+      return {
+        session_id: created.id,
+        session_token: created.token,
+        locale,
+        ...(assistant.persona ? { persona: assistant.persona } : {}),
+        capabilities: assistant.capabilities,
+        opener: openerFor(assistant, site.name, locale),
+        messages: [],
+        handoff: { state: 'none' },
+        lead_consent: assistant.capabilities.lead ? leadConsentFor(site.settings, locale) : null,
+      }
+    },
+  )
+
+  app.delete(
+    '/bootstrap',
+    {
+      config: { agentUnavailable: 'erasureUnavailable' },
+      schema: {
+        summary: 'Erase a sales-assistant session with its transcript',
+        tags: ['sales-agent'],
+        body: AgentEraseRequest,
+        response: { 204: Type.Null({ description: 'Erased' }), 400: AgentError, 404: AgentError, 429: AgentRateLimitError, 503: AgentError },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof AgentEraseRequest>
+      const session = await findSession(db, body.session_id, body.session_token)
+      if (!session) throw agentError('sessionNotFound')
+      await eraseSession(db, session.id)
+      return reply.code(204).header('cache-control', 'no-store').send()
+    },
+  )
+}

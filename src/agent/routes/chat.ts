@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify'
+import { findSiteById } from '../../sites/repository.ts'
+import { scaledLimit } from '../../plugins/rate-limit.ts'
+import type { AgentDeps } from '../context.ts'
+import { liveAssistant } from '../context.ts'
+import { agentError, rateLimited, turnInProgress } from '../errors.ts'
+import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
+import { findSession, loadTranscript } from '../sessions.ts'
+import { claimTurn, completeTurn, requestHash, storedResponse } from '../turns.ts'
+import { Type } from 'typebox'
+
+/** Turns a minute per session (DESIGN.md 6). */
+export const TURNS_PER_MINUTE = 20
+
+/** POST /chat: one durable, idempotent turn (INTERFACE.md 4.2, DESIGN.md 6). */
+export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
+  const { db, keyring, config } = app
+  const siteNames = new Map<string, string>()
+  const limitSession = app.createRateLimit({
+    max: scaledLimit(config, TURNS_PER_MINUTE),
+    timeWindow: 60_000,
+    keyGenerator: (request) => `agent-turns:${(request.body as ChatBody).session_id}`,
+  })
+
+  const siteName = async (siteId: string) => {
+    let name = siteNames.get(siteId)
+    if (name === undefined) {
+      name = (await findSiteById(db, siteId))?.name ?? ''
+      if (siteNames.size > 10_000) siteNames.clear()
+      siteNames.set(siteId, name)
+    }
+    return name
+  }
+
+  app.post(
+    '/chat',
+    {
+      schema: {
+        summary: 'Submit one chat turn',
+        tags: ['sales-agent'],
+        body: AgentChatRequest,
+        response: {
+          200: AgentChatResponse,
+          400: AgentError,
+          404: AgentError,
+          409: Type.Union([AgentTurnInProgressError, AgentError]),
+          429: AgentRateLimitError,
+          503: AgentError,
+        },
+      },
+      // Counted after validation, so that malformed bodies cannot spend another session's budget.
+      preHandler: async (request) => {
+        const limit = await limitSession(request)
+        if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as ChatBody
+      reply.header('cache-control', 'no-store')
+      const session = await findSession(db, body.session_id, body.session_token)
+      if (!session) throw agentError('sessionNotFound')
+      const assistant = liveAssistant({ status: session.siteStatus, settings: session.siteSettings })
+      if (!assistant) throw agentError('featureDisabled')
+      if (body.locale !== undefined && body.locale !== session.locale) throw agentError('localeMismatch')
+
+      const claim = await claimTurn(db, session.id, body.turn_id, requestHash(body))
+      if (claim.kind === 'gone') throw agentError('sessionNotFound')
+      if (claim.kind === 'mismatch') throw agentError('payloadMismatch')
+      if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
+      if (claim.kind === 'done') return reply.type('application/json; charset=utf-8').send(claim.response)
+
+      const plan = await deps.responder.respond({
+        locale: session.locale,
+        message: body.message,
+        pagePath: pagePath(body.url, config.BASE_URL),
+        capabilities: assistant.capabilities,
+        handoff: session.handoff,
+        persona: assistant.persona,
+        siteName: await siteName(session.siteId),
+        history: () => loadTranscript(db, keyring, session.id, 20),
+      })
+      const handoff = plan.requestHandoff && (session.handoff === 'none' || session.handoff === 'resolved') ? 'requested' : session.handoff
+      const answer: ChatAnswer = {
+        reply: plan.reply,
+        session_id: session.id,
+        ...(plan.actions?.length ? { actions: plan.actions.slice(0, 1) } : {}),
+        ...(plan.suggestions?.length ? { suggestions: plan.suggestions.slice(0, 1) } : {}),
+        ...(plan.sources?.length ? { sources: plan.sources } : {}),
+        handoff: { state: handoff },
+        ...(plan.usage ? { usage: plan.usage } : {}),
+      }
+      const response = JSON.stringify(answer)
+      const stored = await completeTurn(db, keyring, {
+        sessionId: session.id,
+        turnId: body.turn_id,
+        owner: claim.owner,
+        response,
+        visitorText: body.message,
+        // While an operator holds the conversation the assistant stays silent in the transcript.
+        assistantText: session.handoff === 'active' ? undefined : plan.reply,
+        requestHandoff: plan.requestHandoff,
+      })
+      if (stored === undefined) {
+        // Our lease ran out and another process took the turn: answer what it stored, or ask to retry.
+        const other = await storedResponse(db, session.id, body.turn_id)
+        if (other === undefined) throw turnInProgress(1)
+        return reply.type('application/json; charset=utf-8').send(other)
+      }
+      return reply.type('application/json; charset=utf-8').send(response)
+    },
+  )
+}
+
+function pagePath(url: string | undefined, baseUrl: string): string | undefined {
+  if (!url) return undefined
+  try {
+    return new URL(url, baseUrl).pathname
+  } catch {
+    return undefined
+  }
+}

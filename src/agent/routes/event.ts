@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify'
+import { enqueueJob } from '../../infra/jobs.ts'
+import { CONSENT_VERSION, leadConsentFor } from '../../sites/consent.ts'
+import { insertLead } from '../../sites/leads.ts'
+import { liveAssistant } from '../context.ts'
+import { agentError } from '../errors.ts'
+import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, type AgentEventRequest as EventBody, type AgentLeadEventRequest } from '../schemas.ts'
+import { findSession, recordEvent } from '../sessions.ts'
+
+/** The job the webhook system delivers as `lead.received`; the payload names the lead, never its personal data. */
+export const LEAD_RECEIVED_JOB = 'lead.received'
+
+/** POST /event: interaction events (200) and consent-bound leads (202) (INTERFACE.md 4.2, 6.1). */
+export default async function eventRoute(app: FastifyInstance) {
+  const { db, keyring } = app
+
+  app.post(
+    '/event',
+    {
+      config: { agentUnavailable: 'persistenceUnavailable' },
+      schema: {
+        summary: 'Record an interaction event or a consent-bound lead',
+        tags: ['sales-agent'],
+        body: AgentEventRequest,
+        response: { 200: AgentOk, 202: AgentLeadAccepted, 400: AgentError, 404: AgentError, 409: AgentError, 429: AgentRateLimitError, 503: AgentError },
+      },
+      // A lead given under another consent version is refused with 409 (INTERFACE.md 9, rule 1),
+      // before the schema (whose constant would otherwise make it a plain 400) is applied.
+      preValidation: async (request) => {
+        const body = request.body as { type?: unknown; payload?: { consent_version?: unknown } } | null
+        const version = body?.type === 'lead_submitted' ? body.payload?.consent_version : undefined
+        if (typeof version === 'string' && version !== CONSENT_VERSION) throw agentError('consentVersionMismatch')
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as EventBody
+      reply.header('cache-control', 'no-store')
+      const session = await findSession(db, body.session_id, body.session_token)
+      if (!session) throw agentError('sessionNotFound')
+      const assistant = liveAssistant({ status: session.siteStatus, settings: session.siteSettings })
+      if (!assistant) throw agentError('featureDisabled')
+
+      if (body.type !== 'lead_submitted') {
+        await recordEvent(db, session.id, (body as { type: string }).type)
+        return reply.code(200).send({ ok: true })
+      }
+
+      // A site that takes no leads has the lead feature off: 404, like any disabled feature.
+      if (!assistant.capabilities.lead) throw agentError('featureDisabled')
+      const { payload } = body as AgentLeadEventRequest
+      const consent = leadConsentFor(session.siteSettings, session.locale)
+      if (payload.consent_digest !== consent.digest) throw agentError('invalidConsent')
+
+      await db.transaction().execute(async (trx) => {
+        const leadId = await insertLead(trx, keyring, {
+          siteId: session.siteId,
+          sessionId: session.id,
+          email: payload.email,
+          name: payload.name,
+          note: payload.note,
+          consent: { version: consent.version, digest: consent.digest, locale: consent.locale, acceptedAt: new Date() },
+          source: 'assistant',
+        })
+        await recordEvent(trx, session.id, 'lead_submitted')
+        // A repeated submission stores nothing new and fires nothing new.
+        if (leadId) await enqueueJob(trx, LEAD_RECEIVED_JOB, { lead_id: leadId, site_id: session.siteId }, { uniqueKey: leadId })
+      })
+      return reply.code(202).send({ ok: true, accepted: true })
+    },
+  )
+}

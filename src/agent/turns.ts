@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Keyring } from '../infra/crypto.ts'
+import { sha256Hex } from '../infra/crypto.ts'
+import type { Db } from '../infra/db.ts'
+import { canonicalJson } from '../sites/consent.ts'
+import type { HandoffState } from './schemas.ts'
+import { messageContext } from './sessions.ts'
+
+/**
+ * Durable, idempotent chat turns keyed by (session_id, turn_id) (DESIGN.md 6).
+ *
+ * - A new key is claimed by inserting a `processing` row with a lease; only the claimant answers.
+ * - The same key with the same payload gets the stored response back, byte for byte.
+ * - The same key with another payload is a payload mismatch.
+ * - The same key while the claimant works is "turn in progress".
+ * - A claim whose lease ran out (its process died) is taken over by the next submission.
+ * The answer is stored together with the transcript and the session update in one statement, and
+ * only by the holder of the current lease.
+ */
+
+export type Claim =
+  | { kind: 'claimed'; owner: string }
+  | { kind: 'done'; response: string }
+  | { kind: 'mismatch' }
+  | { kind: 'in-progress'; retryAfterSeconds: number }
+  | { kind: 'gone' }
+
+/** Longer than the language model's timeout, so a slow but live turn is never taken over. */
+export const TURN_LEASE_MS = 15_000
+/** A waiting client is told to come back soon: most turns finish in milliseconds. */
+const MAX_RETRY_AFTER_SECONDS = 3
+
+export interface TurnPayload {
+  message: string
+  url?: string | undefined
+  locale?: string | undefined
+}
+
+/** What makes two submissions of one turn "the same": the visitor's message and its context. */
+export function requestHash(payload: TurnPayload): string {
+  return sha256Hex(canonicalJson({ message: payload.message, url: payload.url ?? null, locale: payload.locale ?? null }))
+}
+
+export async function claimTurn(db: Db, sessionId: string, turnId: string, hash: string, leaseMs = TURN_LEASE_MS): Promise<Claim> {
+  const owner = randomUUID()
+  const inserted = await db
+    .insertInto('agent_turns')
+    .values({
+      session_id: sessionId,
+      turn_id: turnId,
+      request_hash: hash,
+      state: 'processing',
+      lease_owner: owner,
+      lease_until: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`,
+      response: null,
+      completed_at: null,
+    })
+    .onConflict((oc) => oc.columns(['session_id', 'turn_id']).doNothing())
+    .returning('lease_owner')
+    .executeTakeFirst()
+  if (inserted) return { kind: 'claimed', owner }
+
+  const existing = await db
+    .selectFrom('agent_turns')
+    .select(['state', 'request_hash', 'response', sql<number>`extract(epoch from (lease_until - now()))`.as('lease_left')])
+    .where('session_id', '=', sessionId)
+    .where('turn_id', '=', turnId)
+    .executeTakeFirst()
+  if (!existing) return { kind: 'gone' }
+  if (existing.request_hash !== hash) return { kind: 'mismatch' }
+  if (existing.state === 'done') return { kind: 'done', response: existing.response ?? '' }
+  const left = Number(existing.lease_left)
+  if (left > 0) return { kind: 'in-progress', retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(left))) }
+
+  // The claimant's lease ran out: take the turn over, unless someone else just did.
+  const taken = await db
+    .updateTable('agent_turns')
+    .set({ lease_owner: owner, lease_until: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`, attempts: sql`attempts + 1` })
+    .where('session_id', '=', sessionId)
+    .where('turn_id', '=', turnId)
+    .where('state', '=', 'processing')
+    .where('lease_until', '<=', sql<Date>`now()`)
+    .returning('lease_owner')
+    .executeTakeFirst()
+  return taken ? { kind: 'claimed', owner } : { kind: 'in-progress', retryAfterSeconds: 1 }
+}
+
+export interface Completion {
+  sessionId: string
+  turnId: string
+  owner: string
+  response: string
+  visitorText: string
+  /** Undefined when no assistant message belongs in the transcript (an operator holds the conversation). */
+  assistantText: string | undefined
+  requestHandoff: boolean
+}
+
+/**
+ * Stores the answer, both transcript messages and the session's new state in one atomic
+ * statement. Answers the handoff state after the turn, or undefined when the lease was lost.
+ */
+export async function completeTurn(db: Db, keyring: Keyring, c: Completion): Promise<HandoffState | undefined> {
+  const context = messageContext(c.sessionId)
+  const messages = [sql`(1, 'visitor', ${keyring.seal(c.visitorText, context)})`]
+  if (c.assistantText !== undefined) messages.push(sql`(2, 'assistant', ${keyring.seal(c.assistantText, context)})`)
+  const { rows } = await sql<{ done: number; handoff: HandoffState | null }>`
+    with t as (
+      update agent_turns set state = 'done', response = ${c.response}, completed_at = now(), lease_owner = null, lease_until = null
+      where session_id = ${c.sessionId} and turn_id = ${c.turnId} and lease_owner = ${c.owner} and state = 'processing'
+      returning session_id
+    ), m as (
+      insert into agent_messages (session_id, role, text_sealed, turn_id)
+      select t.session_id, v.role, v.text, ${c.turnId} from t cross join (values ${sql.join(messages)}) as v(ord, role, text)
+      order by v.ord
+      returning 1
+    ), s as (
+      update agent_sessions set
+        last_active_at = now(),
+        handoff_state = case when ${c.requestHandoff} and handoff_state in ('none', 'resolved') then 'requested' else handoff_state end,
+        handoff_updated_at = case when ${c.requestHandoff} and handoff_state in ('none', 'resolved') then now() else handoff_updated_at end
+      where id = (select session_id from t)
+      returning handoff_state
+    )
+    select (select count(*) from t)::int as done, (select handoff_state from s) as handoff, (select count(*) from m)::int as written
+  `.execute(db)
+  const row = rows[0]
+  if (!row || row.done === 0) return undefined
+  return row.handoff ?? undefined
+}
+
+/** The turn as it stands now, for a claimant that lost its lease and must answer something. */
+export async function storedResponse(db: Db, sessionId: string, turnId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('agent_turns').select(['state', 'response']).where('session_id', '=', sessionId).where('turn_id', '=', turnId).executeTakeFirst()
+  return row?.state === 'done' && row.response ? row.response : undefined
+}
