@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { errors } from '../../../errors.ts'
+import { sendProblem } from '../../../errors.ts'
 import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
 import { scaledLimit } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
@@ -45,7 +45,7 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
       try {
         domain = normaliseDomain(request.query.d, { allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS })
       } catch (error) {
-        if (error instanceof FetchError) throw new errors.invalidDomain(error.message)
+        if (error instanceof FetchError) return sendProblem(reply, 400, 'invalid_domain', error.message)
         throw error
       }
       const premium = request.query.premium === '1'
