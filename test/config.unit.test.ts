@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.ts'
+
+const key = Buffer.alloc(32, 1).toString('base64')
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  return []
+}
+
+describe('configuration', () => {
+  it('fills the documented defaults', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', BASE_URL: 'http://localhost:3000', API_URL: 'http://localhost:3000', DATA_DIR: './.data', NODE_ENV: 'development', AUDIT_ALLOW_PRIVATE_NETWORKS: false, databaseKind: 'embedded' })
+  })
+
+  it('derives BASE_URL from PORT and API_URL from BASE_URL', () => {
+    expect(loadConfig({ PORT: '4000' }).BASE_URL).toBe('http://localhost:4000')
+    expect(loadConfig({ BASE_URL: 'https://example.com' }).API_URL).toBe('https://example.com')
+  })
+
+  it('coerces numbers and booleans from strings', () => {
+    const config = loadConfig({ PORT: '8080', AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_FACTOR: '2.5' })
+    expect(config.PORT).toBe(8080)
+    expect(config.AUDIT_ALLOW_PRIVATE_NETWORKS).toBe(true)
+    expect(config.RATE_LIMIT_FACTOR).toBe(2.5)
+  })
+
+  it('names every bad variable in one error', () => {
+    const problems = problemsOf({ PORT: 'eighty', DATABASE_URL: 'mysql://x', DATA_ENCRYPTION_KEY: 'short', BASE_URL: 'example.com/' })
+    expect(problems).toHaveLength(4)
+    expect(problems.find((p) => p.startsWith('PORT:'))).toBeDefined()
+    expect(problems.find((p) => p.startsWith('DATABASE_URL:'))).toMatch(/postgres:\/\/ URL or memory:\/\//)
+    expect(problems.find((p) => p.startsWith('DATA_ENCRYPTION_KEY:'))).toMatch(/openssl rand -base64 32/)
+    expect(problems.find((p) => p.startsWith('BASE_URL:'))).toBeDefined()
+  })
+
+  it('knows a postgres URL from the embedded database', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseKind).toBe('postgres')
+    expect(loadConfig({ DATABASE_URL: 'memory://' }).databaseKind).toBe('embedded')
+  })
+
+  it('refuses to start in production on development secrets', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', DATABASE_URL: 'memory://' })
+    expect(problems.some((p) => p.startsWith('DATA_ENCRYPTION_KEY: is required in production'))).toBe(true)
+    expect(problems.some((p) => p.startsWith('AUDIT_ALLOW_PRIVATE_NETWORKS'))).toBe(true)
+    expect(problems.some((p) => p.startsWith('DATABASE_URL'))).toBe(true)
+  })
+
+  it('starts in production with a real key', () => {
+    expect(loadConfig({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, DATABASE_URL: 'postgres://db/x' }).NODE_ENV).toBe('production')
+  })
+
+  it('ignores unrelated and empty variables', () => {
+    expect(loadConfig({ HOME: '/root', PORT: '' }).PORT).toBe(3000)
+  })
+})
