@@ -76,9 +76,9 @@ function toAgentError(error: FastifyError, request: FastifyRequest): AgentHttpEr
   const classified = classify(error)
   logFailure(request, error, classified)
   if (error.validation) {
-    const first = error.validation[0]
-    const onSessionId = error.validation.some((v) => v.instancePath === '/session_id') || first?.params?.['missingProperty'] === 'session_id'
-    return agentError(onSessionId && error.validation.length === 1 ? 'invalidSessionId' : 'invalidRequest')
+    // A session id that breaks its pattern or length is named as such (INTERFACE.md 4.2: "400 invalid session id").
+    const onSessionId = error.validation.some((v) => v.instancePath === '/session_id')
+    return agentError(onSessionId ? 'invalidSessionId' : 'invalidRequest')
   }
   if (classified.status === 429) return rateLimited(1)
   if (classified.status === 404) return agentError('notFound')

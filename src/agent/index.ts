@@ -1,4 +1,6 @@
 import cors from '@fastify/cors'
+import { Ajv } from 'ajv'
+import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { scaledLimit } from '../plugins/rate-limit.ts'
@@ -13,6 +15,9 @@ import bootstrapRoutes from './routes/bootstrap.ts'
 import chatRoute from './routes/chat.ts'
 import eventRoute from './routes/event.ts'
 
+// ajv-formats ships CommonJS with a default export object.
+const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin }).default ?? ajvFormatsModule) as FormatsPlugin
+
 /** Requests a minute per client address across all of /api/agent (DESIGN.md 6). */
 export const AGENT_REQUESTS_PER_MINUTE = 120
 
@@ -23,6 +28,10 @@ export default async function agentRoutes(app: FastifyInstance) {
   const { config } = app
   app.setErrorHandler(agentErrorHandler)
   app.setNotFoundHandler(agentNotFoundHandler)
+  // The contract types every field exactly: a number is not a message, so nothing is coerced here.
+  const ajv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false })
+  ajvFormats(ajv)
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
 
   await seedPlatformSite(app.db, config.BASE_URL)
   // Ranking indexes are built once here; a turn then costs no file or index work.
