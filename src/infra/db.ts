@@ -73,8 +73,12 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
     // A statement that hangs (a cut network) must not hold a request forever.
     query_timeout: 15_000,
   })
-  // An idle client that loses its server emits here; without a listener the process would crash.
+  // A client that loses its server emits 'error': idle ones through the pool, checked-out ones on
+  // themselves. Either would crash the process without a listener; the failed query rejects anyway.
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'))
+  pool.on('connect', (client) => {
+    client.on('error', (error) => log.warn({ err: error }, 'database connection lost'))
+  })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const listeners: Array<{ stop: () => Promise<void> }> = []
 
