@@ -1,0 +1,111 @@
+import { Type } from 'typebox'
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { buildTestApp } from '../helpers/app.ts'
+
+// Probe routes registered only in this test: a JSON endpoint with a strict schema, one that fails
+// with a bug, and one whose database query fails.
+async function probes(app: FastifyInstance) {
+  app.post('/probe/echo', { schema: { body: Type.Object({ name: Type.String({ maxLength: 20 }) }, { additionalProperties: false }) } }, async (request) => request.body)
+  app.get('/probe/bug', async () => {
+    const error = new Error('secret internal detail at /srv/app.ts:12') as Error & { code: string }
+    error.code = 'ECUSTOM'
+    throw error
+  })
+  app.get('/probe/log', async (request) => {
+    request.log.info({ body: { session_token: 'tok-secret-1', email: 'ada@example.com' }, token: 'tok-secret-2' }, 'probe')
+    return { ok: true }
+  })
+}
+
+const { app, logs } = await buildTestApp({ plugins: [probes], captureLogs: true, env: { BODY_LIMIT_BYTES: '2048' } })
+const isProblem = (res: { headers: Record<string, unknown> }) => expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8')
+
+describe('bad input answers a clear 4xx problem, never a 500', () => {
+  it('malformed JSON → 400 malformed_json', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'application/json' }, payload: '{"name": ' })
+    expect(res.statusCode).toBe(400)
+    isProblem(res)
+    expect(res.json()).toEqual({ type: 'urn:problem-type:malformed_json', title: 'Bad Request', status: 400, detail: 'The request body is not valid JSON', code: 'malformed_json' })
+  })
+
+  it('an empty JSON body → 400', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'application/json' }, payload: '' })
+    expect(res.statusCode).toBe(400)
+    isProblem(res)
+  })
+
+  it('a wrong content type → 415 unsupported_media_type', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'text/csv' }, payload: 'name\nada' })
+    expect(res.statusCode).toBe(415)
+    isProblem(res)
+    expect(res.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 })
+  })
+
+  it('an oversized body → 413 body_too_large', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(5000) }) })
+    expect(res.statusCode).toBe(413)
+    isProblem(res)
+    expect(res.json()).toMatchObject({ code: 'body_too_large', status: 413 })
+  })
+
+  it('an unknown property → 400 validation_failed naming the rule', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe/echo', payload: { name: 'ada', admin: true } })
+    expect(res.statusCode).toBe(400)
+    isProblem(res)
+    expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'body must NOT have additional properties' })
+  })
+
+  it('an unknown route → 404 problem', async () => {
+    const res = await app.inject({ method: 'GET', url: '/no/such/thing?x=1' })
+    expect(res.statusCode).toBe(404)
+    isProblem(res)
+    expect(res.json()).toMatchObject({ code: 'not_found', detail: 'No resource at GET /no/such/thing' })
+  })
+
+  it('a bug → 500 with a generic message; the detail stays in the log', async () => {
+    const res = await app.inject({ method: 'GET', url: '/probe/bug' })
+    expect(res.statusCode).toBe(500)
+    isProblem(res)
+    expect(res.json()).toEqual({ type: 'urn:problem-type:internal_error', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred', code: 'internal_error' })
+    expect(res.body).not.toContain('secret internal detail')
+    expect(res.body).not.toContain('.ts')
+    const logged = logs.find((l) => l['msg'] === 'request failed' && l['reqId'] === res.headers['x-request-id'])
+    expect(JSON.stringify(logged)).toContain('secret internal detail')
+  })
+})
+
+describe('every response', () => {
+  it('carries an x-request-id, keeping a well-formed incoming one', async () => {
+    const fresh = await app.inject({ method: 'GET', url: '/api/pricing' })
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    const kept = await app.inject({ method: 'GET', url: '/api/pricing', headers: { 'x-request-id': 'lb-1234.abc' } })
+    expect(kept.headers['x-request-id']).toBe('lb-1234.abc')
+    const replaced = await app.inject({ method: 'GET', url: '/api/pricing', headers: { 'x-request-id': 'bad id <script>' } })
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    const notFound = await app.inject({ method: 'GET', url: '/nope' })
+    expect(notFound.headers['x-request-id']).toBeDefined()
+  })
+
+  it('carries the security headers', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/pricing' })
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'")
+    expect(res.headers['x-content-type-options']).toBe('nosniff')
+    expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains')
+    expect(res.headers['referrer-policy']).toBe('no-referrer')
+    expect(res.headers['x-powered-by']).toBeUndefined()
+  })
+})
+
+describe('logging', () => {
+  it('writes one line per request with its id, and redacts secrets and emails', async () => {
+    const res = await app.inject({ method: 'GET', url: '/probe/log?token=query-secret', headers: { authorization: 'Bearer header-secret' } })
+    const id = res.headers['x-request-id']
+    const lines = logs.filter((l) => l['reqId'] === id)
+    expect(lines.map((l) => l['msg'])).toEqual(['probe', 'request'])
+    expect(lines[1]).toMatchObject({ method: 'GET', route: '/probe/log', status: 200 })
+    const text = JSON.stringify(lines)
+    for (const secret of ['tok-secret-1', 'tok-secret-2', 'ada@example.com', 'header-secret', 'query-secret']) expect(text).not.toContain(secret)
+    expect(text).toContain('[redacted]')
+  })
+})
