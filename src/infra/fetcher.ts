@@ -163,6 +163,8 @@ export interface FetchResult {
 
 export interface SafeFetcher {
   fetch(url: string, init?: FetchInit): Promise<FetchResult>
+  /** Resolves a host name and checks every address as a fetch would; the addresses it may reach. */
+  resolve(hostname: string): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -355,6 +357,14 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
 
   return {
     fetch: safeFetch,
+    resolve: async (hostname) => {
+      const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+      if (isIP(host)) {
+        checkUrl(`http://${hostname}/`, allowPrivate)
+        return [host]
+      }
+      return (await checkedAddresses(host)).map((a) => a.address)
+    },
     close: () => agent.close(),
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { createSafeFetcher } from '../../infra/fetcher.ts'
+import mcsRoute from './mcs/route.ts'
 import seoAuditRoute from './seo/route.ts'
 
 /** The public checks under /api: SEO/AEO/GEO audit, site quality (MCS) and Core Web Vitals. */
@@ -8,4 +9,5 @@ export default async function auditRoutes(app: FastifyInstance) {
   const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS, connections: 16 })
   app.addHook('onClose', async () => fetcher.close())
   await app.register(seoAuditRoute, { fetcher })
+  await app.register(mcsRoute, { fetcher })
 }

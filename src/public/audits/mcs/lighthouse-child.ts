@@ -1,0 +1,111 @@
+/**
+ * One Lighthouse run in its own process (Lighthouse keeps global state and cannot run twice at
+ * once in one process). The parent sends { url, chromePath, hostRules } over IPC and receives
+ * { ok: true, lhr } or { ok: false, error }. Chrome gets a fresh profile that is removed afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import lighthouse from 'lighthouse'
+
+export interface ChildRequest {
+  url: string
+  chromePath: string
+  /** Chrome --host-resolver-rules pinning the audited host to the address that was checked. */
+  hostRules?: string
+}
+
+export const CHROME_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+]
+
+export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo', 'agentic-browsing']
+
+function startChrome(chromePath: string, profile: string, hostRules: string | undefined): Promise<{ chrome: ChildProcess; port: number }> {
+  const args = [...CHROME_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1']
+  if (hostRules) args.push(`--host-resolver-rules=${hostRules}`)
+  args.push('about:blank')
+  const chrome = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const timer = setTimeout(() => reject(new Error('Chrome did not start within 20 s')), 20_000)
+    chrome.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    chrome.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`Chrome exited early (${code})`))
+    })
+    chrome.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        chrome.removeAllListeners('exit')
+        chrome.stderr!.removeAllListeners('data')
+        chrome.stderr!.resume()
+        resolve({ chrome, port: Number(match[1]) })
+      }
+    })
+  })
+}
+
+function stopChrome(chrome: ChildProcess | undefined): void {
+  if (!chrome?.pid) return
+  try {
+    // The browser and its helper processes share one process group.
+    process.kill(-chrome.pid, 'SIGKILL')
+  } catch {
+    chrome.kill('SIGKILL')
+  }
+}
+
+async function run(request: ChildRequest) {
+  const profile = mkdtempSync(join(tmpdir(), 'wps-lh-'))
+  let chrome: ChildProcess | undefined
+  const cleanUp = () => {
+    stopChrome(chrome)
+    rmSync(profile, { recursive: true, force: true })
+  }
+  process.once('SIGTERM', () => {
+    cleanUp()
+    process.exit(1)
+  })
+  try {
+    const started = await startChrome(request.chromePath, profile, request.hostRules)
+    chrome = started.chrome
+    const result = await lighthouse(request.url, { port: started.port, hostname: '127.0.0.1', output: 'json', logLevel: 'error', onlyCategories: CATEGORIES })
+    if (!result) throw new Error('Lighthouse returned no result')
+    const { lhr } = result
+    const audits: Record<string, { numericValue?: number; score: number | null }> = {}
+    for (const [id, audit] of Object.entries(lhr.audits)) audits[id] = { numericValue: audit.numericValue, score: audit.score }
+    const categories: Record<string, number | null> = {}
+    for (const [id, category] of Object.entries(lhr.categories)) categories[id] = category.score
+    return {
+      lighthouse_version: lhr.lighthouseVersion,
+      final_url: lhr.finalDisplayedUrl,
+      runtime_error: lhr.runtimeError?.message,
+      categories,
+      audits,
+    }
+  } finally {
+    cleanUp()
+  }
+}
+
+process.once('message', (message: ChildRequest) => {
+  run(message).then(
+    (lhr) => process.send!({ ok: true, lhr }, () => process.exit(0)),
+    (error: unknown) => process.send!({ ok: false, error: error instanceof Error ? error.message : String(error) }, () => process.exit(0)),
+  )
+})

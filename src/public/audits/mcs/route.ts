@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { sendProblem } from '../../../errors.ts'
+import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
+import { scaledLimit } from '../../../plugins/rate-limit.ts'
+import { Problem } from '../../../schemas.ts'
+import { AUDITS_PER_MINUTE } from '../seo/route.ts'
+import { McsRunError } from './errors.ts'
+import { localProvider, psiProvider, type McsProvider } from './providers.ts'
+import { QueueFullError } from './queue.ts'
+import { toMcsResult, type McsResult } from './result.ts'
+import { McsQuery, McsResultSchema } from './schema.ts'
+import { findFreshResult, saveResult } from './store.ts'
+
+export const MCS_TTL_MS = 24 * 60 * 60_000
+
+export interface McsRouteOptions {
+  fetcher: SafeFetcher
+}
+
+/** Local Lighthouse when CHROME_PATH is set, else PageSpeed Insights when PSI_API_KEY is set. */
+export function chooseProvider(config: FastifyInstance['config']): McsProvider | undefined {
+  if (config.CHROME_PATH) return localProvider(config.CHROME_PATH)
+  if (config.PSI_API_KEY) return psiProvider(config.PSI_API_URL, config.PSI_API_KEY)
+  return undefined
+}
+
+/** The page to measure: https, else http, after redirects, every hop checked by the safe fetcher. */
+async function landingPage(fetcher: SafeFetcher, domain: string): Promise<{ url: string; addresses: string[] }> {
+  let lastError: FetchError | undefined
+  for (const scheme of ['https', 'http']) {
+    try {
+      const page = await fetcher.fetch(`${scheme}://${domain}/`, { method: 'GET', maxBytes: 64 * 1024, truncate: true, timeoutMs: 10_000 })
+      const host = new URL(page.url).hostname
+      return { url: page.url, addresses: await fetcher.resolve(host) }
+    } catch (error) {
+      if (!(error instanceof FetchError)) throw error
+      lastError = error
+      if (error.code === 'dns_failed' || error.code === 'forbidden_address') break
+    }
+  }
+  throw new McsRunError('unreachable', `The site could not be reached over https or http: ${lastError?.message ?? 'no answer'}`)
+}
+
+function unavailable(reply: FastifyReply, code: string, detail: string, retryAfterSeconds?: number) {
+  if (retryAfterSeconds) reply.header('retry-after', String(retryAfterSeconds))
+  return sendProblem(reply, 503, code, detail)
+}
+
+export default async function mcsRoute(app: FastifyInstance, options: McsRouteOptions) {
+  const { fetcher } = options
+  const provider = chooseProvider(app.config)
+  // Requests for one domain while its run is under way wait for that run.
+  const inFlight = new Map<string, Promise<McsResult>>()
+
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/mcs-check',
+    {
+      config: { rateLimit: { max: scaledLimit(app.config, AUDITS_PER_MINUTE), timeWindow: 60_000, groupId: 'audits' } },
+      schema: {
+        summary: 'Site quality (MCS) from Lighthouse',
+        description:
+          'Lighthouse categories (performance, accessibility, best-practices, seo and agentic-browsing where available), the main lab metrics and the MCS blend. ' +
+          'Results are kept 24 hours per domain. 422 when the site cannot be loaded; 503 when no provider is configured or the queue is full (with Retry-After).',
+        tags: ['public'],
+        querystring: McsQuery,
+        response: { 200: McsResultSchema, 400: Problem, 422: Problem, 429: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      let domain: string
+      try {
+        domain = normaliseDomain(request.query.domain, { allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS })
+      } catch (error) {
+        if (error instanceof FetchError) return sendProblem(reply, 400, 'invalid_domain', error.message)
+        throw error
+      }
+      reply.header('cache-control', 'no-store')
+      if (!provider) {
+        return unavailable(reply, 'mcs_unavailable', 'Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')
+      }
+      const cached = await findFreshResult(app.db, domain, new Date())
+      if (cached) return { ...cached, cached: true }
+
+      let pending = inFlight.get(domain)
+      if (!pending) {
+        pending = (async () => {
+          const target = await landingPage(fetcher, domain)
+          const report = await provider.run(target.url, target.addresses)
+          const result = toMcsResult(domain, provider.name, report, new Date(), MCS_TTL_MS)
+          await saveResult(app.db, result)
+          return result
+        })().finally(() => inFlight.delete(domain))
+        inFlight.set(domain, pending)
+      }
+      try {
+        return { ...(await pending), cached: false }
+      } catch (error) {
+        if (error instanceof QueueFullError) {
+          return unavailable(reply, 'mcs_busy', 'Too many site quality checks are queued; retry later', error.retryAfterSeconds)
+        }
+        if (error instanceof McsRunError) {
+          if (error.kind === 'unreachable') return sendProblem(reply, 422, 'site_unreachable', error.message)
+          request.log.warn({ err: error }, 'mcs run failed')
+          return unavailable(reply, 'mcs_failed', 'The site quality check could not be completed; retry later', error.retryAfterSeconds ?? 60)
+        }
+        throw error
+      }
+    },
+  )
+}
