@@ -27,12 +27,17 @@ export function redirectUriProblem(value: string): string | undefined {
   return 'a redirect URI must use https, or http on a loopback address'
 }
 
-/** A client registered here (RFC 7591). Client ID Metadata Documents are resolved in client-metadata.ts. */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Resolves a Client ID Metadata Document (client-metadata.ts); identity room only. */
+    resolveClientMetadata: (clientId: string) => Promise<Client | undefined>
+  }
+}
+
+/** A client registered here (RFC 7591), or one named by its metadata document URL. */
 export async function findClient(app: FastifyInstance, clientId: string): Promise<Client | undefined> {
   if (clientId.length > 2048) return undefined
-  if (clientId.startsWith('https://') && app.hasDecorator('resolveClientMetadata')) {
-    return (app as unknown as { resolveClientMetadata: (id: string) => Promise<Client | undefined> }).resolveClientMetadata(clientId)
-  }
+  if (clientId.startsWith('https://')) return app.resolveClientMetadata(clientId)
   const row = await app.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst()
   if (!row) return undefined
   return { clientId: row.client_id, clientName: row.client_name, redirectUris: row.redirect_uris, grantTypes: row.grant_types }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import { createSafeFetcher } from '../infra/fetcher.ts'
 import mailer from '../infra/mailer.ts'
+import { clientMetadataResolver } from './client-metadata.ts'
 import discoveryRoutes from './discovery.ts'
 import jwksRoute from './jwks.ts'
 import oauthRoutes from './oauth.ts'
@@ -10,6 +12,11 @@ import { loadEmailHasher } from './users.ts'
 export default async function identityRoutes(app: FastifyInstance) {
   if (!app.hasDecorator('mailer')) await app.register(mailer)
   const emailHash = await loadEmailHasher(app.db, app.keyring)
+  // Client ID Metadata Documents are fetched from URLs a client names: only through the SSRF-safe
+  // fetcher, which allows private networks only where audits may reach them too (tests, development).
+  const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS, timeoutMs: 5000, maxBytes: 10_240, maxRedirects: 0 })
+  app.addHook('onClose', async () => fetcher.close())
+  app.decorate('resolveClientMetadata', clientMetadataResolver(app, fetcher))
   await app.register(jwksRoute)
   await app.register(discoveryRoutes)
   await app.register(oauthRoutes, { emailHash })

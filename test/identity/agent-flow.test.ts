@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi'
 import { decodeJwt, decodeProtectedHeader, jwtVerify, createRemoteJWKSet } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { Browser, startLiveApp } from './helpers.ts'
+import { Browser, json, startLiveApp } from './helpers.ts'
 import { probeRoutes } from './probe.ts'
 
 const { app, base } = await startLiveApp({ plugins: [probeRoutes] })
@@ -21,7 +21,7 @@ interface Registration {
 async function register(): Promise<Registration> {
   const res = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) })
   expect(res.status).toBe(200)
-  return (await res.json()) as Registration
+  return (await json(res)) as Registration
 }
 
 /** The agent is a public client named by its registration. */
@@ -92,16 +92,16 @@ describe('agent registration and the claim ceremony', () => {
   it('refuses other identity types and malformed bodies in the RFC 6749 error shape', async () => {
     const other = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'id-jag' }) })
     expect(other.status).toBe(400)
-    expect(await other.json()).toEqual({ error: 'unsupported_identity_type', error_description: expect.any(String) })
+    expect(await json(other)).toEqual({ error: 'unsupported_identity_type', error_description: expect.any(String) })
     const extra = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous', admin: true }) })
     expect(extra.status).toBe(400)
-    expect((await extra.json()).error).toBe('invalid_request')
+    expect((await json(extra)).error).toBe('invalid_request')
     const broken = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":' })
     expect(broken.status).toBe(400)
-    expect(await broken.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) })
+    expect(await json(broken)).toEqual({ error: 'invalid_request', error_description: expect.any(String) })
     const huge = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'x'.repeat(2_000_000) }) })
     expect(huge.status).toBe(413)
-    expect((await huge.json()).error).toBe('invalid_request')
+    expect((await json(huge)).error).toBe('invalid_request')
   })
 
   it('exchanges the assertion (RFC 7523) for an RFC 9068 access token with scope mcp:read that the guard accepts', async () => {
@@ -118,7 +118,7 @@ describe('agent registration and the claim ceremony', () => {
     expect(claims.exp - claims.iat).toBe(3600)
     const probe = await bearer(tokens.access_token)
     expect(probe.status).toBe(200)
-    expect(await probe.json()).toMatchObject({ subject: reg.registration_id, scopes: ['mcp:read'] })
+    expect(await json(probe)).toMatchObject({ subject: reg.registration_id, scopes: ['mcp:read'] })
     // mcp:tools needs a claim.
     const tools = await bearer(tokens.access_token, '/probe/mcp/tools')
     expect(tools.status).toBe(403)
@@ -138,16 +138,16 @@ describe('agent registration and the claim ceremony', () => {
     for (const assertion of cases) {
       const res = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion }) })
       expect(res.status).toBe(400)
-      expect((await res.json()).error).toBe('invalid_grant')
+      expect((await json(res)).error).toBe('invalid_grant')
     }
     const missing = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER }) })
-    expect((await missing.json()).error).toBe('invalid_request')
+    expect((await json(missing)).error).toBe('invalid_request')
     const unknown = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'a', password: 'b' }) })
     expect(unknown.status).toBe(400)
-    expect(await unknown.json()).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) })
+    expect(await json(unknown)).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) })
     const twice = await fetch(`${base}/oauth/token`, { method: 'POST', body: `grant_type=${encodeURIComponent(JWT_BEARER)}&grant_type=authorization_code&assertion=x`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
     expect(twice.status).toBe(400)
-    expect((await twice.json()).error).toBe('invalid_request')
+    expect((await json(twice)).error).toBe('invalid_request')
   })
 
   it('runs the claim: polling answers authorization_pending and slow_down while a person completes the verification page', async () => {
@@ -155,7 +155,7 @@ describe('agent registration and the claim ceremony', () => {
     const preClaim = await exchange(reg)
     const claimRes = await startClaim(reg)
     expect(claimRes.status).toBe(200)
-    const { claim_attempt: attempt } = (await claimRes.json()) as { claim_attempt: { user_code: string; verification_uri: string; expires_in: number; interval: number } }
+    const { claim_attempt: attempt } = (await json(claimRes)) as { claim_attempt: { user_code: string; verification_uri: string; expires_in: number; interval: number } }
     expect(attempt).toEqual({ user_code: expect.stringMatching(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/), verification_uri: `${base}/agent/identity/verify`, expires_in: 600, interval: 5 })
 
     expect(await pollError(reg)).toBe('authorization_pending')
@@ -204,7 +204,7 @@ describe('agent registration and the claim ceremony', () => {
     expect(await pollError(reg)).toBe('invalid_grant')
     const again = await startClaim(reg)
     expect(again.status).toBe(409)
-    expect((await again.json()).error).toBe('claimed_or_in_flight')
+    expect((await json(again)).error).toBe('claimed_or_in_flight')
 
     // The account was created on first sign-in, on plan free.
     const account = await app.db
@@ -225,7 +225,7 @@ describe('agent registration and the claim ceremony', () => {
     const reg = await register()
     const res = await startClaim(reg, { type: 'login_hint', claim_token: reg.claim_token, login_hint: 'decliner@example.com' })
     expect(res.status).toBe(200)
-    const { claim_attempt: attempt } = await res.json()
+    const { claim_attempt: attempt } = await json(res)
     const person = new Browser(base)
     const confirm = await person.signIn(app, 'decliner@example.com', await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }))
     const declined = await person.submit(confirm, {}, { button: ['decision', 'deny'] })
@@ -236,7 +236,7 @@ describe('agent registration and the claim ceremony', () => {
 
   it('only lets the person named by the agent approve, ending the attempt after five wrong accounts', async () => {
     const reg = await register()
-    const { claim_attempt: attempt } = await (await startClaim(reg, { claim_token: reg.claim_token, email: 'named@example.com' })).json()
+    const { claim_attempt: attempt } = await json((await startClaim(reg, { claim_token: reg.claim_token, email: 'named@example.com' })))
     const stranger = new Browser(base)
     const confirm = await stranger.signIn(app, 'stranger@example.com', await stranger.submit(await stranger.get('/agent/identity/verify'), { user_code: attempt.user_code }))
     for (let i = 0; i < 5; i++) {
@@ -252,29 +252,29 @@ describe('agent registration and the claim ceremony', () => {
   it('answers invalid_claim_token 401, claim_expired 410 and claimed_or_in_flight 409 (a claim token used twice)', async () => {
     const unknown = await startClaim({ registration_id: 'reg_x', identity_assertion: '', claim_token: `clm_${'A'.repeat(43)}` })
     expect(unknown.status).toBe(401)
-    expect(await unknown.json()).toEqual({ error: 'invalid_claim_token', error_description: expect.any(String) })
+    expect(await json(unknown)).toEqual({ error: 'invalid_claim_token', error_description: expect.any(String) })
 
     const reg = await register()
     expect((await startClaim(reg)).status).toBe(200)
     const twice = await startClaim(reg)
     expect(twice.status).toBe(409)
-    expect((await twice.json()).error).toBe('claimed_or_in_flight')
+    expect((await json(twice)).error).toBe('claimed_or_in_flight')
 
     const lapsed = await register()
     await app.db.updateTable('agent_registrations').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', lapsed.registration_id).execute()
     const expired = await startClaim(lapsed)
     expect(expired.status).toBe(410)
-    expect((await expired.json()).error).toBe('claim_expired')
+    expect((await json(expired)).error).toBe('claim_expired')
     await expect(exchange(lapsed)).rejects.toMatchObject({ error: 'invalid_grant' })
 
     const badEmail = await startClaim(reg, { claim_token: reg.claim_token, email: 'not-an-email' })
     expect(badEmail.status).toBe(400)
-    expect((await badEmail.json()).error).toBe('invalid_request')
+    expect((await json(badEmail)).error).toBe('invalid_request')
   })
 
   it('answers expired_token once the user code expires, and the page refuses the expired code', async () => {
     const reg = await register()
-    const { claim_attempt: attempt } = await (await startClaim(reg)).json()
+    const { claim_attempt: attempt } = await json((await startClaim(reg)))
     await app.db.updateTable('claim_attempts').set({ expires_at: new Date(Date.now() - 1000) }).where('registration_id', '=', reg.registration_id).execute()
     expect(await pollError(reg)).toBe('expired_token')
     const person = new Browser(base)
@@ -298,6 +298,6 @@ describe('agent registration and the claim ceremony', () => {
     expect(await unknown.text()).toBe('')
     const empty = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({}) })
     expect(empty.status).toBe(400)
-    expect((await empty.json()).error).toBe('invalid_request')
+    expect((await json(empty)).error).toBe('invalid_request')
   })
 })

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi'
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { Browser, startLiveApp, type Page } from './helpers.ts'
+import { Browser, json, startLiveApp, type Page } from './helpers.ts'
 import { probeRoutes } from './probe.ts'
 
 const { app, base } = await startLiveApp({ plugins: [probeRoutes] })
@@ -68,7 +68,7 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     for (const [body, error] of cases) {
       const res = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       expect(res.status).toBe(400)
-      expect((await res.json()).error).toBe(error)
+      expect((await json(res)).error).toBe(error)
     }
     const loopback = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'CLI', redirect_uris: ['http://[::1]:8080/cb', 'https://app.example.com/cb'], software_id: 'ignored' }) })
     expect(loopback.status).toBe(201)
@@ -113,7 +113,7 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     const reuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: client.client_id })
     expect(reuse.status).toBe(400)
     expect(reuse.headers.get('cache-control')).toBe('no-store')
-    expect((await reuse.json()).error).toBe('invalid_grant')
+    expect((await json(reuse)).error).toBe('invalid_grant')
     await expect(oauth.refreshTokenGrantRequest(as, client, oauth.None(), second.refresh_token as string, insecure).then((r) => oauth.processRefreshTokenResponse(as, client, r))).rejects.toMatchObject({ error: 'invalid_grant' })
     expect((await bearer(second.access_token)).status).toBe(401)
     expect((await bearer(first.access_token)).status).toBe(401)
@@ -124,7 +124,7 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     const tokens = await redeem(await allow(started), started)
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token as string, insecure))
     const refused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: client.client_id })
-    expect((await refused.json()).error).toBe('invalid_grant')
+    expect((await json(refused)).error).toBe('invalid_grant')
     expect((await bearer(tokens.access_token)).status).toBe(401)
   })
 
@@ -135,15 +135,15 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     // Each failed attempt still spends the code, so use a fresh one per case.
     const missing = await tokenRequest(base_)
     expect(missing.status).toBe(400)
-    expect((await missing.json()).error).toBe('invalid_grant')
+    expect((await json(missing)).error).toBe('invalid_grant')
 
     const s2 = await openAuthorization()
     const wrong = await tokenRequest({ ...base_, code: (await allow(s2)).searchParams.get('code') as string, code_verifier: oauth.generateRandomCodeVerifier() })
-    expect((await wrong.json()).error).toBe('invalid_grant')
+    expect((await json(wrong)).error).toBe('invalid_grant')
 
     const s3 = await openAuthorization()
     const mismatch = await tokenRequest({ ...base_, code: (await allow(s3)).searchParams.get('code') as string, code_verifier: s3.verifier, redirect_uri: 'http://127.0.0.1:9/other' })
-    expect((await mismatch.json()).error).toBe('invalid_grant')
+    expect((await json(mismatch)).error).toBe('invalid_grant')
 
     const s4 = await openAuthorization()
     const callback = await allow(s4)
@@ -151,16 +151,16 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     expect((await bearer(tokens.access_token)).status).toBe(200)
     const replay = await tokenRequest({ ...base_, code: callback.searchParams.get('code') as string, code_verifier: s4.verifier })
     expect(replay.status).toBe(400)
-    expect(await replay.json()).toEqual({ error: 'invalid_grant', error_description: 'The authorization code has already been used' })
+    expect(await json(replay)).toEqual({ error: 'invalid_grant', error_description: 'The authorization code has already been used' })
     expect((await bearer(tokens.access_token)).status).toBe(401)
 
     const unknownClient = await tokenRequest({ ...base_, client_id: 'cli_unknown', code_verifier: s4.verifier })
     expect(unknownClient.status).toBe(401)
-    expect((await unknownClient.json()).error).toBe('invalid_client')
+    expect((await json(unknownClient)).error).toBe('invalid_client')
   })
 
   it('refuses plain PKCE and a missing challenge by redirecting with an error and iss', async () => {
-    for (const params of [{ code_challenge_method: 'plain' }, { code_challenge: '' }, { scope: 'admin' }, { resource: 'https://elsewhere.example/api' }, { response_type: 'token' }]) {
+    for (const params of [{ code_challenge_method: 'plain' }, { code_challenge: '' }, { scope: 'admin' }, { resource: 'https://elsewhere.example/api' }, { response_type: 'token' }] as Array<Record<string, string>>) {
       const verifier = oauth.generateRandomCodeVerifier()
       const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 'st', ...params })
       const res = await person.get(`/oauth/authorize?${query}`)

@@ -129,3 +129,9 @@ export async function latestCode(app: FastifyInstance, email: string): Promise<s
 export function form(values: Record<string, string>): { body: string; headers: Record<string, string> } {
   return { body: new URLSearchParams(values).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
 }
+
+/** A fetch response's JSON body, loosely typed for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function json(response: Response): Promise<any> {
+  return response.json()
+}
