@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { enqueueJob, JobRunner } from '../../src/infra/jobs.ts'
 import { onPostgres } from '../helpers/database.ts'
+import { baseEnv } from '../helpers/process.ts'
 import { openTestStore, silentLog } from '../helpers/store.ts'
 
 const store = await openTestStore()
@@ -174,7 +175,7 @@ describe('job runner', () => {
   it.runIf(onPostgres)('runs a job again after its worker process is killed mid-job', async () => {
     const id = (await enqueueJob(store.db, 'test.crash', {}))!
     const child = spawn(process.execPath, [fileURLToPath(new URL('../fixtures/hanging-worker.ts', import.meta.url))], {
-      env: { ...process.env, DATABASE_URL: store.url },
+      env: { ...baseEnv(), DATABASE_URL: store.url },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     await until(async () => (await jobState(id)).state === 'running')

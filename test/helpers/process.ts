@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { afterAll } from 'vitest'
+import { TEST_DATA_KEY } from './app.ts'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface ServerProcess {
+  child: ChildProcess
+  /** Known once the process logged where it listens (see waitUntilReady). */
+  url: string
+  output: () => string
+  exited: Promise<number | null>
+}
+
+/** The environment a child process starts from: not the test runner's (vitest sets BASE_URL='/'). */
+export function baseEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }
+}
+
+/** Starts `node src/server.ts` as a real process on a free port; killed after the test file. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['src/server.ts'], {
+    cwd: root,
+    env: { ...baseEnv(), NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_ENCRYPTION_KEY: TEST_DATA_KEY, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let text = ''
+  child.stdout!.on('data', (d: Buffer) => (text += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (text += d.toString()))
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  return { child, url: '', output: () => text, exited }
+}
+
+export async function waitUntilReady(server: ServerProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) throw new Error(`server exited (${server.child.exitCode}):\n${server.output()}`)
+    server.url ||= /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1] ?? ''
+    if (!server.url) {
+      await new Promise((r) => setTimeout(r, 50))
+      continue
+    }
+    const ok = await fetch(`${server.url}/api/ready`).then((r) => r.ok, () => false)
+    if (ok) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`server not ready in time:\n${server.output()}`)
+}
