@@ -19,7 +19,7 @@ describe('published sales-assistant interface', () => {
 
   it('is computed from the schemas the routes validate with', () => {
     const { schemas } = interfaceBundle()
-    const swagger = app.swagger() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> }
+    const swagger = app.swagger() as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> }
     const chatBody = swagger.paths['/api/agent/chat']?.['post']?.requestBody?.content['application/json']?.schema as { required: string[]; properties: Record<string, unknown> }
     expect(chatBody.required.sort()).toEqual((schemas['AgentChatRequest'] as { required: string[] }).required.sort())
     expect(Object.keys(chatBody.properties).sort()).toEqual(Object.keys((schemas['AgentChatRequest'] as { properties: object }).properties).sort())
@@ -41,7 +41,7 @@ describe('published sales-assistant interface', () => {
   })
 
   it('documents every agent route with a response schema per status', () => {
-    const swagger = app.swagger() as { paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>> }
+    const swagger = app.swagger() as unknown as { paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>> }
     expect(Object.keys(swagger.paths['/api/agent/bootstrap']?.['post']?.responses ?? {}).sort()).toEqual(['200', '400', '404', '429', '503'])
     expect(Object.keys(swagger.paths['/api/agent/bootstrap']?.['delete']?.responses ?? {}).sort()).toEqual(['204', '400', '404', '429', '503'])
     expect(Object.keys(swagger.paths['/api/agent/chat']?.['post']?.responses ?? {}).sort()).toEqual(['200', '400', '404', '409', '429', '503'])
