@@ -29,6 +29,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .execute()
 
+  // Chrome UX Report queries per minute window, shared by every instance (the API allows 150).
+  await db.schema
+    .createTable('cwv_quota')
+    .addColumn('window_start', 'timestamptz', (c) => c.primaryKey())
+    .addColumn('used', 'integer', (c) => c.notNull())
+    .execute()
+
   await db.schema
     .createTable('cwv_tracked_domains')
     .addColumn('domain', 'text', (c) => c.primaryKey())
@@ -51,6 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('cwv_snapshots').execute()
   await db.schema.dropTable('cwv_tracked_domains').execute()
+  await db.schema.dropTable('cwv_quota').execute()
   await db.schema.dropTable('cwv_cache').execute()
   await db.schema.dropTable('mcs_results').execute()
   await db.schema.dropTable('audit_reports').execute()

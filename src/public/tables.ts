@@ -22,6 +22,11 @@ export interface CwvCacheTable {
   expires_at: Timestamp
 }
 
+export interface CwvQuotaTable {
+  window_start: Timestamp
+  used: number
+}
+
 export interface CwvTrackedDomainsTable {
   domain: string
   created_at: CreatedAt
@@ -42,6 +47,7 @@ export interface PublicTables {
   audit_reports: AuditReportsTable
   mcs_results: McsResultsTable
   cwv_cache: CwvCacheTable
+  cwv_quota: CwvQuotaTable
   cwv_tracked_domains: CwvTrackedDomainsTable
   cwv_snapshots: CwvSnapshotsTable
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { createSafeFetcher } from '../../infra/fetcher.ts'
+import cwvRoute from './cwv/route.ts'
 import mcsRoute from './mcs/route.ts'
 import seoAuditRoute from './seo/route.ts'
 
@@ -10,4 +11,5 @@ export default async function auditRoutes(app: FastifyInstance) {
   app.addHook('onClose', async () => fetcher.close())
   await app.register(seoAuditRoute, { fetcher })
   await app.register(mcsRoute, { fetcher })
+  await app.register(cwvRoute)
 }
