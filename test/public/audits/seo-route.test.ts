@@ -116,10 +116,19 @@ describe('GET /api/seo-check/audit', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
   })
 
-  it('is described in the OpenAPI document with its response schemas', async () => {
+  it('is described in the OpenAPI document with its response schemas, as are the other checks', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
     const operation = doc.paths['/api/seo-check/audit'].get
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '429']))
     expect(operation.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['d', 'premium'])
+    const audit = operation.responses['200'].content['application/json'].schema
+    expect(Object.keys(audit.properties)).toEqual(expect.arrayContaining(['score', 'axes', 'findings', 'quick_wins']))
+    const mcs = doc.paths['/api/mcs-check'].get
+    expect(Object.keys(mcs.responses)).toEqual(expect.arrayContaining(['200', '400', '422', '503']))
+    expect(Object.keys(mcs.responses['200'].content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['mcs', 'categories', 'metrics']))
+    const cwv = doc.paths['/api/cwv-tracker'].get
+    expect(Object.keys(cwv.responses)).toEqual(expect.arrayContaining(['200', '400', '503']))
+    expect(cwv.responses['200'].content['application/json'].schema.anyOf).toHaveLength(3)
+    expect(cwv.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['action', 'domain'])
   })
 })
