@@ -1,6 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP } from 'node:net'
+import type { Transform } from 'node:stream'
 import { rootCertificates } from 'node:tls'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { domainToASCII } from 'node:url'
 import ipaddr from 'ipaddr.js'
 import { Agent, request } from 'undici'
@@ -29,6 +31,7 @@ export type FetchErrorCode =
   | 'timeout'
   | 'too_large'
   | 'connection_failed'
+  | 'invalid_response'
 
 /** A refusal or failure of the fetcher; `code` is stable so callers can narrow on it. */
 export class FetchError extends Error {
@@ -172,6 +175,20 @@ export const DEFAULT_USER_AGENT = 'WebPresenceBot/1.1 (+site checks; https://git
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 
+function decoderFor(encoding: string | undefined): Transform | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip()
+    case 'deflate':
+      return createInflate()
+    case 'br':
+      return createBrotliDecompress()
+    default:
+      return undefined
+  }
+}
+
 /** Checks a URL before any socket is opened: scheme, userinfo, port, IP literal host. */
 function checkUrl(raw: string, allowPrivateNetworks: boolean): URL {
   let url: URL
@@ -271,7 +288,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       headers: {
         'user-agent': userAgent,
         accept: '*/*',
-        'accept-encoding': 'identity',
+        'accept-encoding': 'gzip, deflate, br',
         ...init.headers,
       },
     })
@@ -288,20 +305,35 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       await response.body.dump().catch(() => {})
       throw new FetchError('too_large', `The response is larger than ${maxBytes} bytes`, url.href)
     }
+    // The cap counts decoded bytes, so a small compressed bomb is cut like any large body.
+    const decoder = decoderFor(headers['content-encoding'])
+    if (decoder) response.body.on('error', (error) => decoder.destroy(error)).pipe(decoder)
+    const source = (decoder ?? response.body) as AsyncIterable<Buffer>
     const chunks: Buffer[] = []
     let size = 0
     let truncated = false
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      const room = maxBytes - size
-      if (chunk.length > room) {
-        if (room > 0) chunks.push(chunk.subarray(0, room))
-        size = maxBytes
-        truncated = true
-        response.body.destroy()
-        break
+    try {
+      for await (const chunk of source) {
+        const room = maxBytes - size
+        if (chunk.length > room) {
+          if (room > 0) chunks.push(chunk.subarray(0, room))
+          size = maxBytes
+          truncated = true
+          break
+        }
+        chunks.push(chunk)
+        size += chunk.length
       }
-      chunks.push(chunk)
-      size += chunk.length
+    } catch (error) {
+      if (decoder && (error as { code?: string }).code?.startsWith('Z_')) {
+        throw new FetchError('invalid_response', 'The response body could not be decoded', url.href, { cause: error })
+      }
+      throw error
+    } finally {
+      if (truncated) {
+        decoder?.destroy()
+        response.body.destroy()
+      }
     }
     if (truncated && !init.truncate) throw new FetchError('too_large', `The response is larger than ${maxBytes} bytes`, url.href)
     return { status: response.statusCode, headers, body: Buffer.concat(chunks, size), truncated }

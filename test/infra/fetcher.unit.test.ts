@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressRefusal, createSafeFetcher, DEFAULT_USER_AGENT, FetchError, normaliseDomain, type Resolver } from '../../src/infra/fetcher.ts'
 
@@ -24,6 +25,10 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     for (let i = 0; i < 30; i++) res.write(Buffer.alloc(100 * 1024, 98))
     return res.end()
   }
+  if (url === '/gzip') return res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/html' }).end(gzipSync('<h1>compressed</h1>'))
+  if (url === '/br') return res.writeHead(200, { 'content-encoding': 'br' }).end(brotliCompressSync('brotli body'))
+  if (url === '/bomb') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(20 * 1024 * 1024)))
+  if (url === '/corrupt') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from('this is not gzip at all'))
   if (url === '/hang') return // never answers
   res.writeHead(404).end()
 }
@@ -214,6 +219,15 @@ describe('createSafeFetcher with private networks (test mode)', () => {
     const cut = await fetcher.fetch(`${base()}/big-chunked`, { truncate: true })
     expect(cut.truncated).toBe(true)
     expect(cut.body.length).toBe(1024 * 1024)
+  })
+
+  it('decodes gzip and brotli bodies and caps the decoded size (a compression bomb is cut)', async () => {
+    expect((await fetcher.fetch(`${base()}/gzip`)).text()).toBe('<h1>compressed</h1>')
+    expect((await fetcher.fetch(`${base()}/br`)).text()).toBe('brotli body')
+    expect((await refusal(fetcher.fetch(`${base()}/bomb`))).code).toBe('too_large')
+    const cut = await fetcher.fetch(`${base()}/bomb`, { truncate: true })
+    expect(cut.body.length).toBe(1024 * 1024)
+    expect((await refusal(fetcher.fetch(`${base()}/corrupt`))).code).toBe('invalid_response')
   })
 
   it('gives up after the deadline', async () => {
