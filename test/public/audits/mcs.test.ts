@@ -230,3 +230,17 @@ describe('GET /api/mcs-check with local Lighthouse', async () => {
     expect(fixture.hits).toContain('/')
   })
 })
+
+describe('GET /api/mcs-check when Chrome cannot start', async () => {
+  const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: '/nonexistent/chromium' } })
+
+  it('answers 503 with Retry-After and caches nothing', async () => {
+    const fixture = await site()
+    const res = await get(app, `/api/mcs-check?domain=${fixture.domain}`)
+    expect(res.statusCode).toBe(503)
+    expect(res.json()).toMatchObject({ code: 'mcs_failed' })
+    expect(res.body).not.toContain('nonexistent')
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    expect(await app.db.selectFrom('mcs_results').select('domain').execute()).toEqual([])
+  })
+})
