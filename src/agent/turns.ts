@@ -10,7 +10,11 @@ import { messageContext } from './sessions.ts'
 /**
  * Durable, idempotent chat turns keyed by (session_id, turn_id) (DESIGN.md 6).
  *
- * - A new key is claimed by inserting a `processing` row with a lease; only the claimant answers.
+ * - A responder that answers at once (the built-in one) records the finished turn, its transcript
+ *   and the session update in one statement: one round trip, one commit. A concurrent duplicate
+ *   waits on the key's unique index and then finds the stored turn.
+ * - A slow responder (a language model) first claims the key with a `processing` row and a lease;
+ *   only the claimant answers.
  * - The same key with the same payload gets the stored response back, byte for byte.
  * - The same key with another payload is a payload mismatch.
  * - The same key while the claimant works is "turn in progress".
@@ -86,6 +90,56 @@ export async function claimTurn(db: Db, sessionId: string, turnId: string, hash:
   return taken ? { kind: 'claimed', owner } : { kind: 'in-progress', retryAfterSeconds: 1 }
 }
 
+export interface FinishedTurn {
+  sessionId: string
+  turnId: string
+  requestHash: string
+  response: string
+  visitorText: string
+  /** Undefined when no assistant message belongs in the transcript (an operator holds the conversation). */
+  assistantText: string | undefined
+  requestHandoff: boolean
+}
+
+function transcriptRows(keyring: Keyring, sessionId: string, visitorText: string, assistantText: string | undefined) {
+  const context = messageContext(sessionId)
+  const rows = [sql`(1, 'visitor', ${keyring.seal(visitorText, context)})`]
+  if (assistantText !== undefined) rows.push(sql`(2, 'assistant', ${keyring.seal(assistantText, context)})`)
+  return sql.join(rows)
+}
+
+const sessionUpdate = (requestHandoff: boolean) => sql`
+  last_active_at = now(),
+  handoff_state = case when ${requestHandoff} and handoff_state in ('none', 'resolved') then 'requested' else handoff_state end,
+  handoff_updated_at = case when ${requestHandoff} and handoff_state in ('none', 'resolved') then now() else handoff_updated_at end`
+
+/**
+ * Records a turn answered at once: the turn row (already done), both transcript messages and the
+ * session's new state, atomically. Answers false when the key already existed; the caller then
+ * resolves it with claimTurn (stored answer, mismatch, in progress or an expired lease).
+ */
+export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTurn): Promise<boolean> {
+  const { rows } = await sql<{ inserted: number }>`
+    with t as (
+      insert into agent_turns (session_id, turn_id, request_hash, state, lease_owner, lease_until, response, completed_at)
+      values (${t.sessionId}, ${t.turnId}, ${t.requestHash}, 'done', null, null, ${t.response}, now())
+      on conflict (session_id, turn_id) do nothing
+      returning session_id
+    ), m as (
+      insert into agent_messages (session_id, role, text_sealed, turn_id)
+      select t.session_id, v.role, v.text, ${t.turnId} from t cross join (values ${transcriptRows(keyring, t.sessionId, t.visitorText, t.assistantText)}) as v(ord, role, text)
+      order by v.ord
+      returning 1
+    ), s as (
+      update agent_sessions set ${sessionUpdate(t.requestHandoff)}
+      where id = (select session_id from t)
+      returning 1
+    )
+    select (select count(*) from t)::int as inserted, (select count(*) from m)::int as messages, (select count(*) from s)::int as sessions
+  `.execute(db)
+  return (rows[0]?.inserted ?? 0) > 0
+}
+
 export interface Completion {
   sessionId: string
   turnId: string
@@ -102,9 +156,6 @@ export interface Completion {
  * statement. Answers the handoff state after the turn, or undefined when the lease was lost.
  */
 export async function completeTurn(db: Db, keyring: Keyring, c: Completion): Promise<HandoffState | undefined> {
-  const context = messageContext(c.sessionId)
-  const messages = [sql`(1, 'visitor', ${keyring.seal(c.visitorText, context)})`]
-  if (c.assistantText !== undefined) messages.push(sql`(2, 'assistant', ${keyring.seal(c.assistantText, context)})`)
   const { rows } = await sql<{ done: number; handoff: HandoffState | null }>`
     with t as (
       update agent_turns set state = 'done', response = ${c.response}, completed_at = now(), lease_owner = null, lease_until = null
@@ -112,14 +163,11 @@ export async function completeTurn(db: Db, keyring: Keyring, c: Completion): Pro
       returning session_id
     ), m as (
       insert into agent_messages (session_id, role, text_sealed, turn_id)
-      select t.session_id, v.role, v.text, ${c.turnId} from t cross join (values ${sql.join(messages)}) as v(ord, role, text)
+      select t.session_id, v.role, v.text, ${c.turnId} from t cross join (values ${transcriptRows(keyring, c.sessionId, c.visitorText, c.assistantText)}) as v(ord, role, text)
       order by v.ord
       returning 1
     ), s as (
-      update agent_sessions set
-        last_active_at = now(),
-        handoff_state = case when ${c.requestHandoff} and handoff_state in ('none', 'resolved') then 'requested' else handoff_state end,
-        handoff_updated_at = case when ${c.requestHandoff} and handoff_state in ('none', 'resolved') then now() else handoff_updated_at end
+      update agent_sessions set ${sessionUpdate(c.requestHandoff)}
       where id = (select session_id from t)
       returning handoff_state
     )

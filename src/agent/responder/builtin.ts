@@ -15,6 +15,7 @@ const MIN_SCORE = 1.5
 export function builtinResponder(kb: KnowledgeBase): Responder {
   return {
     name: 'builtin',
+    immediate: true,
     async respond(input) {
       return planTurn(kb, input)
     },

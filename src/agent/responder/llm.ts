@@ -49,6 +49,7 @@ export function llmResponder(kb: KnowledgeBase, options: LlmOptions): Responder 
 
   return {
     name: 'llm',
+    immediate: false,
     async respond(input: TurnInput): Promise<TurnPlan> {
       const plan = planTurn(kb, input)
       if (plan.fixed) return plan

@@ -32,6 +32,8 @@ export interface TurnPlan {
 
 export interface Responder {
   readonly name: string
+  /** True when answers come at once from this process, so a turn can be answered before it is stored. */
+  readonly immediate: boolean
   respond(input: TurnInput): Promise<TurnPlan>
 }
 

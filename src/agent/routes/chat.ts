@@ -6,7 +6,8 @@ import { liveAssistant } from '../context.ts'
 import { agentError, rateLimited, turnInProgress } from '../errors.ts'
 import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
 import { findSession, loadTranscript } from '../sessions.ts'
-import { claimTurn, completeTurn, requestHash, storedResponse } from '../turns.ts'
+import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
+import type { TurnInput, TurnPlan } from '../responder/types.ts'
 import { Type } from 'typebox'
 
 /** Turns a minute per session (DESIGN.md 6). */
@@ -63,13 +64,8 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
       if (!assistant) throw agentError('featureDisabled')
       if (body.locale !== undefined && body.locale !== session.locale) throw agentError('localeMismatch')
 
-      const claim = await claimTurn(db, session.id, body.turn_id, requestHash(body))
-      if (claim.kind === 'gone') throw agentError('sessionNotFound')
-      if (claim.kind === 'mismatch') throw agentError('payloadMismatch')
-      if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
-      if (claim.kind === 'done') return reply.type('application/json; charset=utf-8').send(claim.response)
-
-      const plan = await deps.responder.respond({
+      const hash = requestHash(body)
+      const input: TurnInput = {
         locale: session.locale,
         message: body.message,
         pagePath: pagePath(body.url, config.BASE_URL),
@@ -78,35 +74,57 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
         persona: assistant.persona,
         siteName: await siteName(session.siteId),
         history: () => loadTranscript(db, keyring, session.id, 20),
-      })
-      const handoff = plan.requestHandoff && (session.handoff === 'none' || session.handoff === 'resolved') ? 'requested' : session.handoff
-      const answer: ChatAnswer = {
-        reply: plan.reply,
-        session_id: session.id,
-        ...(plan.actions?.length ? { actions: plan.actions.slice(0, 1) } : {}),
-        ...(plan.suggestions?.length ? { suggestions: plan.suggestions.slice(0, 1) } : {}),
-        ...(plan.sources?.length ? { sources: plan.sources } : {}),
-        handoff: { state: handoff },
-        ...(plan.usage ? { usage: plan.usage } : {}),
       }
-      const response = JSON.stringify(answer)
-      const stored = await completeTurn(db, keyring, {
-        sessionId: session.id,
-        turnId: body.turn_id,
-        owner: claim.owner,
-        response,
-        visitorText: body.message,
-        // While an operator holds the conversation the assistant stays silent in the transcript.
-        assistantText: session.handoff === 'active' ? undefined : plan.reply,
-        requestHandoff: plan.requestHandoff,
-      })
+      const send = (json: string) => reply.type('application/json; charset=utf-8').send(json)
+
+      // The answer as stored and sent: computed once, replayed byte for byte.
+      const answerOf = (plan: TurnPlan) => {
+        const handoff = plan.requestHandoff && (session.handoff === 'none' || session.handoff === 'resolved') ? 'requested' : session.handoff
+        const answer: ChatAnswer = {
+          reply: plan.reply,
+          session_id: session.id,
+          ...(plan.actions?.length ? { actions: plan.actions.slice(0, 1) } : {}),
+          ...(plan.suggestions?.length ? { suggestions: plan.suggestions.slice(0, 1) } : {}),
+          ...(plan.sources?.length ? { sources: plan.sources } : {}),
+          handoff: { state: handoff },
+          ...(plan.usage ? { usage: plan.usage } : {}),
+        }
+        return {
+          sessionId: session.id,
+          turnId: body.turn_id,
+          response: JSON.stringify(answer),
+          visitorText: body.message,
+          // While an operator holds the conversation the assistant stays silent in the transcript.
+          assistantText: session.handoff === 'active' ? undefined : plan.reply,
+          requestHandoff: plan.requestHandoff,
+        }
+      }
+
+      let plan: TurnPlan | undefined
+      if (deps.responder.immediate) {
+        // Answer first, then record turn and transcript in one statement: one commit per turn.
+        plan = await deps.responder.respond(input)
+        const finished = { ...answerOf(plan), requestHash: hash }
+        if (await recordFinishedTurn(db, keyring, finished)) return send(finished.response)
+      }
+
+      // The key exists already (a repeat, a concurrent duplicate, a dead claimant) or the responder is slow.
+      const claim = await claimTurn(db, session.id, body.turn_id, hash)
+      if (claim.kind === 'gone') throw agentError('sessionNotFound')
+      if (claim.kind === 'mismatch') throw agentError('payloadMismatch')
+      if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
+      if (claim.kind === 'done') return send(claim.response)
+
+      plan ??= await deps.responder.respond(input)
+      const completion = { ...answerOf(plan), owner: claim.owner }
+      const stored = await completeTurn(db, keyring, completion)
       if (stored === undefined) {
         // Our lease ran out and another process took the turn: answer what it stored, or ask to retry.
         const other = await storedResponse(db, session.id, body.turn_id)
         if (other === undefined) throw turnInProgress(1)
-        return reply.type('application/json; charset=utf-8').send(other)
+        return send(other)
       }
-      return reply.type('application/json; charset=utf-8').send(response)
+      return send(completion.response)
     },
   )
 }
