@@ -122,16 +122,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .execute()
 
-  // Access tokens issued to an agent before its claim, so that completing the claim can revoke them.
-  await db.schema
-    .createTable('agent_tokens')
-    .addColumn('jti', 'text', (c) => c.primaryKey())
-    .addColumn('registration_id', 'text', (c) => c.notNull().references('agent_registrations.id').onDelete('cascade'))
-    .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
-    .execute()
-  await db.schema.createIndex('agent_tokens_registration').on('agent_tokens').column('registration_id').execute()
-
   await db.schema
     .createTable('claim_attempts')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -165,7 +155,6 @@ export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
     'outbox',
     'claim_attempts',
-    'agent_tokens',
     'agent_registrations',
     'revoked_tokens',
     'refresh_tokens',

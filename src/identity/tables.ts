@@ -108,13 +108,6 @@ export interface AgentRegistrationsTable {
   created_at: CreatedAt
 }
 
-export interface AgentTokensTable {
-  jti: string
-  registration_id: string
-  expires_at: Timestamp
-  created_at: CreatedAt
-}
-
 export interface ClaimAttemptsTable {
   id: string
   registration_id: string
@@ -151,7 +144,6 @@ export interface IdentityTables {
   refresh_tokens: RefreshTokensTable
   revoked_tokens: RevokedTokensTable
   agent_registrations: AgentRegistrationsTable
-  agent_tokens: AgentTokensTable
   claim_attempts: ClaimAttemptsTable
   outbox: OutboxTable
 }

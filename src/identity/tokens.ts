@@ -11,6 +11,8 @@ export interface AccessTokenClaims {
   accountId?: string
   expiresIn?: number
   jti?: string
+  /** Names a group that can be revoked at once (the bearer guard checks it beside the jti). */
+  revocationGroup?: string
 }
 
 export interface SignedAccessToken {
@@ -25,7 +27,12 @@ export async function signAccessToken(signer: Signer, claims: AccessTokenClaims)
   const jti = claims.jti ?? newId('at')
   const expiresIn = claims.expiresIn ?? ACCESS_TOKEN_TTL
   const token = await signer.sign(
-    { client_id: claims.clientId, scope: claims.scope.join(' '), ...(claims.accountId ? { account_id: claims.accountId } : {}) },
+    {
+      client_id: claims.clientId,
+      scope: claims.scope.join(' '),
+      ...(claims.accountId ? { account_id: claims.accountId } : {}),
+      ...(claims.revocationGroup ? { revocation_group: claims.revocationGroup } : {}),
+    },
     { typ: 'at+jwt', subject: claims.subject, audience: claims.audience, expiresInSeconds: expiresIn, jti },
   )
   return { token, jti, expiresIn, expiresAt: new Date(Date.now() + expiresIn * 1000) }
@@ -102,7 +109,5 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
   await denyJtis(db, rows.map((r) => ({ jti: r.access_jti, expiresAt: r.access_expires_at })))
 }
 
-export async function isRevoked(db: Db, jti: string): Promise<boolean> {
-  const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()
-  return row !== undefined
-}
+/** The revocation group of an agent's pre-claim tokens: completing the claim revokes it. */
+export const preClaimGroup = (registrationId: string) => `pre_claim:${registrationId}`

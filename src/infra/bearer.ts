@@ -46,7 +46,8 @@ function challenge(parts: Record<string, string | undefined>): string {
 /**
  * The guard of /mcp and /v1 (RFC 6750, RFC 9068): a bearer token signed by this service's key
  * (RS256 only: `none` and HMAC tokens never verify), issued by BASE_URL, for this audience,
- * with typ at+jwt, not expired and not on the revocation list that all instances share.
+ * with typ at+jwt, not expired and not on the revocation list that all instances share (by jti,
+ * or by the token's `revocation_group`).
  * Failures answer 401 with a WWW-Authenticate challenge naming the resource metadata (RFC 9728)
  * and the scopes; a valid token without the scopes answers 403 insufficient_scope.
  */
@@ -93,7 +94,10 @@ export function requireBearer(options: BearerOptions): preHandlerAsyncHookHandle
     if (typeof jti !== 'string' || typeof sub !== 'string' || typeof clientId !== 'string' || typeof scopeClaim !== 'string') {
       return refuse(reply, 401, 'invalid_token', 'The access token is invalid')
     }
-    const revoked = await app.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()
+    // The denylist holds single tokens by jti and groups of tokens (e.g. an agent's pre-claim tokens).
+    const group = claims['revocation_group']
+    const keys = typeof group === 'string' ? [jti, group] : [jti]
+    const revoked = await app.db.selectFrom('revoked_tokens').select('jti').where('jti', 'in', keys).executeTakeFirst()
     if (revoked) return refuse(reply, 401, 'invalid_token', 'The access token has been revoked')
 
     const scopes = scopeClaim.split(' ').filter(Boolean)

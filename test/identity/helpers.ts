@@ -1,19 +1,14 @@
-import { createServer } from 'node:net'
 import * as cheerio from 'cheerio'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
+/**
+ * A port below the kernel's ephemeral range (32768+), so an outgoing connection (the database
+ * pool's) cannot take it between choosing and listening; a collision with another test file is retried.
+ */
+function candidatePort(): number {
+  return 10_000 + Math.floor(Math.random() * 20_000)
 }
 
 export interface LiveApp {
@@ -24,7 +19,7 @@ export interface LiveApp {
 /** The whole service listening on a loopback port, with BASE_URL set to that origin. */
 export async function startLiveApp(options: { env?: Record<string, string>; plugins?: FastifyPluginAsync[] } = {}): Promise<LiveApp> {
   for (let tries = 0; ; tries++) {
-    const port = await freePort()
+    const port = candidatePort()
     const base = `http://127.0.0.1:${port}`
     const { app } = await buildTestApp({ env: { BASE_URL: base, ...options.env }, plugins: options.plugins })
     try {

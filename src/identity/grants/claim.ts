@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { newId, sha256Hex } from '../../infra/crypto.ts'
 import { signIdentityAssertion } from '../assertions.ts'
-import { POST_CLAIM_SCOPES, resources } from '../constants.ts'
+import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
-import { denyJtis, issueRefreshToken, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { denyJtis, issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { userById } from '../users.ts'
 
 /** RFC 8628 section 3.5: polling faster than the interval adds 5 seconds to it. */
@@ -60,9 +60,8 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
       .set({ status: 'claimed', user_id: user.id, account_id: user.accountId, claimed_at: now })
       .where('id', '=', registration.id)
       .execute()
-    const preClaim = await trx.selectFrom('agent_tokens').select(['jti', 'expires_at']).where('registration_id', '=', registration.id).execute()
-    await denyJtis(trx, preClaim.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })))
-    await trx.deleteFrom('agent_tokens').where('registration_id', '=', registration.id).execute()
+    // Every pre-claim token names this group; it outlives the last of them (one lifetime and a margin).
+    await denyJtis(trx, [{ jti: preClaimGroup(registration.id), expiresAt: new Date(now.getTime() + (ACCESS_TOKEN_TTL + 60) * 1000) }])
 
     const audience = resources(app.config).mcp
     const access = await signAccessToken(app.signer, { subject: registration.id, clientId: registration.id, audience, scope: POST_CLAIM_SCOPES, accountId: user.accountId })

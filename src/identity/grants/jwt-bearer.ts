@@ -2,9 +2,9 @@ import { errors as joseErrors } from 'jose'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../../infra/crypto.ts'
 import { assertionAudience } from '../assertions.ts'
-import { ACCESS_TOKEN_TTL, IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
+import { IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
-import { signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { grantedScopes, type TokenRequest } from './params.ts'
 
 /**
@@ -33,28 +33,18 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
   const allowed = version === 1 ? PRE_CLAIM_SCOPES : POST_CLAIM_SCOPES
   const scope = grantedScopes(body.scope, allowed)
   const jti = newId('at')
-  const expiresAt = new Date(Date.now() + ACCESS_TOKEN_TTL * 1000)
 
   if (version === 1) {
-    // One round trip both checks the registration and records the jti, so that completing the
-    // claim can revoke every pre-claim token; signing runs meanwhile.
-    const [recorded, access] = await Promise.all([
-      app.db
-        .insertInto('agent_tokens')
-        .columns(['jti', 'registration_id', 'expires_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('agent_registrations')
-            .select([eb.val(jti).as('jti'), 'id', eb.val(expiresAt).as('expires_at')])
-            .where('id', '=', registrationId)
-            .where('status', '=', 'anonymous')
-            .where('expires_at', '>', new Date()),
-        )
-        .returning('registration_id')
-        .executeTakeFirst(),
-      signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti }),
+    // The registration is read while the token is signed. Every pre-claim token names the
+    // registration's revocation group, which completing the claim revokes: a token signed while
+    // the claim completes is refused by the guard all the same.
+    const [registration, access] = await Promise.all([
+      app.db.selectFrom('agent_registrations').select(['status', 'expires_at']).where('id', '=', registrationId).executeTakeFirst(),
+      signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti, revocationGroup: preClaimGroup(registrationId) }),
     ])
-    if (!recorded) throw invalidGrant('The registration has been claimed, has lapsed or does not exist')
+    if (registration?.status !== 'anonymous' || registration.expires_at <= new Date()) {
+      throw invalidGrant('The registration has been claimed, has lapsed or does not exist')
+    }
     return tokenResponse(access, scope)
   }
 
