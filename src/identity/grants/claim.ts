@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { newId, sha256Hex } from '../../infra/crypto.ts'
 import { signIdentityAssertion } from '../assertions.ts'
+import { forgetRegistration } from './jwt-bearer.ts'
 import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { denyJtis, issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
@@ -60,6 +61,7 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
       .set({ status: 'claimed', user_id: user.id, account_id: user.accountId, claimed_at: now })
       .where('id', '=', registration.id)
       .execute()
+    forgetRegistration(registration.id)
     // Every pre-claim token names this group; it outlives the last of them (one lifetime and a margin).
     await denyJtis(trx, [{ jti: preClaimGroup(registration.id), expiresAt: new Date(now.getTime() + (ACCESS_TOKEN_TTL + 60) * 1000) }])
 

@@ -5,6 +5,7 @@ import { assertionAudience } from '../assertions.ts'
 import { IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { ShortCache } from '../short-cache.ts'
 import { grantedScopes, type TokenRequest } from './params.ts'
 
 /**
@@ -16,14 +17,7 @@ import { grantedScopes, type TokenRequest } from './params.ts'
  */
 export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): Promise<TokenResponse> {
   if (!body.assertion) throw invalidRequest('The assertion parameter is required')
-  let claims: Record<string, unknown>
-  try {
-    const verified = await app.signer.verify(body.assertion, { audience: assertionAudience(app.signer.issuer), typ: IDENTITY_ASSERTION_TYP, clockToleranceSeconds: 0 })
-    claims = verified.payload as Record<string, unknown>
-  } catch (error) {
-    const description = error instanceof joseErrors.JWTExpired ? 'The assertion has expired' : 'The assertion is invalid'
-    throw invalidGrant(description, (error as Error).message)
-  }
+  const claims = await verifyAssertion(app, body.assertion)
   const registrationId = claims['sub']
   const version = claims['ver']
   if (typeof registrationId !== 'string' || (version !== 1 && version !== 2)) throw invalidGrant('The assertion is invalid')
@@ -35,16 +29,14 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
   const jti = newId('at')
 
   if (version === 1) {
-    // The registration is read while the token is signed. Every pre-claim token names the
-    // registration's revocation group, which completing the claim revokes: a token signed while
-    // the claim completes is refused by the guard all the same.
-    const [registration, access] = await Promise.all([
-      app.db.selectFrom('agent_registrations').select(['status', 'expires_at']).where('id', '=', registrationId).executeTakeFirst(),
+    // Every pre-claim token names the registration's revocation group, which completing the
+    // claim revokes: the guard refuses such a token whenever it was signed. The registration is
+    // read only for a clear answer here, so an unclaimed one may be remembered for a few seconds.
+    const [usable, access] = await Promise.all([
+      anonymousRegistration(app, registrationId),
       signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti, revocationGroup: preClaimGroup(registrationId) }),
     ])
-    if (registration?.status !== 'anonymous' || registration.expires_at <= new Date()) {
-      throw invalidGrant('The registration has been claimed, has lapsed or does not exist')
-    }
+    if (!usable) throw invalidGrant('The registration has been claimed, has lapsed or does not exist')
     return tokenResponse(access, scope)
   }
 
@@ -54,4 +46,36 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
   ])
   if (registration?.status !== 'claimed' || registration.account_id !== claims['account_id']) throw invalidGrant('The registration is not claimed')
   return tokenResponse(access, scope)
+}
+
+/** Verified assertions by their exact text: the same bytes carry the same valid signature until exp. */
+const verifiedAssertions = new ShortCache<Record<string, unknown>>(10_000)
+/** Registrations seen unclaimed and unexpired, for at most REGISTRATION_RECHECK_MS. */
+const anonymousRegistrations = new ShortCache<true>(10_000)
+const REGISTRATION_RECHECK_MS = 5000
+
+async function verifyAssertion(app: FastifyInstance, assertion: string): Promise<Record<string, unknown>> {
+  const known = verifiedAssertions.get(assertion)
+  if (known) return known
+  try {
+    const { payload } = await app.signer.verify(assertion, { audience: assertionAudience(app.signer.issuer), typ: IDENTITY_ASSERTION_TYP, clockToleranceSeconds: 0 })
+    if (typeof payload.exp === 'number') verifiedAssertions.set(assertion, payload as Record<string, unknown>, payload.exp * 1000)
+    return payload as Record<string, unknown>
+  } catch (error) {
+    const description = error instanceof joseErrors.JWTExpired ? 'The assertion has expired' : 'The assertion is invalid'
+    throw invalidGrant(description, (error as Error).message)
+  }
+}
+
+/** Called when this instance completes a claim; other instances notice within REGISTRATION_RECHECK_MS. */
+export function forgetRegistration(registrationId: string): void {
+  anonymousRegistrations.delete(registrationId)
+}
+
+async function anonymousRegistration(app: FastifyInstance, registrationId: string): Promise<boolean> {
+  if (anonymousRegistrations.get(registrationId)) return true
+  const row = await app.db.selectFrom('agent_registrations').select(['status', 'expires_at']).where('id', '=', registrationId).executeTakeFirst()
+  const usable = row?.status === 'anonymous' && row.expires_at > new Date()
+  if (usable) anonymousRegistrations.set(registrationId, true, Math.min(Date.now() + REGISTRATION_RECHECK_MS, row.expires_at.getTime()))
+  return usable
 }
