@@ -106,23 +106,6 @@ let ip = 0
 type Injectable = { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown> }> }
 const get = (app: Injectable, url: string) => app.inject({ method: 'GET', url, remoteAddress: `198.51.100.${++ip % 250}` })
 
-describe('GET /api/cwv-tracker without CRUX_API_KEY', async () => {
-  const { app } = await buildTestApp()
-
-  it('answers 503 with a clear message', async () => {
-    const res = await get(app, '/api/cwv-tracker?domain=example.com')
-    expect(res.statusCode).toBe(503)
-    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8')
-    expect(res.json()).toMatchObject({ code: 'cwv_unavailable', detail: expect.stringMatching(/CRUX_API_KEY/) })
-  })
-
-  it('still answers 400 for a missing domain first', async () => {
-    const res = await get(app, '/api/cwv-tracker')
-    expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ code: 'invalid_domain', detail: 'The query parameter domain is required' })
-  })
-})
-
 describe('GET /api/cwv-tracker against the CrUX API', async () => {
   const { app } = await buildTestApp({ env: { CRUX_API_KEY: 'test-crux-key', CRUX_API_URL: cruxUrl } })
 

@@ -7,7 +7,6 @@ import { closedPort, serveFixture, type FixtureSite } from '../../fixtures/sites
 
 // The app fetches fixture sites on loopback, which only AUDIT_ALLOW_PRIVATE_NETWORKS permits.
 const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true' } })
-const strict = await buildTestApp()
 
 const ajv = new Ajv({ strict: false })
 ;(addFormats as unknown as (a: Ajv) => void)(ajv)
@@ -94,14 +93,6 @@ describe('GET /api/seo-check/audit', () => {
     ['/api/seo-check/audit?d=example.com&extra=1', 'validation_failed'],
   ])('answers 400 problem+json to %s', async (url, code) => {
     expectProblem(await get(url), 400, code)
-  })
-
-  it('refuses loopback, IP literals and ports without AUDIT_ALLOW_PRIVATE_NETWORKS', async () => {
-    for (const d of ['localhost', `localhost:${clean.domain.split(':')[1]}`, '127.0.0.1', '[::1]', '169.254.169.254', '10.0.0.1']) {
-      const res = await get(`/api/seo-check/audit?d=${encodeURIComponent(d)}`, strict.app)
-      expectProblem(res, 400, 'invalid_domain')
-    }
-    expect(await strict.app.db.selectFrom('audit_reports').select('id').execute()).toEqual([])
   })
 
   it('limits a client to 10 audits a minute, then answers 429 with Retry-After', async () => {

@@ -1,0 +1,64 @@
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
+import { afterAll, describe, expect, it } from 'vitest'
+import { McsResultSchema } from '../../../src/public/audits/mcs/schema.ts'
+import { buildTestApp } from '../../helpers/app.ts'
+import { serveFixture, type FixtureSite } from '../../fixtures/sites/serve.ts'
+
+// Local Lighthouse for real: Debian's Chromium (CHROME_PATH, default /usr/bin/chromium) against a
+// fixture page on loopback.
+const ajv = new Ajv({ strict: false })
+;(addFormats as unknown as (a: Ajv) => void)(ajv)
+const validResult = ajv.compile(McsResultSchema)
+
+const sites: FixtureSite[] = []
+async function site(): Promise<FixtureSite> {
+  const s = await serveFixture('clean')
+  sites.push(s)
+  return s
+}
+afterAll(async () => {
+  await Promise.all(sites.map((s) => s.close()))
+})
+
+let ip = 0
+type Injectable = { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }> }
+const get = (app: Injectable, url: string) => app.inject({ method: 'GET', url, remoteAddress: `198.51.100.${++ip % 250}` })
+
+describe('GET /api/mcs-check with local Lighthouse', async () => {
+  const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium'
+  const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: chromePath } })
+
+  it('runs Lighthouse in a child process against a fixture page', { timeout: 150_000 }, async () => {
+    const fixture = await site()
+    const res = await get(app, `/api/mcs-check?domain=${fixture.domain}`)
+    expect(res.statusCode, res.body).toBe(200)
+    const body = res.json()
+    expect(validResult(body), JSON.stringify(validResult.errors)).toBe(true)
+    expect(body).toMatchObject({ provider: 'local', url: `${fixture.origin}/`, cached: false })
+    expect(body.lighthouse_version).toMatch(/^13\./)
+    for (const category of ['performance', 'accessibility', 'best_practices', 'seo', 'agentic_browsing']) {
+      expect(body.categories[category], category).toBeGreaterThanOrEqual(0)
+    }
+    expect(body.weights).toEqual({ performance: 0.3, seo: 0.2, accessibility: 0.2, best_practices: 0.15, agentic_browsing: 0.15 })
+    const c = body.categories
+    expect(body.mcs).toBe(Math.round(0.3 * c.performance + 0.2 * c.seo + 0.2 * c.accessibility + 0.15 * c.best_practices + 0.15 * c.agentic_browsing))
+    expect(body.metrics.first_contentful_paint_ms).toBeGreaterThan(0)
+    expect(body.metrics.largest_contentful_paint_ms).toBeGreaterThan(0)
+    expect(fixture.hits).toContain('/')
+  })
+})
+
+describe('GET /api/mcs-check when Chrome cannot start', async () => {
+  const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: '/nonexistent/chromium' } })
+
+  it('answers 503 with Retry-After and caches nothing', async () => {
+    const fixture = await site()
+    const res = await get(app, `/api/mcs-check?domain=${fixture.domain}`)
+    expect(res.statusCode).toBe(503)
+    expect(res.json()).toMatchObject({ code: 'mcs_failed' })
+    expect(res.body).not.toContain('nonexistent')
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    expect(await app.db.selectFrom('mcs_results').select('domain').execute()).toEqual([])
+  })
+})
