@@ -174,7 +174,10 @@ ${hidden({
       const { decision, _csrf: _token, ...params } = request.body
       const checked = await check(params)
       if (!checked.ok) return 'page' in checked ? errorPage(reply, checked.page) : reply.redirect(checked.redirect, 303)
-      if (!request.webUser) return reply.redirect(`/signin?return_to=${encodeURIComponent(`/oauth/authorize?${new URLSearchParams(params as Record<string, string>)}`)}`, 303)
+      if (!request.webUser) {
+        const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+        return reply.redirect(`/signin?return_to=${encodeURIComponent(`/oauth/authorize?${query}`)}`, 303)
+      }
       const valid = checked.request
       if (decision === 'deny') {
         return reply.redirect(errorRedirect(valid.redirectUri, valid.state, 'access_denied', 'The person denied the request'), 303)

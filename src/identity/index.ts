@@ -6,6 +6,7 @@ import discoveryRoutes from './discovery.ts'
 import jwksRoute from './jwks.ts'
 import oauthRoutes from './oauth.ts'
 import pageRoutes from './pages.ts'
+import { schedulePurge } from './purge.ts'
 import { loadEmailHasher } from './users.ts'
 
 /** Agent registration, OAuth 2.0, discovery documents and the sign-in pages. */
@@ -17,6 +18,7 @@ export default async function identityRoutes(app: FastifyInstance) {
   const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS, timeoutMs: 5000, maxBytes: 10_240, maxRedirects: 0 })
   app.addHook('onClose', async () => fetcher.close())
   app.decorate('resolveClientMetadata', clientMetadataResolver(app, fetcher))
+  schedulePurge(app)
   await app.register(jwksRoute)
   await app.register(discoveryRoutes)
   await app.register(oauthRoutes, { emailHash })
