@@ -39,6 +39,8 @@ function serverOptions(config: Config, logStream?: Writable): FastifyServerOptio
     requestTimeout: 120_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // Opening the database and migrating it may take a while on a busy host or a cold cluster.
+    pluginTimeout: 120_000,
     routerOptions: { maxParamLength: 200 },
     ajv: {
       // Unknown properties are refused, not silently dropped, wherever a schema says so.
