@@ -140,6 +140,10 @@ describe('agent registration and the claim ceremony', () => {
       expect(res.status).toBe(400)
       expect((await json(res)).error).toBe('invalid_grant')
     }
+    const wider = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion, scope: 'mcp:read mcp:tools' }) })
+    expect((await json(wider)).error).toBe('invalid_scope')
+    const elsewhere = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion, resource: `${base}/v1` }) })
+    expect((await json(elsewhere)).error).toBe('invalid_target')
     const missing = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER }) })
     expect((await json(missing)).error).toBe('invalid_request')
     const unknown = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'a', password: 'b' }) })

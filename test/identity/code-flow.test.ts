@@ -81,6 +81,8 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     expect(consent.html).toContain('Site Builder Desktop')
     expect(consent.html).toContain('mcp:tools')
     expect(consent.html).toContain('127.0.0.1:9')
+    expect(consent.$('script').length).toBe(0)
+    expect(consent.$('form[method="post"][action="/oauth/authorize"] input[name="_csrf"]').length).toBe(1)
     expect(consent.headers.get('content-security-policy')).toMatch(/form-action 'self' http:\/\/127\.0\.0\.1:9(;|$)/)
     const callback = await allow(started)
     expect(callback.origin + callback.pathname).toBe(redirectUri)
