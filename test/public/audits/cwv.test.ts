@@ -218,7 +218,7 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
       queued = await app.db.selectFrom('jobs').select(['unique_key', 'run_at']).where('name', '=', 'cwv.snapshot').where('state', '=', 'queued').execute()
       if (queued.length === 0) await new Promise((r) => setTimeout(r, 100))
     }
-    expect(queued).toEqual([{ unique_key: `tracked.example:${next.toISOString().slice(0, 10)}`, run_at: next }])
+    expect(queued).toEqual([{ unique_key: `tracked.example:daily:${next.toISOString().slice(0, 10)}`, run_at: next }])
 
     const history = (await get(app, '/api/cwv-tracker?action=history&domain=tracked.example')).json()
     expect(validBody(history)).toBe(true)
@@ -230,6 +230,24 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
     const again = (await get(app, '/api/cwv-tracker?action=track&domain=tracked.example')).json()
     expect(again).toMatchObject({ tracked_since: body.tracked_since, snapshots: 1, next_snapshot_at: next.toISOString() })
     expect(await app.db.selectFrom('jobs').select('id').where('name', '=', 'cwv.snapshot').execute()).toHaveLength(2)
+  })
+
+  it('keeps tracking when the snapshot of a day fails: the next one is scheduled first', async () => {
+    const res = await get(app, '/api/cwv-tracker?action=track&domain=busy.example')
+    expect(res.statusCode).toBe(200)
+    const next = new Date(nextDailyUpdate(new Date()).getTime() + 30 * 60_000)
+    let jobs: Array<{ unique_key: string | null; state: string; last_error: string | null }> = []
+    for (let i = 0; i < 100; i++) {
+      jobs = await app.db.selectFrom('jobs').select(['unique_key', 'state', 'last_error']).where('unique_key', 'like', 'busy.example:%').orderBy('unique_key').execute()
+      if (jobs.some((j) => j.last_error)) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const today = new Date().toISOString().slice(0, 10)
+    expect(jobs).toEqual([
+      { unique_key: `busy.example:daily:${next.toISOString().slice(0, 10)}`, state: 'queued', last_error: null },
+      { unique_key: `busy.example:now:${today}`, state: 'queued', last_error: expect.stringMatching(/HTTP 429/) },
+    ])
+    expect(await app.db.selectFrom('cwv_snapshots').select('id').where('domain', '=', 'busy.example').execute()).toEqual([])
   })
 
   it.each([

@@ -12,9 +12,17 @@ const AFTER_UPDATE_MS = 30 * 60_000
 
 export const utcDay = (date: Date) => date.toISOString().slice(0, 10)
 
-/** Schedules the snapshot of `domain` for `at`; one pending job per domain and day. */
-export function scheduleSnapshot(db: Db, domain: string, at: Date) {
-  return enqueueJob(db, SNAPSHOT_JOB, { domain }, { runAt: at, uniqueKey: `${domain}:${utcDay(at)}`, maxAttempts: 8 })
+/**
+ * Schedules a snapshot of `domain`: `now` for the one a track request asks for, `daily` for the
+ * one after each CrUX update. One pending job per domain, kind and day.
+ */
+export function scheduleSnapshot(db: Db, domain: string, at: Date, kind: 'now' | 'daily') {
+  return enqueueJob(db, SNAPSHOT_JOB, { domain }, { runAt: at, uniqueKey: `${domain}:${kind}:${utcDay(at)}`, maxAttempts: 8 })
+}
+
+/** When the daily snapshot after `now` is due. */
+export function nextSnapshotAt(now: Date): Date {
+  return new Date(nextDailyUpdate(now).getTime() + AFTER_UPDATE_MS)
 }
 
 /**
@@ -24,14 +32,16 @@ export function scheduleSnapshot(db: Db, domain: string, at: Date) {
 export function defineSnapshotJob(app: FastifyInstance, crux: CruxClient) {
   app.jobs.define<{ domain: string }>(SNAPSHOT_JOB, {
     maxAttempts: 8,
+    // Retries back off from a minute to about an hour: CrUX quota and outages pass slowly.
+    backoffMs: (attempt) => Math.min(3_600_000, 60_000 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2),
     handler: async ({ domain }, { log }) => {
+      const now = new Date()
+      // Tomorrow's job first: a day whose snapshot fails for good must not end the tracking.
+      await scheduleSnapshot(app.db, domain, nextSnapshotAt(now), 'daily')
       await reserveCruxQueries(app.db, 2)
       const data = await lookupFieldData(crux, domain)
-      const now = new Date()
       await saveSnapshot(app.db, domain, utcDay(now), data)
-      const next = nextDailyUpdate(now)
-      await writeCache(app.db, `lookup:${domain}`, { ...data, fetched_at: now.toISOString() }, next)
-      await scheduleSnapshot(app.db, domain, new Date(next.getTime() + AFTER_UPDATE_MS))
+      await writeCache(app.db, `lookup:${domain}`, { ...data, fetched_at: now.toISOString() }, nextDailyUpdate(now))
       log.info({ domain, status: data.status }, 'cwv snapshot stored')
     },
   })

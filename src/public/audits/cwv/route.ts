@@ -8,7 +8,7 @@ import { Problem } from '../../../schemas.ts'
 import { PUBLIC_PER_MINUTE } from '../../pricing.ts'
 import { createCruxClient, CruxUnavailableError, type CruxClient } from './crux.ts'
 import { historyFieldData, lookupFieldData, nextDailyUpdate, type HistoryData, type LookupData } from './field-data.ts'
-import { defineSnapshotJob, scheduleSnapshot, utcDay } from './job.ts'
+import { defineSnapshotJob, nextSnapshotAt, scheduleSnapshot, utcDay } from './job.ts'
 import { reserveCruxQueries } from './limiter.ts'
 import { CwvHistory, CwvLookup, CwvQuery, CwvTrack } from './schema.ts'
 import { hasSnapshotOn, isTracked, listSnapshots, readCache, trackDomain, writeCache } from './store.ts'
@@ -73,10 +73,10 @@ export default async function cwvRoute(app: FastifyInstance) {
           const since = await trackDomain(app.db, domain)
           const now = new Date()
           let next: Date
-          if (await hasSnapshotOn(app.db, domain, utcDay(now))) next = new Date(nextDailyUpdate(now).getTime() + 30 * 60_000)
+          if (await hasSnapshotOn(app.db, domain, utcDay(now))) next = nextSnapshotAt(now)
           else {
             next = now
-            await scheduleSnapshot(app.db, domain, now)
+            await scheduleSnapshot(app.db, domain, now, 'now')
           }
           const snapshots = (await listSnapshots(app.db, domain)).length
           reply.header('cache-control', 'no-store')
