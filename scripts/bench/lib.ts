@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import pg from 'pg'
@@ -15,8 +16,25 @@ export const benchDatabaseAdminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres
 
 export interface Running {
   url: string
+  pid: number
   stop(): Promise<void>
 }
+
+/**
+ * CPU time (user + system) a process has used so far, in microseconds, from /proc. Dividing the
+ * CPU spent during a run by the requests served gives a cost per request that does not depend on
+ * how busy the rest of the machine was; null where /proc is not available.
+ */
+export function cpuMicros(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return (ticks * 1_000_000) / CLOCK_TICKS
+  } catch {
+    return null
+  }
+}
+const CLOCK_TICKS = 100
 
 function freePort(): number {
   return 20_000 + Math.floor(Math.random() * 20_000)
@@ -90,6 +108,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   await waitFor(`${url}/api/ready`, child)
   return {
     url,
+    pid: child.pid!,
     databaseUrl: database.url,
     async stop() {
       await stopChild(child)
@@ -104,11 +123,13 @@ export async function startBaseline(): Promise<Running> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port)], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/`, child)
-  return { url, stop: () => stopChild(child) }
+  return { url, pid: child.pid!, stop: () => stopChild(child) }
 }
 
 export interface LoadOptions {
   url: string
+  /** The server process, to measure its CPU time per request. */
+  pid?: number
   connections?: number
   durationSeconds?: number
   method?: string
@@ -125,9 +146,12 @@ export interface LoadResult {
   non2xx: number
   errors: number
   total: number
+  /** Server CPU time per request in microseconds, when the server's pid was given. */
+  cpuPerRequest?: number | null
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  const cpuBefore = options.pid ? cpuMicros(options.pid) : null
   const result = await autocannon({
     url: options.url,
     connections: options.connections ?? 32,
@@ -144,6 +168,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
+    cpuPerRequest: cpuBefore !== null && options.pid ? (cpuMicros(options.pid)! - cpuBefore) / Math.max(1, result.requests.total) : null,
   }
 }
 
@@ -153,8 +178,9 @@ export async function warm(options: LoadOptions): Promise<void> {
 }
 
 export function report(title: string, baseline: LoadResult, rows: Array<{ name: string; result: LoadResult; unit?: string }>): void {
+  const cpu = (r: LoadResult) => (r.cpuPerRequest == null ? '' : `  cpu ${r.cpuPerRequest.toFixed(1).padStart(6)} µs/req (ratio ${baseline.cpuPerRequest ? (baseline.cpuPerRequest / r.cpuPerRequest).toFixed(2) : '-'})`)
   const line = (name: string, r: LoadResult, unit = 'req/s') =>
-    `${name.padEnd(34)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}  non-2xx ${r.non2xx}  errors ${r.errors}`
+    `${name.padEnd(36)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}${cpu(r)}  non-2xx ${r.non2xx}  errors ${r.errors}`
   console.log(`\n${title}`)
   console.log(line('bare Fastify hello-world (baseline)', baseline))
   for (const row of rows) console.log(line(row.name, row.result, row.unit))
