@@ -2,7 +2,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createSafeFetcher } from '../../../src/infra/fetcher.ts'
 import { parseSitemap } from '../../../src/public/audits/seo/crawl.ts'
 import { runAudit, type AuditReport } from '../../../src/public/audits/seo/engine.ts'
+import { extractPage } from '../../../src/public/audits/seo/page.ts'
 import { isAllowed, parseRobots } from '../../../src/public/audits/seo/robots.ts'
+import { aeoRules } from '../../../src/public/audits/seo/rules-aeo.ts'
 import { llmsTxtProblems } from '../../../src/public/audits/seo/rules-geo.ts'
 import { closedPort, serveFixture, testCertificate, type ServeOptions } from '../../fixtures/sites/serve.ts'
 
@@ -210,5 +212,50 @@ describe('llms.txt and sitemaps', () => {
     expect(parseSitemap('https://e.com/s.xml', 200, '<html><body>hi</body></html>').error).toMatch(/not a sitemap/)
     expect(parseSitemap('https://e.com/s.xml', 200, '<urlset></urlset>').error).toBe('lists no URLs')
     expect(parseSitemap('https://e.com/s.xml', 404, '').error).toBe('answered 404')
+  })
+})
+
+describe('schema.org checks', () => {
+  const ld = (items: unknown[]) =>
+    `<!doctype html><html lang="en"><head><title>t</title>${items.map((i) => `<script type="application/ld+json">${JSON.stringify(i)}</script>`).join('')}</head><body><h1>x</h1></body></html>`
+  const check = (html: string) => {
+    const page = extractPage('https://example.com/', 200, { 'content-type': 'text/html' }, html, 0)
+    const rule = aeoRules.find((r) => r.id === 'aeo.structured_data')!
+    return (rule.page!(page, {} as never) ?? []).map((p) => p.message)
+  }
+
+  it('names the missing properties of each type it knows', () => {
+    const messages = check(
+      ld([
+        { '@context': 'https://schema.org', '@type': 'Bakery', name: 'Sample Bakery' },
+        { '@context': 'https://schema.org', '@type': 'BreadcrumbList' },
+        { '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'News' },
+        { '@context': 'https://schema.org', '@type': 'FAQPage', mainEntity: [{ '@type': 'Question', name: 'Why?' }] },
+        { '@context': 'https://schema.org', '@type': 'WebSite', name: 'Sample', url: 'https://example.com/' },
+      ]),
+    )
+    expect(messages).toEqual([
+      'The Bakery markup lacks address',
+      'The BreadcrumbList markup lacks itemListElement',
+      'The BlogPosting markup lacks author, datePublished',
+      '1 FAQPage questions lack a name or an acceptedAnswer text',
+    ])
+  })
+
+  it('accepts complete markup, also inside @graph', () => {
+    expect(
+      check(
+        ld([
+          {
+            '@context': 'https://schema.org',
+            '@graph': [
+              { '@type': 'LocalBusiness', name: 'Sample', address: { '@type': 'PostalAddress', addressLocality: 'Freiburg' } },
+              { '@type': 'BreadcrumbList', itemListElement: [{ '@type': 'ListItem', position: 1, name: 'Home' }] },
+              { '@type': 'Article', headline: 'News', author: { '@type': 'Person', name: 'A' }, datePublished: '2026-11-01' },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([])
   })
 })

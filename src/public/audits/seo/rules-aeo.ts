@@ -10,7 +10,10 @@ const REQUIRED: Record<string, string[]> = {
   Article: ['headline', 'author', 'datePublished'],
   BreadcrumbList: ['itemListElement'],
 }
-const ORGANIZATION_LIKE = /^(Organization|Corporation|LocalBusiness|.*Business|Store|Restaurant|ProfessionalService|NGO)$/
+const ORGANIZATION_TYPES = /^(Organization|Corporation|NGO|EducationalOrganization|GovernmentOrganization|MedicalOrganization|NewsMediaOrganization|SportsOrganization|OnlineBusiness)$/
+/** LocalBusiness and its common schema.org subtypes (a bakery is marked up as Bakery, not LocalBusiness). */
+const LOCAL_BUSINESS_TYPES =
+  /^(LocalBusiness|.*Business|.*Store|Store|Restaurant|Bakery|BarOrPub|CafeOrCoffeeShop|FastFoodRestaurant|IceCreamShop|Winery|Brewery|FoodEstablishment|ProfessionalService|LegalService|Attorney|Notary|AccountingService|FinancialService|InsuranceAgency|RealEstateAgent|TravelAgency|Dentist|Physician|Optician|Pharmacy|MedicalClinic|HairSalon|BeautySalon|DaySpa|NailSalon|HealthClub|Electrician|Plumber|HVACBusiness|RoofingContractor|GeneralContractor|Locksmith|MovingCompany|HousePainter|AutoRepair|AutoDealer|Hotel|Motel|Hostel|BedAndBreakfast|LodgingBusiness|ChildCare|Library|ShoppingCenter)$/
 const ARTICLE_LIKE = /^(Article|NewsArticle|BlogPosting|TechArticle|Report)$/
 const ANSWER_WORDS = { min: 8, max: 80 }
 const LONG_PARAGRAPH = 150
@@ -22,7 +25,8 @@ function typesOf(item: JsonLdItem): string[] {
 
 function canonicalType(type: string): string | undefined {
   if (REQUIRED[type]) return type
-  if (ORGANIZATION_LIKE.test(type)) return type.endsWith('Business') || type === 'Store' || type === 'Restaurant' ? 'LocalBusiness' : 'Organization'
+  if (ORGANIZATION_TYPES.test(type)) return 'Organization'
+  if (LOCAL_BUSINESS_TYPES.test(type)) return 'LocalBusiness'
   if (ARTICLE_LIKE.test(type)) return 'Article'
   return undefined
 }
