@@ -79,6 +79,10 @@ describe('GET /api/seo-check/audit', () => {
     expect(validReport(body)).toBe(true)
     expect(body).toMatchObject({ reachable: false, score: 0, pages_checked: 0 })
     expect(body.findings[0].rule).toBe('site.unreachable')
+    // Not served from the store: the next request tries the site again.
+    const again = (await get(`/api/seo-check/audit?d=${body.domain}`)).json()
+    expect(again).toMatchObject({ reachable: false, cached: false })
+    expect(again.report_id).not.toBe(body.report_id)
   })
 
   it.each([

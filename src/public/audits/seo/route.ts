@@ -51,7 +51,8 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
       const premium = request.query.premium === '1'
       reply.header('cache-control', 'no-store')
       const recent = await findRecentReport(app.db, domain, premium, new Date(Date.now() - REPORT_FRESH_MS))
-      if (recent) return present(recent, true)
+      // A site that could not be reached is tried again at once: its owner may be fixing it.
+      if (recent?.report.reachable) return present(recent, true)
 
       const key = `${domain}|${premium}`
       let pending = inFlight.get(key)
