@@ -114,6 +114,13 @@ const sessionUpdate = (requestHandoff: boolean) => sql`
   handoff_updated_at = case when ${requestHandoff} and handoff_state in ('none', 'resolved') then now() else handoff_updated_at end`
 
 /**
+ * The session row is rewritten only when something changes that matters: a handoff request, or a
+ * last-activity mark older than a minute (retention needs minutes, not milliseconds). Rewriting it
+ * on every turn would cost a full page of WAL per turn for nothing.
+ */
+const sessionNeedsUpdate = (requestHandoff: boolean) => sql`(${requestHandoff} or last_active_at < now() - interval '1 minute')`
+
+/**
  * Records a turn answered at once: the turn row (already done), both transcript messages and the
  * session's new state, atomically. Answers false when the key already existed; the caller then
  * resolves it with claimTurn (stored answer, mismatch, in progress or an expired lease).
@@ -132,7 +139,7 @@ export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTu
       returning 1
     ), s as (
       update agent_sessions set ${sessionUpdate(t.requestHandoff)}
-      where id = (select session_id from t)
+      where id = (select session_id from t) and ${sessionNeedsUpdate(t.requestHandoff)}
       returning 1
     )
     select (select count(*) from t)::int as inserted, (select count(*) from m)::int as messages, (select count(*) from s)::int as sessions
