@@ -53,11 +53,11 @@ try {
   if (probe.status !== 200) throw new Error(`a chat turn answered ${probe.status}: ${await probe.text()}`)
 
   await warm({ url: `${baseline.url}/`, connections })
-  const bare = await load({ url: `${baseline.url}/`, connections })
+  const bare = await load({ url: `${baseline.url}/`, connections, pid: baseline.pid })
 
   await warm({ url: service.url, connections, requests: [turnRequest] })
-  const turns: LoadResult = await load({ url: service.url, connections, requests: [turnRequest] })
-  const bootstrap = await load({ url: `${service.url}/api/agent/bootstrap`, method: 'POST', headers: json, body: bootstrapBody, connections })
+  const turns: LoadResult = await load({ url: service.url, connections, requests: [turnRequest], pid: service.pid })
+  const bootstrap = await load({ url: `${service.url}/api/agent/bootstrap`, method: 'POST', headers: json, body: bootstrapBody, connections, pid: service.pid })
 
   report(`sales assistant (${connections} connections, loopback, PostgreSQL, built-in responder)`, bare, [
     { name: 'POST /api/agent/chat (new turns)', result: turns, unit: 'turns/s' },
@@ -65,6 +65,10 @@ try {
   ])
   const ok = turns.requestsPerSecond >= 1000 && turns.p99 < 50
   console.log(`\nturns: ${turns.requestsPerSecond.toFixed(0)}/s, p50 ${turns.p50} ms, p99 ${turns.p99} ms (target ≥ 1000/s, p99 < 50 ms: ${ok ? 'met' : 'not met'})`)
+  if (turns.cpuPerRequest) {
+    // CPU per turn does not depend on how busy the rest of the machine is: the capacity of one core.
+    console.log(`server CPU per turn: ${turns.cpuPerRequest.toFixed(0)} µs, i.e. about ${(1_000_000 / turns.cpuPerRequest).toFixed(0)} turns/s per core of the service process`)
+  }
 } finally {
   await service.stop()
   await baseline.stop()
