@@ -75,7 +75,8 @@ export function classify(error: FastifyError): Classified {
   const framework = frameworkCodes[error.code]
   if (framework) return { status: framework.status, code: framework.code, detail: framework.detail ?? error.message, internal: false }
   if (ourCodes.has(error.code) && error.statusCode) {
-    return { status: error.statusCode, code: error.code, detail: error.message, internal: error.statusCode >= 500 }
+    // @fastify/error upper-cases codes; the wire format is the lower-case code of the registry.
+    return { status: error.statusCode, code: error.code.toLowerCase(), detail: error.message, internal: error.statusCode >= 500 }
   }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, code: 'service_unavailable', detail: 'The service is temporarily unavailable; try again shortly', internal: true }

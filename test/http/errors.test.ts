@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { errors } from '../../src/errors.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
 // Probe routes registered only in this test: a JSON endpoint with a strict schema, one that fails
@@ -11,6 +12,9 @@ async function probes(app: FastifyInstance) {
     const error = new Error('secret internal detail at /srv/app.ts:12') as Error & { code: string }
     error.code = 'ECUSTOM'
     throw error
+  })
+  app.get('/probe/conflict', async () => {
+    throw new errors.conflict('The site already has that domain')
   })
   app.get('/probe/log', async (request) => {
     request.log.info({ body: { session_token: 'tok-secret-1', email: 'ada@example.com' }, token: 'tok-secret-2' }, 'probe')
@@ -54,6 +58,13 @@ describe('bad input answers a clear 4xx problem, never a 500', () => {
     expect(res.statusCode).toBe(400)
     isProblem(res)
     expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'body must NOT have additional properties' })
+  })
+
+  it('an error from the registry keeps its lower-case code, status and message', async () => {
+    const res = await app.inject({ method: 'GET', url: '/probe/conflict' })
+    expect(res.statusCode).toBe(409)
+    isProblem(res)
+    expect(res.json()).toEqual({ type: 'urn:problem-type:conflict', title: 'Conflict', status: 409, detail: 'The site already has that domain', code: 'conflict' })
   })
 
   it('an unknown route → 404 problem', async () => {
