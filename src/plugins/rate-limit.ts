@@ -33,3 +33,8 @@ export function scaledLimit(config: Config, perWindow: number): number {
 }
 
 export default fp(rateLimiting, { name: 'rate-limit' })
+
+/** Route config for a per-client limit of `perMinute` requests a minute, shared by a named group of routes. */
+export function limitPerMinute(config: Config, perMinute: number, groupId: string) {
+  return { rateLimit: { max: scaledLimit(config, perMinute), timeWindow: 60_000, groupId } }
+}

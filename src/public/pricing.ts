@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { Type, type Static } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import { Problem } from '../schemas.ts'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import { limitPerMinute } from '../plugins/rate-limit.ts'
 
 export const PlanId = Type.Union([Type.Literal('free'), Type.Literal('lite'), Type.Literal('plus'), Type.Literal('pro'), Type.Literal('max')])
 
@@ -66,7 +66,7 @@ export default async function pricingRoute(app: FastifyInstance) {
   app.get(
     '/pricing',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, PUBLIC_PER_MINUTE), timeWindow: 60_000, groupId: 'public' } },
+      config: limitPerMinute(app.config, PUBLIC_PER_MINUTE, 'public'),
       schema: {
         summary: 'Plans and add-ons',
         tags: ['public'],

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { sendProblem } from '../../../errors.ts'
 import { FetchError, normaliseDomain } from '../../../infra/fetcher.ts'
-import { scaledLimit } from '../../../plugins/rate-limit.ts'
+import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
 import { PUBLIC_PER_MINUTE } from '../../pricing.ts'
 import { createCruxClient, CruxUnavailableError, type CruxClient } from './crux.ts'
@@ -44,7 +44,7 @@ export default async function cwvRoute(app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/cwv-tracker',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, PUBLIC_PER_MINUTE), timeWindow: 60_000, groupId: 'public' } },
+      config: limitPerMinute(app.config, PUBLIC_PER_MINUTE, 'public'),
       schema: {
         summary: 'Core Web Vitals field data (Chrome UX Report, CC-BY-4.0)',
         description:

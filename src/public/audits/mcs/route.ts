@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { sendProblem } from '../../../errors.ts'
 import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
-import { scaledLimit } from '../../../plugins/rate-limit.ts'
+import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
 import { AUDITS_PER_MINUTE } from '../seo/route.ts'
 import { McsRunError } from './errors.ts'
@@ -56,7 +56,7 @@ export default async function mcsRoute(app: FastifyInstance, options: McsRouteOp
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/mcs-check',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, AUDITS_PER_MINUTE), timeWindow: 60_000, groupId: 'audits' } },
+      config: limitPerMinute(app.config, AUDITS_PER_MINUTE, 'audits'),
       schema: {
         summary: 'Site quality (MCS) from Lighthouse',
         description:

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { sendProblem } from '../../../errors.ts'
 import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
-import { scaledLimit } from '../../../plugins/rate-limit.ts'
+import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
 import { runAudit } from './engine.ts'
 import { AuditQuery, AuditReportSchema } from './schema.ts'
@@ -29,7 +29,7 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/seo-check/audit',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, AUDITS_PER_MINUTE), timeWindow: 60_000, groupId: 'audits' } },
+      config: limitPerMinute(app.config, AUDITS_PER_MINUTE, 'audits'),
       schema: {
         summary: 'SEO, AEO and GEO audit of a domain',
         description:
