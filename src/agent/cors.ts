@@ -7,7 +7,8 @@ const MAX_ENTRIES = 10_000
 /**
  * The widget runs on customers' sites: an origin may call /api/agent when it is BASE_URL's, or the
  * https origin (default port) of a live site whose assistant is on. Answers are cached briefly, so
- * a site switched on or off is honoured within half a minute on every instance.
+ * a site switched on or off is honoured within half a minute on every instance; while the
+ * database is away the last verdict stands.
  */
 export function originPolicy(db: Db, baseUrl: string) {
   const own = new URL(baseUrl).origin
@@ -29,7 +30,14 @@ export function originPolicy(db: Db, baseUrl: string) {
     const now = Date.now()
     const hit = cache.get(origin)
     if (hit && hit.until > now) return hit.allowed
-    const verdict = await decide(origin)
+    let verdict: boolean
+    try {
+      verdict = await decide(origin)
+    } catch (error) {
+      // Database away: keep the last verdict, so the widget can still read the 503 and its contact fallback.
+      if (hit) return hit.allowed
+      throw error
+    }
     if (cache.size >= MAX_ENTRIES) cache.clear()
     cache.set(origin, { allowed: verdict, until: now + TTL_MS })
     return verdict

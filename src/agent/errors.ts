@@ -25,6 +25,13 @@ export const agentErrors = {
 
 export type AgentErrorKind = keyof typeof agentErrors
 
+/**
+ * The largest request body /api/agent reads: a 2000-character message, a 500-character url and a
+ * 1000-character note fit many times over even in 4-byte characters; anything bigger is refused
+ * before it is parsed.
+ */
+export const AGENT_BODY_LIMIT = 32 * 1024
+
 /** A refusal of the sales-assistant interface; the error handler turns it into its contract body. */
 export class AgentHttpError extends Error {
   readonly statusCode: number

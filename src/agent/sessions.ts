@@ -12,6 +12,7 @@ export interface SessionContext {
   siteId: string
   locale: Locale
   handoff: HandoffState
+  siteName: string
   siteStatus: SiteStatus
   siteSettings: SiteSettings
   siteDefaultLocale: Locale
@@ -39,7 +40,7 @@ export async function findSession(db: Db, sessionId: string, token: string): Pro
   const row = await db
     .selectFrom('agent_sessions as s')
     .innerJoin('sites', 'sites.id', 's.site_id')
-    .select(['s.id', 's.token_hash', 's.site_id', 's.locale', 's.handoff_state', 'sites.status', 'sites.settings', 'sites.default_locale'])
+    .select(['s.id', 's.token_hash', 's.site_id', 's.locale', 's.handoff_state', 'sites.name', 'sites.status', 'sites.settings', 'sites.default_locale'])
     .where('s.id', '=', sessionId)
     .executeTakeFirst()
   const presented = sha256Hex(token)
@@ -53,6 +54,7 @@ export async function findSession(db: Db, sessionId: string, token: string): Pro
     siteId: row.site_id,
     locale: row.locale,
     handoff: row.handoff_state,
+    siteName: row.name,
     siteStatus: row.status,
     siteSettings: row.settings,
     siteDefaultLocale: row.default_locale,

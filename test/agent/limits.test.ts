@@ -35,6 +35,8 @@ describe('rate limits (DESIGN.md 6)', () => {
     expect(statuses.every((st) => st !== 429)).toBe(true)
     expectRateLimited(await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: ip }))
     expectRateLimited(await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: {}, remoteAddress: ip }))
+    expectRateLimited(await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: ip }))
+    expectRateLimited(await submit(s, { turn_id: turnId(), message: 'hi' }, ip))
     // Another address is not affected.
     expect((await app.inject({ method: 'POST', url: '/api/agent/event', payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened' }, remoteAddress: freshIp() })).statusCode).toBe(200)
   })
@@ -59,6 +61,13 @@ describe('limits of INTERFACE.md section 8', () => {
     expect((await submit(s, { turn_id: turnId(), message: 'x' })).statusCode).toBe(200)
     expect((await submit(s, { turn_id: turnId(), message: 'pricing '.repeat(250) })).statusCode).toBe(200)
     expectAgentError(await submit(s, { turn_id: turnId(), message: 'y'.repeat(2001) }), 400, 'invalid-request')
+  })
+
+  it('counts characters, not bytes: 2000 four-byte characters are one valid message; bodies beyond 32 KiB are refused unread', async () => {
+    const s = await bootstrap(app)
+    expect((await submit(s, { turn_id: turnId(), message: '😀'.repeat(2000) })).statusCode).toBe(200)
+    expectAgentError(await submit(s, { turn_id: turnId(), message: '😀'.repeat(2001) }), 400, 'invalid-request')
+    expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi', url: 'u'.repeat(40_000) }), 400, 'body-too-large')
   })
 
   it('turn_id: 8 to 128 of [A-Za-z0-9_-]', async () => {

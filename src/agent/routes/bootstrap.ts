@@ -3,7 +3,7 @@ import type { Static } from 'typebox'
 import { leadConsentFor } from '../../sites/consent.ts'
 import { findSiteById } from '../../sites/repository.ts'
 import { liveAssistant, parsePageUrl, resolveLocale, siteForPage } from '../context.ts'
-import { agentError } from '../errors.ts'
+import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
 import { openerFor } from '../opener.ts'
 import {
   AgentBootstrapRequest,
@@ -25,6 +25,7 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
   app.post(
     '/bootstrap',
     {
+      bodyLimit: AGENT_BODY_LIMIT,
       schema: {
         summary: 'Create or restore a sales-assistant session',
         tags: ['sales-agent'],
@@ -79,6 +80,7 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
   app.delete(
     '/bootstrap',
     {
+      bodyLimit: AGENT_BODY_LIMIT,
       config: { agentUnavailable: 'erasureUnavailable' },
       schema: {
         summary: 'Erase a sales-assistant session with its transcript',

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { findSiteById } from '../../sites/repository.ts'
 import { scaledLimit } from '../../plugins/rate-limit.ts'
 import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
-import { agentError, rateLimited, turnInProgress } from '../errors.ts'
+import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
 import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
 import { findSession, loadTranscript } from '../sessions.ts'
 import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
@@ -16,26 +15,16 @@ export const TURNS_PER_MINUTE = 20
 /** POST /chat: one durable, idempotent turn (INTERFACE.md 4.2, DESIGN.md 6). */
 export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
   const { db, keyring, config } = app
-  const siteNames = new Map<string, string>()
   const limitSession = app.createRateLimit({
     max: scaledLimit(config, TURNS_PER_MINUTE),
     timeWindow: 60_000,
     keyGenerator: (request) => `agent-turns:${(request.body as ChatBody).session_id}`,
   })
 
-  const siteName = async (siteId: string) => {
-    let name = siteNames.get(siteId)
-    if (name === undefined) {
-      name = (await findSiteById(db, siteId))?.name ?? ''
-      if (siteNames.size > 10_000) siteNames.clear()
-      siteNames.set(siteId, name)
-    }
-    return name
-  }
-
   app.post(
     '/chat',
     {
+      bodyLimit: AGENT_BODY_LIMIT,
       schema: {
         summary: 'Submit one chat turn',
         tags: ['sales-agent'],
@@ -72,7 +61,7 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
         capabilities: assistant.capabilities,
         handoff: session.handoff,
         persona: assistant.persona,
-        siteName: await siteName(session.siteId),
+        siteName: session.siteName,
         history: () => loadTranscript(db, keyring, session.id, 20),
       }
       const send = (json: string) => reply.type('application/json; charset=utf-8').send(json)

@@ -3,7 +3,7 @@ import { enqueueJob } from '../../infra/jobs.ts'
 import { CONSENT_VERSION, leadConsentFor } from '../../sites/consent.ts'
 import { insertLead } from '../../sites/leads.ts'
 import { liveAssistant } from '../context.ts'
-import { agentError } from '../errors.ts'
+import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
 import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, type AgentEventRequest as EventBody, type AgentLeadEventRequest } from '../schemas.ts'
 import { findSession, recordEvent } from '../sessions.ts'
 
@@ -17,6 +17,7 @@ export default async function eventRoute(app: FastifyInstance) {
   app.post(
     '/event',
     {
+      bodyLimit: AGENT_BODY_LIMIT,
       config: { agentUnavailable: 'persistenceUnavailable' },
       schema: {
         summary: 'Record an interaction event or a consent-bound lead',
