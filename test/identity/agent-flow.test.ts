@@ -289,6 +289,17 @@ describe('agent registration and the claim ceremony', () => {
     expect((await startClaim(reg)).status).toBe(200)
   })
 
+  it('answers expired_token for an approval the agent did not collect in time', async () => {
+    const reg = await register()
+    const { claim_attempt: attempt } = await json(await startClaim(reg, { claim_token: reg.claim_token, email: 'late@example.com' }))
+    const person = new Browser(base)
+    const confirm = await person.signIn(app, 'late@example.com', await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }))
+    expect((await person.submit(confirm, {}, { button: ['decision', 'approve'] })).status).toBe(200)
+    await app.db.updateTable('claim_attempts').set({ expires_at: new Date(Date.now() - 1000) }).where('registration_id', '=', reg.registration_id).execute()
+    expect(await pollError(reg)).toBe('expired_token')
+    expect((await startClaim(reg, { claim_token: reg.claim_token, email: 'late@example.com' })).status).toBe(200)
+  })
+
   it('revokes an access token (RFC 7009) for every instance, and answers 200 for unknown tokens', async () => {
     const reg = await register()
     const tokens = await exchange(reg)

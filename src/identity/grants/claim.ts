@@ -14,7 +14,8 @@ const SLOW_DOWN_STEP = 5
  * The claim grant: the agent polls with its claim token while a person completes the
  * verification page.
  * - authorization_pending until the person approves; slow_down when polled within the interval;
- * - expired_token once the attempt's 10 minutes pass; access_denied when the person declines;
+ * - expired_token once the attempt's 10 minutes pass (also for an approval not collected in time);
+ *   access_denied when the person declines;
  * - on approval, once: the registration becomes claimed, every pre-claim token is revoked, and the
  *   answer carries the post-claim token, a refresh token and a v2 identity assertion.
  */
@@ -52,7 +53,8 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
       return tooSoon ? ('slow_down' as const) : ('authorization_pending' as const)
     }
 
-    // Approved: complete the claim exactly once.
+    // Approved: complete the claim exactly once, within the attempt's lifetime.
+    if (attempt.expires_at <= now) throw new OAuthError('expired_token', 'The claim was not collected in time; start a new claim')
     const user = attempt.user_id ? await userById(trx, app.keyring, attempt.user_id) : undefined
     if (!user) throw invalidGrant('The person who approved the claim no longer exists')
     await trx.updateTable('claim_attempts').set({ status: 'redeemed' }).where('id', '=', attempt.id).execute()
