@@ -49,6 +49,12 @@ describe('rate limits (DESIGN.md 6)', () => {
       expect(res.statusCode, res.body).toBe(200)
     }
     expectRateLimited(await submit(s, { turn_id: turnId(), message: 'one more' }))
+    // Wrong tokens do not count against (or get refused by) the session's budget.
+    const victim = await bootstrap(app)
+    for (let i = 0; i < TURNS_PER_MINUTE + 5; i++) {
+      expect((await submit({ ...victim, session_token: 'E'.repeat(43) }, { turn_id: turnId(), message: 'spam' })).statusCode).toBe(404)
+    }
+    expect((await submit(victim, { turn_id: turnId(), message: 'hello' })).statusCode).toBe(200)
     const other = await bootstrap(app)
     expect((await submit(other, { turn_id: turnId(), message: 'hello' })).statusCode).toBe(200)
   })

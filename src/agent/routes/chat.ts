@@ -38,17 +38,15 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
           503: AgentError,
         },
       },
-      // Counted after validation, so that malformed bodies cannot spend another session's budget.
-      preHandler: async (request) => {
-        const limit = await limitSession(request)
-        if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)
-      },
     },
     async (request, reply) => {
       const body = request.body as ChatBody
       reply.header('cache-control', 'no-store')
       const session = await findSession(db, body.session_id, body.session_token)
       if (!session) throw agentError('sessionNotFound')
+      // Counted once the capability is proven, so nobody can spend another session's budget.
+      const limit = await limitSession(request)
+      if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)
       const assistant = liveAssistant({ status: session.siteStatus, settings: session.siteSettings })
       if (!assistant) throw agentError('featureDisabled')
       if (body.locale !== undefined && body.locale !== session.locale) throw agentError('localeMismatch')
