@@ -164,7 +164,27 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     },
   )
 
-  typed.get('/signin/done', { schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) =>
-    html(reply, 200, page('Signed in', request.webUser ? `<p>You are signed in as ${esc(request.webUser.email)}.</p>` : '<p>You are not signed in. <a href="/signin">Sign in</a></p>')),
+  typed.get('/signin/done', { schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) => {
+    if (!request.webUser) return html(reply, 200, page('Not signed in', '<p>You are not signed in. <a href="/signin">Sign in</a></p>'))
+    const signOut = `<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
+    return html(reply, 200, page('Signed in', `<p>You are signed in as ${esc(request.webUser.email)}.</p>${signOut}`))
+  })
+
+  typed.post(
+    '/signout',
+    {
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Sign out',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 200: Html },
+      },
+    },
+    async (_request, reply) => {
+      await reply.endWebSession()
+      return html(reply, 200, page('Signed out', '<p>You are signed out. <a href="/signin">Sign in again</a></p>'))
+    },
   )
 }

@@ -13,6 +13,7 @@ declare module 'fastify' {
   }
   interface FastifyReply {
     startWebSession(userId: string): Promise<void>
+    endWebSession(): Promise<void>
   }
 }
 
@@ -54,6 +55,12 @@ async function webSession(app: FastifyInstance) {
       .values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: userId, expires_at: new Date(Date.now() + WEB_SESSION_TTL * 1000) })
       .execute()
     this.setCookie(names.session, token, { ...cookieOptions, maxAge: WEB_SESSION_TTL })
+  })
+
+  app.decorateReply('endWebSession', async function endWebSession(this: FastifyReply) {
+    const token = this.request.cookies[names.session]
+    if (token && token.length <= 100) await app.db.deleteFrom('web_sessions').where('token_hash', '=', sha256Hex(token)).execute()
+    this.clearCookie(names.session, cookieOptions)
   })
 }
 

@@ -38,6 +38,20 @@ describe('browser cookies on https', () => {
     expect(signedIn.headers['location']).toBe('/signin/done')
     const session = cookiesOf(signedIn.headers['set-cookie']).find((c) => c.startsWith('__Host-wps_session='))
     expect(session).toMatch(/; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
+
+    // Signing out ends the session on the server, not only in the browser.
+    const cookie = `${pair(csrfCookie!)}; ${pair(session!)}`
+    const done = await app.inject({ method: 'GET', url: '/signin/done', headers: { cookie } })
+    expect(done.body).toContain('signed in as tls@example.com')
+    const signOut = await app.inject({
+      method: 'POST',
+      url: '/signout',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: cheerio.load(done.body)('form[action="/signout"] input[name="_csrf"]').attr('value') as string }).toString(),
+    })
+    expect(signOut.statusCode).toBe(200)
+    expect(cookiesOf(signOut.headers['set-cookie']).some((c) => /^__Host-wps_session=;/.test(c))).toBe(true)
+    expect((await app.inject({ method: 'GET', url: '/signin/done', headers: { cookie } })).body).toContain('not signed in')
   })
 
   it('never redirects after sign-in to another origin', async () => {
