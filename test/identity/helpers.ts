@@ -14,17 +14,19 @@ function candidatePort(): number {
 export interface LiveApp {
   app: FastifyInstance
   base: string
+  /** Parsed log lines (only with `captureLogs`). */
+  logs: Array<Record<string, unknown>>
 }
 
 /** The whole service listening on a loopback port, with BASE_URL set to that origin. */
-export async function startLiveApp(options: { env?: Record<string, string>; plugins?: FastifyPluginAsync[] } = {}): Promise<LiveApp> {
+export async function startLiveApp(options: { env?: Record<string, string>; plugins?: FastifyPluginAsync[]; captureLogs?: boolean } = {}): Promise<LiveApp> {
   for (let tries = 0; ; tries++) {
     const port = candidatePort()
     const base = `http://127.0.0.1:${port}`
-    const { app } = await buildTestApp({ env: { BASE_URL: base, ...options.env }, plugins: options.plugins })
+    const { app, logs } = await buildTestApp({ env: { BASE_URL: base, ...options.env }, plugins: options.plugins, captureLogs: options.captureLogs })
     try {
       await app.listen({ port, host: '127.0.0.1' })
-      return { app, base }
+      return { app, base, logs }
     } catch (error) {
       await app.close()
       if (tries > 3) throw error
