@@ -24,5 +24,4 @@ describe('logs of the identity flows', () => {
     }
     expect(text).toContain('mail stored in the outbox')
   })
-
 })
