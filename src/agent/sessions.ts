@@ -93,3 +93,48 @@ export async function recordEvent(db: Db, sessionId: string, type: string): Prom
     .onConflict((oc) => oc.columns(['session_id', 'type']).doUpdateSet({ count: sql`agent_events.count + 1`, last_at: sql`now()` }))
     .execute()
 }
+
+/**
+ * A short-lived view of sessions this process has verified, so that a chat turn needs one round
+ * trip instead of two. Only the token hash, locale and site are immutable; everything that can
+ * change (handoff state, site settings) is re-checked by the statement that stores the turn, which
+ * refuses to store an answer computed from a stale view. Bounded, and per process only.
+ */
+export class SessionCache {
+  readonly #entries = new Map<string, { view: SessionContext; tokenHash: string; until: number }>()
+  readonly #ttlMs: number
+  readonly #max: number
+
+  constructor(ttlMs = 30_000, max = 20_000) {
+    this.#ttlMs = ttlMs
+    this.#max = max
+  }
+
+  /** The cached view when the token matches (compared in constant time) and the entry is fresh. */
+  get(sessionId: string, token: string): SessionContext | undefined {
+    const entry = this.#entries.get(sessionId)
+    if (!entry) return undefined
+    if (entry.until < Date.now()) {
+      this.#entries.delete(sessionId)
+      return undefined
+    }
+    return safeEqual(sha256Hex(token), entry.tokenHash) ? entry.view : undefined
+  }
+
+  set(view: SessionContext, token: string): void {
+    if (this.#entries.size >= this.#max) {
+      // Drop the oldest tenth: Map iteration order is insertion order.
+      let drop = Math.ceil(this.#max / 10)
+      for (const key of this.#entries.keys()) {
+        this.#entries.delete(key)
+        if (--drop === 0) break
+      }
+    }
+    this.#entries.delete(view.id)
+    this.#entries.set(view.id, { view, tokenHash: sha256Hex(token), until: Date.now() + this.#ttlMs })
+  }
+
+  delete(sessionId: string): void {
+    this.#entries.delete(sessionId)
+  }
+}

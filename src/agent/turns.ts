@@ -4,6 +4,7 @@ import type { Keyring } from '../infra/crypto.ts'
 import { sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import { canonicalJson } from '../sites/consent.ts'
+import type { SiteSettings } from '../sites/settings.ts'
 import type { HandoffState } from './schemas.ts'
 import { messageContext } from './sessions.ts'
 
@@ -120,16 +121,30 @@ const sessionUpdate = (requestHandoff: boolean) => sql`
  */
 const sessionNeedsUpdate = (requestHandoff: boolean) => sql`(${requestHandoff} or last_active_at < now() - interval '1 minute')`
 
+/** What the answer of a turn was computed from; the turn is stored only if it still holds. */
+export interface TurnBasis {
+  handoff: HandoffState
+  siteSettings: SiteSettings
+}
+
+export type RecordOutcome = 'stored' | 'exists' | 'stale'
+
 /**
  * Records a turn answered at once: the turn row (already done), both transcript messages and the
- * session's new state, atomically. Answers false when the key already existed; the caller then
- * resolves it with claimTurn (stored answer, mismatch, in progress or an expired lease).
+ * session's new state, atomically, in one statement. It is stored only while the session still
+ * exists with the handoff state and site settings the answer was computed from (so a briefly
+ * cached session view can never produce a wrong answer). Answers 'exists' when the key was taken
+ * (the caller resolves it with claimTurn) and 'stale' when the basis no longer holds.
  */
-export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTurn): Promise<boolean> {
-  const { rows } = await sql<{ inserted: number }>`
-    with t as (
+export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTurn, basis: TurnBasis): Promise<RecordOutcome> {
+  const { rows } = await sql<{ valid: number; inserted: number }>`
+    with g as (
+      select s.id from agent_sessions s join sites on sites.id = s.site_id
+      where s.id = ${t.sessionId} and s.handoff_state = ${basis.handoff} and sites.status = 'live'
+        and sites.settings = ${JSON.stringify(basis.siteSettings)}::jsonb
+    ), t as (
       insert into agent_turns (session_id, turn_id, request_hash, state, lease_owner, lease_until, response, completed_at)
-      values (${t.sessionId}, ${t.turnId}, ${t.requestHash}, 'done', null, null, ${t.response}, now())
+      select g.id, ${t.turnId}, ${t.requestHash}, 'done', null, null, ${t.response}, now() from g
       on conflict (session_id, turn_id) do nothing
       returning session_id
     ), m as (
@@ -142,9 +157,11 @@ export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTu
       where id = (select session_id from t) and ${sessionNeedsUpdate(t.requestHandoff)}
       returning 1
     )
-    select (select count(*) from t)::int as inserted, (select count(*) from m)::int as messages, (select count(*) from s)::int as sessions
+    select (select count(*) from g)::int as valid, (select count(*) from t)::int as inserted, (select count(*) from m)::int as messages, (select count(*) from s)::int as sessions
   `.execute(db)
-  return (rows[0]?.inserted ?? 0) > 0
+  const row = rows[0]
+  if (!row || row.valid === 0) return 'stale'
+  return row.inserted > 0 ? 'stored' : 'exists'
 }
 
 export interface Completion {

@@ -182,6 +182,28 @@ describe('POST /api/agent/chat: refusals', () => {
     expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi' }), 404, 'feature-disabled')
   })
 
+  it('never answers from a stale view of a session this process saw moments ago', async () => {
+    const site = await createSite(app.db, {
+      name: 'Changing',
+      hostname: 'changing.example',
+      settings: { assistant: { enabled: true, capabilities: { booking: true, booking_url: 'https://changing.example/old' } } },
+    })
+    const s = await bootstrap(app, { url: 'https://changing.example/' })
+    expect((await ask(s, 'I would like to book a demo')).actions).toEqual([{ type: 'open_booking', url: 'https://changing.example/old' }])
+    // Settings edited: the next turn uses the new booking url.
+    await app.db.updateTable('sites').set({ settings: JSON.stringify({ assistant: { enabled: true, capabilities: { booking: true, booking_url: 'https://changing.example/new' } } }) }).where('id', '=', site.id).execute()
+    expect((await ask(s, 'I would like to book a demo')).actions).toEqual([{ type: 'open_booking', url: 'https://changing.example/new' }])
+    // Assistant switched off: 404 at once.
+    await app.db.updateTable('sites').set({ settings: JSON.stringify({ assistant: { enabled: false } }) }).where('id', '=', site.id).execute()
+    expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi' }), 404, 'feature-disabled')
+    // Session erased by another instance: 404 at once, and nothing is stored for it.
+    const other = await bootstrap(app)
+    await ask(other, 'hello')
+    await app.db.deleteFrom('agent_sessions').where('id', '=', other.session_id).execute()
+    expectAgentError(await submit(other, { turn_id: turnId(), message: 'still there?' }), 404, 'session-not-found')
+    expect(await app.db.selectFrom('agent_messages').select('id').where('session_id', '=', other.session_id).execute()).toHaveLength(0)
+  })
+
   it('refuses unknown properties and missing fields with 400', async () => {
     const s = await bootstrap(app)
     expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi', extra: 1 }), 400, 'invalid-request')

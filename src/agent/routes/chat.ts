@@ -4,7 +4,7 @@ import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
 import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
-import { findSession, loadTranscript } from '../sessions.ts'
+import { findSession, loadTranscript, SessionCache, type SessionContext } from '../sessions.ts'
 import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
 import type { TurnInput, TurnPlan } from '../responder/types.ts'
 import { Type } from 'typebox'
@@ -15,6 +15,7 @@ export const TURNS_PER_MINUTE = 20
 /** POST /chat: one durable, idempotent turn (INTERFACE.md 4.2, DESIGN.md 6). */
 export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
   const { db, keyring, config } = app
+  const sessions = new SessionCache()
   const limitSession = app.createRateLimit({
     max: scaledLimit(config, TURNS_PER_MINUTE),
     timeWindow: 60_000,
@@ -42,34 +43,49 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
     async (request, reply) => {
       const body = request.body as ChatBody
       reply.header('cache-control', 'no-store')
-      const session = await findSession(db, body.session_id, body.session_token)
+
+      // A session verified moments ago is taken from the cache; anything negative is re-read.
+      let fresh = false
+      const reload = async () => {
+        fresh = true
+        const view = await findSession(db, body.session_id, body.session_token)
+        if (view) sessions.set(view, body.session_token)
+        else sessions.delete(body.session_id)
+        return view
+      }
+      let session = sessions.get(body.session_id, body.session_token) ?? (await reload())
       if (!session) throw agentError('sessionNotFound')
       // Counted once the capability is proven, so nobody can spend another session's budget.
       const limit = await limitSession(request)
       if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)
-      const assistant = liveAssistant({ status: session.siteStatus, settings: session.siteSettings })
-      if (!assistant) throw agentError('featureDisabled')
+      if (!assistantOf(session) && !fresh) session = await reload()
+      if (!session) throw agentError('sessionNotFound')
+      if (!assistantOf(session)) throw agentError('featureDisabled')
       if (body.locale !== undefined && body.locale !== session.locale) throw agentError('localeMismatch')
 
       const hash = requestHash(body)
-      const input: TurnInput = {
-        locale: session.locale,
-        message: body.message,
-        pagePath: pagePath(body.url, config.BASE_URL),
-        capabilities: assistant.capabilities,
-        handoff: session.handoff,
-        persona: assistant.persona,
-        siteName: session.siteName,
-        history: () => loadTranscript(db, keyring, session.id, 20),
-      }
+      const pageAt = pagePath(body.url, config.BASE_URL)
       const send = (json: string) => reply.type('application/json; charset=utf-8').send(json)
 
       // The answer as stored and sent: computed once, replayed byte for byte.
-      const answerOf = (plan: TurnPlan) => {
-        const handoff = plan.requestHandoff && (session.handoff === 'none' || session.handoff === 'resolved') ? 'requested' : session.handoff
-        const answer: ChatAnswer = {
+      const answer = async (view: SessionContext) => {
+        const assistant = assistantOf(view)
+        if (!assistant) throw agentError('featureDisabled')
+        const input: TurnInput = {
+          locale: view.locale,
+          message: body.message,
+          pagePath: pageAt,
+          capabilities: assistant.capabilities,
+          handoff: view.handoff,
+          persona: assistant.persona,
+          siteName: view.siteName,
+          history: () => loadTranscript(db, keyring, view.id, 20),
+        }
+        const plan: TurnPlan = await deps.responder.respond(input)
+        const handoff = plan.requestHandoff && (view.handoff === 'none' || view.handoff === 'resolved') ? 'requested' : view.handoff
+        const json: ChatAnswer = {
           reply: plan.reply,
-          session_id: session.id,
+          session_id: view.id,
           ...(plan.actions?.length ? { actions: plan.actions.slice(0, 1) } : {}),
           ...(plan.suggestions?.length ? { suggestions: plan.suggestions.slice(0, 1) } : {}),
           ...(plan.sources?.length ? { sources: plan.sources } : {}),
@@ -77,22 +93,28 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
           ...(plan.usage ? { usage: plan.usage } : {}),
         }
         return {
-          sessionId: session.id,
+          sessionId: view.id,
           turnId: body.turn_id,
-          response: JSON.stringify(answer),
+          requestHash: hash,
+          response: JSON.stringify(json),
           visitorText: body.message,
           // While an operator holds the conversation the assistant stays silent in the transcript.
-          assistantText: session.handoff === 'active' ? undefined : plan.reply,
+          assistantText: view.handoff === 'active' ? undefined : plan.reply,
           requestHandoff: plan.requestHandoff,
         }
       }
 
-      let plan: TurnPlan | undefined
       if (deps.responder.immediate) {
-        // Answer first, then record turn and transcript in one statement: one commit per turn.
-        plan = await deps.responder.respond(input)
-        const finished = { ...answerOf(plan), requestHash: hash }
-        if (await recordFinishedTurn(db, keyring, finished)) return send(finished.response)
+        // Answer first, then store turn and transcript in one statement: one round trip, one commit.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const finished = await answer(session)
+          const outcome = await recordFinishedTurn(db, keyring, finished, { handoff: session.handoff, siteSettings: session.siteSettings })
+          if (outcome === 'stored') return send(finished.response)
+          if (outcome === 'exists') break
+          // The session changed (handoff moved, site settings edited, session erased): read it again.
+          session = await reload()
+          if (!session) throw agentError('sessionNotFound')
+        }
       }
 
       // The key exists already (a repeat, a concurrent duplicate, a dead claimant) or the responder is slow.
@@ -102,8 +124,10 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
       if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
       if (claim.kind === 'done') return send(claim.response)
 
-      plan ??= await deps.responder.respond(input)
-      const completion = { ...answerOf(plan), owner: claim.owner }
+      // We hold the turn now: answer it from the session as it stands.
+      if (!fresh) session = await reload()
+      if (!session) throw agentError('sessionNotFound')
+      const completion = { ...(await answer(session)), owner: claim.owner }
       const stored = await completeTurn(db, keyring, completion)
       if (stored === undefined) {
         // Our lease ran out and another process took the turn: answer what it stored, or ask to retry.
@@ -115,6 +139,8 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
     },
   )
 }
+
+const assistantOf = (view: SessionContext) => liveAssistant({ status: view.siteStatus, settings: view.siteSettings })
 
 function pagePath(url: string | undefined, baseUrl: string): string | undefined {
   if (!url) return undefined
