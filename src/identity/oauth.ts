@@ -13,8 +13,9 @@ export default async function oauthRoutes(app: FastifyInstance, options: { email
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody, { bodyLimit: 65_536 })
   app.setErrorHandler(oauthErrorHandler)
   // Tokens and secrets pass through every answer here: nothing may be cached (RFC 6749 5.1).
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+    done(null, payload)
   })
   await app.register(agentRegistrationRoute)
   await app.register(agentClaimRoute, options)

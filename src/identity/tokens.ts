@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { Signer } from '../infra/signer.ts'
@@ -22,9 +23,15 @@ export interface SignedAccessToken {
   expiresAt: Date
 }
 
+/**
+ * A token id: 122 random bits from Node's batched UUID source, cheaper per token than a fresh
+ * read of the random device (the token endpoint issues thousands a second).
+ */
+export const newJti = () => `at_${randomUUID()}`
+
 /** An RFC 9068 JWT access token: typ at+jwt, iss, sub, aud, client_id, jti, scope, iat, exp. */
 export async function signAccessToken(signer: Signer, claims: AccessTokenClaims): Promise<SignedAccessToken> {
-  const jti = claims.jti ?? newId('at')
+  const jti = claims.jti ?? newJti()
   const expiresIn = claims.expiresIn ?? ACCESS_TOKEN_TTL
   const token = await signer.sign(
     {

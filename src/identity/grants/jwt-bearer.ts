@@ -1,10 +1,9 @@
 import { errors as joseErrors } from 'jose'
 import type { FastifyInstance } from 'fastify'
-import { newId } from '../../infra/crypto.ts'
 import { assertionAudience } from '../assertions.ts'
 import { IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
-import { preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { newJti, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { ShortCache } from '../short-cache.ts'
 import { grantedScopes, type TokenRequest } from './params.ts'
 
@@ -26,7 +25,7 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
   if (body.resource !== undefined && body.resource !== mcp) throw new OAuthError('invalid_target', `Agent tokens are issued for ${mcp} only`)
   const allowed = version === 1 ? PRE_CLAIM_SCOPES : POST_CLAIM_SCOPES
   const scope = grantedScopes(body.scope, allowed)
-  const jti = newId('at')
+  const jti = newJti()
 
   if (version === 1) {
     // Every pre-claim token names the registration's revocation group, which completing the
