@@ -203,3 +203,8 @@ export const interfaceSchemas = {
   AgentMetricEventRequest,
   AgentLeadEventRequest,
 } as const
+
+/** A schema with the description the OpenAPI document shows for one response. */
+export function described<T extends object>(schema: T, description: string): T {
+  return { ...schema, description }
+}

@@ -11,6 +11,7 @@ import {
   AgentError,
   AgentEraseRequest,
   AgentRateLimitError,
+  described,
   type AgentBootstrapResponse as BootstrapBody,
 } from '../schemas.ts'
 import { createSession, eraseSession, findSession, loadTranscript } from '../sessions.ts'
@@ -30,7 +31,13 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
         summary: 'Create or restore a sales-assistant session',
         tags: ['sales-agent'],
         body: AgentBootstrapRequest,
-        response: { 200: AgentBootstrapResponse, 400: AgentError, 404: AgentError, 429: AgentRateLimitError, 503: AgentError },
+        response: {
+          200: described(AgentBootstrapResponse, 'A new session, or the restored one with its transcript'),
+          400: described(AgentError, 'Invalid request or invalid session id'),
+          404: described(AgentError, 'Feature disabled or session not found'),
+          429: described(AgentRateLimitError, 'Rate limited; see Retry-After'),
+          503: described(AgentError, 'Service unavailable; contactFallback is true'),
+        },
       },
     },
     async (request, reply): Promise<BootstrapBody> => {
@@ -86,7 +93,13 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
         summary: 'Erase a sales-assistant session with its transcript',
         tags: ['sales-agent'],
         body: AgentEraseRequest,
-        response: { 204: Type.Null({ description: 'Erased' }), 400: AgentError, 404: AgentError, 429: AgentRateLimitError, 503: AgentError },
+        response: {
+          204: Type.Null({ description: 'Erased with its transcript, turns and events' }),
+          400: described(AgentError, 'Invalid session id or request'),
+          404: described(AgentError, 'Session not found'),
+          429: described(AgentRateLimitError, 'Rate limited; see Retry-After'),
+          503: described(AgentError, 'Erasure unavailable; contactFallback is true'),
+        },
       },
     },
     async (request, reply) => {

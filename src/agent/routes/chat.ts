@@ -3,7 +3,7 @@ import { scaledLimit } from '../../plugins/rate-limit.ts'
 import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
-import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
+import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, described, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
 import { findSession, loadTranscript, SessionCache, type SessionContext } from '../sessions.ts'
 import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
 import type { TurnInput, TurnPlan } from '../responder/types.ts'
@@ -31,12 +31,12 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
         tags: ['sales-agent'],
         body: AgentChatRequest,
         response: {
-          200: AgentChatResponse,
-          400: AgentError,
-          404: AgentError,
-          409: Type.Union([AgentTurnInProgressError, AgentError]),
-          429: AgentRateLimitError,
-          503: AgentError,
+          200: described(AgentChatResponse, 'The stored turn response (a repeat of the turn gets the same bytes)'),
+          400: described(AgentError, 'Invalid request or invalid session id'),
+          404: described(AgentError, 'Feature disabled or session not found'),
+          409: Type.Union([AgentTurnInProgressError, AgentError], { description: 'Turn in progress (retry after retry_after_seconds), payload mismatch or locale mismatch' }),
+          429: described(AgentRateLimitError, 'Rate limited; see Retry-After'),
+          503: described(AgentError, 'Agent unavailable; contactFallback is true'),
         },
       },
     },

@@ -4,7 +4,7 @@ import { CONSENT_VERSION, leadConsentFor } from '../../sites/consent.ts'
 import { insertLead } from '../../sites/leads.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
-import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, type AgentEventRequest as EventBody, type AgentLeadEventRequest } from '../schemas.ts'
+import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, described, type AgentEventRequest as EventBody, type AgentLeadEventRequest } from '../schemas.ts'
 import { findSession, recordEvent } from '../sessions.ts'
 
 /** The job the webhook system delivers as `lead.received`; the payload names the lead, never its personal data. */
@@ -23,7 +23,15 @@ export default async function eventRoute(app: FastifyInstance) {
         summary: 'Record an interaction event or a consent-bound lead',
         tags: ['sales-agent'],
         body: AgentEventRequest,
-        response: { 200: AgentOk, 202: AgentLeadAccepted, 400: AgentError, 404: AgentError, 409: AgentError, 429: AgentRateLimitError, 503: AgentError },
+        response: {
+          200: described(AgentOk, 'Interaction accepted or safely suppressed'),
+          202: described(AgentLeadAccepted, 'Consent-bound lead accepted'),
+          400: described(AgentError, 'Invalid request or invalid consent evidence'),
+          404: described(AgentError, 'Feature disabled or session not found'),
+          409: described(AgentError, 'Consent version mismatch'),
+          429: described(AgentRateLimitError, 'Rate limited; see Retry-After'),
+          503: described(AgentError, 'Persistence unavailable; contactFallback is true'),
+        },
       },
       // A lead given under another consent version is refused with 409 (INTERFACE.md 9, rule 1),
       // before the schema (whose constant would otherwise make it a plain 400) is applied.
