@@ -5,7 +5,7 @@ import { IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources 
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { newJti, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { ShortCache } from '../short-cache.ts'
-import { grantedScopes, type TokenRequest } from './params.ts'
+import { grantedScopes, MAX_ASSERTION_LENGTH, type TokenRequest } from './params.ts'
 
 /**
  * RFC 7523 section 2.1: an agent exchanges its identity assertion for an access token.
@@ -16,6 +16,7 @@ import { grantedScopes, type TokenRequest } from './params.ts'
  */
 export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): Promise<TokenResponse> {
   if (!body.assertion) throw invalidRequest('The assertion parameter is required')
+  if (body.assertion.length > MAX_ASSERTION_LENGTH) throw invalidRequest('The assertion is too long')
   const claims = await verifyAssertion(app, body.assertion)
   const registrationId = claims['sub']
   const version = claims['ver']
