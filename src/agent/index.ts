@@ -10,6 +10,7 @@ import { originPolicy } from './cors.ts'
 import { agentErrorHandler, agentNotFoundHandler, rateLimited } from './errors.ts'
 import { buildKnowledgeBase } from './knowledge.ts'
 import { builtinResponder } from './responder/builtin.ts'
+import { defineRetention } from './retention.ts'
 import { llmResponder } from './responder/llm.ts'
 import bootstrapRoutes from './routes/bootstrap.ts'
 import chatRoute from './routes/chat.ts'
@@ -41,6 +42,7 @@ export default async function agentRoutes(app: FastifyInstance) {
     ? llmResponder(kb, { url: config.AGENT_LLM_URL, apiKey: config.AGENT_LLM_API_KEY, model: config.AGENT_LLM_MODEL, log })
     : builtinResponder(kb)
   app.log.info({ responder: responder.name }, 'sales assistant ready')
+  defineRetention(app)
   const deps: AgentDeps = { kb, responder }
 
   const allowed = originPolicy(app.db, config.BASE_URL)

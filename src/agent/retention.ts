@@ -1,0 +1,55 @@
+import { sql } from 'kysely'
+import type { FastifyInstance } from 'fastify'
+import type { Db } from '../infra/db.ts'
+import { enqueueJob } from '../infra/jobs.ts'
+
+/**
+ * Sessions nobody has used for this long are erased like a visitor's DELETE would: transcript,
+ * turns and events go; leads stay with their site, unlinked from the session.
+ */
+export const SESSION_RETENTION_DAYS = 30
+export const PURGE_JOB = 'agent.sessions.purge'
+const BATCH = 500
+
+/** Erases sessions last active before `cutoff`, in batches; answers how many went. */
+export async function purgeStaleSessions(db: Db, cutoff: Date): Promise<number> {
+  let total = 0
+  for (;;) {
+    const erased = await db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ id: string }>`
+        select id from agent_sessions where last_active_at < ${cutoff} order by last_active_at limit ${BATCH} for update skip locked`.execute(trx)
+      const ids = rows.map((r) => r.id)
+      if (ids.length === 0) return 0
+      await trx.updateTable('leads').set({ session_id: null }).where('session_id', 'in', ids).execute()
+      await trx.deleteFrom('agent_sessions').where('id', 'in', ids).execute()
+      return ids.length
+    })
+    total += erased
+    if (erased < BATCH) return total
+  }
+}
+
+const utcDay = (at: Date) => at.toISOString().slice(0, 10)
+
+/** The next run at 03:00 UTC after `from`; one pending run per day, whatever the number of instances. */
+export function schedulePurge(db: Db, from = new Date()) {
+  const at = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), 3))
+  if (at <= from) at.setUTCDate(at.getUTCDate() + 1)
+  return enqueueJob(db, PURGE_JOB, {}, { runAt: at, uniqueKey: utcDay(at), maxAttempts: 5 })
+}
+
+/** Defines the daily purge and makes sure one is scheduled once the app is ready. */
+export function defineRetention(app: FastifyInstance) {
+  app.jobs.define(PURGE_JOB, {
+    handler: async (_payload, { log }) => {
+      // Schedule tomorrow's run first, so a failing purge still leaves the next one in place.
+      await schedulePurge(app.db)
+      const cutoff = new Date(Date.now() - SESSION_RETENTION_DAYS * 86_400_000)
+      const erased = await purgeStaleSessions(app.db, cutoff)
+      log.info({ erased, cutoff }, 'stale assistant sessions erased')
+    },
+  })
+  app.addHook('onReady', async () => {
+    await schedulePurge(app.db).catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule the session purge'))
+  })
+}
