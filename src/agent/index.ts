@@ -2,6 +2,7 @@ import cors from '@fastify/cors'
 import { Ajv } from 'ajv'
 import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
+import ipaddr from 'ipaddr.js'
 import type { Logger } from 'pino'
 import { scaledLimit } from '../plugins/rate-limit.ts'
 import { seedPlatformSite } from '../sites/repository.ts'
@@ -23,6 +24,19 @@ const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin })
 export const AGENT_REQUESTS_PER_MINUTE = 120
 
 export { salesAgentInterface } from './interface.ts'
+
+/**
+ * The budget holder of a client address: an IPv4 address as such (also when IPv4-mapped), an IPv6
+ * address by its /64, which one subscriber usually holds whole.
+ */
+export function clientKey(ip: string): string {
+  try {
+    const address = ipaddr.process(ip)
+    return address.kind() === 'ipv6' ? `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64` : address.toString()
+  } catch {
+    return ip
+  }
+}
 
 /** The sales-assistant interface under /api/agent: AgentError bodies, session capability in the body. */
 export default async function agentRoutes(app: FastifyInstance) {
@@ -62,7 +76,7 @@ export default async function agentRoutes(app: FastifyInstance) {
   const limitIp = app.createRateLimit({
     max: scaledLimit(config, AGENT_REQUESTS_PER_MINUTE),
     timeWindow: 60_000,
-    keyGenerator: (request) => `agent-ip:${request.ip}`,
+    keyGenerator: (request) => `agent-ip:${clientKey(request.ip)}`,
   })
   app.addHook('onRequest', async (request) => {
     const limit = await limitIp(request)

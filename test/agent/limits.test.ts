@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AGENT_REQUESTS_PER_MINUTE } from '../../src/agent/index.ts'
+import { AGENT_REQUESTS_PER_MINUTE, clientKey } from '../../src/agent/index.ts'
 import { TURNS_PER_MINUTE } from '../../src/agent/routes/chat.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { contractErrors } from './contract.ts'
@@ -39,6 +39,19 @@ describe('rate limits (DESIGN.md 6)', () => {
     expectRateLimited(await submit(s, { turn_id: turnId(), message: 'hi' }, ip))
     // Another address is not affected.
     expect((await app.inject({ method: 'POST', url: '/api/agent/event', payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened' }, remoteAddress: freshIp() })).statusCode).toBe(200)
+  })
+
+  it('counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 address', async () => {
+    expect(clientKey('2001:db8:1:2:aaaa::1')).toBe(clientKey('2001:db8:1:2:bbbb::2'))
+    expect(clientKey('2001:db8:1:3::1')).not.toBe(clientKey('2001:db8:1:2::1'))
+    expect(clientKey('::ffff:192.0.2.7')).toBe('192.0.2.7')
+    expect(clientKey('192.0.2.7')).toBe('192.0.2.7')
+    for (let i = 0; i < AGENT_REQUESTS_PER_MINUTE; i++) {
+      const res = await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: `2001:db8:77:1::${(i + 1).toString(16)}` })
+      expect(res.statusCode).toBe(400)
+    }
+    expectRateLimited(await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: '2001:db8:77:1:ffff::9' }))
+    expect((await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: '2001:db8:77:2::1' })).statusCode).toBe(400)
   })
 
   it(`allows ${TURNS_PER_MINUTE} turns a minute per session, whatever the address, then 429`, async () => {
