@@ -228,6 +228,39 @@ describe('agent registration and the claim ceremony', () => {
     expect(decodeJwt(refreshed.access_token).sub).toBe(reg.registration_id)
   })
 
+  it('completes an agent polling loop that honours the interval while a person approves at the same time', async () => {
+    const reg = await register()
+    const { claim_attempt: attempt } = await json(await startClaim(reg, { claim_token: reg.claim_token, email: 'looper@example.com' }))
+    const answers: string[] = []
+
+    // The agent: polls, waits `interval` seconds after authorization_pending, 5 more after slow_down.
+    const agent = (async () => {
+      let interval = attempt.interval as number
+      for (;;) {
+        try {
+          return await poll(reg)
+        } catch (error) {
+          if (!(error instanceof oauth.ResponseBodyError)) throw error
+          answers.push(error.error)
+          if (error.error === 'slow_down') interval += 5
+          else if (error.error !== 'authorization_pending') throw error
+        }
+        await new Promise((resolve) => setTimeout(resolve, interval * 1000))
+      }
+    })()
+
+    // The person, meanwhile.
+    const person = new Browser(base)
+    const confirm = await person.signIn(app, 'looper@example.com', await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }))
+    expect((await person.submit(confirm, {}, { button: ['decision', 'approve'] })).html).toContain('Agent connected')
+
+    const tokens = await agent
+    expect(answers[0]).toBe('authorization_pending')
+    expect(answers).not.toContain('slow_down')
+    expect(tokens.scope).toBe('mcp:read mcp:tools')
+    expect((await bearer(tokens.access_token, '/probe/mcp/tools')).status).toBe(200)
+  }, 20_000)
+
   it('accepts the login_hint body and the reference grant name, and answers access_denied when the person declines', async () => {
     const reg = await register()
     const res = await startClaim(reg, { type: 'login_hint', claim_token: reg.claim_token, login_hint: 'decliner@example.com' })
