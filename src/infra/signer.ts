@@ -1,10 +1,14 @@
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyResult } from 'jose'
+import { createPrivateKey, sign as rsaSign, type KeyObject } from 'node:crypto'
+import { promisify } from 'node:util'
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyResult } from 'jose'
 import { sql } from 'kysely'
 import type { Keyring } from './crypto.ts'
 import { newId } from './crypto.ts'
 import type { Db } from './db.ts'
 
 const ALG = 'RS256'
+const signAsync = promisify(rsaSign)
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 const KEY_LOCK = 727_002
 /** A retired key stays in the JWKS this long, so tokens it signed keep verifying until they expire. */
 const RETIRED_KEY_GRACE_MS = 7 * 24 * 3600 * 1000
@@ -46,7 +50,7 @@ interface LoadedKey {
  * key; `kid` is the RFC 7638 thumbprint of the public key.
  */
 export async function createSigner(db: Db, keyring: Keyring, issuer: string): Promise<Signer> {
-  let current: { kid: string; privateKey: CryptoKey }
+  let current!: { kid: string; privateKey: KeyObject }
   let verifying = new Map<string, LoadedKey>()
 
   const load = async () => {
@@ -64,7 +68,7 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
       next.set(row.kid, { kid: row.kid, publicJwk, publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey, createdAt: row.created_at })
       if (row.status === 'active') {
         const privateJwk = JSON.parse(keyring.open(row.private_jwk_sealed, `signing_keys:${row.kid}`)) as JWK
-        current = { kid: row.kid, privateKey: (await importJWK(privateJwk, ALG)) as CryptoKey }
+        current = { kid: row.kid, privateKey: createPrivateKey({ key: privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }) }
       }
     }
     verifying = next
@@ -86,15 +90,16 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
   return {
     issuer,
     async sign(claims, options) {
-      const jwt = new SignJWT(claims)
-        .setProtectedHeader({ alg: ALG, kid: current.kid, typ: options.typ ?? 'JWT' })
-        .setIssuer(issuer)
-        .setIssuedAt()
-        .setExpirationTime(Math.floor(Date.now() / 1000) + options.expiresInSeconds)
-        .setJti(options.jti ?? newId('jti'))
-      if (options.subject) jwt.setSubject(options.subject)
-      if (options.audience) jwt.setAudience(options.audience)
-      return jwt.sign(current.privateKey)
+      // The RSA signature runs in libuv's thread pool (node:crypto's callback form), so the event
+      // loop keeps serving while tokens are signed; jose's WebCrypto path signs on the main thread.
+      const now = Math.floor(Date.now() / 1000)
+      const payload: JWTPayload = { ...claims, iss: issuer, iat: now, exp: now + options.expiresInSeconds, jti: options.jti ?? newId('jti') }
+      if (options.subject) payload.sub = options.subject
+      if (options.audience) payload.aud = options.audience
+      const header = { alg: ALG, kid: current.kid, typ: options.typ ?? 'JWT' }
+      const signingInput = `${base64url(header)}.${base64url(payload)}`
+      const signature = await signAsync('sha256', Buffer.from(signingInput), current.privateKey)
+      return `${signingInput}.${signature.toString('base64url')}`
     },
     verify(token, options = {}) {
       return jwtVerify(token, keyFor, {
