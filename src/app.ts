@@ -6,6 +6,7 @@ import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { Config } from './config.ts'
 import { problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
+import mailer from './infra/mailer.ts'
 import { genReqId, loggerOptions, RequestLog } from './infra/logger.ts'
 import openapi from './plugins/openapi.ts'
 import rateLimit from './plugins/rate-limit.ts'
@@ -72,6 +73,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, { config })
   await app.register(openapi)
   await app.register(core, { config })
+  await app.register(mailer)
 
   await app.register(publicRoutes, { prefix: '/api' })
   await app.register(agentRoutes, { prefix: '/api/agent' })

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import { createSafeFetcher } from '../infra/fetcher.ts'
-import mailer from '../infra/mailer.ts'
 import { clientMetadataResolver } from './client-metadata.ts'
 import discoveryRoutes from './discovery.ts'
 import jwksRoute from './jwks.ts'
@@ -11,7 +10,6 @@ import { loadEmailHasher } from './users.ts'
 
 /** Agent registration, OAuth 2.0, discovery documents and the sign-in pages. */
 export default async function identityRoutes(app: FastifyInstance) {
-  if (!app.hasDecorator('mailer')) await app.register(mailer)
   const emailHash = await loadEmailHasher(app.db, app.keyring)
   // Client ID Metadata Documents are fetched from URLs a client names: only through the SSRF-safe
   // fetcher, which allows private networks only where audits may reach them too (tests, development).
