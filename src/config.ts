@@ -9,6 +9,7 @@ const EnvSchema = Type.Object({
   BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './.data' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' })),

@@ -26,7 +26,7 @@ declare module 'fastify' {
 async function core(app: FastifyInstance, options: { config: Config }) {
   const { config } = options
   const log = app.log as unknown as import('pino').Logger
-  const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log })
+  const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: config.DATABASE_POOL_SIZE })
   try {
     await migrateToLatest(store.db)
   } catch (error) {

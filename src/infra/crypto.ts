@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
 
 /** SHA-256 of a secret, hex. Secrets (tokens, codes) are stored only in this form. */
 export function sha256Hex(value: string | Buffer): string {
@@ -53,15 +53,17 @@ export function decodeKey(encoded: string): Buffer {
  * be opened with a previous key after rotation while new data uses the current one.
  */
 export function createKeyring(current: Buffer, previous: Buffer[] = []): Keyring {
-  const keys = new Map<string, Buffer>()
-  for (const key of [current, ...previous]) keys.set(keyIdOf(key), key)
+  // Key objects are made once: handing a raw Buffer to every cipher re-imports the key each time.
+  const keys = new Map<string, KeyObject>()
+  for (const key of [current, ...previous]) keys.set(keyIdOf(key), createSecretKey(key))
   const currentKeyId = keyIdOf(current)
+  const currentKey = keys.get(currentKeyId)!
 
   return {
     currentKeyId,
     seal(plaintext, context = '') {
       const iv = randomBytes(IV_BYTES)
-      const cipher = createCipheriv('aes-256-gcm', current, iv)
+      const cipher = createCipheriv('aes-256-gcm', currentKey, iv)
       cipher.setAAD(Buffer.from(context))
       const body = Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()])
       return `${FORMAT}.${currentKeyId}.${body.toString('base64url')}`

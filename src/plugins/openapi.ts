@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
+import { salesAgentInterface } from '../agent/interface.ts'
 
 export const OPENAPI_INFO = {
   title: 'Web Presence Service',
@@ -14,6 +15,8 @@ async function openapi(app: FastifyInstance) {
     openapi: {
       openapi: '3.1.0',
       info: OPENAPI_INFO,
+      // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
+      ...({ 'x-sales-agent-interface': salesAgentInterface() } as object),
     },
   })
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
