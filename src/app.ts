@@ -22,16 +22,16 @@ export type App = FastifyInstance
 
 /**
  * Log lines are written asynchronously (pino flushes what is pending on exit), so a burst of
- * requests does not wait on stdout.
+ * requests does not wait on stdout; in production they are also batched into 4 KiB writes.
  */
-function logDestination() {
-  return pino.destination({ dest: 1, sync: false })
+function logDestination(config: Config) {
+  return pino.destination({ dest: 1, sync: false, minLength: config.NODE_ENV === 'production' ? 4096 : 0 })
 }
 
 /** Options of the HTTP server itself; everything else is registered as plugins below. */
 function serverOptions(config: Config, logStream?: Writable): FastifyServerOptions {
   return {
-    logger: { ...loggerOptions(config), stream: logStream ?? logDestination() },
+    logger: { ...loggerOptions(config), stream: logStream ?? logDestination(config) },
     logController: new RequestLog(),
     genReqId,
     trustProxy: config.TRUST_PROXY,
@@ -62,8 +62,9 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const app = Fastify(serverOptions(config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
