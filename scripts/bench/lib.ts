@@ -89,7 +89,9 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
 export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
   const database = await freshBenchDatabase()
   const port = freePort()
-  const child = spawn(process.execPath, ['src/server.ts'], {
+  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service to that folder when it stops.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
+  const child = spawn(process.execPath, [...profile, 'src/server.ts'], {
     cwd: root,
     env: {
       ...process.env,
