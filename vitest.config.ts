@@ -1,26 +1,10 @@
-import { connect } from 'node:net'
 import { defineConfig } from 'vitest/config'
+import { reachable } from './test/helpers/reachable.ts'
 
 // The suite runs on the embedded database always, and on a real PostgreSQL server when one answers.
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
-function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 5432), timeout: 1000 })
-    socket.once('connect', () => {
-      socket.end()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-    socket.once('timeout', () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
-}
-
-const withPostgres = await reachable(postgresUrl)
+const withPostgres = await reachable(postgresUrl, 5432)
 if (!withPostgres && process.env.CI) throw new Error(`CI expects PostgreSQL at ${postgresUrl}, but it does not answer`)
 if (!withPostgres) console.warn(`PostgreSQL at ${postgresUrl} does not answer: running on the embedded database only`)
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId, sha256Hex } from '../infra/crypto.ts'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import { limitPerMinute } from '../plugins/rate-limit.ts'
 import { CLAIM_ATTEMPT_TTL, CLAIM_POLL_INTERVAL } from './constants.ts'
 import { IDENTITY_PER_MINUTE } from './agent-registration.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
@@ -49,7 +49,7 @@ export default async function agentClaimRoute(app: FastifyInstance, options: { e
   typed.post(
     '/agent/identity/claim',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, IDENTITY_PER_MINUTE), timeWindow: 60_000, groupId: 'agent-claim' } },
+      config: limitPerMinute(app.config, IDENTITY_PER_MINUTE, 'agent-claim'),
       schema: {
         summary: 'Ask a person to claim an agent registration',
         tags: ['identity'],

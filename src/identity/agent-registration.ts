@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import { limitPerMinute } from '../plugins/rate-limit.ts'
 import { signIdentityAssertion } from './assertions.ts'
 import { POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, REGISTRATION_TTL } from './constants.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
@@ -35,7 +35,7 @@ export default async function agentRegistrationRoute(app: FastifyInstance) {
   typed.post(
     '/agent/identity',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, IDENTITY_PER_MINUTE), timeWindow: 60_000, groupId: 'agent-identity' } },
+      config: limitPerMinute(app.config, IDENTITY_PER_MINUTE, 'agent-identity'),
       schema: {
         summary: 'Register an agent anonymously',
         tags: ['identity'],

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../infra/crypto.ts'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import { limitPerMinute } from '../plugins/rate-limit.ts'
 import { IDENTITY_PER_MINUTE } from './agent-registration.ts'
 import { redirectUriProblem } from './clients.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
@@ -46,7 +46,7 @@ export default async function registerRoute(app: FastifyInstance) {
   typed.post(
     '/oauth/register',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, IDENTITY_PER_MINUTE), timeWindow: 60_000, groupId: 'oauth-register' } },
+      config: limitPerMinute(app.config, IDENTITY_PER_MINUTE, 'oauth-register'),
       schema: {
         summary: 'Register an OAuth client (RFC 7591)',
         tags: ['identity'],

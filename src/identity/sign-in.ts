@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { newId, safeEqual, sha256Hex } from '../infra/crypto.ts'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import { limitPerMinute } from '../plugins/rate-limit.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, esc, hidden, page } from './html.ts'
 import { newSignInCode } from './user-codes.ts'
@@ -68,7 +68,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
   typed.post(
     '/signin',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, SIGN_IN_PER_MINUTE), timeWindow: 60_000, groupId: 'signin' } },
+      config: limitPerMinute(app.config, SIGN_IN_PER_MINUTE, 'signin'),
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Send a sign-in code',
@@ -124,7 +124,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
   typed.post(
     '/signin/code',
     {
-      config: { rateLimit: { max: scaledLimit(app.config, CODE_ENTRIES_PER_MINUTE), timeWindow: 60_000, groupId: 'signin-code' } },
+      config: limitPerMinute(app.config, CODE_ENTRIES_PER_MINUTE, 'signin-code'),
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Check a sign-in code',

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import { limitPerMinute } from '../plugins/rate-limit.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { errorLine, esc, hidden, page } from './html.ts'
 import { normaliseUserCode } from './user-codes.ts'
@@ -76,7 +76,7 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
   typed.post(
     VERIFY,
     {
-      config: { rateLimit: { max: scaledLimit(app.config, USER_CODE_ENTRIES_PER_MINUTE), timeWindow: 60_000, groupId: 'claim-verify' } },
+      config: limitPerMinute(app.config, USER_CODE_ENTRIES_PER_MINUTE, 'claim-verify'),
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Enter a user code',
@@ -101,7 +101,7 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
   typed.post(
     `${VERIFY}/decision`,
     {
-      config: { rateLimit: { max: scaledLimit(app.config, USER_CODE_ENTRIES_PER_MINUTE), timeWindow: 60_000, groupId: 'claim-verify' } },
+      config: limitPerMinute(app.config, USER_CODE_ENTRIES_PER_MINUTE, 'claim-verify'),
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Approve or decline a claim',

@@ -1,29 +1,14 @@
 import { randomInt } from 'node:crypto'
-import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
+import { reachable } from '../helpers/reachable.ts'
 import { contractErrors } from './contract.ts'
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-async function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 6379), timeout: 500 })
-    socket.once('connect', () => {
-      socket.end()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-    socket.once('timeout', () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
-}
 
 /** Two instances on one database and one Redis enforce one budget per client address. */
-describe.runIf(await reachable(redisUrl))('rate limits shared through Redis', async () => {
+describe.runIf(await reachable(redisUrl, 6379))('rate limits shared through Redis', async () => {
   const first = await buildTestApp({ env: { REDIS_URL: redisUrl } })
   const second = await buildTestApp({ databaseUrl: first.databaseUrl, env: { REDIS_URL: redisUrl } })
 

@@ -1,20 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
+import { reachable } from '../helpers/reachable.ts'
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-async function reachable(url: string) {
-  const { hostname, port } = new URL(url)
-  return new Promise<boolean>((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 6379), timeout: 1000 })
-    socket.once('connect', () => resolve(socket.end() !== undefined))
-    socket.once('error', () => resolve(false))
-    socket.once('timeout', () => resolve(false))
-  })
-}
-const withRedis = await reachable(redisUrl)
+const withRedis = await reachable(redisUrl, 6379)
 if (!withRedis && process.env.CI) throw new Error(`CI expects Redis at ${redisUrl}`)
 
 describe.runIf(withRedis)('rate limits shared through Redis', () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { sendProblem } from '../../../errors.ts'
-import { FetchError, normaliseDomain } from '../../../infra/fetcher.ts'
+import { requestedDomain } from '../domain.ts'
 import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
 import { PUBLIC_PER_MINUTE } from '../../pricing.ts'
@@ -58,14 +58,7 @@ export default async function cwvRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const action = request.query.action ?? 'lookup'
-      if (!request.query.domain) return sendProblem(reply, 400, 'invalid_domain', 'The query parameter domain is required')
-      let domain: string
-      try {
-        domain = normaliseDomain(request.query.domain, { allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS })
-      } catch (error) {
-        if (error instanceof FetchError) return sendProblem(reply, 400, 'invalid_domain', error.message)
-        throw error
-      }
+      const domain = requestedDomain(app.config, request.query.domain, 'domain')
       if (!crux) return sendProblem(reply, 503, 'cwv_unavailable', 'Core Web Vitals are not available on this server: CRUX_API_KEY is not set')
       const origin = `https://${domain}`
       try {

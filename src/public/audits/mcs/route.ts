@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { sendProblem } from '../../../errors.ts'
-import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
+import { FetchError, type SafeFetcher } from '../../../infra/fetcher.ts'
+import { requestedDomain } from '../domain.ts'
 import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
 import { AUDITS_PER_MINUTE } from '../seo/route.ts'
@@ -68,13 +69,7 @@ export default async function mcsRoute(app: FastifyInstance, options: McsRouteOp
       },
     },
     async (request, reply) => {
-      let domain: string
-      try {
-        domain = normaliseDomain(request.query.domain, { allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS })
-      } catch (error) {
-        if (error instanceof FetchError) return sendProblem(reply, 400, 'invalid_domain', error.message)
-        throw error
-      }
+      const domain = requestedDomain(app.config, request.query.domain, 'domain')
       reply.header('cache-control', 'no-store')
       if (!provider) {
         return unavailable(reply, 'mcs_unavailable', 'Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')

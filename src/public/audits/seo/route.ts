@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { sendProblem } from '../../../errors.ts'
-import { FetchError, normaliseDomain, type SafeFetcher } from '../../../infra/fetcher.ts'
+import type { SafeFetcher } from '../../../infra/fetcher.ts'
+import { requestedDomain } from '../domain.ts'
 import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
 import { runAudit } from './engine.ts'
@@ -41,13 +41,7 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
       },
     },
     async (request, reply) => {
-      let domain: string
-      try {
-        domain = normaliseDomain(request.query.d, { allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS })
-      } catch (error) {
-        if (error instanceof FetchError) return sendProblem(reply, 400, 'invalid_domain', error.message)
-        throw error
-      }
+      const domain = requestedDomain(app.config, request.query.d, 'd')
       const premium = request.query.premium === '1'
       reply.header('cache-control', 'no-store')
       const recent = await findRecentReport(app.db, domain, premium, new Date(Date.now() - REPORT_FRESH_MS))
