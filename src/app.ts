@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { pino } from 'pino'
-import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
+import { ajvFormats } from './infra/ajv-formats.ts'
 import type { Config } from './config.ts'
 import { problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
@@ -14,9 +14,6 @@ import security from './plugins/security.ts'
 import agentRoutes from './agent/index.ts'
 import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
-
-// ajv-formats ships CommonJS with a default export object.
-const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin }).default ?? ajvFormatsModule) as FormatsPlugin
 
 export type App = FastifyInstance
 

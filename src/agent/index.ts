@@ -1,6 +1,6 @@
 import cors from '@fastify/cors'
 import { Ajv } from 'ajv'
-import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
+import { ajvFormats } from '../infra/ajv-formats.ts'
 import type { FastifyInstance } from 'fastify'
 import ipaddr from 'ipaddr.js'
 import type { Logger } from 'pino'
@@ -16,9 +16,6 @@ import { llmResponder } from './responder/llm.ts'
 import bootstrapRoutes from './routes/bootstrap.ts'
 import chatRoute from './routes/chat.ts'
 import eventRoute from './routes/event.ts'
-
-// ajv-formats ships CommonJS with a default export object.
-const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin }).default ?? ajvFormatsModule) as FormatsPlugin
 
 /** Requests a minute per client address across all of /api/agent (DESIGN.md 6). */
 export const AGENT_REQUESTS_PER_MINUTE = 120

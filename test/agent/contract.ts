@@ -1,12 +1,10 @@
 import { Ajv, type ValidateFunction } from 'ajv'
-import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
+import { ajvFormats } from '../../src/infra/ajv-formats.ts'
 
 /**
  * The sales-assistant objects written straight from INTERFACE.md (2.1, 2.2, 4.2), independently of
  * the route schemas in src/agent/schemas.ts, so that a drift of either shows up as a failing test.
  */
-const ajvFormats = ((ajvFormatsModule as unknown as { default?: FormatsPlugin }).default ?? ajvFormatsModule) as FormatsPlugin
-
 const locale = { type: 'string', enum: ['de', 'en', 'fr'] }
 const sessionId = { type: 'string', pattern: '^ag_[A-Za-z0-9_-]+$', minLength: 4, maxLength: 200 }
 const sessionToken = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }
