@@ -4,14 +4,18 @@ import { load, report, startBaseline, startService, warm } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const baseline = await startBaseline()
+const samePayload = await startBaseline('pricing')
 const service = await startService()
 try {
   await warm({ url: `${baseline.url}/`, connections })
   const bare = await load({ url: `${baseline.url}/`, connections, pid: baseline.pid })
+  await warm({ url: `${samePayload.url}/`, connections })
+  const bareSame = await load({ url: `${samePayload.url}/`, connections, pid: samePayload.pid })
   await warm({ url: `${service.url}/api/pricing`, connections })
   const pricing = await load({ url: `${service.url}/api/pricing`, connections, pid: service.pid })
   const ready = await load({ url: `${service.url}/api/ready`, connections, pid: service.pid })
   report(`foundation (${connections} connections, loopback, PostgreSQL)`, bare, [
+    { name: 'bare Fastify, pricing body + headers', result: bareSame },
     { name: 'GET /api/pricing', result: pricing },
     { name: 'GET /api/ready', result: ready },
   ])
@@ -22,5 +26,6 @@ try {
   }
 } finally {
   await service.stop()
+  await samePayload.stop()
   await baseline.stop()
 }

@@ -119,10 +119,10 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   }
 }
 
-/** The bare Fastify hello-world every figure is compared with. */
-export async function startBaseline(): Promise<Running> {
+/** The bare Fastify hello-world every figure is compared with (or, with 'pricing', the same body and headers as /api/pricing). */
+export async function startBaseline(mode: 'hello' | 'pricing' = 'hello'): Promise<Running> {
   const port = freePort()
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port)], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/`, child)
   return { url, pid: child.pid!, stop: () => stopChild(child) }
