@@ -96,7 +96,7 @@ export default async function agentClaimRoute(app: FastifyInstance, options: { e
           .execute()
       })
 
-      return reply.header('cache-control', 'no-store').send({
+      return reply.send({
         claim_attempt: {
           user_code: userCode,
           verification_uri: `${app.config.BASE_URL}/agent/identity/verify`,

@@ -52,7 +52,7 @@ export default async function agentRegistrationRoute(app: FastifyInstance) {
       const expiresAt = new Date(Date.now() + REGISTRATION_TTL * 1000)
       await app.db.insertInto('agent_registrations').values({ id, claim_token_hash: sha256Hex(claimToken), expires_at: expiresAt }).execute()
       const { assertion, expiresAt: assertionExpires } = await signIdentityAssertion(app.signer, id)
-      return reply.header('cache-control', 'no-store').send({
+      return reply.send({
         registration_id: id,
         registration_type: 'anonymous' as const,
         identity_assertion: assertion,

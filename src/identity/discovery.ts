@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Type } from 'typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { sha256Hex } from '../infra/crypto.ts'
 import { OPENAPI_INFO } from '../plugins/openapi.ts'
 import { ALL_SCOPES, CLAIM_GRANTS, JWT_BEARER_GRANT, MCP_SCOPES, REST_SCOPES, resources } from './constants.ts'
 
@@ -22,7 +22,7 @@ function loadSkills(): Skill[] {
   return SKILL_NAMES.map((name) => {
     const body = readFileSync(new URL(`./skills/${name}/SKILL.md`, import.meta.url))
     const description = /^description: (.+)$/m.exec(body.toString('utf8'))?.[1] ?? name
-    return { name, description, body, digest: `sha256:${createHash('sha256').update(body).digest('hex')}` }
+    return { name, description, body, digest: `sha256:${sha256Hex(body)}` }
   })
 }
 

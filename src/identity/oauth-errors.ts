@@ -49,7 +49,6 @@ const frameworkToOAuth = (status: number): string => {
  * rate limit, database away) keep the status `classify()` gives them but speak RFC 6749.
  */
 export function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply) {
-  reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
   if (error instanceof OAuthError) {
     request.log.info({ code: error.error, status: error.statusCode, reason: error.detail ?? error.description }, 'request refused')
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)

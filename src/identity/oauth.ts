@@ -12,9 +12,10 @@ import type { EmailHasher } from './users.ts'
 export default async function oauthRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody, { bodyLimit: 65_536 })
   app.setErrorHandler(oauthErrorHandler)
-  // Tokens and secrets pass through every answer here: nothing may be cached (RFC 6749 5.1).
+  // Tokens and secrets pass through every answer here, errors included: nothing may be cached
+  // (RFC 6749 5.1). One hook for the whole scope, so no route has to remember it.
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     done(null, payload)
   })
   await app.register(agentRegistrationRoute)

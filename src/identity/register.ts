@@ -85,7 +85,6 @@ export default async function registerRoute(app: FastifyInstance) {
         .execute()
       return reply
         .code(201)
-        .header('cache-control', 'no-store')
         .send({
           client_id: clientId,
           client_id_issued_at: Math.floor(createdAt.getTime() / 1000),

@@ -37,7 +37,6 @@ export default async function revokeRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { token } = request.body
-      reply.header('cache-control', 'no-store')
       if (token.startsWith('rt_')) {
         const row = await app.db.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', sha256Hex(token)).executeTakeFirst()
         if (row) await revokeFamily(app.db, row.family_id)

@@ -51,9 +51,8 @@ export default async function tokenRoute(app: FastifyInstance) {
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const body = request.body
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
       const grant = body.grant_type
       if (grant === JWT_BEARER_GRANT) return jwtBearerGrant(app, body)
       if (claimGrants.has(grant)) return claimGrant(app, body.claim_token)
