@@ -5,8 +5,12 @@ import type { SiteData } from './crawl.ts'
 const MIN_TEXT_WORDS = 80
 const MIN_NUMERIC_SENTENCES = 3
 
-function blocked(site: SiteData, purpose: CrawlerPurpose) {
-  return aiCrawlerAccess(site.robots.parsed).filter((c) => c.purpose === purpose && !c.allowed)
+/** The AI crawlers of one purpose that robots.txt blocks, as a list of their names ('' for none). */
+function blockedAgents(site: SiteData, purpose: CrawlerPurpose): string {
+  return aiCrawlerAccess(site.robots.parsed)
+    .filter((c) => c.purpose === purpose && !c.allowed)
+    .map((c) => c.agent)
+    .join(', ')
 }
 
 /**
@@ -34,9 +38,9 @@ export const geoRules: Rule[] = [
     effort: 'low',
     fix: 'Allow AI search crawlers (OAI-SearchBot, Claude-SearchBot, PerplexityBot) in robots.txt',
     site: (site) => {
-      const denied = blocked(site, 'search')
-      return denied.length
-        ? { problems: [{ severity: 'critical', message: `robots.txt blocks AI search crawlers, so AI answers cannot cite the site: ${denied.map((c) => c.agent).join(', ')}`, evidence: denied.map((c) => c.agent).join(', ') }], credit: 0 }
+      const agents = blockedAgents(site, 'search')
+      return agents
+        ? { problems: [{ severity: 'critical', message: `robots.txt blocks AI search crawlers, so AI answers cannot cite the site: ${agents}`, evidence: agents }], credit: 0 }
         : { problems: [] }
     },
   },
@@ -47,9 +51,9 @@ export const geoRules: Rule[] = [
     effort: 'low',
     fix: 'Allow user-action fetchers (ChatGPT-User, Claude-User) in robots.txt',
     site: (site) => {
-      const denied = blocked(site, 'user_action')
-      return denied.length
-        ? { problems: [{ severity: 'warning', message: `robots.txt blocks fetchers acting for a user: ${denied.map((c) => c.agent).join(', ')}`, evidence: denied.map((c) => c.agent).join(', ') }], credit: 0 }
+      const agents = blockedAgents(site, 'user_action')
+      return agents
+        ? { problems: [{ severity: 'warning', message: `robots.txt blocks fetchers acting for a user: ${agents}`, evidence: agents }], credit: 0 }
         : { problems: [] }
     },
   },
@@ -61,9 +65,9 @@ export const geoRules: Rule[] = [
     effort: 'low',
     fix: 'Decide whether AI training crawlers may use the content',
     site: (site) => {
-      const denied = blocked(site, 'training')
-      return denied.length
-        ? { problems: [{ severity: 'info', message: `robots.txt opts out of AI training by ${denied.map((c) => c.agent).join(', ')}; this does not affect AI search`, evidence: denied.map((c) => c.agent).join(', ') }] }
+      const agents = blockedAgents(site, 'training')
+      return agents
+        ? { problems: [{ severity: 'info', message: `robots.txt opts out of AI training by ${agents}; this does not affect AI search`, evidence: agents }] }
         : { problems: [] }
     },
   },
