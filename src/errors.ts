@@ -21,12 +21,17 @@ export const errors = {
   bodyTooLarge: createError('body_too_large', 'The request body is larger than the service accepts', 413),
   unsupportedMediaType: createError('unsupported_media_type', '%s', 415),
   unprocessable: createError('unprocessable', '%s', 422),
+  siteUnreachable: createError('site_unreachable', '%s', 422),
   rateLimited: createError('rate_limited', 'Too many requests; retry later', 429),
   internal: createError('internal_error', 'An unexpected error occurred', 500),
   serviceUnavailable: createError('service_unavailable', '%s', 503),
+  notReady: createError('not_ready', '%s', 503),
+  mcsUnavailable: createError('mcs_unavailable', '%s', 503),
+  mcsBusy: createError('mcs_busy', '%s', 503),
+  mcsFailed: createError('mcs_failed', '%s', 503),
+  cwvUnavailable: createError('cwv_unavailable', '%s', 503),
+  cruxUnavailable: createError('crux_unavailable', '%s', 503),
 } as const
-
-export type ErrorCode = ReturnType<(typeof errors)[keyof typeof errors]>['code']
 
 /** What any failure means to a client: a status, a stable code and a message safe to show. */
 export interface Classified {
@@ -38,6 +43,7 @@ export interface Classified {
 }
 
 const ourCodes: ReadonlySet<string> = new Set(Object.values(errors).map((E) => new E().code))
+const INTERNAL = new errors.internal().code
 
 const frameworkCodes: Record<string, { status: number; code: string; detail?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is larger than the service accepts' },
@@ -76,7 +82,8 @@ export function classify(error: FastifyError): Classified {
   if (framework) return { status: framework.status, code: framework.code, detail: framework.detail ?? error.message, internal: false }
   if (ourCodes.has(error.code) && error.statusCode) {
     // @fastify/error upper-cases codes; the wire format is the lower-case code of the registry.
-    return { status: error.statusCode, code: error.code.toLowerCase(), detail: error.message, internal: error.statusCode >= 500 }
+    // A registry error is a deliberate answer (a 503 for a missing provider, say), not a bug.
+    return { status: error.statusCode, code: error.code.toLowerCase(), detail: error.message, internal: error.code === INTERNAL }
   }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, code: 'service_unavailable', detail: 'The service is temporarily unavailable; try again shortly', internal: true }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import { migrationsCurrent } from '../infra/migrate.ts'
-import { sendProblem } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { Problem } from '../schemas.ts'
 
 const PING_TIMEOUT_MS = 1000
@@ -46,7 +46,7 @@ export default async function readyRoute(app: FastifyInstance) {
       })
       const ready = await inFlight
       reply.header('cache-control', 'no-store')
-      if (!ready) return sendProblem(reply, 503, 'not_ready', 'The database is unreachable or not migrated')
+      if (!ready) throw new errors.notReady('The database is unreachable or not migrated')
       return { status: 'ready' as const, database: app.store.kind }
     },
   )

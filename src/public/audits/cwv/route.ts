@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { sendProblem } from '../../../errors.ts'
+import { errors } from '../../../errors.ts'
 import { requestedDomain } from '../domain.ts'
 import { limitPerMinute } from '../../../plugins/rate-limit.ts'
 import { Problem } from '../../../schemas.ts'
@@ -59,7 +59,7 @@ export default async function cwvRoute(app: FastifyInstance) {
     async (request, reply) => {
       const action = request.query.action ?? 'lookup'
       const domain = requestedDomain(app.config, request.query.domain, 'domain')
-      if (!crux) return sendProblem(reply, 503, 'cwv_unavailable', 'Core Web Vitals are not available on this server: CRUX_API_KEY is not set')
+      if (!crux) throw new errors.cwvUnavailable('Core Web Vitals are not available on this server: CRUX_API_KEY is not set')
       const origin = `https://${domain}`
       try {
         if (action === 'track') {
@@ -90,7 +90,7 @@ export default async function cwvRoute(app: FastifyInstance) {
       } catch (error) {
         if (error instanceof CruxUnavailableError) {
           reply.header('retry-after', String(error.retryAfterSeconds))
-          return sendProblem(reply, 503, 'crux_unavailable', error.message)
+          throw new errors.cruxUnavailable(error.message)
         }
         throw error
       }

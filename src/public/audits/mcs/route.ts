@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { sendProblem } from '../../../errors.ts'
+import { errors } from '../../../errors.ts'
 import { FetchError, type SafeFetcher } from '../../../infra/fetcher.ts'
 import { requestedDomain } from '../domain.ts'
 import { limitPerMinute } from '../../../plugins/rate-limit.ts'
@@ -43,10 +43,6 @@ async function landingPage(fetcher: SafeFetcher, domain: string): Promise<{ url:
   throw new McsRunError('unreachable', `The site could not be reached over https or http: ${lastError?.message ?? 'no answer'}`)
 }
 
-function unavailable(reply: FastifyReply, code: string, detail: string, retryAfterSeconds?: number) {
-  if (retryAfterSeconds) reply.header('retry-after', String(retryAfterSeconds))
-  return sendProblem(reply, 503, code, detail)
-}
 
 export default async function mcsRoute(app: FastifyInstance, options: McsRouteOptions) {
   const { fetcher } = options
@@ -72,7 +68,7 @@ export default async function mcsRoute(app: FastifyInstance, options: McsRouteOp
       const domain = requestedDomain(app.config, request.query.domain, 'domain')
       reply.header('cache-control', 'no-store')
       if (!provider) {
-        return unavailable(reply, 'mcs_unavailable', 'Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')
+        throw new errors.mcsUnavailable('Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')
       }
       const cached = await findFreshResult(app.db, domain, new Date())
       if (cached) return { ...cached, cached: true }
@@ -92,12 +88,14 @@ export default async function mcsRoute(app: FastifyInstance, options: McsRouteOp
         return { ...(await pending), cached: false }
       } catch (error) {
         if (error instanceof QueueFullError) {
-          return unavailable(reply, 'mcs_busy', 'Too many site quality checks are queued; retry later', error.retryAfterSeconds)
+          reply.header('retry-after', String(error.retryAfterSeconds))
+          throw new errors.mcsBusy('Too many site quality checks are queued; retry later')
         }
         if (error instanceof McsRunError) {
-          if (error.kind === 'unreachable') return sendProblem(reply, 422, 'site_unreachable', error.message)
+          if (error.kind === 'unreachable') throw new errors.siteUnreachable(error.message)
           request.log.warn({ err: error }, 'mcs run failed')
-          return unavailable(reply, 'mcs_failed', 'The site quality check could not be completed; retry later', error.retryAfterSeconds ?? 60)
+          reply.header('retry-after', String(error.retryAfterSeconds ?? 60))
+          throw new errors.mcsFailed('The site quality check could not be completed; retry later')
         }
         throw error
       }
