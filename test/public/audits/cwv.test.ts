@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
+import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -10,7 +10,7 @@ import { CwvHistory, CwvLookup, CwvTrack } from '../../../src/public/audits/cwv/
 import { buildTestApp } from '../../helpers/app.ts'
 
 const ajv = new Ajv({ strict: false })
-;(addFormats as unknown as (a: Ajv) => void)(ajv)
+ajvFormats(ajv)
 const validBody = ajv.compile(Type.Union([CwvLookup, CwvHistory, CwvTrack]))
 
 /**

@@ -1,25 +1,17 @@
 import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
-import { afterAll, describe, expect, it } from 'vitest'
+import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
+import { describe, expect, it } from 'vitest'
 import { McsResultSchema } from '../../../src/public/audits/mcs/schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
-import { serveFixture, type FixtureSite } from '../../fixtures/sites/serve.ts'
+import { serveFixtureForFile } from '../../fixtures/sites/serve.ts'
 
 // Local Lighthouse for real: Debian's Chromium (CHROME_PATH, default /usr/bin/chromium) against a
 // fixture page on loopback.
 const ajv = new Ajv({ strict: false })
-;(addFormats as unknown as (a: Ajv) => void)(ajv)
+ajvFormats(ajv)
 const validResult = ajv.compile(McsResultSchema)
 
-const sites: FixtureSite[] = []
-async function site(): Promise<FixtureSite> {
-  const s = await serveFixture('clean')
-  sites.push(s)
-  return s
-}
-afterAll(async () => {
-  await Promise.all(sites.map((s) => s.close()))
-})
+const site = () => serveFixtureForFile('clean')
 
 let ip = 0
 type Injectable = { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }> }

@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
+import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { afterAll, describe, expect, it } from 'vitest'
 import { McsResultSchema } from '../../../src/public/audits/mcs/schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
-import { closedPort, serveFixture, type FixtureSite } from '../../fixtures/sites/serve.ts'
+import { closedPort, serveFixtureForFile } from '../../fixtures/sites/serve.ts'
 
 const ajv = new Ajv({ strict: false })
-;(addFormats as unknown as (a: Ajv) => void)(ajv)
+ajvFormats(ajv)
 const validResult = ajv.compile(McsResultSchema)
 
 /**
@@ -82,15 +82,7 @@ afterAll(async () => {
   await new Promise((resolve) => psi.close(resolve))
 })
 
-const sites: FixtureSite[] = []
-async function site(): Promise<FixtureSite> {
-  const s = await serveFixture('clean')
-  sites.push(s)
-  return s
-}
-afterAll(async () => {
-  await Promise.all(sites.map((s) => s.close()))
-})
+const site = () => serveFixtureForFile('clean')
 
 let ip = 0
 const get = (app: { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }> }, url: string) =>

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
+import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AuditReportSchema } from '../../../src/public/audits/seo/schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
@@ -9,7 +9,7 @@ import { closedPort, serveFixture, type FixtureSite } from '../../fixtures/sites
 const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true' } })
 
 const ajv = new Ajv({ strict: false })
-;(addFormats as unknown as (a: Ajv) => void)(ajv)
+ajvFormats(ajv)
 const validReport = ajv.compile(AuditReportSchema)
 
 let clean: FixtureSite
