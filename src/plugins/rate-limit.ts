@@ -3,11 +3,13 @@ import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
+import { groupedStore } from './rate-limit-groups.ts'
 
 /**
  * Rate limiting for the route groups that ask for it (`config.rateLimit` on a route, or
- * `app.rateLimit()` as a hook). In-process by default; shared through Redis when REDIS_URL is set,
- * so N instances enforce one budget. If Redis is away, requests pass rather than fail.
+ * `app.createRateLimit()`). In-process by default; shared through Redis when REDIS_URL is set, so
+ * N instances enforce one budget. The routes of one `groupId` share one budget per client. If
+ * Redis is away, requests pass rather than fail.
  */
 async function rateLimiting(app: FastifyInstance, options: { config: Config }) {
   const { REDIS_URL } = options.config
@@ -21,8 +23,7 @@ async function rateLimiting(app: FastifyInstance, options: { config: Config }) {
   }
   await app.register(rateLimit, {
     global: false,
-    redis,
-    nameSpace: 'wps-rl:',
+    store: groupedStore(redis, 'wps-rl:'),
     skipOnError: true,
   })
 }

@@ -20,6 +20,11 @@ async function probes(app: FastifyInstance) {
     request.log.info({ body: { session_token: 'tok-secret-1', email: 'ada@example.com' }, token: 'tok-secret-2' }, 'probe')
     return { ok: true }
   })
+  app.get('/probe/child', async (request) => {
+    request.log.child({ step: 'render' }).warn('from a child')
+    request.log.debug('below the level')
+    return { level: request.log.level }
+  })
 }
 
 const { app, logs } = await buildTestApp({ plugins: [probes], captureLogs: true, env: { BODY_LIMIT_BYTES: '2048' } })
@@ -118,5 +123,20 @@ describe('logging', () => {
     const text = JSON.stringify(lines)
     for (const secret of ['tok-secret-1', 'tok-secret-2', 'ada@example.com', 'header-secret', 'query-secret']) expect(text).not.toContain(secret)
     expect(text).toContain('[redacted]')
+  })
+
+  it('a request that logs nothing itself still gets its one line with its id', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/pricing' })
+    const lines = logs.filter((l) => l['reqId'] === res.headers['x-request-id'])
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ msg: 'request', method: 'GET', route: '/api/pricing', status: 200, level: 30 })
+  })
+
+  it('request.log behaves as a pino logger bound to the request: levels, children, the id on every line', async () => {
+    const res = await app.inject({ method: 'GET', url: '/probe/child' })
+    expect(res.json()).toEqual({ level: 'info' })
+    const lines = logs.filter((l) => l['reqId'] === res.headers['x-request-id'])
+    expect(lines.map((l) => l['msg'])).toEqual(['from a child', 'request'])
+    expect(lines[0]).toMatchObject({ step: 'render', level: 40 })
   })
 })

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { Browser, json, startLiveApp } from './helpers.ts'
 import { probeRoutes } from './probe.ts'
 
-const { app, base } = await startLiveApp({ plugins: [probeRoutes] })
+// Every ceremony here comes from 127.0.0.1, more code entries than one person's minute allows;
+// the limits themselves are tested in throttle.test.ts.
+const { app, base } = await startLiveApp({ plugins: [probeRoutes], env: { RATE_LIMIT_FACTOR: '10' } })
 const insecure = { [oauth.allowInsecureRequests]: true } as const
 const issuer = new URL(base)
 const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))

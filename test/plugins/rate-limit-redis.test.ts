@@ -12,7 +12,7 @@ describe.runIf(withRedis)('rate limits shared through Redis', () => {
   it('counts one budget across two instances', async () => {
     const first = await buildTestApp({ env: { REDIS_URL: redisUrl } })
     const second = await buildTestApp({ env: { REDIS_URL: redisUrl }, databaseUrl: first.databaseUrl === 'memory://' ? undefined : first.databaseUrl })
-    // A client address of its own so concurrent runs do not share counters (IPv6 is limited per /56).
+    // A client address of its own so concurrent runs do not share counters.
     const remote = `10.${[...randomBytes(3)].join('.')}`
     const statuses: number[] = []
     for (let i = 0; i < 60; i++) {
