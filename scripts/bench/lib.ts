@@ -174,6 +174,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   }
 }
 
+/** The result with the median req/s of several runs of one target. */
+export function median(results: LoadResult[]): LoadResult {
+  const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+
 /** Warms a target up briefly so JIT and pools are hot before the measured run. */
 export async function warm(options: LoadOptions): Promise<void> {
   await load({ ...options, durationSeconds: 2 })
