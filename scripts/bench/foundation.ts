@@ -11,26 +11,28 @@ const samePayload = await startBaseline('pricing')
 const service = await startService()
 try {
   const targets = [
-    { name: 'baseline', url: `${baseline.url}/`, pid: baseline.pid },
+    { name: 'bare Fastify hello-world', url: `${baseline.url}/`, pid: baseline.pid },
     { name: 'bare Fastify, pricing body + headers', url: `${samePayload.url}/`, pid: samePayload.pid },
     { name: 'GET /api/pricing', url: `${service.url}/api/pricing`, pid: service.pid },
     { name: 'GET /api/ready', url: `${service.url}/api/ready`, pid: service.pid },
   ]
   for (const target of targets) await warm({ url: target.url, connections })
-  const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]))
+  const runs = targets.map((): LoadResult[] => [])
   for (let round = 0; round < rounds; round++) {
-    for (const target of targets) results.get(target.name)!.push(await load({ url: target.url, connections, pid: target.pid }))
+    for (const [i, target] of targets.entries()) runs[i]!.push(await load({ url: target.url, connections, pid: target.pid }))
   }
-  const [bare, bareSame, pricing, ready] = targets.map((t) => median(results.get(t.name)!))
-  report(`foundation (${connections} connections, loopback, PostgreSQL, median of ${rounds} rounds)`, bare!, [
-    { name: 'bare Fastify, pricing body + headers', result: bareSame! },
-    { name: 'GET /api/pricing', result: pricing! },
-    { name: 'GET /api/ready', result: ready! },
-  ])
-  const perRound = results.get('GET /api/pricing')!.map((r, i) => `${((r.requestsPerSecond / results.get('baseline')![i]!.requestsPerSecond) * 100).toFixed(1)} %`)
-  console.log(`\n/api/pricing reaches ${((pricing!.requestsPerSecond / bare!.requestsPerSecond) * 100).toFixed(1)} % of the baseline's req/s (target 85 %); by round: ${perRound.join(', ')}`)
-  if (pricing!.cpuPerRequest && bare!.cpuPerRequest) {
-    console.log(`server CPU per request: ${pricing!.cpuPerRequest.toFixed(1)} µs for /api/pricing, ${bare!.cpuPerRequest.toFixed(1)} µs for the baseline (${((bare!.cpuPerRequest / pricing!.cpuPerRequest) * 100).toFixed(1)} %)`)
+  const [bare, ...others] = runs.map(median) as [LoadResult, ...LoadResult[]]
+  report(
+    `foundation (${connections} connections, loopback, PostgreSQL, median of ${rounds} rounds)`,
+    bare,
+    others.map((result, i) => ({ name: targets[i + 1]!.name, result })),
+  )
+  const pricing = others[1]!
+  const percent = (r: LoadResult, base: LoadResult) => `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(1)} %`
+  const byRound = runs[2]!.map((r, i) => percent(r, runs[0]![i]!)).join(', ')
+  console.log(`\n/api/pricing reaches ${percent(pricing, bare)} of the baseline's req/s (target 85 %); by round: ${byRound}`)
+  if (pricing.cpuPerRequest && bare.cpuPerRequest) {
+    console.log(`server CPU per request: ${pricing.cpuPerRequest.toFixed(1)} µs for /api/pricing, ${bare.cpuPerRequest.toFixed(1)} µs for the baseline (${((bare.cpuPerRequest / pricing.cpuPerRequest) * 100).toFixed(1)} %)`)
   }
 } finally {
   await service.stop()

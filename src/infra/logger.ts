@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { Bindings, ChildLoggerOptions } from 'pino'
+import type { Bindings, ChildLoggerOptions, Level } from 'pino'
 import type { Config } from '../config.ts'
 
 /**
@@ -96,23 +96,26 @@ class LazyRequestLogger {
   set level(level: string) {
     this.#logger.level = level
   }
+  #log(level: Level, args: LogArgs): void {
+    ;(this.#logger[level] as (...a: LogArgs) => void)(...args)
+  }
   fatal(...args: LogArgs) {
-    ;(this.#logger.fatal as (...a: LogArgs) => void)(...args)
+    this.#log('fatal', args)
   }
   error(...args: LogArgs) {
-    ;(this.#logger.error as (...a: LogArgs) => void)(...args)
+    this.#log('error', args)
   }
   warn(...args: LogArgs) {
-    ;(this.#logger.warn as (...a: LogArgs) => void)(...args)
+    this.#log('warn', args)
   }
   info(...args: LogArgs) {
-    ;(this.#logger.info as (...a: LogArgs) => void)(...args)
+    this.#log('info', args)
   }
   debug(...args: LogArgs) {
-    ;(this.#logger.debug as (...a: LogArgs) => void)(...args)
+    this.#log('debug', args)
   }
   trace(...args: LogArgs) {
-    ;(this.#logger.trace as (...a: LogArgs) => void)(...args)
+    this.#log('trace', args)
   }
   silent() {}
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {

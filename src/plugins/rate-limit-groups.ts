@@ -13,16 +13,14 @@ const CLIENTS_PER_GROUP = 20_000
  * budget, and the group's limit would be multiplied by its number of routes.
  */
 export function groupedStore(redis: Redis | undefined, namespace: string): FastifyRateLimitStoreCtor {
-  const base = redis ? new RedisStore(false, false, redis, namespace) : new LocalStore(false, false, CLIENTS_PER_GROUP)
+  const store = (prefix: string) => (redis ? new RedisStore(false, false, redis, prefix) : new LocalStore(false, false, CLIENTS_PER_GROUP))
+  const base = store(namespace)
   const groups = new Map<string, FastifyRateLimitStore>()
 
   const groupStore = (groupId: string): FastifyRateLimitStore => {
-    let store = groups.get(groupId)
-    if (!store) {
-      store = redis ? new RedisStore(false, false, redis, `${namespace}group:${groupId}-`) : new LocalStore(false, false, CLIENTS_PER_GROUP)
-      groups.set(groupId, store)
-    }
-    return store
+    let group = groups.get(groupId)
+    if (!group) groups.set(groupId, (group = store(`${namespace}group:${groupId}-`)))
+    return group
   }
 
   return class GroupedStore implements FastifyRateLimitStore {

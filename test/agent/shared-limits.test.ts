@@ -1,14 +1,12 @@
 import { randomInt } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
-import { reachable } from '../helpers/reachable.ts'
+import { testRedisUrl as redisUrl, withRedis } from '../helpers/redis.ts'
 import { contractErrors } from './contract.ts'
-
-const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 
 /** Two instances on one database and one Redis enforce one budget per client address. */
-describe.runIf(await reachable(redisUrl, 6379))('rate limits shared through Redis', async () => {
+describe.runIf(withRedis)('rate limits shared through Redis', async () => {
   const first = await buildTestApp({ env: { REDIS_URL: redisUrl } })
   const second = await buildTestApp({ databaseUrl: first.databaseUrl, env: { REDIS_URL: redisUrl } })
 

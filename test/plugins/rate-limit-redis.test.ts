@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
-import { reachable } from '../helpers/reachable.ts'
-
-const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-
-const withRedis = await reachable(redisUrl, 6379)
-if (!withRedis && process.env.CI) throw new Error(`CI expects Redis at ${redisUrl}`)
+import { testRedisUrl as redisUrl, withRedis } from '../helpers/redis.ts'
 
 describe.runIf(withRedis)('rate limits shared through Redis', () => {
   it('counts one budget across two instances', async () => {

@@ -2,10 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
-import { reachable } from '../helpers/reachable.ts'
-
-const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-const withRedis = await reachable(redisUrl, 6379)
+import { testRedisUrl, withRedis } from '../helpers/redis.ts'
 
 // Probe routes: two that share the group `pair`, one in a group of its own, all 3 a minute.
 async function probes(app: FastifyInstance) {
@@ -15,7 +12,7 @@ async function probes(app: FastifyInstance) {
   app.get('/probe/other', { config: limit('other') }, async () => ({ ok: true }))
 }
 
-const stores: Array<{ name: string; env: Record<string, string> }> = [{ name: 'in process', env: {} }, ...(withRedis ? [{ name: 'Redis', env: { REDIS_URL: redisUrl } }] : [])]
+const stores: Array<{ name: string; env: Record<string, string> }> = [{ name: 'in process', env: {} }, ...(withRedis ? [{ name: 'Redis', env: { REDIS_URL: testRedisUrl } }] : [])]
 
 describe.each(stores)('route groups counted $name', ({ env }) => {
   it('share one budget per client across the routes of a group, and only there', async () => {
