@@ -21,19 +21,17 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const [i, target] of targets.entries()) runs[i]!.push(await load({ url: target.url, connections, pid: target.pid }))
   }
-  const [bare, ...others] = runs.map(median) as [LoadResult, ...LoadResult[]]
+  const medians = runs.map(median)
+  const [bare, , pricing] = medians as [LoadResult, LoadResult, LoadResult]
+  const [bareRuns, , pricingRuns] = runs as [LoadResult[], LoadResult[], LoadResult[]]
   report(
     `foundation (${connections} connections, loopback, PostgreSQL, median of ${rounds} rounds)`,
     bare,
-    others.map((result, i) => ({ name: targets[i + 1]!.name, result })),
+    targets.slice(1).map((target, i) => ({ name: target.name, result: medians[i + 1]! })),
   )
-  const pricing = others[1]!
   const percent = (r: LoadResult, base: LoadResult) => `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(1)} %`
-  const byRound = runs[2]!.map((r, i) => percent(r, runs[0]![i]!)).join(', ')
+  const byRound = pricingRuns.map((r, i) => percent(r, bareRuns[i]!)).join(', ')
   console.log(`\n/api/pricing reaches ${percent(pricing, bare)} of the baseline's req/s (target 85 %); by round: ${byRound}`)
-  if (pricing.cpuPerRequest && bare.cpuPerRequest) {
-    console.log(`server CPU per request: ${pricing.cpuPerRequest.toFixed(1)} µs for /api/pricing, ${bare.cpuPerRequest.toFixed(1)} µs for the baseline (${((bare.cpuPerRequest / pricing.cpuPerRequest) * 100).toFixed(1)} %)`)
-  }
 } finally {
   await service.stop()
   await samePayload.stop()

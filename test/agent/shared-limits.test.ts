@@ -1,14 +1,13 @@
 import { randomInt } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
-import { testRedisUrl as redisUrl, withRedis } from '../helpers/redis.ts'
+import { testRedisUrl, withRedis } from '../helpers/redis.ts'
 import { contractErrors } from './contract.ts'
-
 
 /** Two instances on one database and one Redis enforce one budget per client address. */
 describe.runIf(withRedis)('rate limits shared through Redis', async () => {
-  const first = await buildTestApp({ env: { REDIS_URL: redisUrl } })
-  const second = await buildTestApp({ databaseUrl: first.databaseUrl, env: { REDIS_URL: redisUrl } })
+  const first = await buildTestApp({ env: { REDIS_URL: testRedisUrl } })
+  const second = await buildTestApp({ databaseUrl: first.databaseUrl, env: { REDIS_URL: testRedisUrl } })
 
   it('counts requests to both instances against the same 120 a minute', async () => {
     // A random documentation address, so earlier runs within the minute do not interfere.

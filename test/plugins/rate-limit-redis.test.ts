@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
-import { testRedisUrl as redisUrl, withRedis } from '../helpers/redis.ts'
+import { testRedisUrl, withRedis } from '../helpers/redis.ts'
 
 describe.runIf(withRedis)('rate limits shared through Redis', () => {
   it('counts one budget across two instances', async () => {
-    const first = await buildTestApp({ env: { REDIS_URL: redisUrl } })
-    const second = await buildTestApp({ env: { REDIS_URL: redisUrl }, databaseUrl: first.databaseUrl === 'memory://' ? undefined : first.databaseUrl })
+    const first = await buildTestApp({ env: { REDIS_URL: testRedisUrl } })
+    const second = await buildTestApp({ env: { REDIS_URL: testRedisUrl }, databaseUrl: first.databaseUrl === 'memory://' ? undefined : first.databaseUrl })
     // A client address of its own so concurrent runs do not share counters.
     const remote = `10.${[...randomBytes(3)].join('.')}`
     const statuses: number[] = []
