@@ -8,7 +8,10 @@ const withPostgres = await reachable(postgresUrl, 5432)
 if (!withPostgres && process.env.CI) throw new Error(`CI expects PostgreSQL at ${postgresUrl}, but it does not answer`)
 if (!withPostgres) console.warn(`PostgreSQL at ${postgresUrl} does not answer: running on the embedded database only`)
 
-const shared = { testTimeout: 30_000, hookTimeout: 60_000 }
+// Each driver's database is migrated once; test files start from copies (test/setup/templates.ts).
+// Files share a worker's module graph (isolate: false): loading the service's modules once per worker instead of
+// once per file more than halves the suite's time; every file builds its own app on its own database.
+const shared = { testTimeout: 30_000, hookTimeout: 60_000, globalSetup: ['test/setup/templates.ts'], setupFiles: ['test/setup/cleanup.ts'], isolate: false }
 
 export default defineConfig({
   test: {

@@ -4,16 +4,20 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { pino } from 'pino'
 import { ajvFormats } from './infra/ajv-formats.ts'
 import type { Config } from './config.ts'
-import { problemErrorHandler, problemNotFoundHandler } from './errors.ts'
+import { clientErrorHandler, frameworkErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
 import mailer from './infra/mailer.ts'
 import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/logger.ts'
-import openapi from './plugins/openapi.ts'
-import rateLimit from './plugins/rate-limit.ts'
-import security from './plugins/security.ts'
+import openapi from './infra/openapi.ts'
+import rateLimit from './infra/rate-limit.ts'
+import security from './infra/security.ts'
 import agentRoutes from './agent/index.ts'
 import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
+import hostedSites from './sites/index.ts'
+import restRoutes from './rest/index.ts'
+import mcpRoutes from './mcp/index.ts'
+import dashboardRoutes from './dashboard/index.ts'
 
 export type App = FastifyInstance
 
@@ -44,6 +48,9 @@ function serverOptions(config: Config, logStream?: Writable): FastifyServerOptio
     // Opening the database and migrating it may take a while on a busy host or a cold cluster.
     pluginTimeout: 120_000,
     routerOptions: { maxParamLength: 200 },
+    // Refusals made before any route runs answer in the documented shapes too (see errors.ts).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: {
       // Unknown properties are refused, not silently dropped, wherever a schema says so.
       customOptions: { removeAdditional: false, coerceTypes: 'array' as const, useDefaults: true, allErrors: false },
@@ -55,6 +62,8 @@ function serverOptions(config: Config, logStream?: Writable): FastifyServerOptio
 export interface BuildOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: Writable
+  /** A data directory dump a memory:// database starts from (tests share one migrated copy). */
+  embeddedTemplate?: Blob | undefined
   /** Extra plugins registered after the route groups (tests add probe routes). */
   plugins?: FastifyPluginAsync[]
 }
@@ -74,12 +83,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(security)
   await app.register(rateLimit, { config })
   await app.register(openapi)
-  await app.register(core, { config })
+  await app.register(core, { config, embeddedTemplate: options.embeddedTemplate })
   await app.register(mailer)
+  // Before the route groups: a request for a hosted site's domain is answered from its release.
+  await app.register(hostedSites)
 
   await app.register(publicRoutes, { prefix: '/api' })
   await app.register(agentRoutes, { prefix: '/api/agent' })
   await app.register(identityRoutes)
+  await app.register(restRoutes, { prefix: '/v1' })
+  await app.register(mcpRoutes)
+  await app.register(dashboardRoutes)
   for (const plugin of options.plugins ?? []) await app.register(plugin)
 
   await app.ready()

@@ -24,7 +24,11 @@ const EnvSchema = Type.Object({
   PSI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   PSI_API_URL: Type.String({ pattern: '^https?://.+', default: 'https://www.googleapis.com/pagespeedonline/v5' }),
   CHROME_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  /** The older name of OUTBOUND_ALLOW_PRIVATE_NETWORKS, still read; either one set turns both on. */
   AUDIT_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  /** Resolvers for domain verification, comma-separated IP[:port] ([IPv6]:port); unset: the system's. */
+  DNS_SERVERS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:\\[\\]]+(,\\s*[0-9A-Fa-f.:\\[\\]]+)*$' })),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   RATE_LIMIT_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 }),
@@ -59,6 +63,7 @@ const hints: Record<string, string> = {
   BASE_URL: 'an origin such as https://example.com, without a path or trailing slash',
   API_URL: 'an origin such as https://api.example.com, without a path or trailing slash',
   REDIS_URL: 'a redis:// or rediss:// URL',
+  DNS_SERVERS: 'comma-separated IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53',
 }
 
 /** Reads the environment once, at start; every bad value is named in one error. */
@@ -83,10 +88,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     API_URL: (env['API_URL'] as string | undefined) ?? baseUrl,
     databaseKind: !env['DATABASE_URL'] || env['DATABASE_URL'] === 'memory://' ? 'embedded' : 'postgres',
   }
+  const allowPrivate = config.OUTBOUND_ALLOW_PRIVATE_NETWORKS || config.AUDIT_ALLOW_PRIVATE_NETWORKS
+  config.OUTBOUND_ALLOW_PRIVATE_NETWORKS = config.AUDIT_ALLOW_PRIVATE_NETWORKS = allowPrivate
   if (config.NODE_ENV === 'production') {
     const problems: string[] = []
     if (!config.DATA_ENCRYPTION_KEY) problems.push(`DATA_ENCRYPTION_KEY: is required in production (expected ${hints['DATA_ENCRYPTION_KEY']})`)
-    if (config.AUDIT_ALLOW_PRIVATE_NETWORKS) problems.push('AUDIT_ALLOW_PRIVATE_NETWORKS: must not be true in production')
+    for (const name of ['OUTBOUND_ALLOW_PRIVATE_NETWORKS', 'AUDIT_ALLOW_PRIVATE_NETWORKS'] as const) {
+      if (env[name] === true) problems.push(`${name}: must not be true in production`)
+    }
     if (config.DATABASE_URL === 'memory://') problems.push('DATABASE_URL: memory:// loses all data on restart and is refused in production')
     if (problems.length) throw new ConfigError(problems)
   }

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type TLiteral, type TUnion } from 'typebox'
 
 /** RFC 9457 problem details, the error body outside /api/agent and /oauth. */
 export const Problem = Type.Object(
@@ -11,3 +11,8 @@ export const Problem = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/** A union of string literals from a constant list, so the list is written once (anyOf of const). */
+export function literalUnion<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+  return Type.Union(values.map((value) => Type.Literal(value))) as never
+}

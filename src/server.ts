@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts'
 import { buildApp } from './app.ts'
+import { UnknownDataKeyError } from './infra/crypto.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
 
@@ -15,7 +16,21 @@ async function main() {
     throw error
   }
 
-  const app = await buildApp(config)
+  let app
+  try {
+    app = await buildApp(config)
+  } catch (error) {
+    const unknownKey = findCause(error, UnknownDataKeyError)
+    if (unknownKey) {
+      // A restart cannot fix this: exit as a configuration error instead of entering a restart loop.
+      process.stderr.write(
+        `Invalid configuration:\n  - DATA_ENCRYPTION_KEY: data in the database was sealed with another key (id ${unknownKey.keyId}). ` +
+          'Set DATA_ENCRYPTION_KEY back to that key, or keep it in DATA_ENCRYPTION_KEYS_PREVIOUS (comma-separated) beside the new one.\n',
+      )
+      process.exit(78)
+    }
+    throw error
+  }
   await app.listen({ port: config.PORT, host: config.HOST })
 
   // Stop accepting, let requests and jobs in flight finish, close the pool; force exit if stuck.
@@ -39,6 +54,14 @@ async function main() {
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
+}
+
+/** The error itself or one of its causes, when of the given class (plugin loaders wrap errors). */
+function findCause<T extends Error>(error: unknown, kind: new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof kind) return current
+  }
+  return undefined
 }
 
 main().catch((error: unknown) => {

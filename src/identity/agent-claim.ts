@@ -2,9 +2,8 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId, sha256Hex } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { CLAIM_ATTEMPT_TTL, CLAIM_POLL_INTERVAL } from './constants.ts'
-import { IDENTITY_PER_MINUTE } from './agent-registration.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
 import { newUserCode, normaliseUserCode } from './user-codes.ts'
 import type { EmailHasher } from './users.ts'
@@ -34,9 +33,9 @@ const ClaimResponse = Type.Object(
 )
 
 const claimErrors = {
-  invalidToken: () => new OAuthError('invalid_claim_token', 'The claim token is unknown', { status: 401 }),
-  expired: () => new OAuthError('claim_expired', 'The registration was not claimed within 24 hours and has lapsed', { status: 410 }),
-  busy: (why: string) => new OAuthError('claimed_or_in_flight', why, { status: 409 }),
+  invalidToken: () => new OAuthError('invalid_claim_token', 'The claim token is unknown'),
+  expired: () => new OAuthError('claim_expired', 'The registration was not claimed within 24 hours and has lapsed'),
+  busy: (why: string) => new OAuthError('claimed_or_in_flight', why),
 }
 
 /**
@@ -49,7 +48,7 @@ export default async function agentClaimRoute(app: FastifyInstance, options: { e
   typed.post(
     '/agent/identity/claim',
     {
-      config: limitPerMinute(app.config, IDENTITY_PER_MINUTE, 'agent-claim'),
+      config: { operation: 'agent.identity.claim', ...routeLimit(app.config, 'agent.identity.claim') },
       schema: {
         summary: 'Ask a person to claim an agent registration',
         tags: ['identity'],

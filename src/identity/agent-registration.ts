@@ -2,12 +2,10 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { signIdentityAssertion } from './assertions.ts'
 import { POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, REGISTRATION_TTL } from './constants.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
-
-export const IDENTITY_PER_MINUTE = 30
 
 const RegistrationRequest = Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: false })
 
@@ -35,7 +33,7 @@ export default async function agentRegistrationRoute(app: FastifyInstance) {
   typed.post(
     '/agent/identity',
     {
-      config: limitPerMinute(app.config, IDENTITY_PER_MINUTE, 'agent-identity'),
+      config: { operation: 'agent.identity.register', ...routeLimit(app.config, 'agent.identity.register') },
       schema: {
         summary: 'Register an agent anonymously',
         tags: ['identity'],

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import type { Signer } from '../infra/signer.ts'
 import { IDENTITY_ASSERTION_TTL, IDENTITY_ASSERTION_TYP } from './constants.ts'
 
@@ -23,5 +24,13 @@ export async function signIdentityAssertion(signer: Signer, registrationId: stri
     audience: assertionAudience(signer.issuer),
     expiresInSeconds: IDENTITY_ASSERTION_TTL,
   })
-  return { assertion, expiresAt: new Date(Date.now() + IDENTITY_ASSERTION_TTL * 1000) }
+  return { assertion, expiresAt: expiryOf(assertion) }
+}
+
+/**
+ * The expiry a signed JWT itself states. Derived from the token rather than from a second reading
+ * of the clock, which could fall in the next second and disagree with `exp` by up to one second.
+ */
+export function expiryOf(jwt: string): Date {
+  return new Date((decodeJwt(jwt).exp as number) * 1000)
 }

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { findClient, type Client } from './clients.ts'
 import { AUTHORIZATION_CODE_TTL, MCP_SCOPES, parseScope, resources, REST_SCOPES, scopesOf } from './constants.ts'
 import { esc, hidden, page } from './html.ts'
@@ -112,7 +112,7 @@ export default async function authorizeRoutes(app: FastifyInstance) {
   typed.get(
     '/oauth/authorize',
     {
-      config: limitPerMinute(app.config, 60, 'oauth-authorize'),
+      config: { operation: 'oauth.authorize', ...routeLimit(app.config, 'oauth.authorize') },
       schema: { summary: 'Authorization endpoint: sign-in and consent', tags: ['identity'], querystring: AuthorizationQuery, response: { 200: Html, 302: Type.Null(), 303: Type.Null(), 400: Html } },
     },
     async (request, reply) => {
@@ -160,7 +160,7 @@ ${hidden({
   typed.post(
     '/oauth/authorize',
     {
-      config: limitPerMinute(app.config, 60, 'oauth-authorize'),
+      config: { operation: 'oauth.authorize.decide', ...routeLimit(app.config, 'oauth.authorize') },
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Consent decision',

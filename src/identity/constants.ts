@@ -2,11 +2,13 @@ import type { Config } from '../config.ts'
 
 /** Scopes of the MCP server and of the REST API (INTERFACE.md section 5). */
 export const MCP_SCOPES = ['mcp:read', 'mcp:tools'] as const
-export const REST_SCOPES = ['read:sites', 'write:pages', 'manage:leads'] as const
+export const REST_SCOPES = ['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'] as const
 export const ALL_SCOPES: readonly string[] = [...MCP_SCOPES, ...REST_SCOPES]
 
 export const PRE_CLAIM_SCOPES = ['mcp:read']
 export const POST_CLAIM_SCOPES = ['mcp:read', 'mcp:tools']
+/** What a claimed agent may ask for on /v1: the site and lead scopes, not token or webhook management. */
+export const AGENT_REST_SCOPES = ['read:sites', 'write:pages', 'manage:leads']
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
 /** The claim grant of this service, and the reference profile's name that agent clients hard-code. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Type } from 'typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { OPENAPI_INFO } from '../plugins/openapi.ts'
+import { OPENAPI_INFO } from '../infra/openapi.ts'
 import { ALL_SCOPES, CLAIM_GRANTS, JWT_BEARER_GRANT, MCP_SCOPES, REST_SCOPES, resources } from './constants.ts'
 
 const CACHE = 'public, max-age=3600'
@@ -64,7 +64,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
     },
   }
 
-  app.get('/.well-known/oauth-authorization-server', { schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
+  app.get('/.well-known/oauth-authorization-server', { config: { operation: 'discovery.authorization_server' }, schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
     json(reply, 'application/json; charset=utf-8', authorizationServer),
   )
 
@@ -83,7 +83,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
     ['/.well-known/oauth-protected-resource/v1', protectedResource(rest, REST_SCOPES, 'Web Presence REST API')],
   ]
   for (const [path, body] of resourceDocs) {
-    app.get(path, { schema: { summary: 'Protected resource metadata (RFC 9728)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
+    app.get(path, { config: { operation: `discovery.protected_resource${path.slice('/.well-known/oauth-protected-resource'.length).replace('/', '.')}` }, schema: { summary: 'Protected resource metadata (RFC 9728)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
       json(reply, 'application/json; charset=utf-8', body),
     )
   }
@@ -106,7 +106,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
       },
     ],
   }
-  app.get('/.well-known/api-catalog', { schema: { summary: 'API catalog (RFC 9727)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
+  app.get('/.well-known/api-catalog', { config: { operation: 'discovery.api_catalog' }, schema: { summary: 'API catalog (RFC 9727)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
     json(reply.header('link', `<${catalogUrl}>; rel="api-catalog"`), 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"', apiCatalog),
   )
 
@@ -115,11 +115,11 @@ export default async function discoveryRoutes(app: FastifyInstance) {
     $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
     skills: skills.map((s) => ({ name: s.name, type: 'skill-md', description: s.description, url: `/.well-known/agent-skills/${s.name}/SKILL.md`, digest: s.digest })),
   }
-  app.get('/.well-known/agent-skills/index.json', { schema: { summary: 'Agent skills index (discovery 0.2.0)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
+  app.get('/.well-known/agent-skills/index.json', { config: { operation: 'discovery.skills' }, schema: { summary: 'Agent skills index (discovery 0.2.0)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
     json(reply, 'application/json; charset=utf-8', skillIndex),
   )
   for (const skill of skills) {
-    app.get(`/.well-known/agent-skills/${skill.name}/SKILL.md`, { schema: { summary: `Skill ${skill.name}`, tags: ['discovery'] } }, (_request, reply) =>
+    app.get(`/.well-known/agent-skills/${skill.name}/SKILL.md`, { config: { operation: `discovery.skill.${skill.name}` }, schema: { summary: `Skill ${skill.name}`, tags: ['discovery'] } }, (_request, reply) =>
       reply.type('text/markdown; charset=utf-8').header('cache-control', CACHE).header('etag', `"${skill.digest.slice(7, 50)}"`).send(skill.body),
     )
   }
@@ -127,12 +127,12 @@ export default async function discoveryRoutes(app: FastifyInstance) {
   const serverCard = {
     $schema: 'https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json',
     version: '1.0',
-    protocolVersion: '2025-06-18',
+    protocolVersion: '2026-07-28',
     serverInfo: { name: 'web-presence', title: 'Web Presence', version: OPENAPI_INFO.version },
     description: 'Build and manage websites, pages, domains and leads of a Web Presence account.',
     documentationUrl: `${base}/.well-known/agent-skills/web-presence-mcp/SKILL.md`,
     transport: { type: 'streamable-http', endpoint: mcp },
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     authentication: {
       required: true,
       schemes: ['oauth2'],
@@ -141,7 +141,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
       scopes: [...MCP_SCOPES],
     },
   }
-  app.get('/.well-known/mcp/server-card.json', { schema: { summary: 'MCP server card', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
+  app.get('/.well-known/mcp/server-card.json', { config: { operation: 'discovery.mcp_server_card' }, schema: { summary: 'MCP server card', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
     json(reply, 'application/json; charset=utf-8', serverCard),
   )
 }

@@ -6,19 +6,22 @@ import jwksRoute from './jwks.ts'
 import oauthRoutes from './oauth.ts'
 import pageRoutes from './pages.ts'
 import { schedulePurge } from './purge.ts'
+import { answerUnrouted, recordOAuthRoutes } from './unrouted.ts'
 import { loadEmailHasher } from './users.ts'
 
 /** Agent registration, OAuth 2.0, discovery documents and the sign-in pages. */
 export default async function identityRoutes(app: FastifyInstance) {
   const emailHash = await loadEmailHasher(app.db, app.keyring)
   // Client ID Metadata Documents are fetched from URLs a client names: only through the SSRF-safe
-  // fetcher, which allows private networks only where audits may reach them too (tests, development).
-  const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.AUDIT_ALLOW_PRIVATE_NETWORKS, timeoutMs: 5000, maxBytes: 10_240, maxRedirects: 0 })
+  // fetcher, which allows private networks only where every outbound fetch may (tests, development).
+  const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, timeoutMs: 5000, maxBytes: 10_240, maxRedirects: 0 })
   app.addHook('onClose', async () => fetcher.close())
   app.decorate('resolveClientMetadata', clientMetadataResolver(app, fetcher))
   schedulePurge(app)
+  const oauthRoutesSeen = recordOAuthRoutes(app)
   await app.register(jwksRoute)
   await app.register(discoveryRoutes)
   await app.register(oauthRoutes, { emailHash })
   await app.register(pageRoutes, { emailHash })
+  await answerUnrouted(app, oauthRoutesSeen)
 }

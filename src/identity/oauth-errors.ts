@@ -12,22 +12,51 @@ export const OAuthErrorBody = Type.Object(
 )
 
 /**
- * An OAuth error: `error` and `error_description` go to the client, `detail` only to the log.
- * invalid_client answers 401; the claim endpoint's own codes carry their own status.
+ * Every `error` code the machine endpoints answer, with its HTTP status: RFC 6749 5.2 (token
+ * endpoint), RFC 7009 and RFC 7591 (revocation, registration), RFC 8628 3.5 (the claim polls),
+ * RFC 8707 (invalid_target) and the claim endpoint's own codes. One place, so a caller narrows on
+ * a typed code and a status can never disagree between two routes.
  */
+export const OAUTH_ERRORS = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  unsupported_grant_type: 400,
+  invalid_client_metadata: 400,
+  invalid_redirect_uri: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  access_denied: 400,
+  unsupported_identity_type: 400,
+  invalid_claim_token: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  claimed_or_in_flight: 409,
+  claim_expired: 410,
+  rate_limited: 429,
+  server_error: 500,
+  temporarily_unavailable: 503,
+} as const satisfies Record<string, number>
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERRORS
+
+/** An OAuth error: `error` and `error_description` go to the client, `detail` only to the log. */
 export class OAuthError extends Error {
-  readonly error: string
+  readonly error: OAuthErrorCode
   readonly description: string
   readonly statusCode: number
   readonly detail: string | undefined
   readonly headers: Record<string, string>
 
-  constructor(error: string, description: string, options: { status?: number; detail?: string; headers?: Record<string, string> } = {}) {
+  constructor(error: OAuthErrorCode, description: string, options: { detail?: string; headers?: Record<string, string> } = {}) {
     super(description)
     this.name = 'OAuthError'
     this.error = error
     this.description = description
-    this.statusCode = options.status ?? (error === 'invalid_client' ? 401 : 400)
+    this.statusCode = OAUTH_ERRORS[error]
     this.detail = options.detail
     this.headers = options.headers ?? {}
   }
@@ -37,11 +66,15 @@ export const invalidRequest = (description: string, detail?: string) => new OAut
 export const invalidGrant = (description: string, detail?: string) => new OAuthError('invalid_grant', description, { detail })
 export const invalidClient = (detail?: string) => new OAuthError('invalid_client', 'Client authentication failed', { detail })
 
-const frameworkToOAuth = (status: number): string => {
+const frameworkToOAuth = (status: number): OAuthErrorCode => {
   if (status === 429) return 'rate_limited'
   if (status === 503) return 'temporarily_unavailable'
   if (status >= 500) return 'server_error'
   return 'invalid_request'
+}
+
+function sendOAuthError(reply: FastifyReply, status: number, error: OAuthErrorCode, description: string) {
+  return reply.code(status).type('application/json; charset=utf-8').send({ error, error_description: description })
 }
 
 /**
@@ -52,16 +85,26 @@ export function oauthErrorHandler(error: FastifyError | OAuthError, request: Fas
   if (error instanceof OAuthError) {
     request.log.info({ code: error.error, status: error.statusCode, reason: error.detail ?? error.description }, 'request refused')
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
-    return reply.code(error.statusCode).type('application/json; charset=utf-8').send({ error: error.error, error_description: error.description })
+    return sendOAuthError(reply, error.statusCode, error.error, error.description)
   }
   const classified = classify(error)
   logFailure(request, error, classified)
-  return reply
-    .code(classified.status)
-    .type('application/json; charset=utf-8')
-    .send({ error: frameworkToOAuth(classified.status), error_description: classified.detail })
+  return sendOAuthError(reply, classified.status, frameworkToOAuth(classified.status), classified.detail)
 }
 
-export function oauthNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return reply.code(404).type('application/json; charset=utf-8').send({ error: 'not_found', error_description: `No endpoint at ${request.method} ${request.url.split('?')[0]}` })
+/**
+ * What /oauth/* and /agent/identity* answer for a path or method nobody serves: 405 with Allow
+ * where the path exists (RFC 9110 15.5.6), else 404, both in the RFC 6749 shape of the scope.
+ * Answered before the body is read, so a refused method costs no parsing.
+ */
+export function unrouted(allowed: ReadonlyMap<string, ReadonlySet<string>>) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    const path = request.url.split('?', 1)[0] ?? ''
+    const methods = allowed.get(path)
+    if (!methods) return sendOAuthError(reply, 404, 'not_found', 'There is no endpoint at this path')
+    const allow = [...methods].join(', ')
+    reply.header('allow', allow)
+    return sendOAuthError(reply, 405, 'method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}`)
+  }
 }

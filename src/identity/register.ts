@@ -2,8 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
-import { IDENTITY_PER_MINUTE } from './agent-registration.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { redirectUriProblem } from './clients.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
 
@@ -46,7 +45,7 @@ export default async function registerRoute(app: FastifyInstance) {
   typed.post(
     '/oauth/register',
     {
-      config: limitPerMinute(app.config, IDENTITY_PER_MINUTE, 'oauth-register'),
+      config: { operation: 'oauth.register', ...routeLimit(app.config, 'oauth.register') },
       schema: {
         summary: 'Register an OAuth client (RFC 7591)',
         tags: ['identity'],

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { OAuthErrorBody } from './oauth-errors.ts'
 import { denyJtis, revokeFamily } from './tokens.ts'
 
@@ -26,7 +26,7 @@ export default async function revokeRoute(app: FastifyInstance) {
   typed.post(
     '/oauth/revoke',
     {
-      config: limitPerMinute(app.config, 60, 'oauth-revoke'),
+      config: { operation: 'oauth.revoke', ...routeLimit(app.config, 'oauth.revoke') },
       schema: {
         summary: 'Revoke an access or refresh token (RFC 7009)',
         tags: ['identity'],

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { newId, safeEqual, sha256Hex } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, esc, hidden, page } from './html.ts'
 import { newSignInCode } from './user-codes.ts'
@@ -10,8 +10,6 @@ import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
 import { safeReturnTo } from './web-session.ts'
 
 /** Per address: sign-in requests and code entries a minute. Per email: codes sent per quarter hour. */
-export const SIGN_IN_PER_MINUTE = 10
-export const CODE_ENTRIES_PER_MINUTE = 20
 export const CODES_PER_EMAIL = 5
 const EMAIL_WINDOW_MS = 15 * 60_000
 
@@ -61,14 +59,14 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
 
   typed.get(
     '/signin',
-    { schema: { summary: 'Sign-in page', tags: ['sign-in'], querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 4000 })) }), response: { 200: Html } } },
+    { config: { operation: 'signin.page' }, schema: { summary: 'Sign-in page', tags: ['sign-in'], querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 4000 })) }), response: { 200: Html } } },
     async (request, reply) => html(reply, 200, emailForm(await reply.generateCsrf(), safeReturnTo(request.query.return_to))),
   )
 
   typed.post(
     '/signin',
     {
-      config: limitPerMinute(app.config, SIGN_IN_PER_MINUTE, 'signin'),
+      config: { operation: 'signin.request', ...routeLimit(app.config, 'signin.request') },
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Send a sign-in code',
@@ -117,14 +115,14 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
 
   typed.get(
     '/signin/code',
-    { schema: { summary: 'Sign-in code page', tags: ['sign-in'], querystring: Type.Object({ challenge: Type.String({ maxLength: 100 }) }), response: { 200: Html } } },
+    { config: { operation: 'signin.code_page' }, schema: { summary: 'Sign-in code page', tags: ['sign-in'], querystring: Type.Object({ challenge: Type.String({ maxLength: 100 }) }), response: { 200: Html } } },
     async (request, reply) => html(reply, 200, codeForm(await reply.generateCsrf(), request.query.challenge)),
   )
 
   typed.post(
     '/signin/code',
     {
-      config: limitPerMinute(app.config, CODE_ENTRIES_PER_MINUTE, 'signin-code'),
+      config: { operation: 'signin.code', ...routeLimit(app.config, 'signin.code') },
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Check a sign-in code',
@@ -164,7 +162,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     },
   )
 
-  typed.get('/signin/done', { schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) => {
+  typed.get('/signin/done', { config: { operation: 'signin.done' }, schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) => {
     if (!request.webUser) return html(reply, 200, page('Not signed in', '<p>You are not signed in. <a href="/signin">Sign in</a></p>'))
     const signOut = `<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
     return html(reply, 200, page('Signed in', `<p>You are signed in as ${esc(request.webUser.email)}.</p>${signOut}`))
@@ -173,6 +171,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
   typed.post(
     '/signout',
     {
+      config: { operation: 'signin.signout' },
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Sign out',

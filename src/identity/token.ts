@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { scaledLimit } from '../plugins/rate-limit.ts'
+import type { FastifyInstance } from 'fastify'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { CLAIM_GRANTS, JWT_BEARER_GRANT } from './constants.ts'
 import { authorizationCodeGrant } from './grants/authorization-code.ts'
 import { claimGrant } from './grants/claim.ts'
@@ -9,9 +9,6 @@ import { jwtBearerGrant } from './grants/jwt-bearer.ts'
 import { TokenRequest } from './grants/params.ts'
 import { refreshTokenGrant } from './grants/refresh-token.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
-
-/** Token requests a minute per client, or per address when no client_id is sent (DESIGN.md). */
-export const TOKEN_PER_MINUTE = 60
 
 const TokenResponse = Type.Object(
   {
@@ -28,21 +25,14 @@ const TokenResponse = Type.Object(
 
 const claimGrants: ReadonlySet<string> = new Set(CLAIM_GRANTS)
 
-function rateKey(request: FastifyRequest): string {
-  const clientId = (request.body as { client_id?: unknown } | undefined)?.client_id
-  return typeof clientId === 'string' && clientId ? `client:${clientId}` : `ip:${request.ip}`
-}
-
 /** POST /oauth/token: every grant of this server; answers carry Cache-Control: no-store. */
 export default async function tokenRoute(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
   typed.post(
     '/oauth/token',
     {
-      config: {
-        // After body parsing, so the client_id of the form can key the limit.
-        rateLimit: { max: scaledLimit(app.config, TOKEN_PER_MINUTE), timeWindow: 60_000, groupId: 'oauth-token', hook: 'preHandler', keyGenerator: rateKey },
-      },
+      // Counted after body parsing, so the client_id of the form can key the limit.
+      config: { operation: 'oauth.token', ...routeLimit(app.config, 'oauth.token') },
       schema: {
         summary: 'Token endpoint (authorization_code, refresh_token, jwt-bearer, claim)',
         tags: ['identity'],

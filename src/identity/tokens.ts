@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { Signer } from '../infra/signer.ts'
+import { expiryOf } from './assertions.ts'
 import { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL } from './constants.ts'
 
 export interface AccessTokenClaims {
@@ -42,7 +43,7 @@ export async function signAccessToken(signer: Signer, claims: AccessTokenClaims)
     },
     { typ: 'at+jwt', subject: claims.subject, audience: claims.audience, expiresInSeconds: expiresIn, jti },
   )
-  return { token, jti, expiresIn, expiresAt: new Date(Date.now() + expiresIn * 1000) }
+  return { token, jti, expiresIn, expiresAt: expiryOf(token) }
 }
 
 export interface TokenResponse {

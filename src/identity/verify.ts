@@ -2,14 +2,13 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { limitPerMinute } from '../plugins/rate-limit.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { errorLine, esc, hidden, page } from './html.ts'
 import { normaliseUserCode } from './user-codes.ts'
 import type { EmailHasher } from './users.ts'
 
 /** User-code entries a minute per address: with 20^8 codes, guessing one takes centuries. */
-export const USER_CODE_ENTRIES_PER_MINUTE = 10
 
 const Html = Type.String({ description: 'HTML page' })
 const VERIFY = '/agent/identity/verify'
@@ -46,7 +45,7 @@ export default async function verifyRoutes(app: FastifyInstance, options: { emai
 
   typed.get(
     VERIFY,
-    { schema: { summary: 'Claim verification page', tags: ['sign-in'], querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 20 })) }), response: { 200: Html } } },
+    { config: { operation: 'agent.identity.verify_page' }, schema: { summary: 'Claim verification page', tags: ['sign-in'], querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 20 })) }), response: { 200: Html } } },
     async (request, reply) => {
       const csrf = await reply.generateCsrf()
       const code = request.query.user_code ? normaliseUserCode(request.query.user_code) : undefined
@@ -76,7 +75,7 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
   typed.post(
     VERIFY,
     {
-      config: limitPerMinute(app.config, USER_CODE_ENTRIES_PER_MINUTE, 'claim-verify'),
+      config: { operation: 'agent.identity.verify.enter', ...routeLimit(app.config, 'agent.identity.verify') },
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Enter a user code',
@@ -101,7 +100,7 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
   typed.post(
     `${VERIFY}/decision`,
     {
-      config: limitPerMinute(app.config, USER_CODE_ENTRIES_PER_MINUTE, 'claim-verify'),
+      config: { operation: 'agent.identity.verify.decide', ...routeLimit(app.config, 'agent.identity.verify') },
       preHandler: app.csrfProtection,
       schema: {
         summary: 'Approve or decline a claim',

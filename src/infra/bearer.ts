@@ -36,7 +36,7 @@ export function resourceMetadataUrl(audience: string): string {
 
 const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`
 
-function challenge(parts: Record<string, string | undefined>): string {
+export function challenge(parts: Record<string, string | undefined>): string {
   const params = Object.entries(parts)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([name, value]) => `${name}=${quote(value)}`)

@@ -23,10 +23,10 @@ declare module 'fastify' {
  * The shared services every room uses: database (migrated before anything listens), data keyring,
  * JWT signer and job runner. Closed in reverse order: jobs finish before the pool goes away.
  */
-async function core(app: FastifyInstance, options: { config: Config }) {
+async function core(app: FastifyInstance, options: { config: Config; embeddedTemplate?: Blob | undefined }) {
   const { config } = options
   const log = app.log as unknown as import('pino').Logger
-  const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: config.DATABASE_POOL_SIZE })
+  const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: config.DATABASE_POOL_SIZE, embeddedTemplate: options.embeddedTemplate })
   try {
     await migrateToLatest(store.db)
   } catch (error) {

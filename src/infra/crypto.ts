@@ -26,6 +26,19 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('base64url')}`
 }
 
+/**
+ * Sealed data names a key this process was not given: DATA_ENCRYPTION_KEY changed and the key it
+ * was sealed with is not in DATA_ENCRYPTION_KEYS_PREVIOUS. A configuration fault, not a bug.
+ */
+export class UnknownDataKeyError extends Error {
+  readonly keyId: string
+  constructor(keyId: string) {
+    super(`no data key with id ${keyId}`)
+    this.name = 'UnknownDataKeyError'
+    this.keyId = keyId
+  }
+}
+
 export interface Keyring {
   /** Id of the key new data is sealed with. */
   readonly currentKeyId: string
@@ -72,7 +85,7 @@ export function createKeyring(current: Buffer, previous: Buffer[] = []): Keyring
       const [format, keyId, payload] = sealed.split('.')
       if (format !== FORMAT || !keyId || !payload) throw new Error('not a sealed value')
       const key = keys.get(keyId)
-      if (!key) throw new Error(`no data key with id ${keyId}`)
+      if (!key) throw new UnknownDataKeyError(keyId)
       const body = Buffer.from(payload, 'base64url')
       if (body.length < IV_BYTES + TAG_BYTES) throw new Error('sealed value is truncated')
       const decipher = createDecipheriv('aes-256-gcm', key, body.subarray(0, IV_BYTES))

@@ -13,6 +13,8 @@ export interface DataStore {
   readonly kind: 'embedded' | 'postgres'
   /** Subscribes to NOTIFY on a channel; survives reconnects on a real server. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten>
+  /** False while the database is known not to answer (queries then fail at once with a 503). */
+  readonly available: boolean
   /** Answers true when a trivial query completes within `timeoutMs`. */
   ping(timeoutMs: number): Promise<boolean>
   close(): Promise<void>
@@ -23,11 +25,16 @@ export interface DataStoreOptions {
   dataDir: string
   log: Logger
   poolSize?: number
+  /**
+   * A dump of an embedded data directory (PGlite's dumpDataDir) to start a memory:// database
+   * from, instead of initialising an empty one: tests start from one migrated copy.
+   */
+  embeddedTemplate?: Blob | undefined
 }
 
 export async function openDataStore(options: DataStoreOptions): Promise<DataStore> {
   const url = options.databaseUrl
-  return !url || url === 'memory://' ? openEmbedded(url ? undefined : options.dataDir, options.log) : openPostgres(url, options)
+  return !url || url === 'memory://' ? openEmbedded(url ? undefined : options.dataDir, options.log, options.embeddedTemplate) : openPostgres(url, options)
 }
 
 async function ping(db: Db, timeoutMs: number): Promise<boolean> {
@@ -43,23 +50,202 @@ async function ping(db: Db, timeoutMs: number): Promise<boolean> {
   }
 }
 
-async function openEmbedded(dataDir: string | undefined, log: Logger): Promise<DataStore> {
+async function openEmbedded(dataDir: string | undefined, log: Logger, template?: Blob): Promise<DataStore> {
   const { PGlite } = await import('@electric-sql/pglite')
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const pglite = await PGlite.create(dataDir ? `${dataDir}/pgdata` : undefined)
+  const pglite = dataDir ? await PGlite.create(`${dataDir}/pgdata`) : await PGlite.create(template ? { loadDataDir: template } : {})
   log.info({ dataDir: dataDir ?? 'memory' }, 'embedded database opened')
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
+  let closed = false
   return {
     db,
     kind: 'embedded',
+    // In-process: it cannot go silent the way a server behind a network can.
+    available: true,
     async listen(channel, onNotify) {
       const unsubscribe = await pglite.listen(channel, onNotify)
-      return async () => unsubscribe()
+      // A closed database has no listeners left, and UNLISTEN on it would only reject.
+      return async () => {
+        if (!closed) await unsubscribe()
+      }
     },
     ping: (timeoutMs) => ping(db, timeoutMs),
     async close() {
+      closed = true
       await db.destroy()
     },
+  }
+}
+
+/**
+ * How often a real server is asked `select 1` on the watch connection, how long the answer may
+ * take, and how long opening that connection may take (only after a failure or at start).
+ */
+const WATCH_INTERVAL_MS = 250
+const WATCH_TIMEOUT_MS = 1250
+const WATCH_CONNECT_MS = 3000
+
+/** Raised instead of waiting when the database is known to be away; classified as a 503. */
+export class DatabaseUnavailableError extends Error {
+  readonly code = 'DB_UNAVAILABLE'
+  constructor() {
+    super('The database is not answering')
+    this.name = 'DatabaseUnavailableError'
+  }
+}
+
+/**
+ * The shared "is the database answering" state of one process. A dedicated connection asks
+ * `select 1` every quarter second; an answer missing for 1.25 s marks the database away, unless
+ * some other query was answered meanwhile (a busy host, not a silent database). While
+ * away, new queries fail at once instead of queueing on a silent network, and every query still
+ * waiting is released with an error (its connection discarded, since it may never answer). The
+ * first answer marks it back.
+ */
+class DatabaseWatch {
+  #available = true
+  #lastAnswer = performance.now()
+  readonly #waiting = new Set<(error: Error) => void>()
+  readonly #log: Logger
+
+  constructor(log: Logger) {
+    this.#log = log
+  }
+
+  get available(): boolean {
+    return this.#available
+  }
+
+  /** True when any query or connect of this process got an answer within the last `ms`. */
+  answeredWithin(ms: number): boolean {
+    return performance.now() - this.#lastAnswer < ms
+  }
+
+  markAway(reason: unknown): void {
+    if (!this.#available) return
+    this.#available = false
+    this.#log.warn({ err: reason, waiting: this.#waiting.size }, 'database is not answering: failing database requests fast until it does')
+    for (const fail of [...this.#waiting]) fail(new DatabaseUnavailableError())
+  }
+
+  markBack(): void {
+    this.#lastAnswer = performance.now()
+    if (this.#available) return
+    this.#available = true
+    this.#log.info('database answers again')
+  }
+
+  /**
+   * Settles with `work`, or rejects at once when the database is away or goes away meanwhile;
+   * `abandoned` runs for work let go that way, and a late result of it is handed to `late`.
+   */
+  guard<T>(start: () => Promise<T>, abandoned: () => void, late?: (value: T) => void): Promise<T> {
+    if (!this.#available) return Promise.reject(new DatabaseUnavailableError())
+    return new Promise<T>((resolve, reject) => {
+      let settled = false
+      const fail = (error: Error) => {
+        if (settled) return
+        settled = true
+        this.#waiting.delete(fail)
+        abandoned()
+        reject(error)
+      }
+      this.#waiting.add(fail)
+      start().then(
+        (value) => {
+          this.#lastAnswer = performance.now()
+          if (settled) return late?.(value)
+          settled = true
+          this.#waiting.delete(fail)
+          resolve(value)
+        },
+        (error: unknown) => {
+          // A refusal from the server (a constraint, a syntax error) is an answer too.
+          if ((error as { code?: unknown })?.code && !isDatabaseUnavailable(error)) this.#lastAnswer = performance.now()
+          if (settled) return
+          settled = true
+          this.#waiting.delete(fail)
+          reject(error)
+        },
+      )
+    })
+  }
+}
+
+/** Tears a pg client down without waiting for a server that may never answer. */
+function discardClient(client: pg.Client): void {
+  ;(client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+  void client.end().catch(() => {})
+}
+
+/**
+ * `work`, or a DatabaseUnavailableError after `ms`. The verdict waits for one pass over pending
+ * I/O (setImmediate): when the whole process was stalled (a busy host), timers run before the
+ * socket reads of the same loop turn, and an answer that arrived in time would be missed.
+ */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => setImmediate(() => reject(new DatabaseUnavailableError())), ms)
+  })
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** Pings the server on its own connection (never a pool slot, so a busy pool is not mistaken for an outage). */
+function startWatching(url: string, watch: DatabaseWatch) {
+  let client: pg.Client | undefined
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  const probe = async () => {
+    if (!client) {
+      const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: WATCH_CONNECT_MS, keepAlive: true })
+      next.on('error', () => {
+        if (client === next) client = undefined
+        discardClient(next)
+      })
+      client = next
+      await withTimeout(next.connect(), WATCH_CONNECT_MS)
+    }
+    await withTimeout(client.query('select 1'), WATCH_TIMEOUT_MS)
+  }
+  const tick = async () => {
+    try {
+      await probe()
+      watch.markBack()
+    } catch (error) {
+      if (client) discardClient(client)
+      client = undefined
+      if (!stopped && !watch.answeredWithin(WATCH_TIMEOUT_MS)) watch.markAway(error)
+    }
+    if (!stopped) timer = setTimeout(() => void tick(), WATCH_INTERVAL_MS).unref()
+  }
+  timer = setTimeout(() => void tick(), WATCH_INTERVAL_MS).unref()
+  return () => {
+    stopped = true
+    clearTimeout(timer)
+    if (client) discardClient(client)
+  }
+}
+
+/**
+ * The pool as Kysely sees it, with every connect and query guarded by the watch. A connection
+ * whose query was let go is destroyed on release rather than handed to the next request.
+ */
+function guardedPool(pool: pg.Pool, watch: DatabaseWatch) {
+  const wrap = (client: pg.PoolClient) => {
+    let broken = false
+    const breaks = () => {
+      broken = true
+    }
+    return {
+      processID: (client as unknown as { processID?: number }).processID,
+      query: (text: string, values: unknown[]) => watch.guard(() => client.query(text, values), breaks),
+      release: (discard?: boolean) => client.release(discard || broken ? true : undefined),
+    }
+  }
+  return {
+    connect: async () => wrap(await watch.guard(() => pool.connect(), () => {}, (late) => late.release(true))),
+    end: () => pool.end(),
   }
 }
 
@@ -70,8 +256,11 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    // A statement that hangs (a cut network) must not hold a request forever.
+    // The watch fails requests fast in an outage; this still bounds one statement that hangs alone.
     query_timeout: 15_000,
+    // A connection whose peer vanished without a word is found by the kernel, not by the next query.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   })
   // A client that loses its server emits 'error': idle ones through the pool, checked-out ones on
   // themselves. Either would crash the process without a listener; the failed query rejects anyway.
@@ -79,12 +268,17 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
   pool.on('connect', (client) => {
     client.on('error', (error) => log.warn({ err: error }, 'database connection lost'))
   })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const watch = new DatabaseWatch(log)
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, watch) as never }) })
+  const stopWatching = startWatching(url, watch)
   const listeners: Array<{ stop: () => Promise<void> }> = []
 
   return {
     db,
     kind: 'postgres',
+    get available() {
+      return watch.available
+    },
     async listen(channel, onNotify) {
       const listener = startListener(url, channel, onNotify, log)
       listeners.push(listener)
@@ -92,6 +286,7 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
     },
     ping: (timeoutMs) => ping(db, timeoutMs),
     async close() {
+      stopWatching()
       await Promise.all(listeners.map((l) => l.stop()))
       await db.destroy()
     },
@@ -153,7 +348,7 @@ function startListener(url: string, channel: string, onNotify: (payload: string)
   }
 }
 
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'])
+const unavailableCodes = new Set(['DB_UNAVAILABLE', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'])
 
 /** True for errors that mean "the database cannot be reached right now", as opposed to a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {

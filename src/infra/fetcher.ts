@@ -92,7 +92,7 @@ export function normaliseDomain(input: string, options: NormaliseOptions = {}): 
 
 /** Ranges a public fetch may reach; everything else is refused. */
 const PUBLIC_RANGES = new Set(['unicast'])
-/** What AUDIT_ALLOW_PRIVATE_NETWORKS adds. Link-local (metadata), multicast and the like stay refused. */
+/** What OUTBOUND_ALLOW_PRIVATE_NETWORKS adds. Link-local (metadata), multicast and the like stay refused. */
 const PRIVATE_RANGES = new Set(['loopback', 'private', 'uniqueLocal'])
 
 /** Why an address is refused, or undefined when it may be reached. */
@@ -138,8 +138,10 @@ export interface SafeFetcherOptions {
 }
 
 export interface FetchInit {
-  method?: 'GET' | 'HEAD'
+  method?: 'GET' | 'HEAD' | 'POST'
   headers?: Record<string, string>
+  /** The request body (webhook deliveries POST their JSON). */
+  body?: string
   /** Keep the first `maxBytes` of an oversized body instead of failing. */
   truncate?: boolean
   maxBytes?: number
@@ -285,6 +287,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       method: init.method ?? 'GET',
       dispatcher: agent,
       signal,
+      body: init.body,
       headers: {
         'user-agent': userAgent,
         accept: '*/*',

@@ -179,17 +179,23 @@ export class JobRunner {
     const names = [...this.#definitions.keys()]
     const owner = randomUUID()
     const leaseMs = Math.max(...[...this.#definitions.values()].map((d) => d.leaseMs))
+    // Jobs whose claimant died (lease run out) first, then queued ones by due time; each branch
+    // reads its own index in order, so a long backlog costs a claim nothing extra.
     const { rows } = await sql<Job>`
-      update jobs set state = 'running', attempts = attempts + 1, lease_owner = ${owner},
-        lease_until = now() + make_interval(secs => ${leaseMs / 1000})
-      where id in (
+      with expired as (
         select id from jobs
-        where name = any(${names}::text[])
-          and ((state = 'queued' and run_at <= now()) or (state = 'running' and lease_until < now()))
-        order by run_at
-        limit ${limit}
+        where state = 'running' and lease_until < now() and name = any(${names}::text[])
+        order by lease_until limit ${limit}
+        for update skip locked
+      ), queued as (
+        select id from jobs
+        where state = 'queued' and run_at <= now() and name = any(${names}::text[])
+        order by run_at limit ${limit}
         for update skip locked
       )
+      update jobs set state = 'running', attempts = attempts + 1, lease_owner = ${owner},
+        lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+      where id in (select id from expired union all select id from queued limit ${limit})
       returning *`.execute(this.#store.db)
     return rows
   }

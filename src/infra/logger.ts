@@ -61,10 +61,39 @@ export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }
-    if (error) request.server.log.error({ ...line, err: error }, 'request errored')
-    else request.server.log.info(line, 'request')
+    const line = {
+      reqId: request.id,
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      operation: request.routeOptions.config.operation,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    }
+    if (!error) request.server.log.info(line, 'request')
+    else if (isClientAbort(error, request)) request.server.log.info({ ...line, reason: errorCode(error) }, 'request aborted by the client')
+    else request.server.log.error({ ...line, err: error }, 'request errored')
   }
+
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if (isClientAbort(error, request)) request.server.log.info({ reqId: request.id, status: reply.statusCode, reason: errorCode(error) }, 'request aborted by the client')
+    else super.streamError(error, request, reply)
+  }
+}
+
+const ABORT_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ABORT_ERR'])
+
+function errorCode(error: Error): string {
+  return (error as Error & { code?: unknown }).code?.toString() ?? error.name
+}
+
+/**
+ * A failure that only says the client went away (closed the tab, timed out, dropped the
+ * connection): nothing is wrong with the service, so it is logged at info, not as an error.
+ */
+export function isClientAbort(error: Error, request: FastifyRequest): boolean {
+  const socket = request.raw.socket as { destroyed?: boolean } | null | undefined
+  const gone = request.raw.destroyed || socket?.destroyed === true || request.signal?.aborted === true
+  return gone && (ABORT_CODES.has(errorCode(error)) || error.name === 'AbortError')
 }
 
 type LogArgs = [unknown, ...unknown[]]

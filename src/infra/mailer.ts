@@ -33,7 +33,9 @@ export interface MailerOptions {
 /**
  * Sign-in and claim codes go out by SMTP when SMTP_URL is set. Without it they land in the
  * `outbox` table, sealed (recipient and body are personal data and secrets), and one log line
- * says a mail was stored, never to whom or what it says.
+ * says a mail was stored, never to whom. In development only, that line also carries the mail's
+ * text, so a sign-in code can be read without SMTP (`npm run outbox` shows the stored mails too);
+ * production without SMTP warns at start, since nobody would receive a code.
  */
 export function createMailer({ config, db, keyring, log }: MailerOptions): Mailer {
   if (config.SMTP_URL) {
@@ -46,6 +48,8 @@ export function createMailer({ config, db, keyring, log }: MailerOptions): Maile
       },
     }
   }
+  const development = config.NODE_ENV === 'development'
+  if (config.NODE_ENV === 'production') log.warn('SMTP_URL is not set: sign-in and claim codes are only stored in the outbox table, and nobody receives them')
   return {
     transport: 'outbox',
     async send(mail) {
@@ -54,7 +58,7 @@ export function createMailer({ config, db, keyring, log }: MailerOptions): Maile
         .insertInto('outbox')
         .values({ id, to_sealed: keyring.seal(mail.to, `outbox.to:${id}`), subject: mail.subject, body_sealed: keyring.seal(mail.text, `outbox.body:${id}`) })
         .execute()
-      log.info({ mailId: id, subject: mail.subject }, 'mail stored in the outbox (SMTP_URL is not set)')
+      log.info({ mailId: id, subject: mail.subject, ...(development ? { text: mail.text } : {}) }, 'mail stored in the outbox (SMTP_URL is not set)')
     },
   }
 }

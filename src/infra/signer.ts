@@ -12,6 +12,8 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
 const KEY_LOCK = 727_002
 /** A retired key stays in the JWKS this long, so tokens it signed keep verifying until they expire. */
 const RETIRED_KEY_GRACE_MS = 7 * 24 * 3600 * 1000
+/** Tokens remembered as verified (see `verify`); the oldest is forgotten first. */
+const VERIFIED_MAX = 10_000
 
 export interface SignOptions {
   typ?: string
@@ -52,6 +54,7 @@ interface LoadedKey {
 export async function createSigner(db: Db, keyring: Keyring, issuer: string): Promise<Signer> {
   let current!: { kid: string; privateKey: KeyObject }
   let verifying = new Map<string, LoadedKey>()
+  const verified = new Map<string, { result: JWTVerifyResult; until: number }>()
 
   const load = async () => {
     await ensureActiveKey(db, keyring)
@@ -101,8 +104,19 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
       const signature = await signAsync('sha256', Buffer.from(signingInput), current.privateKey)
       return `${signingInput}.${signature.toString('base64url')}`
     },
-    verify(token, options = {}) {
-      return jwtVerify(token, keyFor, {
+    /**
+     * A token that verified once verifies the same way until it expires: its bytes, and so its
+     * signature and claims, cannot change, and a key stays trusted for days after it is retired
+     * (longer than any token lives). So a repeat of the same token with the same options is
+     * answered from memory until its `exp`, without another RSA verification. Revocation is not
+     * decided here: callers check their denylist on every use.
+     */
+    async verify(token, options = {}) {
+      const key = `${options.typ ?? ''} ${[options.audience ?? []].flat().join(',')} ${options.clockToleranceSeconds ?? 5} ${token}`
+      const known = verified.get(key)
+      if (known && Date.now() < known.until) return known.result
+      if (known) verified.delete(key)
+      const result = await jwtVerify(token, keyFor, {
         issuer,
         algorithms: [ALG],
         audience: options.audience,
@@ -110,6 +124,11 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
         clockTolerance: options.clockToleranceSeconds ?? 5,
         requiredClaims: ['exp', 'iat', 'jti'],
       })
+      Object.freeze(result.payload)
+      Object.freeze(result.protectedHeader)
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
+      verified.set(key, { result, until: (result.payload.exp as number) * 1000 })
+      return result
     },
     jwks() {
       return { keys: [...verifying.values()].map((k) => k.publicJwk) }

@@ -1,9 +1,12 @@
 import type { ColumnType, Generated } from 'kysely'
-import type { AgentTables } from '../agent/tables.ts'
-import type { IdentityTables } from '../identity/tables.ts'
-import type { PublicTables } from '../public/tables.ts'
-import type { RestTables } from '../rest/tables.ts'
-import type { SitesTables } from '../sites/tables.ts'
+import type { Locale } from '../domain/locales.ts'
+import type { Plan } from '../domain/plans.ts'
+import type { SiteSettings } from '../domain/site-settings.ts'
+
+/**
+ * Every table of the service, in one place beside the migrations that create them. Types only:
+ * the modules imported above are leaves (they import nothing of infra/), so there is no import circle.
+ */
 
 /** A timestamptz column: written as Date or ISO string, read as Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>
@@ -50,5 +53,586 @@ export interface FoundationTables {
   signing_keys: SigningKeysTable
 }
 
-/** Every table of the service; each room declares its own next to its code. */
-export interface Database extends FoundationTables, AgentTables, IdentityTables, PublicTables, RestTables, SitesTables {}
+// Sites and leads (src/domain)
+
+/** draft: never published; live: a build is published; offline: taken down (the assistant stops too). */
+export type SiteStatus = 'draft' | 'live' | 'offline'
+
+export interface SitesTable {
+  id: string
+  account_id: string | null
+  name: string
+  status: ColumnType<SiteStatus, SiteStatus | undefined, SiteStatus>
+  default_locale: ColumnType<Locale, Locale | undefined, Locale>
+  locales: ColumnType<Locale[], string | undefined, string>
+  settings: ColumnType<SiteSettings, string | undefined, string>
+  published_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  live_build_id: ColumnType<string | null, string | null | undefined, string | null>
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface LeadsTable {
+  id: string
+  site_id: string
+  session_id: string | null
+  email_sealed: string
+  name_sealed: string | null
+  note_sealed: string | null
+  dedupe_key: string
+  consent_version: string
+  consent_digest: string
+  consent_locale: Locale
+  consent_accepted_at: Timestamp
+  source: LeadSource
+  created_at: CreatedAt
+}
+
+export type LeadSource = 'assistant' | 'contact_form'
+
+export interface SitesTables {
+  sites: SitesTable
+  leads: LeadsTable
+}
+
+// Sales assistant (src/agent)
+
+/** The handoff state machine's states (DESIGN.md 6); src/domain/handoff.ts moves between them. */
+export type HandoffState = 'none' | 'requested' | 'active' | 'resolved'
+
+export interface AgentSessionsTable {
+  id: string
+  /** SHA-256 hex of the session token; the token itself is never stored. */
+  token_hash: string
+  site_id: string
+  locale: Locale
+  handoff_state: ColumnType<HandoffState, HandoffState | undefined, HandoffState>
+  handoff_updated_at: Timestamp | null
+  created_at: CreatedAt
+  last_active_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface AgentMessagesTable {
+  id: Generated<string>
+  session_id: string
+  role: 'visitor' | 'assistant' | 'operator'
+  /** The message text sealed with the data key (a visitor may write personal data into the chat). */
+  text_sealed: string
+  turn_id: string | null
+  created_at: ColumnType<Date, Date | string | undefined, never>
+}
+
+export interface AgentTurnsTable {
+  session_id: string
+  turn_id: string
+  request_hash: string
+  state: 'processing' | 'done'
+  lease_owner: string | null
+  lease_until: Timestamp | null
+  attempts: Generated<number>
+  response: string | null
+  created_at: CreatedAt
+  completed_at: Timestamp | null
+}
+
+export interface AgentEventsTable {
+  session_id: string
+  type: string
+  count: Generated<number>
+  first_at: CreatedAt
+  last_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface AgentTables {
+  agent_sessions: AgentSessionsTable
+  agent_messages: AgentMessagesTable
+  agent_turns: AgentTurnsTable
+  agent_events: AgentEventsTable
+}
+
+// Identity (src/identity)
+
+type JsonArray = ColumnType<string[], string, string>
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+
+export interface IdentitySecretsTable {
+  name: string
+  value_sealed: string
+  created_at: CreatedAt
+}
+
+export interface AccountsTable {
+  id: string
+  plan: Generated<Plan>
+  /** Requests an hour instead of the plan's budget (DESIGN.md 7); null keeps the plan's. */
+  quota_override: ColumnType<number | null, number | null | undefined, number | null>
+  created_at: CreatedAt
+}
+
+export interface UsersTable {
+  id: string
+  account_id: string
+  /** Keyed hash (HMAC-SHA256) of the normalised email: lookups without storing the address in clear. */
+  email_hash: string
+  email_sealed: string
+  created_at: CreatedAt
+  last_sign_in_at: NullableTimestamp
+}
+
+export interface SignInChallengesTable {
+  id: string
+  email_hash: string
+  email_sealed: string
+  code_hash: string
+  return_to: string
+  attempts: Generated<number>
+  expires_at: Timestamp
+  consumed_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface WebSessionsTable {
+  id: string
+  token_hash: string
+  user_id: string
+  expires_at: Timestamp
+  created_at: CreatedAt
+}
+
+export interface OAuthClientsTable {
+  client_id: string
+  client_name: string
+  redirect_uris: JsonArray
+  grant_types: JsonArray
+  token_endpoint_auth_method: Generated<string>
+  source: 'registered' | 'metadata_document'
+  created_at: CreatedAt
+  refreshed_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string
+  client_id: string
+  user_id: string
+  redirect_uri: string
+  code_challenge: string
+  scope: string
+  resource: string
+  family_id: string
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface RefreshTokensTable {
+  id: string
+  token_hash: string
+  family_id: string
+  client_id: string
+  /** `sub` of the access tokens it mints: the user, or the claimed agent registration. */
+  subject: string
+  user_id: string
+  scope: string
+  resource: string
+  status: Generated<'active' | 'used' | 'revoked'>
+  access_jti: string
+  access_expires_at: Timestamp
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface RevokedTokensTable {
+  jti: string
+  expires_at: Timestamp
+  revoked_at: CreatedAt
+}
+
+export interface AgentRegistrationsTable {
+  id: string
+  status: Generated<'anonymous' | 'claimed'>
+  claim_token_hash: string
+  expires_at: Timestamp
+  user_id: string | null
+  account_id: string | null
+  claimed_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface ClaimAttemptsTable {
+  id: string
+  registration_id: string
+  user_code_hash: string
+  email_hash: string
+  email_sealed: string
+  status: Generated<'pending' | 'approved' | 'denied' | 'redeemed'>
+  interval_seconds: number
+  failed_entries: Generated<number>
+  last_polled_at: NullableTimestamp
+  user_id: string | null
+  decided_at: NullableTimestamp
+  expires_at: Timestamp
+  created_at: CreatedAt
+}
+
+export interface OutboxTable {
+  id: string
+  to_sealed: string
+  subject: string
+  body_sealed: string
+  created_at: CreatedAt
+}
+
+export interface IdentityTables {
+  identity_secrets: IdentitySecretsTable
+  accounts: AccountsTable
+  users: UsersTable
+  sign_in_challenges: SignInChallengesTable
+  web_sessions: WebSessionsTable
+  oauth_clients: OAuthClientsTable
+  authorization_codes: AuthorizationCodesTable
+  refresh_tokens: RefreshTokensTable
+  revoked_tokens: RevokedTokensTable
+  agent_registrations: AgentRegistrationsTable
+  claim_attempts: ClaimAttemptsTable
+  outbox: OutboxTable
+}
+
+// Public checks (src/public)
+
+export interface AuditReportsTable {
+  id: string
+  domain: string
+  premium: boolean
+  report: Json
+  created_at: CreatedAt
+}
+
+export interface McsResultsTable {
+  domain: string
+  result: Json
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>
+  expires_at: Timestamp
+}
+
+export interface CwvCacheTable {
+  cache_key: string
+  body: Json
+  expires_at: Timestamp
+}
+
+export interface CwvQuotaTable {
+  window_start: Timestamp
+  used: number
+}
+
+export interface CwvTrackedDomainsTable {
+  domain: string
+  created_at: CreatedAt
+  last_snapshot_at: Timestamp | null
+}
+
+export interface CwvSnapshotsTable {
+  id: string
+  domain: string
+  /** A calendar day, YYYY-MM-DD. */
+  taken_on: ColumnType<string, string, string>
+  snapshot: Json
+  created_at: CreatedAt
+}
+
+export interface PublicTables {
+  audit_reports: AuditReportsTable
+  mcs_results: McsResultsTable
+  cwv_cache: CwvCacheTable
+  cwv_quota: CwvQuotaTable
+  cwv_tracked_domains: CwvTrackedDomainsTable
+  cwv_snapshots: CwvSnapshotsTable
+}
+
+// Accounts, API tokens, quotas, idempotency and the audit log (src/domain, src/rest)
+
+export interface ApiTokensTable {
+  id: string
+  account_id: string
+  name: string
+  /** Space-separated scopes. */
+  scopes: string
+  /** SHA-256 hex of the secret; the secret itself is shown once and never stored. */
+  secret_hash: string
+  /** The secret replaced by a rotation, accepted until previous_expires_at. */
+  previous_secret_hash: string | null
+  previous_expires_at: NullableTimestamp
+  expires_at: NullableTimestamp
+  last_used_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface ApiQuotaTable {
+  account_id: string
+  /** The start of the hour the counter belongs to. */
+  window_start: Timestamp
+  used: number
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string
+  key: string
+  /** SHA-256 hex of the method, route and body the key was first used with. */
+  request_hash: string
+  state: 'processing' | 'done'
+  /** A request still processing after this time (its process died) may be taken again. */
+  lease_until: Timestamp
+  status: number | null
+  /** JSON object of the stored answer's headers. */
+  headers: string | null
+  body: string | null
+  created_at: CreatedAt
+}
+
+export interface AuditLogTable {
+  id: string
+  at: Timestamp
+  account_id: string
+  token_id: string | null
+  client_id: string | null
+  operation: string
+  method: string
+  /** The route template (/v1/sites/:id), never the concrete URL. */
+  path: string
+  status: number
+  request_id: string
+  ip: string
+}
+
+export interface AccountTables {
+  api_tokens: ApiTokensTable
+  api_quota: ApiQuotaTable
+  idempotency_keys: IdempotencyKeysTable
+  audit_log: AuditLogTable
+}
+
+// Site content: pages, blocks, domains, builds (src/domain, src/rest, src/sites)
+
+export interface PagesTable {
+  id: string
+  site_id: string
+  path: string
+  locale: Locale
+  title: string
+  description: ColumnType<string, string | undefined, string>
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface BlocksTable {
+  id: string
+  page_id: string
+  type: string
+  /** Dense per page: 0..n-1, kept so by src/domain/blocks.ts under a lock on the page. */
+  position: number
+  content: ColumnType<unknown, string, string>
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export type DomainStatus = 'pending' | 'active' | 'failed'
+
+export interface DomainsTable {
+  id: string
+  site_id: string
+  hostname: string
+  status: ColumnType<DomainStatus, DomainStatus | undefined, DomainStatus>
+  primary: ColumnType<boolean, boolean | undefined, boolean>
+  verification_value: string
+  verified_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  created_at: CreatedAt
+}
+
+export type BuildStatus = 'queued' | 'running' | 'succeeded' | 'failed'
+
+export interface BuildsTable {
+  id: string
+  site_id: string
+  status: ColumnType<BuildStatus, BuildStatus | undefined, BuildStatus>
+  error: ColumnType<string | null, string | null | undefined, string | null>
+  pages: ColumnType<number | null, number | null | undefined, number | null>
+  created_at: CreatedAt
+  started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+}
+
+export interface ContentTables {
+  pages: PagesTable
+  blocks: BlocksTable
+  domains: DomainsTable
+  builds: BuildsTable
+}
+
+// Hosted sites: release files, assistant passages, backlinks (src/sites)
+
+/** Bytes as the drivers read them: Buffer on pg, Uint8Array on PGlite. */
+type Bytes = ColumnType<Uint8Array, Uint8Array, Uint8Array>
+
+export interface BuildFilesTable {
+  build_id: string
+  path: string
+  content_type: string
+  etag: string
+  body: Bytes
+  gzip: Bytes
+  br: Bytes
+}
+
+export interface SitePassagesTable {
+  build_id: string
+  position: number
+  site_id: string
+  locale: Locale
+  url: string
+  title: string
+  text: string
+}
+
+export interface SiteBacklinksTable {
+  id: string
+  site_id: string
+  source: string
+  target: string
+  verified_at: Timestamp
+  created_at: CreatedAt
+}
+
+export interface HostedSiteTables {
+  build_files: BuildFilesTable
+  site_passages: SitePassagesTable
+  site_backlinks: SiteBacklinksTable
+}
+
+// MCP (src/mcp)
+
+export interface McpTables {}
+
+// Events, webhooks, site audits and social posts (src/domain/events.ts, webhooks*, social*)
+
+export interface EventsTable {
+  id: string
+  account_id: string
+  site_id: string | null
+  type: string
+  /** The event's data without its personal fields. */
+  data: ColumnType<Record<string, unknown>, string, string>
+  /** The personal fields (JSON object) sealed with the data key; merged into `data` to sign and send. */
+  personal_sealed: string | null
+  created_at: CreatedAt
+}
+
+export interface WebhookEndpointsTable {
+  id: string
+  account_id: string
+  url: string
+  description: ColumnType<string, string | undefined, string>
+  /** Event types the endpoint receives; empty means every type. */
+  event_types: ColumnType<string[], string | undefined, string>
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  disabled_reason: string | null
+  secret_sealed: string
+  previous_secret_sealed: string | null
+  previous_expires_at: NullableTimestamp
+  /** When the run of failed attempts began; null while the endpoint answers. */
+  failing_since: NullableTimestamp
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export type WebhookDeliveryState = 'pending' | 'succeeded' | 'dead'
+
+export interface WebhookDeliveriesTable {
+  id: string
+  account_id: string
+  endpoint_id: string
+  event_id: string
+  state: ColumnType<WebhookDeliveryState, WebhookDeliveryState | undefined, WebhookDeliveryState>
+  attempts: Generated<number>
+  first_attempt_at: NullableTimestamp
+  last_status: number | null
+  last_error: string | null
+  delivered_at: NullableTimestamp
+  failed_at: NullableTimestamp
+  replayed_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface WebhookAttemptsTable {
+  id: string
+  delivery_id: string
+  endpoint_id: string
+  attempt: number
+  attempted_at: Timestamp
+  status: number | null
+  duration_ms: number
+  /** The first kilobyte of the receiver's answer. */
+  response: string | null
+  error: string | null
+}
+
+export interface SiteAuditsTable {
+  id: string
+  account_id: string
+  site_id: string
+  domain: string
+  state: ColumnType<'queued' | 'done' | 'failed', 'queued' | 'done' | 'failed' | undefined, 'queued' | 'done' | 'failed'>
+  trigger: 'api' | 'weekly' | 'mcp'
+  report_id: string | null
+  score: number | null
+  axes: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  error: string | null
+  created_at: CreatedAt
+  finished_at: NullableTimestamp
+}
+
+export type SocialNetwork = 'mastodon' | 'bluesky'
+
+export interface SocialAccountsTable {
+  id: string
+  account_id: string
+  network: SocialNetwork
+  /** The Mastodon instance or the Bluesky PDS the account lives on. */
+  server_url: string
+  handle: string
+  credentials_sealed: string
+  created_at: CreatedAt
+}
+
+export type SocialPostState = 'scheduled' | 'posted' | 'failed'
+
+export interface SocialPostsTable {
+  id: string
+  account_id: string
+  social_account_id: string
+  site_id: string | null
+  text: string
+  link: string | null
+  scheduled_at: Timestamp
+  state: ColumnType<SocialPostState, SocialPostState | undefined, SocialPostState>
+  attempts: Generated<number>
+  url: string | null
+  error: string | null
+  posted_at: NullableTimestamp
+  created_at: CreatedAt
+}
+
+export interface EventTables {
+  events: EventsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
+  site_audits: SiteAuditsTable
+  social_accounts: SocialAccountsTable
+  social_posts: SocialPostsTable
+}
+
+/** Every table of the service. */
+export interface Database extends FoundationTables, SitesTables, AgentTables, IdentityTables, PublicTables, AccountTables, ContentTables, HostedSiteTables, McpTables, EventTables {}

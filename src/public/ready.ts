@@ -33,6 +33,7 @@ export default async function readyRoute(app: FastifyInstance) {
   app.get(
     '/ready',
     {
+      config: { operation: 'public.ready' },
       schema: {
         summary: 'Readiness probe',
         tags: ['public'],

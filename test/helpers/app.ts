@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream'
-import { afterAll } from 'vitest'
+import { cleanUpAfter } from './cleanup.ts'
 import { buildApp, type App, type BuildOptions } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { freshDatabaseUrl } from './database.ts'
+import { embeddedTemplate, freshDatabaseUrl } from './database.ts'
 
 /** A fixed key for tests only; production keys come from DATA_ENCRYPTION_KEY. */
 export const TEST_DATA_KEY = Buffer.alloc(32, 7).toString('base64')
@@ -35,8 +35,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         },
       })
     : undefined
-  const app = await buildApp(config, { ...options, logStream })
-  afterAll(() => app.close())
+  const app = await buildApp(config, { ...options, logStream, embeddedTemplate: databaseUrl === 'memory://' ? embeddedTemplate() : undefined })
+  cleanUpAfter(() => app.close())
   return { app, config, databaseUrl, logs }
 }
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
 import pg from 'pg'
-import { afterAll } from 'vitest'
+import { cleanUpAfter } from './cleanup.ts'
+import { embeddedTemplatePath, postgresTemplateName } from './templates.ts'
 
 export const onPostgres = process.env.TEST_DB === 'postgres'
 
@@ -10,17 +12,28 @@ export function adminUrl(): string {
 }
 
 /**
- * A fresh, empty database for the calling test file: a new database on the test server (dropped
- * after the file), or a throwaway embedded one.
+ * A fresh database for the calling test file: a new database on the test server (dropped after
+ * the file), or a throwaway embedded one. It starts migrated, copied from the suite's template
+ * (test/setup/templates.ts), unless `empty` is asked for (tests of migrating itself).
  */
-export async function freshDatabaseUrl(): Promise<string> {
+export async function freshDatabaseUrl(options: { empty?: boolean } = {}): Promise<string> {
   if (!onPostgres) return 'memory://'
   const name = `wps_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl() })
   await admin.connect()
-  await admin.query(`create database ${name}`)
+  const create = options.empty ? `create database ${name}` : `create database ${name} template ${postgresTemplateName}`
+  // Copies of one template made at the same moment may find it busy (55006): try again shortly.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.query(create)
+      break
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt === 10) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+    }
+  }
   await admin.end()
-  afterAll(async () => {
+  cleanUpAfter(async () => {
     const client = new pg.Client({ connectionString: adminUrl() })
     await client.connect()
     await client.query(`drop database if exists ${name} with (force)`)
@@ -29,4 +42,13 @@ export async function freshDatabaseUrl(): Promise<string> {
   const url = new URL(adminUrl())
   url.pathname = `/${name}`
   return url.toString()
+}
+
+let template: Blob | undefined
+
+/** The migrated embedded database every memory:// test database starts from (read once per worker). */
+export function embeddedTemplate(): Blob | undefined {
+  if (onPostgres || !existsSync(embeddedTemplatePath)) return undefined
+  template ??= new Blob([readFileSync(embeddedTemplatePath)])
+  return template
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { afterAll } from 'vitest'
+import { cleanUpAfter } from './cleanup.ts'
 import { TEST_DATA_KEY } from './app.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -30,7 +30,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout!.on('data', (d: Buffer) => (text += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (text += d.toString()))
   const exited = once(child, 'exit').then(([code]) => code as number | null)
-  afterAll(() => {
+  cleanUpAfter(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
   })
   return { child, url: '', output: () => text, exited }

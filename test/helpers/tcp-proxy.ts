@@ -1,12 +1,25 @@
 import { createServer, connect, type Socket } from 'node:net'
 
 /**
- * A TCP proxy on loopback in front of a real server, whose link the test can cut and restore:
- * cutting closes every open connection and refuses new ones, as a database outage would.
+ * A TCP proxy on loopback in front of a real server, whose link the test can break and restore.
+ * `cut()` closes every open connection and refuses new ones, as a server that went down would.
+ * `drop()` is a network that stops carrying packets: connections stay open, nothing reaches the
+ * other side and nothing comes back; new ones are accepted and hang. `restore()` ends either,
+ * and what the dropped connections sent meanwhile arrives, as TCP retransmission would bring it.
  */
 export async function startTcpProxy(targetHost: string, targetPort: number) {
   const sockets = new Set<Socket>()
   let up = true
+  let dropping = false
+  // One direction: a chunk read is written on at once; reading stops while the link drops packets.
+  const forward = (from: Socket, to: Socket) => {
+    from.on('data', (chunk: Buffer) => {
+      if (!to.write(chunk)) from.pause()
+    })
+    to.on('drain', () => {
+      if (!dropping) from.resume()
+    })
+  }
   const server = createServer((client) => {
     if (!up) {
       client.destroy()
@@ -14,7 +27,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
     }
     const upstream = connect(targetPort, targetHost)
     sockets.add(client).add(upstream)
-    client.pipe(upstream).pipe(client)
+    forward(client, upstream)
+    forward(upstream, client)
+    if (dropping) {
+      client.pause()
+      upstream.pause()
+    }
     const close = () => {
       client.destroy()
       upstream.destroy()
@@ -33,8 +51,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
       for (const socket of sockets) socket.destroy()
       sockets.clear()
     },
+    drop() {
+      dropping = true
+      for (const socket of sockets) socket.pause()
+    },
     restore() {
       up = true
+      dropping = false
+      for (const socket of sockets) socket.resume()
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
-import type { FastifyInstance } from 'fastify'
+import { Readable } from 'node:stream'
+import type { FastifyInstance, InjectOptions } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { errors } from '../../src/errors.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -19,6 +20,15 @@ async function probes(app: FastifyInstance) {
   app.get('/probe/log', async (request) => {
     request.log.info({ body: { session_token: 'tok-secret-1', email: 'ada@example.com' }, token: 'tok-secret-2' }, 'probe')
     return { ok: true }
+  })
+  // A download the client abandons halfway, and work that stops when the client goes away.
+  app.get('/probe/slow-stream', async (_request, reply) => {
+    const body = new Readable({ read() {} })
+    body.push('first chunk\n')
+    return reply.type('text/plain').send(body)
+  })
+  app.get('/probe/abortable', async (request) => {
+    await new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }))))
   })
   app.get('/probe/child', async (request) => {
     request.log.child({ step: 'render' }).warn('from a child')
@@ -58,11 +68,11 @@ describe('bad input answers a clear 4xx problem, never a 500', () => {
     expect(res.json()).toMatchObject({ code: 'body_too_large', status: 413 })
   })
 
-  it('an unknown property → 400 validation_failed naming the rule', async () => {
+  it('an unknown property → 400 validation_failed naming the field', async () => {
     const res = await app.inject({ method: 'POST', url: '/probe/echo', payload: { name: 'ada', admin: true } })
     expect(res.statusCode).toBe(400)
     isProblem(res)
-    expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'body must NOT have additional properties' })
+    expect(res.json()).toMatchObject({ code: 'validation_failed', detail: "The field 'admin' is not accepted here" })
   })
 
   it('an error from the registry keeps its lower-case code, status and message', async () => {
@@ -129,7 +139,7 @@ describe('logging', () => {
     const res = await app.inject({ method: 'GET', url: '/api/pricing' })
     const lines = logs.filter((l) => l['reqId'] === res.headers['x-request-id'])
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatchObject({ msg: 'request', method: 'GET', route: '/api/pricing', status: 200, level: 30 })
+    expect(lines[0]).toMatchObject({ msg: 'request', method: 'GET', route: '/api/pricing', operation: 'public.pricing', status: 200, level: 30 })
   })
 
   it('request.log behaves as a pino logger bound to the request: levels, children, the id on every line', async () => {
@@ -138,5 +148,83 @@ describe('logging', () => {
     const lines = logs.filter((l) => l['reqId'] === res.headers['x-request-id'])
     expect(lines.map((l) => l['msg'])).toEqual(['from a child', 'request'])
     expect(lines[0]).toMatchObject({ step: 'render', level: 40 })
+  })
+})
+
+// The fault: validation errors leaked the validator's text ("querystring/action must be equal to
+// constant … must match a schema in anyOf", "body must have required property '_csrf'").
+describe('error messages do not leak schema internals', () => {
+  const internals = /must be equal to constant|anyOf|oneOf|must have required property|must NOT|must match|querystring\/|body\/|#\/|instancePath|schemaPath/
+  const cases: Array<{ name: string; request: InjectOptions; detail: string; code?: string }> = [
+    { name: 'a query parameter outside its allowed values', request: { method: 'GET', url: '/api/cwv-tracker?action=delete&domain=example.com' }, detail: "The query parameter 'action' has an unsupported value" },
+    { name: 'an unknown query parameter', request: { method: 'GET', url: '/api/ready?verbose=1' }, detail: "The query parameter 'verbose' is not accepted here" },
+    { name: 'a missing required field', request: { method: 'POST', url: '/probe/echo', payload: {} }, detail: "The field 'name' is required" },
+    { name: 'a field of the wrong type', request: { method: 'POST', url: '/probe/echo', payload: { name: { nested: 1 } } }, detail: "The field 'name' must be a string" },
+    { name: 'a field too long', request: { method: 'POST', url: '/probe/echo', payload: { name: 'x'.repeat(21) } }, detail: "The field 'name' must be at most 20 characters long" },
+    { name: 'a body that is not an object', request: { method: 'POST', url: '/probe/echo', payload: '[1,2]', headers: { 'content-type': 'application/json' } }, detail: 'The request body is not in the expected form' },
+  ]
+  for (const { name, request, detail } of cases) {
+    it(`${name}: a short message naming the field; the validator's text only in the log`, async () => {
+      const res = await app.inject(request)
+      expect(res.statusCode).toBe(400)
+      isProblem(res)
+      expect(res.json()).toMatchObject({ code: 'validation_failed', detail })
+      expect(res.body).not.toMatch(internals)
+      const refused = logs.find((l) => l['msg'] === 'request refused' && l['reqId'] === res.headers['x-request-id'])
+      // The validator's wording ("body/name must …") is kept for the operator.
+      expect(String(refused?.['reason'])).toMatch(/must/)
+      expect(refused?.['reason']).not.toBe(detail)
+    })
+  }
+
+  it('a missing or empty domain on the public checks is 400 invalid_domain (INTERFACE.md 4.1)', async () => {
+    for (const url of ['/api/seo-check/audit', '/api/seo-check/audit?d=', '/api/mcs-check', '/api/mcs-check?domain=', `/api/seo-check/audit?d=${'a'.repeat(400)}`]) {
+      const res = await app.inject({ method: 'GET', url })
+      expect(res.statusCode, url).toBe(400)
+      isProblem(res)
+      expect(res.json(), url).toMatchObject({ code: 'invalid_domain' })
+      expect(res.body).not.toMatch(internals)
+    }
+  })
+
+  it('the HTML consent form missing its _csrf field names it in plain words', async () => {
+    const res = await app.inject({ method: 'POST', url: '/oauth/authorize', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'decision=allow' })
+    expect(res.statusCode).toBe(400)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(res.body).toMatch(/The field &#39;(_csrf|client_id|[a-z_]+)&#39; is required/)
+    expect(res.body).not.toMatch(internals)
+  })
+
+  it('the OAuth token endpoint names the field in error_description', async () => {
+    for (const payload of ['', 'grant_type=refresh_token&refresh_token=x&extra=1', `grant_type=${'g'.repeat(600)}`]) {
+      const res = await app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload })
+      expect(res.statusCode, payload).toBe(400)
+      const body = res.json() as { error: string; error_description: string }
+      expect(body.error_description, payload).not.toMatch(internals)
+    }
+  })
+})
+
+// The fault: a client that hangs up was logged at error level, as if the service had failed.
+describe('client aborts are logged as info', () => {
+  it('a stream the client abandons and work stopped by the abort log at info, never error', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as { port: number }
+    const before = logs.length
+    for (const path of ['/probe/slow-stream', '/probe/abortable']) {
+      const controller = new AbortController()
+      const pending = fetch(`http://127.0.0.1:${port}${path}`, { signal: controller.signal }).then(async (res) => {
+        const reader = res.body!.getReader()
+        await reader.read()
+        controller.abort()
+      })
+      if (path === '/probe/abortable') setTimeout(() => controller.abort(), 200)
+      await pending.catch(() => {})
+    }
+    // The server notices the hang-up when it next touches the socket.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const lines = logs.slice(before)
+    expect(lines.filter((l) => l['msg'] === 'request aborted by the client').length).toBeGreaterThanOrEqual(1)
+    expect(lines.filter((l) => Number(l['level']) >= 50), JSON.stringify(lines)).toEqual([])
   })
 })

@@ -30,7 +30,7 @@ documents.set('/oauth/secret.json', { status: 200, body: { client_id: `${origin}
 documents.set('/oauth/moved.json', { status: 302, body: '', headers: { location: '/oauth/client.json' } })
 documents.set('/oauth/huge.json', { status: 200, body: { client_id: `${origin}/oauth/huge.json`, redirect_uris: [redirectUri], padding: 'x'.repeat(20_000) } })
 
-const { app, base } = await startLiveApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true' } })
+const { app, base } = await startLiveApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
 const insecure = { [oauth.allowInsecureRequests]: true } as const
 const as = await oauth.processDiscoveryResponse(new URL(base), await oauth.discoveryRequest(new URL(base), { algorithm: 'oauth2', ...insecure }))
 

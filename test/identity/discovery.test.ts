@@ -27,7 +27,7 @@ describe('discovery documents', () => {
     expect(body.grant_types_supported).toEqual(
       expect.arrayContaining(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:presence:agent-auth:grant-type:claim', 'urn:workos:agent-auth:grant-type:claim']),
     )
-    expect(body.scopes_supported).toEqual(['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads'])
+    expect(body.scopes_supported).toEqual(['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'])
     const head = await app.inject({ method: 'HEAD', url: '/.well-known/oauth-authorization-server' })
     expect(head.statusCode).toBe(200)
     expect(head.body).toBe('')
@@ -36,9 +36,9 @@ describe('discovery documents', () => {
 
   it('serves RFC 9728 metadata at the root and the path-suffixed forms of /mcp and /v1', async () => {
     const cases: Array<[string, string, string[]]> = [
-      ['/.well-known/oauth-protected-resource', base, ['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads']],
+      ['/.well-known/oauth-protected-resource', base, ['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens']],
       ['/.well-known/oauth-protected-resource/mcp', `${base}/mcp`, ['mcp:read', 'mcp:tools']],
-      ['/.well-known/oauth-protected-resource/v1', `${config.API_URL}/v1`, ['read:sites', 'write:pages', 'manage:leads']],
+      ['/.well-known/oauth-protected-resource/v1', `${config.API_URL}/v1`, ['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens']],
     ]
     for (const [url, resource, scopes] of cases) {
       const res = await app.inject({ method: 'GET', url })

@@ -30,6 +30,19 @@ describe('signer', () => {
     expect(typeof payload.jti).toBe('string')
   })
 
+  it('remembers a verified token until it expires, per audience and type, and still refuses it elsewhere', async () => {
+    const token = await signer.sign({ scope: 'x' }, { expiresInSeconds: 2, audience: 'a', typ: 'at+jwt' })
+    const first = await signer.verify(token, { audience: 'a', typ: 'at+jwt', clockToleranceSeconds: 0 })
+    expect(await signer.verify(token, { audience: 'a', typ: 'at+jwt', clockToleranceSeconds: 0 })).toBe(first)
+    expect(Object.isFrozen(first.payload)).toBe(true)
+    // Remembered for these options only: another audience or type is checked, and refused.
+    await expect(signer.verify(token, { audience: 'b', typ: 'at+jwt', clockToleranceSeconds: 0 })).rejects.toBeInstanceOf(errors.JWTClaimValidationFailed)
+    await expect(signer.verify(token, { audience: 'a', typ: 'JWT', clockToleranceSeconds: 0 })).rejects.toThrow()
+    // Past its exp it is verified again, and so refused as expired.
+    await new Promise((resolve) => setTimeout(resolve, (first.payload.exp! * 1000 - Date.now()) + 50))
+    await expect(signer.verify(token, { audience: 'a', typ: 'at+jwt', clockToleranceSeconds: 0 })).rejects.toBeInstanceOf(errors.JWTExpired)
+  })
+
   it('stores the private key sealed, never in the clear', async () => {
     const rows = await store.db.selectFrom('signing_keys').selectAll().execute()
     expect(rows).toHaveLength(1)

@@ -1,7 +1,7 @@
 import { errors as joseErrors } from 'jose'
 import type { FastifyInstance } from 'fastify'
 import { assertionAudience } from '../assertions.ts'
-import { IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
+import { AGENT_REST_SCOPES, IDENTITY_ASSERTION_TYP, POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { newJti, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { ShortCache } from '../short-cache.ts'
@@ -12,7 +12,9 @@ import { grantedScopes, MAX_ASSERTION_LENGTH, type TokenRequest } from './params
  * - the assertion is an RS256 JWT of this issuer, typ identity-assertion+jwt, aud the token endpoint, not expired (3, items 1-5);
  * - version 1 (anonymous) works only while the registration is unclaimed and within its 24 hours;
  * - version 2 (claimed) works only for a claimed registration and grants the post-claim scopes;
- * - `scope` may narrow the grant; `resource` (RFC 8707) may only name the MCP server.
+ * - `scope` may narrow the grant; `resource` (RFC 8707) names the MCP server (the default) or,
+ *   for a claimed agent only, the REST API, where the token acts for the person's account with
+ *   AGENT_REST_SCOPES (token and webhook management stay with people and API tokens).
  */
 export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): Promise<TokenResponse> {
   if (!body.assertion) throw invalidRequest('The assertion parameter is required')
@@ -22,9 +24,11 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
   const version = claims['ver']
   if (typeof registrationId !== 'string' || (version !== 1 && version !== 2)) throw invalidGrant('The assertion is invalid')
 
-  const { mcp } = resources(app.config)
-  if (body.resource !== undefined && body.resource !== mcp) throw new OAuthError('invalid_target', `Agent tokens are issued for ${mcp} only`)
-  const allowed = version === 1 ? PRE_CLAIM_SCOPES : POST_CLAIM_SCOPES
+  const { mcp, rest } = resources(app.config)
+  const audience = body.resource ?? mcp
+  if (audience !== mcp && audience !== rest) throw new OAuthError('invalid_target', `Agent tokens are issued for ${mcp} and, once claimed, ${rest}`)
+  if (audience === rest && version === 1) throw new OAuthError('invalid_target', 'An unclaimed agent acts for no account: ask its person to claim it first')
+  const allowed = audience === rest ? AGENT_REST_SCOPES : version === 1 ? PRE_CLAIM_SCOPES : POST_CLAIM_SCOPES
   const scope = grantedScopes(body.scope, allowed)
   const jti = newJti()
 
@@ -42,7 +46,7 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
 
   const [registration, access] = await Promise.all([
     app.db.selectFrom('agent_registrations').select(['status', 'account_id']).where('id', '=', registrationId).executeTakeFirst(),
-    signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti, accountId: typeof claims['account_id'] === 'string' ? claims['account_id'] : undefined }),
+    signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience, scope, jti, accountId: typeof claims['account_id'] === 'string' ? claims['account_id'] : undefined }),
   ])
   if (registration?.status !== 'claimed' || registration.account_id !== claims['account_id']) throw invalidGrant('The registration is not claimed')
   return tokenResponse(access, scope)

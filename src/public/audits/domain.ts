@@ -9,7 +9,7 @@ import { FetchError, normaliseDomain } from '../../infra/fetcher.ts'
 export function requestedDomain(config: Config, raw: string | undefined, parameter: string): string {
   if (!raw) throw new errors.invalidDomain(`The query parameter ${parameter} is required`)
   try {
-    return normaliseDomain(raw, { allowPrivateNetworks: config.AUDIT_ALLOW_PRIVATE_NETWORKS })
+    return normaliseDomain(raw, { allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS })
   } catch (error) {
     if (error instanceof FetchError) throw new errors.invalidDomain(error.message)
     throw error

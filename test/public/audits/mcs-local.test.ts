@@ -19,7 +19,7 @@ const get = (app: Injectable, url: string) => app.inject({ method: 'GET', url, r
 
 describe('GET /api/mcs-check with local Lighthouse', async () => {
   const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium'
-  const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: chromePath } })
+  const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: chromePath } })
 
   it('runs Lighthouse in a child process against a fixture page', { timeout: 150_000 }, async () => {
     const fixture = await site()
@@ -42,7 +42,7 @@ describe('GET /api/mcs-check with local Lighthouse', async () => {
 })
 
 describe('GET /api/mcs-check when Chrome cannot start', async () => {
-  const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: '/nonexistent/chromium' } })
+  const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', CHROME_PATH: '/nonexistent/chromium' } })
 
   it('answers 503 with Retry-After and caches nothing', async () => {
     const fixture = await site()

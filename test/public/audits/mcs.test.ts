@@ -89,7 +89,7 @@ const get = (app: { inject: (o: object) => Promise<{ statusCode: number; json: (
   app.inject({ method: 'GET', url, remoteAddress: `198.51.100.${++ip % 250}` })
 
 describe('GET /api/mcs-check with PageSpeed Insights', async () => {
-  const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true', PSI_API_KEY: 'test-psi-key', PSI_API_URL: psiUrl } })
+  const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PSI_API_KEY: 'test-psi-key', PSI_API_URL: psiUrl } })
 
   it('maps the Lighthouse result and blends the MCS with the documented weights', async () => {
     const fixture = await site()

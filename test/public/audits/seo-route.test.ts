@@ -5,8 +5,11 @@ import { AuditReportSchema } from '../../../src/public/audits/seo/schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 import { closedPort, serveFixture, type FixtureSite } from '../../fixtures/sites/serve.ts'
 
-// The app fetches fixture sites on loopback, which only AUDIT_ALLOW_PRIVATE_NETWORKS permits.
-const { app } = await buildTestApp({ env: { AUDIT_ALLOW_PRIVATE_NETWORKS: 'true' } })
+// The app fetches fixture sites on loopback, which only OUTBOUND_ALLOW_PRIVATE_NETWORKS permits.
+const { app, databaseUrl } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
+// A second instance on the same server, which has answered nothing itself (PostgreSQL only: the
+// embedded database belongs to one process).
+const second = databaseUrl.startsWith('postgres') ? (await buildTestApp({ databaseUrl, env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })).app : undefined
 
 const ajv = new Ajv({ strict: false })
 ajvFormats(ajv)
@@ -57,6 +60,27 @@ describe('GET /api/seo-check/audit', () => {
     expect(clean.hits.length).toBe(hitsBefore)
   })
 
+  it('answers repeats byte for byte alike, whether this process or the store serves them', async () => {
+    const site = await serveFixture('clean')
+    try {
+      const first = await get(`/api/seo-check/audit?d=${site.domain}`)
+      expect(first.json()).toMatchObject({ cached: false })
+      const repeats = [await get(`/api/seo-check/audit?d=${site.domain}`), await get(`/api/seo-check/audit?d=${site.domain}`)]
+      // The second instance has not answered this domain: it reads the store.
+      const fromStore = second ? [await get(`/api/seo-check/audit?d=${site.domain}`, second)] : []
+      for (const res of [...repeats, ...fromStore]) {
+        expect(res.statusCode).toBe(200)
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+        expect(res.headers['cache-control']).toBe('no-store')
+        expect(res.body).toBe(repeats[0]!.body)
+      }
+      expect(validReport(repeats[0]!.json())).toBe(true)
+      expect(repeats[0]!.json()).toMatchObject({ cached: true, report_id: first.json().report_id })
+    } finally {
+      await site.close()
+    }
+  })
+
   it('crawls internal pages with premium=1, kept apart from the single-page report', async () => {
     const res = await get(`/api/seo-check/audit?d=${clean.domain}&premium=1`)
     expect(res.statusCode).toBe(200)
@@ -86,13 +110,13 @@ describe('GET /api/seo-check/audit', () => {
   })
 
   it.each([
-    ['/api/seo-check/audit', 'validation_failed'],
-    ['/api/seo-check/audit?d=', 'validation_failed'],
+    ['/api/seo-check/audit', 'invalid_domain'],
+    ['/api/seo-check/audit?d=', 'invalid_domain'],
     ['/api/seo-check/audit?d=exa%20mple.com', 'invalid_domain'],
     ['/api/seo-check/audit?d=user%40example.com', 'invalid_domain'],
     ['/api/seo-check/audit?d=example.com%2Fpath', 'invalid_domain'],
     ['/api/seo-check/audit?d=ftp%3A%2F%2Fexample.com', 'invalid_domain'],
-    [`/api/seo-check/audit?d=${'a'.repeat(301)}.com`, 'validation_failed'],
+    [`/api/seo-check/audit?d=${'a'.repeat(301)}.com`, 'invalid_domain'],
     ['/api/seo-check/audit?d=example.com&premium=2', 'validation_failed'],
     ['/api/seo-check/audit?d=example.com&extra=1', 'validation_failed'],
   ])('answers 400 problem+json to %s', async (url, code) => {

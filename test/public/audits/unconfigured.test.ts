@@ -14,7 +14,7 @@ function expectProblem(res: Awaited<ReturnType<typeof get>>, status: number, cod
   expect(res.json()).toMatchObject({ status, code, type: `urn:problem-type:${code}` })
 }
 
-describe('without AUDIT_ALLOW_PRIVATE_NETWORKS', () => {
+describe('without OUTBOUND_ALLOW_PRIVATE_NETWORKS', () => {
   it.each(['localhost', 'localhost:8080', '127.0.0.1', '[::1]', '169.254.169.254', '10.0.0.1', '[::ffff:127.0.0.1]'])(
     'refuses d=%s on every check before anything is fetched',
     async (d) => {
@@ -44,7 +44,7 @@ describe('GET /api/mcs-check without a provider', () => {
   })
 
   it('answers 400 when the domain is missing', async () => {
-    expectProblem(await get('/api/mcs-check'), 400, 'validation_failed')
+    expectProblem(await get('/api/mcs-check'), 400, 'invalid_domain')
   })
 })
 

@@ -3,9 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errors } from '../../../errors.ts'
 import { requestedDomain } from '../domain.ts'
-import { limitPerMinute } from '../../../plugins/rate-limit.ts'
+import { routeLimit } from '../../../infra/rate-limits.ts'
 import { Problem } from '../../../schemas.ts'
-import { PUBLIC_PER_MINUTE } from '../../pricing.ts'
 import { createCruxClient, CruxUnavailableError, type CruxClient } from './crux.ts'
 import { historyFieldData, lookupFieldData, nextDailyUpdate, type HistoryData, type LookupData } from './field-data.ts'
 import { defineSnapshotJob, nextSnapshotAt, scheduleSnapshot, utcDay } from './job.ts'
@@ -44,7 +43,7 @@ export default async function cwvRoute(app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/cwv-tracker',
     {
-      config: limitPerMinute(app.config, PUBLIC_PER_MINUTE, 'public'),
+      config: { operation: 'public.cwv', ...routeLimit(app.config, 'public') },
       schema: {
         summary: 'Core Web Vitals field data (Chrome UX Report, CC-BY-4.0)',
         description:

@@ -3,9 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errors } from '../../../errors.ts'
 import { FetchError, type SafeFetcher } from '../../../infra/fetcher.ts'
 import { requestedDomain } from '../domain.ts'
-import { limitPerMinute } from '../../../plugins/rate-limit.ts'
+import { routeLimit } from '../../../infra/rate-limits.ts'
 import { Problem } from '../../../schemas.ts'
-import { AUDITS_PER_MINUTE } from '../seo/route.ts'
 import { McsRunError } from './errors.ts'
 import { localProvider, psiProvider, type McsProvider } from './providers.ts'
 import { QueueFullError } from './queue.ts'
@@ -53,7 +52,7 @@ export default async function mcsRoute(app: FastifyInstance, options: McsRouteOp
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/mcs-check',
     {
-      config: limitPerMinute(app.config, AUDITS_PER_MINUTE, 'audits'),
+      config: { operation: 'public.mcs_check', ...routeLimit(app.config, 'audits') },
       schema: {
         summary: 'Site quality (MCS) from Lighthouse',
         description:

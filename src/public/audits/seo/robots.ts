@@ -4,6 +4,8 @@
  * matching rule wins and allow wins a tie; `*` matches any run of characters and `$` ends a rule.
  */
 
+import { AI_CRAWLERS, type CrawlerPurpose } from '../../../domain/ai-crawlers.ts'
+
 export interface RobotsGroup {
   agents: string[]
   rules: Array<{ allow: boolean; path: string }>
@@ -81,26 +83,7 @@ export function isAllowed(robots: Robots, agent: string, path: string): boolean 
   return best ? best.allow : true
 }
 
-export type CrawlerPurpose = 'search' | 'user_action' | 'training'
-
-/** AI crawlers by what their operator says they do. Blocking a training crawler is a legitimate choice. */
-export const AI_CRAWLERS: ReadonlyArray<{ agent: string; operator: string; purpose: CrawlerPurpose }> = [
-  { agent: 'OAI-SearchBot', operator: 'OpenAI', purpose: 'search' },
-  { agent: 'Claude-SearchBot', operator: 'Anthropic', purpose: 'search' },
-  { agent: 'PerplexityBot', operator: 'Perplexity', purpose: 'search' },
-  { agent: 'DuckAssistBot', operator: 'DuckDuckGo', purpose: 'search' },
-  { agent: 'ChatGPT-User', operator: 'OpenAI', purpose: 'user_action' },
-  { agent: 'Claude-User', operator: 'Anthropic', purpose: 'user_action' },
-  { agent: 'Perplexity-User', operator: 'Perplexity', purpose: 'user_action' },
-  { agent: 'MistralAI-User', operator: 'Mistral AI', purpose: 'user_action' },
-  { agent: 'GPTBot', operator: 'OpenAI', purpose: 'training' },
-  { agent: 'ClaudeBot', operator: 'Anthropic', purpose: 'training' },
-  { agent: 'Google-Extended', operator: 'Google', purpose: 'training' },
-  { agent: 'Applebot-Extended', operator: 'Apple', purpose: 'training' },
-  { agent: 'CCBot', operator: 'Common Crawl', purpose: 'training' },
-  { agent: 'meta-externalagent', operator: 'Meta', purpose: 'training' },
-  { agent: 'Bytespider', operator: 'ByteDance', purpose: 'training' },
-]
+export type { CrawlerPurpose }
 
 export interface CrawlerAccess {
   agent: string

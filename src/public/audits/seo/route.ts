@@ -1,15 +1,14 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { SafeFetcher } from '../../../infra/fetcher.ts'
 import { requestedDomain } from '../domain.ts'
-import { limitPerMinute } from '../../../plugins/rate-limit.ts'
+import { routeLimit } from '../../../infra/rate-limits.ts'
 import { Problem } from '../../../schemas.ts'
 import { runAudit } from './engine.ts'
 import { AuditQuery, AuditReportSchema } from './schema.ts'
+import { RecentAnswers } from './recent-answers.ts'
 import { findRecentReport, saveReport, type StoredReport } from './store.ts'
 
-/** Audits a minute per client address (DESIGN.md section 6). */
-export const AUDITS_PER_MINUTE = 10
 /** A repeat within this window is answered from the stored report. */
 export const REPORT_FRESH_MS = 10 * 60_000
 
@@ -21,15 +20,19 @@ function present(stored: StoredReport, cached: boolean) {
   return { report_id: stored.id, cached, generated_at: stored.created_at.toISOString(), ...stored.report }
 }
 
+/** Sends a body the route's serializer already made (a string passes Fastify's serializer untouched). */
+const sendSerialised = (reply: FastifyReply, body: string) => reply.type('application/json; charset=utf-8').send(body)
+
 export default async function seoAuditRoute(app: FastifyInstance, options: AuditRouteOptions) {
   const { fetcher } = options
   // Identical audits asked at the same moment share one crawl in this process.
   const inFlight = new Map<string, Promise<StoredReport>>()
+  const repeats = new RecentAnswers()
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/seo-check/audit',
     {
-      config: limitPerMinute(app.config, AUDITS_PER_MINUTE, 'audits'),
+      config: { operation: 'public.seo_check', ...routeLimit(app.config, 'audits') },
       schema: {
         summary: 'SEO, AEO and GEO audit of a domain',
         description:
@@ -44,11 +47,18 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
       const domain = requestedDomain(app.config, request.query.d, 'd')
       const premium = request.query.premium === '1'
       reply.header('cache-control', 'no-store')
+      const key = `${domain}|${premium}`
+      const repeat = repeats.get(key)
+      if (repeat !== undefined) return sendSerialised(reply, repeat)
       const recent = await findRecentReport(app.db, domain, premium, new Date(Date.now() - REPORT_FRESH_MS))
       // A site that could not be reached is tried again at once: its owner may be fixing it.
-      if (recent?.report.reachable) return present(recent, true)
+      if (recent?.report.reachable) {
+        // Serialised by the route's own response schema, so a repeat reads the same either way.
+        const body = reply.serialize(present(recent, true)) as string
+        repeats.set(key, body, recent.created_at.getTime() + REPORT_FRESH_MS)
+        return sendSerialised(reply, body)
+      }
 
-      const key = `${domain}|${premium}`
       let pending = inFlight.get(key)
       if (!pending) {
         pending = runAudit(fetcher, domain, premium)
@@ -56,7 +66,9 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
           .finally(() => inFlight.delete(key))
         inFlight.set(key, pending)
       }
-      return present(await pending, false)
+      const stored = await pending
+      if (stored.report.reachable) repeats.set(key, reply.serialize(present(stored, true)) as string, stored.created_at.getTime() + REPORT_FRESH_MS)
+      return present(stored, false)
     },
   )
 }

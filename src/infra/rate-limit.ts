@@ -6,8 +6,8 @@ import type { Config } from '../config.ts'
 import { groupedStore } from './rate-limit-groups.ts'
 
 /**
- * Rate limiting for the route groups that ask for it (`config.rateLimit` on a route, or
- * `app.createRateLimit()`). In-process by default; shared through Redis when REDIS_URL is set, so
+ * Rate limiting for the routes that ask for it (`routeLimit()` of the table in rate-limits.ts, or
+ * `createLimiter()`). In-process by default; shared through Redis when REDIS_URL is set, so
  * N instances enforce one budget. The routes of one `groupId` share one budget per client. If
  * Redis is away, requests pass rather than fail.
  */
@@ -28,14 +28,4 @@ async function rateLimiting(app: FastifyInstance, options: { config: Config }) {
   })
 }
 
-/** A limit from the table in docs/decisions.md, scaled by RATE_LIMIT_FACTOR. */
-export function scaledLimit(config: Config, perWindow: number): number {
-  return Math.max(1, Math.round(perWindow * config.RATE_LIMIT_FACTOR))
-}
-
 export default fp(rateLimiting, { name: 'rate-limit' })
-
-/** Route config for a per-client limit of `perMinute` requests a minute, shared by a named group of routes. */
-export function limitPerMinute(config: Config, perMinute: number, groupId: string) {
-  return { rateLimit: { max: scaledLimit(config, perMinute), timeWindow: 60_000, groupId } }
-}

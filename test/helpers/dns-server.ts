@@ -1,0 +1,47 @@
+import { createSocket, type Socket } from 'node:dgram'
+import dnsPacket from 'dns-packet'
+
+/**
+ * A small authoritative DNS server on loopback UDP, answering TXT questions from a table the test
+ * fills (other names: NXDOMAIN). Point DNS_SERVERS at `address` to use it.
+ */
+export interface TestDnsServer {
+  address: string
+  /** Sets the TXT strings of a name; an empty list removes it. */
+  setTxt(name: string, values: string[]): void
+  close(): Promise<void>
+}
+
+export async function startDnsServer(): Promise<TestDnsServer> {
+  const records = new Map<string, string[]>()
+  const socket: Socket = createSocket('udp4')
+  socket.on('message', (message, peer) => {
+    let query: dnsPacket.Packet
+    try {
+      query = dnsPacket.decode(message)
+    } catch {
+      return
+    }
+    const question = query.questions?.[0]
+    const values = question ? records.get(question.name.toLowerCase()) : undefined
+    const answers: dnsPacket.Answer[] = question?.type === 'TXT' && values ? values.map((value) => ({ type: 'TXT', name: question.name, ttl: 0, data: value })) : []
+    const response = dnsPacket.encode({
+      id: query.id,
+      type: 'response',
+      flags: dnsPacket.AUTHORITATIVE_ANSWER | (values ? 0 : 3), // rcode 3: NXDOMAIN
+      questions: query.questions ?? [],
+      answers,
+    })
+    socket.send(response, peer.port, peer.address)
+  })
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
+  const { port } = socket.address()
+  return {
+    address: `127.0.0.1:${port}`,
+    setTxt(name, values) {
+      if (values.length === 0) records.delete(name.toLowerCase())
+      else records.set(name.toLowerCase(), values)
+    },
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  }
+}

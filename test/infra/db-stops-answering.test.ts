@@ -1,0 +1,121 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import type { App } from '../../src/app.ts'
+import { buildTestApp } from '../helpers/app.ts'
+import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
+import { startTcpProxy } from '../helpers/tcp-proxy.ts'
+
+// The fault: the database stops answering (packets dropped, connections stay open) while the pool
+// is warm. Every database-backed endpoint must answer 503 within 2 s and serve again within 5 s of
+// the database's return, without a restart. The embedded database runs in the process and cannot
+// go silent this way; on it only the steady state is checked.
+
+interface Probe {
+  name: string
+  request: () => Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>
+  ok: number
+  /** What the 503 must look like in the group's own shape. */
+  unavailable: (body: Record<string, unknown>, contentType: string) => void
+}
+
+async function probesFor(app: App): Promise<Probe[]> {
+  const created = (await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { locale: 'en' } })).json() as { session_id: string; session_token: string }
+  const session = { session_id: created.session_id, session_token: created.session_token }
+  const registration = (await app.inject({ method: 'POST', url: '/agent/identity', payload: { type: 'anonymous' } })).json() as { claim_token: string; registration_id: string }
+  let turn = 0
+  const agent503 = (body: Record<string, unknown>, type: string) => {
+    expect(type).toBe('application/json; charset=utf-8')
+    expect(body).toMatchObject({ contactFallback: true })
+  }
+  const oauth503 = (body: Record<string, unknown>, type: string) => {
+    expect(type).toBe('application/json; charset=utf-8')
+    expect(body).toMatchObject({ error: 'temporarily_unavailable' })
+  }
+  const problem503 = (body: Record<string, unknown>, type: string) => {
+    expect(type).toBe('application/problem+json; charset=utf-8')
+    expect(body).toMatchObject({ status: 503 })
+  }
+  return [
+    { name: 'GET /api/ready', request: () => app.inject({ method: 'GET', url: '/api/ready' }), ok: 200, unavailable: problem503 },
+    { name: 'POST /api/agent/bootstrap (new)', request: () => app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { locale: 'en' } }), ok: 200, unavailable: agent503 },
+    { name: 'POST /api/agent/bootstrap (rehydrate)', request: () => app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: session }), ok: 200, unavailable: agent503 },
+    {
+      name: 'POST /api/agent/chat',
+      request: () => app.inject({ method: 'POST', url: '/api/agent/chat', payload: { ...session, turn_id: `turn-${String(++turn).padStart(6, '0')}`, message: 'What does the pro plan cost?' } }),
+      ok: 200,
+      unavailable: agent503,
+    },
+    { name: 'POST /api/agent/event', request: () => app.inject({ method: 'POST', url: '/api/agent/event', payload: { ...session, type: 'assistant_opened' } }), ok: 200, unavailable: agent503 },
+    { name: 'POST /agent/identity', request: () => app.inject({ method: 'POST', url: '/agent/identity', payload: { type: 'anonymous' } }), ok: 200, unavailable: oauth503 },
+    {
+      // The claim grant reads the claim from the database on every poll; "still pending" is its normal answer.
+      name: 'POST /oauth/token (claim)',
+      request: () =>
+        app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ grant_type: 'urn:presence:agent-auth:grant-type:claim', claim_token: registration.claim_token, client_id: registration.registration_id }).toString(),
+        }),
+      ok: 400,
+      unavailable: oauth503,
+    },
+  ]
+}
+
+// Built at load time: opening the embedded database can outlast a test's own time on a busy machine.
+const steady = await buildTestApp({ env: { RATE_LIMIT_FACTOR: '100' } })
+
+describe('database that stops answering (packets dropped, pool warm)', () => {
+  it.runIf(onPostgres)('every database-backed endpoint answers 503 within 2 s, and serves again within 5 s of its return, without a restart', async () => {
+    const direct = new URL(await freshDatabaseUrl())
+    const proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432))
+    afterAll(() => proxy.close())
+    const viaProxy = new URL(direct)
+    viaProxy.port = String(proxy.port)
+    const { app } = await buildTestApp({ databaseUrl: viaProxy.toString(), env: { RATE_LIMIT_FACTOR: '100' } })
+    const probes = await probesFor(app)
+
+    // Warm: every endpoint served, so the pool holds open connections that will go silent.
+    for (const probe of probes) expect((await probe.request()).statusCode, probe.name).toBe(probe.ok)
+
+    for (let round = 1; round <= 2; round++) {
+      proxy.drop()
+      const droppedAt = performance.now()
+      // Requests in flight when the network went silent, and requests arriving while it is.
+      const during = await Promise.all(
+        probes.map(async (probe) => {
+          const first = await probe.request()
+          const firstMs = performance.now() - droppedAt
+          const later = await probe.request()
+          return { probe, first, firstMs, later, laterMs: performance.now() - droppedAt - firstMs }
+        }),
+      )
+      for (const { probe, first, firstMs, later, laterMs } of during) {
+        expect(first.statusCode, `${probe.name}: ${first.body}`).toBe(503)
+        expect(firstMs, `${probe.name} took ${Math.round(firstMs)} ms`).toBeLessThan(2000)
+        probe.unavailable(JSON.parse(first.body) as Record<string, unknown>, String(first.headers['content-type']))
+        expect(first.body).not.toMatch(/timeout|terminated|ECONN|DB_UNAVAILABLE|at .*\.ts:\d+/i)
+        // Once the outage is known, requests fail at once instead of waiting for a timeout.
+        expect(later.statusCode, probe.name).toBe(503)
+        expect(laterMs, `${probe.name} (while away) took ${Math.round(laterMs)} ms`).toBeLessThan(1000)
+      }
+
+      proxy.restore()
+      const restoredAt = performance.now()
+      for (const probe of probes) {
+        let status = 0
+        while (status !== probe.ok && performance.now() - restoredAt < 5000) {
+          status = (await probe.request()).statusCode
+          if (status !== probe.ok) await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        expect(status, `${probe.name} ${Math.round(performance.now() - restoredAt)} ms after the return`).toBe(probe.ok)
+      }
+    }
+  })
+
+  it('with the database answering, the same endpoints serve (both drivers)', async () => {
+    const { app } = steady
+    expect(app.store.available).toBe(true)
+    for (const probe of await probesFor(app)) expect((await probe.request()).statusCode, probe.name).toBe(probe.ok)
+  })
+})

@@ -1,0 +1,56 @@
+import { existsSync, renameSync, writeFileSync } from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { migrateToLatest } from '../../src/infra/migrate.ts'
+import { adminUrl } from '../helpers/database.ts'
+import { reachable } from '../helpers/reachable.ts'
+import { embeddedTemplatePath, postgresTemplateName } from '../helpers/templates.ts'
+
+const TEMPLATE_LOCK = 727_099
+
+/** Migrates one embedded database and keeps a dump of its data directory for the test files. */
+async function embeddedTemplate(): Promise<void> {
+  if (existsSync(embeddedTemplatePath)) return
+  const pglite = await PGlite.create()
+  const db = new Kysely<never>({ dialect: new PGliteDialect({ pglite }) })
+  await migrateToLatest(db as never)
+  const dump = await pglite.dumpDataDir('none')
+  await db.destroy()
+  const partial = `${embeddedTemplatePath}.${process.pid}`
+  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
+  renameSync(partial, embeddedTemplatePath)
+}
+
+/** Creates and migrates the template database on the test server, once, under a lock. */
+async function postgresTemplate(): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl() })
+  await admin.connect()
+  try {
+    await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK])
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [postgresTemplateName])
+    if (rowCount) return
+    await admin.query(`create database ${postgresTemplateName}_building`)
+    const url = new URL(adminUrl())
+    url.pathname = `/${postgresTemplateName}_building`
+    const db = new Kysely<never>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 1 }) }) })
+    try {
+      await migrateToLatest(db as never)
+    } finally {
+      await db.destroy()
+    }
+    // Renamed only when complete, so a template that exists is a migrated one.
+    await admin.query(`alter database ${postgresTemplateName}_building rename to ${postgresTemplateName}`)
+  } catch (error) {
+    await admin.query(`drop database if exists ${postgresTemplateName}_building`).catch(() => {})
+    throw error
+  } finally {
+    await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]).catch(() => {})
+    await admin.end()
+  }
+}
+
+export default async function setup(): Promise<void> {
+  await embeddedTemplate()
+  if (await reachable(adminUrl(), 5432)) await postgresTemplate()
+}
