@@ -1,0 +1,161 @@
+// Operator commands for accounts, plans, quotas and API tokens. `npm run admin -- --help`.
+// Works on DATABASE_URL beside running servers (PostgreSQL); see HELP for the embedded database.
+import { parseArgs } from 'node:util'
+import { pino } from 'pino'
+import { accountByEmailHash, accountById, listAccounts, updateAccount } from '../src/domain/accounts.ts'
+import { API_SCOPES, createApiToken } from '../src/domain/api-tokens.ts'
+import { isPlan, PLANS } from '../src/domain/plans.ts'
+import { loadConfig } from '../src/config.ts'
+import { openKeyring } from '../src/infra/data-key.ts'
+import { openDataStore, type Db } from '../src/infra/db.ts'
+import { migrateToLatest } from '../src/infra/migrate.ts'
+import type { Keyring } from '../src/infra/crypto.ts'
+import { findOrCreateUser, loadEmailHasher } from '../src/identity/users.ts'
+
+const HELP = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  account create --email EMAIL --plan PLAN   create the account of a person (prints {id, email, plan})
+  account list                               list accounts with email, plan and quota override
+  account set-plan ACCOUNT_ID PLAN           change an account's plan
+  account set-quota ACCOUNT_ID N|none        requests an hour instead of the plan's budget; none removes it
+  token create ACCOUNT_ID --scopes a,b [--name NAME] [--expires-in SECONDS]
+                                             create an API token (prints {id, token, scopes, expires_at};
+                                             the secret is shown this once)
+
+Options:
+  --json        machine-readable output on stdout
+  -h, --help    this text
+
+Plans: ${PLANS.join(', ')}. Scopes: ${API_SCOPES.join(', ')}.
+The database is DATABASE_URL, as for the server. On PostgreSQL the commands run beside running
+servers. The embedded database (DATABASE_URL unset) can be opened by one process only: stop the
+server first, or use PostgreSQL.`
+
+class UsageError extends Error {}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        email: { type: 'string' },
+        plan: { type: 'string' },
+        scopes: { type: 'string' },
+        name: { type: 'string' },
+        'expires-in': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${HELP}`)
+    process.exit(2)
+  }
+})()
+
+function print(result: unknown, text: string): void {
+  console.log(values.json ? JSON.stringify(result, null, 2) : text)
+}
+
+function plan(value: string | undefined): (typeof PLANS)[number] {
+  if (!isPlan(value)) throw new UsageError(`the plan must be one of ${PLANS.join(', ')}`)
+  return value
+}
+
+function wholeNumber(value: string | undefined, what: string): number {
+  if (!value || !/^\d{1,9}$/.test(value)) throw new UsageError(`${what} must be a whole number`)
+  return Number(value)
+}
+
+async function mustExist(db: Db, id: string) {
+  const account = await accountById(db, id)
+  if (!account) throw new Error(`no account ${id}`)
+  return account
+}
+
+type Action = (db: Db, keyring: Keyring) => Promise<void>
+
+/** Checks the command line completely before the database is opened, so a typo costs nothing. */
+function parseCommand(): Action {
+  const [group, verb, first, second] = positionals
+  const command = [group, verb].filter(Boolean).join(' ')
+  const accountId = () => {
+    if (!first || !/^acct_[A-Za-z0-9_-]{1,64}$/.test(first)) throw new UsageError('an ACCOUNT_ID (acct_…) is required')
+    return first
+  }
+  switch (command) {
+    case 'account create': {
+      const email = values.email?.trim()
+      if (!email || !/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) throw new UsageError('--email must be an email address')
+      const chosen = plan(values.plan)
+      return async (db, keyring) => {
+        const hash = (await loadEmailHasher(db, keyring))(email)
+        const existing = await accountByEmailHash(db, hash)
+        if (existing) throw new Error(`${email} already has account ${existing.id} (plan ${existing.plan}); use account set-plan`)
+        const user = await findOrCreateUser(db, keyring, hash, email)
+        await updateAccount(db, user.accountId, { plan: chosen })
+        print({ id: user.accountId, email: user.email, plan: chosen }, `${user.accountId}  ${user.email}  ${chosen}`)
+      }
+    }
+    case 'account list':
+      return async (db, keyring) => {
+        const accounts = await listAccounts(db, keyring)
+        print(accounts, accounts.map((a) => `${a.id}  ${a.email ?? '-'}  ${a.plan}${a.quota_override === null ? '' : `  quota ${a.quota_override}/h`}`).join('\n') || '(no accounts)')
+      }
+    case 'account set-plan':
+    case 'account set-quota': {
+      const id = accountId()
+      const change = verb === 'set-plan' ? { plan: plan(second) } : { quotaOverride: second === 'none' ? null : wholeNumber(second, 'the quota (N or none)') }
+      return async (db) => {
+        await mustExist(db, id)
+        const updated = (await updateAccount(db, id, change))!
+        print({ id: updated.id, plan: updated.plan, quota_override: updated.quota_override }, `${updated.id}  plan ${updated.plan}  quota ${updated.quota_override ?? 'of the plan'}`)
+      }
+    }
+    case 'token create': {
+      const id = accountId()
+      const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+      const unknown = scopes.filter((s) => !(API_SCOPES as readonly string[]).includes(s))
+      if (!scopes.length || unknown.length) throw new UsageError(`--scopes must list scopes among ${API_SCOPES.join(', ')}`)
+      const name = values.name ?? 'admin'
+      if (name.length < 1 || name.length > 100) throw new UsageError('--name must be 1 to 100 characters')
+      const expiresIn = values['expires-in'] === undefined ? undefined : wholeNumber(values['expires-in'], '--expires-in')
+      if (expiresIn === 0) throw new UsageError('--expires-in must be at least 1 second')
+      return async (db) => {
+        await mustExist(db, id)
+        const expiresAt = expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000)
+        const { token, secret } = await createApiToken(db, { accountId: id, name, scopes, expiresAt })
+        print({ id: token.id, token: secret, scopes: token.scopes, expires_at: token.expires_at }, `${token.id}\n${secret}\n(the secret is shown this once)`)
+      }
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command given')
+  }
+}
+
+if (values.help || positionals.length === 0) {
+  console.log(HELP)
+  process.exit(values.help ? 0 : 2)
+}
+
+let action: Action
+try {
+  action = parseCommand()
+} catch (error) {
+  console.error(`error: ${(error as Error).message}\n\n${HELP}`)
+  process.exit(2)
+}
+
+const log = pino({ level: 'warn' }, pino.destination(2))
+const config = loadConfig()
+const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: 2 })
+try {
+  await migrateToLatest(store.db)
+  await action(store.db, openKeyring(config, log))
+} catch (error) {
+  console.error(`error: ${(error as Error).message}`)
+  process.exitCode = 1
+} finally {
+  await store.close()
+}

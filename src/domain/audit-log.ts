@@ -1,0 +1,124 @@
+import type { Insertable, Selectable } from 'kysely'
+import type { Logger } from 'pino'
+import { newId } from '../infra/crypto.ts'
+import type { Db } from '../infra/db.ts'
+import type { AuditLogTable } from '../infra/tables.ts'
+
+/** Audit records are kept this long (INTERFACE.md 8), then purged by a daily job. */
+export const AUDIT_RETENTION_DAYS = 90
+
+export type AuditRecord = Insertable<AuditLogTable>
+export type AuditRow = Selectable<AuditLogTable>
+
+export interface AuditEntry {
+  at?: Date
+  accountId: string
+  tokenId: string | null
+  clientId: string | null
+  operation: string
+  method: string
+  path: string
+  status: number
+  requestId: string
+  ip: string
+}
+
+export function auditRecord(entry: AuditEntry): AuditRecord {
+  return {
+    id: newId('aud'),
+    at: entry.at ?? new Date(),
+    account_id: entry.accountId,
+    token_id: entry.tokenId,
+    client_id: entry.clientId,
+    operation: entry.operation,
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    request_id: entry.requestId,
+    ip: entry.ip,
+  }
+}
+
+export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promise<void> {
+  if (records.length) await db.insertInto('audit_log').values(records).execute()
+}
+
+export interface AuditFilter {
+  since?: Date
+  until?: Date
+  tokenId?: string
+  operation?: string
+}
+
+/** One account's records, newest first. */
+export async function listAuditRecords(db: Db, accountId: string, filter: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
+  let base = db.selectFrom('audit_log').where('account_id', '=', accountId)
+  if (filter.since) base = base.where('at', '>=', filter.since)
+  if (filter.until) base = base.where('at', '<', filter.until)
+  if (filter.tokenId) base = base.where('token_id', '=', filter.tokenId)
+  if (filter.operation) base = base.where('operation', '=', filter.operation)
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.n) }
+}
+
+export async function purgeAuditLog(db: Db, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - AUDIT_RETENTION_DAYS * 86_400_000)
+  const result = await db.deleteFrom('audit_log').where('at', '<', cutoff).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+export interface AuditBatcherOptions {
+  /** Longest a record waits in memory before it is written. */
+  flushMs?: number
+  /** A batch of this many is written at once. */
+  maxBatch?: number
+}
+
+/**
+ * Records that need no transaction of their own (reads, refusals, failed writes) wait here and
+ * are written many rows to one INSERT, off the request path. A record of a committed change
+ * never comes through here: it is written in the change's own transaction, so a crash cannot lose it.
+ */
+export class AuditBatcher {
+  readonly #db: Db
+  readonly #log: Logger
+  readonly #flushMs: number
+  readonly #maxBatch: number
+  #pending: AuditRecord[] = []
+  #timer: NodeJS.Timeout | undefined
+  #writing: Promise<void> = Promise.resolve()
+
+  constructor(db: Db, log: Logger, options: AuditBatcherOptions = {}) {
+    this.#db = db
+    this.#log = log
+    this.#flushMs = options.flushMs ?? 1000
+    this.#maxBatch = options.maxBatch ?? 500
+  }
+
+  add(record: AuditRecord): void {
+    this.#pending.push(record)
+    if (this.#pending.length >= this.#maxBatch) void this.flush()
+    else this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref()
+  }
+
+  /** Writes what is pending; batches are written one after another, in order. */
+  flush(): Promise<void> {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    const batch = this.#pending
+    this.#pending = []
+    if (!batch.length) return this.#writing
+    this.#writing = this.#writing.then(() =>
+      insertAuditRecords(this.#db, batch).catch((error: unknown) => {
+        // The database is away: keep the records for the next flush instead of dropping them.
+        this.#log.warn({ err: error, records: batch.length }, 'audit records not written yet')
+        this.#pending.unshift(...batch)
+        this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs * 5).unref()
+      }),
+    )
+    return this.#writing
+  }
+}

@@ -1,0 +1,119 @@
+import { sql } from 'kysely'
+import { sha256Hex } from '../infra/crypto.ts'
+import type { Db } from '../infra/db.ts'
+import type { ApiTokenRow } from './api-tokens.ts'
+import type { Plan } from './plans.ts'
+
+/**
+ * REST access and hourly budgets by plan (DESIGN.md 6 and 7). Free and lite have no access, plus
+ * reads only; max accounts may carry an individual budget (accounts.quota_override), which the
+ * admin CLI may set for any plan.
+ */
+export const PLAN_ACCESS: Record<Plan, { access: 'none' | 'read' | 'read_write'; perHour: number }> = {
+  free: { access: 'none', perHour: 0 },
+  lite: { access: 'none', perHour: 0 },
+  plus: { access: 'read', perHour: 300 },
+  pro: { access: 'read_write', perHour: 1000 },
+  max: { access: 'read_write', perHour: 10000 },
+}
+
+export const WINDOW_SECONDS = 3600
+
+export function hourlyLimit(plan: Plan, override: number | null): number {
+  return override ?? PLAN_ACCESS[plan].perHour
+}
+
+export function allows(plan: Plan, access: 'read' | 'write'): boolean {
+  const granted = PLAN_ACCESS[plan].access
+  return granted === 'read_write' || (granted === 'read' && access === 'read')
+}
+
+/** The start of the fixed hourly window `now` falls in. */
+export function windowStart(now: number): Date {
+  return new Date(Math.floor(now / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000)
+}
+
+export interface Charge {
+  plan: Plan
+  limit: number
+  /** Requests counted in this window, this one included. */
+  used: number
+  /** When the window ends. */
+  resetAt: Date
+}
+
+type ChargeRow = { plan: Plan | null; quota_override: number | null; used: number | null }
+
+function chargeOfRow(row: ChargeRow | undefined, start: Date): Charge | undefined {
+  if (!row?.plan || row.used === null) return undefined
+  return { plan: row.plan, limit: hourlyLimit(row.plan, row.quota_override), used: row.used, resetAt: new Date(start.getTime() + WINDOW_SECONDS * 1000) }
+}
+
+/**
+ * Counts one request against the account's hour (the caller's `account` relation names the
+ * account to charge, with its plan): the counter lives in the database, so every instance shares
+ * it and a restart keeps it. The count commits without waiting for the WAL flush
+ * (synchronous_commit off for this statement only): every call of an account updates one row, so
+ * waiting for the disk would queue them all; a crash can forget the last few counts.
+ */
+const counting = (start: Date) => sql`
+    counted as (
+      insert into api_quota (account_id, window_start, used)
+      select id, ${start}, 1 from account
+      on conflict (account_id, window_start) do update set used = api_quota.used + 1
+      returning used
+    )`
+
+/** Charges a call made with an account's OAuth access token. Undefined when the account does not exist (any more). */
+export async function chargeRequest(db: Db, accountId: string, now = Date.now()): Promise<Charge | undefined> {
+  const start = windowStart(now)
+  const result = await sql<ChargeRow>`
+    with relaxed as (select set_config('synchronous_commit', 'off', true)),
+    account as (select id, plan, quota_override from accounts, relaxed where id = ${accountId}),
+    ${counting(start)}
+    select account.plan, account.quota_override, counted.used from account, counted`.execute(db)
+  return chargeOfRow(result.rows[0], start)
+}
+
+/**
+ * Reads a presented API token and charges its account in one round trip. The account is charged
+ * only when the token is live and the secret's hash matches one of its hashes; the caller still
+ * decides with `checkApiToken` (constant-time, with the reason for the log), so this gate only
+ * keeps a wrong secret from spending an account's hour. `charge` is undefined when nothing was
+ * charged.
+ */
+export async function chargeApiToken(db: Db, tokenId: string, presented: string, now = Date.now()): Promise<{ token: ApiTokenRow | undefined; charge: Charge | undefined }> {
+  const start = windowStart(now)
+  const hash = sha256Hex(presented)
+  const result = await sql<ApiTokenRow & ChargeRow>`
+    with relaxed as (select set_config('synchronous_commit', 'off', true)),
+    token as (select * from api_tokens where id = ${tokenId}),
+    account as (
+      select a.id, a.plan, a.quota_override from accounts a, token, relaxed
+      where a.id = token.account_id and token.revoked_at is null and (token.expires_at is null or token.expires_at > now())
+        and (token.secret_hash = ${hash} or (token.previous_secret_hash = ${hash} and token.previous_expires_at > now()))
+    ),
+    ${counting(start)}
+    select token.*, account.plan, account.quota_override, counted.used from token left join account on true left join counted on true`.execute(db)
+  const row = result.rows[0]
+  if (!row) return { token: undefined, charge: undefined }
+  const { plan, quota_override, used, ...token } = row
+  return { token, charge: chargeOfRow({ plan, quota_override, used }, start) }
+}
+
+/** Requests counted in the current window, without counting one. */
+export async function usage(db: Db, accountId: string, now = Date.now()): Promise<number> {
+  const row = await db
+    .selectFrom('api_quota')
+    .select('used')
+    .where('account_id', '=', accountId)
+    .where('window_start', '=', windowStart(now))
+    .executeTakeFirst()
+  return row?.used ?? 0
+}
+
+/** Counters of windows that have ended are of no further use. */
+export async function purgeQuotaWindows(db: Db, now = Date.now()): Promise<number> {
+  const result = await db.deleteFrom('api_quota').where('window_start', '<', windowStart(now)).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,226 @@
+import { sql, type Selectable } from 'kysely'
+import { newId } from '../infra/crypto.ts'
+import type { Db } from '../infra/db.ts'
+import { errors } from '../errors.ts'
+import { withAssistant, type AssistantView, type SiteSettings } from './site-settings.ts'
+import type { SitesTable, SiteStatus } from '../infra/tables.ts'
+import type { Locale } from './locales.ts'
+import { insertActiveDomain, normaliseHostname, PLATFORM_DOMAIN_ID } from './domains.ts'
+import { withTransaction } from './transaction.ts'
+
+export { normaliseHostname }
+
+export type Site = Selectable<SitesTable>
+
+/** A site with the hostname it is known by: its primary active domain, or null. */
+export type SiteRecord = Site & { domain: string | null }
+
+/** The platform's own marketing site has a fixed id, so re-seeding with another BASE_URL moves it instead of duplicating it. */
+export const PLATFORM_SITE_ID = 'site_platform'
+
+/** The platform's own assistant: every capability on, booking through the demo page. */
+export function platformSettings(baseUrl: string): SiteSettings {
+  return {
+    assistant: {
+      enabled: true,
+      persona: 'Ava',
+      capabilities: { booking: true, booking_url: `${baseUrl}/demo`, lead: true, handoff: true },
+    },
+  }
+}
+
+/**
+ * The assistant of a site answers on its active domains whether or not the site is published;
+ * only a site taken offline silences it (DESIGN.md 7).
+ */
+export function assistantAnswers(status: SiteStatus): boolean {
+  return status !== 'offline'
+}
+
+/**
+ * Creates the platform site on first start and keeps its domain in step with BASE_URL; settings
+ * an operator changed later are left alone. Safe to run from several instances at once.
+ */
+export async function seedPlatformSite(db: Db, baseUrl: string): Promise<void> {
+  const hostname = normaliseHostname(new URL(baseUrl).hostname)
+  await withTransaction(db, async (trx) => {
+    await trx
+      .insertInto('sites')
+      .values({ id: PLATFORM_SITE_ID, account_id: null, name: 'Web Presence', status: 'live', published_at: new Date(), default_locale: 'en', settings: JSON.stringify(platformSettings(baseUrl)) })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute()
+    await trx
+      .insertInto('domains')
+      .values({ id: PLATFORM_DOMAIN_ID, site_id: PLATFORM_SITE_ID, hostname, status: 'active', primary: true, verification_value: 'platform', verified_at: new Date() })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ hostname }).where('domains.hostname', '<>', hostname))
+      .execute()
+  })
+}
+
+export interface NewSite {
+  name: string
+  /** An active primary domain to give the site at once (the platform's own sites, tests). */
+  hostname?: string
+  accountId?: string | null
+  status?: SiteStatus
+  defaultLocale?: Locale
+  locales?: Locale[]
+  settings?: SiteSettings
+}
+
+/** Checks the locale list: no repeats, and the default among them. */
+function checkLocales(defaultLocale: Locale, locales: readonly Locale[]): void {
+  if (new Set(locales).size !== locales.length) throw new errors.invalidLocales('The locales must not repeat')
+  if (!locales.includes(defaultLocale)) throw new errors.invalidLocales('The default_locale must be one of the locales')
+}
+
+export async function createSite(db: Db, site: NewSite): Promise<Site> {
+  const defaultLocale = site.defaultLocale ?? site.locales?.[0] ?? 'en'
+  const locales = site.locales ?? [defaultLocale]
+  checkLocales(defaultLocale, locales)
+  const status = site.status ?? 'draft'
+  return withTransaction(db, async (trx) => {
+    const row = await trx
+      .insertInto('sites')
+      .values({
+        id: newId('site'),
+        account_id: site.accountId ?? null,
+        name: site.name,
+        status,
+        published_at: status === 'draft' ? null : new Date(),
+        default_locale: defaultLocale,
+        locales: JSON.stringify(locales),
+        settings: JSON.stringify(site.settings ?? {}),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    if (site.hostname !== undefined) await insertActiveDomain(trx, row.id, site.hostname)
+    return row
+  })
+}
+
+export async function updateSiteSettings(db: Db, siteId: string, settings: SiteSettings): Promise<void> {
+  await db.updateTable('sites').set({ settings: JSON.stringify(settings), updated_at: new Date() }).where('id', '=', siteId).execute()
+}
+
+export async function findSiteById(db: Db, id: string): Promise<Site | undefined> {
+  return db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The site a hostname belongs to: the site on which it is an active domain. */
+export async function findSiteByHostname(db: Db, hostname: string): Promise<Site | undefined> {
+  return db
+    .selectFrom('sites')
+    .innerJoin('domains', 'domains.site_id', 'sites.id')
+    .selectAll('sites')
+    .where('domains.hostname', '=', normaliseHostname(hostname))
+    .where('domains.status', '=', 'active')
+    .executeTakeFirst()
+}
+
+/** True when a site answering on this hostname has its assistant switched on (the CORS allow-list). */
+export async function assistantEnabledOn(db: Db, hostname: string): Promise<boolean> {
+  const site = await findSiteByHostname(db, hostname)
+  return site !== undefined && assistantAnswers(site.status) && site.settings.assistant?.enabled === true
+}
+
+// The account's sites, as the REST API and MCP see them.
+
+/** The primary active hostname; an active one when the primary flag sits on a domain not yet verified. */
+const primaryHostname = sql<string | null>`(
+  select d.hostname from domains d where d.site_id = sites.id and d.status = 'active'
+  order by d."primary" desc, d.verified_at, d.id limit 1)`
+
+function accountSites(db: Db, accountId: string) {
+  return db.selectFrom('sites').where('sites.account_id', '=', accountId)
+}
+
+/**
+ * One page of the account's sites and their total, in one round trip: the total rides on each row
+ * as a window count. Only a page past the end (no rows to carry it) asks for the count alone.
+ */
+export async function listAccountSites(db: Db, accountId: string, page: { limit: number; offset: number }): Promise<{ items: SiteRecord[]; total: number }> {
+  const rows = await accountSites(db, accountId)
+    .selectAll('sites')
+    .select([primaryHostname.as('domain'), sql<string>`count(*) over ()`.as('total_count')])
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute()
+  const items = rows.map(({ total_count: _total, ...site }) => site)
+  if (rows.length) return { items, total: Number(rows[0]!.total_count) }
+  const count = await accountSites(db, accountId).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+  return { items, total: Number(count.n) }
+}
+
+export async function getAccountSite(db: Db, accountId: string, siteId: string): Promise<SiteRecord | undefined> {
+  return accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).executeTakeFirst()
+}
+
+export interface SiteInput {
+  name: string
+  default_locale?: Locale
+  locales?: Locale[]
+  assistant?: Partial<AssistantView>
+}
+
+export async function createAccountSite(db: Db, accountId: string, input: SiteInput): Promise<SiteRecord> {
+  const settings = withAssistant({}, input.assistant ?? {})
+  const site = await createSite(db, { name: input.name, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
+  return { ...site, domain: null }
+}
+
+export interface SitePatch {
+  name?: string
+  /** live brings back a published site; offline takes it (and its assistant) down. */
+  status?: 'live' | 'offline'
+  default_locale?: Locale
+  locales?: Locale[]
+  assistant?: Partial<AssistantView>
+}
+
+/**
+ * Changes a site under a row lock, so `check` (the caller's If-Match) sees the version it changes.
+ * Answers undefined when the site is not the account's.
+ */
+export async function updateAccountSite(db: Db, accountId: string, siteId: string, patch: SitePatch, check: (current: SiteRecord) => void = () => {}): Promise<SiteRecord | undefined> {
+  return withTransaction(db, async (trx) => {
+    const current = await accountSites(trx, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).forUpdate().executeTakeFirst()
+    if (!current) return undefined
+    check(current)
+    const defaultLocale = patch.default_locale ?? current.default_locale
+    const locales = patch.locales ?? current.locales
+    checkLocales(defaultLocale, locales)
+    if (patch.locales) {
+      const orphaned = await trx.selectFrom('pages').select('locale').where('site_id', '=', siteId).where('locale', 'not in', locales).executeTakeFirst()
+      if (orphaned) throw new errors.localeInUse(`Pages in locale '${orphaned.locale}' exist; delete them before removing the locale`)
+    }
+    if (patch.status === 'live' && current.live_build_id === null) throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
+    const updated = await trx
+      .updateTable('sites')
+      .set({
+        name: patch.name ?? current.name,
+        status: patch.status ?? current.status,
+        default_locale: defaultLocale,
+        locales: JSON.stringify(locales),
+        settings: JSON.stringify(patch.assistant ? withAssistant(current.settings, patch.assistant) : current.settings),
+        updated_at: new Date(),
+      })
+      .where('id', '=', siteId)
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    return { ...updated, domain: current.domain }
+  })
+}
+
+/** Deletes a site with its pages, blocks, domains, builds, leads and conversations. */
+export async function deleteAccountSite(db: Db, accountId: string, siteId: string, check: (current: SiteRecord) => void = () => {}): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const current = await accountSites(trx, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).forUpdate().executeTakeFirst()
+    if (!current) return false
+    check(current)
+    await trx.deleteFrom('sites').where('id', '=', siteId).execute()
+    return true
+  })
+}

@@ -1,0 +1,102 @@
+import type { Keyring } from '../infra/crypto.ts'
+import type { Db } from '../infra/db.ts'
+import type { SafeFetcher } from '../infra/fetcher.ts'
+import { recordEvent } from './events.ts'
+import { openCredentials, postText, type SocialAccountRow, type SocialPostRow } from './social.ts'
+
+/**
+ * Publishes scheduled posts through each network's own API, every call through the SSRF-safe
+ * fetcher (the server URL is the customer's):
+ * - Mastodon: POST {instance}/api/v1/statuses with the account's bearer token and an
+ *   Idempotency-Key (the post id), so a retried job does not post twice;
+ * - Bluesky: com.atproto.server.createSession with the handle and app password, then
+ *   com.atproto.repo.createRecord of an app.bsky.feed.post, the link marked as a link facet.
+ * A post that went out fires social.posted with its public URL in the same transaction that
+ * marks it posted.
+ */
+
+export class PublishError extends Error {
+  /** False for answers a retry cannot change (bad credentials, refused text). */
+  readonly retryable: boolean
+  constructor(message: string, retryable: boolean) {
+    super(message)
+    this.retryable = retryable
+  }
+}
+
+async function postJson(fetcher: SafeFetcher, url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const res = await fetcher.fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, maxRedirects: 0, timeoutMs: 15_000 })
+  if (res.status < 200 || res.status >= 300) {
+    throw new PublishError(`${new URL(url).pathname} answered ${res.status}`, res.status >= 500 || res.status === 429)
+  }
+  try {
+    return JSON.parse(res.text()) as Record<string, unknown>
+  } catch {
+    throw new PublishError(`${new URL(url).pathname} answered with something other than JSON`, true)
+  }
+}
+
+async function publishMastodon(fetcher: SafeFetcher, account: SocialAccountRow, accessToken: string, post: SocialPostRow): Promise<string> {
+  const status = await postJson(fetcher, `${account.server_url}/api/v1/statuses`, { status: postText(post.text, post.link), visibility: 'public' }, { authorization: `Bearer ${accessToken}`, 'idempotency-key': post.id })
+  if (typeof status['url'] !== 'string') throw new PublishError('the instance answered without the status URL', true)
+  return status['url']
+}
+
+/** A link facet over the link's UTF-8 bytes, so Bluesky shows it as a link. */
+function linkFacet(text: string, link: string) {
+  const byteStart = Buffer.byteLength(text.slice(0, text.lastIndexOf(link)))
+  return { index: { byteStart, byteEnd: byteStart + Buffer.byteLength(link) }, features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }] }
+}
+
+async function publishBluesky(fetcher: SafeFetcher, account: SocialAccountRow, appPassword: string, post: SocialPostRow): Promise<string> {
+  const session = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.server.createSession`, { identifier: account.handle, password: appPassword })
+  if (typeof session['accessJwt'] !== 'string' || typeof session['did'] !== 'string') throw new PublishError('the server answered createSession without a session', true)
+  const text = postText(post.text, post.link)
+  const record = { $type: 'app.bsky.feed.post', text, createdAt: new Date().toISOString(), langs: ['en'], ...(post.link ? { facets: [linkFacet(text, post.link)] } : {}) }
+  const created = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.repo.createRecord`, { repo: session['did'], collection: 'app.bsky.feed.post', record }, { authorization: `Bearer ${session['accessJwt']}` })
+  const uri = typeof created['uri'] === 'string' ? created['uri'] : ''
+  const rkey = uri.split('/').at(-1)
+  if (!uri.startsWith('at://') || !rkey) throw new PublishError('the server answered createRecord without the record URI', true)
+  return `https://bsky.app/profile/${account.handle}/post/${rkey}`
+}
+
+export interface PublishDeps {
+  db: Db
+  keyring: Keyring
+  fetcher: SafeFetcher
+}
+
+/** Publishes a scheduled post once; `final` marks the job's last try, after which a failure is kept. */
+export async function publishPost(deps: PublishDeps, postId: string, final: boolean): Promise<void> {
+  const { db, keyring, fetcher } = deps
+  const post = await db.selectFrom('social_posts').selectAll().where('id', '=', postId).executeTakeFirst()
+  if (!post || post.state !== 'scheduled') return
+  const account = await db.selectFrom('social_accounts').selectAll().where('id', '=', post.social_account_id).executeTakeFirst()
+  if (!account) {
+    await db.updateTable('social_posts').set({ state: 'failed', error: 'the social account was removed' }).where('id', '=', post.id).execute()
+    return
+  }
+  await db.updateTable('social_posts').set({ attempts: post.attempts + 1 }).where('id', '=', post.id).execute()
+  let url: string
+  try {
+    const credentials = openCredentials(keyring, account)
+    url = credentials.network === 'mastodon' ? await publishMastodon(fetcher, account, credentials.accessToken, post) : await publishBluesky(fetcher, account, credentials.appPassword, post)
+  } catch (error) {
+    const retryable = !(error instanceof PublishError) || error.retryable
+    if (!retryable || final) {
+      await db.updateTable('social_posts').set({ state: 'failed', error: error instanceof Error ? error.message : 'publishing failed' }).where('id', '=', post.id).execute()
+      return
+    }
+    throw error
+  }
+  const postedAt = new Date()
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('social_posts').set({ state: 'posted', url, posted_at: postedAt, error: null }).where('id', '=', post.id).execute()
+    await recordEvent(trx, {
+      accountId: post.account_id,
+      siteId: post.site_id,
+      type: 'social.posted',
+      data: { post_id: post.id, social_account_id: account.id, network: account.network, handle: account.handle, site_id: post.site_id, url, text: postText(post.text, post.link), posted_at: postedAt.toISOString() },
+    })
+  })
+}

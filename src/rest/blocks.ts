@@ -1,0 +1,80 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { blockView, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, updateBlock, type Block as BlockRow } from '../domain/blocks.ts'
+import { withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendCreated, sendItem } from './http.ts'
+import { requirePage } from './pages.ts'
+import { Block, BlockId, BlockPatch, NewBlock, PageId, params } from './schemas/content.ts'
+import { orNotFound } from './sites.ts'
+
+const tags = ['blocks']
+const ifMatch = (request: FastifyRequest) => (current: BlockRow) => assertIfMatch(request, etagOf(blockView(current)))
+
+/**
+ * Blocks of a page (DESIGN.md 7): content checked against the block's type (400
+ * invalid_block_content), positions kept dense 0..n-1 on insert, move (PATCH position) and delete.
+ */
+export default async function blockRoutes(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  typed.get(
+    '/pages/:page_id/blocks',
+    {
+      config: { operation: 'blocks.list', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'List the blocks of a page in order', tags, params: params('page_id', PageId), querystring: ListQuery, response: { 200: ListEnvelope(Block, 'Blocks by position') } },
+    },
+    async (request) => {
+      const page = await requirePage(request, request.params.page_id)
+      const paging = pageOf(request.query)
+      const { items, total } = await listPageBlocks(app.db, page.id, paging)
+      return envelope(items.map(blockView), total, paging.page, paging.perPage)
+    },
+  )
+
+  typed.post(
+    '/pages/:page_id/blocks',
+    {
+      config: { operation: 'blocks.create', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Add a block at a position or at the end', tags, params: params('page_id', PageId), body: NewBlock, response: { 201: Block } },
+    },
+    async (request, reply) => {
+      const page = await requirePage(request, request.params.page_id)
+      const block = await withAudit(request, (trx) => insertBlock(trx, page.id, request.body), 201)
+      return sendCreated(reply, `/v1/blocks/${block.id}`, blockView(block))
+    },
+  )
+
+  typed.get(
+    '/blocks/:id',
+    {
+      config: { operation: 'blocks.get', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'Get a block', tags, params: params('id', BlockId), response: { 200: Block } },
+    },
+    async (request, reply) => sendItem(reply, blockView(orNotFound(await getAccountBlock(app.db, request.principal.accountId, request.params.id), 'Block'))),
+  )
+
+  typed.patch(
+    '/blocks/:id',
+    {
+      config: { operation: 'blocks.update', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Change a block’s content or type, or move it', tags, params: params('id', BlockId), body: BlockPatch, response: { 200: Block } },
+    },
+    async (request, reply) => {
+      const block = await withAudit(request, async (trx) => orNotFound(await updateBlock(trx, request.principal.accountId, request.params.id, request.body, ifMatch(request)), 'Block'))
+      return sendItem(reply, blockView(block))
+    },
+  )
+
+  typed.delete(
+    '/blocks/:id',
+    {
+      config: { operation: 'blocks.delete', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Delete a block; the ones after it move up', tags, params: params('id', BlockId), response: { 204: Type.Null({ description: 'Deleted' }) } },
+    },
+    async (request, reply) => {
+      await withAudit(request, async (trx) => orNotFound(await deleteBlock(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Block'), 204)
+      return reply.code(204).send(null)
+    },
+  )
+}

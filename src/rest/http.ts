@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { Type, type Static, type TProperties, type TSchema } from 'typebox'
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
+import { errors } from '../errors.ts'
+import { ajvFormats } from '../infra/ajv-formats.ts'
+import { Problem } from '../schemas.ts'
+
+/**
+ * The conventions every /v1 resource shares (DESIGN.md 7): the list envelope and its paging
+ * query, ETags with If-Match, 201 with Location, 404 for anything the account cannot see, and
+ * the problem answers each route documents.
+ */
+
+// Optional with defaults, so the document (and clients generated from it) do not demand them.
+const PAGING = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items a page, 1 to 100.' })),
+}
+
+/** `?page` and `?per_page`; unknown query parameters are refused like unknown body fields. */
+export const ListQuery = Type.Object(PAGING, { additionalProperties: false })
+export type ListQuery = Static<typeof ListQuery>
+
+/** A list query with filters beside the paging parameters. */
+export function listQuery<P extends TProperties>(filters: P) {
+  return Type.Object({ ...PAGING, ...filters }, { additionalProperties: false })
+}
+
+export interface Paging {
+  limit: number
+  offset: number
+  page: number
+  perPage: number
+}
+
+export function pageOf(query: { page?: number; per_page?: number }): Paging {
+  const page = query.page ?? 1
+  const perPage = query.per_page ?? 20
+  return { limit: perPage, offset: (page - 1) * perPage, page, perPage }
+}
+
+export const ListMeta = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0, description: 'Items matching the query on every page.' }),
+    page: Type.Integer({ minimum: 1 }),
+    per_page: Type.Integer({ minimum: 1, maximum: 100 }),
+  },
+  { additionalProperties: false },
+)
+
+/** The list envelope of INTERFACE.md 2.4: `{data, meta: {total, page, per_page}}`. */
+export function ListEnvelope<T extends TSchema>(item: T, description = 'One page of the list') {
+  return Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false, description })
+}
+
+export function envelope<T>(data: T[], total: number, page: number, perPage: number) {
+  return { data, meta: { total, page, per_page: perPage } }
+}
+
+/**
+ * A strong ETag of an item's representation (or of `source`, e.g. its id and updated_at): the
+ * same bytes give the same tag on every instance, so If-Match works behind a load balancer.
+ */
+export function etagOf(source: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(source)).digest('base64url').slice(0, 27)}"`
+}
+
+export function sendItem<T>(reply: FastifyReply, item: T, etagSource?: unknown): FastifyReply {
+  return reply.header('etag', etagOf(etagSource ?? item)).send(item)
+}
+
+export function sendCreated<T>(reply: FastifyReply, location: string, item: T, etagSource?: unknown): FastifyReply {
+  return reply.code(201).header('location', location).header('etag', etagOf(etagSource ?? item)).send(item)
+}
+
+/**
+ * RFC 9110 13.1.1: with If-Match the change goes ahead only when one of the listed tags (strong
+ * comparison) is the current one, or the header is `*`. Without the header nothing is checked.
+ */
+export function assertIfMatch(request: FastifyRequest, currentEtag: string): void {
+  const header = request.headers['if-match']
+  if (header === undefined) return
+  const tags = header.split(',').map((tag) => tag.trim())
+  if (tags.includes('*') || tags.includes(currentEtag)) return
+  throw new errors.preconditionFailed('The resource has changed since the ETag given in If-Match')
+}
+
+/** The 404 of a resource that does not exist or belongs to another account (never 403). */
+export function notFound(what: string): Error {
+  return new errors.notFound(`${what} not found`)
+}
+
+const problem = (description: string) => Type.Object(Problem.properties, { additionalProperties: false, description })
+
+/** The problem answers a /v1 route may give; spread into `schema.response` beside its own. */
+export const ProblemResponses = {
+  400: problem('The request is invalid (code validation_failed, malformed_json, bad_request)'),
+  401: problem('No valid credential (code invalid_token or invalid_request); see WWW-Authenticate'),
+  403: problem('The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope)'),
+  404: problem('No such resource for this account (not_found)'),
+  409: problem('A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress)'),
+  412: problem('If-Match does not name the current ETag (precondition_failed)'),
+  422: problem('The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed'),
+  429: problem('Above the hourly quota (rate_limited); see Retry-After'),
+}
+
+/** The ETag header of an item answer, for OpenAPI. */
+export const ETagHeader = Type.String({ description: 'Strong entity tag; send it in If-Match to change the item only if unchanged.' })
+
+/**
+ * Validation of /v1: a JSON body is taken exactly as typed (a number is not a name), while path
+ * and query values, which arrive as text, are converted to the types their schemas declare.
+ * A POST without a body (Fastify hands the validator null) is validated as `{}`, so actions whose
+ * fields are all optional need none.
+ */
+export function restValidatorCompiler(): FastifySchemaCompiler<TSchema> {
+  const strict = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false })
+  const lenient = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false })
+  ajvFormats(strict)
+  ajvFormats(lenient)
+  return ({ schema, httpPart }) => {
+    if (httpPart !== 'body') return lenient.compile(schema)
+    const validate = strict.compile(schema)
+    const body = ((data: unknown) => validate(data ?? {})) as ValidateFunction
+    return Object.defineProperty(body, 'errors', { get: () => validate.errors })
+  }
+}

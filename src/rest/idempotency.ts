@@ -1,0 +1,82 @@
+import canonicalize from 'canonicalize'
+import { Type } from 'typebox'
+import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import { errors } from '../errors.ts'
+import { sha256Hex } from '../infra/crypto.ts'
+import { claimKey, releaseKey, storeAnswer } from './idempotency-store.ts'
+
+export const MAX_KEY_LENGTH = 255
+
+/** The header as OpenAPI shows it on every POST. */
+export const IdempotencyKeyHeader = Type.Optional(
+  Type.String({ minLength: 1, maxLength: MAX_KEY_LENGTH, description: 'Makes a retried POST safe: the same key and body within 24 hours replay the first answer.' }),
+)
+
+/** Headers of an answer that a replay repeats. */
+const KEPT_HEADERS = ['content-type', 'location', 'etag'] as const
+
+const claimedKeys = new WeakMap<FastifyRequest, string>()
+
+/**
+ * The fingerprint of a request: method, concrete path with query, and the body in RFC 8785
+ * canonical form (so key order and whitespace do not make two equal bodies differ).
+ */
+function fingerprint(request: FastifyRequest): string {
+  return sha256Hex(`${request.method} ${request.url}\n${canonicalize(request.body ?? null) ?? ''}`)
+}
+
+function replay(reply: FastifyReply, status: number, headers: string, body: string): FastifyReply {
+  for (const [name, value] of Object.entries(JSON.parse(headers) as Record<string, string>)) reply.header(name, value)
+  return reply.code(status).header('idempotent-replayed', 'true').send(body)
+}
+
+/**
+ * Idempotency-Key on every POST (DESIGN.md 7), after authentication and validation:
+ * - a new key is claimed and the answer stored when it is sent (5xx answers are not stored,
+ *   so a retry runs again);
+ * - the same key and body replay the stored status, body and headers with Idempotent-Replayed;
+ * - another body: 422 idempotency_key_reused; the first request still running: 409
+ *   idempotency_in_progress.
+ * Keys belong to the account: two accounts never see each other's answers.
+ */
+export const idempotencyPreHandler: preHandlerAsyncHookHandler = async function (request, reply) {
+  if (request.method !== 'POST') return
+  const key = request.headers['idempotency-key']
+  if (key === undefined || !request.principal) return
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new errors.badRequest(`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters`)
+  }
+  const { accountId } = request.principal
+  const hash = fingerprint(request)
+  const outcome = await claimKey(request.server.db, accountId, key, hash)
+  if (outcome.claimed) {
+    claimedKeys.set(request, key)
+    return
+  }
+  const stored = outcome.stored
+  if (!stored || stored.request_hash !== hash) throw new errors.idempotencyKeyReused('This Idempotency-Key was used with another request')
+  if (stored.state === 'processing' || stored.status === null) {
+    reply.header('retry-after', '1')
+    throw new errors.idempotencyInProgress('A request with this Idempotency-Key is still being processed')
+  }
+  return replay(reply, stored.status, stored.headers ?? '{}', stored.body ?? '')
+}
+
+export const idempotencyOnSend: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
+  const key = claimedKeys.get(request)
+  if (key === undefined) return payload
+  claimedKeys.delete(request)
+  const db = request.server.db
+  const { accountId } = request.principal
+  if (reply.statusCode >= 500 || (payload != null && typeof payload !== 'string')) {
+    await releaseKey(db, accountId, key)
+    return payload
+  }
+  const headers: Record<string, string> = {}
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name)
+    if (value !== undefined) headers[name] = String(value)
+  }
+  await storeAnswer(db, accountId, key, { status: reply.statusCode, headers, body: payload ?? '' })
+  return payload
+}

@@ -1,0 +1,63 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { Type, type Static } from 'typebox'
+import { deleteAccountLead, getAccountLead, listAccountLeads, type Lead as LeadRecord } from '../domain/leads.ts'
+import { listQuery, pageOf, envelope, ListEnvelope, sendItem, assertIfMatch, etagOf } from './http.ts'
+import { leadView } from '../domain/views.ts'
+import { withAudit } from './audit.ts'
+import { Lead, LeadId, params, SiteId } from './schemas/content.ts'
+import { orNotFound } from './sites.ts'
+
+const LeadsQuery = listQuery({
+  site_id: Type.Optional(SiteId),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Only leads created at or after this time' })),
+})
+const tags = ['leads']
+
+/** Leads of the account's sites (DESIGN.md 7), scope manage:leads; newest first. */
+export default async function leadRoutes(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  typed.get(
+    '/leads',
+    {
+      config: { operation: 'leads.list', scope: 'manage:leads', access: 'read' },
+      schema: { summary: 'List leads', tags, querystring: LeadsQuery, response: { 200: ListEnvelope(Lead, 'Leads, newest first') } },
+    },
+    async (request) => {
+      const paging = pageOf(request.query)
+      const filter = { siteId: request.query.site_id, since: request.query.since === undefined ? undefined : new Date(request.query.since) }
+      const { items, total } = await listAccountLeads(app.db, app.keyring, request.principal.accountId, filter, paging)
+      return envelope(items.map(leadView), total, paging.page, paging.perPage)
+    },
+  )
+
+  typed.get(
+    '/leads/:id',
+    {
+      config: { operation: 'leads.get', scope: 'manage:leads', access: 'read' },
+      schema: { summary: 'Get a lead', tags, params: params('id', LeadId), response: { 200: Lead } },
+    },
+    async (request, reply) => sendItem(reply, leadView(orNotFound(await getAccountLead(app.db, app.keyring, request.principal.accountId, request.params.id), 'Lead'))),
+  )
+
+  typed.delete(
+    '/leads/:id',
+    {
+      config: { operation: 'leads.delete', scope: 'manage:leads', access: 'write' },
+      schema: { summary: 'Delete a lead (erasure)', tags, params: params('id', LeadId), response: { 204: Type.Null({ description: 'Deleted' }) } },
+    },
+    async (request, reply) => {
+      await withAudit(
+        request,
+        async (trx) => {
+          const lead = orNotFound(await getAccountLead(trx, app.keyring, request.principal.accountId, request.params.id), 'Lead')
+          assertIfMatch(request, etagOf(leadView(lead)))
+          await deleteAccountLead(trx, request.principal.accountId, lead.id)
+        },
+        204,
+      )
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,95 @@
+import { Type, type TOptional, type TSchema } from 'typebox'
+import { BLOCK_TYPES } from '../../domain/block-content.ts'
+import { LOCALES } from '../../domain/locales.ts'
+import { PAGE_PATH_PATTERN } from '../../domain/pages.ts'
+import { literalUnion } from '../../schemas.ts'
+import { assistantFields, BuildId, DateTime, Locale, nullable, SiteId } from '../../domain/views.ts'
+
+// The resources' own shapes are shared with the MCP tools (src/domain/views.ts).
+export { Assistant, Block, BlockId, Build, BuildId, Domain, DomainId, Lead, LeadId, Locale, Page, PageId, Site, SiteId } from '../../domain/views.ts'
+
+/** The TypeBox schemas of the site-content resources of /v1 (DESIGN.md 7 "Fields"). */
+
+const strict = { additionalProperties: false } as const
+
+export const SessionId = Type.String({ pattern: '^ag_[A-Za-z0-9_-]+$', minLength: 4, maxLength: 200, description: 'ag_…' })
+
+// Sites
+
+const AssistantInput = Type.Object(Object.fromEntries(Object.entries(assistantFields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof typeof assistantFields]: TOptional<(typeof assistantFields)[K]> }, strict)
+
+const Locales = Type.Array(Locale, { minItems: 1, maxItems: LOCALES.length, uniqueItems: true })
+const SiteName = Type.String({ minLength: 1, maxLength: 200 })
+
+export const NewSite = Type.Object({ name: SiteName, default_locale: Type.Optional(Locale), locales: Type.Optional(Locales), assistant: Type.Optional(AssistantInput) }, strict)
+export const SitePatch = Type.Object(
+  {
+    name: Type.Optional(SiteName),
+    status: Type.Optional(literalUnion(['live', 'offline'] as const)),
+    default_locale: Type.Optional(Locale),
+    locales: Type.Optional(Locales),
+    assistant: Type.Optional(AssistantInput),
+  },
+  { ...strict, minProperties: 1 },
+)
+
+// Pages
+
+const PagePath = Type.String({ minLength: 1, maxLength: 200, pattern: PAGE_PATH_PATTERN, description: '"/" or lower-case segments such as /about/team' })
+const PageTitle = Type.String({ minLength: 1, maxLength: 200 })
+const PageDescription = Type.String({ maxLength: 500 })
+
+export const NewPage = Type.Object({ path: PagePath, locale: Type.Optional(Locale), title: PageTitle, description: Type.Optional(PageDescription) }, strict)
+export const PagePatch = Type.Object(
+  { path: Type.Optional(PagePath), locale: Type.Optional(Locale), title: Type.Optional(PageTitle), description: Type.Optional(PageDescription) },
+  { ...strict, minProperties: 1 },
+)
+
+// Blocks
+
+const Position = Type.Integer({ minimum: 0, maximum: 10_000, description: 'From 0; the blocks from there move down' })
+export const BlockType = literalUnion(BLOCK_TYPES)
+
+/** Content is checked against the block's type by the route (400 invalid_block_content names the field). */
+const AnyContent = Type.Object({}, { additionalProperties: true, description: 'The content of the block’s type; see the Block schema' })
+export const NewBlock = Type.Object({ type: BlockType, content: AnyContent, position: Type.Optional(Position) }, strict)
+export const BlockPatch = Type.Object(
+  { type: Type.Optional(BlockType), content: Type.Optional(AnyContent), position: Type.Optional(Position) },
+  { ...strict, minProperties: 1, description: 'A new type needs new content; position moves the block' },
+)
+
+// Domains
+
+export const NewDomain = Type.Object(
+  { hostname: Type.String({ minLength: 1, maxLength: 253 }), primary: Type.Optional(Type.Boolean({ description: 'Make it the site’s primary domain (the first one is).' })) },
+  strict,
+)
+
+// Builds
+
+export const Rollback = Type.Object({ build_id: BuildId }, strict)
+
+// Leads
+
+// Conversations
+
+const ConversationFields = {
+  session_id: SessionId,
+  site_id: SiteId,
+  locale: Locale,
+  handoff: Type.Object({ state: literalUnion(['none', 'requested', 'active', 'resolved'] as const), since: nullable(DateTime) }, strict),
+  created_at: DateTime,
+  last_active_at: DateTime,
+}
+export const Conversation = Type.Object(ConversationFields, { ...strict, description: 'A conversation with the sales assistant' })
+export const ConversationWithMessages = Type.Object(
+  {
+    ...ConversationFields,
+    messages: Type.Array(Type.Object({ role: literalUnion(['visitor', 'assistant', 'operator'] as const), text: Type.String(), at: DateTime }, strict), { description: 'The last 200 messages, oldest first' }),
+  },
+  { ...strict, description: 'A conversation with its transcript' },
+)
+export const OperatorMessage = Type.Object({ text: Type.String({ minLength: 1, maxLength: 2000 }) }, strict)
+
+/** Params of one id named `name`. */
+export const params = <K extends string, T extends TSchema>(name: K, schema: T) => Type.Object({ [name]: schema } as { [P in K]: T }, strict)

@@ -1,0 +1,87 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { siteView } from '../domain/views.ts'
+import { createAccountSite, deleteAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../domain/sites.ts'
+import { withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from './http.ts'
+import { NewSite, params, Site, SiteId, SitePatch } from './schemas/content.ts'
+
+/** The value, or the 404 of `what` when the repository found nothing the account may see. */
+export function orNotFound<T>(value: T | undefined | false, what: string): T {
+  if (value === undefined || value === false) throw notFound(what)
+  return value
+}
+
+/** The account's site named by the route, or 404 (another account's site looks the same as none). */
+export async function requireSite(request: FastifyRequest, siteId: string): Promise<SiteRecord> {
+  return orNotFound(await getAccountSite(request.server.db, request.principal.accountId, siteId), 'Site')
+}
+
+const SiteParams = params('id', SiteId)
+const tags = ['sites']
+
+/** /v1/sites (DESIGN.md 7): the list answers the envelope of INTERFACE.md 2.4. */
+export default async function siteRoutes(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+  const view = (site: SiteRecord) => siteView(site, app.config.BASE_URL)
+  const ifMatch = (request: FastifyRequest) => (current: SiteRecord) => assertIfMatch(request, etagOf(view(current)))
+
+  typed.get(
+    '/sites',
+    {
+      config: { operation: 'sites.list', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'List sites', tags, querystring: ListQuery, response: { 200: ListEnvelope(Site, 'Sites of the account, oldest first') } },
+    },
+    async (request) => {
+      const paging = pageOf(request.query)
+      const { items, total } = await listAccountSites(app.db, request.principal.accountId, paging)
+      return envelope(items.map(view), total, paging.page, paging.perPage)
+    },
+  )
+
+  typed.post(
+    '/sites',
+    {
+      config: { operation: 'sites.create', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Create a site (draft, no domain yet)', tags, body: NewSite, response: { 201: Site } },
+    },
+    async (request, reply) => {
+      const site = await withAudit(request, (trx) => createAccountSite(trx, request.principal.accountId, request.body), 201)
+      return sendCreated(reply, `/v1/sites/${site.id}`, view(site))
+    },
+  )
+
+  typed.get(
+    '/sites/:id',
+    {
+      config: { operation: 'sites.get', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'Get a site', tags, params: SiteParams, response: { 200: Site } },
+    },
+    async (request, reply) => sendItem(reply, view(await requireSite(request, request.params.id))),
+  )
+
+  typed.patch(
+    '/sites/:id',
+    {
+      config: { operation: 'sites.update', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Change a site: name, locales, assistant, or status live/offline', tags, params: SiteParams, body: SitePatch, response: { 200: Site } },
+    },
+    async (request, reply) => {
+      const site = await withAudit(request, async (trx) => orNotFound(await updateAccountSite(trx, request.principal.accountId, request.params.id, request.body, ifMatch(request)), 'Site'))
+      return sendItem(reply, view(site))
+    },
+  )
+
+  typed.delete(
+    '/sites/:id',
+    {
+      config: { operation: 'sites.delete', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Delete a site with its pages, domains, builds, leads and conversations', tags, params: SiteParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+    },
+    async (request, reply) => {
+      await withAudit(request, async (trx) => orNotFound(await deleteAccountSite(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Site'), 204)
+      return reply.code(204).send(null)
+    },
+  )
+}

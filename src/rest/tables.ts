@@ -1,2 +1,0 @@
-/** Tables of this room; src/infra/tables.ts composes them into the Database type. */
-export interface RestTables {}

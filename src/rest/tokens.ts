@@ -1,0 +1,124 @@
+import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, toApiToken } from '../domain/api-tokens.ts'
+import { errors } from '../errors.ts'
+import { literalUnion } from '../schemas.ts'
+import { withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated } from './http.ts'
+
+const Scope = literalUnion(API_SCOPES)
+const TokenId = Type.String({ pattern: '^tok_[A-Za-z0-9_-]{22}$', description: 'tok_…' })
+
+const tokenFields = {
+  id: TokenId,
+  name: Type.String(),
+  scopes: Type.Array(Scope),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Recorded to the minute.' }),
+}
+const Token = Type.Object(tokenFields, { additionalProperties: false, description: 'An API token (never its secret)' })
+const TokenWithSecret = Type.Object(
+  { ...tokenFields, token: Type.String({ description: 'The secret, `wps_<id>_…`: shown here once, never again.' }) },
+  { additionalProperties: false, description: 'The token with its secret, shown once' },
+)
+const RotatedToken = Type.Object(
+  {
+    ...TokenWithSecret.properties,
+    previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Until when the replaced secret still works; null when it stopped at once.' }),
+  },
+  { additionalProperties: false, description: 'The token with its new secret, shown once' },
+)
+
+const NewToken = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(Scope, { minItems: 1, maxItems: API_SCOPES.length, uniqueItems: true }),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the token stops working; none by default.' })),
+  },
+  { additionalProperties: false },
+)
+const Rotation = Type.Object(
+  { grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_GRACE_MAX, default: ROTATION_GRACE_DEFAULT, description: 'How long the old secret keeps working; 0 stops it at once.' })) },
+  { additionalProperties: false },
+)
+const IdParams = Type.Object({ id: TokenId }, { additionalProperties: false })
+
+/**
+ * API tokens of the account (DESIGN.md 7): list without secrets, create (the secret once),
+ * rotate in one click with a grace period, revoke. Token management needs manage:tokens and
+ * works on every plan with API access; a token can hand out only scopes it holds itself.
+ */
+export default async function tokenRoutes(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  typed.get(
+    '/tokens',
+    {
+      config: { operation: 'tokens.list', scope: 'manage:tokens', access: 'read' },
+      schema: { summary: 'List API tokens', tags: ['tokens'], querystring: ListQuery, response: { 200: ListEnvelope(Token, 'API tokens, newest first') } },
+    },
+    async (request) => {
+      const { limit, offset, page, perPage } = pageOf(request.query)
+      const { rows, total } = await listApiTokens(app.db, request.principal.accountId, limit, offset)
+      return envelope(rows, total, page, perPage)
+    },
+  )
+
+  typed.post(
+    '/tokens',
+    {
+      config: { operation: 'tokens.create', scope: 'manage:tokens', access: 'read' },
+      schema: { summary: 'Create an API token', tags: ['tokens'], body: NewToken, response: { 201: TokenWithSecret } },
+    },
+    async (request, reply) => {
+      const { name, scopes, expires_at: expiresAt } = request.body
+      const missing = scopes.filter((scope) => !request.principal.scopes.includes(scope))
+      if (missing.length) throw new errors.insufficientScope(`A token can only grant scopes it holds itself; missing ${missing.join(' ')}`)
+      const expires = expiresAt === undefined ? null : new Date(expiresAt)
+      if (expires && expires.getTime() <= Date.now()) throw new errors.validationFailed("The field 'expires_at' must be in the future")
+      const created = await withAudit(request, (trx) => createApiToken(trx, { accountId: request.principal.accountId, name, scopes, expiresAt: expires }), 201)
+      return sendCreated(reply, `/v1/tokens/${created.token.id}`, { ...created.token, token: created.secret }, created.token)
+    },
+  )
+
+  typed.post(
+    '/tokens/:id/rotate',
+    {
+      config: { operation: 'tokens.rotate', scope: 'manage:tokens', access: 'read' },
+      schema: { summary: 'Rotate a token’s secret, keeping the old one for a grace period', tags: ['tokens'], params: IdParams, body: Rotation, response: { 200: RotatedToken } },
+    },
+    async (request, reply) => {
+      const grace = request.body?.grace_seconds ?? ROTATION_GRACE_DEFAULT
+      const rotated = await withAudit(request, async (trx) => {
+        const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
+        if (!current) throw notFound('Token')
+        return rotateApiToken(trx, current.id, grace)
+      })
+      const previous = grace > 0 ? new Date(Date.now() + grace * 1000).toISOString() : null
+      return reply.header('etag', etagOf(rotated.token)).send({ ...rotated.token, token: rotated.secret, previous_secret_expires_at: previous })
+    },
+  )
+
+  typed.delete(
+    '/tokens/:id',
+    {
+      config: { operation: 'tokens.revoke', scope: 'manage:tokens', access: 'read' },
+      schema: { summary: 'Revoke a token at once (both secrets of a rotation)', tags: ['tokens'], params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }) } },
+    },
+    async (request, reply) => {
+      await withAudit(
+        request,
+        async (trx) => {
+          const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
+          if (!current) throw notFound('Token')
+          assertIfMatch(request, etagOf(toApiToken(current)))
+          await revokeApiToken(trx, current.id)
+        },
+        204,
+      )
+      return reply.code(204).send(null)
+    },
+  )
+}
