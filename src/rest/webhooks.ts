@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { defineWebhookJobs } from '../domain/webhook-delivery.ts'
+import { allows } from '../domain/quota.ts'
+import { errors } from '../errors.ts'
+import { createSafeFetcher } from '../infra/fetcher.ts'
+import { defaultRetryClock } from '../infra/webhook-retry.ts'
+import deliveryRoutes from './webhooks/deliveries.ts'
+import endpointRoutes from './webhooks/endpoints.ts'
+
+export const WEBHOOK_USER_AGENT = 'WebPresence-Webhooks/1.1'
+
+/**
+ * Webhooks (DESIGN.md 8): the endpoints API under /v1/webhooks, and the fan-out and delivery jobs
+ * every instance runs. Webhooks need plan pro or above, reads included (INTERFACE.md 6.2 rule 5).
+ * Every delivery goes through the SSRF-safe fetcher; it follows no redirect and keeps the first
+ * kilobyte of an answer.
+ */
+export default async function webhookRoutes(app: FastifyInstance) {
+  const allowPrivateNetworks = app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS
+  const fetcher = createSafeFetcher({ allowPrivateNetworks, userAgent: WEBHOOK_USER_AGENT, maxRedirects: 0, maxBytes: 1024, connections: 32 })
+  app.addHook('onClose', () => fetcher.close())
+  defineWebhookJobs(app.jobs, { db: app.db, keyring: app.keyring, fetcher, mailer: app.mailer, log: app.log as unknown as Logger, clock: defaultRetryClock() })
+
+  app.addHook('onRequest', async (request) => {
+    if (request.principal && !allows(request.principal.plan, 'write')) {
+      throw new errors.planRequired(`Webhooks need plan pro or above; the account is on ${request.principal.plan}`)
+    }
+  })
+  const urlPolicy = { requireHttps: app.config.NODE_ENV === 'production', allowPrivateNetworks }
+  await app.register(endpointRoutes, { fetcher, urlPolicy })
+  await app.register(deliveryRoutes)
+}

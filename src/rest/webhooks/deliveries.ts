@@ -1,0 +1,133 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { queueTestDelivery } from '../../domain/webhook-delivery.ts'
+import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhook-deliveries.ts'
+import { findEndpoint, rotateSecret } from '../../domain/webhooks.ts'
+import { errors } from '../../errors.ts'
+import { withAudit } from '../audit.ts'
+import { envelope, ListEnvelope, ListQuery, notFound, pageOf } from '../http.ts'
+import { Attempt, DeadLetter, DeadLetterParams, EndpointParams, ReplayQueued, ReplayWindow, RotatedSecret, TestQueued, WindowQueued } from './schemas.ts'
+
+const tags = ['webhooks']
+/** The longest window one replay may cover. */
+const MAX_REPLAY_WINDOW_MS = 30 * 86_400_000
+
+/** Secret rotation, test sends, attempts, dead letters and replays of /v1/webhooks. */
+export default async function deliveryRoutes(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { db, keyring } = app
+
+  typed.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      config: { operation: 'webhooks.rotateSecret', scope: 'manage:webhooks', access: 'write' },
+      schema: { summary: 'Replace the signing secret; both sign for 24 hours', tags, params: EndpointParams, response: { 200: RotatedSecret } },
+    },
+    async (request) => {
+      const result = await withAudit(request, async (trx) => {
+        const rotated = await rotateSecret(trx, keyring, request.principal.accountId, request.params.id)
+        if (!rotated) throw notFound('Webhook endpoint')
+        if ('overlapUntil' in rotated) {
+          throw new errors.rotationInProgress(`The previous secret still signs until ${rotated.overlapUntil.toISOString()}; rotate again after that`)
+        }
+        return rotated
+      })
+      return { secret: result.secret, previous_secret_expires_at: result.previousExpiresAt.toISOString() }
+    },
+  )
+
+  typed.post(
+    '/webhooks/:id/test',
+    {
+      config: { operation: 'webhooks.test', scope: 'manage:webhooks', access: 'write' },
+      schema: { summary: 'Send a webhook.test event to this endpoint', tags, params: EndpointParams, response: { 202: TestQueued } },
+    },
+    async (request, reply) => {
+      const queued = await withAudit(
+        request,
+        async (trx) => {
+          const endpoint = await findEndpoint(trx, request.principal.accountId, request.params.id)
+          if (!endpoint) throw notFound('Webhook endpoint')
+          if (!endpoint.enabled) throw new errors.endpointDisabled('The endpoint is disabled; enable it first')
+          return queueTestDelivery(trx, endpoint.account_id, endpoint.id)
+        },
+        202,
+      )
+      return reply.code(202).send({ event_id: queued.eventId, delivery_id: queued.deliveryId })
+    },
+  )
+
+  typed.get(
+    '/webhooks/:id/deliveries',
+    {
+      config: { operation: 'webhooks.deliveries', scope: 'manage:webhooks', access: 'read' },
+      schema: { summary: 'Delivery attempts to this endpoint, latest first', tags, params: EndpointParams, querystring: ListQuery, response: { 200: ListEnvelope(Attempt, 'Attempts, latest first') } },
+    },
+    async (request) => {
+      const endpoint = await findEndpoint(db, request.principal.accountId, request.params.id)
+      if (!endpoint) throw notFound('Webhook endpoint')
+      const { limit, offset, page, perPage } = pageOf(request.query)
+      const { items, total } = await listAttempts(db, endpoint.id, { limit, offset })
+      return envelope(items, total, page, perPage)
+    },
+  )
+
+  typed.get(
+    '/webhooks/dead-letters',
+    {
+      config: { operation: 'webhooks.deadLetters', scope: 'manage:webhooks', access: 'read' },
+      schema: { summary: 'Deliveries that finally failed and were not replayed, latest first', tags, querystring: ListQuery, response: { 200: ListEnvelope(DeadLetter, 'Dead letters') } },
+    },
+    async (request) => {
+      const { limit, offset, page, perPage } = pageOf(request.query)
+      const { items, total } = await listDeadLetters(db, request.principal.accountId, { limit, offset })
+      return envelope(items, total, page, perPage)
+    },
+  )
+
+  typed.post(
+    '/webhooks/dead-letters/:delivery_id/replay',
+    {
+      config: { operation: 'webhooks.replayDeadLetter', scope: 'manage:webhooks', access: 'write' },
+      schema: { summary: 'Send a dead letter again (same webhook-id)', tags, params: DeadLetterParams, response: { 202: ReplayQueued } },
+    },
+    async (request, reply) => {
+      const result = await withAudit(
+        request,
+        async (trx) => {
+          const replayed = await replayDeadLetter(trx, request.principal.accountId, request.params.delivery_id)
+          if (replayed === 'not_found') throw notFound('Dead letter')
+          if (replayed === 'endpoint_disabled') throw new errors.endpointDisabled('The endpoint is disabled; enable it before replaying')
+          return replayed
+        },
+        202,
+      )
+      return reply.code(202).send({ delivery_id: result.deliveryId })
+    },
+  )
+
+  typed.post(
+    '/webhooks/:id/replay',
+    {
+      config: { operation: 'webhooks.replay', scope: 'manage:webhooks', access: 'write' },
+      schema: { summary: 'Send again every event of a time window (at most 30 days) meant for this endpoint', tags, params: EndpointParams, body: ReplayWindow, response: { 202: WindowQueued } },
+    },
+    async (request, reply) => {
+      const since = new Date(request.body.since)
+      const until = request.body.until === undefined ? new Date() : new Date(request.body.until)
+      if (until <= since) throw new errors.invalidReplayWindow("The window is inverted or empty: 'until' must come after 'since'")
+      if (until.getTime() - since.getTime() > MAX_REPLAY_WINDOW_MS) throw new errors.invalidReplayWindow('The window may cover at most 30 days')
+      const replayed = await withAudit(
+        request,
+        async (trx) => {
+          const endpoint = await findEndpoint(trx, request.principal.accountId, request.params.id)
+          if (!endpoint) throw notFound('Webhook endpoint')
+          if (!endpoint.enabled) throw new errors.endpointDisabled('The endpoint is disabled; enable it before replaying')
+          return replayWindow(trx, endpoint.account_id, endpoint.id, since, until)
+        },
+        202,
+      )
+      return reply.code(202).send({ replayed })
+    },
+  )
+}

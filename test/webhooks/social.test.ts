@@ -1,0 +1,113 @@
+import { Webhook } from 'standardwebhooks'
+import { describe, expect, it } from 'vitest'
+import { buildTestApp } from '../helpers/app.ts'
+import { startFakeBluesky } from '../helpers/fake-bluesky.ts'
+import { startFakeMastodon } from '../helpers/fake-mastodon.ts'
+import { startReceiver } from '../helpers/receiver.ts'
+import { makeAccount, type TestAccount } from '../rest/helpers.ts'
+import { until } from './engine.ts'
+
+const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
+const mastodon = await startFakeMastodon('mastodon-token-123')
+const bluesky = await startFakeBluesky('shop.bsky.social', 'app-pass-word-1234')
+
+type Json = Record<string, any>
+const call = (account: TestAccount, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Json) =>
+  app.inject({ method, url, headers: account.headers, ...(payload ? { payload } : {}) })
+
+async function connect(account: TestAccount, body: Json) {
+  const res = await call(account, 'POST', '/v1/social-accounts', body)
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json() as Json
+}
+
+async function posted(account: TestAccount, id: string) {
+  return until(async () => {
+    const body = (await call(account, 'GET', `/v1/social-posts/${id}`)).json() as Json
+    return body.state !== 'scheduled' ? body : undefined
+  })
+}
+
+describe('social accounts and posts', () => {
+  it('publishes to Mastodon through its API and fires social.posted with the public URL', async () => {
+    const account = await makeAccount(app)
+    const receiver = await startReceiver()
+    const hook = (await call(account, 'POST', '/v1/webhooks', { url: receiver.url, event_types: ['social.posted'] })).json() as Json
+    const social = await connect(account, { network: 'mastodon', server_url: `${mastodon.url}/`, handle: '@owner@example.social', access_token: 'mastodon-token-123' })
+    expect(social).toEqual({ id: expect.stringMatching(/^soc_/), network: 'mastodon', server_url: mastodon.url, handle: 'owner@example.social', created_at: expect.any(String) })
+    const stored = await app.db.selectFrom('social_accounts').selectAll().where('id', '=', social.id).executeTakeFirstOrThrow()
+    expect(JSON.stringify(stored)).not.toContain('mastodon-token-123')
+
+    const res = await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'We launched our new site', link: 'https://shop.example/' })
+    expect(res.statusCode, res.body).toBe(201)
+    const done = await posted(account, (res.json() as Json).id)
+    const status = mastodon.statuses.at(-1)!
+    expect(status).toMatchObject({ status: 'We launched our new site\n\nhttps://shop.example/', visibility: 'public', idempotencyKey: done.id })
+    expect(done).toMatchObject({ state: 'posted', url: `${mastodon.url}/@owner/${status.id}`, error: null })
+
+    await receiver.waitFor(1)
+    const request = receiver.requests[0]!
+    const event = new Webhook(hook.secret).verify(request.body, request.headers as Record<string, string>) as Json
+    expect(event).toMatchObject({ type: 'social.posted', data: { post_id: done.id, network: 'mastodon', url: done.url } })
+  })
+
+  it('publishes to Bluesky with a session, a post record and a link facet', async () => {
+    const account = await makeAccount(app)
+    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
+    const res = await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Grüße aus dem Laden 👋', link: 'https://shop.example/de/' })
+    const done = await posted(account, (res.json() as Json).id)
+    const record = bluesky.records.at(-1)!
+    expect(done).toMatchObject({ state: 'posted', url: `https://bsky.app/profile/shop.bsky.social/post/${record.rkey}` })
+    expect(record.repo).toBe(bluesky.did)
+    const text = record.record.text!
+    const facet = (record.record.facets as Json[])[0]!
+    expect(Buffer.from(text).subarray(facet.index.byteStart, facet.index.byteEnd).toString()).toBe('https://shop.example/de/')
+    expect(facet.features[0]).toEqual({ $type: 'app.bsky.richtext.facet#link', uri: 'https://shop.example/de/' })
+  })
+
+  it('retries a failing instance, publishes once, and waits for the scheduled time', async () => {
+    const account = await makeAccount(app)
+    const social = await connect(account, { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    mastodon.state.failNext = 1
+    const before = mastodon.statuses.length
+    const retried = await posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Retried' })).json() as Json).id)
+    expect(retried.state).toBe('posted')
+    expect(mastodon.statuses.length - before).toBe(1)
+
+    const at = new Date(Date.now() + 1500)
+    const scheduled = (await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Later', scheduled_at: at.toISOString() })).json() as Json
+    await new Promise((r) => setTimeout(r, 700))
+    expect((await call(account, 'GET', `/v1/social-posts/${scheduled.id}`)).json()).toMatchObject({ state: 'scheduled', url: null })
+    const later = await posted(account, scheduled.id)
+    expect(new Date(later.posted_at).getTime()).toBeGreaterThanOrEqual(at.getTime())
+  })
+
+  it('keeps a post refused by the network as failed, without retrying', async () => {
+    const account = await makeAccount(app)
+    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'wrong-password', server_url: bluesky.url })
+    const failed = await posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Hello' })).json() as Json).id)
+    expect(failed).toMatchObject({ state: 'failed', url: null, error: expect.stringContaining('401') })
+  })
+
+  it('refuses over-long posts, bad input and other accounts with clear 4xx', async () => {
+    const account = await makeAccount(app)
+    const stranger = await makeAccount(app)
+    const toot = await connect(account, { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    const skeet = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
+    const tooLong = await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'a'.repeat(480), link: 'https://shop.example/a-long-path' })
+    expect(tooLong.statusCode).toBe(400)
+    expect(tooLong.json()).toMatchObject({ code: 'post_too_long' })
+    expect(tooLong.json().detail).toMatch(/at most 500/)
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(301) })).json()).toMatchObject({ status: 400, code: 'post_too_long' })
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(300) })).statusCode).toBe(201)
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: '' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', link: 'javascript:alert(1)' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await call(account, 'POST', '/v1/social-accounts', { network: 'twitter', handle: 'x', password: 'y' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await call(account, 'POST', '/v1/social-accounts', { network: 'mastodon', server_url: 'http://169.254.169.254', handle: 'x', access_token: 'y' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await call(stranger, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'Mine now' })).json()).toMatchObject({ status: 404, code: 'not_found' })
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', site_id: 'site_unknown' })).json()).toMatchObject({ status: 404 })
+    expect((await call(stranger, 'DELETE', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(404)
+    expect((await call(stranger, 'GET', '/v1/social-accounts')).json().meta.total).toBe(0)
+    expect((await call(account, 'DELETE', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(204)
+  })
+})
