@@ -1,0 +1,128 @@
+import fp from 'fastify-plugin'
+import formbody from '@fastify/formbody'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import { Type } from 'typebox'
+import { errors } from '../errors.ts'
+import { createSafeFetcher } from '../infra/fetcher.ts'
+import { defineBuildJob } from './build-job.ts'
+import contactFormRoutes from './contact-form.ts'
+import { requestHostname } from './hosted-site.ts'
+import { LiveSites } from './live-sites.ts'
+import { serveFromRelease, type ServeContext } from './serve-file.ts'
+import webmentionRoutes, { defineWebmentionJob } from './webmention.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    liveSites: LiveSites
+  }
+}
+
+/** Paths a hosted domain answers with routes rather than files: the form and Webmention endpoints. */
+const ENDPOINTS = '/_wps/'
+
+/**
+ * The security policy of hosted pages: their own inline CSS and JSON-LD, images from anywhere on
+ * https, scripts only from the service (the assistant widget), which talks to the service.
+ */
+function hostedHeaders(baseUrl: string, apiUrl: string): Record<string, string> {
+  const csp = [
+    "default-src 'self'",
+    "img-src 'self' https: data:",
+    "style-src 'self' 'unsafe-inline'",
+    `script-src 'self' ${baseUrl}`,
+    `connect-src 'self' ${[...new Set([baseUrl, apiUrl])].join(' ')}`,
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+    "object-src 'none'",
+  ].join('; ')
+  return { 'content-security-policy': csp, 'x-frame-options': 'SAMEORIGIN' }
+}
+
+/** Routes of the hosted sites that live on the service's own host: the preview and the TLS check. */
+async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; headers: Record<string, string> }) {
+  const { live } = options
+  const previewHeaders = { ...options.headers, 'x-robots-tag': 'noindex' }
+  const SiteParams = Type.Object({ siteId: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }) })
+
+  app.get('/s/:siteId', { config: { operation: 'sites.preview' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
+    const { siteId } = request.params as { siteId: string }
+    return reply.code(301).header('location', `/s/${siteId}/`).send()
+  })
+
+  app.get('/s/:siteId/*', { config: { operation: 'sites.preview' }, schema: { hide: true, params: Type.Object({ siteId: SiteParams.properties.siteId, '*': Type.String() }) } }, async (request, reply) => {
+    const { siteId } = request.params as { siteId: string; '*': string }
+    const buildId = await live.previewBuild(siteId)
+    if (!buildId) throw new errors.notFound('This site has no build to preview yet')
+    const release = await live.release(buildId)
+    const rest = request.url.slice(`/s/${siteId}`.length)
+    return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders })
+  })
+
+  app.get(
+    '/internal/tls-allowed',
+    {
+      config: { operation: 'sites.tls_allowed' },
+      schema: {
+        summary: 'Whether a certificate may be issued for a domain (Caddy on-demand TLS)',
+        tags: ['hosted sites'],
+        querystring: Type.Object({ domain: Type.String({ minLength: 1, maxLength: 253 }) }),
+        response: { 200: Type.Object({ allowed: Type.Literal(true) }), 404: Type.Object({ allowed: Type.Literal(false) }) },
+      },
+    },
+    async (request, reply) => {
+      const { domain } = request.query as { domain: string }
+      const allowed = live.byHost(domain.toLowerCase().replace(/\.$/, '')) !== undefined
+      return allowed ? { allowed: true as const } : reply.code(404).send({ allowed: false as const })
+    },
+  )
+}
+
+/**
+ * Hosted sites: the build job, serving by Host header (before any other route, and never for the
+ * service's own hostnames), the preview under /s/{site_id}/, contact forms and Webmentions.
+ */
+async function hostedSites(app: FastifyInstance) {
+  const { config } = app
+  const log = app.log as unknown as Logger
+  const live = new LiveSites(app.db, log.child({ component: 'hosted-sites' }))
+  app.decorate('liveSites', live)
+  const headers = hostedHeaders(config.BASE_URL, config.API_URL)
+  const ownHosts = new Set([new URL(config.BASE_URL).hostname, new URL(config.API_URL).hostname].map((h) => h.toLowerCase()))
+  const domainContext: ServeContext = { prefix: '', headers }
+
+  app.addHook('onReady', () => live.start(app.store))
+  app.addHook('onClose', () => live.stop())
+
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const hostname = requestHostname(request)
+    const hosted = ownHosts.has(hostname) ? undefined : live.byHost(hostname)
+    if (!hosted) return done()
+    const { method, url } = request
+    if (url.startsWith(ENDPOINTS) && method === 'POST') return done()
+    if (method !== 'GET' && method !== 'HEAD') {
+      reply.header('allow', 'GET, HEAD')
+      return done(new errors.methodNotAllowed('A published site answers GET and HEAD only'))
+    }
+    const release = live.release(hosted.buildId)
+    if (release instanceof Map) return void serveFromRelease(request, reply, release, url, domainContext)
+    release.then(
+      (files) => void serveFromRelease(request, reply, files, url, domainContext),
+      (error: unknown) => done(error as Error),
+    )
+  })
+
+  const fetcher = createSafeFetcher({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, timeoutMs: 10_000, maxBytes: 1024 * 1024 })
+  app.addHook('onClose', () => fetcher.close())
+  defineBuildJob(app)
+  defineWebmentionJob(app, fetcher)
+
+  await app.register(async (scope) => {
+    if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody, { bodyLimit: 16_384 })
+    await scope.register(serviceRoutes, { live, headers })
+    await scope.register(contactFormRoutes, { live })
+    await scope.register(webmentionRoutes, { live })
+  })
+}
+
+export default fp(hostedSites, { name: 'hosted-sites', dependencies: ['core'] })

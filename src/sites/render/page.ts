@@ -1,0 +1,147 @@
+import { isLocale, type Locale } from '../../domain/locales.ts'
+import { pageBlocksMarkdown } from '../../domain/page-markdown.ts'
+import { blockHtml } from './blocks.ts'
+import { safeImageSrc } from '../../domain/safe-href.ts'
+import { esc, jsonForScript } from './escape.ts'
+import { jsonLd } from './json-ld.ts'
+import { LABELS } from './labels.ts'
+import { markdownPath, pageUrlPath, relativePath } from './paths.ts'
+import { CSS } from './style.ts'
+import type { FormConsent, RenderPage, RenderSite } from './types.ts'
+
+/** A page placed in its release: where it lives and which pages are its translations. */
+export interface PlacedPage {
+  page: RenderPage
+  urlPath: string
+  /** The same path in every locale that has it, this page included. */
+  alternates: Array<{ locale: Locale; urlPath: string }>
+}
+
+export function absoluteUrl(site: RenderSite, path: string): string {
+  return `${site.origin}${path}`
+}
+
+/** Resolves a checked href against the page, for places that need absolute URLs (og:image, Markdown). */
+function absolutiser(site: RenderSite, urlPath: string): (href: string) => string {
+  return (href) => (/^[a-z][a-z0-9+.-]*:/i.test(href) ? href : new URL(href, absoluteUrl(site, urlPath)).href)
+}
+
+/** A title of at most 60 characters that names the site when there is room. */
+function documentTitle(site: RenderSite, page: RenderPage, isHome: boolean): string {
+  if (isHome || page.title.includes(site.name)) return page.title
+  const full = `${page.title} – ${site.name}`
+  return full.length <= 60 ? full : page.title
+}
+
+function firstImage(page: RenderPage): string | undefined {
+  for (const block of page.blocks) {
+    const src = block.type === 'hero' ? block.content.image?.src : block.type === 'image' ? block.content.src : undefined
+    const safe = src === undefined ? undefined : safeImageSrc(src)
+    if (safe) return safe
+  }
+  return undefined
+}
+
+/** The pages of one locale as the main navigation (home first, then by path). */
+function navigation(placed: PlacedPage, siblings: PlacedPage[]): string {
+  const l = LABELS[placed.page.locale]
+  const items = siblings.map((p) => {
+    const current = p.urlPath === placed.urlPath ? ' aria-current="page"' : ''
+    return `<li><a href="${esc(relativePath(placed.urlPath, p.urlPath))}"${current}>${esc(p.page.path === '/' ? l.home : p.page.title)}</a></li>`
+  })
+  return `<nav aria-label="${esc(l.mainNav)}"><ul>${items.join('')}</ul></nav>`
+}
+
+function languageLinks(placed: PlacedPage): string {
+  if (placed.alternates.length < 2) return ''
+  const items = placed.alternates.map((a) => {
+    const current = a.urlPath === placed.urlPath ? ' aria-current="page"' : ''
+    return `<li><a href="${esc(relativePath(placed.urlPath, a.urlPath))}" hreflang="${a.locale}" lang="${a.locale}"${current}>${esc(LABELS[a.locale].language)}</a></li>`
+  })
+  return `<nav aria-label="${esc(LABELS[placed.page.locale].languages)}"><ul>${items.join('')}</ul></nav>`
+}
+
+function shell(site: RenderSite, locale: Locale, from: string, head: string, main: string, nav: string, footerExtra: string): string {
+  const l = LABELS[locale]
+  const widget = site.widgetOrigin ? `<script src="${esc(site.widgetOrigin)}/widget.js" defer></script>` : ''
+  return [
+    // An empty icon: browsers otherwise ask for /favicon.ico, which a release does not have.
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">`,
+    head,
+    `<link rel="webmention" href="${esc(relativePath(from, '/_wps/webmention'))}">`,
+    `<style>${CSS}</style>${widget}</head><body>`,
+    `<a class="skip" href="#main">${esc(l.skip)}</a>`,
+    `<header><a class="brand" href="${esc(relativePath(from, pageUrlPath(locale, '/', site.defaultLocale)))}">${esc(site.name)}</a>${nav}</header>`,
+    `<main id="main">${main}</main>`,
+    `<footer>${footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${esc(site.organization.name)}</p></footer>`,
+    `</body></html>`,
+  ].join('')
+}
+
+/**
+ * The consent's privacy link ('/en/privacy' by default) where that page lives in this release's
+ * layout ('/privacy' for the default locale). Only the link moves: the digest covers the text the
+ * visitor agrees to, which is unchanged.
+ */
+function withPrivacyInLayout(site: RenderSite, consent: FormConsent | undefined): FormConsent | undefined {
+  const match = consent && /^\/([a-z]{2})(\/.*)$/.exec(consent.privacy.url)
+  if (!consent || !match || !isLocale(match[1])) return consent
+  return { ...consent, privacy: { ...consent.privacy, url: pageUrlPath(match[1], match[2]!, site.defaultLocale) } }
+}
+
+/** One page as a complete HTML document. */
+export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedPage[]): string {
+  const { page, urlPath } = placed
+  const url = absoluteUrl(site, urlPath)
+  const homePath = pageUrlPath(page.locale, '/', site.defaultLocale)
+  const home = siblings.find((p) => p.urlPath === homePath)
+  const title = documentTitle(site, page, urlPath === homePath)
+  const image = firstImage(page)
+  const imageUrl = image ? absolutiser(site, urlPath)(image) : site.organization.logo
+  const hreflang = placed.alternates.length > 1
+    ? [
+        ...placed.alternates.map((a) => `<link rel="alternate" hreflang="${a.locale}" href="${esc(absoluteUrl(site, a.urlPath))}">`),
+        ...placed.alternates.filter((a) => a.locale === site.defaultLocale).map((a) => `<link rel="alternate" hreflang="x-default" href="${esc(absoluteUrl(site, a.urlPath))}">`),
+      ].join('')
+    : ''
+  const head = [
+    `<title>${esc(title)}</title>`,
+    `<meta name="description" content="${esc(page.description)}">`,
+    `<link rel="canonical" href="${esc(url)}">`,
+    hreflang,
+    `<link rel="alternate" type="text/markdown" href="${esc(relativePath(urlPath, markdownPath(urlPath)))}">`,
+    `<meta property="og:type" content="website"><meta property="og:site_name" content="${esc(site.name)}">`,
+    `<meta property="og:title" content="${esc(page.title)}"><meta property="og:description" content="${esc(page.description)}">`,
+    `<meta property="og:url" content="${esc(url)}"><meta property="og:locale" content="${page.locale}">`,
+    imageUrl ? `<meta property="og:image" content="${esc(imageUrl)}">` : '',
+    `<meta name="twitter:card" content="${imageUrl ? 'summary_large_image' : 'summary'}">`,
+    `<meta name="twitter:title" content="${esc(page.title)}"><meta name="twitter:description" content="${esc(page.description)}">`,
+    `<script type="application/ld+json">${jsonForScript(jsonLd(site, page, url, absoluteUrl(site, homePath), home?.page.title ?? site.name))}</script>`,
+  ].join('')
+  const leadingHero = page.blocks[0]?.type === 'hero'
+  const consent = withPrivacyInLayout(site, site.consent[page.locale])
+  const blocks = page.blocks.map((block, index) =>
+    blockHtml(block, { from: urlPath, locale: page.locale, isH1: leadingHero && index === 0, index, formToken: site.formToken, consent, pagePath: page.path }),
+  )
+  const main = `${leadingHero ? '' : `<h1>${esc(page.title)}</h1>`}${blocks.join('')}`
+  return shell(site, page.locale, urlPath, head, main, navigation(placed, siblings), languageLinks(placed))
+}
+
+/** The page's Markdown alternate: its title, description and every block, links absolute. */
+export function pageMarkdown(site: RenderSite, placed: PlacedPage): string {
+  const { page, urlPath } = placed
+  const { h1, body } = pageBlocksMarkdown(page.blocks, page.locale, absolutiser(site, urlPath))
+  // The h1 comes first (the leading hero's, or the title), then the description as the summary.
+  const parts = [h1 ?? `# ${page.title}`, `> ${page.description.replace(/\s+/g, ' ')}`, ...body]
+  return `${parts.filter(Boolean).join('\n\n')}\n`
+}
+
+/** The 404 page in the site's default locale; it is never indexed. */
+export function notFoundHtml(site: RenderSite): string {
+  const locale = site.defaultLocale
+  const l = LABELS[locale]
+  // Served at any depth, so its relative links resolve against the site's canonical origin.
+  const head = `<base href="${esc(site.origin)}/"><title>${esc(`${l.notFoundTitle} – ${site.name}`)}</title><meta name="robots" content="noindex">`
+  const main = `<h1>${esc(l.notFoundTitle)}</h1><p>${esc(l.notFoundText)}</p><p><a href="./">${esc(l.backHome)}</a></p>`
+  return shell(site, locale, '/', head, main, '', '')
+}

@@ -1,0 +1,81 @@
+import type { CrawlerPurpose } from '../../domain/ai-crawlers.ts'
+import type { Locale } from '../../domain/locales.ts'
+
+/** Block content by type, as DESIGN.md 7 pins it. */
+export interface Link {
+  label: string
+  href: string
+}
+export interface Picture {
+  src: string
+  alt: string
+}
+export type Block =
+  | { type: 'hero'; content: { heading: string; subheading?: string; cta?: Link; image?: Picture } }
+  | { type: 'text'; content: { markdown: string } }
+  | { type: 'image'; content: Picture & { caption?: string } }
+  | { type: 'features'; content: { heading?: string; items: Array<{ title: string; text: string }> } }
+  | { type: 'faq'; content: { heading?: string; items: Array<{ question: string; answer: string }> } }
+  | { type: 'cta'; content: { heading: string; text?: string; label: string; href: string } }
+  | { type: 'contact_form'; content: { heading?: string; submit_label?: string } }
+  | { type: 'testimonial'; content: { quote: string; author: string; role?: string } }
+
+export type BlockType = Block['type']
+
+/** Which AI crawlers robots.txt lets in, by purpose. */
+export type AiCrawlerChoices = Record<CrawlerPurpose, boolean>
+
+/** What the JSON-LD says about who runs the site; LocalBusiness when there is a street address. */
+export interface Organization {
+  name: string
+  logo?: string
+  email?: string
+  telephone?: string
+  address?: { street: string; locality: string; postal_code?: string; country: string }
+}
+
+/** The consent a contact form shows and hands back, per locale (src/domain/consent.ts). */
+export interface FormConsent {
+  version: string
+  text: string
+  privacy: { label: string; url: string }
+  digest: string
+}
+
+/** Everything a site contributes to its release, as plain data. */
+export interface RenderSite {
+  id: string
+  name: string
+  /** Absolute origin (and path prefix, for a preview) the release is canonical at, without a trailing slash. */
+  origin: string
+  defaultLocale: Locale
+  locales: Locale[]
+  /** Short description for llms.txt and the WebSite markup. */
+  description?: string
+  organization: Organization
+  aiCrawlers: AiCrawlerChoices
+  /** The service's own origin; set only when the site's assistant is enabled (the widget script comes from it). */
+  widgetOrigin?: string
+  /** The signed token contact forms carry (src/sites/forms). */
+  formToken: string
+  consent: Partial<Record<Locale, FormConsent>>
+  /** Time the release is built, for sitemap lastmod defaults. */
+  builtAt: Date
+}
+
+export interface RenderPage {
+  /** Path inside its locale: '/' or '/about' (no trailing slash). */
+  path: string
+  locale: Locale
+  title: string
+  description: string
+  updatedAt: Date
+  blocks: Block[]
+}
+
+/** One file of a release, before compression. */
+export interface RenderedFile {
+  path: string
+  contentType: string
+  body: string
+}

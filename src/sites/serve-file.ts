@@ -1,0 +1,89 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { pickEncoding } from '../infra/content-encoding.ts'
+import { NOT_FOUND_PATH } from './render/index.ts'
+import type { Release } from './live-sites.ts'
+import type { ReleaseFile } from './release-store.ts'
+
+/** How a release is being served: on its own domain, or under the preview prefix. */
+export interface ServeContext {
+  /** '' on a domain, '/s/{site_id}' for a preview. */
+  prefix: string
+  /** Headers every answer of hosted pages carries (their own security policy). */
+  headers: Record<string, string>
+}
+
+type Encoding = 'br' | 'gzip' | 'identity'
+type Variant = 'br' | 'gzip' | 'identity' | 'not-modified' | 'not-found'
+
+/**
+ * The complete header set of each way a file is answered, made on first use and kept with the
+ * (immutable) file, so a request sets its headers in one call.
+ */
+const headerCache = new WeakMap<ServeContext, WeakMap<ReleaseFile, Partial<Record<Variant, Record<string, string | number>>>>>()
+
+function headersFor(ctx: ServeContext, file: ReleaseFile, variant: Variant): Record<string, string | number> {
+  let byFile = headerCache.get(ctx)
+  if (!byFile) headerCache.set(ctx, (byFile = new WeakMap()))
+  let variants = byFile.get(file)
+  if (!variants) byFile.set(file, (variants = {}))
+  let headers = variants[variant]
+  if (!headers) {
+    headers = { ...ctx.headers, etag: file.etag, vary: 'accept-encoding', 'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : CACHE_PAGE }
+    if (file.contentType.startsWith('text/html')) headers['link'] = `<${ctx.prefix}/_wps/webmention>; rel="webmention"`
+    if (variant !== 'not-modified') {
+      const encoding: Encoding = variant === 'br' || variant === 'gzip' ? variant : 'identity'
+      headers['content-type'] = file.contentType
+      headers['content-length'] = file[encoding === 'identity' ? 'body' : encoding].length
+      if (encoding !== 'identity') headers['content-encoding'] = encoding
+    }
+    variants[variant] = headers
+  }
+  return headers
+}
+
+// Pages change only when a build goes live: caches may keep them briefly but must revalidate (a 304 is cheap).
+const CACHE_PAGE = 'public, max-age=60, must-revalidate'
+const CACHE_NOT_FOUND = 'public, max-age=60'
+
+/** RFC 9110 13.1.2: If-None-Match holds `*` or a list of (weak or strong) tags compared weakly. */
+function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false
+  if (ifNoneMatch.trim() === '*') return true
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
+}
+
+/** The file a path names: itself, or the page beside a trailing-slash variant (answered with a redirect). */
+function locate(release: Release, path: string): { file: ReleaseFile } | { redirect: string } | undefined {
+  const file = release.get(path)
+  if (file) return { file }
+  if (path.endsWith('/') && path.length > 1 && release.has(path.slice(0, -1))) return { redirect: path.slice(0, -1) }
+  if (!path.endsWith('/') && release.has(`${path}/`)) return { redirect: `${path}/` }
+  return undefined
+}
+
+function decodePath(raw: string): string | undefined {
+  const end = raw.search(/[?#]/)
+  try {
+    return decodeURIComponent(end === -1 ? raw : raw.slice(0, end))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Answers a GET or HEAD from a release: the file with a strong ETag, 304 when the client has it,
+ * the br or gzip copy the client accepts, the release's 404 page for anything else.
+ */
+export function serveFromRelease(request: FastifyRequest, reply: FastifyReply, release: Release, path: string, ctx: ServeContext): FastifyReply {
+  const decoded = decodePath(path)
+  const found = decoded === undefined ? undefined : locate(release, decoded)
+  if (found && 'redirect' in found) return reply.code(301).headers(ctx.headers).header('location', `${ctx.prefix}${found.redirect}`).header('cache-control', CACHE_NOT_FOUND).send()
+  const file = found?.file ?? release.get(NOT_FOUND_PATH)
+  if (!file) return reply.code(404).headers(ctx.headers).type('text/plain; charset=utf-8').send('Not found')
+  if (found && notModified(request.headers['if-none-match'], file.etag)) return reply.code(304).headers(headersFor(ctx, file, 'not-modified')).send()
+  // The 404 page is small and answered uncompressed.
+  if (!found) return reply.code(404).headers(headersFor(ctx, file, 'not-found')).send(file.body)
+  const encoding = pickEncoding(request.headers['accept-encoding'])
+  const body = encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body
+  return reply.code(200).headers(headersFor(ctx, file, encoding)).send(body)
+}

@@ -1,0 +1,69 @@
+import type { Config } from '../config.ts'
+import { leadConsentFor } from '../domain/consent.ts'
+import { isLocale, type Locale } from '../domain/locales.ts'
+import { resolveAssistant, type SiteSettings } from '../domain/site-settings.ts'
+import type { Db } from '../infra/db.ts'
+import type { Keyring } from '../infra/crypto.ts'
+import { signFormToken } from './form-token.ts'
+import type { AiCrawlerChoices, Block, FormConsent, Organization, RenderPage, RenderSite } from './render/index.ts'
+
+/**
+ * What a site says about its hosting beyond the assistant, read from `settings.hosting` when
+ * present: the AI crawlers robots.txt lets in (all by default) and who runs the site for the
+ * JSON-LD (the site's name by default; LocalBusiness once there is an address).
+ */
+interface HostingSettings {
+  description?: string
+  ai_crawlers?: Partial<AiCrawlerChoices>
+  organization?: Partial<Organization>
+}
+
+function hostingOf(settings: SiteSettings): HostingSettings {
+  const hosting = (settings as { hosting?: unknown }).hosting
+  return hosting && typeof hosting === 'object' ? (hosting as HostingSettings) : {}
+}
+
+function crawlerChoices(hosting: HostingSettings): AiCrawlerChoices {
+  const c = hosting.ai_crawlers ?? {}
+  return { search: c.search !== false, user_action: c.user_action !== false, training: c.training !== false }
+}
+
+/** The preview address of a site: where a release is canonical until the site has an active primary domain. */
+export function previewOrigin(config: Config, siteId: string): string {
+  return `${config.BASE_URL}/s/${siteId}`
+}
+
+/** Everything a build renders from, read in a few queries; undefined when the site is gone. */
+export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, siteId: string, builtAt: Date): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null } | undefined> {
+  const row = await db.selectFrom('sites').select(['id', 'name', 'account_id', 'default_locale', 'locales', 'settings']).where('id', '=', siteId).executeTakeFirst()
+  if (!row) return undefined
+  const [domain, pageRows, blockRows] = await Promise.all([
+    db.selectFrom('domains').select('hostname').where('site_id', '=', siteId).where('status', '=', 'active').orderBy('primary', 'desc').orderBy('created_at').executeTakeFirst(),
+    db.selectFrom('pages').selectAll().where('site_id', '=', siteId).execute(),
+    db.selectFrom('blocks').innerJoin('pages', 'pages.id', 'blocks.page_id').select(['blocks.page_id', 'blocks.type', 'blocks.content']).where('pages.site_id', '=', siteId).orderBy('blocks.page_id').orderBy('blocks.position').execute(),
+  ])
+  const settings = row.settings ?? {}
+  const hosting = hostingOf(settings)
+  const locales = (Array.isArray(row.locales) ? row.locales : [row.default_locale]).filter(isLocale)
+  const consent: Partial<Record<Locale, FormConsent>> = {}
+  for (const locale of locales) consent[locale] = leadConsentFor(settings, locale)
+  const site: RenderSite = {
+    id: row.id,
+    name: row.name,
+    origin: domain ? `https://${domain.hostname}` : previewOrigin(config, siteId),
+    defaultLocale: row.default_locale,
+    locales: locales.includes(row.default_locale) ? locales : [row.default_locale, ...locales],
+    ...(hosting.description ? { description: hosting.description } : {}),
+    organization: { ...hosting.organization, name: hosting.organization?.name ?? row.name },
+    aiCrawlers: crawlerChoices(hosting),
+    ...(resolveAssistant(settings).enabled ? { widgetOrigin: config.BASE_URL } : {}),
+    formToken: signFormToken(keyring, siteId),
+    consent,
+    builtAt,
+  }
+  const blocksByPage = new Map<string, Block[]>()
+  // Contents were validated per type when written (src/domain/block-content.ts).
+  for (const b of blockRows) blocksByPage.set(b.page_id, [...(blocksByPage.get(b.page_id) ?? []), { type: b.type, content: b.content } as Block])
+  const pages: RenderPage[] = pageRows.map((p) => ({ path: p.path, locale: p.locale, title: p.title, description: p.description, updatedAt: p.updated_at, blocks: blocksByPage.get(p.id) ?? [] }))
+  return { site, pages, accountId: row.account_id }
+}

@@ -1,0 +1,102 @@
+import * as cheerio from 'cheerio'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { leadConsentFor } from '../../src/domain/consent.ts'
+import { listLeads } from '../../src/domain/leads.ts'
+import type { Site } from '../../src/domain/sites.ts'
+import { buildTestApp, type TestApp } from '../helpers/app.ts'
+import { makeAccount } from '../rest/helpers.ts'
+import { bakerySite, buildSite, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from './helpers.ts'
+
+const HOST = 'bakery.example'
+
+describe('contact forms on hosted pages', () => {
+  let t: TestApp
+  let site: Site
+  let fields: Record<string, string>
+  // Each test posts from its own address, so the per-client limit is only met where it is tested.
+  let client = '203.0.113.1'
+
+  const post = (body: Record<string, string>, headers: Record<string, string> = { origin: `https://${HOST}` }, url = '/_wps/forms/contact', host = HOST) =>
+    t.app.inject({ method: 'POST', url, remoteAddress: client, headers: { host, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(body).toString() })
+
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { BASE_URL: 'http://service.test', } })
+    const account = await makeAccount(t.app)
+    site = await bakerySite(t.app, { accountId: account.accountId, hostname: HOST })
+    expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
+    // What a browser sends: every field of the served form, hidden ones included.
+    const page = await t.app.inject({ method: 'GET', url: '/contact', headers: { host: HOST } })
+    const $ = cheerio.load(page.body)
+    fields = Object.fromEntries($('form input[type=hidden]').map((_, el) => [[$(el).attr('name')!, $(el).val() as string]]).get() as Array<[string, string]>)
+    expect($('form').attr('action')).toBe('_wps/forms/contact')
+  }, SETUP_TIMEOUT_MS)
+
+  const visitor = () => ({ ...fields, name: 'Ada Visitor', email: 'ada@example.org', message: 'Two rye loaves for Saturday, please.', consent: 'yes' })
+
+  it('turns a post from the site itself into a lead with the consent the form showed', async () => {
+    const res = await post(visitor())
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    const $ = cheerio.load(res.body)
+    expect($('h1').text()).toBe('Thank you')
+    expect($('a').attr('href')).toBe('/contact')
+    const leads = await listLeads(t.app.db, t.app.keyring, site.id)
+    expect(leads).toHaveLength(1)
+    const expected = leadConsentFor(FIXTURE_SETTINGS, 'en')
+    expect(leads[0]).toMatchObject({ source: 'contact_form', email: 'ada@example.org', name: 'Ada Visitor', note: 'Two rye loaves for Saturday, please.', sessionId: null, consent: { version: expected.version, digest: expected.digest, locale: 'en' } })
+    // Stored sealed, never in clear.
+    const raw = await t.app.db.selectFrom('leads').selectAll().where('site_id', '=', site.id).executeTakeFirstOrThrow()
+    expect(JSON.stringify(raw)).not.toContain('ada@example.org')
+  })
+
+  it('takes a post without Origin when the Referer names the site', async () => {
+    const res = await post({ ...visitor(), email: 'bob@example.org' }, { referer: `https://${HOST}/contact` })
+    expect(res.statusCode).toBe(200)
+  })
+
+  it('refuses cross-site posts and forged tokens', async () => {
+    client = '203.0.113.2'
+    for (const headers of [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, {}, { origin: 'null' }] as Array<Record<string, string>>) {
+      const res = await post(visitor(), headers)
+      expect(res.statusCode, JSON.stringify(headers)).toBe(403)
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+    }
+    expect((await post({ ...visitor(), token: 'v1.nope.nope' })).statusCode).toBe(403)
+    // A token made for another site does not open this one's form.
+    const other = await bakerySite(t.app, { accountId: (await makeAccount(t.app)).accountId, hostname: 'other.example' })
+    expect((await buildSite(t.app, other.id)).status).toBe('succeeded')
+    const otherToken = cheerio.load((await t.app.inject({ method: 'GET', url: '/contact', headers: { host: 'other.example' } })).body)('input[name=token]').val() as string
+    expect((await post({ ...visitor(), token: otherToken })).statusCode).toBe(403)
+  })
+
+  it('refuses a post without consent, with a stale consent digest, or with bad fields', async () => {
+    client = '203.0.113.3'
+    const { consent: _, ...noConsent } = visitor()
+    expect((await post(noConsent)).statusCode).toBe(400)
+    expect((await post({ ...visitor(), consent_digest: 'b'.repeat(64) })).statusCode).toBe(409)
+    expect((await post({ ...visitor(), email: 'not-an-email' })).statusCode).toBe(400)
+    expect((await post({ ...visitor(), locale: 'fr' })).statusCode).toBe(400)
+    expect((await post({ ...visitor(), extra: 'x' })).statusCode).toBe(400)
+    const bad = await post({ ...visitor(), message: 'x'.repeat(5001) })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.body).not.toMatch(/ajv|instancePath|stack/i)
+    expect(await listLeads(t.app.db, t.app.keyring, site.id)).toHaveLength(2)
+  })
+
+  it('is answered under the preview prefix too, and not on a host without a live site', async () => {
+    client = '203.0.113.4'
+    const preview = await post({ ...visitor(), email: 'carol@example.org' }, { origin: 'http://service.test' }, `/s/${site.id}/_wps/forms/contact`, 'service.test')
+    expect(preview.statusCode).toBe(200)
+    expect(cheerio.load(preview.body)('a').attr('href')).toBe(`/s/${site.id}/contact`)
+    expect((await post(visitor(), { origin: 'https://unknown.example' }, '/_wps/forms/contact', 'unknown.example')).statusCode).toBe(404)
+  })
+
+  it('is rate limited per client', async () => {
+    client = '203.0.113.5'
+    let last = 0
+    for (let i = 0; i < 12 && last !== 429; i++) last = (await post({ ...visitor(), email: `n${i}@example.org` })).statusCode
+    expect(last).toBe(429)
+    client = '203.0.113.6'
+    expect((await post({ ...visitor(), email: 'late@example.org' })).statusCode).toBe(200)
+  })
+})
