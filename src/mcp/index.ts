@@ -1,0 +1,96 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server'
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify'
+import { AuditBatcher } from '../domain/audit-log.ts'
+import { classify, logFailure } from '../errors.ts'
+import { requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
+import { buildMcpServer } from './server.ts'
+import type { Caller } from './tool.ts'
+import { serveMcp } from './transport.ts'
+
+/** JSON-RPC error codes for refusals made before the SDK saw the request. */
+const INVALID_REQUEST = -32600
+const INTERNAL_ERROR = -32603
+
+/** Refusals of this scope (oversized body, broken upload) answer in JSON-RPC's shape, never problem+json. */
+function jsonRpcErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const classified = classify(error)
+  logFailure(request, error, classified)
+  const code = classified.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST
+  return reply.code(classified.status).type('application/json; charset=utf-8').send({ jsonrpc: '2.0', id: null, error: { code, message: classified.detail } })
+}
+
+/** JSON-RPC batches left MCP with the 2025-06-18 revision; a body opening with `[` is one. */
+function isBatch(body: unknown): boolean {
+  if (!(body instanceof Buffer)) return false
+  for (const byte of body) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue
+    return byte === 0x5b
+  }
+  return false
+}
+
+const JsonRpcAnswer = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true, description: 'A JSON-RPC response or error (MCP Streamable HTTP)' })
+const Refusal = Type.Object({}, { additionalProperties: true })
+
+/**
+ * The MCP server at /mcp (DESIGN.md 10): Streamable HTTP through the official SDK, stateless (a
+ * server per request, so any instance answers any request), for 2026-07-28 clients and, through
+ * the SDK's stateless fallback, for 2025-06-18 and 2025-11-25 clients. Bearer tokens for
+ * audience {base_url}/mcp; Host and Origin must name this service (DNS rebinding).
+ */
+export default async function mcpRoutes(app: FastifyInstance) {
+  const audience = `${app.config.BASE_URL}/mcp`
+  const metadata = resourceMetadataUrl(audience)
+  const hostname = new URL(app.config.BASE_URL).hostname
+
+  app.addHook('onRequest', hostHeaderValidation([hostname]))
+  app.addHook('onRequest', originValidation([hostname]))
+  // The SDK parses the body itself, so a malformed one gets its JSON-RPC parse error.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+  app.setErrorHandler(jsonRpcErrorHandler)
+
+  const handler = createMcpHandler((context) => buildMcpServer(context.authInfo?.extra?.['caller'] as Caller), {
+    maxRequestBodySize: app.config.BODY_LIMIT_BYTES,
+    onerror: (error) => app.log.debug({ reason: error.message }, 'mcp request refused'),
+  })
+  const audit = new AuditBatcher(app.db, app.log as never)
+  app.addHook('onClose', async () => {
+    await handler.close()
+    await audit.flush()
+  })
+
+  // One route per method, so each has its own operation name (and OpenAPI operationId).
+  for (const method of ['POST', 'GET', 'DELETE'] as const) app.route({
+    method,
+    url: '/mcp',
+    preHandler: requireBearer({ audience, scopes: ['mcp:read'] }),
+    config: { ...routeLimit(app.config, 'mcp'), operation: `mcp.${method.toLowerCase()}` },
+    schema: {
+      summary: 'MCP server (Streamable HTTP, stateless)',
+      description: 'JSON-RPC over POST; GET and DELETE answer 405 (no sessions). Bearer token for audience {base_url}/mcp; tools needing mcp:tools answer 403 insufficient_scope for a token without it.',
+      tags: ['mcp'],
+      response: { 200: JsonRpcAnswer, 202: Type.Null(), '4xx': Refusal },
+    },
+    handler: async (request, reply) => {
+      if (isBatch(request.body)) {
+        return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' } })
+      }
+      const auth = request.auth!
+      const caller: Caller = { app, request, auth, audit }
+      const authInfo: AuthInfo = {
+        token: '',
+        clientId: auth.clientId,
+        scopes: auth.scopes,
+        expiresAt: Math.floor(auth.expiresAt.getTime() / 1000),
+        resource: new URL(audience),
+        resourceMetadataUrl: metadata,
+        extra: { caller },
+      }
+      return serveMcp(handler, request, reply, audience, authInfo)
+    },
+  })
+}

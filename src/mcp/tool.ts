@@ -1,0 +1,115 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import type { Static, TSchema } from 'typebox'
+import { fromJsonSchema, type CallToolResult, type McpServer, type ScopeChallengeHandler, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server'
+import { classify, logFailure } from '../errors.ts'
+import type { AuditBatcher } from '../domain/audit-log.ts'
+import type { BearerAuth } from '../infra/bearer.ts'
+
+/** Who is calling: the verified token and the HTTP request it came with. */
+export interface Caller {
+  app: FastifyInstance
+  request: FastifyRequest
+  auth: BearerAuth
+  /** Where the audit records of reads and refusals wait to be written. */
+  audit: AuditBatcher
+}
+
+/** A refusal the agent can act on, answered as a tool error (`isError: true`) rather than a JSON-RPC error. */
+export class ToolError extends Error {
+  /** The HTTP status the same refusal has on /v1, recorded in the audit log. */
+  readonly status: number
+  readonly code: string
+  constructor(code: string, message: string, status = 400) {
+    super(message)
+    this.code = code
+    this.status = status
+  }
+}
+
+export type Scope = 'mcp:read' | 'mcp:tools'
+
+export interface ToolSpec<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+  name: string
+  title: string
+  description: string
+  annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>
+  /** The scope a call needs; `mcp:tools` is challenged with a 403 before the call runs (step-up). */
+  scope: Scope
+  input: I
+  /** A JSON Schema of type object: the shape of the structured content. */
+  output: O
+  run: (args: Static<I>, caller: Caller) => Promise<Static<O>>
+}
+
+/** Keeps the argument types of one tool while lists hold tools of every shape. */
+export function defineTool<I extends TSchema, O extends TSchema>(spec: ToolSpec<I, O>): ToolSpec {
+  return spec as unknown as ToolSpec
+}
+
+const compiled = new WeakMap<TSchema, StandardSchemaWithJSON>()
+
+/** The SDK validates arguments and structured content with these; compiled once per schema. */
+function standard(schema: TSchema): StandardSchemaWithJSON {
+  let found = compiled.get(schema)
+  if (!found) {
+    found = fromJsonSchema(schema as never)
+    compiled.set(schema, found)
+  }
+  return found
+}
+
+/** Dates and other JSON-able values become what the client will see, so the output schema checks that. */
+const plain = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>
+
+function errorResult(code: string, message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
+}
+
+/** A failed call as the agent sees it: a tool error with the registry's code; never a stack. */
+function toolFailure(caller: Caller, error: unknown): CallToolResult {
+  if (error instanceof ToolError) return errorResult(error.code, error.message)
+  const classified = classify(error as FastifyError)
+  logFailure(caller.request, error as FastifyError, classified)
+  return errorResult(classified.code, classified.detail)
+}
+
+/** The HTTP status the same failure has on /v1, for the audit log. */
+export function failureStatus(error: unknown): number {
+  return error instanceof ToolError ? error.status : classify(error as FastifyError).status
+}
+
+/**
+ * The step-up challenge of the tools that change things: a 403 insufficient_scope naming
+ * mcp:tools. An agent nobody has claimed gets it by its person's claim, and is told so.
+ */
+function toolsScope(caller: Caller): ScopeChallengeHandler {
+  return () => {
+    if (caller.auth.scopes.includes('mcp:tools')) return undefined
+    const errorDescription = caller.auth.accountId
+      ? 'This tool needs a token with the scope mcp:tools'
+      : 'This tool needs the scope mcp:tools, which an agent gets once its person claims it (POST /agent/identity/claim)'
+    return { scopes: ['mcp:tools'], errorDescription }
+  }
+}
+
+export function registerTool(server: McpServer, spec: ToolSpec, caller: Caller) {
+  server.registerTool(
+    spec.name,
+    {
+      title: spec.title,
+      description: spec.description,
+      annotations: { title: spec.title, ...spec.annotations },
+      inputSchema: standard(spec.input),
+      outputSchema: standard(spec.output),
+      ...(spec.scope === 'mcp:tools' ? { scopeChallenge: toolsScope(caller) } : {}),
+    },
+    async (args: unknown): Promise<CallToolResult> => {
+      try {
+        const output = plain(await spec.run(args as never, caller))
+        return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output }
+      } catch (error) {
+        return toolFailure(caller, error)
+      }
+    },
+  )
+}

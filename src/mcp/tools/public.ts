@@ -1,0 +1,83 @@
+import { Type, type TSchema } from 'typebox'
+import { loadPricing, Pricing } from '../../domain/plans.ts'
+// Only the schemas of the public checks' answers: the checks themselves run through their routes.
+import { AuditReportSchema } from '../../public/audits/seo/schema.ts'
+import { McsResultSchema } from '../../public/audits/mcs/schema.ts'
+import { CwvHistory, CwvLookup } from '../../public/audits/cwv/schema.ts'
+import { defineTool, ToolError, type Caller, type ToolSpec } from '../tool.ts'
+
+const Domain = Type.String({ minLength: 1, maxLength: 300, description: 'A domain name, e.g. example.com' })
+const NoArguments = Type.Object({}, { additionalProperties: false })
+const outside = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true }
+
+/**
+ * Runs a public check through its own route, in process: the same validation, caching, shared
+ * runs and per-address limits as /api, charged to the caller's address. A refusal (invalid
+ * domain, no provider configured, limit reached) becomes a tool error with the problem's code.
+ */
+async function publicCheck(caller: Caller, path: string, query: Record<string, string>): Promise<Record<string, unknown>> {
+  const response = await caller.app.inject({
+    method: 'GET',
+    url: `/api${path}?${new URLSearchParams(query)}`,
+    remoteAddress: caller.request.ip,
+    headers: { 'x-request-id': caller.request.id },
+  })
+  const body = response.json<Record<string, unknown>>()
+  if (response.statusCode !== 200) {
+    throw new ToolError(String(body['code'] ?? 'check_failed'), String(body['detail'] ?? 'The check could not be completed'), response.statusCode)
+  }
+  return body
+}
+
+/** An output schema is an object at its top; a union of objects says so once more. */
+const objectUnion = (...members: TSchema[]) => ({ ...Type.Union(members), type: 'object' }) as unknown as TSchema
+
+export const publicTools: ToolSpec[] = [
+  defineTool({
+    name: 'get_pricing',
+    title: 'Plans and prices',
+    description: 'The plans (free, lite, plus, pro, max) with their monthly and yearly prices in euro cents, features, API access and hourly API quota, and the add-ons.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scope: 'mcp:read',
+    input: NoArguments,
+    output: Pricing,
+    run: async () => loadPricing(),
+  }),
+  defineTool({
+    name: 'audit_domain',
+    title: 'SEO, AEO and GEO audit',
+    description:
+      'Audits a website for search engines (SEO), answer engines (AEO) and generative engines (GEO): an overall score, a score per axis, findings and the quick wins worth most. ' +
+      'A repeat within 10 minutes is answered from the stored report. premium also crawls up to 50 internal pages.',
+    annotations: outside,
+    scope: 'mcp:read',
+    input: Type.Object({ domain: Domain, premium: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false }),
+    output: AuditReportSchema,
+    run: (args, caller) => publicCheck(caller, '/seo-check/audit', { d: args.domain, ...(args.premium ? { premium: '1' } : {}) }) as never,
+  }),
+  defineTool({
+    name: 'check_site_quality',
+    title: 'Site quality (Lighthouse)',
+    description: 'Measures the home page of a website with Lighthouse on a phone: performance, accessibility, best practices, SEO and the MCS blend, with the lab metrics. Results are kept 24 hours.',
+    annotations: outside,
+    scope: 'mcp:read',
+    input: Type.Object({ domain: Domain }, { additionalProperties: false }),
+    output: McsResultSchema,
+    run: (args, caller) => publicCheck(caller, '/mcs-check', { domain: args.domain }) as never,
+  }),
+  defineTool({
+    name: 'get_core_web_vitals',
+    title: 'Core Web Vitals field data',
+    description:
+      'Core Web Vitals of real Chrome users from the Chrome UX Report (CC-BY-4.0): LCP, INP, CLS, FCP and TTFB at the 75th percentile with their rating, for phones and desktops. ' +
+      'action history gives the weekly series. Too little traffic is answered with status insufficient_data.',
+    annotations: outside,
+    scope: 'mcp:read',
+    input: Type.Object(
+      { domain: Domain, action: Type.Optional(Type.Union([Type.Literal('lookup'), Type.Literal('history')], { default: 'lookup' })) },
+      { additionalProperties: false },
+    ),
+    output: objectUnion(CwvLookup, CwvHistory),
+    run: (args, caller) => publicCheck(caller, '/cwv-tracker', { domain: args.domain, action: args.action ?? 'lookup' }) as never,
+  }),
+]

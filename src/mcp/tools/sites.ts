@@ -1,0 +1,138 @@
+import { Type } from 'typebox'
+import { buildView, queueBuild } from '../../domain/builds.ts'
+import { addDomain, domainView, parseHostname } from '../../domain/domains.ts'
+import { createAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../../domain/sites.ts'
+import { errors } from '../../errors.ts'
+import { accountTool, type AccountCall } from '../account.ts'
+import { Build as BuildSchema, Domain as DomainSchema, Locale, previewUrl, Site as SiteSchema, siteView } from '../../domain/views.ts'
+import { ListOf } from '../views.ts'
+import { listOf, pageOf, Paging } from './paging.ts'
+
+const SiteId = Type.String({ minLength: 1, maxLength: 100, description: 'The site id (site_…)' })
+const strict = { additionalProperties: false } as const
+const AssistantPatch = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    persona: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    booking_url: Type.Optional(Type.Union([Type.String({ maxLength: 500, pattern: '^https://' }), Type.Null()])),
+    lead: Type.Optional(Type.Boolean()),
+    handoff: Type.Optional(Type.Boolean()),
+  },
+  { ...strict, description: 'The sales assistant of the site' },
+)
+const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+
+/** The account's site, or the registry's 404 (another account's site is not found, never forbidden). */
+export async function ownSite(call: AccountCall, siteId: string): Promise<SiteRecord> {
+  const site = await getAccountSite(call.db, call.accountId, siteId)
+  if (!site) throw new errors.notFound(`No site ${siteId} in this account`)
+  return site
+}
+
+const view = (call: AccountCall, site: SiteRecord) => siteView(site, call.app.config.BASE_URL)
+
+export const siteTools = [
+  accountTool({
+    name: 'list_sites',
+    title: 'List sites',
+    description: 'The sites of the account, oldest first, with their status (draft, live, offline), domain, locales and preview address.',
+    annotations: read,
+    scope: 'mcp:read',
+    access: 'read',
+    input: Type.Object(Paging, strict),
+    output: ListOf(SiteSchema),
+    run: async (args, call) => {
+      const paging = pageOf(args)
+      const { items, total } = await listAccountSites(call.db, call.accountId, paging)
+      return listOf(items.map((site) => view(call, site)), total, paging)
+    },
+  }),
+  accountTool({
+    name: 'get_site',
+    title: 'Get a site',
+    description: 'One site of the account by id.',
+    annotations: read,
+    scope: 'mcp:read',
+    access: 'read',
+    input: Type.Object({ site_id: SiteId }, strict),
+    output: SiteSchema,
+    run: async (args, call) => view(call, await ownSite(call, args.site_id)),
+  }),
+  accountTool({
+    name: 'create_site',
+    title: 'Create a site',
+    description: 'Creates a draft site. Add pages (create_page) and blocks (add_block), then publish_site to build it and put it live.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    scope: 'mcp:tools',
+    access: 'write',
+    input: Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        default_locale: Type.Optional(Locale),
+        locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3, description: 'The languages of the site; the default among them' })),
+        assistant: Type.Optional(AssistantPatch),
+      },
+      strict,
+    ),
+    output: SiteSchema,
+    run: async (args, call) => view(call, await createAccountSite(call.db, call.accountId, args)),
+  }),
+  accountTool({
+    name: 'update_site',
+    title: 'Change a site',
+    description: 'Changes a site\'s name, locales or assistant; status offline takes a live site down, live brings it back (it needs a succeeded build).',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scope: 'mcp:tools',
+    access: 'write',
+    input: Type.Object(
+      {
+        site_id: SiteId,
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        status: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('offline')])),
+        default_locale: Type.Optional(Locale),
+        locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3 })),
+        assistant: Type.Optional(AssistantPatch),
+      },
+      strict,
+    ),
+    output: SiteSchema,
+    run: async ({ site_id, ...patch }, call) => {
+      const site = await updateAccountSite(call.db, call.accountId, site_id, patch)
+      if (!site) throw new errors.notFound(`No site ${site_id} in this account`)
+      return view(call, site)
+    },
+  }),
+  accountTool({
+    name: 'publish_site',
+    title: 'Publish a site',
+    description:
+      'Builds every page of the site and puts the build live when it succeeds (asynchronously: the answer is the queued build). ' +
+      'While a build is queued or running, that build is answered. The preview shows the latest build.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scope: 'mcp:tools',
+    access: 'write',
+    input: Type.Object({ site_id: SiteId }, strict),
+    output: Type.Object({ build: BuildSchema, created: Type.Boolean({ description: 'False when a build already queued or running is answered' }), preview_url: Type.String() }, strict),
+    run: async (args, call) => {
+      const site = await ownSite(call, args.site_id)
+      const { build, created } = await queueBuild(call.db, site.id)
+      return { build: buildView(build), created, preview_url: previewUrl(call.app.config.BASE_URL, site.id) }
+    },
+  }),
+  accountTool({
+    name: 'add_domain',
+    title: 'Add a domain',
+    description:
+      'Adds a hostname to a site as a pending domain. It becomes active once a DNS TXT record with the answered verification name and value exists and the domain is verified; the site\'s first domain is its primary.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    scope: 'mcp:tools',
+    access: 'write',
+    input: Type.Object({ site_id: SiteId, hostname: Type.String({ minLength: 1, maxLength: 253 }), primary: Type.Optional(Type.Boolean()) }, strict),
+    output: DomainSchema,
+    run: async (args, call) => {
+      const site = await ownSite(call, args.site_id)
+      const own = [new URL(call.app.config.BASE_URL).hostname, new URL(call.app.config.API_URL).hostname]
+      return domainView(await addDomain(call.db, site.id, parseHostname(args.hostname, own), args.primary))
+    },
+  }),
+]
