@@ -1,0 +1,68 @@
+import { html, raw, type SafeHtml } from '../infra/html.ts'
+
+const SECTIONS = [
+  ['overview', '/app', 'Overview'],
+  ['sites', '/app/sites', 'Sites'],
+  ['conversations', '/app/conversations', 'Conversations'],
+  ['leads', '/app/leads', 'Leads'],
+  ['tokens', '/app/tokens', 'API tokens'],
+  ['webhooks', '/app/webhooks', 'Webhooks'],
+  ['audit', '/app/audit-log', 'Audit log'],
+] as const
+
+export type Section = (typeof SECTIONS)[number][0]
+
+const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f8fafc}
+a{color:#1d4ed8}header{background:#1e293b;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header .brand{font-weight:700;margin-right:auto}header a{color:#fff}header form{margin:0}
+nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .75rem}nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
+main{max-width:64rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}
+.card{background:#fff;border:1px solid #cbd5e1;border-radius:8px;padding:1rem;margin:1rem 0}
+.table{overflow-x:auto}table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e2e8f0;vertical-align:top}
+button,.button{font:inherit;padding:.35rem .8rem;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
+button.secondary{background:#fff;color:#1d4ed8}button.danger{background:#b91c1c;border-color:#b91c1c}
+form.inline{display:inline}label{display:block;margin:.5rem 0 .2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem .5rem;border:1px solid #64748b;border-radius:6px;max-width:100%}
+fieldset{border:1px solid #cbd5e1;border-radius:6px}.check{font-weight:400;display:inline-block;margin-right:1rem}
+.secret{font-family:ui-monospace,monospace;background:#fef3c7;padding:.5rem;word-break:break-all;display:block}
+.notice{background:#dcfce7;border:1px solid #16a34a;padding:.5rem 1rem;border-radius:6px}.error{background:#fee2e2;border:1px solid #b91c1c;padding:.5rem 1rem;border-radius:6px}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}meter{width:100%;height:1.5rem}.muted{color:#475569;font-size:.9rem}code{word-break:break-all}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`
+
+/** A dashboard page: navigation, a flash line and the section's content; no script but the copy button's. */
+export function layout(title: string, section: Section, email: string, body: SafeHtml, flash?: { notice?: string; error?: string }): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} · Web Presence dashboard</title>
+<style>${raw(STYLE)}</style>
+</head>
+<body>
+<header>
+<span class="brand">Web Presence</span>
+<nav aria-label="Dashboard sections"><ul>${SECTIONS.map(([id, href, label]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
+<span class="muted" style="color:#e2e8f0">${email}</span>
+<a href="/signin/done">Sign out</a>
+</header>
+<main>
+<h1>${title}</h1>
+${flash?.notice ? html`<p class="notice" role="status">${flash.notice}</p>` : ''}
+${flash?.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
+${body}
+</main>
+</body>
+</html>
+`.value
+}
+
+/** A form that posts one action with the CSRF token (POST-redirect-GET on the server side). */
+export function actionForm(action: string, csrf: string, label: string, options: { fields?: Record<string, string>; kind?: 'secondary' | 'danger'; inline?: boolean } = {}): SafeHtml {
+  return html`<form method="post" action="${action}"${options.inline === false ? '' : html` class="inline"`}><input type="hidden" name="_csrf" value="${csrf}">${Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${options.kind ? html` class="${options.kind}"` : ''}>${label}</button></form>`
+}
+
+export function when(date: Date | string | null | undefined): string {
+  if (!date) return '–'
+  return new Date(date).toISOString().replace('T', ' ').slice(0, 19) + ' UTC'
+}

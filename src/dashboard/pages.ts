@@ -1,0 +1,123 @@
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
+import { sessionUser, type SessionUser } from '../domain/web-sessions.ts'
+import { classify, logFailure } from '../errors.ts'
+import type { Db } from '../infra/db.ts'
+import { html, type SafeHtml } from '../infra/html.ts'
+import { layout, type Section } from './layout.ts'
+import auditLogSection from './sections/audit-log.ts'
+import conversationsSection from './sections/conversations.ts'
+import leadsSection from './sections/leads.ts'
+import overviewSection from './sections/overview.ts'
+import sitesSection from './sections/sites.ts'
+import tokensSection from './sections/tokens.ts'
+import webhooksSection from './sections/webhooks.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in person on /app pages. */
+    person: SessionUser
+  }
+  interface FastifyReply {
+    page(title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }): Promise<FastifyReply>
+  }
+}
+
+/** Success lines shown after a POST-redirect-GET, by code (never text taken from the URL). */
+const NOTICES: Record<string, string> = {
+  'build-queued': 'A build was queued.',
+  'rolled-back': 'The site now serves the chosen build.',
+  'domain-added': 'The domain was added; publish its TXT record, then verify.',
+  'verify-queued': 'The domain is being verified.',
+  'domain-removed': 'The domain was removed.',
+  taken: 'You have taken over the conversation.',
+  replied: 'Your reply was posted.',
+  resolved: 'The conversation was resolved.',
+  'lead-deleted': 'The lead was deleted.',
+  'token-revoked': 'The token was revoked.',
+  'webhook-updated': 'The endpoint was updated.',
+  'test-sent': 'A test event was queued.',
+  replayed: 'The delivery was queued again.',
+  'window-replayed': 'The events of that window were queued again.',
+}
+
+const TITLES: Record<number, string> = { 400: 'Something is wrong with this request', 403: 'This form has expired', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many attempts' }
+
+/**
+ * The dashboard at /app (DESIGN.md 11): server-rendered pages behind the passwordless sign-in,
+ * plain forms with CSRF tokens, every change through the same repositories and audit log as /v1.
+ */
+export default async function dashboardPages(app: FastifyInstance) {
+  const secure = app.config.BASE_URL.startsWith('https://')
+  const sessionCookie = secure ? '__Host-wps_session' : 'wps_session'
+  const cookieOptions = { path: '/app', httpOnly: true, sameSite: 'lax' as const, secure }
+
+  await app.register(formbody, { bodyLimit: 65_536 })
+  await app.register(cookie)
+  await app.register(csrf, { cookieKey: secure ? '__Secure-wps_app_csrf' : 'wps_app_csrf', cookieOpts: cookieOptions })
+
+  app.decorateRequest('person', null as never)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const token = request.cookies[sessionCookie]
+    const person = token ? await sessionUser(app.db, app.keyring, token) : undefined
+    if (!person) {
+      const returnTo = request.method === 'GET' ? request.url : '/app'
+      return reply.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}`, 303)
+    }
+    request.person = person
+  })
+  app.decorateReply('page', async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
+    const done = (this.request.query as { done?: string } | undefined)?.done
+    const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
+    return this.type('text/html; charset=utf-8').send(layout(title, section, this.request.person.email, body, { ...flash, ...(notice ? { notice } : {}) }))
+  })
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const classified = classify(error)
+    logFailure(request, error, classified)
+    const status = error.code?.startsWith('FST_CSRF') ? 403 : classified.status
+    const message = status === 403 && error.code?.startsWith('FST_CSRF') ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : classified.detail
+    reply.code(status)
+    if (!request.person) return reply.type('text/plain; charset=utf-8').send(message)
+    return reply.page(TITLES[status] ?? 'Cannot continue', 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: message })
+  })
+  app.setNotFoundHandler(async (request, reply) => {
+    reply.code(404)
+    return reply.page('Not found', 'overview', html`<p>There is nothing at this address. <a href="/app">Back to the dashboard</a></p>`)
+  })
+
+  // The one script of the dashboard: a copy button for a secret shown once (the page works without it).
+  const copyScript = "(function(){var b=document.getElementById('copy'),s=document.getElementById('secret');if(!b||!s||!navigator.clipboard)return;b.hidden=false;b.onclick=function(){navigator.clipboard.writeText(s.textContent).then(function(){b.textContent='Copied'})}})()"
+  app.get('/copy.js', { config: { operation: 'dashboard.script' }, schema: { hide: true } }, async (_request, reply) =>
+    reply.header('cache-control', 'private, max-age=300').type('text/javascript; charset=utf-8').send(copyScript),
+  )
+
+  for (const section of [overviewSection, sitesSection, conversationsSection, leadsSection, tokensSection, webhooksSection, auditLogSection]) await app.register(section)
+}
+
+/**
+ * Runs a change with its audit record in one transaction, as /v1 does: the dashboard's actions
+ * are recorded under `dashboard.<operation>`, with the person's account and no token.
+ */
+export async function audited<T>(request: FastifyRequest, operation: string, work: (trx: Db) => Promise<T>, status = 303): Promise<T> {
+  return request.server.db.transaction().execute(async (trx) => {
+    const value = await work(trx)
+    await insertAuditRecords(trx, [
+      auditRecord({
+        accountId: request.person.accountId,
+        tokenId: null,
+        clientId: null,
+        operation: `dashboard.${operation}`,
+        method: request.method,
+        path: request.routeOptions.url ?? '/app',
+        status,
+        requestId: request.id,
+        ip: request.ip,
+      }),
+    ])
+    return value
+  })
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { listAuditRecords } from '../../domain/audit-log.ts'
+import { errors } from '../../errors.ts'
+import { html } from '../../infra/html.ts'
+import { when } from '../layout.ts'
+
+const Query = Type.Object(
+  {
+    token_id: Type.Optional(Type.String({ maxLength: 80 })),
+    since: Type.Optional(Type.String({ maxLength: 40 })),
+    until: Type.Optional(Type.String({ maxLength: 40 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  },
+  { additionalProperties: false },
+)
+const PER_PAGE = 50
+
+/** Time from a datetime-local field (UTC), or undefined when empty. */
+function utc(value: string | undefined): Date | undefined {
+  if (!value) return undefined
+  const date = new Date(value.endsWith('Z') ? value : `${value}Z`)
+  if (Number.isNaN(date.getTime())) throw new errors.validationFailed('A time in the filter is not valid')
+  return date
+}
+
+/** The audit log of every /v1, MCP and dashboard call of the account, filtered by token and time. */
+export default async function auditLogSection(app: FastifyInstance) {
+  app.get<{ Querystring: { token_id?: string; since?: string; until?: string; page?: number } }>(
+    '/audit-log',
+    { config: { operation: 'dashboard.audit.list' }, schema: { hide: true, querystring: Query } },
+    async (request, reply) => {
+      const { token_id: tokenId, since, until } = request.query
+      const page = request.query.page ?? 1
+      const from = utc(since)
+      const to = utc(until)
+      const filter = { ...(tokenId ? { tokenId } : {}), ...(from ? { since: from } : {}), ...(to ? { until: to } : {}) }
+      const { rows, total } = await listAuditRecords(app.db, request.person.accountId, filter, PER_PAGE, (page - 1) * PER_PAGE)
+      const next = new URLSearchParams({ ...(tokenId ? { token_id: tokenId } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), page: String(page + 1) })
+      return reply.page(
+        'Audit log',
+        'audit',
+        html`<form method="get" action="/app/audit-log" class="card">
+<label for="token">Token id</label><input id="token" name="token_id" value="${tokenId ?? ''}" maxlength="80">
+<label for="since">From (UTC)</label><input id="since" name="since" type="datetime-local" value="${since ?? ''}">
+<label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" value="${until ?? ''}">
+<p><button type="submit" class="secondary">Filter</button></p></form>
+<p>${total} records.</p>
+<div class="table" tabindex="0"><table><thead><tr><th scope="col">Time</th><th scope="col">Operation</th><th scope="col">Call</th><th scope="col">Status</th><th scope="col">Token or client</th><th scope="col">Address</th></tr></thead><tbody>${rows.map(
+          (r) => html`<tr><td>${when(r.at)}</td><td>${r.operation}</td><td>${r.method} ${r.path}</td><td>${r.status}</td><td>${r.token_id ?? r.client_id ?? 'dashboard'}</td><td>${r.ip}</td></tr>`,
+        )}</tbody></table></div>
+${page * PER_PAGE < total ? html`<p><a href="/app/audit-log?${next.toString()}">Older records</a></p>` : ''}`,
+      )
+    },
+  )
+}
