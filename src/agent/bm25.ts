@@ -10,6 +10,8 @@ export interface Bm25Options {
 export interface Scored {
   doc: number
   score: number
+  /** Share of the query's idf weight found in the document (0–1); unknown terms weigh the most. */
+  coverage: number
 }
 
 export class Bm25Index {
@@ -45,18 +47,25 @@ export class Bm25Index {
 
   /** Documents with a positive score, best first. */
   search(queryTerms: string[], limit = 3): Scored[] {
-    const scores = new Map<number, number>()
+    const scores = new Map<number, { score: number; matched: number }>()
+    let weight = 0
     for (const term of new Set(queryTerms)) {
+      const idf = this.idf(term)
+      weight += idf
       const postings = this.#postings.get(term)
       if (!postings) continue
-      const idf = this.idf(term)
       for (const { doc, tf } of postings) {
         const norm = tf + this.#k1 * (1 - this.#b + (this.#b * (this.#lengths[doc] ?? 0)) / this.#avgLength)
-        scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (this.#k1 + 1)) / norm)
+        const entry = scores.get(doc)
+        const gain = (idf * tf * (this.#k1 + 1)) / norm
+        if (entry) {
+          entry.score += gain
+          entry.matched += idf
+        } else scores.set(doc, { score: gain, matched: idf })
       }
     }
     return [...scores.entries()]
-      .map(([doc, score]) => ({ doc, score }))
+      .map(([doc, { score, matched }]) => ({ doc, score, coverage: matched / weight }))
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)
   }

@@ -1,7 +1,9 @@
-import type { Site } from '../sites/repository.ts'
-import { findSiteByHostname, findSiteById, PLATFORM_SITE_ID } from '../sites/repository.ts'
-import { resolveAssistant, isLocale, type ResolvedAssistant, type SiteSettings } from '../sites/settings.ts'
-import type { Locale, SiteStatus } from '../sites/tables.ts'
+import type { Site } from '../domain/sites.ts'
+import { assistantAnswers, findSiteByHostname, findSiteById, PLATFORM_SITE_ID } from '../domain/sites.ts'
+import { resolveAssistant, type ResolvedAssistant, type SiteSettings } from '../domain/site-settings.ts'
+import { isLocale } from '../domain/locales.ts'
+import type { SiteStatus } from '../infra/tables.ts'
+import type { Locale } from '../domain/locales.ts'
 import type { Db } from '../infra/db.ts'
 import { agentError } from './errors.ts'
 import type { KnowledgeBase } from './knowledge.ts'
@@ -31,9 +33,9 @@ export async function siteForPage(db: Db, page: URL | undefined): Promise<Site |
   return page ? findSiteByHostname(db, page.hostname) : findSiteById(db, PLATFORM_SITE_ID)
 }
 
-/** The assistant as a site offers it, or undefined when it is off (unknown, not live or disabled: 404 feature disabled). */
+/** The assistant as a site offers it, or undefined when it is off (unknown, offline or disabled: 404 feature disabled). */
 export function liveAssistant(site: { status: SiteStatus; settings: SiteSettings } | undefined): ResolvedAssistant | undefined {
-  if (!site || site.status !== 'live') return undefined
+  if (!site || !assistantAnswers(site.status)) return undefined
   const assistant = resolveAssistant(site.settings)
   return assistant.enabled ? assistant : undefined
 }

@@ -1,16 +1,18 @@
 import type { Db } from '../infra/db.ts'
-import { assistantEnabledOn } from '../sites/repository.ts'
+import { assistantEnabledOn } from '../domain/sites.ts'
 
 const TTL_MS = 30_000
 const MAX_ENTRIES = 10_000
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /**
  * The widget runs on customers' sites: an origin may call /api/agent when it is BASE_URL's, or the
  * https origin (default port) of a live site whose assistant is on. Answers are cached briefly, so
  * a site switched on or off is honoured within half a minute on every instance; while the
- * database is away the last verdict stands.
+ * database is away the last verdict stands. Outside production a loopback origin (any scheme and
+ * port) may also call, so the widget can be tried on a page served locally (DESIGN.md 11).
  */
-export function originPolicy(db: Db, baseUrl: string) {
+export function originPolicy(db: Db, baseUrl: string, options: { allowLoopback?: boolean } = {}) {
   const own = new URL(baseUrl).origin
   const cache = new Map<string, { allowed: boolean; until: number }>()
 
@@ -22,6 +24,7 @@ export function originPolicy(db: Db, baseUrl: string) {
     } catch {
       return false
     }
+    if (options.allowLoopback && url.origin === origin && LOOPBACK_HOSTS.has(url.hostname)) return true
     if (url.protocol !== 'https:' || url.port !== '' || url.origin !== origin) return false
     return assistantEnabledOn(db, url.hostname)
   }

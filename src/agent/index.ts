@@ -2,38 +2,22 @@ import cors from '@fastify/cors'
 import { Ajv } from 'ajv'
 import { ajvFormats } from '../infra/ajv-formats.ts'
 import type { FastifyInstance } from 'fastify'
-import ipaddr from 'ipaddr.js'
 import type { Logger } from 'pino'
-import { scaledLimit } from '../plugins/rate-limit.ts'
-import { seedPlatformSite } from '../sites/repository.ts'
+import { createLimiter } from '../infra/rate-limits.ts'
+import { seedPlatformSite } from '../domain/sites.ts'
 import type { AgentDeps } from './context.ts'
 import { originPolicy } from './cors.ts'
 import { agentErrorHandler, agentNotFoundHandler, rateLimited } from './errors.ts'
 import { buildKnowledgeBase } from './knowledge.ts'
 import { builtinResponder } from './responder/builtin.ts'
+import { syncSiteKnowledge } from './site-knowledge.ts'
 import { defineRetention } from './retention.ts'
 import { llmResponder } from './responder/llm.ts'
 import bootstrapRoutes from './routes/bootstrap.ts'
 import chatRoute from './routes/chat.ts'
 import eventRoute from './routes/event.ts'
 
-/** Requests a minute per client address across all of /api/agent (DESIGN.md 6). */
-export const AGENT_REQUESTS_PER_MINUTE = 120
-
 export { salesAgentInterface } from './interface.ts'
-
-/**
- * The budget holder of a client address: an IPv4 address as such (also when IPv4-mapped), an IPv6
- * address by its /64, which one subscriber usually holds whole.
- */
-export function clientKey(ip: string): string {
-  try {
-    const address = ipaddr.process(ip)
-    return address.kind() === 'ipv6' ? `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64` : address.toString()
-  } catch {
-    return ip
-  }
-}
 
 /** The sales-assistant interface under /api/agent: AgentError bodies, session capability in the body. */
 export default async function agentRoutes(app: FastifyInstance) {
@@ -55,8 +39,14 @@ export default async function agentRoutes(app: FastifyInstance) {
   app.log.info({ responder: responder.name }, 'sales assistant ready')
   defineRetention(app)
   const deps: AgentDeps = { kb, responder }
+  // Hosted sites' published pages join the knowledge, kept in step with their live builds.
+  let stopSiteKnowledge: (() => Promise<void>) | undefined
+  app.addHook('onReady', async () => {
+    stopSiteKnowledge = await syncSiteKnowledge(app.store, kb, log.child({ component: 'site-knowledge' }))
+  })
+  app.addHook('onClose', async () => stopSiteKnowledge?.())
 
-  const allowed = originPolicy(app.db, config.BASE_URL)
+  const allowed = originPolicy(app.db, config.BASE_URL, { allowLoopback: config.NODE_ENV !== 'production' })
   await app.register(cors, {
     origin: (origin, callback) => {
       if (!origin) return callback(null, false)
@@ -70,11 +60,7 @@ export default async function agentRoutes(app: FastifyInstance) {
     maxAge: 600,
   })
 
-  const limitIp = app.createRateLimit({
-    max: scaledLimit(config, AGENT_REQUESTS_PER_MINUTE),
-    timeWindow: 60_000,
-    keyGenerator: (request) => `agent-ip:${clientKey(request.ip)}`,
-  })
+  const limitIp = createLimiter(app, 'agent.requests')
   app.addHook('onRequest', async (request) => {
     const limit = await limitIp(request)
     if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)

@@ -1,61 +1,136 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { loadPricing, type Pricing } from '../public/pricing.ts'
-import { LOCALES } from '../sites/settings.ts'
-import type { Locale } from '../sites/tables.ts'
+import { loadPricing, type Pricing } from '../domain/plans.ts'
+import { LOCALES } from '../domain/locales.ts'
+import type { Locale } from '../domain/locales.ts'
 import { Bm25Index } from './bm25.ts'
-import { terms } from './text.ts'
+import { addOnName, planName } from './responder/catalog.ts'
+import { terms, typeset } from './text.ts'
 
 /**
  * The assistant's knowledge: Markdown files per locale under knowledge/<locale>/. Each file has a
  * small front matter (title, url, topic, optional keywords and suggestion "label | prompt") and is cut into
  * passages at its `## ` headings. Prices are never written in the files: placeholders such as
  * {{plans}} or {{price:pro}} are filled from the same data /api/pricing serves.
+ *
+ * A hosted site's own pages join as passages of that site (`indexSitePassages`); a search for a
+ * session on that site ranks them first.
  */
 export interface Passage {
+  /** The hosted site the passage comes from; undefined for the platform's own knowledge. */
+  siteId: string | undefined
   topic: string
   title: string
+  /** The title of the page the passage is on (a passage's title adds its section heading). */
+  pageTitle: string
+  /** The page the passage is on: a path on the site the widget runs on. */
   url: string
   text: string
   /** Words a visitor may use for the file's subject that its text need not contain. */
   keywords: string
   suggestion: { label: string; prompt: string } | undefined
-  /** Position in the locale's knowledge base: passages of one page read best in their written order. */
+  /** Position in its collection: passages of one page read best in their written order. */
   seq: number
 }
 
+/** A passage of a hosted site's published page, as the site's indexer hands it over. */
+export interface SitePassageInput {
+  title: string
+  /** The published page: a path starting with /, or its absolute URL (only the path is kept). */
+  url: string
+  text: string
+  keywords?: string
+}
+
+export interface Hit {
+  passage: Passage
+  score: number
+  /**
+   * Share (0–1) of the question's weight, counted by inverse document frequency, that the passage
+   * contains. Words no passage contains weigh the most, so a question about something the
+   * knowledge base never mentions ("a discount for nonprofits") scores low however well its
+   * common words match.
+   */
+  coverage: number
+}
+
+/**
+ * When retrieval counts as an answer. A passage must match the question's words well (BM25 score)
+ * and contain most of its weight (coverage): a question whose rare words appear nowhere in the
+ * knowledge base ("a discount for nonprofits", "email hosting") is one the assistant cannot
+ * answer, however well its common words match some passage.
+ */
+export const MIN_SCORE = 1.5
+export const MIN_COVERAGE = 0.6
+
+export const isConfident = (hit: Hit) => hit.score >= MIN_SCORE && hit.coverage >= MIN_COVERAGE
+
+export interface SearchOptions {
+  limit?: number
+  /** Put this hosted site's best passages (up to `limit`) before the platform's. */
+  siteId?: string | undefined
+}
+
 export interface KnowledgeBase {
-  search(locale: Locale, query: string, limit?: number): Array<{ passage: Passage; score: number }>
+  search(locale: Locale, query: string, options?: SearchOptions): Hit[]
   passages(locale: Locale): readonly Passage[]
+  /** The first passage of a topic (pricing, contact, …) in the platform's knowledge. */
+  page(locale: Locale, topic: string): Passage | undefined
+  /**
+   * Replaces what the assistant knows from one hosted site's published pages in one locale.
+   * Indexes live in this process: every instance calls it (at start and when a site is published).
+   * An empty list forgets the site's pages in that locale.
+   */
+  indexSitePassages(siteId: string, locale: Locale, passages: readonly SitePassageInput[]): void
+  /** Forgets a hosted site's pages in every locale (site deleted or taken offline). */
+  removeSitePassages(siteId: string): void
+  /** The price list the knowledge was rendered from; price answers are made from it. */
+  readonly pricing: Pricing
   /** Every amount (in euro) the price list contains: the only amounts an answer may quote. */
   readonly knownAmounts: ReadonlySet<number>
 }
 
 const knowledgeDir = new URL('./knowledge/', import.meta.url)
 
+const intlLocale: Record<Locale, string> = { de: 'de-DE', en: 'en-IE', fr: 'fr-FR' }
+const wholeEuro = Object.fromEntries(LOCALES.map((l) => [l, new Intl.NumberFormat(intlLocale[l], { style: 'currency', currency: 'EUR', minimumFractionDigits: 0, maximumFractionDigits: 0 })]))
+const centEuro = Object.fromEntries(LOCALES.map((l) => [l, new Intl.NumberFormat(intlLocale[l], { style: 'currency', currency: 'EUR', minimumFractionDigits: 2, maximumFractionDigits: 2 })]))
+
+/**
+ * An amount as readers of the locale write it: "€49" and "€470.40" in English, "49 €" and
+ * "470,40 €" in German and French, with the no-break spaces of CLDR (a narrow one between French
+ * thousands), so an amount is never broken over two lines.
+ */
 export function formatEuro(cents: number, locale: Locale): string {
-  const whole = cents % 100 === 0
-  return new Intl.NumberFormat(locale === 'en' ? 'en-IE' : `${locale}-${locale.toUpperCase()}`, {
-    style: 'currency',
-    currency: 'EUR',
-    minimumFractionDigits: whole ? 0 : 2,
-    maximumFractionDigits: 2,
-  }).format(cents / 100).replace(/\u00a0|\u202f/g, ' ')
+  return (cents % 100 === 0 ? wholeEuro : centEuro)[locale]!.format(cents / 100)
+}
+
+const percentFormat = Object.fromEntries(LOCALES.map((l) => [l, new Intl.NumberFormat(intlLocale[l], { style: 'percent' })]))
+/** "20%" in English, "20 %" in German and French (no-break spaces). */
+export function formatPercent(percent: number, locale: Locale): string {
+  return percentFormat[locale]!.format(percent / 100)
+}
+
+const countFormat = Object.fromEntries(LOCALES.map((l) => [l, new Intl.NumberFormat(intlLocale[l])]))
+export function formatCount(n: number, locale: Locale): string {
+  return countFormat[locale]!.format(n)
 }
 
 const perMonth: Record<Locale, string> = { de: 'pro Monat', en: 'a month', fr: 'par mois' }
+// French sets a colon apart like the other two-part signs.
+const colon: Record<Locale, string> = { de: ': ', en: ': ', fr: ' : ' }
 const perYear: Record<Locale, string> = { de: 'pro Jahr bei jährlicher Zahlung', en: 'a year when paid yearly', fr: 'par an en paiement annuel' }
 
 function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: string): string {
   return body.replace(/\{\{([a-z_]+)(?::([a-z_]+))?\}\}/g, (_m, name: string, arg: string | undefined) => {
     if (name === 'plans') {
       return pricing.plans
-        .map((p) => `- ${p.name}: ${formatEuro(p.monthly_price_cents, locale)} ${perMonth[locale]} (${formatEuro(p.yearly_price_cents, locale)} ${perYear[locale]})`)
+        .map((p) => `- ${planName(p.id, locale)}${colon[locale]}${formatEuro(p.monthly_price_cents, locale)} ${perMonth[locale]} (${formatEuro(p.yearly_price_cents, locale)} ${perYear[locale]})`)
         .join('\n')
     }
     if (name === 'addons') {
-      return pricing.add_ons.map((a) => `- ${a.name}: ${formatEuro(a.monthly_price_cents, locale)} ${perMonth[locale]}`).join('\n')
+      return pricing.add_ons.map((a) => `- ${addOnName(a.id, locale)}${colon[locale]}${formatEuro(a.monthly_price_cents, locale)} ${perMonth[locale]}`).join('\n')
     }
-    if (name === 'yearly_discount') return String(pricing.yearly_discount_percent)
+    if (name === 'yearly_discount') return formatPercent(pricing.yearly_discount_percent, locale)
     if (name === 'price') {
       const plan = pricing.plans.find((p) => p.id === arg)
       if (plan) return formatEuro(plan.monthly_price_cents, locale)
@@ -66,7 +141,7 @@ function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: 
     }
     if (name === 'api_requests' && arg) {
       const plan = pricing.plans.find((p) => p.id === arg)
-      if (plan) return new Intl.NumberFormat(locale).format(plan.api_requests_per_hour)
+      if (plan) return formatCount(plan.api_requests_per_hour, locale)
     }
     throw new Error(`knowledge file ${file}: unknown placeholder {{${name}${arg ? `:${arg}` : ''}}}`)
   })
@@ -92,40 +167,89 @@ export function loadPassages(locale: Locale, pricing: Pricing = loadPricing()): 
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.md')).sort()) {
     const { meta, body } = parseFile(readFileSync(new URL(file, dir), 'utf8'), `${locale}/${file}`)
     const [label, prompt] = (meta['suggestion'] ?? '').split('|').map((s) => s.trim())
-    const suggestion = label && prompt ? { label, prompt } : undefined
-    const rendered = fillPlaceholders(body, pricing, locale, `${locale}/${file}`)
+    const suggestion = label && prompt ? { label: typeset(label, locale), prompt: typeset(prompt, locale) } : undefined
+    const rendered = typeset(fillPlaceholders(body, pricing, locale, `${locale}/${file}`), locale)
     // The text before the first heading is a passage under the file's title; each section is one more.
     const sections = rendered.split(/^## /m)
     sections.forEach((section, i) => {
       const [heading, ...rest] = i === 0 ? ['', section] : section.split('\n')
       const text = (i === 0 ? section : rest.join('\n')).trim()
       if (!text) return
-      passages.push({ seq: passages.length, topic: meta['topic']!, keywords: meta['keywords'] ?? '', title: i === 0 ? meta['title']! : `${meta['title']}: ${heading!.trim()}`, url: meta['url']!, text, suggestion })
+      const title = i === 0 ? meta['title']! : `${meta['title']}: ${heading!.trim()}`
+      passages.push({ siteId: undefined, seq: passages.length, topic: meta['topic']!, keywords: meta['keywords'] ?? '', title, pageTitle: meta['title']!, url: meta['url']!, text, suggestion })
     })
   }
   if (passages.length === 0) throw new Error(`knowledge base for ${locale} is empty`)
   return passages
 }
 
+/** A page address as a source may carry it (AgentSource urls start with /): a path, or the path of an absolute http(s) URL. */
+function sitePath(url: string): string | undefined {
+  if (url.startsWith('/') && !url.startsWith('//')) return url
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? `${parsed.pathname}${parsed.search}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
+interface Collection {
+  passages: Passage[]
+  index: Bm25Index
+}
+
+function indexOf(passages: Passage[], locale: Locale): Collection {
+  // The heading counts twice: it says what a passage is about more surely than its body. A
+  // section is indexed by its own heading, the page's opening passage by the page title, so a
+  // general question ("How does the SEO audit work?") finds the opening, not a section that
+  // happens to repeat the page's words.
+  const heading = (p: Passage) => (p.title === p.pageTitle ? p.title : p.title.slice(p.pageTitle.length + 2))
+  const index = new Bm25Index(passages.map((p) => [...terms(heading(p), locale), ...terms(heading(p), locale), ...terms(p.keywords, locale), ...terms(p.text, locale)]))
+  return { passages, index }
+}
+
+function searchIn(collection: Collection, queryTerms: string[], limit: number): Hit[] {
+  return collection.index.search(queryTerms, limit).map(({ doc, score, coverage }) => ({ passage: collection.passages[doc]!, score, coverage }))
+}
+
 /** Builds the ranking index of every locale once; searching is then pure computation. */
 export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeBase {
-  const byLocale = new Map<Locale, { passages: Passage[]; index: Bm25Index }>()
-  for (const locale of LOCALES) {
-    const passages = loadPassages(locale, pricing)
-    // The title counts twice: a heading says what a passage is about more surely than its body.
-    const index = new Bm25Index(passages.map((p) => [...terms(p.title, locale), ...terms(p.title, locale), ...terms(p.keywords, locale), ...terms(p.text, locale)]))
-    byLocale.set(locale, { passages, index })
-  }
+  const platform = new Map<Locale, Collection>()
+  for (const locale of LOCALES) platform.set(locale, indexOf(loadPassages(locale, pricing), locale))
+  const sites = new Map<string, Map<Locale, Collection>>()
   const knownAmounts = new Set<number>([
     ...pricing.plans.flatMap((p) => [p.monthly_price_cents / 100, p.yearly_price_cents / 100]),
     ...pricing.add_ons.map((a) => a.monthly_price_cents / 100),
   ])
   return {
+    pricing,
     knownAmounts,
-    passages: (locale) => byLocale.get(locale)!.passages,
-    search(locale, query, limit = 3) {
-      const entry = byLocale.get(locale)!
-      return entry.index.search(terms(query, locale), limit).map(({ doc, score }) => ({ passage: entry.passages[doc]!, score }))
+    passages: (locale) => platform.get(locale)!.passages,
+    page: (locale, topic) => platform.get(locale)!.passages.find((p) => p.topic === topic),
+    search(locale, query, { limit = 3, siteId } = {}) {
+      const queryTerms = terms(query, locale)
+      const own = siteId === undefined ? undefined : sites.get(siteId)?.get(locale)
+      const platformHits = searchIn(platform.get(locale)!, queryTerms, limit)
+      if (!own) return platformHits
+      return [...searchIn(own, queryTerms, limit), ...platformHits]
+    },
+    indexSitePassages(siteId, locale, inputs) {
+      const passages = inputs
+        .map((p) => ({ ...p, url: sitePath(p.url) }))
+        .filter((p): p is SitePassageInput => p.url !== undefined && p.text.trim() !== '')
+        .map((p, seq): Passage => ({ siteId, topic: 'site', title: p.title, pageTitle: p.title.split(': ')[0]!, url: p.url, text: p.text.trim(), keywords: p.keywords ?? '', suggestion: undefined, seq }))
+      let byLocale = sites.get(siteId)
+      if (passages.length === 0) {
+        byLocale?.delete(locale)
+        if (byLocale?.size === 0) sites.delete(siteId)
+        return
+      }
+      if (!byLocale) sites.set(siteId, (byLocale = new Map()))
+      byLocale.set(locale, indexOf(passages, locale))
+    },
+    removeSitePassages(siteId) {
+      sites.delete(siteId)
     },
   }
 }

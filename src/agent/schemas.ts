@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox'
-import { CONSENT_VERSION } from '../sites/consent.ts'
+import { CONSENT_VERSION } from '../domain/consent.ts'
+import { LOCALES } from '../domain/locales.ts'
+import { literalUnion } from '../schemas.ts'
 
 /**
  * The sales-assistant interface (INTERFACE.md 2.1, 2.2, 4.2). The routes validate with these very
@@ -8,7 +10,7 @@ import { CONSENT_VERSION } from '../sites/consent.ts'
 
 const closed = { additionalProperties: false } as const
 
-export const AgentLocale = Type.Union([Type.Literal('de'), Type.Literal('en'), Type.Literal('fr')])
+export const AgentLocale = literalUnion(LOCALES)
 export const AgentSessionId = Type.String({ pattern: '^ag_[A-Za-z0-9_-]+$', minLength: 4, maxLength: 200 })
 export const AgentSessionToken = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })
 export const TurnId = Type.String({ pattern: '^[A-Za-z0-9_-]{8,128}$' })

@@ -3,10 +3,11 @@ import { sql } from 'kysely'
 import type { Keyring } from '../infra/crypto.ts'
 import { sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
-import { canonicalJson } from '../sites/consent.ts'
-import type { SiteSettings } from '../sites/settings.ts'
+import { canonicalJson } from '../domain/consent.ts'
+import type { SiteSettings } from '../domain/site-settings.ts'
 import type { HandoffState } from './schemas.ts'
-import { messageContext } from './sessions.ts'
+import { messageContext } from '../domain/conversations.ts'
+import { nextHandoffState } from '../domain/handoff.ts'
 
 /**
  * Durable, idempotent chat turns keyed by (session_id, turn_id) (DESIGN.md 6).
@@ -109,10 +110,15 @@ function transcriptRows(keyring: Keyring, sessionId: string, visitorText: string
   return sql.join(rows)
 }
 
+/** The states a visitor's request moves to `requested`, from the one handoff state machine. */
+const HANDOFF_STATES: readonly HandoffState[] = ['none', 'requested', 'active', 'resolved']
+const requestable = HANDOFF_STATES.filter((state) => nextHandoffState(state, 'visitor_requested') !== undefined)
+const movesOnRequest = (requestHandoff: boolean) => sql`${requestHandoff} and handoff_state in (${sql.join(requestable)})`
+
 const sessionUpdate = (requestHandoff: boolean) => sql`
   last_active_at = now(),
-  handoff_state = case when ${requestHandoff} and handoff_state in ('none', 'resolved') then 'requested' else handoff_state end,
-  handoff_updated_at = case when ${requestHandoff} and handoff_state in ('none', 'resolved') then now() else handoff_updated_at end`
+  handoff_state = case when ${movesOnRequest(requestHandoff)} then ${nextHandoffState('none', 'visitor_requested')} else handoff_state end,
+  handoff_updated_at = case when ${movesOnRequest(requestHandoff)} then now() else handoff_updated_at end`
 
 /**
  * The session row is rewritten only when something changes that matters: a handoff request, or a
@@ -140,7 +146,7 @@ export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTu
   const { rows } = await sql<{ valid: number; inserted: number }>`
     with g as (
       select s.id from agent_sessions s join sites on sites.id = s.site_id
-      where s.id = ${t.sessionId} and s.handoff_state = ${basis.handoff} and sites.status = 'live'
+      where s.id = ${t.sessionId} and s.handoff_state = ${basis.handoff} and sites.status <> 'offline'
         and sites.settings = ${JSON.stringify(basis.siteSettings)}::jsonb
     ), t as (
       insert into agent_turns (session_id, turn_id, request_hash, state, lease_owner, lease_until, response, completed_at)

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../src/infra/crypto.ts'
-import { canonicalJson } from '../../src/sites/consent.ts'
-import { listLeads } from '../../src/sites/leads.ts'
-import { createSite } from '../../src/sites/repository.ts'
+import { canonicalJson } from '../../src/domain/consent.ts'
+import { listLeads } from '../../src/domain/leads.ts'
+import { createSite } from '../../src/domain/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { bootstrap, chat, event, expectAgentError, freshIp } from './helpers.ts'
 
@@ -15,7 +15,7 @@ const shop = await createSite(app.db, {
   settings: { assistant: { enabled: true, capabilities: { booking: false, lead: false, handoff: false } } },
 })
 await createSite(app.db, { name: 'Quiet', hostname: 'quiet.example', settings: { assistant: { enabled: false } } })
-await createSite(app.db, { name: 'Draft', hostname: 'draft.example', status: 'draft', settings: { assistant: { enabled: true } } })
+await createSite(app.db, { name: 'Offline', hostname: 'offline.example', status: 'offline', settings: { assistant: { enabled: true } } })
 await createSite(app.db, {
   name: 'Atelier',
   hostname: 'atelier.example',
@@ -86,8 +86,8 @@ describe('POST /api/agent/bootstrap (create)', () => {
     expect(s['persona']).toBe('Chloé')
   })
 
-  it('answers 404 feature disabled for an unknown site, a disabled assistant and a site that is not live', async () => {
-    for (const url of ['https://unknown.example/', 'https://quiet.example/', 'https://draft.example/']) {
+  it('answers 404 feature disabled for an unknown site, a disabled assistant and a site taken offline', async () => {
+    for (const url of ['https://unknown.example/', 'https://quiet.example/', 'https://offline.example/']) {
       expectAgentError(await post({ url }), 404, 'feature-disabled')
     }
   })

@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { loadPricing } from '../../src/public/pricing.ts'
+import { loadPricing } from '../../src/domain/plans.ts'
 import { formatEuro } from '../../src/agent/knowledge.ts'
 import { requestHash } from '../../src/agent/turns.ts'
-import { createSite } from '../../src/sites/repository.ts'
+import { createSite } from '../../src/domain/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { contractErrors } from './contract.ts'
 import { bootstrap, chat, expectAgentError, freshIp, turnId, type Session } from './helpers.ts'
@@ -54,7 +54,8 @@ describe('POST /api/agent/chat: answers', () => {
     expect(deBody.sources?.[0]?.url).toBe('/de/domains')
     const fr = await bootstrap(app, { locale: 'fr' })
     const frBody = await ask(fr, 'Combien coûte la formule Plus ?')
-    expect(frBody.reply).toContain('19 €')
+    const plus = loadPricing().plans.find((p) => p.id === 'plus')!
+    expect(frBody.reply).toContain(formatEuro(plus.monthly_price_cents, 'fr'))
     expect(frBody.sources?.[0]?.url).toBe('/fr/pricing')
   })
 
@@ -178,7 +179,7 @@ describe('POST /api/agent/chat: refusals', () => {
   it('answers 404 feature disabled when the site switched its assistant off', async () => {
     const site = await createSite(app.db, { name: 'Off', hostname: 'off.example', settings: { assistant: { enabled: true } } })
     const s = await bootstrap(app, { url: 'https://off.example/' })
-    await app.db.updateTable('sites').set({ status: 'suspended' }).where('id', '=', site.id).execute()
+    await app.db.updateTable('sites').set({ status: 'offline' }).where('id', '=', site.id).execute()
     expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi' }), 404, 'feature-disabled')
   })
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { createSite } from '../../src/sites/repository.ts'
+import { createSite } from '../../src/domain/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshIp } from './helpers.ts'
 
 const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } })
 await createSite(app.db, { name: 'Shop', hostname: 'shop.example', settings: { assistant: { enabled: true } } })
 await createSite(app.db, { name: 'Quiet', hostname: 'quiet.example', settings: { assistant: { enabled: false } } })
-await createSite(app.db, { name: 'Gone', hostname: 'gone.example', status: 'suspended', settings: { assistant: { enabled: true } } })
+await createSite(app.db, { name: 'Gone', hostname: 'gone.example', status: 'offline', settings: { assistant: { enabled: true } } })
 
 const preflight = (origin: string, url = '/api/agent/chat') =>
   app.inject({
@@ -31,7 +31,7 @@ describe('CORS on /api/agent', () => {
     expect(real.headers['access-control-allow-origin']).toBe('https://shop.example')
   })
 
-  it('allows nothing else: unknown sites, disabled assistants, suspended sites, plain http, other ports, sub-domains', async () => {
+  it('allows nothing else: unknown sites, disabled assistants, offline sites, plain http, other ports, sub-domains', async () => {
     for (const origin of ['https://evil.example', 'https://quiet.example', 'https://gone.example', 'http://shop.example', 'https://shop.example:8443', 'https://www.shop.example', 'null']) {
       const res = await preflight(origin)
       expect(res.headers['access-control-allow-origin'], origin).toBeUndefined()

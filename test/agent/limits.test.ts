@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { AGENT_REQUESTS_PER_MINUTE, clientKey } from '../../src/agent/index.ts'
-import { TURNS_PER_MINUTE } from '../../src/agent/routes/chat.ts'
+import { clientKey, RATE_LIMITS } from '../../src/infra/rate-limits.ts'
+
+const AGENT_REQUESTS_PER_MINUTE = RATE_LIMITS['agent.requests'].perMinute
+const TURNS_PER_MINUTE = RATE_LIMITS['agent.turns'].perMinute
 import { buildTestApp } from '../helpers/app.ts'
 import { contractErrors } from './contract.ts'
 import { bootstrap, expectAgentError, freshIp, turnId, type Session } from './helpers.ts'

@@ -92,6 +92,44 @@ describe('OpenAI-compatible responder', () => {
     }
   })
 
+  it('grounds the model in the built-in answer and tells it to admit what it does not know', async () => {
+    mode = { kind: 'answer', content: 'Plus costs €19 and Pro €49 a month.' }
+    const s = await bootstrap(app)
+    const body = (await chat(app, s, 'What is the difference between Plus and Pro?')).json()
+    expect(body.reply).toBe('Plus costs €19 and Pro €49 a month.')
+    const system = received[0]!.body.messages[0]!.content
+    expect(system).toContain('Per month, Plus costs €19 and Pro €49.')
+    expect(system).toMatch(/first sentence answers the question/)
+    expect(system).toMatch(/say plainly that you do not know/)
+  })
+
+  it('sends the built-in refusal without asking the model when retrieval is not confident', async () => {
+    mode = { kind: 'answer', content: 'Yes, nonprofits get 50% off!' }
+    const s = await bootstrap(app)
+    const body = (await chat(app, s, 'Do you offer a discount for nonprofits?')).json()
+    expect(received).toHaveLength(0)
+    expect(body.reply).toMatch(/^I can't answer that for sure/)
+    expect(body.usage).toBeUndefined()
+    expect((await chat(app, s, 'Who won the football world cup?')).json().reply).toMatch(/don't have reliable information/)
+    expect(received).toHaveLength(0)
+  })
+
+  it('refuses an amount that is on the price list but not among the facts of this answer', async () => {
+    // €99 is Max's price: a real amount, but not Pro's.
+    mode = { kind: 'answer', content: 'Pro costs €99 a month.' }
+    const s = await bootstrap(app)
+    const body = (await chat(app, s, 'What does the Pro plan cost?')).json()
+    expect(body.reply).toMatch(/^Pro costs €49 a month, or €470\.40 a year/)
+    expect(body.usage).toBeUndefined()
+  })
+
+  it('sets the model’s French answer in French typography', async () => {
+    mode = { kind: 'answer', content: 'Pro coûte 49 € par mois : dix sites !' }
+    const s = await bootstrap(app, { locale: 'fr' })
+    const body = (await chat(app, s, 'Combien coûte la formule Pro ?')).json()
+    expect(body.reply).toBe('Pro coûte 49 € par mois\u00a0: dix sites\u202f!')
+  })
+
   it('does not ask the model to rephrase fixed notices such as a handoff', async () => {
     mode = { kind: 'answer', content: 'should not be used' }
     const s = await bootstrap(app)
@@ -134,5 +172,10 @@ describe('responder helpers', () => {
     expect(quotesOnlyKnownPrices('Pro costs €49, Max 99 € and Lite 9,00 EUR; yearly 470,40 €.', known)).toBe(true)
     expect(quotesOnlyKnownPrices('Pro costs €45.', known)).toBe(false)
     expect(quotesOnlyKnownPrices('Ten sites and 1000 requests an hour.', known)).toBe(true)
+    // Thousands in every spelling, and amounts written with no-break spaces.
+    expect(quotesOnlyKnownPrices('Max costs 1\u202f188,00\u00a0€ a year.', known)).toBe(false)
+    expect(quotesOnlyKnownPrices('Max costs €1,188 a year.', known)).toBe(false)
+    expect(quotesOnlyKnownPrices('Pro kostet 470,40\u00a0€ im Jahr.', known)).toBe(true)
+    expect(quotesOnlyKnownPrices('Max: EUR 950.40 a year.', known)).toBe(true)
   })
 })

@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { Bm25Index } from '../../src/agent/bm25.ts'
 import { buildKnowledgeBase, formatEuro, loadPassages } from '../../src/agent/knowledge.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
-import { clip } from '../../src/agent/responder/types.ts'
-import { terms } from '../../src/agent/text.ts'
-import { loadPricing } from '../../src/public/pricing.ts'
-import type { Locale } from '../../src/sites/tables.ts'
+import { addOnWording, planWording } from '../../src/agent/responder/catalog.ts'
+import { plansMentioned } from '../../src/agent/responder/plan-mentions.ts'
+import { clip, SHORT_REPLY } from '../../src/agent/responder/types.ts'
+import { frenchTypography, terms } from '../../src/agent/text.ts'
+import { loadPricing } from '../../src/domain/plans.ts'
+import type { Locale } from '../../src/domain/locales.ts'
 
 const kb = buildKnowledgeBase()
-const input = (locale: Locale, message: string) => ({
+const input = (locale: Locale, message: string, extra: Record<string, unknown> = {}) => ({
   locale,
   message,
+  ...extra,
   pagePath: undefined,
   capabilities: { booking: true, booking_url: 'https://x.test/demo', lead: true, handoff: true },
   handoff: 'none' as const,
@@ -29,6 +32,74 @@ describe('stemming per language', () => {
   })
 })
 
+describe('typography per locale', () => {
+  it('formats euros as each language writes them, with no-break spaces', () => {
+    expect(formatEuro(4900, 'en')).toBe('€49')
+    expect(formatEuro(47040, 'en')).toBe('€470.40')
+    expect(formatEuro(4900, 'de')).toBe('49\u00a0€')
+    expect(formatEuro(47040, 'de')).toBe('470,40\u00a0€')
+    expect(formatEuro(4900, 'fr')).toBe('49\u00a0€')
+    expect(formatEuro(147040, 'fr')).toBe('1\u202f470,40\u00a0€')
+    expect(formatEuro(147040, 'de')).toBe('1.470,40\u00a0€')
+  })
+
+  it('puts the French spaces before : ; ! ? and leaves addresses and times alone', () => {
+    expect(frenchTypography('Prix : 3 € ; oui ? Bien !')).toBe('Prix\u00a0: 3 €\u202f; oui\u202f? Bien\u202f!')
+    expect(frenchTypography('Voir https://example.com à 9:00.')).toBe('Voir https://example.com à 9:00.')
+    expect(frenchTypography('L’option « Pro » coûte')).toBe('L’option «\u202fPro\u202f» coûte')
+  })
+
+  it('sends French replies with French spacing', () => {
+    for (const q of ['Combien coûte la formule Pro ?', 'Quelle est la différence entre Plus et Pro ?', 'Est-ce que vous proposez un hébergement email ?', 'Bonjour']) {
+      const reply = planTurn(kb, input('fr', q)).reply
+      expect(reply, reply).not.toMatch(/[\p{L}\d)] ?[;!?]|[\p{L}\d)] :/u)
+    }
+  })
+})
+
+describe('plan names in a question', () => {
+  it('finds the plans a visitor names, not the everyday words that look like them', () => {
+    const cases: Array<[Locale, string, string[]]> = [
+      ['en', 'What does the pro plan cost?', ['pro']],
+      ['en', 'difference between plus and pro', ['plus', 'pro']],
+      ['en', 'Is the audit free?', []],
+      ['en', 'What do I get on the free plan?', ['free']],
+      ['en', 'Is it 19 euros plus VAT?', []],
+      ['de', 'Was kostet Pro pro Monat?', ['pro']],
+      ['de', 'Wie viel kostet eine Domain pro Monat?', []],
+      ['de', 'Unterschied zwischen Plus und Pro', ['plus', 'pro']],
+      ['de', 'Ist das 19 € plus MwSt?', []],
+      ['fr', 'Combien coûte la formule Plus ?', ['plus']],
+      ['fr', 'Quelle est la formule la plus simple ?', []],
+      ['fr', 'différence entre plus et pro', ['plus', 'pro']],
+      ['fr', 'Je veux un site pro', []],
+      ['fr', 'Combien coûte pro ?', ['pro']],
+    ]
+    for (const [locale, message, plans] of cases) expect(plansMentioned(message, locale), message).toEqual(plans)
+  })
+})
+
+describe('per-site knowledge', () => {
+  it('answers from a hosted site’s own pages first, citing them, and forgets them on request', () => {
+    const local = buildKnowledgeBase()
+    local.indexSitePassages('site_bakery', 'en', [
+      { title: 'Opening hours', url: '/hours', text: 'The bakery is open Monday to Saturday from 7:00 to 18:00.' },
+      { title: 'Cakes to order', url: '/cakes', text: 'Birthday cakes can be ordered three days ahead.' },
+    ])
+    const onSite = planTurn(local, input('en', 'When is the bakery open?', { siteId: 'site_bakery' }))
+    expect(onSite.reply).toMatch(/^The bakery is open Monday to Saturday/)
+    expect(onSite.sources).toEqual([{ title: 'Opening hours', url: '/hours' }])
+    expect(onSite.passages[0]).toMatchObject({ siteId: 'site_bakery', url: '/hours' })
+    // Another site, or another locale, does not see them.
+    expect(planTurn(local, input('en', 'When is the bakery open?', { siteId: 'site_other' })).sources).toBeUndefined()
+    expect(local.search('de', 'bakery open', { siteId: 'site_bakery' }).some((h) => h.passage.siteId)).toBe(false)
+    // Platform questions still find the platform's answers on the site.
+    expect(planTurn(local, input('en', 'How do I connect my own domain?', { siteId: 'site_bakery' })).sources?.[0]?.url).toBe('/en/domains')
+    local.removeSitePassages('site_bakery')
+    expect(planTurn(local, input('en', 'When is the bakery open?', { siteId: 'site_bakery' })).sources).toBeUndefined()
+  })
+})
+
 describe('BM25', () => {
   it('ranks the document where a rare query term is frequent first, and scores nothing for unknown terms', () => {
     const index = new Bm25Index([['a', 'b'], ['c', 'c', 'c', 'a'], ['a', 'a', 'd']])
@@ -36,16 +107,39 @@ describe('BM25', () => {
     expect(index.search(['a', 'd'], 3)[0]!.doc).toBe(2)
     expect(index.search(['zzz'])).toEqual([])
     expect(index.idf('c')).toBeGreaterThan(index.idf('a'))
+    // Coverage: the share of the query's weight the document holds; an unknown word weighs the most.
+    expect(index.search(['c', 'a'], 3)[0]!.coverage).toBeCloseTo(1)
+    expect(index.search(['c', 'zzz'], 3)[0]!.coverage).toBeLessThan(0.5)
   })
 })
 
 describe('knowledge base', () => {
   it('has every topic in every locale, with relative urls', () => {
     const topics = (l: Locale) => [...new Set(kb.passages(l).map((p) => p.topic))].sort()
-    expect(topics('en')).toEqual(['api', 'assistant', 'audit', 'contact', 'demo', 'domains', 'features', 'pricing', 'privacy'])
+    expect(topics('en')).toEqual(['account', 'api', 'assistant', 'audit', 'contact', 'demo', 'domains', 'features', 'pricing', 'privacy'])
     expect(topics('de')).toEqual(topics('en'))
     expect(topics('fr')).toEqual(topics('en'))
     for (const l of ['de', 'en', 'fr'] as const) for (const p of kb.passages(l)) expect(p.url).toMatch(new RegExp(`^/${l}/`))
+    // The same sections in every language: a German visitor is not told less than an English one.
+    const sections = (l: Locale) => kb.passages(l).map((p) => `${p.topic}:${p.url.slice(3)}`)
+    expect(sections('de')).toEqual(sections('en'))
+    expect(sections('fr')).toEqual(sections('en'))
+  })
+
+  it('keeps every passage short enough to be a whole answer', () => {
+    for (const l of ['de', 'en', 'fr'] as const) for (const p of kb.passages(l)) expect(p.text.length, p.title).toBeLessThanOrEqual(SHORT_REPLY)
+  })
+
+  it('answers every suggestion it offers', () => {
+    const unanswered: string[] = []
+    for (const l of ['de', 'en', 'fr'] as const) {
+      for (const p of kb.passages(l)) {
+        if (!p.suggestion) continue
+        const plan = planTurn(kb, input(l, p.suggestion.prompt))
+        if (!plan.sources?.length && !plan.requestHandoff) unanswered.push(`${l}: ${p.suggestion.prompt}`)
+      }
+    }
+    expect(unanswered).toEqual([])
   })
 
   it('quotes every price from the price list and no other amount', () => {
@@ -57,8 +151,23 @@ describe('knowledge base', () => {
       expect(text).not.toMatch(/\{\{/)
     }
     // A changed price list changes the answers: nothing is written down twice.
-    const cheaper = { ...pricing, plans: pricing.plans.map((p) => (p.id === 'pro' ? { ...p, monthly_price_cents: 3900 } : p)) }
+    const cheaper = { ...pricing, plans: pricing.plans.map((p) => (p.id === 'pro' ? { ...p, monthly_price_cents: 3900, yearly_price_cents: 37440 } : p)) }
     expect(loadPassages('en', cheaper).map((p) => p.text).join('\n')).toContain('€39')
+    const cheaperKb = buildKnowledgeBase(cheaper)
+    expect(planTurn(cheaperKb, input('en', 'What does Pro cost?')).reply).toMatch(/^Pro costs €39 a month, or €374\.40 a year/)
+  })
+
+  it('has wording for every plan and add-on of the price list, in every language', () => {
+    const pricing = loadPricing()
+    expect(Object.keys(planWording).sort()).toEqual(pricing.plans.map((p) => p.id).sort())
+    expect(Object.keys(addOnWording).sort()).toEqual(pricing.add_ons.map((a) => a.id).sort())
+    for (const a of pricing.add_ons) expect(addOnWording[a.id]!.name.en).toBe(a.name)
+    // German and French lists name add-ons in their own language.
+    const de = loadPassages('de').map((p) => p.text).join('\n')
+    expect(de).toContain('- Zusätzliche Domain: 3\u00a0€ pro Monat')
+    expect(de).not.toContain('Extra domain')
+    const fr = loadPassages('fr').map((p) => p.text).join('\n')
+    expect(fr).toContain('- Domaine supplémentaire\u00a0: 3\u00a0€ par mois')
   })
 
   it('finds the right page for typical questions in each language', () => {
@@ -73,7 +182,7 @@ describe('knowledge base', () => {
       ['fr', 'Comment réserver une démo ?', 'demo'],
       ['fr', 'Comment connecter mon domaine ?', 'domains'],
     ]
-    for (const [locale, question, topic] of cases) expect(kb.search(locale, question, 1)[0]?.passage.topic, question).toBe(topic)
+    for (const [locale, question, topic] of cases) expect(kb.search(locale, question, { limit: 1 })[0]?.passage.topic, question).toBe(topic)
   })
 
   it('answers within 1500 characters for every passage-sized question', () => {

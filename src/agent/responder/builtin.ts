@@ -1,16 +1,15 @@
-import type { KnowledgeBase, Passage } from '../knowledge.ts'
-import { intents, phrases } from '../phrases.ts'
-import type { AgentAction, AgentSource } from '../schemas.ts'
-import { mentions } from '../text.ts'
-import { clip, MAX_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
-
-/** Passages scoring below this are noise (a stray common word), not an answer. */
-const MIN_SCORE = 1.5
+import { isConfident, type KnowledgeBase, type Passage } from '../knowledge.ts'
+import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
+import type { AgentAction, AgentSuggestion } from '../schemas.ts'
+import { has, haystack, typeset } from '../text.ts'
+import { priceAnswer } from './price-answers.ts'
+import { clip, SHORT_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
 
 /**
- * The default responder: no outside service. It ranks the knowledge base with BM25, answers with
- * the best passages in the session's locale, cites them, and picks at most one action and one
- * suggestion from what the visitor asked and what the site offers.
+ * The default responder: no outside service. It answers the question asked in its first sentence:
+ * from the price list for prices, plans and add-ons, else from the best passage of the knowledge
+ * base (a hosted site's own pages first). When nothing answers it for sure it says so and offers
+ * the next step the site allows. At most one action and one suggestion.
  */
 export function builtinResponder(kb: KnowledgeBase): Responder {
   return {
@@ -22,58 +21,141 @@ export function builtinResponder(kb: KnowledgeBase): Responder {
   }
 }
 
-export function planTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
-  const { locale, message, capabilities } = input
-
-  if (input.handoff === 'active') return { reply: phrases.handoffActive[locale], requestHandoff: false, passages: [], fixed: true }
-
-  if (mentions(message, intents.handoff[locale])) {
-    if (!capabilities.handoff) {
-      const actions: AgentAction[] | undefined = capabilities.lead ? [{ type: 'capture_lead', phase: 'suggested' }] : undefined
-      return { reply: phrases.handoffUnavailable[locale], ...(actions ? { actions } : {}), requestHandoff: false, passages: [], fixed: true }
-    }
-    if (input.handoff === 'requested') return { reply: phrases.handoffPending[locale], requestHandoff: false, passages: [], fixed: true }
-    return { reply: phrases.handoffRequested[locale], requestHandoff: true, passages: [], fixed: true }
-  }
-
-  const hits = kb.search(locale, message, 4).filter((h) => h.score >= MIN_SCORE)
-  const wantsBooking = mentions(message, intents.booking[locale])
-  const wantsToBuy = mentions(message, intents.buying[locale])
-
-  if (hits.length === 0) {
-    const greeting = mentions(message, intents.greeting[locale])
-    return { reply: greeting ? phrases.greeting[locale] : phrases.noAnswer[locale], requestHandoff: false, passages: [], fixed: false, ...nextStep(input, wantsBooking, wantsToBuy, undefined) }
-  }
-
-  // Answer from the best passage, then add the next ones on the same page while they fit.
-  const best = hits[0]!.passage
-  const used: Passage[] = [best]
-  for (const { passage } of hits.slice(1)) {
-    if (passage.url === best.url && used.length < 3) used.push(passage)
-  }
-  const step = nextStep(input, wantsBooking, wantsToBuy, best)
-  const closing = step.actions?.[0]?.type === 'capture_lead' ? phrases.leadInvite[locale] : step.actions?.[0]?.type === 'open_booking' ? phrases.bookingInvite[locale] : ''
-  // Written order reads best; passages that do not fit are left out whole rather than cut.
-  let body = ''
-  for (const passage of [...used].sort((a, b) => a.seq - b.seq)) {
-    const candidate = body ? `${body}\n\n${passage.text}` : passage.text
-    if (passage === best || candidate.length + closing.length + 2 <= MAX_REPLY) body = candidate
-  }
-  const reply = clip(closing ? `${clip(body, MAX_REPLY - closing.length - 2)}\n\n${closing}` : body)
-
-  const sources: AgentSource[] = []
-  for (const p of used) if (!sources.some((s) => s.url === p.url)) sources.push({ title: p.title.split(':')[0]!, url: p.url })
-
-  return { reply, sources, requestHandoff: false, passages: used, fixed: false, ...step }
+export interface Wants {
+  booking: boolean
+  buying: boolean
+  offer: boolean
+  price: boolean
 }
 
-/** At most one action and one suggestion: booking beats a lead, a lead beats navigation. */
-function nextStep(input: TurnInput, wantsBooking: boolean, wantsToBuy: boolean, best: Passage | undefined): Pick<TurnPlan, 'actions' | 'suggestions'> {
-  const { capabilities } = input
-  let action: AgentAction | undefined
-  if (wantsBooking && capabilities.booking && capabilities.booking_url) action = { type: 'open_booking', url: capabilities.booking_url }
-  else if ((wantsToBuy || (wantsBooking && !capabilities.booking)) && capabilities.lead) action = { type: 'capture_lead', phase: 'suggested' }
-  else if (best && best.url !== input.pagePath) action = { type: 'navigate', href: best.url }
-  const suggestion = best?.suggestion && best.suggestion.prompt.toLowerCase() !== input.message.trim().toLowerCase() ? best.suggestion : undefined
-  return { ...(action ? { actions: [action] } : {}), ...(suggestion ? { suggestions: [suggestion] } : {}) }
+export function planTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
+  const plan = draftTurn(kb, input)
+  return { ...plan, reply: typeset(plan.reply, input.locale) }
+}
+
+function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
+  const { locale, message, capabilities } = input
+  if (input.handoff === 'active') return fixed(phrases.handoffActive[locale])
+
+  const hay = haystack(message)
+  if (has(hay, intents.handoff[locale])) {
+    if (capabilities.handoff) {
+      if (input.handoff === 'requested') return fixed(phrases.handoffPending[locale])
+      return { ...fixed(phrases.handoffRequested[locale]), requestHandoff: true }
+    }
+    if (capabilities.lead) return { ...fixed(phrases.handoffUnavailable[locale]), actions: [{ type: 'capture_lead', phase: 'suggested' }] }
+    return { ...fixed(phrases.handoffUnavailableContact[locale]), ...navigateTo(kb.page(locale, 'contact')?.url, input) }
+  }
+
+  const wants: Wants = {
+    booking: has(hay, intents.booking[locale]),
+    buying: has(hay, intents.buying[locale]),
+    offer: has(hay, intents.offerRequest[locale]),
+    price: has(hay, intents.price[locale]),
+  }
+  const hits = kb.search(locale, message, { limit: 3, siteId: input.siteId })
+  const confident = hits.filter(isConfident)
+
+  // A hosted site's own pages speak for it first.
+  const own = confident.find((h) => h.passage.siteId !== undefined)
+  if (own) return passageAnswer(own.passage, input, wants, kb)
+
+  const best = confident[0]?.passage
+  const priced = priceAnswer(kb, input, hay, wants, best)
+  if (priced) {
+    const pricing = kb.page(locale, 'pricing')
+    const step = nextStep(input, wants, pricing?.url, pricing?.url, priced.planLabel)
+    return {
+      reply: withClosing(priced.reply, step.closing),
+      ...step.parts,
+      ...suggest(pricing?.suggestion, input),
+      sources: pricing ? [{ title: pricing.pageTitle, url: pricing.url }] : [],
+      requestHandoff: false,
+      // The price sentence is the grounding: it is made from the price list.
+      passages: pricing ? [pricing] : [],
+      fixed: false,
+    }
+  }
+  if (best) return passageAnswer(best, input, wants, kb)
+
+  if (has(hay, intents.thanks[locale])) return fixed(phrases.thanks[locale])
+  if (has(hay, intents.greeting[locale])) return fixed(phrases.greeting[locale])
+  if (wants.booking && capabilities.booking && capabilities.booking_url) {
+    return { ...fixed(phrases.bookingInvite[locale]), actions: [{ type: 'open_booking', url: capabilities.booking_url }] }
+  }
+  // "Send me a quote for 20 sites": nothing to look up, the lead form is the answer.
+  if ((wants.offer || wants.buying) && capabilities.lead) return { ...fixed(phrases.leadInvite[locale]), actions: [{ type: 'capture_lead', phase: 'suggested' }] }
+  // Something in the question is ours (a word the knowledge base knows), but no passage answers it.
+  if (hits.length > 0 || wants.price || wants.buying || has(hay, intents.aboutUs[locale])) return notSure(kb, input)
+  return fixed(phrases.noAnswer[locale])
+}
+
+function passageAnswer(passage: Passage, input: TurnInput, wants: Wants, kb: KnowledgeBase): TurnPlan {
+  const pricingUrl = kb.page(input.locale, 'pricing')?.url
+  const step = nextStep(input, wants, passage.url, pricingUrl)
+  return {
+    reply: withClosing(clip(passage.text, SHORT_REPLY), step.closing),
+    ...step.parts,
+    ...suggest(passage.suggestion, input),
+    sources: [{ title: passage.pageTitle, url: passage.url }],
+    requestHandoff: false,
+    passages: [passage],
+    fixed: false,
+  }
+}
+
+/** "I can't answer that for sure" and the next step the site allows: a person, an email, or the contact page. */
+function notSure(kb: KnowledgeBase, input: TurnInput): TurnPlan {
+  const { locale, capabilities } = input
+  const { handoff, lead } = capabilities
+  const next = handoff && lead ? phrases.askPersonOrLead : handoff ? phrases.askPerson : lead ? phrases.askLead : phrases.askContactPage
+  const plan = fixed(`${phrases.notSure[locale]} ${next[locale]}`)
+  if (handoff) plan.suggestions = [askPersonSuggestion[locale]]
+  if (lead) plan.actions = [{ type: 'capture_lead', phase: 'suggested' }]
+  else if (!handoff) Object.assign(plan, navigateTo(kb.page(locale, 'contact')?.url, input))
+  return plan
+}
+
+interface Step {
+  parts: Pick<TurnPlan, 'actions'>
+  closing: string
+}
+
+/**
+ * The one action that fits what the visitor wants and what the site offers: booking for a demo;
+ * for buying, the lead form when they ask to be contacted, else the pricing page where sign-up
+ * starts (the lead form or booking when they are already on it); else the page the answer came
+ * from, unless the visitor is on it.
+ */
+export function nextStep(input: TurnInput, wants: Wants, answerUrl: string | undefined, pricingUrl: string | undefined, planLabel?: string): Step {
+  const { capabilities, locale } = input
+  const lead: AgentAction = { type: 'capture_lead', phase: 'suggested' }
+  const away = (url: string | undefined) => url !== undefined && url !== input.pagePath
+  if (wants.booking && capabilities.booking && capabilities.booking_url) {
+    return { parts: { actions: [{ type: 'open_booking', url: capabilities.booking_url }] }, closing: phrases.bookingInvite[locale] }
+  }
+  if (wants.buying || wants.offer) {
+    if (wants.offer && capabilities.lead) return { parts: { actions: [lead] }, closing: phrases.leadInvite[locale] }
+    if (wants.buying && away(pricingUrl)) return { parts: { actions: [{ type: 'navigate', href: pricingUrl! }] }, closing: phrases.signUpInvite[locale](planLabel) }
+    if (capabilities.lead) return { parts: { actions: [lead] }, closing: phrases.leadInvite[locale] }
+    if (capabilities.booking && capabilities.booking_url) return { parts: { actions: [{ type: 'open_booking', url: capabilities.booking_url }] }, closing: phrases.bookingInvite[locale] }
+  }
+  if (wants.booking && capabilities.lead) return { parts: { actions: [lead] }, closing: phrases.leadInvite[locale] }
+  return { parts: away(answerUrl) ? { actions: [{ type: 'navigate', href: answerUrl! }] } : {}, closing: '' }
+}
+
+const withClosing = (reply: string, closing: string) => (closing ? `${reply} ${closing}` : reply)
+
+function suggest(suggestion: AgentSuggestion | undefined, input: TurnInput): Pick<TurnPlan, 'suggestions'> {
+  if (!suggestion || suggestion.prompt.toLowerCase() === input.message.trim().toLowerCase()) return {}
+  return { suggestions: [suggestion] }
+}
+
+function navigateTo(url: string | undefined, input: TurnInput): Pick<TurnPlan, 'actions'> {
+  return url && url !== input.pagePath ? { actions: [{ type: 'navigate', href: url }] } : {}
+}
+
+/** Fixed wording: no sources, and no language model rephrases it. */
+function fixed(reply: string): TurnPlan {
+  return { reply, requestHandoff: false, passages: [], fixed: true }
 }

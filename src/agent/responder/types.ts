@@ -1,5 +1,5 @@
-import type { AssistantCapabilities } from '../../sites/settings.ts'
-import type { Locale } from '../../sites/tables.ts'
+import type { AssistantCapabilities } from '../../domain/site-settings.ts'
+import type { Locale } from '../../domain/locales.ts'
 import type { Passage } from '../knowledge.ts'
 import type { AgentAction, AgentMessage, AgentSource, AgentSuggestion, HandoffState } from '../schemas.ts'
 
@@ -12,6 +12,8 @@ export interface TurnInput {
   handoff: HandoffState
   persona: string | undefined
   siteName: string
+  /** The site the widget runs on: its own published pages are searched first. */
+  siteId?: string | undefined
   /** Earlier messages, loaded only by responders that use them. */
   history: () => Promise<AgentMessage[]>
 }
@@ -38,6 +40,8 @@ export interface Responder {
 }
 
 export const MAX_REPLY = 1500
+/** A typical reply: the answer and a short supporting detail. */
+export const SHORT_REPLY = 400
 
 /** Shortens a text to at most `max` characters at a sentence or word boundary. */
 export function clip(text: string, max = MAX_REPLY): string {

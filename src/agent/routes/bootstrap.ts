@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Static } from 'typebox'
-import { leadConsentFor } from '../../sites/consent.ts'
-import { findSiteById } from '../../sites/repository.ts'
+import { leadConsentFor } from '../../domain/consent.ts'
+import { findSiteById } from '../../domain/sites.ts'
 import { liveAssistant, parsePageUrl, resolveLocale, siteForPage } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
 import { openerFor } from '../opener.ts'
@@ -26,6 +26,7 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
   app.post(
     '/bootstrap',
     {
+      config: { operation: 'agent.bootstrap' },
       bodyLimit: AGENT_BODY_LIMIT,
       schema: {
         summary: 'Create or restore a sales-assistant session',
@@ -87,8 +88,8 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
   app.delete(
     '/bootstrap',
     {
+      config: { operation: 'agent.erase', agentUnavailable: 'erasureUnavailable' },
       bodyLimit: AGENT_BODY_LIMIT,
-      config: { agentUnavailable: 'erasureUnavailable' },
       schema: {
         summary: 'Erase a sales-assistant session with its transcript',
         tags: ['sales-agent'],

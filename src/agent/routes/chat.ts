@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { scaledLimit } from '../../plugins/rate-limit.ts'
+import { createLimiter } from '../../infra/rate-limits.ts'
 import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
@@ -8,23 +8,18 @@ import { findSession, loadTranscript, SessionCache, type SessionContext } from '
 import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
 import type { TurnInput, TurnPlan } from '../responder/types.ts'
 import { Type } from 'typebox'
-
-/** Turns a minute per session (DESIGN.md 6). */
-export const TURNS_PER_MINUTE = 20
+import { nextHandoffState } from '../../domain/handoff.ts'
 
 /** POST /chat: one durable, idempotent turn (INTERFACE.md 4.2, DESIGN.md 6). */
 export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
   const { db, keyring, config } = app
   const sessions = new SessionCache()
-  const limitSession = app.createRateLimit({
-    max: scaledLimit(config, TURNS_PER_MINUTE),
-    timeWindow: 60_000,
-    keyGenerator: (request) => `agent-turns:${(request.body as ChatBody).session_id}`,
-  })
+  const limitSession = createLimiter(app, 'agent.turns')
 
   app.post(
     '/chat',
     {
+      config: { operation: 'agent.chat' },
       bodyLimit: AGENT_BODY_LIMIT,
       schema: {
         summary: 'Submit one chat turn',
@@ -79,10 +74,11 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
           handoff: view.handoff,
           persona: assistant.persona,
           siteName: view.siteName,
+          siteId: view.siteId,
           history: () => loadTranscript(db, keyring, view.id, 20),
         }
         const plan: TurnPlan = await deps.responder.respond(input)
-        const handoff = plan.requestHandoff && (view.handoff === 'none' || view.handoff === 'resolved') ? 'requested' : view.handoff
+        const handoff = (plan.requestHandoff && nextHandoffState(view.handoff, 'visitor_requested')) || view.handoff
         const json: ChatAnswer = {
           reply: plan.reply,
           session_id: view.id,

@@ -1,14 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { enqueueJob } from '../../infra/jobs.ts'
-import { CONSENT_VERSION, leadConsentFor } from '../../sites/consent.ts'
-import { insertLead } from '../../sites/leads.ts'
+import { CONSENT_VERSION, leadConsentFor } from '../../domain/consent.ts'
+import { insertLead } from '../../domain/leads.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
 import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, described, type AgentEventRequest as EventBody, type AgentLeadEventRequest } from '../schemas.ts'
 import { findSession, recordEvent } from '../sessions.ts'
-
-/** The job the webhook system delivers as `lead.received`; the payload names the lead, never its personal data. */
-export const LEAD_RECEIVED_JOB = 'lead.received'
 
 /** POST /event: interaction events (200) and consent-bound leads (202) (INTERFACE.md 4.2, 6.1). */
 export default async function eventRoute(app: FastifyInstance) {
@@ -18,7 +14,7 @@ export default async function eventRoute(app: FastifyInstance) {
     '/event',
     {
       bodyLimit: AGENT_BODY_LIMIT,
-      config: { agentUnavailable: 'persistenceUnavailable' },
+      config: { operation: 'agent.event', agentUnavailable: 'persistenceUnavailable' },
       schema: {
         summary: 'Record an interaction event or a consent-bound lead',
         tags: ['sales-agent'],
@@ -60,8 +56,9 @@ export default async function eventRoute(app: FastifyInstance) {
       const consent = leadConsentFor(session.siteSettings, session.locale)
       if (payload.consent_digest !== consent.digest) throw agentError('invalidConsent')
 
+      // insertLead records lead.received for the webhooks in the same transaction.
       await db.transaction().execute(async (trx) => {
-        const leadId = await insertLead(trx, keyring, {
+        await insertLead(trx, keyring, {
           siteId: session.siteId,
           sessionId: session.id,
           email: payload.email,
@@ -71,8 +68,6 @@ export default async function eventRoute(app: FastifyInstance) {
           source: 'assistant',
         })
         await recordEvent(trx, session.id, 'lead_submitted')
-        // A repeated submission stores nothing new and fires nothing new.
-        if (leadId) await enqueueJob(trx, LEAD_RECEIVED_JOB, { lead_id: leadId, site_id: session.siteId }, { uniqueKey: leadId })
       })
       return reply.code(202).send({ ok: true, accepted: true })
     },

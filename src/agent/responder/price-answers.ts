@@ -1,0 +1,120 @@
+import type { Locale } from '../../domain/locales.ts'
+import type { Plan, Pricing } from '../../domain/plans.ts'
+import { formatCount, formatEuro, formatPercent, isConfident, type KnowledgeBase, type Passage } from '../knowledge.ts'
+import { intents, joinList, priceWording as w } from '../phrases.ts'
+import { has, terms, words } from '../text.ts'
+import type { TurnInput } from './types.ts'
+import { addOnWording, planName, planWording } from './catalog.ts'
+import { plansMentioned } from './plan-mentions.ts'
+import type { Wants } from './builtin.ts'
+
+/**
+ * Answers made from the price list itself, the first sentence answering the question: one plan's
+ * monthly and yearly price, a comparison of the plans named, an add-on's price, or every plan's
+ * price. Undefined when the question is not about prices or plans (the knowledge base answers).
+ */
+export interface PriceAnswer {
+  reply: string
+  /** The plan the visitor named, for the sign-up invitation. */
+  planLabel: string | undefined
+}
+
+/** The sentences depend only on the price list, the locale and the plans: made once each. */
+const sentences = new WeakMap<Pricing, Map<string, string>>()
+function once(list: Pricing, key: string, make: () => string): string {
+  let cache = sentences.get(list)
+  if (!cache) sentences.set(list, (cache = new Map()))
+  let sentence = cache.get(key)
+  if (sentence === undefined) cache.set(key, (sentence = make()))
+  return sentence
+}
+
+export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wants: Wants, best: Passage | undefined): PriceAnswer | undefined {
+  const { locale, message } = input
+  const list = kb.pricing
+  const plans = plansMentioned(message, locale)
+  const asksMoney = wants.price || wants.buying
+  if (asksMoney && plans.length < 2) {
+    const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
+    if (addOn) {
+      const wording = addOnWording[addOn.id]!
+      const reply = once(list, `${locale}:addon:${addOn.id}`, () => w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]))
+      return { reply, planLabel: undefined }
+    }
+  }
+  if (plans.length >= 2) return { reply: once(list, `${locale}:compare:${[...plans].sort().join(',')}`, () => comparison(list, plans, locale)), planLabel: undefined }
+  if (plans.length === 1) {
+    const id = plans[0]!
+    // "How do I connect a domain on Lite?" is a domain question: the knowledge base answers it,
+    // when it answers the question without the plan's name too ("What does Max include?" it does not).
+    if (!asksMoney && best && best.topic !== 'pricing') {
+      const rest = kb.search(locale, withoutPlanNames(message, locale), { limit: 1 })[0]
+      if (rest && isConfident(rest) && rest.passage.topic !== 'pricing') return undefined
+    }
+    const reply = asksMoney ? once(list, `${locale}:price:${id}`, () => planPrice(list, id, locale)) : once(list, `${locale}:includes:${id}`, () => planIncludes(list, id, locale))
+    return { reply, planLabel: planName(id, locale) }
+  }
+  // No plan named: every plan's price, when the question is about prices or buying in general
+  // ("What do your plans cost?"), not about something that has a price ("a discount if I pay yearly").
+  if ((wants.buying && (!best || best.topic === 'pricing')) || (wants.price && onlyPriceWords(message, locale))) {
+    return { reply: once(list, `${locale}:all`, () => allPlans(list, locale)), planLabel: undefined }
+  }
+  return undefined
+}
+
+/** Words that ask about prices in general: the price intent's own, and the words for a plan. */
+const planWords: Record<Locale, string> = {
+  de: 'tarif tarife tarifs paket pakete abo abos ihre euer',
+  en: 'plan plans tier tiers package packages subscription subscriptions',
+  fr: 'formule formules offre offres abonnement abonnements forfait forfaits',
+}
+const priceStems = new Map<Locale, ReadonlySet<string>>()
+function onlyPriceWords(message: string, locale: Locale): boolean {
+  let known = priceStems.get(locale)
+  if (!known) priceStems.set(locale, (known = new Set(terms(`${intents.price[locale].join(' ')} ${planWords[locale]}`, locale))))
+  return terms(message, locale).every((t) => known.has(t))
+}
+
+/** The question without the plan's name and the words for "plan": what it asks about the plan. */
+function withoutPlanNames(message: string, locale: Locale): string {
+  const drop = new Set(['free', 'lite', 'plus', 'pro', 'max', ...planWords[locale].split(' ')])
+  return words(message).filter((word) => !drop.has(word)).join(' ')
+}
+
+function planOf(list: Pricing, id: Plan) {
+  return list.plans.find((p) => p.id === id)!
+}
+
+function summary(list: Pricing, id: Plan, locale: Locale): string {
+  return planWording[id].summary[locale].replace('{api}', formatCount(planOf(list, id).api_requests_per_hour, locale))
+}
+
+function planPrice(list: Pricing, id: Plan, locale: Locale): string {
+  const plan = planOf(list, id)
+  const name = planName(id, locale)
+  const first =
+    plan.monthly_price_cents === 0
+      ? w.freePlan[locale](name)
+      : w.plan[locale](name, formatEuro(plan.monthly_price_cents, locale), formatEuro(plan.yearly_price_cents, locale), formatPercent(list.yearly_discount_percent, locale))
+  return `${first} ${w.includes[locale](summary(list, id, locale))}`
+}
+
+function planIncludes(list: Pricing, id: Plan, locale: Locale): string {
+  const plan = planOf(list, id)
+  const name = planName(id, locale)
+  if (plan.monthly_price_cents === 0) return w.freeIncludesFirst[locale](name, summary(list, id, locale))
+  return w.includesFirst[locale](name, summary(list, id, locale), w.monthAndYear[locale](formatEuro(plan.monthly_price_cents, locale), formatEuro(plan.yearly_price_cents, locale)))
+}
+
+/** "Per month, Plus costs €19 and Pro €49." then what each includes; plans in price order. */
+function comparison(list: Pricing, ids: Plan[], locale: Locale): string {
+  const ordered = list.plans.filter((p) => ids.includes(p.id))
+  const priceList = joinList(ordered.map((p, i) => w.compareItem[locale](planName(p.id, locale), formatEuro(p.monthly_price_cents, locale), i === 0)), locale)
+  const includes = ordered.map((p) => w.compareIncludes[locale](planName(p.id, locale), summary(list, p.id, locale)))
+  return `${w.compare[locale](priceList)} ${includes.join('. ')}.`
+}
+
+function allPlans(list: Pricing, locale: Locale): string {
+  const items = list.plans.map((p) => `${planName(p.id, locale)} ${formatEuro(p.monthly_price_cents, locale)}`)
+  return w.allPlans[locale](joinList(items, locale), formatPercent(list.yearly_discount_percent, locale))
+}

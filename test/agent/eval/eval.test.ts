@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest'
+import { formatEuro } from '../../../src/agent/knowledge.ts'
+import { loadPricing } from '../../../src/domain/plans.ts'
+import { LOCALES, type Locale } from '../../../src/domain/locales.ts'
+import { createSite } from '../../../src/domain/sites.ts'
+import { buildTestApp } from '../../helpers/app.ts'
+import { contractErrors } from '../contract.ts'
+import { bootstrap, chat } from '../helpers.ts'
+import { questions, type EvalCase } from './questions.ts'
+
+/**
+ * Scores the sales assistant on the evaluation set, every question through the real chat endpoint
+ * (a fresh session each, on a site with the capabilities the question assumes). Prints the score
+ * and the misses; fails below 90 %.
+ */
+const BASE_URL = 'https://platform.test'
+const { app } = await buildTestApp({ env: { BASE_URL } })
+const hosts = { plain: 'plain.eval.test', leads: 'leads.eval.test', handoff: 'handoff.eval.test' } as const
+await createSite(app.db, { name: 'Plain', hostname: hosts.plain, settings: { assistant: { enabled: true } } })
+await createSite(app.db, { name: 'Leads', hostname: hosts.leads, settings: { assistant: { enabled: true, capabilities: { lead: true } } } })
+await createSite(app.db, { name: 'Handoff', hostname: hosts.handoff, settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
+
+const pricing = loadPricing()
+function amounts(token: string, locale: Locale): string {
+  return token.replace(/\{(price|yearly|addon):([a-z_]+)\}/g, (_m, kind: string, id: string) => {
+    if (kind === 'addon') return formatEuro(pricing.add_ons.find((a) => a.id === id)!.monthly_price_cents, locale)
+    const plan = pricing.plans.find((p) => p.id === id)!
+    return formatEuro(kind === 'price' ? plan.monthly_price_cents : plan.yearly_price_cents, locale)
+  })
+}
+
+/** How each language says "I cannot answer that" (the refusal must say so plainly). */
+const saysItCannot: Record<Locale, RegExp> = {
+  en: /can't answer that|don't have reliable information|not sure/i,
+  de: /nicht sicher beantworten|keine gesicherte Information/i,
+  fr: /pas vous répondre avec certitude|pas d'information fiable/i,
+}
+const mentionsPerson: Record<Locale, RegExp> = { en: /person/i, de: /Menschen/, fr: /personne/i }
+const MONEY = /€|\bEUR\b/
+
+interface ChatBody {
+  reply: string
+  actions?: Array<{ type: string; href?: string; url?: string }>
+  suggestions?: Array<{ label: string; prompt: string }>
+  sources?: Array<{ title: string; url: string }>
+  handoff: { state: string }
+}
+
+/** The first sentence: up to the first . ! or ? that ends a sentence (not the dot in €470.40). */
+const firstSentence = (text: string) => /^[\s\S]*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text
+
+function misses(c: EvalCase, locale: Locale, body: ChatBody): string[] {
+  const out: string[] = []
+  const first = firstSentence(body.reply)
+  for (const fact of c.first ?? []) if (!first.includes(amounts(fact, locale))) out.push(`first sentence lacks "${amounts(fact, locale)}"`)
+  for (const fact of c.facts ?? []) if (!body.reply.includes(amounts(fact, locale))) out.push(`reply lacks "${amounts(fact, locale)}"`)
+  const action = body.actions?.[0]
+  if (c.action === 'none' && action) out.push(`unexpected action ${action.type}`)
+  else if (c.action && c.action !== 'none' && action?.type !== c.action) out.push(`action ${action?.type ?? 'none'}, expected ${c.action}`)
+  if (c.href && action?.href !== c.href) out.push(`navigates to ${action?.href}, expected ${c.href}`)
+  if (c.handoff && body.handoff.state !== c.handoff) out.push(`handoff ${body.handoff.state}, expected ${c.handoff}`)
+  if (c.refusal) {
+    if (!saysItCannot[locale].test(body.reply)) out.push('does not say it cannot answer')
+    if (MONEY.test(body.reply)) out.push('quotes an amount in a refusal')
+    if (body.sources?.length) out.push('cites a source in a refusal')
+  } else if (saysItCannot[locale].test(body.reply)) out.push('refused an answerable question')
+  for (const step of c.next ?? []) {
+    if (step === 'person' && !(body.suggestions?.length && mentionsPerson[locale].test(body.reply))) out.push('does not offer a person')
+    if (step === 'lead' && !body.actions?.some((a) => a.type === 'capture_lead')) out.push('does not offer the lead form')
+    if (step === 'contact' && !body.actions?.some((a) => a.type === 'navigate' && a.href === `/${locale}/contact`)) out.push('does not point to the contact page')
+  }
+  return out
+}
+
+async function ask(c: EvalCase, locale: Locale): Promise<ChatBody> {
+  const site = c.site ?? 'platform'
+  const origin = site === 'platform' ? BASE_URL : `https://${hosts[site]}`
+  const session = await bootstrap(app, { locale, ...(site === 'platform' ? {} : { url: `${origin}/` }) })
+  const res = await chat(app, session, c.q, c.url ? { url: `${origin}${c.url}` } : {})
+  expect(res.statusCode, res.body).toBe(200)
+  const body = res.json() as ChatBody
+  expect(contractErrors('chat', body), res.body).toEqual([])
+  return body
+}
+
+describe('sales assistant evaluation set', () => {
+  it('has at least 30 questions per locale covering every topic', () => {
+    for (const locale of LOCALES) {
+      expect(questions[locale].length).toBeGreaterThanOrEqual(30)
+      expect(new Set(questions[locale].map((c) => c.topic)).size).toBe(12)
+    }
+  })
+
+  it('answers at least 90 % of the questions right, in every locale', async () => {
+    const results: Array<{ locale: Locale; c: EvalCase; body: ChatBody; misses: string[] }> = []
+    for (const locale of LOCALES) {
+      for (const c of questions[locale]) {
+        const body = await ask(c, locale)
+        results.push({ locale, c, body, misses: misses(c, locale, body) })
+      }
+    }
+    const passed = (list: typeof results) => list.filter((r) => r.misses.length === 0).length
+    const lines = LOCALES.map((l) => {
+      const mine = results.filter((r) => r.locale === l)
+      return `${l}: ${passed(mine)}/${mine.length}`
+    })
+    const short = results.filter((r) => r.body.reply.length < 400).length
+    const score = passed(results) / results.length
+    console.log(
+      [
+        `sales assistant evaluation: ${passed(results)}/${results.length} = ${(score * 100).toFixed(1)} % (${lines.join(', ')})`,
+        `replies under 400 characters: ${short}/${results.length}; longest ${Math.max(...results.map((r) => r.body.reply.length))}`,
+        ...results.filter((r) => r.misses.length).map((r) => `  miss [${r.locale}] ${r.c.q}: ${r.misses.join('; ')}\n    → ${r.body.reply}`),
+      ].join('\n'),
+    )
+    for (const r of results) expect(r.body.reply.length).toBeLessThanOrEqual(1500)
+    expect(short / results.length).toBeGreaterThanOrEqual(0.9)
+    expect(score).toBeGreaterThanOrEqual(0.9)
+  }, 120_000)
+})
