@@ -68,6 +68,8 @@ try {
   if (turns.cpuPerRequest) {
     // CPU per turn does not depend on how busy the rest of the machine is: the capacity of one core.
     console.log(`server CPU per turn: ${turns.cpuPerRequest.toFixed(0)} µs, i.e. about ${(1_000_000 / turns.cpuPerRequest).toFixed(0)} turns/s per core of the service process`)
+    // Beside the hello-world's CPU per request of this same run, so runs on busier machines compare.
+    if (bare.cpuPerRequest) console.log(`server CPU per turn vs hello-world: ${turns.cpuPerRequest.toFixed(0)} µs / ${bare.cpuPerRequest.toFixed(1)} µs per request = ${(turns.cpuPerRequest / bare.cpuPerRequest).toFixed(1)}×`)
   }
 } finally {
   await service.stop()

@@ -40,7 +40,7 @@ function freePort(): number {
   return 20_000 + Math.floor(Math.random() * 20_000)
 }
 
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before answering ${url}`)
@@ -119,10 +119,10 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   }
 }
 
-/** The bare Fastify hello-world every figure is compared with (or, with 'pricing', the same body and headers as /api/pricing). */
-export async function startBaseline(mode: 'hello' | 'pricing' = 'hello'): Promise<Running> {
+/** The bare Fastify hello-world every figure is compared with (or, with 'pricing', the same body and headers as /api/pricing; with 'db', one round trip to `databaseUrl` per request). */
+export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', databaseUrl = ''): Promise<Running> {
   const port = freePort()
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/`, child)
   return { url, pid: child.pid!, stop: () => stopChild(child) }

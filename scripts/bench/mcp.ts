@@ -1,0 +1,108 @@
+// MCP tools/call of get_site (authenticated, read from PostgreSQL, quota counted, audit logged)
+// beside a minimal server built with the same SDK answering a constant tool without auth or
+// database, measured in the same run (BENCH_ROUNDS rounds, each target in turn; medians printed).
+// Targets: at least 0.8x the minimal server's calls/s, p99 under 25 ms.
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { request as send } from 'undici'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { updateAccount } from '../../src/domain/accounts.ts'
+import { createAccountSite } from '../../src/domain/sites.ts'
+import { newId } from '../../src/infra/crypto.ts'
+import { signAccessToken } from '../../src/identity/tokens.ts'
+import { load, median, report, startBaseline, startService, warm, type LoadResult } from './lib.ts'
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const MODERN = '2026-07-28'
+
+async function startMinimal() {
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    url,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    },
+  }
+}
+
+/** A tools/call of the 2026-07-28 revision: the per-request envelope in _meta, the version in the header. */
+function toolCall(siteId: string) {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'get_site',
+      arguments: { site_id: siteId },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  })
+}
+
+const key = randomBytes(32).toString('base64')
+const baseline = await startBaseline()
+const minimal = await startMinimal()
+const service = await startService({ DATA_ENCRYPTION_KEY: key })
+try {
+  // The service answers for BASE_URL's host only (DNS rebinding); it runs with the default, localhost.
+  const port = new URL(service.url).port
+  const base = `http://localhost:${port}`
+  // A max-plan account with one site, and an access token for it, made with the service's own keys.
+  const setup = await buildApp(loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: service.databaseUrl, DATA_ENCRYPTION_KEY: key, BASE_URL: base, JOB_CONCURRENCY: '0' }))
+  const accountId = newId('acct')
+  await setup.db.insertInto('accounts').values({ id: accountId }).execute()
+  await updateAccount(setup.db, accountId, { plan: 'max', quotaOverride: 100_000_000 })
+  const site = await createAccountSite(setup.db, accountId, { name: 'Bench site' })
+  const { token } = await signAccessToken(setup.signer, { subject: 'usr_bench', clientId: 'bench', audience: `${base}/mcp`, scope: ['mcp:read', 'mcp:tools'], accountId })
+  await setup.close()
+
+  const body = toolCall(site.id)
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'get_site' }
+  const serviceRequest = { url: `${service.url}/mcp`, method: 'POST', body, headers: { ...headers, host: `localhost:${port}`, authorization: `Bearer ${token}` }, pid: service.pid, connections }
+  const minimalRequest = { url: `${minimal.url}/mcp`, method: 'POST', body, headers, pid: minimal.pid, connections }
+
+  for (const [name, request] of [['service', serviceRequest], ['minimal', minimalRequest]] as const) {
+    // undici's request, unlike fetch, sends the Host header given.
+    const res = await send(request.url, { method: 'POST', headers: request.headers, body })
+    const text = await res.body.text()
+    if (res.statusCode !== 200 || !text.includes('"structuredContent"') || text.includes('"isError":true')) throw new Error(`${name} answered ${res.statusCode}: ${text.slice(0, 300)}`)
+  }
+
+  const targets = [
+    { name: 'bare Fastify hello-world', request: { url: `${baseline.url}/`, pid: baseline.pid, connections } },
+    { name: 'minimal SDK server, constant tool', request: minimalRequest },
+    { name: '/mcp tools/call get_site', request: serviceRequest },
+  ]
+  for (const target of targets) await warm(target.request)
+  const runs = targets.map((): LoadResult[] => [])
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, target] of targets.entries()) runs[i]!.push(await load(target.request))
+  }
+  const [bare, small, ours] = runs.map(median) as [LoadResult, LoadResult, LoadResult]
+  report(`MCP (${connections} connections, loopback, PostgreSQL, revision ${MODERN}, median of ${rounds} rounds)`, bare, [
+    { name: targets[1]!.name, result: small, unit: 'calls/s' },
+    { name: targets[2]!.name, result: ours, unit: 'calls/s' },
+  ])
+  const byRound = runs[2]!.map((r, i) => (r.requestsPerSecond / runs[1]![i]!.requestsPerSecond).toFixed(2)).join(', ')
+  console.log(`\nget_site reaches ${(ours.requestsPerSecond / small.requestsPerSecond).toFixed(2)}x the minimal server's calls/s (target 0.8x), p99 ${ours.p99} ms (target < 25 ms); by round: ${byRound}`)
+} finally {
+  await service.stop()
+  await minimal.stop()
+  await baseline.stop()
+}
