@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Logger } from 'pino'
-import { newId } from '../infra/crypto.ts'
+import { newTimeOrderedId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { AuditLogTable } from '../infra/tables.ts'
 
@@ -24,9 +24,11 @@ export interface AuditEntry {
 }
 
 export function auditRecord(entry: AuditEntry): AuditRecord {
+  const at = entry.at ?? new Date()
   return {
-    id: newId('aud'),
-    at: entry.at ?? new Date(),
+    // Two calls answered in the same millisecond share `at`; the id keeps them in order.
+    id: newTimeOrderedId('aud', at.getTime()),
+    at,
     account_id: entry.accountId,
     token_id: entry.tokenId,
     client_id: entry.clientId,

@@ -26,6 +26,23 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('base64url')}`
 }
 
+let lastMs = 0
+let sequence = 0
+
+/**
+ * An id that sorts by creation time within this process: 12 hex digits of milliseconds, a 4-digit
+ * counter for ids made in the same millisecond, then randomness. For records listed newest first
+ * by (time, id), where two made in one millisecond must still come out in the order they were made.
+ */
+export function newTimeOrderedId(prefix: string, now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now
+    sequence = 0
+  } else sequence = (sequence + 1) & 0xffff
+  const time = lastMs.toString(16).padStart(12, '0')
+  return `${prefix}_${time}${sequence.toString(16).padStart(4, '0')}${randomBytes(10).toString('base64url')}`
+}
+
 /**
  * Sealed data names a key this process was not given: DATA_ENCRYPTION_KEY changed and the key it
  * was sealed with is not in DATA_ENCRYPTION_KEYS_PREVIOUS. A configuration fault, not a bug.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { createKeyring, keyIdOf, newId, randomToken, safeEqual, sha256Hex } from '../../src/infra/crypto.ts'
+import { createKeyring, keyIdOf, newId, newTimeOrderedId, randomToken, safeEqual, sha256Hex } from '../../src/infra/crypto.ts'
 
 describe('keyring (AES-256-GCM)', () => {
   const key = randomBytes(32)
@@ -56,5 +56,15 @@ describe('secrets', () => {
     expect(safeEqual('abc', 'abc')).toBe(true)
     expect(safeEqual('abc', 'abd')).toBe(false)
     expect(safeEqual('abc', 'abcd')).toBe(false)
+  })
+})
+
+describe('time-ordered ids', () => {
+  it('sort in the order they were made, also within one millisecond and after it', () => {
+    const at = Date.now() + 1_000
+    const ids = [newTimeOrderedId('aud', at), newTimeOrderedId('aud', at), newTimeOrderedId('aud', at), newTimeOrderedId('aud', at + 1)]
+    expect([...ids].sort()).toEqual(ids)
+    expect(new Set(ids).size).toBe(4)
+    for (const id of ids) expect(id).toMatch(/^aud_[0-9a-f]{16}[A-Za-z0-9_-]{14}$/)
   })
 })
