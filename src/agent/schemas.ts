@@ -152,7 +152,7 @@ export const AgentMetricEventRequest = Type.Object(
   {
     session_id: AgentSessionId,
     session_token: AgentSessionToken,
-    type: Type.Union(METRIC_EVENT_TYPES.map((t) => Type.Literal(t))),
+    type: literalUnion(METRIC_EVENT_TYPES),
   },
   closed,
 )

@@ -1,5 +1,5 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { Static } from 'typebox'
 import { leadConsentFor } from '../../domain/consent.ts'
 import { findSiteById } from '../../domain/sites.ts'
 import { liveAssistant, parsePageUrl, resolveLocale, siteForPage } from '../context.ts'
@@ -17,13 +17,12 @@ import {
 import { createSession, eraseSession, findSession, loadTranscript } from '../sessions.ts'
 import { Type } from 'typebox'
 
-type BootstrapRequest = Static<typeof AgentBootstrapRequest>
-
 /** POST /bootstrap creates or restores a session; DELETE /bootstrap erases one (INTERFACE.md 4.2). */
 export default async function bootstrapRoutes(app: FastifyInstance) {
   const { db, keyring, config } = app
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.post(
+  typed.post(
     '/bootstrap',
     {
       config: { operation: 'agent.bootstrap' },
@@ -42,7 +41,7 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply): Promise<BootstrapBody> => {
-      const body = request.body as BootstrapRequest
+      const { body } = request
       reply.header('cache-control', 'no-store')
       const page = parsePageUrl(body.url, config.BASE_URL)
 
@@ -85,7 +84,7 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
     },
   )
 
-  app.delete(
+  typed.delete(
     '/bootstrap',
     {
       config: { operation: 'agent.erase', agentUnavailable: 'erasureUnavailable' },
@@ -104,11 +103,11 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof AgentEraseRequest>
+      const { body } = request
       const session = await findSession(db, body.session_id, body.session_token)
       if (!session) throw agentError('sessionNotFound')
       await eraseSession(db, session.id)
-      return reply.code(204).header('cache-control', 'no-store').send()
+      return reply.code(204).header('cache-control', 'no-store').send(null)
     },
   )
 }

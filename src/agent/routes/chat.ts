@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { createLimiter } from '../../infra/rate-limits.ts'
 import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
-import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, described, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
+import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, described, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
 import { findSession, loadTranscript, SessionCache, type SessionContext } from '../sessions.ts'
 import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
 import type { TurnInput, TurnPlan } from '../responder/types.ts'
@@ -16,7 +17,7 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
   const sessions = new SessionCache()
   const limitSession = createLimiter(app, 'agent.turns')
 
-  app.post(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/chat',
     {
       config: { operation: 'agent.chat' },
@@ -36,7 +37,7 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
       },
     },
     async (request, reply) => {
-      const body = request.body as ChatBody
+      const { body } = request
       reply.header('cache-control', 'no-store')
 
       // A session verified moments ago is taken from the cache; anything negative is re-read.
@@ -60,7 +61,8 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
 
       const hash = requestHash(body)
       const pageAt = pagePath(body.url, config.BASE_URL)
-      const send = (json: string) => reply.type('application/json; charset=utf-8').send(json)
+      // Stored answers are already-serialized JSON, sent byte for byte, so the schema's serializer is bypassed.
+      const send = (json: string) => (reply as FastifyReply).type('application/json; charset=utf-8').send(json)
 
       // The answer as stored and sent: computed once, replayed byte for byte.
       const answer = async (view: SessionContext) => {

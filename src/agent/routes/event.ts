@@ -1,16 +1,17 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { CONSENT_VERSION, leadConsentFor } from '../../domain/consent.ts'
 import { insertLead } from '../../domain/leads.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
-import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, described, type AgentEventRequest as EventBody, type AgentLeadEventRequest } from '../schemas.ts'
+import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, described} from '../schemas.ts'
 import { findSession, recordEvent } from '../sessions.ts'
 
 /** POST /event: interaction events (200) and consent-bound leads (202) (INTERFACE.md 4.2, 6.1). */
 export default async function eventRoute(app: FastifyInstance) {
   const { db, keyring } = app
 
-  app.post(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/event',
     {
       bodyLimit: AGENT_BODY_LIMIT,
@@ -38,7 +39,7 @@ export default async function eventRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const body = request.body as EventBody
+      const { body } = request
       reply.header('cache-control', 'no-store')
       const session = await findSession(db, body.session_id, body.session_token)
       if (!session) throw agentError('sessionNotFound')
@@ -46,13 +47,13 @@ export default async function eventRoute(app: FastifyInstance) {
       if (!assistant) throw agentError('featureDisabled')
 
       if (body.type !== 'lead_submitted') {
-        await recordEvent(db, session.id, (body as { type: string }).type)
+        await recordEvent(db, session.id, body.type)
         return reply.code(200).send({ ok: true })
       }
 
       // A site that takes no leads has the lead feature off: 404, like any disabled feature.
       if (!assistant.capabilities.lead) throw agentError('featureDisabled')
-      const { payload } = body as AgentLeadEventRequest
+      const { payload } = body
       const consent = leadConsentFor(session.siteSettings, session.locale)
       if (payload.consent_digest !== consent.digest) throw agentError('invalidConsent')
 
