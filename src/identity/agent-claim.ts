@@ -1,12 +1,13 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { newId, sha256Hex } from '../infra/crypto.ts'
+import { sha256Hex } from '../infra/crypto.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { CLAIM_ATTEMPT_TTL, CLAIM_POLL_INTERVAL } from './constants.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
 import { newUserCode, normaliseUserCode } from './user-codes.ts'
 import type { EmailHasher } from './users.ts'
+import { hasOpenClaimAttempt, insertClaimAttempt, lockRegistrationByClaimToken } from './registrations.ts'
 
 const ClaimToken = Type.String({ pattern: '^clm_[A-Za-z0-9_-]{43}$' })
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
@@ -63,36 +64,19 @@ export default async function agentClaimRoute(app: FastifyInstance, options: { e
       const now = new Date()
 
       await app.db.transaction().execute(async (trx) => {
-        const registration = await trx
-          .selectFrom('agent_registrations')
-          .select(['id', 'status', 'expires_at'])
-          .where('claim_token_hash', '=', sha256Hex(body.claim_token))
-          .forUpdate()
-          .executeTakeFirst()
+        const registration = await lockRegistrationByClaimToken(trx, body.claim_token)
         if (!registration) throw claimErrors.invalidToken()
         if (registration.status === 'claimed') throw claimErrors.busy('The registration has already been claimed')
         if (registration.expires_at <= now) throw claimErrors.expired()
-        const open = await trx
-          .selectFrom('claim_attempts')
-          .select('id')
-          .where('registration_id', '=', registration.id)
-          .where('status', 'in', ['pending', 'approved'])
-          .where('expires_at', '>', now)
-          .executeTakeFirst()
-        if (open) throw claimErrors.busy('A claim of this registration is already in progress')
-        const id = newId('cla')
-        await trx
-          .insertInto('claim_attempts')
-          .values({
-            id,
-            registration_id: registration.id,
-            user_code_hash: sha256Hex(normaliseUserCode(userCode) as string),
-            email_hash: options.emailHash(email),
-            email_sealed: app.keyring.seal(email, `claim_attempts.email:${id}`),
-            interval_seconds: CLAIM_POLL_INTERVAL,
-            expires_at: new Date(now.getTime() + CLAIM_ATTEMPT_TTL * 1000),
-          })
-          .execute()
+        if (await hasOpenClaimAttempt(trx, registration.id, now)) throw claimErrors.busy('A claim of this registration is already in progress')
+        await insertClaimAttempt(trx, app.keyring, {
+          registrationId: registration.id,
+          userCodeHash: sha256Hex(normaliseUserCode(userCode) as string),
+          emailHash: options.emailHash(email),
+          email,
+          intervalSeconds: CLAIM_POLL_INTERVAL,
+          expiresAt: new Date(now.getTime() + CLAIM_ATTEMPT_TTL * 1000),
+        })
       })
 
       return reply.send({

@@ -1,11 +1,12 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
+import { newId, randomToken } from '../infra/crypto.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { signIdentityAssertion } from './assertions.ts'
 import { POST_CLAIM_SCOPES, PRE_CLAIM_SCOPES, REGISTRATION_TTL } from './constants.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
+import { insertRegistration } from './registrations.ts'
 
 const RegistrationRequest = Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: false })
 
@@ -48,7 +49,7 @@ export default async function agentRegistrationRoute(app: FastifyInstance) {
       const id = newId('reg')
       const claimToken = `clm_${randomToken(32)}`
       const expiresAt = new Date(Date.now() + REGISTRATION_TTL * 1000)
-      await app.db.insertInto('agent_registrations').values({ id, claim_token_hash: sha256Hex(claimToken), expires_at: expiresAt }).execute()
+      await insertRegistration(app.db, { id, claimToken, expiresAt })
       const { assertion, expiresAt: assertionExpires } = await signIdentityAssertion(app.signer, id)
       return reply.send({
         registration_id: id,

@@ -1,10 +1,12 @@
 import { Type, type Static } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
+import { randomToken } from '../infra/crypto.ts'
+import { sendPage as html } from '../infra/html.ts'
+import { insertAuthorizationCode } from './authorization-codes.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { findClient, type Client } from './clients.ts'
-import { AUTHORIZATION_CODE_TTL, MCP_SCOPES, parseScope, resources, REST_SCOPES, scopesOf } from './constants.ts'
+import { MCP_SCOPES, parseScope, resources, REST_SCOPES, scopesOf } from './constants.ts'
 import { esc, hidden, page } from './html.ts'
 import { CHALLENGE } from './pkce.ts'
 
@@ -106,7 +108,6 @@ export default async function authorizeRoutes(app: FastifyInstance) {
     return { ok: true, request: { client, redirectUri, state: params.state, codeChallenge: params.code_challenge, scope, resource } }
   }
 
-  const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
   const errorPage = (reply: FastifyReply, message: string) => html(reply, 400, page('Cannot continue', `<p>${esc(message)}</p><p>Return to the application and try again.</p>`))
 
   typed.get(
@@ -183,20 +184,15 @@ ${hidden({
         return reply.redirect(errorRedirect(valid.redirectUri, valid.state, 'access_denied', 'The person denied the request'), 303)
       }
       const code = randomToken(32)
-      await app.db
-        .insertInto('authorization_codes')
-        .values({
-          code_hash: sha256Hex(code),
-          client_id: valid.client.clientId,
-          user_id: request.webUser.id,
-          redirect_uri: valid.redirectUri,
-          code_challenge: valid.codeChallenge,
-          scope: valid.scope.join(' '),
-          resource: valid.resource,
-          family_id: newId('fam'),
-          expires_at: new Date(Date.now() + AUTHORIZATION_CODE_TTL * 1000),
-        })
-        .execute()
+      await insertAuthorizationCode(app.db, {
+        code,
+        clientId: valid.client.clientId,
+        userId: request.webUser.id,
+        redirectUri: valid.redirectUri,
+        codeChallenge: valid.codeChallenge,
+        scope: valid.scope,
+        resource: valid.resource,
+      })
       const url = new URL(valid.redirectUri)
       url.searchParams.set('code', code)
       if (valid.state !== undefined) url.searchParams.set('state', valid.state)

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Db } from '../infra/db.ts'
 
 export interface Client {
   clientId: string
@@ -41,4 +42,19 @@ export async function findClient(app: FastifyInstance, clientId: string): Promis
   const row = await app.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst()
   if (!row) return undefined
   return { clientId: row.client_id, clientName: row.client_name, redirectUris: row.redirect_uris, grantTypes: row.grant_types }
+}
+
+/** Stores a client registered through RFC 7591 dynamic registration. */
+export async function insertRegisteredClient(db: Db, client: Client & { createdAt: Date }): Promise<void> {
+  await db
+    .insertInto('oauth_clients')
+    .values({
+      client_id: client.clientId,
+      client_name: client.clientName,
+      redirect_uris: JSON.stringify(client.redirectUris),
+      grant_types: JSON.stringify(client.grantTypes),
+      source: 'registered',
+      created_at: client.createdAt,
+    })
+    .execute()
 }

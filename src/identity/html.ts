@@ -1,7 +1,6 @@
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
-}
+import { esc } from '../infra/html.ts'
+
+export { esc }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
 h1{font-size:1.4rem}form{margin:1.5rem 0}label{display:block;margin:.75rem 0 .25rem}

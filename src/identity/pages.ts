@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { classify, logFailure } from '../errors.ts'
 import authorizeRoutes from './authorize.ts'
+import { sendPage } from '../infra/html.ts'
 import { esc, page } from './html.ts'
 import signInRoutes from './sign-in.ts'
 import type { EmailHasher } from './users.ts'
@@ -27,11 +28,7 @@ function htmlErrorHandler(error: FastifyError, request: FastifyRequest, reply: F
       : status >= 500
         ? 'Something went wrong on our side. Try again shortly.'
         : classified.detail
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(page(TITLES[status] ?? 'Cannot continue', `<p>${esc(message)}</p>`))
+  return sendPage(reply, status, page(TITLES[status] ?? 'Cannot continue', `<p>${esc(message)}</p>`))
 }
 
 /** The pages people use: sign-in, the claim verification page and the consent page. */

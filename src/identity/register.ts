@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../infra/crypto.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
-import { redirectUriProblem } from './clients.ts'
+import { insertRegisteredClient, redirectUriProblem } from './clients.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
 
 const GrantType = Type.Union([Type.Literal('authorization_code'), Type.Literal('refresh_token')])
@@ -71,17 +71,7 @@ export default async function registerRoute(app: FastifyInstance) {
       const clientId = newId('cli')
       const clientName = body.client_name ?? 'Unnamed client'
       const createdAt = new Date()
-      await app.db
-        .insertInto('oauth_clients')
-        .values({
-          client_id: clientId,
-          client_name: clientName,
-          redirect_uris: JSON.stringify(body.redirect_uris),
-          grant_types: JSON.stringify(grantTypes),
-          source: 'registered',
-          created_at: createdAt,
-        })
-        .execute()
+      await insertRegisteredClient(app.db, { clientId, clientName, redirectUris: body.redirect_uris, grantTypes, createdAt })
       return reply
         .code(201)
         .send({

@@ -2,10 +2,9 @@ import { decodeJwt } from 'jose'
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { sha256Hex } from '../infra/crypto.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { OAuthErrorBody } from './oauth-errors.ts'
-import { denyJtis, revokeFamily } from './tokens.ts'
+import { denyJtis, findRefreshToken, revokeFamily } from './tokens.ts'
 
 const RevocationRequest = Type.Object(
   {
@@ -38,7 +37,7 @@ export default async function revokeRoute(app: FastifyInstance) {
     async (request, reply) => {
       const { token } = request.body
       if (token.startsWith('rt_')) {
-        const row = await app.db.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', sha256Hex(token)).executeTakeFirst()
+        const row = await findRefreshToken(app.db, token)
         if (row) await revokeFamily(app.db, row.family_id)
         return reply.code(200).send('')
       }

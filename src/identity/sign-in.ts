@@ -1,10 +1,12 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
-import { newId, safeEqual, sha256Hex } from '../infra/crypto.ts'
+import type { FastifyInstance } from 'fastify'
+import { safeEqual } from '../infra/crypto.ts'
+import { sendPage as html } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, esc, hidden, page } from './html.ts'
+import { challengeCodeHash, challengeEmail, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
 import { newSignInCode } from './user-codes.ts'
 import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
 import { safeReturnTo } from './web-session.ts'
@@ -15,10 +17,6 @@ const EMAIL_WINDOW_MS = 15 * 60_000
 
 const Html = Type.String({ description: 'HTML page' })
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-
-function html(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
-}
 
 function emailForm(csrf: string, returnTo: string, error?: string, email = ''): string {
   return page(
@@ -81,29 +79,12 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       const email = normaliseEmail(request.body.email)
       if (!EMAIL_FORMAT.test(email) || email.length < 3) return html(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
       const hash = emailHash(email)
-      const recent = await app.db
-        .selectFrom('sign_in_challenges')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('email_hash', '=', hash)
-        .where('created_at', '>', new Date(Date.now() - EMAIL_WINDOW_MS))
-        .executeTakeFirstOrThrow()
-      if (Number(recent.n) >= CODES_PER_EMAIL) {
+      if ((await countRecentChallenges(app.db, hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
         reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
         return html(reply, 429, emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email))
       }
       const code = newSignInCode()
-      const id = newId('sic')
-      await app.db
-        .insertInto('sign_in_challenges')
-        .values({
-          id,
-          email_hash: hash,
-          email_sealed: app.keyring.seal(email, `sign_in_challenges.email:${id}`),
-          code_hash: sha256Hex(`${id}:${code}`),
-          return_to: returnTo,
-          expires_at: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000),
-        })
-        .execute()
+      const id = await insertChallenge(app.db, app.keyring, { emailHash: hash, email, code, returnTo, expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000) })
       await app.mailer.send({
         to: email,
         subject: 'Your Web Presence sign-in code',
@@ -135,27 +116,18 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     async (request, reply) => {
       const { challenge: id } = request.body
       const code = request.body.code.trim()
-      const challenge = await app.db.selectFrom('sign_in_challenges').selectAll().where('id', '=', id).executeTakeFirst()
+      const challenge = await findChallenge(app.db, id)
       const csrf = await reply.generateCsrf()
       if (!challenge || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
         return html(reply, 410, page('Code no longer valid', `<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`))
       }
-      // Count the try before comparing, so parallel guesses cannot exceed the budget.
-      const counted = await app.db
-        .updateTable('sign_in_challenges')
-        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', id)
-        .where('attempts', '<', SIGN_IN_CODE_ATTEMPTS)
-        .where('consumed_at', 'is', null)
-        .returning('attempts')
-        .executeTakeFirst()
-      if (!counted || !safeEqual(sha256Hex(`${id}:${code}`), challenge.code_hash)) {
-        const left = counted ? SIGN_IN_CODE_ATTEMPTS - counted.attempts : 0
+      const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
+      if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
+        const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
         return html(reply, 400, codeForm(csrf, id, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
       }
-      const consumed = await app.db.updateTable('sign_in_challenges').set({ consumed_at: new Date() }).where('id', '=', id).where('consumed_at', 'is', null).returning('id').executeTakeFirst()
-      if (!consumed) return html(reply, 410, page('Code no longer valid', '<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>'))
-      const email = app.keyring.open(challenge.email_sealed, `sign_in_challenges.email:${id}`)
+      if (!(await consumeChallenge(app.db, id))) return html(reply, 410, page('Code no longer valid', '<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>'))
+      const email = challengeEmail(app.keyring, challenge)
       const user = await findOrCreateUser(app.db, app.keyring, challenge.email_hash, email)
       await reply.startWebSession(user.id)
       return reply.redirect(safeReturnTo(challenge.return_to), 303)

@@ -119,3 +119,13 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
 
 /** The revocation group of an agent's pre-claim tokens: completing the claim revokes it. */
 export const preClaimGroup = (registrationId: string) => `pre_claim:${registrationId}`
+
+export async function findRefreshToken(db: Db, secret: string) {
+  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', sha256Hex(secret)).executeTakeFirst()
+}
+
+/** Retires an active refresh token atomically: of two concurrent uses, one wins and the other counts as reuse. */
+export async function retireRefreshToken(db: Db, id: string): Promise<boolean> {
+  const retired = await db.updateTable('refresh_tokens').set({ status: 'used', used_at: new Date() }).where('id', '=', id).where('status', '=', 'active').returning('id').executeTakeFirst()
+  return retired !== undefined
+}

@@ -58,3 +58,9 @@ export async function userById(db: Db, keyring: Keyring, id: string): Promise<Us
   const row = await db.selectFrom('users').select(['id', 'account_id', 'email_sealed']).where('id', '=', id).executeTakeFirst()
   return row ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`) } : undefined
 }
+
+/** The account a user acts for, without opening the sealed email. */
+export async function accountOfUser(db: Db, userId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('account_id').where('id', '=', userId).executeTakeFirst()
+  return row?.account_id
+}

@@ -1,10 +1,12 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
+import { sendPage as html } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { errorLine, esc, hidden, page } from './html.ts'
+import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt } from './registrations.ts'
 import { normaliseUserCode } from './user-codes.ts'
 import type { EmailHasher } from './users.ts'
 
@@ -12,10 +14,6 @@ import type { EmailHasher } from './users.ts'
 
 const Html = Type.String({ description: 'HTML page' })
 const VERIFY = '/agent/identity/verify'
-
-function html(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
-}
 
 function entryForm(csrf: string, userCode = '', error?: string): string {
   return page(
@@ -40,8 +38,7 @@ const display = (code: string) => `${code.slice(0, 4)}-${code.slice(4)}`
  */
 export default async function verifyRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
-  const pendingAttempt = async (code: string) =>
-    app.db.selectFrom('claim_attempts').select(['id', 'status', 'expires_at', 'email_hash', 'failed_entries']).where('user_code_hash', '=', sha256Hex(code)).executeTakeFirst()
+  const pendingAttempt = (code: string) => claimAttemptByUserCode(app.db, sha256Hex(code))
 
   typed.get(
     VERIFY,
@@ -121,24 +118,12 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
 
       if (attempt.email_hash !== options.emailHash(user.email)) {
         const failed = attempt.failed_entries + 1
-        await app.db
-          .updateTable('claim_attempts')
-          .set({ failed_entries: failed, ...(failed >= CLAIM_ENTRY_ATTEMPTS ? { status: 'denied' as const, decided_at: new Date() } : {}) })
-          .where('id', '=', attempt.id)
-          .where('status', '=', 'pending')
-          .execute()
+        await countWrongAccountEntry(app.db, attempt.id, failed, failed >= CLAIM_ENTRY_ATTEMPTS)
         return html(reply, 403, page('Another account', '<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>'))
       }
 
       const approve = request.body.decision === 'approve'
-      const decided = await app.db
-        .updateTable('claim_attempts')
-        .set({ status: approve ? 'approved' : 'denied', user_id: approve ? user.id : null, decided_at: new Date() })
-        .where('id', '=', attempt.id)
-        .where('status', '=', 'pending')
-        .returning('id')
-        .executeTakeFirst()
-      if (!decided) return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+      if (!(await decideClaimAttempt(app.db, attempt.id, { approve, userId: user.id }))) return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
       return html(
         reply,
         200,

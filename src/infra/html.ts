@@ -1,6 +1,10 @@
-/** Escapes text for HTML element content and double-quoted attributes. */
+import type { FastifyReply } from 'fastify'
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+/** Escapes text for HTML element content and for quoted attribute values alike. */
 export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
+  return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
 }
 
 /** Markup that is already safe: made only by `html` or `raw`, so nothing unescaped slips in by accident. */
@@ -33,4 +37,9 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): SafeHtml 
 /** Trusted markup from our own code (never from a request or the database). */
 export function raw(markup: string): SafeHtml {
   return new SafeHtml(markup)
+}
+
+/** Sends a whole HTML page that no cache may keep: it carries a CSRF token or a person's own data. */
+export function sendPage(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
 }

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { sha256Hex } from '../../infra/crypto.ts'
+import { redeemAuthorizationCode, usedAuthorizationCode } from '../authorization-codes.ts'
 import { findClient } from '../clients.ts'
 import { invalidClient, invalidGrant, invalidRequest } from '../oauth-errors.ts'
 import { verifyPkce } from '../pkce.ts'
 import { issueRefreshToken, revokeFamily, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { accountOfUser } from '../users.ts'
 import type { TokenRequest } from './params.ts'
 
 /**
@@ -22,15 +24,9 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
   if (!client) throw invalidClient(`unknown client ${body.client_id}`)
 
   const codeHash = sha256Hex(body.code)
-  const code = await app.db
-    .updateTable('authorization_codes')
-    .set({ used_at: new Date() })
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst()
+  const code = await redeemAuthorizationCode(app.db, codeHash)
   if (!code) {
-    const replayed = await app.db.selectFrom('authorization_codes').select(['family_id', 'client_id']).where('code_hash', '=', codeHash).executeTakeFirst()
+    const replayed = await usedAuthorizationCode(app.db, codeHash)
     if (replayed && replayed.client_id === client.clientId) {
       await revokeFamily(app.db, replayed.family_id)
       throw invalidGrant('The authorization code has already been used', 'code replayed: its tokens are revoked')
@@ -42,15 +38,15 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
   if (code.redirect_uri !== body.redirect_uri) throw invalidGrant('The redirect_uri does not match the authorization request')
   if (!body.code_verifier || !verifyPkce(body.code_verifier, code.code_challenge)) throw invalidGrant('PKCE verification failed')
 
-  const user = await app.db.selectFrom('users').select(['id', 'account_id']).where('id', '=', code.user_id).executeTakeFirst()
-  if (!user) throw invalidGrant('The authorization code is invalid')
+  const accountId = await accountOfUser(app.db, code.user_id)
+  if (!accountId) throw invalidGrant('The authorization code is invalid')
   const scope = code.scope.split(' ').filter(Boolean)
-  const access = await signAccessToken(app.signer, { subject: user.id, clientId: client.clientId, audience: code.resource, scope, accountId: user.account_id })
+  const access = await signAccessToken(app.signer, { subject: code.user_id, clientId: client.clientId, audience: code.resource, scope, accountId })
   const refreshToken = await issueRefreshToken(app.db, {
     familyId: code.family_id,
     clientId: client.clientId,
-    subject: user.id,
-    userId: user.id,
+    subject: code.user_id,
+    userId: code.user_id,
     scope,
     resource: code.resource,
     access,

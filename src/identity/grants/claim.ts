@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { newId, sha256Hex } from '../../infra/crypto.ts'
+import { newId } from '../../infra/crypto.ts'
 import { signIdentityAssertion } from '../assertions.ts'
 import { forgetRegistration } from './jwt-bearer.ts'
 import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { denyJtis, issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { lockLatestClaimAttempt, lockRegistrationByClaimToken, markClaimAttemptRedeemed, markRegistrationClaimed, recordClaimPoll } from '../registrations.ts'
 import { userById } from '../users.ts'
 
 /** RFC 8628 section 3.5: polling faster than the interval adds 5 seconds to it. */
@@ -24,32 +25,16 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
   const now = new Date()
 
   const outcome = await app.db.transaction().execute(async (trx) => {
-    const registration = await trx
-      .selectFrom('agent_registrations')
-      .select(['id', 'status'])
-      .where('claim_token_hash', '=', sha256Hex(claimToken))
-      .forUpdate()
-      .executeTakeFirst()
+    const registration = await lockRegistrationByClaimToken(trx, claimToken)
     if (!registration) throw invalidGrant('The claim token is unknown')
-    const attempt = await trx
-      .selectFrom('claim_attempts')
-      .selectAll()
-      .where('registration_id', '=', registration.id)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .forUpdate()
-      .executeTakeFirst()
+    const attempt = await lockLatestClaimAttempt(trx, registration.id)
     if (!attempt) throw invalidGrant('No claim has been started for this registration')
     if (attempt.status === 'redeemed' || registration.status === 'claimed') throw invalidGrant('The claim has already been completed')
     if (attempt.status === 'denied') throw new OAuthError('access_denied', 'The person declined the claim')
     if (attempt.status === 'pending') {
       if (attempt.expires_at <= now) throw new OAuthError('expired_token', 'The user code has expired; start a new claim')
       const tooSoon = attempt.last_polled_at !== null && now.getTime() - attempt.last_polled_at.getTime() < attempt.interval_seconds * 1000
-      await trx
-        .updateTable('claim_attempts')
-        .set({ last_polled_at: now, ...(tooSoon ? { interval_seconds: attempt.interval_seconds + SLOW_DOWN_STEP } : {}) })
-        .where('id', '=', attempt.id)
-        .execute()
+      await recordClaimPoll(trx, attempt.id, now, tooSoon ? attempt.interval_seconds + SLOW_DOWN_STEP : undefined)
       return tooSoon ? ('slow_down' as const) : ('authorization_pending' as const)
     }
 
@@ -57,12 +42,8 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
     if (attempt.expires_at <= now) throw new OAuthError('expired_token', 'The claim was not collected in time; start a new claim')
     const user = attempt.user_id ? await userById(trx, app.keyring, attempt.user_id) : undefined
     if (!user) throw invalidGrant('The person who approved the claim no longer exists')
-    await trx.updateTable('claim_attempts').set({ status: 'redeemed' }).where('id', '=', attempt.id).execute()
-    await trx
-      .updateTable('agent_registrations')
-      .set({ status: 'claimed', user_id: user.id, account_id: user.accountId, claimed_at: now })
-      .where('id', '=', registration.id)
-      .execute()
+    await markClaimAttemptRedeemed(trx, attempt.id)
+    await markRegistrationClaimed(trx, registration.id, { userId: user.id, accountId: user.accountId, at: now })
     forgetRegistration(registration.id)
     // Every pre-claim token names this group; it outlives the last of them (one lifetime and a margin).
     await denyJtis(trx, [{ jti: preClaimGroup(registration.id), expiresAt: new Date(now.getTime() + (ACCESS_TOKEN_TTL + 60) * 1000) }])

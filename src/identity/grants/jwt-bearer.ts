@@ -6,6 +6,7 @@ import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { newJti, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { ShortCache } from '../short-cache.ts'
 import { grantedScopes, MAX_ASSERTION_LENGTH, type TokenRequest } from './params.ts'
+import { registrationById } from '../registrations.ts'
 
 /**
  * RFC 7523 section 2.1: an agent exchanges its identity assertion for an access token.
@@ -45,7 +46,7 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
   }
 
   const [registration, access] = await Promise.all([
-    app.db.selectFrom('agent_registrations').select(['status', 'account_id']).where('id', '=', registrationId).executeTakeFirst(),
+    registrationById(app.db, registrationId),
     signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience, scope, jti, accountId: typeof claims['account_id'] === 'string' ? claims['account_id'] : undefined }),
   ])
   if (registration?.status !== 'claimed' || registration.account_id !== claims['account_id']) throw invalidGrant('The registration is not claimed')
@@ -78,7 +79,7 @@ export function forgetRegistration(registrationId: string): void {
 
 async function anonymousRegistration(app: FastifyInstance, registrationId: string): Promise<boolean> {
   if (anonymousRegistrations.get(registrationId)) return true
-  const row = await app.db.selectFrom('agent_registrations').select(['status', 'expires_at']).where('id', '=', registrationId).executeTakeFirst()
+  const row = await registrationById(app.db, registrationId)
   const usable = row?.status === 'anonymous' && row.expires_at > new Date()
   if (usable) anonymousRegistrations.set(registrationId, true, Math.min(Date.now() + REGISTRATION_RECHECK_MS, row.expires_at.getTime()))
   return usable

@@ -1,11 +1,6 @@
 /** Output escaping for every piece of user content that reaches a page. */
 
-const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-/** Escapes text for element content and for quoted attribute values alike. */
-export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML[c]!)
-}
+export { esc } from '../../infra/html.ts'
 
 /** JSON for a <script type="application/ld+json">: `<`, `>` and `&` escaped so no content can close the element. */
 export function jsonForScript(value: unknown): string {
