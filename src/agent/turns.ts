@@ -92,7 +92,8 @@ export async function claimTurn(db: Db, sessionId: string, turnId: string, hash:
   return taken ? { kind: 'claimed', owner } : { kind: 'in-progress', retryAfterSeconds: 1 }
 }
 
-export interface FinishedTurn {
+/** A turn as it is stored: its key, the answer sent, and what the transcript and session gain. */
+export interface TurnRecord {
   sessionId: string
   turnId: string
   requestHash: string
@@ -142,7 +143,7 @@ export type RecordOutcome = 'stored' | 'exists' | 'stale'
  * cached session view can never produce a wrong answer). Answers 'exists' when the key was taken
  * (the caller resolves it with claimTurn) and 'stale' when the basis no longer holds.
  */
-export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTurn, basis: TurnBasis): Promise<RecordOutcome> {
+export async function recordFinishedTurn(db: Db, keyring: Keyring, t: TurnRecord, basis: TurnBasis): Promise<RecordOutcome> {
   const { rows } = await sql<{ valid: number; inserted: number }>`
     with g as (
       select s.id from agent_sessions s join sites on sites.id = s.site_id
@@ -170,22 +171,12 @@ export async function recordFinishedTurn(db: Db, keyring: Keyring, t: FinishedTu
   return row.inserted > 0 ? 'stored' : 'exists'
 }
 
-export interface Completion {
-  sessionId: string
-  turnId: string
-  owner: string
-  response: string
-  visitorText: string
-  /** Undefined when no assistant message belongs in the transcript (an operator holds the conversation). */
-  assistantText: string | undefined
-  requestHandoff: boolean
-}
 
 /**
  * Stores the answer, both transcript messages and the session's new state in one atomic
  * statement. Answers the handoff state after the turn, or undefined when the lease was lost.
  */
-export async function completeTurn(db: Db, keyring: Keyring, c: Completion): Promise<HandoffState | undefined> {
+export async function completeTurn(db: Db, keyring: Keyring, c: TurnRecord & { owner: string }): Promise<HandoffState | undefined> {
   const { rows } = await sql<{ done: number; handoff: HandoffState | null }>`
     with t as (
       update agent_turns set state = 'done', response = ${c.response}, completed_at = now(), lease_owner = null, lease_until = null

@@ -1,17 +1,24 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { nextHandoffState } from '../../domain/handoff.ts'
+import type { Keyring } from '../../infra/crypto.ts'
+import type { Db } from '../../infra/db.ts'
 import { createLimiter } from '../../infra/rate-limits.ts'
 import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
-import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, described, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
+import type { TurnInput } from '../responder/types.ts'
+import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, described, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
 import { findSession, loadTranscript, SessionCache, type SessionContext } from '../sessions.ts'
-import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse } from '../turns.ts'
-import type { TurnInput, TurnPlan } from '../responder/types.ts'
-import { Type } from 'typebox'
-import { nextHandoffState } from '../../domain/handoff.ts'
+import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse, type TurnRecord } from '../turns.ts'
 
-/** POST /chat: one durable, idempotent turn (INTERFACE.md 4.2, DESIGN.md 6). */
+/**
+ * POST /chat: one durable, idempotent turn (INTERFACE.md 4.2, DESIGN.md 6), in three steps:
+ * load the session (once, from a short-lived cache of verified sessions when it can), compose the
+ * answer, and store it with the transcript: at once in one statement when the responder answers
+ * immediately, otherwise under a claim on the turn's key so that only one process answers it.
+ */
 export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
   const { db, keyring, config } = app
   const sessions = new SessionCache()
@@ -40,102 +47,151 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
       const { body } = request
       reply.header('cache-control', 'no-store')
 
-      // A session verified moments ago is taken from the cache; anything negative is re-read.
-      let fresh = false
-      const reload = async () => {
-        fresh = true
-        const view = await findSession(db, body.session_id, body.session_token)
-        if (view) sessions.set(view, body.session_token)
-        else sessions.delete(body.session_id)
-        return view
-      }
-      let session = sessions.get(body.session_id, body.session_token) ?? (await reload())
-      if (!session) throw agentError('sessionNotFound')
+      // Step 1: the session. A view verified moments ago comes from the cache; anything doubtful is re-read.
+      const loader = new SessionLoader(db, sessions, body)
+      let session = await loader.current()
       // Counted once the capability is proven, so nobody can spend another session's budget.
       const limit = await limitSession(request)
       if (!limit.isAllowed && limit.isExceeded) throw rateLimited(limit.ttlInSeconds)
-      if (!assistantOf(session) && !fresh) session = await reload()
-      if (!session) throw agentError('sessionNotFound')
+      if (!assistantOf(session) && !loader.fresh) session = await loader.reload()
       if (!assistantOf(session)) throw agentError('featureDisabled')
       if (body.locale !== undefined && body.locale !== session.locale) throw agentError('localeMismatch')
 
-      const hash = requestHash(body)
-      const pageAt = pagePath(body.url, config.BASE_URL)
-      // Stored answers are already-serialized JSON, sent byte for byte, so the schema's serializer is bypassed.
+      // Step 2: the answer, computed once per stored turn and replayed byte for byte.
+      const turn = { body, hash: requestHash(body), pagePath: pagePath(body.url, config.BASE_URL) }
+      const compose = (view: SessionContext) => composeTurn(deps, db, keyring, view, turn)
+
+      // Step 3: store it. Stored answers are serialized JSON already, so the schema's serializer is bypassed.
       const send = (json: string) => (reply as FastifyReply).type('application/json; charset=utf-8').send(json)
-
-      // The answer as stored and sent: computed once, replayed byte for byte.
-      const answer = async (view: SessionContext) => {
-        const assistant = assistantOf(view)
-        if (!assistant) throw agentError('featureDisabled')
-        const input: TurnInput = {
-          locale: view.locale,
-          message: body.message,
-          pagePath: pageAt,
-          capabilities: assistant.capabilities,
-          handoff: view.handoff,
-          persona: assistant.persona,
-          siteName: view.siteName,
-          siteId: view.siteId,
-          history: () => loadTranscript(db, keyring, view.id, 20),
-        }
-        const plan: TurnPlan = await deps.responder.respond(input)
-        const handoff = (plan.requestHandoff && nextHandoffState(view.handoff, 'visitor_requested')) || view.handoff
-        const json: ChatAnswer = {
-          reply: plan.reply,
-          session_id: view.id,
-          ...(plan.actions?.length ? { actions: plan.actions.slice(0, 1) } : {}),
-          ...(plan.suggestions?.length ? { suggestions: plan.suggestions.slice(0, 1) } : {}),
-          ...(plan.sources?.length ? { sources: plan.sources } : {}),
-          handoff: { state: handoff },
-          ...(plan.usage ? { usage: plan.usage } : {}),
-        }
-        return {
-          sessionId: view.id,
-          turnId: body.turn_id,
-          requestHash: hash,
-          response: JSON.stringify(json),
-          visitorText: body.message,
-          // While an operator holds the conversation the assistant stays silent in the transcript.
-          assistantText: view.handoff === 'active' ? undefined : plan.reply,
-          requestHandoff: plan.requestHandoff,
-        }
-      }
-
       if (deps.responder.immediate) {
-        // Answer first, then store turn and transcript in one statement: one round trip, one commit.
-        for (let attempt = 0; attempt < 2; attempt++) {
-          const finished = await answer(session)
-          const outcome = await recordFinishedTurn(db, keyring, finished, { handoff: session.handoff, siteSettings: session.siteSettings })
-          if (outcome === 'stored') return send(finished.response)
-          if (outcome === 'exists') break
-          // The session changed (handoff moved, site settings edited, session erased): read it again.
-          session = await reload()
-          if (!session) throw agentError('sessionNotFound')
-        }
+        const stored = await storeAtOnce(db, keyring, loader, session, compose)
+        if (stored !== undefined) return send(stored)
       }
-
-      // The key exists already (a repeat, a concurrent duplicate, a dead claimant) or the responder is slow.
-      const claim = await claimTurn(db, session.id, body.turn_id, hash)
-      if (claim.kind === 'gone') throw agentError('sessionNotFound')
-      if (claim.kind === 'mismatch') throw agentError('payloadMismatch')
-      if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
-      if (claim.kind === 'done') return send(claim.response)
-
-      // We hold the turn now: answer it from the session as it stands.
-      if (!fresh) session = await reload()
-      if (!session) throw agentError('sessionNotFound')
-      const completion = { ...(await answer(session)), owner: claim.owner }
-      const stored = await completeTurn(db, keyring, completion)
-      if (stored === undefined) {
-        // Our lease ran out and another process took the turn: answer what it stored, or ask to retry.
-        const other = await storedResponse(db, session.id, body.turn_id)
-        if (other === undefined) throw turnInProgress(1)
-        return send(other)
-      }
-      return send(completion.response)
+      return send(await storeUnderClaim(db, keyring, loader, compose, turn))
     },
   )
+}
+
+/** The session of a turn: read from the cache or the database, and read again from the database when in doubt. */
+class SessionLoader {
+  /** True once the view was read from the database during this request. */
+  fresh = false
+  #view: SessionContext | undefined
+  readonly #db: Db
+  readonly #cache: SessionCache
+  readonly #body: ChatBody
+
+  constructor(db: Db, cache: SessionCache, body: ChatBody) {
+    this.#db = db
+    this.#cache = cache
+    this.#body = body
+  }
+
+  async current(): Promise<SessionContext> {
+    this.#view ??= this.#cache.get(this.#body.session_id, this.#body.session_token) ?? (await this.reload())
+    return this.#view
+  }
+
+  /** The view as the database holds it now: read again unless it was read during this request. */
+  async latest(): Promise<SessionContext> {
+    return this.fresh ? this.current() : this.reload()
+  }
+
+  async reload(): Promise<SessionContext> {
+    this.fresh = true
+    const { session_id: id, session_token: token } = this.#body
+    const view = await findSession(this.#db, id, token)
+    if (!view) {
+      this.#cache.delete(id)
+      throw agentError('sessionNotFound')
+    }
+    this.#cache.set(view, token)
+    this.#view = view
+    return view
+  }
+}
+
+interface TurnRequest {
+  body: ChatBody
+  hash: string
+  pagePath: string | undefined
+}
+
+/** Asks the responder and shapes the answer as it is sent and stored. */
+async function composeTurn(deps: AgentDeps, db: Db, keyring: Keyring, view: SessionContext, turn: TurnRequest): Promise<TurnRecord> {
+  const assistant = assistantOf(view)
+  if (!assistant) throw agentError('featureDisabled')
+  const { body } = turn
+  const input: TurnInput = {
+    locale: view.locale,
+    message: body.message,
+    pagePath: turn.pagePath,
+    capabilities: assistant.capabilities,
+    handoff: view.handoff,
+    persona: assistant.persona,
+    siteName: view.siteName,
+    siteId: view.siteId,
+    history: () => loadTranscript(db, keyring, view.id, 20),
+  }
+  const plan = await deps.responder.respond(input)
+  const handoff = (plan.requestHandoff && nextHandoffState(view.handoff, 'visitor_requested')) || view.handoff
+  const json: ChatAnswer = {
+    reply: plan.reply,
+    session_id: view.id,
+    ...(plan.actions?.length ? { actions: plan.actions.slice(0, 1) } : {}),
+    ...(plan.suggestions?.length ? { suggestions: plan.suggestions.slice(0, 1) } : {}),
+    ...(plan.sources?.length ? { sources: plan.sources } : {}),
+    handoff: { state: handoff },
+    ...(plan.usage ? { usage: plan.usage } : {}),
+  }
+  return {
+    sessionId: view.id,
+    turnId: body.turn_id,
+    requestHash: turn.hash,
+    response: JSON.stringify(json),
+    visitorText: body.message,
+    // While an operator holds the conversation the assistant stays silent in the transcript.
+    assistantText: view.handoff === 'active' ? undefined : plan.reply,
+    requestHandoff: plan.requestHandoff,
+  }
+}
+
+/**
+ * Answers first, then stores turn, transcript and session in one statement: one round trip, one
+ * commit. Undefined when the turn's key exists already (a repeat or a concurrent duplicate), which
+ * the claim path then resolves.
+ */
+async function storeAtOnce(db: Db, keyring: Keyring, loader: SessionLoader, session: SessionContext, compose: (view: SessionContext) => Promise<TurnRecord>): Promise<string | undefined> {
+  let view = session
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const record = await compose(view)
+    const outcome = await recordFinishedTurn(db, keyring, record, { handoff: view.handoff, siteSettings: view.siteSettings })
+    if (outcome === 'stored') return record.response
+    if (outcome === 'exists') return undefined
+    // The session changed under the answer (handoff moved, site settings edited, session erased): read it again.
+    view = await loader.reload()
+  }
+  return undefined
+}
+
+/**
+ * Takes the turn's key, or finds it taken (409 turn in progress) or done (the stored answer);
+ * holding it, answers from the session as it stands now and stores the answer under the lease.
+ */
+async function storeUnderClaim(db: Db, keyring: Keyring, loader: SessionLoader, compose: (view: SessionContext) => Promise<TurnRecord>, turn: TurnRequest): Promise<string> {
+  const { session_id: sessionId, turn_id: turnId } = turn.body
+  const claim = await claimTurn(db, sessionId, turnId, turn.hash)
+  if (claim.kind === 'gone') throw agentError('sessionNotFound')
+  if (claim.kind === 'mismatch') throw agentError('payloadMismatch')
+  if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
+  if (claim.kind === 'done') return claim.response
+
+  const record = { ...(await compose(await loader.latest())), owner: claim.owner }
+  if ((await completeTurn(db, keyring, record)) !== undefined) return record.response
+  // Our lease ran out and another process took the turn: answer what it stored, or ask to retry.
+  const other = await storedResponse(db, sessionId, turnId)
+  if (other === undefined) throw turnInProgress(1)
+  return other
 }
 
 const assistantOf = (view: SessionContext) => liveAssistant({ status: view.siteStatus, settings: view.siteSettings })
