@@ -1,5 +1,6 @@
+import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
-import { queueDelivery } from './webhook-delivery.ts'
+import { queueDelivery, responseContext } from './webhook-delivery.ts'
 
 /** What the dashboard and the API show of a delivery that finally failed (DESIGN.md 8). */
 export interface DeadLetter {
@@ -22,7 +23,7 @@ export interface AttemptView {
   attempted_at: string
   status: number | null
   duration_ms: number
-  /** The first kilobyte of the receiver's answer. */
+  /** The first kilobyte of the receiver's answer (kept sealed, opened to be shown). */
   response: string | null
   error: string | null
 }
@@ -104,8 +105,11 @@ export async function replayWindow(trx: Db, accountId: string, endpointId: strin
   return ids.length
 }
 
-/** Every attempt made to an endpoint, the latest first. */
-export async function listAttempts(db: Db, endpointId: string, page: Page): Promise<{ items: AttemptView[]; total: number }> {
+/**
+ * Every attempt made to an endpoint, the latest first. The receivers' answers are stored sealed
+ * and opened with `keyring`; without one they are left out (null).
+ */
+export async function listAttempts(db: Db, endpointId: string, page: Page, keyring?: Keyring): Promise<{ items: AttemptView[]; total: number }> {
   const base = db.selectFrom('webhook_attempts as a').where('a.endpoint_id', '=', endpointId)
   const [rows, count] = await Promise.all([
     base
@@ -119,5 +123,8 @@ export async function listAttempts(db: Db, endpointId: string, page: Page): Prom
       .execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ])
-  return { items: rows.map((r) => ({ ...r, attempted_at: r.attempted_at.toISOString() })), total: Number(count.n) }
+  return {
+    items: rows.map((r) => ({ ...r, attempted_at: r.attempted_at.toISOString(), response: r.response !== null && keyring ? keyring.open(r.response, responseContext(r.id)) : null })),
+    total: Number(count.n),
+  }
 }

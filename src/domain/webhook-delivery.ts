@@ -8,7 +8,7 @@ import type { Mailer } from '../infra/mailer.ts'
 import { nextAttemptAt, parseRetryAfter, type RetryClock } from '../infra/webhook-retry.ts'
 import { webhookHeaders } from '../infra/webhook-signature.ts'
 import { eventBody, FANOUT_JOB, openEvent } from './events.ts'
-import { signingSecrets, type EndpointRow } from './webhooks.ts'
+import { PLAN_REQUIRED_ERROR, signingSecrets, webhooksAllowed, type EndpointRow } from './webhooks.ts'
 
 /**
  * The delivery engine (DESIGN.md 8). Each attempt of each delivery is one job, keyed by delivery
@@ -22,6 +22,12 @@ export const DELIVER_JOB = 'webhook.deliver'
 
 /** The first kilobyte of a receiver's answer is kept with each attempt. */
 const RESPONSE_EXCERPT_BYTES = 1024
+
+/**
+ * Additional data binding a sealed answer excerpt to its attempt. Receivers may echo the payload,
+ * personal data included, so the excerpt is kept sealed like the event it answers.
+ */
+export const responseContext = (attemptId: string) => `webhook_attempts.response:${attemptId}`
 
 export interface WebhookDeps {
   db: Db
@@ -61,13 +67,19 @@ export async function queueTestDelivery(db: Db, accountId: string, endpointId: s
 
 /**
  * One delivery per endpoint of the event's account that takes its type. A disabled endpoint gets
- * its delivery as a dead letter at once, so the event can be replayed once it is enabled again.
- * Safe to run twice for one event (a fan-out whose worker died): the second run finds the
- * deliveries and stops.
+ * its delivery as a dead letter at once, so the event can be replayed once it is enabled again;
+ * so does every endpoint of an account whose plan no longer has webhooks (PLAN_REQUIRED_ERROR),
+ * replayable after an upgrade. Safe to run twice for one event (a fan-out whose worker died): the
+ * second run finds the deliveries and stops.
  */
 export async function fanOut(db: Db, eventId: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const event = await trx.selectFrom('events').select(['id', 'account_id', 'type']).where('id', '=', eventId).executeTakeFirst()
+    const event = await trx
+      .selectFrom('events as e')
+      .innerJoin('accounts as a', 'a.id', 'e.account_id')
+      .select(['e.id', 'e.account_id', 'e.type', 'a.plan'])
+      .where('e.id', '=', eventId)
+      .executeTakeFirst()
     if (!event) return 0
     const done = await trx.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).limit(1).executeTakeFirst()
     if (done) return 0
@@ -77,14 +89,14 @@ export async function fanOut(db: Db, eventId: string): Promise<number> {
       .where('account_id', '=', event.account_id)
       .where(sql<boolean>`(event_types = '[]'::jsonb or event_types @> ${JSON.stringify([event.type])}::jsonb)`)
       .execute()
+    const allowed = webhooksAllowed(event.plan)
     for (const endpoint of endpoints) {
-      if (endpoint.enabled) {
+      if (endpoint.enabled && allowed) {
         await queueDelivery(trx, event.account_id, endpoint.id, event.id)
       } else {
-        const now = new Date()
         await trx
           .insertInto('webhook_deliveries')
-          .values({ id: newId('dlv'), account_id: event.account_id, endpoint_id: endpoint.id, event_id: event.id, state: 'dead', last_error: 'endpoint disabled', failed_at: now })
+          .values({ id: newId('dlv'), account_id: event.account_id, endpoint_id: endpoint.id, event_id: event.id, state: 'dead', last_error: endpoint.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: new Date() })
           .execute()
       }
     }
@@ -140,15 +152,19 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
   const delivery = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', payload.delivery_id).executeTakeFirst()
   if (!delivery || delivery.state !== 'pending' || delivery.attempts !== payload.attempt - 1) return
   const [endpoint, eventRow] = await Promise.all([
-    db.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).executeTakeFirstOrThrow(),
+    db.selectFrom('webhook_endpoints as w').innerJoin('accounts as a', 'a.id', 'w.account_id').selectAll('w').select('a.plan').where('w.id', '=', delivery.endpoint_id).executeTakeFirstOrThrow(),
     db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirstOrThrow(),
   ])
-  if (!endpoint.enabled) {
+  // A delivery queued before the endpoint was turned off, or before a downgrade, is held back the
+  // same way the fan-out holds back new ones.
+  const heldBack = !endpoint.enabled ? 'endpoint disabled' : !webhooksAllowed(endpoint.plan) ? PLAN_REQUIRED_ERROR : undefined
+  if (heldBack) {
     await db
       .updateTable('webhook_deliveries')
-      .set({ state: 'dead', last_error: 'endpoint disabled', failed_at: new Date(clock.now()) })
+      .set({ state: 'dead', last_error: heldBack, failed_at: new Date(clock.now()) })
       .where('id', '=', delivery.id)
       .where('state', '=', 'pending')
+      .where('attempts', '=', payload.attempt - 1)
       .execute()
     return
   }
@@ -187,11 +203,12 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
       .where('attempts', '=', payload.attempt - 1)
       .executeTakeFirst()
     if (updated.numUpdatedRows === 0n) return false
-    const excerpt = result instanceof FetchError ? null : result.body.toString('utf8')
+    const attemptId = newId('wha')
+    const excerpt = result instanceof FetchError ? null : keyring.seal(result.body.toString('utf8'), responseContext(attemptId))
     await trx
       .insertInto('webhook_attempts')
       .values({
-        id: newId('wha'),
+        id: attemptId,
         delivery_id: delivery.id,
         endpoint_id: endpoint.id,
         attempt: payload.attempt,

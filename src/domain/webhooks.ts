@@ -4,9 +4,22 @@ import type { Db } from '../infra/db.ts'
 import { generateSecret } from '../infra/webhook-signature.ts'
 import type { WebhookEndpointsTable } from '../infra/tables.ts'
 import type { EventType } from './events.ts'
+import type { Plan } from './plans.ts'
+import { allows } from './quota.ts'
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000
+
+/** Webhooks come with plan pro and above (INTERFACE.md 6.2 rule 5): the plans that may write through the API. */
+export function webhooksAllowed(plan: Plan): boolean {
+  return allows(plan, 'write')
+}
+
+/**
+ * `last_error` of a delivery held back because the account's plan has no webhooks (a downgrade):
+ * it is kept as a dead letter, so it can be replayed after an upgrade.
+ */
+export const PLAN_REQUIRED_ERROR = 'plan_required: webhooks need plan pro or above'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { defineWebhookJobs } from '../domain/webhook-delivery.ts'
-import { allows } from '../domain/quota.ts'
+import { webhooksAllowed } from '../domain/webhooks.ts'
 import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
 import { defaultRetryClock } from '../infra/webhook-retry.ts'
@@ -12,7 +12,8 @@ export const WEBHOOK_USER_AGENT = 'WebPresence-Webhooks/1.1'
 
 /**
  * Webhooks (DESIGN.md 8): the endpoints API under /v1/webhooks, and the fan-out and delivery jobs
- * every instance runs. Webhooks need plan pro or above, reads included (INTERFACE.md 6.2 rule 5).
+ * every instance runs. Webhooks need plan pro or above, reads included (INTERFACE.md 6.2 rule 5);
+ * the engine holds back deliveries of an account below pro as dead letters.
  * Every delivery goes through the SSRF-safe fetcher; it follows no redirect and keeps the first
  * kilobyte of an answer.
  */
@@ -23,7 +24,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
   defineWebhookJobs(app.jobs, { db: app.db, keyring: app.keyring, fetcher, mailer: app.mailer, log: app.log as unknown as Logger, clock: defaultRetryClock() })
 
   app.addHook('onRequest', async (request) => {
-    if (request.principal && !allows(request.principal.plan, 'write')) {
+    if (request.principal && !webhooksAllowed(request.principal.plan)) {
       throw new errors.planRequired(`Webhooks need plan pro or above; the account is on ${request.principal.plan}`)
     }
   })

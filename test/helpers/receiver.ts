@@ -10,8 +10,8 @@ export interface ReceivedRequest {
   at: number
 }
 
-/** What the receiver does with one request: answer, or hang until the test ends. */
-export type Behaviour = { status: number; headers?: Record<string, string>; body?: string } | 'hang'
+/** What the receiver does with one request: answer (`echo`: with the request's own body), or hang until the test ends. */
+export type Behaviour = { status: number; headers?: Record<string, string>; body?: string; echo?: boolean } | 'hang'
 
 export interface Receiver {
   url: string
@@ -48,8 +48,9 @@ export async function startReceiver(fallback: Behaviour = { status: 200, body: '
         hanging.add(res)
         return
       }
-      res.writeHead(behaviour.status, { 'content-type': 'text/plain', ...behaviour.headers })
-      res.end(behaviour.body ?? '')
+      const body = Buffer.concat(chunks)
+      res.writeHead(behaviour.status, { 'content-type': behaviour.echo ? String(req.headers['content-type'] ?? 'text/plain') : 'text/plain', ...behaviour.headers })
+      res.end(behaviour.echo ? body : (behaviour.body ?? ''))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -175,6 +175,53 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
     expect(new Date(attempt!.attempted_at).getTime()).toBeLessThanOrEqual(Date.now())
   })
 
+  it("keeps a receiver's answer sealed at rest and shows it through the deliveries API", async () => {
+    const account = await makeAccount(app)
+    // A receiver that echoes the payload, personal data included.
+    const receiver = await startReceiver({ status: 200, echo: true })
+    const created = await createHook(account, { url: receiver.url, event_types: ['lead.received'] })
+    await app.db.transaction().execute((trx) =>
+      recordEvent(trx, { accountId: account.accountId, siteId: 'site_api', type: 'lead.received', data: { lead_id: 'lead_echo', site_id: 'site_api', email: 'echo@example.com', name: 'Echo Person' } }, app.keyring),
+    )
+    const [request] = await receiver.waitFor(1)
+    expect(verify(created.secret, request!)).toMatchObject({ data: { email: 'echo@example.com' } })
+    const attempts = await until(async () => {
+      const body = (await call(account, 'GET', `/v1/webhooks/${created.id}/deliveries`)).json() as Json
+      return body.data.length > 0 ? body : undefined
+    })
+    expect(attempts.data[0]).toMatchObject({ type: 'lead.received', status: 200, response: request!.body })
+    const stored = await app.db.selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', created.id).execute()
+    expect(stored).toHaveLength(1)
+    expect(stored[0]!.response).toMatch(/^v1\./)
+    expect(JSON.stringify(stored)).not.toMatch(/echo@example\.com|Echo Person/)
+  })
+
+  it('holds back deliveries after a downgrade as plan_required dead letters, replayed after an upgrade', async () => {
+    const account = await makeAccount(app)
+    const receiver = await startReceiver()
+    const created = await createHook(account, { url: receiver.url })
+    const setPlan = (plan: string) => app.db.updateTable('accounts').set({ plan: plan as 'pro' }).where('id', '=', account.accountId).execute()
+    await setPlan('plus')
+    const eventId = await publish(account.accountId)
+    const dead = await until(async () => {
+      const row = await app.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst()
+      return row?.state === 'dead' ? row : undefined
+    })
+    expect(dead).toMatchObject({ endpoint_id: created.id, attempts: 0, last_status: null, last_error: 'plan_required: webhooks need plan pro or above' })
+    await new Promise((r) => setTimeout(r, 300))
+    expect(receiver.requests).toHaveLength(0)
+    // Below pro the account cannot see or replay them through the API.
+    expectProblem(await call(account, 'GET', '/v1/webhooks/dead-letters'), 403, 'plan_required')
+
+    await setPlan('pro')
+    const letters = (await call(account, 'GET', '/v1/webhooks/dead-letters')).json() as Json
+    expect(letters.data).toEqual([expect.objectContaining({ id: dead.id, event_id: eventId, attempts: 0, last_error: 'plan_required: webhooks need plan pro or above' })])
+    expect((await call(account, 'POST', `/v1/webhooks/dead-letters/${dead.id}/replay`)).statusCode).toBe(202)
+    const [request] = await receiver.waitFor(1)
+    expect(request!.headers['webhook-id']).toBe(eventId)
+    expect(verify(created.secret, request!)).toMatchObject({ type: 'site.published' })
+  })
+
   it('lists dead letters and replays one to a fixed receiver with the same webhook-id', async () => {
     const account = await makeAccount(app)
     const broken = await startReceiver({ status: 422, body: 'unprocessable' })

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
 import { recordEvent } from '../../src/domain/events.ts'
-import { createEndpoint, rotateSecret, updateEndpoint } from '../../src/domain/webhooks.ts'
+import { createEndpoint, PLAN_REQUIRED_ERROR, rotateSecret, updateEndpoint } from '../../src/domain/webhooks.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter } from '../../src/domain/webhook-deliveries.ts'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.ts'
@@ -96,7 +96,7 @@ describe('webhook delivery', () => {
     await new Promise((r) => setTimeout(r, 300))
     expect(receiver.requests).toHaveLength(2)
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId])
-    const attempts = await listAttempts(db, endpoint.id, { limit: 10, offset: 0 })
+    const attempts = await listAttempts(db, endpoint.id, { limit: 10, offset: 0 }, keyring)
     expect(attempts.total).toBe(2)
     expect(attempts.items.map((a) => [a.attempt, a.status, a.response])).toEqual([[2, 200, 'ok'], [1, 500, 'down for a moment']])
     expect(attempts.items.every((a) => a.duration_ms >= 0 && a.type === 'site.published' && a.event_id === eventId)).toBe(true)
@@ -119,7 +119,7 @@ describe('webhook delivery', () => {
     const { accountId, endpoint } = await endpointFor(receiver.url)
     const eventId = await siteEvent(accountId)
     expect((await settled(eventId))[0]).toMatchObject({ state: 'succeeded', attempts: 2 })
-    const attempts = (await listAttempts(db, endpoint.id, { limit: 10, offset: 0 })).items
+    const attempts = (await listAttempts(db, endpoint.id, { limit: 10, offset: 0 }, keyring)).items
     expect(attempts[1]).toMatchObject({ attempt: 1, status: null })
     expect(attempts[1]!.error).toMatch(/within 1000 ms/)
     expect(attempts[1]!.duration_ms).toBeGreaterThanOrEqual(950)
@@ -138,6 +138,29 @@ describe('webhook delivery', () => {
     // A disabled endpoint's dead letters are not replayed until it is enabled again.
     const dead = (await delivery(second))[0]!
     expect(await replay(accountId, dead.id)).toBe('endpoint_disabled')
+  })
+
+  it('holds back an account below pro: new events and pending retries become plan_required dead letters', async () => {
+    const receiver = await startReceiver()
+    // The first answer asks for a retry a second later; the account is downgraded meanwhile.
+    receiver.script({ status: 503, headers: { 'retry-after': '1' } })
+    const { accountId, endpoint, secret } = await endpointFor(receiver.url)
+    const inFlight = await siteEvent(accountId)
+    await receiver.waitFor(1)
+    await db.updateTable('accounts').set({ plan: 'plus' }).where('id', '=', accountId).execute()
+    expect((await settled(inFlight))[0]).toMatchObject({ state: 'dead', attempts: 1, last_status: 503, last_error: PLAN_REQUIRED_ERROR })
+    const later = await siteEvent(accountId)
+    expect((await settled(later))[0]).toMatchObject({ state: 'dead', attempts: 0, last_error: PLAN_REQUIRED_ERROR })
+    await new Promise((r) => setTimeout(r, 1200))
+    expect(receiver.requests).toHaveLength(1)
+    // Holding back is not failing: the endpoint stays enabled and its health is untouched.
+    expect(await db.selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', endpoint.id).executeTakeFirst()).toEqual({ enabled: true, disabled_reason: null })
+
+    await db.updateTable('accounts').set({ plan: 'max' }).where('id', '=', accountId).execute()
+    for (const row of [...(await delivery(inFlight)), ...(await delivery(later))]) expect(await replay(accountId, row.id)).toMatchObject({ deliveryId: expect.any(String) })
+    const requests = await receiver.waitFor(3)
+    expect(requests.slice(1).map((r) => r.headers['webhook-id']).sort()).toEqual([inFlight, later].sort())
+    for (const request of requests.slice(1)) expect(verify(secret, request)).toMatchObject({ type: 'site.published' })
   })
 
   it('dead-letters another 4xx at once, without retrying', async () => {

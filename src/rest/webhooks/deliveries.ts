@@ -67,7 +67,7 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       const endpoint = await findEndpoint(db, request.principal.accountId, request.params.id)
       if (!endpoint) throw notFound('Webhook endpoint')
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const { items, total } = await listAttempts(db, endpoint.id, { limit, offset })
+      const { items, total } = await listAttempts(db, endpoint.id, { limit, offset }, keyring)
       return envelope(items, total, page, perPage)
     },
   )
