@@ -1,10 +1,12 @@
 import * as cheerio from 'cheerio'
+import { Webhook } from 'standardwebhooks'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { leadConsentFor } from '../../src/domain/consent.ts'
 import { listLeads } from '../../src/domain/leads.ts'
 import type { Site } from '../../src/domain/sites.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
-import { makeAccount } from '../rest/helpers.ts'
+import { startReceiver } from '../helpers/receiver.ts'
+import { makeAccount, type TestAccount } from '../rest/helpers.ts'
 import { bakerySite, buildSite, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from './helpers.ts'
 
 const HOST = 'bakery.example'
@@ -12,6 +14,7 @@ const HOST = 'bakery.example'
 describe('contact forms on hosted pages', () => {
   let t: TestApp
   let site: Site
+  let owner: TestAccount
   let fields: Record<string, string>
   // Each test posts from its own address, so the per-client limit is only met where it is tested.
   let client = '203.0.113.1'
@@ -20,9 +23,10 @@ describe('contact forms on hosted pages', () => {
     t.app.inject({ method: 'POST', url, remoteAddress: client, headers: { host, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(body).toString() })
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { BASE_URL: 'http://service.test', } })
-    const account = await makeAccount(t.app)
-    site = await bakerySite(t.app, { accountId: account.accountId, hostname: HOST })
+    // Webhook receivers listen on loopback, which only OUTBOUND_ALLOW_PRIVATE_NETWORKS lets deliveries reach.
+    t = await buildTestApp({ env: { BASE_URL: 'http://service.test', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
+    owner = await makeAccount(t.app)
+    site = await bakerySite(t.app, { accountId: owner.accountId, hostname: HOST })
     expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
     // What a browser sends: every field of the served form, hidden ones included.
     const page = await t.app.inject({ method: 'GET', url: '/contact', headers: { host: HOST } })
@@ -47,6 +51,32 @@ describe('contact forms on hosted pages', () => {
     // Stored sealed, never in clear.
     const raw = await t.app.db.selectFrom('leads').selectAll().where('site_id', '=', site.id).executeTakeFirstOrThrow()
     expect(JSON.stringify(raw)).not.toContain('ada@example.org')
+  })
+
+  it('delivers the lead as a signed lead.received webhook with its personal data', async () => {
+    client = '203.0.113.7'
+    const receiver = await startReceiver()
+    const hook = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { ...owner.headers, host: 'service.test' }, payload: { url: receiver.url, event_types: ['lead.received'] } })
+    expect(hook.statusCode, hook.body).toBe(201)
+    const secret = (hook.json() as { secret: string }).secret
+    const res = await post({ ...visitor(), name: 'Wanda Webhook', email: 'wanda@example.org', message: 'Please call me back about a wedding cake.' })
+    expect(res.statusCode).toBe(200)
+
+    const [request] = await receiver.waitFor(1)
+    const payload = new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>) as { type: string; timestamp: string; data: Record<string, unknown> }
+    const lead = (await listLeads(t.app.db, t.app.keyring, site.id)).find((l) => l.email === 'wanda@example.org')!
+    expect(payload).toEqual({
+      type: 'lead.received',
+      timestamp: expect.any(String),
+      data: { lead_id: lead.id, site_id: site.id, source: 'contact_form', email: 'wanda@example.org', name: 'Wanda Webhook', note: 'Please call me back about a wedding cake.', received_at: expect.any(String) },
+    })
+    expect(request!.headers['webhook-id']).toMatch(/^evt_/)
+    // The event keeps the personal data sealed at rest.
+    const event = await t.app.db.selectFrom('events').selectAll().where('id', '=', String(request!.headers['webhook-id'])).executeTakeFirstOrThrow()
+    expect(JSON.stringify(event)).not.toMatch(/wanda@example\.org|Wanda Webhook|wedding cake/)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(receiver.requests).toHaveLength(1)
+    expect((await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${(hook.json() as { id: string }).id}`, headers: { ...owner.headers, host: 'service.test' } })).statusCode).toBe(204)
   })
 
   it('takes a post without Origin when the Referer names the site', async () => {
@@ -80,7 +110,7 @@ describe('contact forms on hosted pages', () => {
     const bad = await post({ ...visitor(), message: 'x'.repeat(5001) })
     expect(bad.statusCode).toBe(400)
     expect(bad.body).not.toMatch(/ajv|instancePath|stack/i)
-    expect(await listLeads(t.app.db, t.app.keyring, site.id)).toHaveLength(2)
+    expect(await listLeads(t.app.db, t.app.keyring, site.id)).toHaveLength(3)
   })
 
   it('is answered under the preview prefix too, and not on a host without a live site', async () => {
