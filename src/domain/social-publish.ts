@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { SafeFetcher } from '../infra/fetcher.ts'
@@ -10,7 +11,10 @@ import { openCredentials, postText, type SocialAccountRow, type SocialPostRow } 
  * - Mastodon: POST {instance}/api/v1/statuses with the account's bearer token and an
  *   Idempotency-Key (the post id), so a retried job does not post twice;
  * - Bluesky: com.atproto.server.createSession with the handle and app password, then
- *   com.atproto.repo.createRecord of an app.bsky.feed.post, the link marked as a link facet.
+ *   com.atproto.repo.putRecord of an app.bsky.feed.post under a record key derived from the post
+ *   (postRecordKey), the link marked as a link facet. The record is the same on every try, so a
+ *   retry after an answer that never came writes nothing new (the PDS answers a put of the same
+ *   record as a no-op); createRecord would post twice, or answer 500 for a key that exists.
  * A post that went out fires social.posted with its public URL in the same transaction that
  * marks it posted.
  */
@@ -48,15 +52,44 @@ function linkFacet(text: string, link: string) {
   return { index: { byteStart, byteEnd: byteStart + Buffer.byteLength(link) }, features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }] }
 }
 
-async function publishBluesky(fetcher: SafeFetcher, account: SocialAccountRow, appPassword: string, post: SocialPostRow): Promise<string> {
+/** The sortable base32 alphabet of atproto TIDs. */
+const TID_ALPHABET = '234567abcdefghijklmnopqrstuvwxyz'
+
+/**
+ * The record key of a post on Bluesky: a TID (atproto's timestamp identifier: 53 bits of
+ * microseconds since the epoch, then a 10-bit clock id, in 13 sortable base32 characters) of the
+ * post's scheduled time, its sub-millisecond digits and clock id taken from the post id. The same
+ * post always gets the same key, so retries address the one record.
+ */
+export function postRecordKey(postId: string, at: Date): string {
+  const digest = createHash('sha256').update(postId).digest()
+  const micros = BigInt(at.getTime()) * 1000n + BigInt(digest.readUInt16BE(0) % 1000)
+  let value = (micros << 10n) | BigInt(digest.readUInt16BE(2) & 0x3ff)
+  let key = ''
+  for (let i = 0; i < 13; i++) {
+    key = TID_ALPHABET[Number(value & 31n)]! + key
+    value >>= 5n
+  }
+  return key
+}
+
+async function publishBluesky(db: Db, fetcher: SafeFetcher, account: SocialAccountRow, appPassword: string, post: SocialPostRow): Promise<string> {
   const session = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.server.createSession`, { identifier: account.handle, password: appPassword })
   if (typeof session['accessJwt'] !== 'string' || typeof session['did'] !== 'string') throw new PublishError('the server answered createSession without a session', true)
+  // The post's language is its site's default locale; a post of no site declares none.
+  const site = post.site_id ? await db.selectFrom('sites').select('default_locale').where('id', '=', post.site_id).executeTakeFirst() : undefined
   const text = postText(post.text, post.link)
-  const record = { $type: 'app.bsky.feed.post', text, createdAt: new Date().toISOString(), langs: ['en'], ...(post.link ? { facets: [linkFacet(text, post.link)] } : {}) }
-  const created = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.repo.createRecord`, { repo: session['did'], collection: 'app.bsky.feed.post', record }, { authorization: `Bearer ${session['accessJwt']}` })
-  const uri = typeof created['uri'] === 'string' ? created['uri'] : ''
-  const rkey = uri.split('/').at(-1)
-  if (!uri.startsWith('at://') || !rkey) throw new PublishError('the server answered createRecord without the record URI', true)
+  const record = {
+    $type: 'app.bsky.feed.post',
+    text,
+    createdAt: post.scheduled_at.toISOString(),
+    ...(site ? { langs: [site.default_locale] } : {}),
+    ...(post.link ? { facets: [linkFacet(text, post.link)] } : {}),
+  }
+  const rkey = postRecordKey(post.id, post.scheduled_at)
+  const written = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.repo.putRecord`, { repo: session['did'], collection: 'app.bsky.feed.post', rkey, record }, { authorization: `Bearer ${session['accessJwt']}` })
+  const uri = typeof written['uri'] === 'string' ? written['uri'] : ''
+  if (!uri.startsWith('at://') || uri.split('/').at(-1) !== rkey) throw new PublishError('the server answered putRecord without the record URI', true)
   return `https://bsky.app/profile/${account.handle}/post/${rkey}`
 }
 
@@ -80,7 +113,7 @@ export async function publishPost(deps: PublishDeps, postId: string, final: bool
   let url: string
   try {
     const credentials = openCredentials(keyring, account)
-    url = credentials.network === 'mastodon' ? await publishMastodon(fetcher, account, credentials.accessToken, post) : await publishBluesky(fetcher, account, credentials.appPassword, post)
+    url = credentials.network === 'mastodon' ? await publishMastodon(fetcher, account, credentials.accessToken, post) : await publishBluesky(db, fetcher, account, credentials.appPassword, post)
   } catch (error) {
     const retryable = !(error instanceof PublishError) || error.retryable
     if (!retryable || final) {

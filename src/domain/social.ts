@@ -11,6 +11,9 @@ export const BLUESKY_DEFAULT_SERVER = 'https://bsky.social'
 /** Characters a post may have on each network (Mastodon's default instance limit; Bluesky's 300 graphemes). */
 export const LENGTH_LIMITS: Record<SocialNetwork, number> = { mastodon: 500, bluesky: 300 }
 
+/** What Mastodon counts for every link, however long (StatusLengthValidator's URL placeholder). */
+export const MASTODON_URL_LENGTH = 23
+
 export type SocialAccountRow = Selectable<SocialAccountsTable>
 export type SocialPostRow = Selectable<SocialPostsTable>
 
@@ -61,9 +64,23 @@ export function postText(text: string, link: string | null): string {
   return link ? `${text}\n\n${link}` : text
 }
 
-/** Length as the networks count it: user-perceived characters (graphemes). */
-export function postLength(text: string): number {
+function graphemes(text: string): number {
   return [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].length
+}
+
+/** An http(s) link as Mastodon finds it in a status; trailing punctuation belongs to the sentence. */
+const LINK = /https?:\/\/[^\s<>"]+?(?=[.,:;!?'")\]]*(?:\s|$))/giu
+/** A remote mention (`@user@example.social`), which Mastodon counts as its local part (`@user`). */
+const REMOTE_MENTION = /(^|[^\p{L}\p{N}_/])@([a-z0-9_]+)@[a-z0-9.-]*[a-z0-9]/giu
+
+/**
+ * Length as each network counts it. Both count user-perceived characters (graphemes); Mastodon
+ * counts every link as 23 characters and a remote mention as its local part, Bluesky counts every
+ * character of the text.
+ */
+export function postLength(text: string, network: SocialNetwork): number {
+  if (network === 'bluesky') return graphemes(text)
+  return graphemes(text.replace(LINK, 'x'.repeat(MASTODON_URL_LENGTH)).replace(REMOTE_MENTION, '$1@$2'))
 }
 
 /** Stores a scheduled post and its publishing job in the caller's transaction. */

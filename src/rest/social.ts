@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { getAccountSite } from '../domain/sites.ts'
-import { connectSocialAccount, deleteSocialAccount, findPost, findSocialAccount, LENGTH_LIMITS, listPosts, listSocialAccounts, postLength, postText, schedulePost, SOCIAL_POST_JOB, type SocialAccountRow, type SocialPostRow } from '../domain/social.ts'
+import { connectSocialAccount, deleteSocialAccount, findPost, findSocialAccount, LENGTH_LIMITS, listPosts, listSocialAccounts, MASTODON_URL_LENGTH, postLength, postText, schedulePost, SOCIAL_POST_JOB, type SocialAccountRow, type SocialPostRow } from '../domain/social.ts'
 import { publishPost } from '../domain/social-publish.ts'
 import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
@@ -147,9 +147,12 @@ export default async function socialRoutes(app: FastifyInstance) {
           const social = await findSocialAccount(trx, accountId, body.account_id)
           if (!social) throw notFound('Social account')
           if (body.site_id !== undefined && !(await getAccountSite(trx, accountId, body.site_id))) throw notFound('Site')
-          const length = postLength(postText(body.text, body.link ?? null))
+          const length = postLength(postText(body.text, body.link ?? null), social.network)
           const limit = LENGTH_LIMITS[social.network]
-          if (length > limit) throw new errors.postTooLong(`The post is ${length} characters with its link; ${social.network} takes at most ${limit}`)
+          if (length > limit) {
+            const counted = social.network === 'mastodon' ? ` (every link counted as ${MASTODON_URL_LENGTH}, as Mastodon counts it)` : ''
+            throw new errors.postTooLong(`The post is ${length} characters with its link${counted}; ${social.network} takes at most ${limit}`)
+          }
           return schedulePost(trx, accountId, { socialAccountId: social.id, siteId: body.site_id ?? null, text: body.text, link: body.link ?? null, scheduledAt: body.scheduled_at ? new Date(body.scheduled_at) : new Date() })
         },
         201,

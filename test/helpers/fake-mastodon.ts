@@ -12,8 +12,9 @@ export interface MastodonStatus {
 /**
  * A Mastodon instance on loopback that checks what the real POST /api/v1/statuses requires: a
  * bearer token of the account (401 otherwise), a JSON body with a non-empty `status` within the
- * instance's 500 characters (422 otherwise); it honours Idempotency-Key like the real server and
- * answers a Status with its public `url`. `failNext` makes the next calls answer 503.
+ * instance's 500 characters as Mastodon counts them (graphemes, every link as 23, a remote mention
+ * as its local part; 422 otherwise). It honours Idempotency-Key like the real server and answers a
+ * Status with its public `url`. `failNext` makes the next calls answer 503.
  */
 export async function startFakeMastodon(accessToken: string) {
   const statuses: MastodonStatus[] = []
@@ -42,7 +43,10 @@ export async function startFakeMastodon(accessToken: string) {
         return answer(400, { error: 'Invalid JSON' })
       }
       if (typeof body.status !== 'string' || body.status.trim() === '') return answer(422, { error: "Validation failed: Text can't be blank" })
-      if ([...body.status].length > 500) return answer(422, { error: 'Validation failed: Text character limit of 500 exceeded' })
+      // Mastodon counts graphemes, every link as 23 of them and a remote mention as its local part.
+      const countable = body.status.replace(/https?:\/\/\S+/g, 'x'.repeat(23)).replace(/@(\w+)@[\w.-]*\w/g, '@$1')
+      const counted = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(countable)].length
+      if (counted > 500) return answer(422, { error: 'Validation failed: Text character limit of 500 exceeded' })
       const key = req.headers['idempotency-key'] as string | undefined
       const existing = key ? byKey.get(key) : undefined
       const status = existing ?? { id: String(110_000_000 + statuses.length), status: body.status, visibility: String(body.visibility ?? 'public'), idempotencyKey: key }

@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
+import { postRecordKey } from '../../src/domain/social-publish.ts'
+import { createSite } from '../../src/domain/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startFakeBluesky } from '../helpers/fake-bluesky.ts'
 import { startFakeMastodon } from '../helpers/fake-mastodon.ts'
@@ -51,18 +53,55 @@ describe('social accounts and posts', () => {
     expect(event).toMatchObject({ type: 'social.posted', data: { post_id: done.id, network: 'mastodon', url: done.url } })
   })
 
-  it('publishes to Bluesky with a session, a post record and a link facet', async () => {
+  it('publishes to Bluesky with a session, a post record under its own key and a link facet, and fires social.posted', async () => {
     const account = await makeAccount(app)
+    const receiver = await startReceiver()
+    const hook = (await call(account, 'POST', '/v1/webhooks', { url: receiver.url, event_types: ['social.posted'] })).json() as Json
     const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
-    const res = await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Grüße aus dem Laden 👋', link: 'https://shop.example/de/' })
+    const site = await createSite(app.db, { name: 'Laden', accountId: account.accountId, defaultLocale: 'de', locales: ['de', 'en'] })
+    const res = await call(account, 'POST', '/v1/social-posts', { account_id: social.id, site_id: site.id, text: 'Grüße aus dem Laden 👋', link: 'https://shop.example/de/' })
     const done = await posted(account, (res.json() as Json).id)
     const record = bluesky.records.at(-1)!
+    // The record key is the post's own TID: the same on every try.
+    expect(record.rkey).toBe(postRecordKey(done.id, new Date(done.scheduled_at)))
+    expect(record.rkey).toMatch(/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/)
     expect(done).toMatchObject({ state: 'posted', url: `https://bsky.app/profile/shop.bsky.social/post/${record.rkey}` })
     expect(record.repo).toBe(bluesky.did)
+    // The language is the site's default locale.
+    expect(record.record.langs).toEqual(['de'])
     const text = record.record.text!
     const facet = (record.record.facets as Json[])[0]!
     expect(Buffer.from(text).subarray(facet.index.byteStart, facet.index.byteEnd).toString()).toBe('https://shop.example/de/')
     expect(facet.features[0]).toEqual({ $type: 'app.bsky.richtext.facet#link', uri: 'https://shop.example/de/' })
+
+    const [request] = await receiver.waitFor(1)
+    const event = new Webhook(hook.secret).verify(request!.body, request!.headers as Record<string, string>) as Json
+    expect(event).toMatchObject({ type: 'social.posted', data: { post_id: done.id, social_account_id: social.id, network: 'bluesky', handle: 'shop.bsky.social', site_id: site.id, url: done.url, text } })
+  })
+
+  it('posts once to Bluesky when the answer to a write is lost and the job retries', async () => {
+    const account = await makeAccount(app)
+    const receiver = await startReceiver()
+    const hook = (await call(account, 'POST', '/v1/webhooks', { url: receiver.url, event_types: ['social.posted'] })).json() as Json
+    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
+    const before = { records: bluesky.records.length, writes: bluesky.state.writes }
+    bluesky.state.dropNextWrites = 1
+    const done = await posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Only once, please' })).json() as Json).id)
+    expect(bluesky.state.dropNextWrites).toBe(0)
+    expect(done).toMatchObject({ state: 'posted', error: null })
+    expect(bluesky.records.length - before.records).toBe(1)
+    expect(bluesky.state.writes - before.writes).toBe(1)
+    const record = bluesky.records.at(-1)!
+    expect(record.record.text).toBe('Only once, please')
+    // A post of no site declares no language.
+    expect(record.record.langs).toBeUndefined()
+    expect(done.url).toBe(`https://bsky.app/profile/shop.bsky.social/post/${record.rkey}`)
+    expect((await app.db.selectFrom('social_posts').select('attempts').where('id', '=', done.id).executeTakeFirstOrThrow()).attempts).toBe(2)
+
+    const [request] = await receiver.waitFor(1)
+    expect(new Webhook(hook.secret).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({ type: 'social.posted', data: { post_id: done.id, url: done.url } })
+    await new Promise((r) => setTimeout(r, 300))
+    expect(receiver.requests).toHaveLength(1)
   })
 
   it('retries a failing instance, publishes once, and waits for the scheduled time', async () => {
@@ -82,6 +121,22 @@ describe('social accounts and posts', () => {
     expect(new Date(later.posted_at).getTime()).toBeGreaterThanOrEqual(at.getTime())
   })
 
+  it('counts a link as Mastodon does, 23 characters however long, and the instance takes the post', async () => {
+    const account = await makeAccount(app)
+    const toot = await connect(account, { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    const longLink = `https://shop.example/${'p'.repeat(180)}`
+    // 470 + 2 + 23 = 495, though the text with its link has 672 characters.
+    const res = await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'a'.repeat(470), link: longLink })
+    expect(res.statusCode, res.body).toBe(201)
+    expect(await posted(account, (res.json() as Json).id)).toMatchObject({ state: 'posted', error: null })
+    expect(mastodon.statuses.at(-1)!.status).toBe(`${'a'.repeat(470)}\n\n${longLink}`)
+    // A remote mention counts as its local part: 6 + 1 + 470 + 2 + 23 = 502 with the link.
+    const over = await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: `@owner@example.social ${'a'.repeat(470)}`, link: longLink })
+    expect(over.json()).toMatchObject({ status: 400, code: 'post_too_long' })
+    expect(over.json().detail).toMatch(/502 characters .*every link counted as 23.* at most 500/)
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: `@owner@example.social ${'a'.repeat(468)}`, link: longLink })).statusCode).toBe(201)
+  })
+
   it('keeps a post refused by the network as failed, without retrying', async () => {
     const account = await makeAccount(app)
     const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'wrong-password', server_url: bluesky.url })
@@ -98,6 +153,8 @@ describe('social accounts and posts', () => {
     expect(tooLong.statusCode).toBe(400)
     expect(tooLong.json()).toMatchObject({ code: 'post_too_long' })
     expect(tooLong.json().detail).toMatch(/at most 500/)
+    // Bluesky counts every character of a link.
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: 'a'.repeat(100), link: `https://shop.example/${'p'.repeat(180)}` })).json()).toMatchObject({ status: 400, code: 'post_too_long' })
     expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(301) })).json()).toMatchObject({ status: 400, code: 'post_too_long' })
     expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(300) })).statusCode).toBe(201)
     expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: '' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
