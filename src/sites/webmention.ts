@@ -86,7 +86,19 @@ export function linksTo(html: string, base: string, target: string): boolean {
     })
 }
 
-/** Stores a verified backlink; the first verification of a source and target fires backlink.detected. */
+/** Each (site, source, target) ever announced by backlink.detected (migration 2026-11-24T1010). */
+interface BacklinkDetectionsTable {
+  site_id: string
+  source: string
+  target: string
+  detected_at: Date
+}
+
+/**
+ * Stores a verified backlink. backlink.detected fires once per source and target ever: a backlink
+ * that is retracted (the source stopped linking) and verified again is listed again, but the
+ * ledger of announced backlinks remembers it, so it is not announced twice.
+ */
 async function storeBacklink(db: Db, mention: MentionJob): Promise<void> {
   await withTransaction(db, async (trx) => {
     const site = await trx.selectFrom('sites').select(['id', 'account_id']).where('id', '=', mention.site_id).executeTakeFirst()
@@ -95,14 +107,17 @@ async function storeBacklink(db: Db, mention: MentionJob): Promise<void> {
     const inserted = await trx
       .insertInto('site_backlinks')
       .values({ id: newId('bl'), site_id: site.id, source: mention.source, target: mention.target, verified_at: now })
-      .onConflict((oc) => oc.columns(['site_id', 'source', 'target']).doNothing())
+      .onConflict((oc) => oc.columns(['site_id', 'source', 'target']).doUpdateSet({ verified_at: now }))
       .returning('id')
+      .executeTakeFirstOrThrow()
+    const first = await trx
+      .withTables<{ backlink_detections: BacklinkDetectionsTable }>()
+      .insertInto('backlink_detections')
+      .values({ site_id: site.id, source: mention.source, target: mention.target, detected_at: now })
+      .onConflict((oc) => oc.columns(['site_id', 'source', 'target']).doNothing())
+      .returning('site_id')
       .executeTakeFirst()
-    if (!inserted) {
-      await trx.updateTable('site_backlinks').set({ verified_at: now }).where('site_id', '=', site.id).where('source', '=', mention.source).where('target', '=', mention.target).execute()
-      return
-    }
-    if (site.account_id) {
+    if (first && site.account_id) {
       await recordEvent(trx, { accountId: site.account_id, siteId: site.id, type: 'backlink.detected', data: { backlink_id: inserted.id, site_id: site.id, source: mention.source, target: mention.target, detected_at: now.toISOString() } })
     }
   })

@@ -10,25 +10,25 @@ import { bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.t
 const HOST = 'bakery.example'
 const TARGET = `https://${HOST}/about`
 
-/** Someone else's blog on loopback: one post links to the bakery, one does not. */
-function blog(): Promise<{ origin: string; server: Server }> {
-  const pages: Record<string, string> = {
-    '/links': `<!doctype html><title>Bread tour</title><p>We loved <a href="${TARGET}#oven">the bakery's oven</a>.</p>`,
-    '/no-link': '<!doctype html><title>Other</title><p>Nothing about bread; only <a href="https://bakery.example.org/about">a lookalike</a>.</p>',
-  }
+const LINKING = `<!doctype html><title>Bread tour</title><p>We loved <a href="${TARGET}#oven">the bakery's oven</a>.</p>`
+const NOT_LINKING = '<!doctype html><title>Other</title><p>Nothing about bread; only <a href="https://bakery.example.org/about">a lookalike</a>.</p>'
+
+/** Someone else's blog on loopback: one post links to the bakery, one does not, one changes its mind. */
+function blog(): Promise<{ origin: string; server: Server; pages: Record<string, string> }> {
+  const pages: Record<string, string> = { '/links': LINKING, '/no-link': NOT_LINKING, '/edited': LINKING }
   const server = createServer((req, res) => {
     const body = pages[req.url ?? '']
     if (!body) return res.writeHead(404).end()
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body)
   })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })))
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pages })))
 }
 
 describe('Webmentions', () => {
   let t: TestApp
   let site: Site
   let owner: TestAccount
-  let source: { origin: string; server: Server }
+  let source: Awaited<ReturnType<typeof blog>>
 
   const mention = (body: Record<string, string>, url = '/_wps/webmention', host = HOST) =>
     t.app.inject({ method: 'POST', url, headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(body).toString() })
@@ -74,6 +74,29 @@ describe('Webmentions', () => {
     await jobsDone()
     const sources = (await backlinks(owner)).json<{ data: Array<{ source: string }> }>().data.map((b) => b.source)
     expect(sources).toEqual([`${source.origin}/links`])
+  })
+
+  it('announces backlink.detected once per source and target, even when a retracted backlink is verified again', async () => {
+    const edited = `${source.origin}/edited`
+    const announced = async () => (await t.app.db.selectFrom('events').selectAll().where('site_id', '=', site.id).where('type', '=', 'backlink.detected').execute()).filter((e) => e.data['source'] === edited)
+    const listed = async () => (await backlinks(owner)).json<{ data: Array<{ source: string }> }>().data.some((b) => b.source === edited)
+    expect((await mention({ source: edited, target: TARGET })).statusCode).toBe(202)
+    await jobsDone()
+    expect(await listed()).toBe(true)
+    expect(await announced()).toHaveLength(1)
+
+    // The source drops its link: the mention again retracts the backlink.
+    source.pages['/edited'] = NOT_LINKING
+    expect((await mention({ source: edited, target: TARGET })).statusCode).toBe(202)
+    await jobsDone()
+    expect(await listed()).toBe(false)
+
+    // It links again: listed again, but not announced a second time.
+    source.pages['/edited'] = LINKING
+    expect((await mention({ source: edited, target: TARGET })).statusCode).toBe(202)
+    await jobsDone()
+    expect(await listed()).toBe(true)
+    expect(await announced()).toHaveLength(1)
   })
 
   it('accepts a mention of the preview URL on the service host', async () => {
