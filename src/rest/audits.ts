@@ -19,7 +19,8 @@ import { notFound, sendItem } from './http.ts'
 /**
  * SEO/AEO/GEO audits of a site's primary domain (DESIGN.md 8): asked for through
  * POST /v1/sites/{id}/audits or made weekly for every live site, run as jobs; a finished audit
- * fires seo.report.ready with its scores and the URL to read it.
+ * fires seo.report.ready with its scores and the URL to read it. Asking for an audit starts work,
+ * so it needs write:pages (as a rebuild does); reading one needs read:sites.
  */
 
 export const SITE_AUDIT_JOB = 'site.audit'
@@ -162,7 +163,7 @@ export default async function auditRoutes(app: FastifyInstance) {
   typed.post(
     '/sites/:id/audits',
     {
-      config: { operation: 'audits.create', scope: 'read:sites', access: 'write' },
+      config: { operation: 'audits.create', scope: 'write:pages', access: 'write' },
       schema: { summary: "Audit the site's primary domain (SEO, AEO, GEO) as a job", tags: ['audits'], params: SiteParams, response: { 202: SiteAudit } },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
+import { createApiToken } from '../../src/domain/api-tokens.ts'
 import { createSite } from '../../src/domain/sites.ts'
 import { queueWeeklyAudits } from '../../src/rest/audits.ts'
 import { serveFixtureForFile } from '../fixtures/sites/serve.ts'
@@ -68,6 +69,23 @@ describe('/v1/sites/{id}/audits', () => {
     expect((await get(account, `/v1/sites/${noDomain.id}/audits/${queued.id}`)).statusCode).toBe(404)
     const plus = await makeAccount(app, 'plus')
     expect((await post(plus, `/v1/sites/${site.id}/audits`)).json()).toMatchObject({ status: 403, code: 'plan_required' })
+  })
+
+  it('needs write:pages to ask for an audit (it starts work) and read:sites to read one', async () => {
+    const { account } = await subscribed()
+    const site = await createSite(app.db, { name: 'Scoped', hostname: `127.0.0.4:${fixture.domain.split(':')[1]}`, accountId: account.accountId })
+    const tokenWith = async (scopes: string[]) => {
+      const { token, secret } = await createApiToken(app.db, { accountId: account.accountId, name: scopes.join(' '), scopes })
+      return { accountId: account.accountId, tokenId: token.id, secret, headers: { authorization: `Bearer ${secret}` } }
+    }
+    const reader = await tokenWith(['read:sites'])
+    const writer = await tokenWith(['write:pages'])
+    const refused = await post(reader, `/v1/sites/${site.id}/audits`)
+    expect(refused.json()).toMatchObject({ status: 403, code: 'insufficient_scope' })
+    expect(await app.db.selectFrom('site_audits').select('id').where('site_id', '=', site.id).execute()).toEqual([])
+    const queued = await post(writer, `/v1/sites/${site.id}/audits`)
+    expect(queued.statusCode, queued.body).toBe(202)
+    expect((await get(reader, `/v1/sites/${site.id}/audits/${(queued.json() as Json).id}`)).statusCode).toBe(200)
   })
 
   it('the weekly job audits every live site with a domain, and only those', async () => {
