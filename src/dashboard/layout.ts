@@ -14,22 +14,33 @@ export type Section = (typeof SECTIONS)[number][0]
 
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f8fafc}
 a{color:#1d4ed8}header{background:#1e293b;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
-header .brand{font-weight:700;margin-right:auto}header a{color:#fff}header form{margin:0}
+header .brand{font-weight:700;margin-right:auto}header a{color:#fff}header form{margin:0}header .who{color:#e2e8f0;font-size:.9rem;overflow-wrap:anywhere}
+header button.signout{background:none;border:0;padding:0;color:#fff;text-decoration:underline;border-radius:0}
 nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .75rem}nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
-main{max-width:64rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}
+main{max-width:64rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem;overflow-wrap:anywhere}h2{font-size:1.2rem;margin-top:2rem}
 .card{background:#fff;border:1px solid #cbd5e1;border-radius:8px;padding:1rem;margin:1rem 0}
 .table{overflow-x:auto}table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e2e8f0;vertical-align:top}
 button,.button{font:inherit;padding:.35rem .8rem;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary{background:#fff;color:#1d4ed8}button.danger{background:#b91c1c;border-color:#b91c1c}
-form.inline{display:inline}label{display:block;margin:.5rem 0 .2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem .5rem;border:1px solid #64748b;border-radius:6px;max-width:100%}
+form.inline{display:inline-block;margin:0 .25rem .25rem 0}label{display:block;margin:.5rem 0 .2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem .5rem;border:1px solid #64748b;border-radius:6px;max-width:100%}
 fieldset{border:1px solid #cbd5e1;border-radius:6px}.check{font-weight:400;display:inline-block;margin-right:1rem}
-.secret{font-family:ui-monospace,monospace;background:#fef3c7;padding:.5rem;word-break:break-all;display:block}
+.secret{font-family:ui-monospace,monospace;background:#fef3c7;padding:.5rem;overflow-wrap:anywhere;display:block}
 .notice{background:#dcfce7;border:1px solid #16a34a;padding:.5rem 1rem;border-radius:6px}.error{background:#fee2e2;border:1px solid #b91c1c;padding:.5rem 1rem;border-radius:6px}
-.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}meter{width:100%;height:1.5rem}.muted{color:#475569;font-size:.9rem}code{word-break:break-all}
-a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}meter{width:100%;height:1.5rem}.muted{color:#475569;font-size:.9rem}
+code{overflow-wrap:break-word}code.long{overflow-wrap:anywhere}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.table:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+@media (max-width:40rem){main{padding:.75rem}.table table,.table tbody,.table tr,.table td{display:block;width:100%}.table table{background:none}
+.table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.table tr{background:#fff;border:1px solid #cbd5e1;border-radius:8px;margin:0 0 .75rem;padding:.25rem .5rem}
+.table td{border-bottom:1px solid #e2e8f0;padding:.35rem 0}.table td:last-child{border-bottom:0}
+.table td::before{content:attr(data-label);display:block;font-size:.85rem;font-weight:600;color:#475569}
+code{overflow-wrap:anywhere}}`
 
-/** A dashboard page: navigation, a flash line and the section's content; no script but the copy button's. */
-export function layout(title: string, section: Section, email: string, body: SafeHtml, flash?: { notice?: string; error?: string }): string {
+/**
+ * A dashboard page: navigation, sign-out (a form posting to /signout with the CSRF token), a
+ * flash line and the section's content; no script but the copy button's.
+ */
+export function layout(title: string, section: Section, email: string, csrf: string, body: SafeHtml, flash?: { notice?: string; error?: string }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -43,8 +54,8 @@ export function layout(title: string, section: Section, email: string, body: Saf
 <header>
 <span class="brand">Web Presence</span>
 <nav aria-label="Dashboard sections"><ul>${SECTIONS.map(([id, href, label]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
-<span class="muted" style="color:#e2e8f0">${email}</span>
-<a href="/signin/done">Sign out</a>
+<span class="who">${email}</span>
+<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="signout">Sign out</button></form>
 </header>
 <main>
 <h1>${title}</h1>
@@ -65,4 +76,27 @@ export function actionForm(action: string, csrf: string, label: string, options:
 export function when(date: Date | string | null | undefined): string {
   if (!date) return '–'
   return new Date(date).toISOString().replace('T', ' ').slice(0, 19) + ' UTC'
+}
+
+export type Cell = SafeHtml | string | number | null | undefined
+
+/**
+ * A table that stays usable on a phone: below 40rem each row becomes a card and each cell shows
+ * its column's name (data-label) above its value. The wrapper scrolls when a wide table does not
+ * fit, so it is a named, focusable region.
+ */
+export function dataTable(label: string, columns: readonly string[], rows: readonly (readonly Cell[])[]): SafeHtml {
+  return html`<div class="table" role="region" aria-label="${label}" tabindex="0"><table><caption class="sr-only">${label}</caption><thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows.map(
+    (cells) => html`<tr>${cells.map((cell, i) => html`<td data-label="${columns[i] ?? ''}">${cell ?? ''}</td>`)}</tr>`,
+  )}</tbody></table></div>`
+}
+
+/** A secret shown once (a new token, a webhook signing secret), with a copy button where scripts run. */
+export function shownOnce(title: string, secret: string, note?: string): SafeHtml {
+  return html`<section class="card" aria-labelledby="secret-h"><h2 id="secret-h">${title}</h2>
+<p>Copy it now: it is shown only once.${note ? html` ${note}` : ''}</p>
+<output class="secret" id="secret">${secret}</output>
+<button type="button" class="secondary" id="copy" hidden>Copy</button>
+<script src="/app/copy.js" defer></script>
+</section>`
 }

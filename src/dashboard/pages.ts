@@ -23,6 +23,8 @@ declare module 'fastify' {
   }
   interface FastifyReply {
     page(title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }): Promise<FastifyReply>
+    /** The CSRF token of this page's forms: one per response, so every form and the cookie agree. */
+    formToken(): string
   }
 }
 
@@ -39,12 +41,15 @@ const NOTICES: Record<string, string> = {
   'lead-deleted': 'The lead was deleted.',
   'token-revoked': 'The token was revoked.',
   'webhook-updated': 'The endpoint was updated.',
+  'webhook-enabled': 'The endpoint was enabled.',
+  'webhook-disabled': 'The endpoint was disabled.',
+  'webhook-deleted': 'The endpoint was deleted.',
   'test-sent': 'A test event was queued.',
   replayed: 'The delivery was queued again.',
   'window-replayed': 'The events of that window were queued again.',
 }
 
-const TITLES: Record<number, string> = { 400: 'Something is wrong with this request', 403: 'This form has expired', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many attempts' }
+const TITLES: Record<number, string> = { 400: 'Something is wrong with this request', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many attempts' }
 
 /**
  * The dashboard at /app (DESIGN.md 11): server-rendered pages behind the passwordless sign-in,
@@ -53,11 +58,13 @@ const TITLES: Record<number, string> = { 400: 'Something is wrong with this requ
 export default async function dashboardPages(app: FastifyInstance) {
   const secure = app.config.BASE_URL.startsWith('https://')
   const sessionCookie = secure ? '__Host-wps_session' : 'wps_session'
-  const cookieOptions = { path: '/app', httpOnly: true, sameSite: 'lax' as const, secure }
+  // The sign-in pages' CSRF secret: one per browser, so the header's sign-out form can post
+  // straight to POST /signout, and a dashboard form works in any tab of the same browser.
+  const csrfCookie = secure ? '__Host-wps_csrf' : 'wps_csrf'
 
   await app.register(formbody, { bodyLimit: 65_536 })
   await app.register(cookie)
-  await app.register(csrf, { cookieKey: secure ? '__Secure-wps_app_csrf' : 'wps_app_csrf', cookieOpts: cookieOptions })
+  await app.register(csrf, { cookieKey: csrfCookie, cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure } })
 
   app.decorateRequest('person', null as never)
   app.addHook('onRequest', async (request, reply) => {
@@ -70,19 +77,28 @@ export default async function dashboardPages(app: FastifyInstance) {
     }
     request.person = person
   })
+  // generateCsrf makes a new secret (and cookie) on every call while the browser has none yet.
+  const formTokens = new WeakMap<FastifyReply, string>()
+  app.decorateReply('formToken', function formToken(this: FastifyReply) {
+    let token = formTokens.get(this)
+    if (!token) formTokens.set(this, (token = this.generateCsrf()))
+    return token
+  })
   app.decorateReply('page', async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
     const done = (this.request.query as { done?: string } | undefined)?.done
     const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
-    return this.type('text/html; charset=utf-8').send(layout(title, section, this.request.person.email, body, { ...flash, ...(notice ? { notice } : {}) }))
+    return this.type('text/html; charset=utf-8').send(layout(title, section, this.request.person.email, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }))
   })
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const classified = classify(error)
     logFailure(request, error, classified)
-    const status = error.code?.startsWith('FST_CSRF') ? 403 : classified.status
-    const message = status === 403 && error.code?.startsWith('FST_CSRF') ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : classified.detail
+    const expiredForm = error.code?.startsWith('FST_CSRF') === true
+    const status = expiredForm ? 403 : classified.status
+    const message = expiredForm ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : classified.detail
     reply.code(status)
+    if (request.person && request.method === 'POST' && !recorded.has(request)) await recordRefusal(request, status)
     if (!request.person) return reply.type('text/plain; charset=utf-8').send(message)
-    return reply.page(TITLES[status] ?? 'Cannot continue', 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: message })
+    return reply.page(expiredForm ? 'This form has expired' : (TITLES[status] ?? 'Cannot continue'), 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: message })
   })
   app.setNotFoundHandler(async (request, reply) => {
     reply.code(404)
@@ -98,26 +114,43 @@ export default async function dashboardPages(app: FastifyInstance) {
   for (const section of [overviewSection, sitesSection, conversationsSection, leadsSection, tokensSection, webhooksSection, auditLogSection]) await app.register(section)
 }
 
+const recorded = new WeakSet<FastifyRequest>()
+
+function entryOf(request: FastifyRequest, status: number) {
+  return auditRecord({
+    accountId: request.person.accountId,
+    tokenId: null,
+    clientId: null,
+    operation: (request.routeOptions.config as { operation?: string }).operation ?? 'dashboard.unknown',
+    method: request.method,
+    path: request.routeOptions.url ?? '/app',
+    status,
+    requestId: request.id,
+    ip: request.ip,
+  })
+}
+
 /**
  * Runs a change with its audit record in one transaction, as /v1 does: the dashboard's actions
- * are recorded under `dashboard.<operation>`, with the person's account and no token.
+ * are recorded under their route's operation (`dashboard.…`), with the person's account and no
+ * token. `status` is the answer on success; work that cannot be done throws, so nothing commits
+ * and the error handler records the refusal with its real status.
  */
-export async function audited<T>(request: FastifyRequest, operation: string, work: (trx: Db) => Promise<T>, status = 303): Promise<T> {
-  return request.server.db.transaction().execute(async (trx) => {
-    const value = await work(trx)
-    await insertAuditRecords(trx, [
-      auditRecord({
-        accountId: request.person.accountId,
-        tokenId: null,
-        clientId: null,
-        operation: `dashboard.${operation}`,
-        method: request.method,
-        path: request.routeOptions.url ?? '/app',
-        status,
-        requestId: request.id,
-        ip: request.ip,
-      }),
-    ])
-    return value
+export async function audited<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 303): Promise<T> {
+  const value = await request.server.db.transaction().execute(async (trx) => {
+    const result = await work(trx)
+    await insertAuditRecords(trx, [entryOf(request, status)])
+    return result
   })
+  recorded.add(request)
+  return value
+}
+
+/** An action refused or failed (404, 409, an expired form, …) is recorded too, with its answer. */
+async function recordRefusal(request: FastifyRequest, status: number): Promise<void> {
+  try {
+    await insertAuditRecords(request.server.db, [entryOf(request, status)])
+  } catch (error) {
+    request.log.error({ err: error }, 'audit record of a refused dashboard action not written')
+  }
 }

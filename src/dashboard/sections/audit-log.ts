@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { listAuditRecords } from '../../domain/audit-log.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
-import { when } from '../layout.ts'
+import { dataTable, when } from '../layout.ts'
 
 const Query = Type.Object(
   {
@@ -46,9 +46,11 @@ export default async function auditLogSection(app: FastifyInstance) {
 <label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" value="${until ?? ''}">
 <p><button type="submit" class="secondary">Filter</button></p></form>
 <p>${total} records.</p>
-<div class="table" tabindex="0"><table><thead><tr><th scope="col">Time</th><th scope="col">Operation</th><th scope="col">Call</th><th scope="col">Status</th><th scope="col">Token or client</th><th scope="col">Address</th></tr></thead><tbody>${rows.map(
-          (r) => html`<tr><td>${when(r.at)}</td><td>${r.operation}</td><td>${r.method} ${r.path}</td><td>${r.status}</td><td>${r.token_id ?? r.client_id ?? 'dashboard'}</td><td>${r.ip}</td></tr>`,
-        )}</tbody></table></div>
+${dataTable(
+  'Audit records, newest first',
+  ['Time', 'Operation', 'Call', 'Status', 'Token or client', 'Address'],
+  rows.map((r) => [when(r.at), r.operation, html`<code>${r.method} ${r.path}</code>`, r.status, r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : 'dashboard', r.ip]),
+)}
 ${page * PER_PAGE < total ? html`<p><a href="/app/audit-log?${next.toString()}">Older records</a></p>` : ''}`,
       )
     },

@@ -5,7 +5,7 @@ import { applyHandoffEvent, HandoffTransitionError, type HandoffEvent } from '..
 import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
-import { actionForm, when } from '../layout.ts'
+import { actionForm, dataTable, when } from '../layout.ts'
 import { audited } from '../pages.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
@@ -42,16 +42,18 @@ export default async function conversationsSection(app: FastifyInstance) {
       'conversations',
       rows.length === 0
         ? html`<p>No visitor is waiting for a person.</p>`
-        : html`<div class="table" tabindex="0"><table><thead><tr><th scope="col">Conversation</th><th scope="col">Handoff</th><th scope="col">Since</th><th scope="col">Locale</th></tr></thead><tbody>${rows.map(
-            (c) => html`<tr><td><a href="/app/conversations/${c.session_id}">${c.session_id}</a></td><td>${c.handoff.state}</td><td>${when(c.handoff.since)}</td><td>${c.locale}</td></tr>`,
-          )}</tbody></table></div>`,
+        : dataTable(
+            'Conversations waiting for or held by a person',
+            ['Conversation', 'Handoff', 'Since', 'Locale'],
+            rows.map((c) => [html`<a href="/app/conversations/${c.session_id}"><code>${c.session_id}</code></a>`, c.handoff.state, when(c.handoff.since), c.locale]),
+          ),
     )
   })
 
   app.get<{ Params: { id: string } }>('/conversations/:id', { config: { operation: 'dashboard.conversations.get' }, schema: { hide: true, params: Params } }, async (request, reply) => {
     const conversation = await ownConversation(request.person.accountId, request.params.id)
     const messages = await conversationMessages(db, keyring, conversation.session_id)
-    const csrf = await reply.generateCsrf()
+    const csrf = reply.formToken()
     const state = conversation.handoff.state
     return reply.page(
       `Conversation ${conversation.session_id}`,
@@ -72,7 +74,7 @@ ${state === 'requested' || state === 'active' ? actionForm(`/app/conversations/$
       { config: { operation: `dashboard.conversations.${action}` }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
       async (request, reply) => {
         const conversation = await ownConversation(request.person.accountId, request.params.id)
-        await handoffMove(() => audited(request, `conversations.${action}`, (trx: Db) => applyHandoffEvent(trx, conversation.session_id, event)))
+        await handoffMove(() => audited(request, (trx: Db) => applyHandoffEvent(trx, conversation.session_id, event)))
         return reply.redirect(`/app/conversations/${conversation.session_id}?done=${done}`, 303)
       },
     )
@@ -87,7 +89,7 @@ ${state === 'requested' || state === 'active' ? actionForm(`/app/conversations/$
     },
     async (request, reply) => {
       const conversation = await ownConversation(request.person.accountId, request.params.id)
-      await handoffMove(() => audited(request, 'conversations.message', (trx) => postOperatorMessage(trx, keyring, conversation.session_id, request.body.text)))
+      await handoffMove(() => audited(request, (trx) => postOperatorMessage(trx, keyring, conversation.session_id, request.body.text)))
       return reply.redirect(`/app/conversations/${conversation.session_id}?done=replied`, 303)
     },
   )

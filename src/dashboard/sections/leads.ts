@@ -4,7 +4,7 @@ import { deleteAccountLead, listAccountLeads, type Lead } from '../../domain/lea
 import { listAccountSites } from '../../domain/sites.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
-import { actionForm, when } from '../layout.ts'
+import { actionForm, dataTable, when } from '../layout.ts'
 import { audited } from '../pages.ts'
 
 const Query = Type.Object({ site_id: Type.Optional(Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' })), done: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false })
@@ -36,16 +36,20 @@ export default async function leadsSection(app: FastifyInstance) {
       listAccountLeads(db, keyring, request.person.accountId, { siteId }, { limit: 100, offset: 0 }),
       listAccountSites(db, request.person.accountId, { limit: 100, offset: 0 }),
     ])
-    const csrf = await reply.generateCsrf()
+    const csrf = reply.formToken()
     return reply.page(
       'Leads',
       'leads',
       html`<form method="get" action="/app/leads" class="card"><label for="site">Site</label><select id="site" name="site_id"><option value="">All sites</option>${sites.items.map(
         (s) => html`<option value="${s.id}"${s.id === siteId ? html` selected` : ''}>${s.name}</option>`,
       )}</select> <button type="submit" class="secondary">Filter</button> <a class="button" href="/app/leads.csv${siteId ? `?site_id=${siteId}` : ''}">Export CSV</a></form>
-${items.length === 0 ? html`<p>No leads yet.</p>` : html`<div class="table" tabindex="0"><table><thead><tr><th scope="col">Received</th><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Note</th><th scope="col">Source</th><th scope="col">Actions</th></tr></thead><tbody>${items.map(
-        (l) => html`<tr><td>${when(l.createdAt)}</td><td>${l.email}</td><td>${l.name ?? ''}</td><td>${l.note ?? ''}</td><td>${l.source}</td><td>${actionForm(`/app/leads/${l.id}/delete`, csrf, `Delete lead ${l.email}`, { kind: 'danger' })}</td></tr>`,
-      )}</tbody></table></div>`}`,
+${items.length === 0
+  ? html`<p>No leads yet.</p>`
+  : dataTable(
+      'Leads',
+      ['Received', 'Email', 'Name', 'Note', 'Source', 'Actions'],
+      items.map((l) => [when(l.createdAt), l.email, l.name, l.note, l.source, actionForm(`/app/leads/${l.id}/delete`, csrf, `Delete lead ${l.email}`, { kind: 'danger' })]),
+    )}`,
     )
   })
 
@@ -67,7 +71,7 @@ ${items.length === 0 ? html`<p>No leads yet.</p>` : html`<div class="table" tabi
       schema: { hide: true, params: Type.Object({ id: Type.String({ pattern: '^lead_[A-Za-z0-9_-]{1,64}$' }) }), body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, 'leads.delete', async (trx) => {
+      await audited(request, async (trx) => {
         if (!(await deleteAccountLead(trx, request.person.accountId, request.params.id))) throw new errors.notFound('No such lead')
       })
       return reply.redirect('/app/leads?done=lead-deleted', 303)

@@ -6,7 +6,7 @@ import { getAccountSite, listAccountSites } from '../../domain/sites.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { enqueueJob } from '../../infra/jobs.ts'
-import { actionForm, when } from '../layout.ts'
+import { actionForm, dataTable, when } from '../layout.ts'
 import { audited } from '../pages.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
@@ -32,34 +32,54 @@ export default async function sitesSection(app: FastifyInstance) {
       'sites',
       items.length === 0
         ? html`<p>No sites yet. Create one through the REST API (<code>POST /v1/sites</code>) or an MCP client.</p>`
-        : html`<div class="table" tabindex="0"><table><thead><tr><th scope="col">Name</th><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Preview</th></tr></thead><tbody>${items.map(
-            (s) => html`<tr><td><a href="/app/sites/${s.id}">${s.name}</a></td><td>${s.domain ?? '–'}</td><td>${s.status}</td><td>${when(s.published_at)}</td><td><a href="${preview(s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a></td></tr>`,
-          )}</tbody></table></div>`,
+        : dataTable(
+            'Your sites',
+            ['Name', 'Domain', 'Status', 'Published', 'Preview'],
+            items.map((s) => [html`<a href="/app/sites/${s.id}">${s.name}</a>`, s.domain ?? '–', s.status, when(s.published_at), html`<a href="${preview(s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a>`]),
+          ),
     )
   })
 
   app.get<{ Params: { id: string } }>('/sites/:id', { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
     const site = await siteOf(request.person.accountId, request.params.id)
     const [builds, domains] = await Promise.all([listSiteBuilds(db, site.id, { limit: 20, offset: 0 }), listSiteDomains(db, site.id, { limit: 100, offset: 0 })])
-    const csrf = await reply.generateCsrf()
+    const csrf = reply.formToken()
     return reply.page(
       site.name,
       'sites',
       html`<p>Status: <strong>${site.status}</strong>. <a href="${preview(site.id)}">Preview the latest build</a></p>
 <section aria-labelledby="builds-h"><h2 id="builds-h">Builds</h2>
 ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Rebuild and publish', { inline: false })}
-${builds.items.length === 0 ? html`<p>No builds yet.</p>` : html`<div class="table" tabindex="0"><table><thead><tr><th scope="col">Build</th><th scope="col">Status</th><th scope="col">Pages</th><th scope="col">Finished</th><th scope="col">Live</th></tr></thead><tbody>${builds.items.map(
-        (b) => html`<tr><td><code>${b.id}</code></td><td>${b.status}${b.error ? html`: ${b.error}` : ''}</td><td>${b.pages ?? '–'}</td><td>${when(b.finished_at)}</td><td>${
-          site.live_build_id === b.id ? 'live' : b.status === 'succeeded' ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } }) : ''
-        }</td></tr>`,
-      )}</tbody></table></div>`}
+${builds.items.length === 0
+  ? html`<p>No builds yet.</p>`
+  : dataTable(
+      'Builds',
+      ['Build', 'Status', 'Pages', 'Finished', 'Live'],
+      builds.items.map((b) => [
+        html`<code>${b.id}</code>`,
+        html`${b.status}${b.error ? html`: ${b.error}` : ''}`,
+        b.pages ?? '–',
+        when(b.finished_at),
+        site.live_build_id === b.id ? 'live' : b.status === 'succeeded' ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } }) : '',
+      ]),
+    )}
 </section>
 <section aria-labelledby="domains-h"><h2 id="domains-h">Domains</h2>
-${domains.items.length === 0 ? html`<p>No domains yet.</p>` : html`<div class="table" tabindex="0"><table><thead><tr><th scope="col">Hostname</th><th scope="col">Status</th><th scope="col">TXT record</th><th scope="col">Actions</th></tr></thead><tbody>${domains.items.map((d) => {
+${domains.items.length === 0
+  ? html`<p>No domains yet.</p>`
+  : dataTable(
+      'Domains',
+      ['Hostname', 'Status', 'TXT record', 'Actions'],
+      domains.items.map((d) => {
         const view = domainView(d)
-        return html`<tr><td>${view.hostname}${view.primary ? ' (primary)' : ''}</td><td>${view.status}</td><td><code>${view.verification.name}</code><br><code>${view.verification.value}</code></td>
-<td>${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${view.hostname}`, { kind: 'secondary' })} ${actionForm(`/app/domains/${d.id}/delete`, csrf, `Remove ${view.hostname}`, { kind: 'danger' })}</td></tr>`
-      })}</tbody></table></div>`}
+        return [
+          `${view.hostname}${view.primary ? ' (primary)' : ''}`,
+          view.status,
+          html`<code>${view.verification.name}</code><br><code>${view.verification.value}</code>`,
+          html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${view.hostname}`, { kind: 'secondary' })}${actionForm(`/app/domains/${d.id}/delete`, csrf, `Remove ${view.hostname}`, { kind: 'danger' })}`,
+        ]
+      }),
+    )}
 <form method="post" action="/app/sites/${site.id}/domains" class="card"><input type="hidden" name="_csrf" value="${csrf}">
 <label for="hostname">Add a domain</label><input id="hostname" name="hostname" required maxlength="253" placeholder="www.example.com">
 <button type="submit">Add domain</button></form>
@@ -72,7 +92,7 @@ ${domains.items.length === 0 ? html`<p>No domains yet.</p>` : html`<div class="t
     { config: { operation: 'dashboard.sites.rebuild' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: Type.Object(Form, { additionalProperties: false }) } },
     async (request, reply) => {
       const site = await siteOf(request.person.accountId, request.params.id)
-      await audited(request, 'sites.rebuild', (trx) => queueBuild(trx, site.id))
+      await audited(request, (trx) => queueBuild(trx, site.id))
       return reply.redirect(`/app/sites/${site.id}?done=build-queued`, 303)
     },
   )
@@ -86,7 +106,7 @@ ${domains.items.length === 0 ? html`<p>No domains yet.</p>` : html`<div class="t
     },
     async (request, reply) => {
       const site = await siteOf(request.person.accountId, request.params.id)
-      await audited(request, 'sites.rollback', (trx) => rollbackTo(trx, site.id, request.body.build_id))
+      await audited(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
       return reply.redirect(`/app/sites/${site.id}?done=rolled-back`, 303)
     },
   )
@@ -101,7 +121,7 @@ ${domains.items.length === 0 ? html`<p>No domains yet.</p>` : html`<div class="t
     async (request, reply) => {
       const site = await siteOf(request.person.accountId, request.params.id)
       const hostname = parseHostname(request.body.hostname, ownHostnames)
-      await audited(request, 'domains.create', (trx) => addDomain(trx, site.id, hostname))
+      await audited(request, (trx) => addDomain(trx, site.id, hostname))
       return reply.redirect(`/app/sites/${site.id}?done=domain-added`, 303)
     },
   )
@@ -111,7 +131,7 @@ ${domains.items.length === 0 ? html`<p>No domains yet.</p>` : html`<div class="t
       `/domains/:id/${action}`,
       { config: { operation: `dashboard.${operation}` }, preHandler: app.csrfProtection, schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) } },
       async (request, reply) => {
-        const siteId = await audited(request, operation, async (trx) => {
+        const siteId = await audited(request, async (trx) => {
           const domain = await getAccountDomain(trx, request.person.accountId, request.params.id)
           if (!domain) throw new errors.notFound('No such domain')
           if (action === 'delete') await deleteDomain(trx, domain)

@@ -3,20 +3,11 @@ import { Type } from 'typebox'
 import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken } from '../../domain/api-tokens.ts'
 import { errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { actionForm, when } from '../layout.ts'
+import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../pages.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Id = Type.Object({ id: Type.String({ pattern: '^tok_[A-Za-z0-9_-]{1,64}$' }) })
-
-function shownOnce(title: string, secret: string): SafeHtml {
-  return html`<section class="card" aria-labelledby="secret-h"><h2 id="secret-h">${title}</h2>
-<p>Copy it now: it is shown only once.</p>
-<output class="secret" id="secret">${secret}</output>
-<button type="button" class="secondary" id="copy" hidden>Copy</button>
-<script src="/app/copy.js" defer></script>
-</section>`
-}
 
 /** API tokens: create with scopes, rotate in one click (the new secret shown once), revoke. */
 export default async function tokensSection(app: FastifyInstance) {
@@ -26,10 +17,18 @@ export default async function tokensSection(app: FastifyInstance) {
     const { rows } = await listApiTokens(db, accountId, 100, 0)
     return html`<h2>Your tokens</h2>${rows.length === 0
       ? html`<p>No tokens yet.</p>`
-      : html`<div class="table" tabindex="0"><table><thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Scopes</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>${rows.map(
-          (t) => html`<tr><td>${t.name}</td><td><code>${t.id}</code></td><td>${t.scopes.join(', ')}</td><td>${when(t.expires_at)}</td><td>${when(t.last_used_at)}</td>
-<td>${actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' })} ${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}</td></tr>`,
-        )}</tbody></table></div>`}
+      : dataTable(
+          'Your tokens',
+          ['Name', 'Id', 'Scopes', 'Expires', 'Last used', 'Actions'],
+          rows.map((t) => [
+            t.name,
+            html`<code>${t.id}</code>`,
+            t.scopes.join(', '),
+            when(t.expires_at),
+            when(t.last_used_at),
+            html`${actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' })}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
+          ]),
+        )}
 <h2>Create a token</h2>
 <form method="post" action="/app/tokens" class="card"><input type="hidden" name="_csrf" value="${csrf}">
 <label for="token-name">Name</label><input id="token-name" name="name" required maxlength="100">
@@ -39,7 +38,7 @@ export default async function tokensSection(app: FastifyInstance) {
   }
 
   app.get('/tokens', { config: { operation: 'dashboard.tokens.list' }, schema: { hide: true } }, async (request, reply) =>
-    reply.page('API tokens', 'tokens', await list(request.person.accountId, await reply.generateCsrf())),
+    reply.page('API tokens', 'tokens', await list(request.person.accountId, reply.formToken())),
   )
 
   app.post<{ Body: { name: string; scopes?: string | string[]; expires_in_days?: string } }>(
@@ -56,10 +55,10 @@ export default async function tokensSection(app: FastifyInstance) {
       const scopes = [request.body.scopes ?? []].flat()
       if (scopes.length === 0 || !scopes.every((s) => (API_SCOPES as readonly string[]).includes(s))) throw new errors.validationFailed('Choose at least one scope')
       const days = Number(request.body.expires_in_days || 0)
-      const { secret, token } = await audited(request, 'tokens.create', (trx) =>
+      const { secret, token } = await audited(request, (trx) =>
         createApiToken(trx, { accountId: request.person.accountId, name: request.body.name.trim(), scopes, expiresAt: days > 0 ? new Date(Date.now() + days * 86_400_000) : null }),
       200)
-      const csrf = await reply.generateCsrf()
+      const csrf = reply.formToken()
       return reply.page('API tokens', 'tokens', html`${shownOnce(`New token ${token.name}`, secret)}${await list(request.person.accountId, csrf)}`, { notice: 'The token was created.' })
     },
   )
@@ -68,13 +67,13 @@ export default async function tokensSection(app: FastifyInstance) {
     '/tokens/:id/rotate',
     { config: { operation: 'dashboard.tokens.rotate' }, preHandler: app.csrfProtection, schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) } },
     async (request, reply) => {
-      const rotated = await audited(request, 'tokens.rotate', async (trx) => {
+      const rotated = await audited(request, async (trx) => {
         const current = await findApiToken(trx, request.person.accountId, request.params.id, true)
         if (!current || current.revoked_at) throw new errors.notFound('No such token')
         return rotateApiToken(trx, current.id, 3600)
       }, 200)
-      const csrf = await reply.generateCsrf()
-      return reply.page('API tokens', 'tokens', html`${shownOnce(`New secret of ${rotated.token.name}`, rotated.secret)}<p class="muted">The old secret keeps working for one hour.</p>${await list(request.person.accountId, csrf)}`, { notice: 'The token was rotated.' })
+      const csrf = reply.formToken()
+      return reply.page('API tokens', 'tokens', html`${shownOnce(`New secret of ${rotated.token.name}`, rotated.secret, 'The old secret keeps working for one hour.')}${await list(request.person.accountId, csrf)}`, { notice: 'The token was rotated.' })
     },
   )
 
@@ -82,7 +81,7 @@ export default async function tokensSection(app: FastifyInstance) {
     '/tokens/:id/revoke',
     { config: { operation: 'dashboard.tokens.revoke' }, preHandler: app.csrfProtection, schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) } },
     async (request, reply) => {
-      await audited(request, 'tokens.revoke', async (trx) => {
+      await audited(request, async (trx) => {
         const current = await findApiToken(trx, request.person.accountId, request.params.id, true)
         if (!current || current.revoked_at) throw new errors.notFound('No such token')
         await revokeApiToken(trx, current.id)
