@@ -505,10 +505,19 @@ export interface SiteBacklinksTable {
   created_at: CreatedAt
 }
 
+/** Each (site, source, target) ever announced by backlink.detected, so it is announced once. */
+export interface BacklinkDetectionsTable {
+  site_id: string
+  source: string
+  target: string
+  detected_at: Timestamp
+}
+
 export interface HostedSiteTables {
   build_files: BuildFilesTable
   site_passages: SitePassagesTable
   site_backlinks: SiteBacklinksTable
+  backlink_detections: BacklinkDetectionsTable
 }
 
 // MCP (src/mcp)
@@ -573,7 +582,7 @@ export interface WebhookAttemptsTable {
   attempted_at: Timestamp
   status: number | null
   duration_ms: number
-  /** The first kilobyte of the receiver's answer. */
+  /** The first kilobyte of the receiver's answer, sealed: a receiver may echo personal data. */
   response: string | null
   error: string | null
 }

@@ -86,14 +86,6 @@ export function linksTo(html: string, base: string, target: string): boolean {
     })
 }
 
-/** Each (site, source, target) ever announced by backlink.detected (migration 2026-11-24T1010). */
-interface BacklinkDetectionsTable {
-  site_id: string
-  source: string
-  target: string
-  detected_at: Date
-}
-
 /**
  * Stores a verified backlink. backlink.detected fires once per source and target ever: a backlink
  * that is retracted (the source stopped linking) and verified again is listed again, but the
@@ -111,7 +103,6 @@ async function storeBacklink(db: Db, mention: MentionJob): Promise<void> {
       .returning('id')
       .executeTakeFirstOrThrow()
     const first = await trx
-      .withTables<{ backlink_detections: BacklinkDetectionsTable }>()
       .insertInto('backlink_detections')
       .values({ site_id: site.id, source: mention.source, target: mention.target, detected_at: now })
       .onConflict((oc) => oc.columns(['site_id', 'source', 'target']).doNothing())
