@@ -11,8 +11,8 @@ import { createSafeFetcher, type SafeFetcher } from '../infra/fetcher.ts'
 import { enqueueJob } from '../infra/jobs.ts'
 import type { SiteAuditsTable } from '../infra/tables.ts'
 // The audit engine still lives in the public room; it is to move to a shared place (see docs/decisions.md).
-import { runAudit } from '../public/audits/seo/engine.ts'
-import { saveReport } from '../public/audits/seo/store.ts'
+import { runAudit } from '../domain/seo-audit/engine.ts'
+import { saveReport } from '../domain/seo-audit/store.ts'
 import { withAudit } from './audit.ts'
 import { notFound, sendItem } from './http.ts'
 

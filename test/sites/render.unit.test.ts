@@ -1,6 +1,6 @@
 import * as cheerio from 'cheerio'
 import { describe, expect, it } from 'vitest'
-import { llmsTxtProblems } from '../../src/public/audits/seo/rules-geo.ts'
+import { llmsTxtProblems } from '../../src/domain/seo-audit/rules-geo.ts'
 import { renderSite, NOT_FOUND_PATH, type RenderedFile } from '../../src/sites/render/index.ts'
 import { relativePath } from '../../src/sites/render/paths.ts'
 import { englishPages, fixtureRenderSite, germanPages, HOSTILE, hostilePage } from '../fixtures/hosted/content.ts'

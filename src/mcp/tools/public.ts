@@ -1,9 +1,9 @@
 import { Type, type TSchema } from 'typebox'
 import { loadPricing, Pricing } from '../../domain/plans.ts'
 // Only the schemas of the public checks' answers: the checks themselves run through their routes.
-import { AuditReportSchema } from '../../public/audits/seo/schema.ts'
-import { McsResultSchema } from '../../public/audits/mcs/schema.ts'
-import { CwvHistory, CwvLookup } from '../../public/audits/cwv/schema.ts'
+import { AuditReportSchema } from '../../domain/seo-audit/schema.ts'
+import { McsResultSchema } from '../../domain/site-quality-schema.ts'
+import { CwvHistory, CwvLookup } from '../../domain/web-vitals-schema.ts'
 import { defineTool, ToolError, type Caller, type ToolSpec } from '../tool.ts'
 
 const Domain = Type.String({ minLength: 1, maxLength: 300, description: 'A domain name, e.g. example.com' })

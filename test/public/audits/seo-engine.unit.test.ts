@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSafeFetcher } from '../../../src/infra/fetcher.ts'
-import { parseSitemap } from '../../../src/public/audits/seo/crawl.ts'
-import { runAudit, type AuditReport } from '../../../src/public/audits/seo/engine.ts'
-import { extractPage } from '../../../src/public/audits/seo/page.ts'
-import { isAllowed, parseRobots } from '../../../src/public/audits/seo/robots.ts'
-import { aeoRules } from '../../../src/public/audits/seo/rules-aeo.ts'
-import { llmsTxtProblems } from '../../../src/public/audits/seo/rules-geo.ts'
+import { parseSitemap } from '../../../src/domain/seo-audit/crawl.ts'
+import { runAudit, type AuditReport } from '../../../src/domain/seo-audit/engine.ts'
+import { extractPage } from '../../../src/domain/seo-audit/page.ts'
+import { isAllowed, parseRobots } from '../../../src/domain/seo-audit/robots.ts'
+import { aeoRules } from '../../../src/domain/seo-audit/rules-aeo.ts'
+import { llmsTxtProblems } from '../../../src/domain/seo-audit/rules-geo.ts'
 import { closedPort, serveFixture, testCertificate, type ServeOptions } from '../../fixtures/sites/serve.ts'
 
 // Fixture sites are served over real HTTPS on loopback with a certificate made for this run; the

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv'
 import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AuditReportSchema } from '../../../src/public/audits/seo/schema.ts'
+import { AuditReportSchema } from '../../../src/domain/seo-audit/schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 import { closedPort, serveFixture, type FixtureSite } from '../../fixtures/sites/serve.ts'
 

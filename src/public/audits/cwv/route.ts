@@ -9,7 +9,7 @@ import { createCruxClient, CruxUnavailableError, type CruxClient } from './crux.
 import { historyFieldData, lookupFieldData, nextDailyUpdate, type HistoryData, type LookupData } from './field-data.ts'
 import { defineSnapshotJob, nextSnapshotAt, scheduleSnapshot, utcDay } from './job.ts'
 import { reserveCruxQueries } from './limiter.ts'
-import { CwvHistory, CwvLookup, CwvQuery, CwvTrack } from './schema.ts'
+import { CwvHistory, CwvLookup, CwvQuery, CwvTrack } from '../../../domain/web-vitals-schema.ts'
 import { hasSnapshotOn, isTracked, listSnapshots, readCache, trackDomain, writeCache } from './store.ts'
 import { ATTRIBUTION } from './metrics.ts'
 

@@ -9,7 +9,7 @@ import { McsRunError } from './errors.ts'
 import { localProvider, psiProvider, type McsProvider } from './providers.ts'
 import { QueueFullError } from './queue.ts'
 import { toMcsResult, type McsResult } from './result.ts'
-import { McsQuery, McsResultSchema } from './schema.ts'
+import { McsQuery, McsResultSchema } from '../../../domain/site-quality-schema.ts'
 import { findFreshResult, saveResult } from './store.ts'
 
 export const MCS_TTL_MS = 24 * 60 * 60_000

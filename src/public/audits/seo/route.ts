@@ -4,10 +4,10 @@ import type { SafeFetcher } from '../../../infra/fetcher.ts'
 import { requestedDomain } from '../domain.ts'
 import { routeLimit } from '../../../infra/rate-limits.ts'
 import { Problem } from '../../../schemas.ts'
-import { runAudit } from './engine.ts'
-import { AuditQuery, AuditReportSchema } from './schema.ts'
+import { runAudit } from '../../../domain/seo-audit/engine.ts'
+import { AuditQuery, AuditReportSchema } from '../../../domain/seo-audit/schema.ts'
 import { RecentAnswers } from './recent-answers.ts'
-import { findRecentReport, saveReport, type StoredReport } from './store.ts'
+import { findRecentReport, saveReport, type StoredReport } from '../../../domain/seo-audit/store.ts'
 
 /** A repeat within this window is answered from the stored report. */
 export const REPORT_FRESH_MS = 10 * 60_000

@@ -1,4 +1,4 @@
-import type { SafeFetcher } from '../../../infra/fetcher.ts'
+import type { SafeFetcher } from '../../infra/fetcher.ts'
 import { collectSite, type SiteData } from './crawl.ts'
 import { aiCrawlerAccess, type CrawlerPurpose } from './robots.ts'
 import type { Axis, Effort, Finding, Problem, Rule, Severity } from './rule.ts'

@@ -1,5 +1,5 @@
-import type { Db } from '../../../infra/db.ts'
-import { newId } from '../../../infra/crypto.ts'
+import type { Db } from '../../infra/db.ts'
+import { newId } from '../../infra/crypto.ts'
 import type { AuditReport } from './engine.ts'
 
 export interface StoredReport {

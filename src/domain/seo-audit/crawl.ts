@@ -1,5 +1,5 @@
 import { load } from 'cheerio'
-import { FetchError, type FetchResult, type SafeFetcher } from '../../../infra/fetcher.ts'
+import { FetchError, type FetchResult, type SafeFetcher } from '../../infra/fetcher.ts'
 import { extractPage, type PageFacts } from './page.ts'
 import { isAllowed, parseRobots, type Robots } from './robots.ts'
 
