@@ -22,7 +22,19 @@ const claimedKeys = new WeakMap<FastifyRequest, string>()
  * canonical form (so key order and whitespace do not make two equal bodies differ).
  */
 function fingerprint(request: FastifyRequest): string {
-  return sha256Hex(`${request.method} ${request.url}\n${canonicalize(request.body ?? null) ?? ''}`)
+  return sha256Hex(`${request.method} ${request.url}\n${canonicalBody(request.body ?? null)}`)
+}
+
+/**
+ * RFC 8785 form of a body; one it cannot express (a lone surrogate in a route's unvalidated
+ * body) is fingerprinted by its plain JSON, which still tells two bodies apart.
+ */
+function canonicalBody(body: unknown): string {
+  try {
+    return canonicalize(body) ?? ''
+  } catch {
+    return `json:${JSON.stringify(body)}`
+  }
 }
 
 function replay(reply: FastifyReply, status: number, headers: string, body: string): FastifyReply {

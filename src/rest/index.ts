@@ -1,6 +1,6 @@
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyError, FastifyInstance, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
-import { problemNotFoundHandler } from '../errors.ts'
+import { problemErrorHandler, problemNotFoundHandler } from '../errors.ts'
 import accountRoutes from './account.ts'
 import auditLogRoutes from './audit-log.ts'
 import backlinkRoutes from '../sites/backlinks-route.ts'
@@ -11,7 +11,7 @@ import blockRoutes from './blocks.ts'
 import buildRoutes from './builds.ts'
 import conversationRoutes from './conversations.ts'
 import domainRoutes from './domains.ts'
-import { ProblemResponses, restValidatorCompiler } from './http.ts'
+import { acceptEmptyJson, notFound, ProblemResponses, restValidatorCompiler } from './http.ts'
 import { IdempotencyKeyHeader, idempotencyOnSend, idempotencyPreHandler } from './idempotency.ts'
 import leadRoutes from './leads.ts'
 import pageRoutes from './pages.ts'
@@ -46,6 +46,15 @@ function describe(route: RouteOptions): void {
 }
 
 /**
+ * SQLSTATE 23503: a change referred to a row that is gone. Every id a /v1 change refers to was
+ * found in the account just before, so the row was deleted in between by a concurrent call (a
+ * rebuild racing the DELETE of its site): the answer is the 404 the later call would get.
+ */
+function goneMeanwhile(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23503'
+}
+
+/**
  * The REST API (DESIGN.md 7), one encapsulated scope: authentication, plan, quota and scope
  * checks, Idempotency-Key, the audit log and problem+json answers, then one plugin per resource.
  * Every route declares `config: { operation, scope, access }`.
@@ -54,12 +63,14 @@ export default async function restRoutes(app: FastifyInstance) {
   const audience = `${app.config.API_URL}/v1`
   app.decorateRequest('principal', null as never)
   app.setValidatorCompiler(restValidatorCompiler())
+  acceptEmptyJson(app)
   app.addHook('onRoute', describe)
   app.addHook('onRequest', authenticate(app, audience))
   app.addHook('preHandler', idempotencyPreHandler)
   app.addHook('onSend', idempotencyOnSend)
   app.addHook('onResponse', auditHook(app))
   app.setNotFoundHandler(problemNotFoundHandler)
+  app.setErrorHandler((error: FastifyError, request, reply) => problemErrorHandler(goneMeanwhile(error) ? (notFound('A resource this request refers to') as FastifyError) : error, request, reply))
   defineRestPurge(app)
 
   await app.register(accountRoutes)
