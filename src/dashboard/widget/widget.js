@@ -50,7 +50,7 @@ form.chat input{flex:1;padding:8px 10px;border:1px solid #6b7280;border-radius:8
 form.lead{display:flex;flex-direction:column;gap:6px;padding:10px 12px;border-top:1px solid #e5e7eb;background:#f8fafc}
 form.lead label{font-size:13px;font-weight:600}
 form.lead input,form.lead textarea{padding:6px 8px;border:1px solid #6b7280;border-radius:6px}
-.consent{font-size:13px;font-weight:400}
+form.lead .consent{font-size:13px;font-weight:400}
 .consent a{color:#1d4ed8}
 .row{display:flex;gap:6px;justify-content:flex-end}
 .link{background:none;border:0;color:#1d4ed8;text-decoration:underline;cursor:pointer;padding:4px}
@@ -72,13 +72,14 @@ form.lead input,form.lead textarea{padding:6px 8px;border:1px solid #6b7280;bord
   let surfaced = false
   let visitorSpoke = false
 
-  const post = async (path, body, method = 'POST') => {
-    const res = await fetch(API + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'omit' })
+  const post = async (path, body, method = 'POST', keepalive = false) => {
+    const res = await fetch(API + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'omit', keepalive })
     const data = res.status === 204 ? null : await res.json().catch(() => null)
     return { status: res.status, data }
   }
   const capability = () => ({ session_id: session.session_id, session_token: session.session_token })
-  const event = (type) => { if (session) post('/event', { ...capability(), type }).catch(() => {}) }
+  // keepalive: a click on a link leaves the page, and the event must still arrive.
+  const event = (type) => { if (session) post('/event', { ...capability(), type }, 'POST', true).catch(() => {}) }
   const turnId = () => {
     const bytes = crypto.getRandomValues(new Uint8Array(16))
     return 't_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -246,7 +247,8 @@ form.lead input,form.lead textarea{padding:6px 8px;border:1px solid #6b7280;bord
   let sending = false
   const send = async (text, retry) => {
     text = (text || '').trim()
-    if (!text || sending || !session) return
+    if (!text || sending) return
+    if (!session) { addNote(t('unavailable')); return }
     sending = true
     sendBtn.disabled = true
     setSuggestions([])
@@ -323,15 +325,18 @@ form.lead input,form.lead textarea{padding:6px 8px;border:1px solid #6b7280;bord
   eraseBtn.addEventListener('click', async () => {
     if (!session) return
     const res = await post('/bootstrap', capability(), 'DELETE').catch(() => null)
-    if (res?.status === 204) {
-      save(null)
-      session = null
-      started = false
-      log.replaceChildren()
-      leadSlot.replaceChildren()
-      setSuggestions([])
-      addNote(t('erased'))
-    }
+    if (res?.status !== 204) { addNote(t('failed')); return }
+    save(null)
+    session = null
+    pending = null
+    visitorSpoke = false
+    clearTimeout(pollTimer)
+    leadSlot.replaceChildren()
+    setSuggestions([])
+    // The panel stays open on a fresh conversation, so the next message has a session to go to.
+    if (!(await start())) return
+    log.prepend(el('div', { class: 'note', text: t('erased') }))
+    input.focus()
   })
 
   relabel()
