@@ -8,7 +8,7 @@ import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
 import { withAudit } from './audit.ts'
 import { envelope, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from './http.ts'
-import { checkEndpointUrl } from './webhooks/endpoint-url.ts'
+import { checkEndpointUrl } from '../domain/webhook-endpoint-url.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])

@@ -192,6 +192,8 @@ describe('dashboard actions over plain form posts', async () => {
     await until(async () => (await page(`/app/webhooks/${endpointId}`)).includes('webhook.test'))
     const detail = await page(`/app/webhooks/${endpointId}`)
     expect(detail).toMatch(/data-label="Event">webhook\.test<\/td><td data-label="Attempt">1<\/td><td data-label="Status">200</)
+    // The receiver's answer is stored sealed and shown opened.
+    expect(detail).toMatch(/data-label="Answer"><code class="long">ok<\/code>/)
   })
 
   it('replays the events of a time window', async () => {
@@ -236,6 +238,23 @@ describe('dashboard actions over plain form posts', async () => {
     expect(on.statusCode).toBe(303)
     expect(await page(`/app/webhooks/${endpointId}`)).toContain('State: <strong>enabled</strong>')
     expect(await audited('webhooks.test')).toEqual([303, 409])
+  })
+
+  it('refuses every webhook action once the plan falls below pro, and still shows the endpoint', async () => {
+    await updateAccount(app.db, accountId, { plan: 'plus' })
+    try {
+      const attempts = async () => (await app.db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).length
+      const before = await attempts()
+      for (const action of ['test', 'rotate-secret', 'disable']) {
+        const refused = await post(app, `/app/webhooks/${endpointId}/${action}`, cookie, form())
+        expect(refused.statusCode, action).toBe(403)
+      }
+      expect(await page(`/app/webhooks/${endpointId}`)).toContain(receiver.url)
+      expect(await attempts()).toBe(before)
+      expect((await app.db.selectFrom('webhook_endpoints').select('enabled').where('id', '=', endpointId).executeTakeFirstOrThrow()).enabled).toBe(true)
+    } finally {
+      await updateAccount(app.db, accountId, { plan: 'pro' })
+    }
   })
 
   it('records a dead-letter replay that finds nothing as 404, not as done', async () => {

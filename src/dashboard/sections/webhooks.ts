@@ -2,14 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { accountById } from '../../domain/accounts.ts'
 import { EVENT_TYPES, type EventType } from '../../domain/events.ts'
-import { allows } from '../../domain/quota.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhook-deliveries.ts'
 import { queueTestDelivery } from '../../domain/webhook-delivery.ts'
-import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../../domain/webhooks.ts'
+import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateSecret, updateEndpoint, webhooksAllowed } from '../../domain/webhooks.ts'
 import { errors } from '../../errors.ts'
 import { createSafeFetcher } from '../../infra/fetcher.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { checkEndpointUrl } from '../../rest/webhooks/endpoint-url.ts'
+import { checkEndpointUrl } from '../../domain/webhook-endpoint-url.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../pages.ts'
 
@@ -47,14 +46,20 @@ export default async function webhooksSection(app: FastifyInstance) {
     return endpoint
   }
 
-  async function webhooksAllowed(accountId: string): Promise<boolean> {
+  async function planAllows(accountId: string): Promise<boolean> {
     const account = await accountById(db, accountId)
-    return account !== undefined && allows(account.plan, 'write')
+    return account !== undefined && webhooksAllowed(account.plan)
   }
+
+  // As on /v1, every webhook action needs plan pro or above; an account that fell below it still
+  // sees its endpoints and dead letters, and may replay them after an upgrade.
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'POST' && !(await planAllows(request.person.accountId))) throw new errors.planRequired('Webhooks need plan pro or above')
+  })
 
   app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) => {
     const accountId = request.person.accountId
-    const [{ rows }, dead, allowed] = await Promise.all([listEndpoints(db, accountId, 100, 0), listDeadLetters(db, accountId, { limit: 100, offset: 0 }), webhooksAllowed(accountId)])
+    const [{ rows }, dead, allowed] = await Promise.all([listEndpoints(db, accountId, 100, 0), listDeadLetters(db, accountId, { limit: 100, offset: 0 }), planAllows(accountId)])
     const csrf = reply.formToken()
     return reply.page(
       'Webhooks',
@@ -112,7 +117,6 @@ ${dead.items.length === 0
     },
     async (request, reply) => {
       const accountId = request.person.accountId
-      if (!(await webhooksAllowed(accountId))) throw new errors.planRequired('Webhooks need plan pro or above')
       const eventTypes = eventTypesOf(request.body.event_types)
       const url = await checkEndpointUrl(request.body.url.trim(), urlPolicy, fetcher)
       const { row, secret } = await audited(request, (trx) => createEndpoint(trx, keyring, accountId, { url, description: request.body.description?.trim() ?? '', eventTypes }), 200)
@@ -129,7 +133,7 @@ ${dead.items.length === 0
   app.get<{ Params: { id: string } }>('/webhooks/:id', { config: { operation: 'dashboard.webhooks.get' }, schema: { hide: true, params: Params } }, async (request, reply) => {
     const row = await ownEndpoint(request.person.accountId, request.params.id)
     const e = endpointView(row)
-    const attempts = await listAttempts(db, e.id, { limit: 50, offset: 0 })
+    const attempts = await listAttempts(db, e.id, { limit: 50, offset: 0 }, keyring)
     const csrf = reply.formToken()
     const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16)
     const now = new Date(Date.now() + 60_000).toISOString().slice(0, 16)

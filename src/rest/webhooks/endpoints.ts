@@ -5,7 +5,7 @@ import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoin
 import type { SafeFetcher } from '../../infra/fetcher.ts'
 import { withAudit } from '../audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from '../http.ts'
-import { checkEndpointUrl, type EndpointUrlPolicy } from './endpoint-url.ts'
+import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhook-endpoint-url.ts'
 import { Endpoint, EndpointParams, EndpointPatch, EndpointWithSecret, NewEndpoint } from './schemas.ts'
 
 const tags = ['webhooks']

@@ -1,5 +1,5 @@
-import { errors } from '../../errors.ts'
-import { FetchError, type SafeFetcher } from '../../infra/fetcher.ts'
+import { errors } from '../errors.ts'
+import { FetchError, type SafeFetcher } from '../infra/fetcher.ts'
 
 export interface EndpointUrlPolicy {
   /** Production: https only. */
