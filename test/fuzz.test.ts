@@ -221,7 +221,17 @@ interface Operation {
   body?: { type: string; schema?: Schema }
 }
 
-function operationsOf(document: { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema?: Schema; required?: boolean }>; requestBody?: { content?: Record<string, { schema?: Schema }> } }>> }): Operation[] {
+/** The schema with every `#/components/schemas/…` reference replaced by what it names. */
+function inlined(value: unknown, named: Record<string, unknown>, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((item) => inlined(item, named, depth))
+  if (typeof value !== 'object' || value === null || depth > 20) return value
+  const ref = (value as { $ref?: unknown }).$ref
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inlined(named[ref.slice('#/components/schemas/'.length)], named, depth + 1)
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, inlined(child, named, depth + 1)]))
+}
+
+function operationsOf(document: { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema?: Schema; required?: boolean }>; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>; components?: { schemas?: Record<string, unknown> } }): Operation[] {
+  const named = document.components?.schemas ?? {}
   const operations: Operation[] = []
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -231,7 +241,7 @@ function operationsOf(document: { paths: Record<string, Record<string, { paramet
         method: method.toUpperCase(),
         path,
         query: (operation.parameters ?? []).filter((p) => p.in === 'query'),
-        body: content ? { type: content[0], schema: content[1].schema } : undefined,
+        body: content ? { type: content[0], schema: inlined(content[1].schema, named) as Schema } : undefined,
       })
     }
   }

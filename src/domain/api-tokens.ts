@@ -35,6 +35,16 @@ export function toApiToken(row: ApiTokenRow): ApiToken {
   }
 }
 
+/**
+ * What a token's ETag is made of: what its owner sets (name, scopes, expiry) and which secret is
+ * current, so a rotation changes the tag. Never the last-used time: using a token does not change
+ * it, so a tag read once stays good for If-Match however often the token is used. The secret's
+ * hash enters only through the tag's own one-way digest.
+ */
+export function apiTokenVersion(row: ApiTokenRow): unknown {
+  return [row.id, row.name, row.scopes, row.created_at.toISOString(), row.expires_at?.toISOString() ?? null, row.secret_hash]
+}
+
 function newSecret(id: string): string {
   return `wps_${id}_${randomToken(32)}`
 }
@@ -47,7 +57,7 @@ export interface NewApiToken {
 }
 
 /** Creates a token; the secret is returned here once and only its hash is kept. */
-export async function createApiToken(db: Db, input: NewApiToken): Promise<{ token: ApiToken; secret: string }> {
+export async function createApiToken(db: Db, input: NewApiToken): Promise<{ token: ApiToken; secret: string; row: ApiTokenRow }> {
   const id = newId('tok')
   const secret = newSecret(id)
   const row = await db
@@ -62,7 +72,7 @@ export async function createApiToken(db: Db, input: NewApiToken): Promise<{ toke
     })
     .returningAll()
     .executeTakeFirstOrThrow()
-  return { token: toApiToken(row), secret }
+  return { token: toApiToken(row), secret, row }
 }
 
 export async function listApiTokens(db: Db, accountId: string, limit: number, offset: number): Promise<{ rows: ApiToken[]; total: number }> {
@@ -90,7 +100,7 @@ export async function revokeApiToken(db: Db, id: string): Promise<void> {
  * (0 ends it now). A secret replaced earlier and still in its grace period is dropped: at most
  * two secrets are valid at a time.
  */
-export async function rotateApiToken(db: Db, id: string, graceSeconds: number): Promise<{ token: ApiToken; secret: string }> {
+export async function rotateApiToken(db: Db, id: string, graceSeconds: number): Promise<{ token: ApiToken; secret: string; row: ApiTokenRow }> {
   const secret = newSecret(id)
   const row = await db
     .updateTable('api_tokens')
@@ -102,7 +112,7 @@ export async function rotateApiToken(db: Db, id: string, graceSeconds: number): 
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow()
-  return { token: toApiToken(row), secret }
+  return { token: toApiToken(row), secret, row }
 }
 
 export type SecretCheck =

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { apiTokenIdOf, checkApiToken, looksLikeApiToken, touchApiTokens } from '../domain/api-tokens.ts'
 import type { Plan } from '../domain/plans.ts'
 import { allows, chargeApiToken, chargeRequest, type Charge } from '../domain/quota.ts'
@@ -22,6 +22,11 @@ export interface RestRouteConfig {
   operation?: string
   scope?: string
   access?: 'read' | 'write'
+  /** Statuses whose answer is an item with its ETag, where the default (GET/PATCH 200, 201) does not fit. */
+  etag?: readonly number[]
+  /** Statuses whose answer carries Location, where the default (201) does not fit. */
+  location?: readonly number[]
+  openapi?: FastifyContextConfig['openapi']
 }
 
 declare module 'fastify' {
@@ -32,6 +37,8 @@ declare module 'fastify' {
     operation?: string
     scope?: string
     access?: 'read' | 'write'
+    etag?: readonly number[]
+    location?: readonly number[]
   }
 }
 

@@ -5,7 +5,7 @@ import { blockView, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, u
 import { withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendCreated, sendItem } from './http.ts'
 import { requirePage } from './pages.ts'
-import { Block, BlockId, BlockPatch, NewBlock, PageId, params } from './schemas/content.ts'
+import { Block, BlockId, BlockPatch, BlockPatchDocumented, NewBlock, NewBlockDocumented, NewBlockSchemas, PageId, params } from './schemas/content.ts'
 import { orNotFound } from './sites.ts'
 
 const tags = ['blocks']
@@ -35,7 +35,7 @@ export default async function blockRoutes(app: FastifyInstance) {
   typed.post(
     '/pages/:page_id/blocks',
     {
-      config: { operation: 'blocks.create', scope: 'write:pages', access: 'write' },
+      config: { operation: 'blocks.create', scope: 'write:pages', access: 'write', openapi: { body: NewBlockDocumented, schemas: NewBlockSchemas } },
       schema: { summary: 'Add a block at a position or at the end', tags, params: params('page_id', PageId), body: NewBlock, response: { 201: Block } },
     },
     async (request, reply) => {
@@ -57,7 +57,7 @@ export default async function blockRoutes(app: FastifyInstance) {
   typed.patch(
     '/blocks/:id',
     {
-      config: { operation: 'blocks.update', scope: 'write:pages', access: 'write' },
+      config: { operation: 'blocks.update', scope: 'write:pages', access: 'write', openapi: { body: BlockPatchDocumented } },
       schema: { summary: 'Change a block’s content or type, or move it', tags, params: params('id', BlockId), body: BlockPatch, response: { 200: Block } },
     },
     async (request, reply) => {

@@ -20,7 +20,7 @@ export default async function buildRoutes(app: FastifyInstance) {
   typed.post(
     '/sites/:id/rebuild',
     {
-      config: { operation: 'sites.rebuild', scope: 'write:pages', access: 'write' },
+      config: { operation: 'sites.rebuild', scope: 'write:pages', access: 'write', etag: [202], location: [202] },
       schema: { summary: 'Rebuild and publish the site (the build in progress if there is one)', tags, params: params('id', SiteId), response: { 202: Build } },
     },
     async (request, reply) => {
@@ -60,7 +60,7 @@ export default async function buildRoutes(app: FastifyInstance) {
   typed.post(
     '/sites/:id/rollback',
     {
-      config: { operation: 'sites.rollback', scope: 'write:pages', access: 'write' },
+      config: { operation: 'sites.rollback', scope: 'write:pages', access: 'write', etag: [200] },
       schema: { summary: 'Put an earlier succeeded build live again', tags, params: params('id', SiteId), body: Rollback, response: { 200: Site } },
     },
     async (request, reply) => {

@@ -71,7 +71,7 @@ export default async function conversationRoutes(app: FastifyInstance) {
   typed.post(
     '/conversations/:session_id/take',
     {
-      config: { operation: 'conversations.take', scope: 'write:pages', access: 'write' },
+      config: { operation: 'conversations.take', scope: 'write:pages', access: 'write', etag: [200] },
       schema: { summary: 'Take over a requested conversation; the assistant falls silent', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
     },
     async (request, reply) => sendItem(reply, await act(request, takeHandoff)),
@@ -80,7 +80,7 @@ export default async function conversationRoutes(app: FastifyInstance) {
   typed.post(
     '/conversations/:session_id/messages',
     {
-      config: { operation: 'conversations.message', scope: 'write:pages', access: 'write' },
+      config: { operation: 'conversations.message', scope: 'write:pages', access: 'write', etag: [200] },
       schema: { summary: 'Write to the visitor while holding the conversation', tags, params: SessionParams, body: OperatorMessage, response: { 200: ConversationWithMessages } },
     },
     async (request, reply) => {
@@ -93,7 +93,7 @@ export default async function conversationRoutes(app: FastifyInstance) {
   typed.post(
     '/conversations/:session_id/resolve',
     {
-      config: { operation: 'conversations.resolve', scope: 'write:pages', access: 'write' },
+      config: { operation: 'conversations.resolve', scope: 'write:pages', access: 'write', etag: [200] },
       schema: { summary: 'Close the conversation; the assistant answers again', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
     },
     async (request, reply) => sendItem(reply, await act(request, resolveHandoff)),

@@ -87,7 +87,7 @@ export default async function domainRoutes(app: FastifyInstance) {
   typed.post(
     '/domains/:id/verify',
     {
-      config: { operation: 'domains.verify', scope: 'write:pages', access: 'write' },
+      config: { operation: 'domains.verify', scope: 'write:pages', access: 'write', etag: [202], location: [202] },
       schema: { summary: 'Look up the TXT challenge (asynchronously); GET the domain for the outcome', tags, params: params('id', DomainId), response: { 202: Domain } },
     },
     async (request, reply) => {
@@ -99,7 +99,8 @@ export default async function domainRoutes(app: FastifyInstance) {
         },
         202,
       )
-      return reply.code(202).header('location', `/v1/domains/${domain.id}`).send(domainView(domain))
+      const view = domainView(domain)
+      return reply.code(202).header('location', `/v1/domains/${domain.id}`).header('etag', etagOf(view)).send(view)
     },
   )
 }

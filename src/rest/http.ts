@@ -106,7 +106,7 @@ export const ProblemResponses = {
 }
 
 /** The ETag header of an item answer, for OpenAPI. */
-export const ETagHeader = Type.String({ description: 'Strong entity tag; send it in If-Match to change the item only if unchanged.' })
+export const ETagHeader = { type: 'string', description: 'Strong entity tag; send it in If-Match to change the item only if unchanged.' } as const
 
 /** What no /v1 value may be, though a schema lets it pass, with the rule it is reported under. */
 type Unsafe = { at: string; keyword: 'pattern' | 'maximum' }

@@ -1,11 +1,11 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, toApiToken } from '../domain/api-tokens.ts'
+import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, toApiToken } from '../domain/api-tokens.ts'
 import { errors } from '../errors.ts'
 import { literalUnion } from '../schemas.ts'
 import { withAudit } from './audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated } from './http.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from './http.ts'
 
 const Scope = literalUnion(API_SCOPES)
 const TokenId = Type.String({ pattern: '^tok_[A-Za-z0-9_-]{22}$', description: 'tok_…' })
@@ -46,9 +46,10 @@ const Rotation = Type.Object(
 const IdParams = Type.Object({ id: TokenId }, { additionalProperties: false })
 
 /**
- * API tokens of the account (DESIGN.md 7): list without secrets, create (the secret once),
- * rotate in one click with a grace period, revoke. Token management needs manage:tokens and
- * works on every plan with API access; a token can hand out only scopes it holds itself.
+ * API tokens of the account (DESIGN.md 7): list and read without secrets, create (the secret
+ * once), rotate in one click with a grace period, revoke. Token management needs manage:tokens
+ * and works on every plan with API access; a token can hand out only scopes it holds itself.
+ * A token's ETag changes when it is rotated, never when it is used (apiTokenVersion).
  */
 export default async function tokenRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -79,14 +80,27 @@ export default async function tokenRoutes(app: FastifyInstance) {
       const expires = expiresAt === undefined ? null : new Date(expiresAt)
       if (expires && expires.getTime() <= Date.now()) throw new errors.validationFailed("The field 'expires_at' must be in the future")
       const created = await withAudit(request, (trx) => createApiToken(trx, { accountId: request.principal.accountId, name, scopes, expiresAt: expires }), 201)
-      return sendCreated(reply, `/v1/tokens/${created.token.id}`, { ...created.token, token: created.secret }, created.token)
+      return sendCreated(reply, `/v1/tokens/${created.token.id}`, { ...created.token, token: created.secret }, apiTokenVersion(created.row))
+    },
+  )
+
+  typed.get(
+    '/tokens/:id',
+    {
+      config: { operation: 'tokens.get', scope: 'manage:tokens', access: 'read' },
+      schema: { summary: 'Get an API token (never its secret)', tags: ['tokens'], params: IdParams, response: { 200: Token } },
+    },
+    async (request, reply) => {
+      const row = await findApiToken(app.db, request.principal.accountId, request.params.id)
+      if (!row) throw notFound('Token')
+      return sendItem(reply, toApiToken(row), apiTokenVersion(row))
     },
   )
 
   typed.post(
     '/tokens/:id/rotate',
     {
-      config: { operation: 'tokens.rotate', scope: 'manage:tokens', access: 'read' },
+      config: { operation: 'tokens.rotate', scope: 'manage:tokens', access: 'read', etag: [200] },
       schema: { summary: 'Rotate a token’s secret, keeping the old one for a grace period', tags: ['tokens'], params: IdParams, body: Rotation, response: { 200: RotatedToken } },
     },
     async (request, reply) => {
@@ -97,7 +111,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
         return rotateApiToken(trx, current.id, grace)
       })
       const previous = grace > 0 ? new Date(Date.now() + grace * 1000).toISOString() : null
-      return reply.header('etag', etagOf(rotated.token)).send({ ...rotated.token, token: rotated.secret, previous_secret_expires_at: previous })
+      return reply.header('etag', etagOf(apiTokenVersion(rotated.row))).send({ ...rotated.token, token: rotated.secret, previous_secret_expires_at: previous })
     },
   )
 
@@ -113,7 +127,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
         async (trx) => {
           const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
           if (!current) throw notFound('Token')
-          assertIfMatch(request, etagOf(toApiToken(current)))
+          assertIfMatch(request, etagOf(apiTokenVersion(current)))
           await revokeApiToken(trx, current.id)
         },
         204,

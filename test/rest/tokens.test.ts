@@ -105,13 +105,48 @@ describe('/v1/tokens', () => {
     expect(stale.json().code).toBe('precondition_failed')
     expect((await call('GET', '/v1/account', { authorization: `Bearer ${created.token}` })).statusCode).toBe(200)
 
-    const list = (await call('GET', '/v1/tokens', owner.headers)).json() as { data: Array<{ id: string }> }
-    const listed = list.data.find((t) => t.id === created.id)!
-    const { etagOf } = await import('../../src/rest/http.ts')
-    const removed = await call('DELETE', `/v1/tokens/${created.id}`, { ...owner.headers, 'if-match': etagOf(listed) })
+    const etag = (await call('GET', `/v1/tokens/${created.id}`, owner.headers)).headers['etag'] as string
+    const removed = await call('DELETE', `/v1/tokens/${created.id}`, { ...owner.headers, 'if-match': etag })
     expect(removed.statusCode).toBe(204)
     expect((await call('GET', '/v1/account', { authorization: `Bearer ${created.token}` })).statusCode).toBe(401)
     expect((await call('DELETE', `/v1/tokens/${created.id}`, owner.headers)).statusCode).toBe(404)
+    expect((await call('GET', `/v1/tokens/${created.id}`, owner.headers)).statusCode).toBe(404)
+  })
+
+  it('reads one token without its secret at the Location of its creation; another account’s is 404', async () => {
+    const owner = await makeAccount(app, 'pro')
+    const other = await makeAccount(app, 'pro')
+    const created = await call('POST', '/v1/tokens', owner.headers, { name: 'reader', scopes: ['read:sites'] })
+    const location = created.headers['location'] as string
+    const got = await call('GET', location, owner.headers)
+    expect(got.statusCode, got.body).toBe(200)
+    const { token: _secret, ...withoutSecret } = created.json()
+    expect(got.json()).toEqual(withoutSecret)
+    expect(got.body).not.toContain('wps_')
+    expect(got.headers['etag']).toBe(created.headers['etag'])
+    expect((await call('GET', location, other.headers)).statusCode).toBe(404)
+    expect((await call('GET', '/v1/tokens/nope', owner.headers)).statusCode).toBe(400)
+    const narrow = await makeAccount(app, 'pro', ['read:sites'])
+    expect((await call('GET', `/v1/tokens/${narrow.tokenId}`, narrow.headers)).json().code).toBe('insufficient_scope')
+  })
+
+  it('keeps a token’s ETag when the token is used, so the creation’s tag still revokes it; a rotation changes it', async () => {
+    const owner = await makeAccount(app, 'pro')
+    const created = await call('POST', '/v1/tokens', owner.headers, { name: 'busy', scopes: ['read:sites', 'manage:tokens'] })
+    const { id, token: secret } = created.json()
+    const tag = created.headers['etag'] as string
+    expect((await call('GET', '/v1/account', { authorization: `Bearer ${secret}` })).statusCode).toBe(200)
+    // The last-used time is recorded in the background a few seconds later (tested below); as it would be:
+    await app.db.updateTable('api_tokens').set({ last_used_at: new Date() }).where('id', '=', id).execute()
+    const used = await call('GET', `/v1/tokens/${id}`, owner.headers)
+    expect(used.json().last_used_at).not.toBeNull()
+    expect(used.headers['etag']).toBe(tag)
+
+    const rotated = await call('POST', `/v1/tokens/${id}/rotate`, owner.headers, { grace_seconds: 0 })
+    expect(rotated.headers['etag']).not.toBe(tag)
+    expect((await call('GET', `/v1/tokens/${id}`, owner.headers)).headers['etag']).toBe(rotated.headers['etag'])
+    expect((await call('DELETE', `/v1/tokens/${id}`, { ...owner.headers, 'if-match': tag })).statusCode).toBe(412)
+    expect((await call('DELETE', `/v1/tokens/${id}`, { ...owner.headers, 'if-match': rotated.headers['etag'] as string })).statusCode).toBe(204)
   })
 
   it('records when a token was last used, without writing on every request', async () => {

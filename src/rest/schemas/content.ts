@@ -1,5 +1,5 @@
 import { Type, type TOptional, type TSchema } from 'typebox'
-import { BLOCK_TYPES } from '../../domain/block-content.ts'
+import { BLOCK_TYPES, BlockContents } from '../../domain/block-content.ts'
 import { LOCALES } from '../../domain/locales.ts'
 import { PAGE_PATH_PATTERN } from '../../domain/pages.ts'
 import { literalUnion } from '../../schemas.ts'
@@ -56,6 +56,36 @@ export const NewBlock = Type.Object({ type: BlockType, content: AnyContent, posi
 export const BlockPatch = Type.Object(
   { type: Type.Optional(BlockType), content: Type.Optional(AnyContent), position: Type.Optional(Position) },
   { ...strict, minProperties: 1, description: 'A new type needs new content; position moves the block' },
+)
+
+/** One shape per block type, `type` naming it and `content` typed by it. */
+const typedBlocks = (title: (type: string) => string) =>
+  BLOCK_TYPES.map((type) => Type.Object({ type: Type.Literal(type), content: BlockContents[type], position: Type.Optional(Position) }, { ...strict, title: title(type) }))
+
+/**
+ * The block bodies as the OpenAPI document shows them: content typed by the block's type (the
+ * discriminated union of DESIGN.md 7). The validator checks the outer shape only and the route
+ * the content, so a mismatch is one code, 400 invalid_block_content, naming the field.
+ */
+const newBlockName = (type: string) => `New${type.replace(/(^|_)(\w)/g, (_match, _sep, letter: string) => letter.toUpperCase())}Block`
+export const NewBlockSchemas = Object.fromEntries(typedBlocks((type) => `new ${type} block`).map((schema, i) => [newBlockName(BLOCK_TYPES[i]!), schema]))
+const newBlockRef = (type: string) => `#/components/schemas/${newBlockName(type)}`
+export const NewBlockDocumented = {
+  oneOf: BLOCK_TYPES.map((type) => ({ $ref: newBlockRef(type) })),
+  discriminator: { propertyName: 'type', mapping: Object.fromEntries(BLOCK_TYPES.map((type) => [type, newBlockRef(type)])) },
+  description: 'A block of one type with its content; position defaults to the end',
+}
+const anyContent = Type.Union(
+  BLOCK_TYPES.map((type) => BlockContents[type]),
+  { description: 'New content of the block’s current type' },
+)
+export const BlockPatchDocumented = Type.Union(
+  [
+    ...typedBlocks((type) => `change to a ${type} block`),
+    Type.Object({ content: anyContent, position: Type.Optional(Position) }, { ...strict, title: 'change the content' }),
+    Type.Object({ position: Position }, { ...strict, title: 'move the block' }),
+  ],
+  { description: 'A new type needs new content of that type; position moves the block' },
 )
 
 // Domains

@@ -16,13 +16,15 @@ export type paths = {
     /** Create an API token */
     post: operations["tokens.create"];
   };
+  "/v1/tokens/{id}": {
+    /** Get an API token (never its secret) */
+    get: operations["tokens.get"];
+    /** Revoke a token at once (both secrets of a rotation) */
+    delete: operations["tokens.revoke"];
+  };
   "/v1/tokens/{id}/rotate": {
     /** Rotate a token’s secret, keeping the old one for a grace period */
     post: operations["tokens.rotate"];
-  };
-  "/v1/tokens/{id}": {
-    /** Revoke a token at once (both secrets of a rotation) */
-    delete: operations["tokens.revoke"];
   };
   "/v1/audit-log": {
     /** List recorded API calls */
@@ -208,11 +210,135 @@ export type webhooks = Record<string, never>;
 
 export type components = {
   schemas: {
+    /** new hero block */
+    NewHeroBlock: {
+      /** @constant */
+      type: "hero";
+      content: {
+        heading: string;
+        subheading?: string;
+        cta?: {
+          label: string;
+          href: string;
+        };
+        image?: {
+          src: string;
+          alt: string;
+        };
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new text block */
+    NewTextBlock: {
+      /** @constant */
+      type: "text";
+      content: {
+        markdown: string;
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new image block */
+    NewImageBlock: {
+      /** @constant */
+      type: "image";
+      content: {
+        src: string;
+        alt: string;
+        caption?: string;
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new features block */
+    NewFeaturesBlock: {
+      /** @constant */
+      type: "features";
+      content: {
+        heading?: string;
+        items: {
+            title: string;
+            text: string;
+          }[];
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new faq block */
+    NewFaqBlock: {
+      /** @constant */
+      type: "faq";
+      content: {
+        heading?: string;
+        items: {
+            question: string;
+            answer: string;
+          }[];
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new cta block */
+    NewCtaBlock: {
+      /** @constant */
+      type: "cta";
+      content: {
+        heading: string;
+        text?: string;
+        label: string;
+        href: string;
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new contact_form block */
+    NewContactFormBlock: {
+      /** @constant */
+      type: "contact_form";
+      content: {
+        heading?: string;
+        submit_label?: string;
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new testimonial block */
+    NewTestimonialBlock: {
+      /** @constant */
+      type: "testimonial";
+      content: {
+        quote: string;
+        author: string;
+        role?: string;
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
   };
   responses: never;
   parameters: never;
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description Requests the account may make in the current hour. */
+    "X-RateLimit-Limit": number;
+    /** @description Requests left in the current hour. */
+    "X-RateLimit-Remaining": number;
+    /** @description Seconds until the current hour’s budget resets. */
+    "X-RateLimit-Reset": number;
+    /** @description The hourly quota (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=1000;w=3600`. */
+    "RateLimit-Policy": string;
+    /** @description What is left of it and when it resets, in seconds, e.g. `"hourly";r=998;t=1200`. */
+    RateLimit: string;
+    /** @description Strong entity tag; send it in If-Match to change the item only if unchanged. */
+    ETag: string;
+    /** @description Seconds to wait before sending the request again: until the hourly budget resets (429), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress). */
+    "Retry-After": number;
+    /** @description The path of the resource the answer shows, e.g. /v1/sites/site_…. */
+    Location: string;
+    /** @description Present when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+    "Idempotent-Replayed": "true";
+  };
   pathItems: never;
 };
 
@@ -227,6 +353,14 @@ export type operations = {
     responses: {
       /** @description The account */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description acct_… */
@@ -256,6 +390,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -268,6 +409,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -280,6 +423,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -292,6 +442,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -304,6 +461,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -316,6 +480,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -328,6 +499,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -340,6 +518,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -365,6 +551,13 @@ export type operations = {
     responses: {
       /** @description API tokens, newest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -389,6 +582,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -401,6 +601,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -413,6 +615,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -425,6 +634,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -437,6 +653,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -449,6 +672,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -461,6 +691,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -473,6 +710,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -509,6 +754,16 @@ export type operations = {
     responses: {
       /** @description The token with its secret, shown once */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description tok_… */
@@ -527,6 +782,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -539,6 +802,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -551,6 +816,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -563,6 +835,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -575,6 +855,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -587,6 +876,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -599,6 +896,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -611,6 +916,371 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Get an API token (never its secret) */
+  "tokens.get": {
+    parameters: {
+      path: {
+        /** @description tok_… */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description An API token (never its secret) */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            /** @description tok_… */
+            id: string;
+            name: string;
+            scopes: ("read:sites" | "write:pages" | "manage:leads" | "manage:webhooks" | "manage:tokens")[];
+            /** Format: date-time */
+            created_at: string;
+            expires_at: string | null;
+            /** @description Recorded to the minute. */
+            last_used_at: string | null;
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Revoke a token at once (both secrets of a rotation) */
+  "tokens.revoke": {
+    parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
+      path: {
+        /** @description tok_… */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Revoked */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -649,6 +1319,15 @@ export type operations = {
     responses: {
       /** @description The token with its new secret, shown once */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description tok_… */
@@ -669,6 +1348,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -681,6 +1368,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -693,6 +1382,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -705,6 +1401,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -717,6 +1421,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -729,6 +1442,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -741,6 +1462,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -753,117 +1482,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
-      };
-    };
-  };
-  /** Revoke a token at once (both secrets of a rotation) */
-  "tokens.revoke": {
-    parameters: {
-      path: {
-        /** @description tok_… */
-        id: string;
-      };
-    };
-    responses: {
-      /** @description Revoked */
-      204: {
-        content: never;
-      };
-      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
-      400: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
-      401: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
-      403: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description No such resource for this account (not_found) */
-      404: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
-      409: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description If-Match does not name the current ETag (precondition_failed) */
-      412: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
-      422: {
-        content: {
-          "application/json": {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Above the hourly quota (rate_limited); see Retry-After */
-      429: {
         content: {
           "application/json": {
             type: string;
@@ -895,6 +1521,13 @@ export type operations = {
     responses: {
       /** @description Recorded calls, newest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -925,6 +1558,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -937,6 +1577,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -949,6 +1591,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -961,6 +1610,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -973,6 +1629,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -985,6 +1648,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -997,6 +1667,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1009,6 +1686,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1034,6 +1719,13 @@ export type operations = {
     responses: {
       /** @description Sites of the account, oldest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -1077,6 +1769,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1089,6 +1788,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1101,6 +1802,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1113,6 +1821,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1125,6 +1840,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1137,6 +1859,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1149,6 +1878,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1161,6 +1897,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1202,6 +1946,16 @@ export type operations = {
     responses: {
       /** @description A site */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description site_… */
@@ -1237,6 +1991,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1249,6 +2011,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1261,6 +2025,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1273,6 +2044,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1285,6 +2064,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1297,6 +2085,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1309,6 +2105,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1321,6 +2125,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1344,6 +2156,14 @@ export type operations = {
     responses: {
       /** @description A site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description site_… */
@@ -1379,6 +2199,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1391,6 +2218,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1403,6 +2232,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1415,6 +2251,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1427,6 +2270,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1439,6 +2289,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1451,6 +2308,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1463,6 +2327,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1478,6 +2350,10 @@ export type operations = {
   /** Delete a site with its pages, domains, builds, leads and conversations */
   "sites.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description site_… */
         id: string;
@@ -1486,10 +2362,24 @@ export type operations = {
     responses: {
       /** @description Deleted */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1502,6 +2392,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1514,6 +2406,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1526,6 +2425,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1538,6 +2444,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1550,6 +2463,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1562,6 +2482,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1574,6 +2501,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1589,6 +2524,10 @@ export type operations = {
   /** Change a site: name, locales, assistant, or status live/offline */
   "sites.update": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description site_… */
         id: string;
@@ -1616,6 +2555,14 @@ export type operations = {
     responses: {
       /** @description A site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description site_… */
@@ -1651,6 +2598,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1663,6 +2617,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1675,6 +2631,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1687,6 +2650,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1699,6 +2669,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1711,6 +2688,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1723,6 +2707,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1735,6 +2726,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1764,6 +2763,13 @@ export type operations = {
     responses: {
       /** @description Pages by locale and path */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -1791,6 +2797,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1803,6 +2816,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1815,6 +2830,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1827,6 +2849,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1839,6 +2868,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1851,6 +2887,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1863,6 +2906,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1875,6 +2925,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1913,6 +2971,16 @@ export type operations = {
     responses: {
       /** @description A page of a site */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description page_… */
@@ -1932,6 +3000,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1944,6 +3020,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -1956,6 +3034,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1968,6 +3053,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1980,6 +3073,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -1992,6 +3094,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2004,6 +3114,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2016,6 +3134,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2039,6 +3165,14 @@ export type operations = {
     responses: {
       /** @description A page of a site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description page_… */
@@ -2058,6 +3192,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2070,6 +3211,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -2082,6 +3225,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2094,6 +3244,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2106,6 +3263,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2118,6 +3282,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2130,6 +3301,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2142,6 +3320,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2157,6 +3343,10 @@ export type operations = {
   /** Delete a page with its blocks */
   "pages.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description page_… */
         id: string;
@@ -2165,10 +3355,24 @@ export type operations = {
     responses: {
       /** @description Deleted */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2181,6 +3385,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -2193,6 +3399,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2205,6 +3418,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2217,6 +3437,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2229,6 +3456,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2241,6 +3475,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2253,6 +3494,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2268,6 +3517,10 @@ export type operations = {
   /** Change a page */
   "pages.update": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description page_… */
         id: string;
@@ -2287,6 +3540,14 @@ export type operations = {
     responses: {
       /** @description A page of a site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description page_… */
@@ -2306,6 +3567,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2318,6 +3586,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -2330,6 +3600,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2342,6 +3619,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2354,6 +3638,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2366,6 +3657,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2378,6 +3676,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2390,6 +3695,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2419,6 +3732,13 @@ export type operations = {
     responses: {
       /** @description Blocks by position */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -2546,6 +3866,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2558,6 +3885,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -2570,6 +3899,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2582,6 +3918,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2594,6 +3937,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2606,6 +3956,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2618,6 +3975,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2630,6 +3994,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2654,22 +4026,25 @@ export type operations = {
         page_id: string;
       };
     };
+    /** @description A block of one type with its content; position defaults to the end */
     requestBody: {
       content: {
-        "application/json": {
-          type: "hero" | "text" | "image" | "features" | "faq" | "cta" | "contact_form" | "testimonial";
-          /** @description The content of the block’s type; see the Block schema */
-          content: {
-            [key: string]: unknown;
-          };
-          /** @description From 0; the blocks from there move down */
-          position?: number;
-        };
+        "application/json": components["schemas"]["NewHeroBlock"] | components["schemas"]["NewTextBlock"] | components["schemas"]["NewImageBlock"] | components["schemas"]["NewFeaturesBlock"] | components["schemas"]["NewFaqBlock"] | components["schemas"]["NewCtaBlock"] | components["schemas"]["NewContactFormBlock"] | components["schemas"]["NewTestimonialBlock"];
       };
     };
     responses: {
       /** @description A block of a page; content by type */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description blk_… */
@@ -2789,6 +4164,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2801,6 +4184,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -2813,6 +4198,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2825,6 +4217,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2837,6 +4237,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2849,6 +4258,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2861,6 +4278,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2873,6 +4298,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -2896,6 +4329,14 @@ export type operations = {
     responses: {
       /** @description A block of a page; content by type */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description blk_… */
@@ -3015,6 +4456,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3027,6 +4475,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3039,6 +4489,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3051,6 +4508,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3063,6 +4527,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3075,6 +4546,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3087,6 +4565,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3099,6 +4584,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3114,6 +4607,10 @@ export type operations = {
   /** Delete a block; the ones after it move up */
   "blocks.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description blk_… */
         id: string;
@@ -3122,10 +4619,24 @@ export type operations = {
     responses: {
       /** @description Deleted */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3138,6 +4649,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3150,6 +4663,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3162,6 +4682,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3174,6 +4701,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3186,6 +4720,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3198,6 +4739,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3210,6 +4758,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3225,28 +4781,170 @@ export type operations = {
   /** Change a block’s content or type, or move it */
   "blocks.update": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description blk_… */
         id: string;
       };
     };
-    /** @description A new type needs new content; position moves the block */
+    /** @description A new type needs new content of that type; position moves the block */
     requestBody: {
       content: {
         "application/json": {
-          type?: "hero" | "text" | "image" | "features" | "faq" | "cta" | "contact_form" | "testimonial";
-          /** @description The content of the block’s type; see the Block schema */
-          content?: {
-            [key: string]: unknown;
+          /** @enum {string} */
+          type: "hero";
+          content: {
+            heading: string;
+            subheading?: string;
+            cta?: {
+              label: string;
+              href: string;
+            };
+            image?: {
+              src: string;
+              alt: string;
+            };
           };
           /** @description From 0; the blocks from there move down */
           position?: number;
+        } | {
+          /** @enum {string} */
+          type: "text";
+          content: {
+            markdown: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "image";
+          content: {
+            src: string;
+            alt: string;
+            caption?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "features";
+          content: {
+            heading?: string;
+            items: {
+                title: string;
+                text: string;
+              }[];
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "faq";
+          content: {
+            heading?: string;
+            items: {
+                question: string;
+                answer: string;
+              }[];
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "cta";
+          content: {
+            heading: string;
+            text?: string;
+            label: string;
+            href: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "contact_form";
+          content: {
+            heading?: string;
+            submit_label?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "testimonial";
+          content: {
+            quote: string;
+            author: string;
+            role?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | ({
+          /** @description New content of the block’s current type */
+          content: {
+            heading: string;
+            subheading?: string;
+            cta?: {
+              label: string;
+              href: string;
+            };
+            image?: {
+              src: string;
+              alt: string;
+            };
+          } | {
+            markdown: string;
+          } | {
+            src: string;
+            alt: string;
+            caption?: string;
+          } | {
+            heading?: string;
+            items: {
+                title: string;
+                text: string;
+              }[];
+          } | {
+            heading?: string;
+            items: {
+                question: string;
+                answer: string;
+              }[];
+          } | {
+            heading: string;
+            text?: string;
+            label: string;
+            href: string;
+          } | {
+            heading?: string;
+            submit_label?: string;
+          } | {
+            quote: string;
+            author: string;
+            role?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        }) | {
+          /** @description From 0; the blocks from there move down */
+          position: number;
         };
       };
     };
     responses: {
       /** @description A block of a page; content by type */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description blk_… */
@@ -3366,6 +5064,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3378,6 +5083,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3390,6 +5097,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3402,6 +5116,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3414,6 +5135,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3426,6 +5154,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3438,6 +5173,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3450,6 +5192,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3479,6 +5229,13 @@ export type operations = {
     responses: {
       /** @description Domains, oldest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -3509,6 +5266,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3521,6 +5285,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3533,6 +5299,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3545,6 +5318,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3557,6 +5337,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3569,6 +5356,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3581,6 +5375,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3593,6 +5394,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3629,6 +5438,16 @@ export type operations = {
     responses: {
       /** @description A domain of a site */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description dom_… */
@@ -3651,6 +5470,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3663,6 +5490,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3675,6 +5504,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3687,6 +5523,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3699,6 +5543,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3711,6 +5564,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3723,6 +5584,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3735,6 +5604,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3758,6 +5635,14 @@ export type operations = {
     responses: {
       /** @description A domain of a site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description dom_… */
@@ -3780,6 +5665,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3792,6 +5684,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3804,6 +5698,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3816,6 +5717,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3828,6 +5736,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3840,6 +5755,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3852,6 +5774,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3864,6 +5793,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3879,6 +5816,10 @@ export type operations = {
   /** Remove a domain */
   "domains.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description dom_… */
         id: string;
@@ -3887,10 +5828,24 @@ export type operations = {
     responses: {
       /** @description Removed */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3903,6 +5858,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -3915,6 +5872,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3927,6 +5891,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3939,6 +5910,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3951,6 +5929,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3963,6 +5948,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -3975,6 +5967,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4002,6 +6002,16 @@ export type operations = {
     responses: {
       /** @description A domain of a site */
       202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description dom_… */
@@ -4024,6 +6034,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4036,6 +6054,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4048,6 +6068,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4060,6 +6087,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4072,6 +6107,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4084,6 +6128,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4096,6 +6148,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4108,6 +6168,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4135,6 +6203,16 @@ export type operations = {
     responses: {
       /** @description A build of a site */
       202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description bld_… */
@@ -4151,6 +6229,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4163,6 +6249,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4175,6 +6263,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4187,6 +6282,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4199,6 +6302,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4211,6 +6323,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4223,6 +6343,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4235,6 +6363,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4264,6 +6400,13 @@ export type operations = {
     responses: {
       /** @description Builds, newest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -4288,6 +6431,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4300,6 +6450,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4312,6 +6464,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4324,6 +6483,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4336,6 +6502,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4348,6 +6521,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4360,6 +6540,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4372,6 +6559,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4397,6 +6592,14 @@ export type operations = {
     responses: {
       /** @description A build of a site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description bld_… */
@@ -4413,6 +6616,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4425,6 +6635,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4437,6 +6649,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4449,6 +6668,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4461,6 +6687,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4473,6 +6706,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4485,6 +6725,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4497,6 +6744,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4532,6 +6787,15 @@ export type operations = {
     responses: {
       /** @description A site */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description site_… */
@@ -4567,6 +6831,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4579,6 +6851,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4591,6 +6865,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4603,6 +6884,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4615,6 +6904,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4627,6 +6925,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4639,6 +6945,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4651,6 +6965,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4680,6 +7002,13 @@ export type operations = {
     responses: {
       /** @description Leads, newest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -4713,6 +7042,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4725,6 +7061,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4737,6 +7075,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4749,6 +7094,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4761,6 +7113,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4773,6 +7132,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4785,6 +7151,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4797,6 +7170,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4820,6 +7201,14 @@ export type operations = {
     responses: {
       /** @description A lead */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description lead_… */
@@ -4845,6 +7234,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4857,6 +7253,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4869,6 +7267,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4881,6 +7286,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4893,6 +7305,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4905,6 +7324,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4917,6 +7343,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4929,6 +7362,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4944,6 +7385,10 @@ export type operations = {
   /** Delete a lead (erasure) */
   "leads.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description lead_… */
         id: string;
@@ -4952,10 +7397,24 @@ export type operations = {
     responses: {
       /** @description Deleted */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4968,6 +7427,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -4980,6 +7441,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -4992,6 +7460,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5004,6 +7479,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5016,6 +7498,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5028,6 +7517,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5040,6 +7536,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5068,6 +7572,13 @@ export type operations = {
     responses: {
       /** @description Conversations */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -5096,6 +7607,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5108,6 +7626,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5120,6 +7640,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5132,6 +7659,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5144,6 +7678,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5156,6 +7697,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5168,6 +7716,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5180,6 +7735,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5203,6 +7766,14 @@ export type operations = {
     responses: {
       /** @description A conversation with its transcript */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description ag_… */
@@ -5230,6 +7801,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5242,6 +7820,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5254,6 +7834,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5266,6 +7853,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5278,6 +7872,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5290,6 +7891,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5302,6 +7910,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5314,6 +7929,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5341,6 +7964,15 @@ export type operations = {
     responses: {
       /** @description A conversation with its transcript */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description ag_… */
@@ -5368,6 +8000,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5380,6 +8020,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5392,6 +8034,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5404,6 +8053,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5416,6 +8073,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5428,6 +8094,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5440,6 +8114,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5452,6 +8134,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5486,6 +8176,15 @@ export type operations = {
     responses: {
       /** @description A conversation with its transcript */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description ag_… */
@@ -5513,6 +8212,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5525,6 +8232,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5537,6 +8246,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5549,6 +8265,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5561,6 +8285,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5573,6 +8306,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5585,6 +8326,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5597,6 +8346,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5624,6 +8381,15 @@ export type operations = {
     responses: {
       /** @description A conversation with its transcript */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description ag_… */
@@ -5651,6 +8417,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5663,6 +8437,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5675,6 +8451,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5687,6 +8470,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5699,6 +8490,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5711,6 +8511,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5723,6 +8531,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5735,6 +8551,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5760,6 +8584,13 @@ export type operations = {
     responses: {
       /** @description Webhook endpoints, oldest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -5786,6 +8617,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5798,6 +8636,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5810,6 +8650,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5822,6 +8669,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5834,6 +8688,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5846,6 +8707,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5858,6 +8726,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5870,6 +8745,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5904,6 +8787,16 @@ export type operations = {
     responses: {
       /** @description The new endpoint with its signing secret, shown once */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description whep_… */
@@ -5924,6 +8817,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5936,6 +8837,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -5948,6 +8851,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5960,6 +8870,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5972,6 +8890,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5984,6 +8911,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -5996,6 +8931,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6008,6 +8951,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6031,6 +8982,14 @@ export type operations = {
     responses: {
       /** @description A webhook endpoint (never its secret) */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description whep_… */
@@ -6049,6 +9008,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6061,6 +9027,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6073,6 +9041,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6085,6 +9060,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6097,6 +9079,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6109,6 +9098,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6121,6 +9117,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6133,6 +9136,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6148,6 +9159,10 @@ export type operations = {
   /** Delete a webhook endpoint with its deliveries */
   "webhooks.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description whep_… */
         id: string;
@@ -6156,10 +9171,24 @@ export type operations = {
     responses: {
       /** @description Deleted */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6172,6 +9201,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6184,6 +9215,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6196,6 +9234,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6208,6 +9253,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6220,6 +9272,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6232,6 +9291,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6244,6 +9310,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6259,6 +9333,10 @@ export type operations = {
   /** Change a webhook endpoint (url, description, event types, enabled) */
   "webhooks.update": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         /** @description whep_… */
         id: string;
@@ -6278,6 +9356,14 @@ export type operations = {
     responses: {
       /** @description A webhook endpoint (never its secret) */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description whep_… */
@@ -6296,6 +9382,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6308,6 +9401,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6320,6 +9415,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6332,6 +9434,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6344,6 +9453,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6356,6 +9472,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6368,6 +9491,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6380,6 +9510,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6407,6 +9545,14 @@ export type operations = {
     responses: {
       /** @description The new secret */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description The new signing secret, shown once. */
@@ -6421,6 +9567,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6433,6 +9587,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6445,6 +9601,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6457,6 +9620,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6469,6 +9640,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6481,6 +9661,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6493,6 +9681,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6505,6 +9701,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6532,6 +9736,14 @@ export type operations = {
     responses: {
       /** @description A `webhook.test` event is queued for this endpoint */
       202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description evt_… : the webhook-id of the test delivery */
@@ -6543,6 +9755,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6555,6 +9775,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6567,6 +9789,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6579,6 +9808,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6591,6 +9828,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6603,6 +9849,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6615,6 +9869,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6627,6 +9889,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6656,6 +9926,13 @@ export type operations = {
     responses: {
       /** @description Attempts, latest first */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -6683,6 +9960,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6695,6 +9979,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6707,6 +9993,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6719,6 +10012,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6731,6 +10031,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6743,6 +10050,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6755,6 +10069,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6767,6 +10088,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6792,6 +10121,13 @@ export type operations = {
     responses: {
       /** @description Dead letters */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -6818,6 +10154,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6830,6 +10173,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6842,6 +10187,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6854,6 +10206,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6866,6 +10225,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6878,6 +10244,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6890,6 +10263,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6902,6 +10282,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6929,6 +10317,14 @@ export type operations = {
     responses: {
       /** @description The dead letter is sent again as a new delivery */
       202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description dlv_… */
@@ -6938,6 +10334,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6950,6 +10354,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -6962,6 +10368,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6974,6 +10387,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6986,6 +10407,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -6998,6 +10428,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7010,6 +10448,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7022,6 +10468,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7062,6 +10516,14 @@ export type operations = {
     responses: {
       /** @description The window is being replayed */
       202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description Events queued again. */
@@ -7071,6 +10533,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7083,6 +10553,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7095,6 +10567,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7107,6 +10586,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7119,6 +10606,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7131,6 +10627,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7143,6 +10647,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7155,6 +10667,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7181,6 +10701,14 @@ export type operations = {
     responses: {
       /** @description A site audit */
       202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description audit_… */
@@ -7207,6 +10735,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7219,6 +10755,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7231,6 +10769,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7243,6 +10788,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7255,6 +10808,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7267,6 +10829,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7279,6 +10849,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7291,6 +10869,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7314,6 +10900,14 @@ export type operations = {
     responses: {
       /** @description A site audit */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description audit_… */
@@ -7340,6 +10934,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7352,6 +10953,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7364,6 +10967,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7376,6 +10986,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7388,6 +11005,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7400,6 +11024,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7412,6 +11043,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7424,6 +11062,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7449,6 +11095,13 @@ export type operations = {
     responses: {
       /** @description One page of the list */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -7471,6 +11124,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7483,6 +11143,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7495,6 +11157,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7507,6 +11176,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7519,6 +11195,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7531,6 +11214,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7543,6 +11233,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7555,6 +11252,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7597,6 +11302,16 @@ export type operations = {
     responses: {
       /** @description A connected social account (never its secret) */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description soc_… */
@@ -7611,6 +11326,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7623,6 +11346,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7635,6 +11360,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7647,6 +11379,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7659,6 +11399,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7671,6 +11420,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7683,6 +11440,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7695,6 +11460,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7710,6 +11483,10 @@ export type operations = {
   /** Disconnect a social account */
   "social.accounts.delete": {
     parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
       path: {
         id: string;
       };
@@ -7717,10 +11494,24 @@ export type operations = {
     responses: {
       /** @description Disconnected */
       204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: never;
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7733,6 +11524,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7745,6 +11538,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7757,6 +11557,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7769,6 +11576,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7781,6 +11595,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7793,6 +11614,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7805,6 +11633,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7830,6 +11666,13 @@ export type operations = {
     responses: {
       /** @description One page of the list */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: ({
@@ -7860,6 +11703,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7872,6 +11722,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -7884,6 +11736,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7896,6 +11755,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7908,6 +11774,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7920,6 +11793,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7932,6 +11812,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7944,6 +11831,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -7983,6 +11878,16 @@ export type operations = {
     responses: {
       /** @description A social post */
       201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             /** @description post_… */
@@ -8005,6 +11910,14 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8017,6 +11930,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -8029,6 +11944,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8041,6 +11963,14 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8053,6 +11983,15 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8065,6 +12004,14 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8077,6 +12024,14 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8089,6 +12044,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8111,6 +12074,14 @@ export type operations = {
     responses: {
       /** @description A social post */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
           "application/json": {
             /** @description post_… */
@@ -8133,6 +12104,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8145,6 +12123,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -8157,6 +12137,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8169,6 +12156,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8181,6 +12175,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8193,6 +12194,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8205,6 +12213,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8217,6 +12232,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8243,6 +12266,13 @@ export type operations = {
     responses: {
       /** @description Default Response */
       200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             data: {
@@ -8267,6 +12297,13 @@ export type operations = {
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8279,6 +12316,8 @@ export type operations = {
       };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
+        headers: {
+        };
         content: {
           "application/json": {
             type: string;
@@ -8291,6 +12330,13 @@ export type operations = {
       };
       /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8303,6 +12349,13 @@ export type operations = {
       };
       /** @description No such resource for this account (not_found) */
       404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8315,6 +12368,13 @@ export type operations = {
       };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8327,6 +12387,13 @@ export type operations = {
       };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8339,6 +12406,13 @@ export type operations = {
       };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
           "application/json": {
             type: string;
@@ -8351,6 +12425,14 @@ export type operations = {
       };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
           "application/json": {
             type: string;
