@@ -3,7 +3,7 @@ import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
-import { sessionUser, type SessionUser } from '../domain/web-sessions.ts'
+import { sessionUser, webCookieNames, type SessionUser } from '../domain/web-sessions.ts'
 import { classify, logFailure } from '../errors.ts'
 import type { Db } from '../infra/db.ts'
 import { html, type SafeHtml } from '../infra/html.ts'
@@ -56,11 +56,9 @@ const TITLES: Record<number, string> = { 400: 'Something is wrong with this requ
  * plain forms with CSRF tokens, every change through the same repositories and audit log as /v1.
  */
 export default async function dashboardPages(app: FastifyInstance) {
-  const secure = app.config.BASE_URL.startsWith('https://')
-  const sessionCookie = secure ? '__Host-wps_session' : 'wps_session'
-  // The sign-in pages' CSRF secret: one per browser, so the header's sign-out form can post
-  // straight to POST /signout, and a dashboard form works in any tab of the same browser.
-  const csrfCookie = secure ? '__Host-wps_csrf' : 'wps_csrf'
+  // The sign-in pages' session and CSRF secret: one per browser, so the header's sign-out form can
+  // post straight to POST /signout, and a dashboard form works in any tab of the same browser.
+  const { session: sessionCookie, csrf: csrfCookie, secure } = webCookieNames(app.config.BASE_URL)
 
   await app.register(formbody, { bodyLimit: 65_536 })
   await app.register(cookie)

@@ -19,3 +19,13 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
     .executeTakeFirst()
   return row ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`) } : undefined
 }
+
+/**
+ * The browser cookies of a signed-in person, shared by the sign-in pages and the dashboard: the
+ * session token and the CSRF secret of the form tokens. On https they take the __Host- prefix,
+ * which pins them to this origin and path /.
+ */
+export function webCookieNames(baseUrl: string): { session: string; csrf: string; secure: boolean } {
+  const secure = baseUrl.startsWith('https://')
+  return secure ? { session: '__Host-wps_session', csrf: '__Host-wps_csrf', secure } : { session: 'wps_session', csrf: 'wps_csrf', secure }
+}

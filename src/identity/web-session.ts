@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { webCookieNames } from '../domain/web-sessions.ts'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
 import { WEB_SESSION_TTL } from './constants.ts'
 import { userById, type User } from './users.ts'
@@ -17,19 +18,13 @@ declare module 'fastify' {
   }
 }
 
-export interface CookieNames {
-  session: string
-  csrf: string
-}
-
 /**
  * Browser state of the sign-in pages: an httpOnly, SameSite=Lax session cookie holding a random
  * token (stored hashed), and @fastify/csrf-protection's secret cookie for the form tokens. On https
  * the cookies are Secure and take the __Host- prefix, which pins them to this origin and path /.
  */
 async function webSession(app: FastifyInstance) {
-  const secure = app.config.BASE_URL.startsWith('https://')
-  const names: CookieNames = secure ? { session: '__Host-wps_session', csrf: '__Host-wps_csrf' } : { session: 'wps_session', csrf: 'wps_csrf' }
+  const { secure, ...names } = webCookieNames(app.config.BASE_URL)
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure }
 
   await app.register(cookie)
