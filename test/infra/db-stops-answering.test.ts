@@ -3,6 +3,7 @@ import type { App } from '../../src/app.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'
+import { makeAccount } from '../rest/helpers.ts'
 
 // The fault: the database stops answering (packets dropped, connections stay open) while the pool
 // is warm. Every database-backed endpoint must answer 503 within 2 s and serve again within 5 s of
@@ -21,6 +22,22 @@ async function probesFor(app: App): Promise<Probe[]> {
   const created = (await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { locale: 'en' } })).json() as { session_id: string; session_token: string }
   const session = { session_id: created.session_id, session_token: created.session_token }
   const registration = (await app.inject({ method: 'POST', url: '/agent/identity', payload: { type: 'anonymous' } })).json() as { claim_token: string; registration_id: string }
+  // An API token of a pro account for /v1, and an agent's access token for /mcp.
+  const owner = await makeAccount(app, 'pro')
+  const exchanged = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: (registration as unknown as { identity_assertion: string }).identity_assertion }).toString(),
+  })
+  const mcpToken = (exchanged.json() as { access_token: string }).access_token
+  const mcpHeaders = {
+    host: new URL(app.config.BASE_URL).host,
+    authorization: `Bearer ${mcpToken}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  }
   let turn = 0
   const agent503 = (body: Record<string, unknown>, type: string) => {
     expect(type).toBe('application/json; charset=utf-8')
@@ -33,6 +50,10 @@ async function probesFor(app: App): Promise<Probe[]> {
   const problem503 = (body: Record<string, unknown>, type: string) => {
     expect(type).toBe('application/problem+json; charset=utf-8')
     expect(body).toMatchObject({ status: 503 })
+  }
+  const jsonRpc503 = (body: Record<string, unknown>, type: string) => {
+    expect(type).toBe('application/json; charset=utf-8')
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } })
   }
   return [
     { name: 'GET /api/ready', request: () => app.inject({ method: 'GET', url: '/api/ready' }), ok: 200, unavailable: problem503 },
@@ -58,6 +79,13 @@ async function probesFor(app: App): Promise<Probe[]> {
         }),
       ok: 400,
       unavailable: oauth503,
+    },
+    { name: 'GET /v1/sites (API token)', request: () => app.inject({ method: 'GET', url: '/v1/sites', headers: owner.headers }), ok: 200, unavailable: problem503 },
+    {
+      name: 'POST /mcp (tools/list)',
+      request: () => app.inject({ method: 'POST', url: '/mcp', headers: mcpHeaders, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) }),
+      ok: 200,
+      unavailable: jsonRpc503,
     },
   ]
 }
