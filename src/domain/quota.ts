@@ -42,7 +42,7 @@ export interface Charge {
   resetAt: Date
 }
 
-type ChargeRow = { plan: Plan | null; quota_override: number | null; used: number | null }
+export type ChargeRow = { plan: Plan | null; quota_override: number | null; used: number | null }
 
 function chargeOfRow(row: ChargeRow | undefined, start: Date): Charge | undefined {
   if (!row?.plan || row.used === null) return undefined
@@ -56,23 +56,28 @@ function chargeOfRow(row: ChargeRow | undefined, start: Date): Charge | undefine
  * (synchronous_commit off for this statement only): every call of an account updates one row, so
  * waiting for the disk would queue them all; a crash can forget the last few counts.
  */
-const counting = (start: Date) => sql`
+const counting = (start: Date, count = 1) => sql`
     counted as (
       insert into api_quota (account_id, window_start, used)
-      select id, ${start}, 1 from account
-      on conflict (account_id, window_start) do update set used = api_quota.used + 1
+      select id, ${start}, ${count} from account
+      on conflict (account_id, window_start) do update set used = api_quota.used + ${count}
       returning used
     )`
 
 /** Charges a call made with an account's OAuth access token. Undefined when the account does not exist (any more). */
 export async function chargeRequest(db: Db, accountId: string, now = Date.now()): Promise<Charge | undefined> {
   const start = windowStart(now)
+  return chargeOfRow(await addRequests(db, accountId, start, 1), start)
+}
+
+/** Adds `count` requests to an account's counter of the window starting at `start`; the total with the account's plan, or undefined when the account does not exist. */
+export async function addRequests(db: Db, accountId: string, start: Date, count: number): Promise<ChargeRow | undefined> {
   const result = await sql<ChargeRow>`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     account as (select id, plan, quota_override from accounts, relaxed where id = ${accountId}),
-    ${counting(start)}
+    ${counting(start, count)}
     select account.plan, account.quota_override, counted.used from account, counted`.execute(db)
-  return chargeOfRow(result.rows[0], start)
+  return result.rows[0]
 }
 
 /**
