@@ -1,7 +1,10 @@
-import type { FastifyInstance, FastifyRequest, onResponseAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify'
 import { AuditBatcher, auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
 import type { Db } from '../infra/db.ts'
 import type { RestRouteConfig } from './auth.ts'
+import { etagOf } from './http.ts'
+import { answerStored, claimedKeyOf, keptHeaders } from './idempotency.ts'
+import { storeAnswer } from './idempotency-store.ts'
 
 const recorded = new WeakSet<FastifyRequest>()
 
@@ -26,7 +29,9 @@ function entryOf(request: FastifyRequest, status: number) {
  * The frame then writes no second record for the call; if the change fails, nothing is
  * committed and the frame records the failure like any other answer.
  *
- *   const site = await withAudit(request, (trx) => createSite(trx, ...), 201)
+ *   const site = await withAudit(request, (trx) => updateSite(trx, ...))
+ *
+ * A POST takes answerChange instead, which stores its Idempotency-Key answer in the same transaction.
  */
 export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 200): Promise<T> {
   const result = await request.server.db.transaction().execute(async (trx) => {
@@ -36,6 +41,44 @@ export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => P
   })
   recorded.add(request)
   return result
+}
+
+/** The answer of a change: its status, body and, for an item, where it lives and what its ETag is made of. */
+export interface ChangeAnswer {
+  status: number
+  body: unknown
+  location?: string
+  /** The item's ETag is made of this (the body itself by default); none for `false`. */
+  etagSource?: unknown
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * Runs a change, its audit record and, for a POST that claimed an Idempotency-Key, the answer a
+ * replay will repeat, all in one transaction, then sends that answer. A crash after the commit
+ * therefore leaves the key with its answer: a retry replays it and never runs the change twice.
+ * `answer` builds the answer from the change's result inside the transaction (reading with
+ * `trx` sees the change).
+ *
+ *   return answerChange(request, reply, (trx) => createSite(trx, ...), (site) => ({ status: 201, body: view(site), location: `/v1/sites/${site.id}` }))
+ */
+export async function answerChange<T>(request: FastifyRequest, reply: FastifyReply, work: (trx: Db) => Promise<T>, answer: (value: T, trx: Db) => ChangeAnswer | Promise<ChangeAnswer>): Promise<FastifyReply> {
+  const key = claimedKeyOf(request)
+  const sent = await request.server.db.transaction().execute(async (trx) => {
+    const outcome = await answer(await work(trx), trx)
+    await insertAuditRecords(trx, [entryOf(request, outcome.status)])
+    const serialize = reply.getSerializationFunction(String(outcome.status)) ?? JSON.stringify
+    const payload = serialize(outcome.body)
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE }
+    if (outcome.location !== undefined) headers['location'] = outcome.location
+    if (outcome.etagSource !== false) headers['etag'] = etagOf(outcome.etagSource ?? outcome.body)
+    if (key !== undefined) await storeAnswer(trx, request.principal.accountId, key, { status: outcome.status, headers, body: payload })
+    return { status: outcome.status, headers, payload }
+  })
+  recorded.add(request)
+  if (key !== undefined) answerStored(request)
+  return reply.code(sent.status).headers(sent.headers).send(sent.payload)
 }
 
 /**

@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { blockView, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, updateBlock, type Block as BlockRow } from '../domain/blocks.ts'
-import { withAudit } from './audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendCreated, sendItem } from './http.ts'
+import { answerChange, withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { requirePage } from './pages.ts'
 import { Block, BlockId, BlockPatch, BlockPatchDocumented, NewBlock, NewBlockDocumented, NewBlockSchemas, PageId, params } from './schemas/content.ts'
 import { orNotFound } from './sites.ts'
@@ -40,8 +40,7 @@ export default async function blockRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const page = await requirePage(request, request.params.page_id)
-      const block = await withAudit(request, (trx) => insertBlock(trx, page.id, request.body), 201)
-      return sendCreated(reply, `/v1/blocks/${block.id}`, blockView(block))
+      return answerChange(request, reply, (trx) => insertBlock(trx, page.id, request.body), (block) => ({ status: 201, body: blockView(block), location: `/v1/blocks/${block.id}` }))
     },
   )
 

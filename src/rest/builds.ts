@@ -1,9 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildView, findSiteBuild, listSiteBuilds, queueBuild, rollbackTo } from '../domain/builds.ts'
-import { withAudit } from './audit.ts'
-import { envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
+import { answerChange } from './audit.ts'
+import { envelope, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { Build, BuildId, params, Rollback, Site, SiteId } from './schemas/content.ts'
+import { getAccountSite } from '../domain/sites.ts'
 import { siteView } from '../domain/views.ts'
 import { orNotFound, requireSite } from './sites.ts'
 import { Type } from 'typebox'
@@ -25,9 +26,7 @@ export default async function buildRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.id)
-      const { build } = await withAudit(request, (trx) => queueBuild(trx, site.id), 202)
-      const view = buildView(build)
-      return reply.code(202).header('location', `/v1/sites/${site.id}/builds/${build.id}`).header('etag', etagOf(view)).send(view)
+      return answerChange(request, reply, (trx) => queueBuild(trx, site.id), ({ build }) => ({ status: 202, body: buildView(build), location: `/v1/sites/${site.id}/builds/${build.id}` }))
     },
   )
 
@@ -65,8 +64,12 @@ export default async function buildRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.id)
-      await withAudit(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
-      return sendItem(reply, siteView(await requireSite(request, site.id), app.config.BASE_URL))
+      return answerChange(
+        request,
+        reply,
+        (trx) => rollbackTo(trx, site.id, request.body.build_id),
+        async (_build, trx) => ({ status: 200, body: siteView(orNotFound(await getAccountSite(trx, request.principal.accountId, site.id), 'Site'), app.config.BASE_URL) }),
+      )
     },
   )
 }

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { conversationMessages, getAccountConversation, listAccountConversations, postOperatorMessage, resolveHandoff, takeHandoff } from '../domain/conversations.ts'
 import { HandoffTransitionError } from '../domain/handoff.ts'
 import type { Db } from '../infra/db.ts'
 import { errors } from '../errors.ts'
-import { withAudit } from './audit.ts'
+import { answerChange } from './audit.ts'
 import { envelope, listQuery, ListEnvelope, pageOf, sendItem } from './http.ts'
 import { Conversation, ConversationWithMessages, OperatorMessage, params, SessionId, SiteId } from './schemas/content.ts'
 import { literalUnion } from '../schemas.ts'
@@ -31,19 +31,23 @@ export default async function conversationRoutes(app: FastifyInstance) {
     return { ...conversation, messages: await conversationMessages(db, app.keyring, sessionId) }
   }
 
-  /** Runs a handoff move on the account's conversation; a move the state does not allow is 409. */
-  async function act(request: FastifyRequest<{ Params: { session_id: string } }>, move: (db: Db, sessionId: string) => Promise<unknown>) {
+  /** Runs a handoff move on the account's conversation and answers it; a move the state does not allow is 409. */
+  function act(request: FastifyRequest<{ Params: { session_id: string } }>, reply: FastifyReply, move: (db: Db, sessionId: string) => Promise<unknown>) {
     const sessionId = request.params.session_id
-    await withAudit(request, async (trx) => {
-      orNotFound(await getAccountConversation(trx, request.principal.accountId, sessionId), 'Conversation')
-      try {
-        await move(trx, sessionId)
-      } catch (error) {
-        if (error instanceof HandoffTransitionError) throw new errors.handoffStateConflict(`The conversation is ${error.state ?? 'gone'}; this action does not apply`)
-        throw error
-      }
-    })
-    return withMessages(request, sessionId)
+    return answerChange(
+      request,
+      reply,
+      async (trx) => {
+        orNotFound(await getAccountConversation(trx, request.principal.accountId, sessionId), 'Conversation')
+        try {
+          await move(trx, sessionId)
+        } catch (error) {
+          if (error instanceof HandoffTransitionError) throw new errors.handoffStateConflict(`The conversation is ${error.state ?? 'gone'}; this action does not apply`)
+          throw error
+        }
+      },
+      async (_moved, trx) => ({ status: 200, body: await withMessages(request, sessionId, trx) }),
+    )
   }
 
   typed.get(
@@ -74,7 +78,7 @@ export default async function conversationRoutes(app: FastifyInstance) {
       config: { operation: 'conversations.take', scope: 'write:pages', access: 'write', etag: [200] },
       schema: { summary: 'Take over a requested conversation; the assistant falls silent', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
     },
-    async (request, reply) => sendItem(reply, await act(request, takeHandoff)),
+    async (request, reply) => act(request, reply, takeHandoff),
   )
 
   typed.post(
@@ -86,7 +90,7 @@ export default async function conversationRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const text = request.body.text
       if (text.trim().length === 0) throw new errors.validationFailed("The field 'text' must not be blank")
-      return sendItem(reply, await act(request, (db, sessionId) => postOperatorMessage(db, app.keyring, sessionId, text)))
+      return act(request, reply, (db, sessionId) => postOperatorMessage(db, app.keyring, sessionId, text))
     },
   )
 
@@ -96,6 +100,6 @@ export default async function conversationRoutes(app: FastifyInstance) {
       config: { operation: 'conversations.resolve', scope: 'write:pages', access: 'write', etag: [200] },
       schema: { summary: 'Close the conversation; the assistant answers again', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
     },
-    async (request, reply) => sendItem(reply, await act(request, resolveHandoff)),
+    async (request, reply) => act(request, reply, resolveHandoff),
   )
 }

@@ -4,8 +4,8 @@ import { Type } from 'typebox'
 import { dnsResolver } from '../domain/dns-verify.ts'
 import { addDomain, deleteDomain, domainView, getAccountDomain, listSiteDomains, parseHostname, requestVerification, verifyDomain, VERIFY_JOB } from '../domain/domains.ts'
 import { enqueueJob } from '../infra/jobs.ts'
-import { withAudit } from './audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendCreated, sendItem } from './http.ts'
+import { answerChange, withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { Domain, DomainId, NewDomain, params, SiteId } from './schemas/content.ts'
 import { orNotFound, requireSite } from './sites.ts'
 
@@ -50,8 +50,7 @@ export default async function domainRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const site = await requireSite(request, request.params.site_id)
       const hostname = parseHostname(request.body.hostname, ownHostnames)
-      const domain = await withAudit(request, (trx) => addDomain(trx, site.id, hostname, request.body.primary), 201)
-      return sendCreated(reply, `/v1/domains/${domain.id}`, domainView(domain))
+      return answerChange(request, reply, (trx) => addDomain(trx, site.id, hostname, request.body.primary), (domain) => ({ status: 201, body: domainView(domain), location: `/v1/domains/${domain.id}` }))
     },
   )
 
@@ -91,16 +90,15 @@ export default async function domainRoutes(app: FastifyInstance) {
       schema: { summary: 'Look up the TXT challenge (asynchronously); GET the domain for the outcome', tags, params: params('id', DomainId), response: { 202: Domain } },
     },
     async (request, reply) => {
-      const domain = await withAudit(
+      return answerChange(
         request,
+        reply,
         async (trx) => {
           const current = orNotFound(await getAccountDomain(trx, request.principal.accountId, request.params.id), 'Domain')
           return requestVerification(trx, current, (inner) => enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }))
         },
-        202,
+        (domain) => ({ status: 202, body: domainView(domain), location: `/v1/domains/${domain.id}` }),
       )
-      const view = domainView(domain)
-      return reply.code(202).header('location', `/v1/domains/${domain.id}`).header('etag', etagOf(view)).send(view)
     },
   )
 }

@@ -17,6 +17,26 @@ const KEPT_HEADERS = ['content-type', 'location', 'etag'] as const
 
 const claimedKeys = new WeakMap<FastifyRequest, string>()
 
+/** The key this POST claimed, whose answer is still to be stored; undefined without one. */
+export function claimedKeyOf(request: FastifyRequest): string | undefined {
+  return claimedKeys.get(request)
+}
+
+/** The answer was stored in the change's own transaction (see answerChange): onSend leaves it. */
+export function answerStored(request: FastifyRequest): void {
+  claimedKeys.delete(request)
+}
+
+/** How a stored answer is written: what a replay sends besides status and body. */
+export function keptHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name)
+    if (value !== undefined) headers[name] = String(value)
+  }
+  return headers
+}
+
 /**
  * The fingerprint of a request: method, concrete path with query, and the body in RFC 8785
  * canonical form (so key order and whitespace do not make two equal bodies differ).
@@ -44,7 +64,8 @@ function replay(reply: FastifyReply, status: number, headers: string, body: stri
 
 /**
  * Idempotency-Key on every POST (DESIGN.md 7), after authentication and validation:
- * - a new key is claimed and the answer stored when it is sent (5xx answers are not stored,
+ * - a new key is claimed; the answer of a change is stored in the change's own transaction
+ *   (answerChange in audit.ts), any other answer when it is sent (5xx answers are not stored,
  *   so a retry runs again);
  * - the same key and body replay the stored status, body and headers with Idempotent-Replayed;
  * - another body: 422 idempotency_key_reused; the first request still running: 409
@@ -84,11 +105,6 @@ export const idempotencyOnSend: onSendAsyncHookHandler<unknown> = async function
     await releaseKey(db, accountId, key)
     return payload
   }
-  const headers: Record<string, string> = {}
-  for (const name of KEPT_HEADERS) {
-    const value = reply.getHeader(name)
-    if (value !== undefined) headers[name] = String(value)
-  }
-  await storeAnswer(db, accountId, key, { status: reply.statusCode, headers, body: payload ?? '' })
+  await storeAnswer(db, accountId, key, { status: reply.statusCode, headers: keptHeaders(reply), body: payload ?? '' })
   return payload
 }

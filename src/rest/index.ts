@@ -67,8 +67,8 @@ function answerHeaders(config: RestRouteConfig, method: string, responses: Recor
       if (etag.includes(status) && (answer as { type?: string }).type !== 'null') Object.assign(own, ETAG)
       if (location.includes(status)) Object.assign(own, LOCATION)
       if (status === 429 || (status === 409 && method === 'POST')) Object.assign(own, RETRY_AFTER)
-      // Answers made after the key was claimed are stored and replayed; the frame's refusals are not.
-      if (method === 'POST' && status !== 403 && status !== 429) Object.assign(own, REPLAYED)
+      // Answers made after the key was claimed are stored and replayed; a 429 is always the frame's own.
+      if (method === 'POST' && status !== 429) Object.assign(own, REPLAYED)
       return [key, own]
     }),
   )

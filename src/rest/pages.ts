@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { createPage, deletePage, getAccountPage, listSitePages, updatePage, type Page as PageRow } from '../domain/pages.ts'
 import { pageView } from '../domain/views.ts'
-import { withAudit } from './audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendCreated, sendItem } from './http.ts'
+import { answerChange, withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { NewPage, Page, PageId, PagePatch, params, SiteId } from './schemas/content.ts'
 import { orNotFound, requireSite } from './sites.ts'
 
@@ -42,8 +42,7 @@ export default async function pageRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.site_id)
-      const page = await withAudit(request, (trx) => createPage(trx, site, request.body), 201)
-      return sendCreated(reply, `/v1/pages/${page.id}`, pageView(page))
+      return answerChange(request, reply, (trx) => createPage(trx, site, request.body), (page) => ({ status: 201, body: pageView(page), location: `/v1/pages/${page.id}` }))
     },
   )
 

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { siteView } from '../domain/views.ts'
 import { createAccountSite, deleteAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../domain/sites.ts'
-import { withAudit } from './audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from './http.ts'
+import { answerChange, withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { NewSite, params, Site, SiteId, SitePatch } from './schemas/content.ts'
 
 /** The value, or the 404 of `what` when the repository found nothing the account may see. */
@@ -47,8 +47,7 @@ export default async function siteRoutes(app: FastifyInstance) {
       schema: { summary: 'Create a site (draft, no domain yet)', tags, body: NewSite, response: { 201: Site } },
     },
     async (request, reply) => {
-      const site = await withAudit(request, (trx) => createAccountSite(trx, request.principal.accountId, request.body), 201)
-      return sendCreated(reply, `/v1/sites/${site.id}`, view(site))
+      return answerChange(request, reply, (trx) => createAccountSite(trx, request.principal.accountId, request.body), (site) => ({ status: 201, body: view(site), location: `/v1/sites/${site.id}` }))
     },
   )
 

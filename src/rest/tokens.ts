@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify'
 import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, toApiToken } from '../domain/api-tokens.ts'
 import { errors } from '../errors.ts'
 import { literalUnion } from '../schemas.ts'
-import { withAudit } from './audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from './http.ts'
+import { answerChange, withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 
 const Scope = literalUnion(API_SCOPES)
 const TokenId = Type.String({ pattern: '^tok_[A-Za-z0-9_-]{22}$', description: 'tok_…' })
@@ -79,8 +79,12 @@ export default async function tokenRoutes(app: FastifyInstance) {
       if (missing.length) throw new errors.insufficientScope(`A token can only grant scopes it holds itself; missing ${missing.join(' ')}`)
       const expires = expiresAt === undefined ? null : new Date(expiresAt)
       if (expires && expires.getTime() <= Date.now()) throw new errors.validationFailed("The field 'expires_at' must be in the future")
-      const created = await withAudit(request, (trx) => createApiToken(trx, { accountId: request.principal.accountId, name, scopes, expiresAt: expires }), 201)
-      return sendCreated(reply, `/v1/tokens/${created.token.id}`, { ...created.token, token: created.secret }, apiTokenVersion(created.row))
+      return answerChange(
+        request,
+        reply,
+        (trx) => createApiToken(trx, { accountId: request.principal.accountId, name, scopes, expiresAt: expires }),
+        (created) => ({ status: 201, body: { ...created.token, token: created.secret }, location: `/v1/tokens/${created.token.id}`, etagSource: apiTokenVersion(created.row) }),
+      )
     },
   )
 
@@ -105,13 +109,20 @@ export default async function tokenRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const grace = request.body?.grace_seconds ?? ROTATION_GRACE_DEFAULT
-      const rotated = await withAudit(request, async (trx) => {
-        const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
-        if (!current) throw notFound('Token')
-        return rotateApiToken(trx, current.id, grace)
-      })
-      const previous = grace > 0 ? new Date(Date.now() + grace * 1000).toISOString() : null
-      return reply.header('etag', etagOf(apiTokenVersion(rotated.row))).send({ ...rotated.token, token: rotated.secret, previous_secret_expires_at: previous })
+      return answerChange(
+        request,
+        reply,
+        async (trx) => {
+          const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
+          if (!current) throw notFound('Token')
+          return rotateApiToken(trx, current.id, grace)
+        },
+        (rotated) => ({
+          status: 200,
+          body: { ...rotated.token, token: rotated.secret, previous_secret_expires_at: rotated.row.previous_expires_at?.toISOString() ?? null },
+          etagSource: apiTokenVersion(rotated.row),
+        }),
+      )
     },
   )
 

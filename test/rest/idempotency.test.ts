@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { claimKey } from '../../src/rest/idempotency-store.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -74,6 +75,43 @@ describe('Idempotency-Key on POST', () => {
     const long = await create(owner.headers, 'k'.repeat(256), { name: 'f', scopes: ['read:sites'] })
     expect(long.statusCode).toBe(400)
     expect((await create(owner.headers, 'k'.repeat(255), { name: 'f', scopes: ['read:sites'] })).statusCode).toBe(201)
+  })
+
+  it('stores the answer in the transaction of the change, so no crash between them lets a retry run the change twice', async () => {
+    const owner = await makeAccount(app, 'pro')
+    const first = await create(owner.headers, 'atomic', { name: 'h', scopes: ['read:sites'] })
+    expect(first.statusCode).toBe(201)
+    const created = first.json() as { id: string }
+    // PostgreSQL's xmin names the transaction that wrote a row: the token, its audit record and
+    // the stored answer were written by one.
+    const writer = async (query: ReturnType<typeof sql<{ x: string }>>) => (await query.execute(app.db)).rows[0]?.x
+    const token = await writer(sql<{ x: string }>`select xmin::text as x from api_tokens where id = ${created.id}`)
+    expect(token).toBeDefined()
+    expect(await writer(sql<{ x: string }>`select xmin::text as x from idempotency_keys where account_id = ${owner.accountId} and key = 'atomic'`)).toBe(token)
+    expect(await writer(sql<{ x: string }>`select xmin::text as x from audit_log where account_id = ${owner.accountId} and operation = 'tokens.create'`)).toBe(token)
+    const stored = await app.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', owner.accountId).where('key', '=', 'atomic').executeTakeFirstOrThrow()
+    expect(stored).toMatchObject({ state: 'done', status: 201, body: first.body })
+    expect(JSON.parse(stored.headers!)).toEqual({ 'content-type': first.headers['content-type'], location: first.headers['location'], etag: first.headers['etag'] })
+
+    // Even with its lease long over, a retry replays the answer and creates nothing.
+    await app.db.updateTable('idempotency_keys').set({ lease_until: new Date(Date.now() - 3_600_000) }).where('key', '=', 'atomic').execute()
+    const retried = await create(owner.headers, 'atomic', { name: 'h', scopes: ['read:sites'] })
+    expect(retried.headers['idempotent-replayed']).toBe('true')
+    expect(retried.body).toBe(first.body)
+    expect(await tokenCount(owner.accountId)).toBe(2)
+  })
+
+  it('a change that fails commits no answer of success: its 4xx is stored and replayed as such', async () => {
+    const owner = await makeAccount(app, 'pro')
+    const site = (await app.inject({ method: 'POST', url: '/v1/sites', headers: { ...owner.headers, 'idempotency-key': 'site-1' }, payload: { name: 'Shop' } })).json() as { id: string }
+    const page = { path: '/', title: 'Home' }
+    expect((await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: owner.headers, payload: page })).statusCode).toBe(201)
+    const taken = await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: { ...owner.headers, 'idempotency-key': 'page-1' }, payload: page })
+    expect(taken.statusCode).toBe(409)
+    const again = await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: { ...owner.headers, 'idempotency-key': 'page-1' }, payload: page })
+    expect(again.statusCode).toBe(409)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.headers['location']).toBeUndefined()
   })
 
   it('stores 4xx answers of the route but not the refusals of the frame before it', async () => {

@@ -822,6 +822,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -1388,6 +1389,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -2031,6 +2033,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -3040,6 +3043,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -4204,6 +4208,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -5510,6 +5515,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -6074,6 +6080,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -6269,6 +6276,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -6871,6 +6879,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -8040,6 +8049,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -8252,6 +8262,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -8457,6 +8468,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -8857,6 +8869,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -9607,6 +9620,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -9795,6 +9809,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -10374,6 +10389,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -10573,6 +10589,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -10775,6 +10792,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -11366,6 +11384,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -11950,6 +11969,7 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
