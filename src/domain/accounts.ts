@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely'
+import { accountChanged } from './quota-tally.ts'
 import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { AccountsTable } from '../infra/tables.ts'
@@ -44,6 +45,7 @@ export async function listAccounts(db: Db, keyring: Keyring): Promise<AccountSum
 
 /** Changes an account; undefined when there is no such account. */
 export async function updateAccount(db: Db, id: string, change: { plan?: Plan; quotaOverride?: number | null }): Promise<AccountRow | undefined> {
+  accountChanged(id)
   return db
     .updateTable('accounts')
     .set({ ...(change.plan ? { plan: change.plan } : {}), ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}) })

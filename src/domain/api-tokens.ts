@@ -92,7 +92,35 @@ export async function findApiToken(db: Db, accountId: string, id: string, forUpd
 }
 
 export async function revokeApiToken(db: Db, id: string): Promise<void> {
+  forgetApiToken(id)
   await db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', '=', id).execute()
+}
+
+/** How long a token row read for one call may serve the next calls of the same token. */
+const TOKEN_FRESH_MS = 1000
+const recentTokens = new Map<string, { row: ApiTokenRow; readAt: number }>()
+
+/**
+ * The row of a token read in the last second, so a burst of calls with one token reads it once.
+ * Every call still checks the presented secret, the revocation and the expiry against the row
+ * (`checkApiToken`); a revocation or rotation made by this process forgets the row at once, one
+ * made elsewhere is seen within the second.
+ */
+export function recentApiToken(id: string, now = Date.now()): ApiTokenRow | undefined {
+  const entry = recentTokens.get(id)
+  if (entry && now - entry.readAt <= TOKEN_FRESH_MS) return entry.row
+  if (entry) recentTokens.delete(id)
+  return undefined
+}
+
+export function rememberApiToken(row: ApiTokenRow, now = Date.now()): void {
+  // Bounded: a flood of distinct tokens costs a re-read, never memory.
+  if (recentTokens.size >= 10_000) recentTokens.clear()
+  recentTokens.set(row.id, { row, readAt: now })
+}
+
+export function forgetApiToken(id: string): void {
+  recentTokens.delete(id)
 }
 
 /**
@@ -101,6 +129,7 @@ export async function revokeApiToken(db: Db, id: string): Promise<void> {
  * two secrets are valid at a time.
  */
 export async function rotateApiToken(db: Db, id: string, graceSeconds: number): Promise<{ token: ApiToken; secret: string; row: ApiTokenRow }> {
+  forgetApiToken(id)
   const secret = newSecret(id)
   const row = await db
     .updateTable('api_tokens')

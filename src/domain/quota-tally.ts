@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Db } from '../infra/db.ts'
 import type { Plan } from './plans.ts'
-import { addRequests, hourlyLimit, WINDOW_SECONDS, windowStart, type Charge } from './quota.ts'
+import { addRequests, chargeRequest, hourlyLimit, WINDOW_SECONDS, windowStart, type Charge } from './quota.ts'
 
 /** How long an account's plan and count, as last read from the database, may stand in for it. */
 const FRESH_MS = 1000
@@ -16,6 +16,15 @@ const IDLE_MS = 60_000
  * less in the header's `remaining` matter to nobody.
  */
 export const exactBelow = (limit: number) => Math.max(100, Math.ceil(limit * 0.05))
+
+/** When an account's plan or budget last changed in this process: a tally read before that is stale. */
+const changedAt = new Map<string, number>()
+
+/** Called by every change of an account's plan or budget, so this process charges it exactly from now on until it reads it again. */
+export function accountChanged(accountId: string, now = Date.now()): void {
+  if (changedAt.size >= 10_000) changedAt.clear()
+  changedAt.set(accountId, now)
+}
 
 interface Tally {
   /** Start of the window (ms) the counts belong to. */
@@ -35,7 +44,9 @@ interface Tally {
  * The shared counter in the database stays the truth: every instance adds what it counted a few
  * times a second and reads back the total with the account's plan, so a plan change or another
  * instance's traffic is seen within a fraction of a second and a restart loses at most the counts
- * of the last flush. Near the limit, on a new window, or without a fresh reading, `charge`
+ * of the last flush. A change of the plan made in this process applies at once (`accountChanged`),
+ * one made elsewhere (the admin CLI) within a second. Near the limit, on a new window, or without
+ * a fresh reading, `charge`
  * answers undefined and the caller charges the database exactly (`chargeRequest`,
  * `chargeApiToken`) and hands its answer to `remember`.
  *
@@ -58,6 +69,7 @@ export class QuotaTally {
   charge(accountId: string, now = Date.now()): Charge | undefined {
     const tally = this.#tallies.get(accountId)
     if (!tally || now - tally.syncedAt > FRESH_MS || windowStart(now).getTime() !== tally.window) return undefined
+    if ((changedAt.get(accountId) ?? -1) >= tally.syncedAt) return undefined
     const used = tally.known + tally.pending + 1
     if (tally.limit - used < exactBelow(tally.limit)) return undefined
     tally.pending++
@@ -117,4 +129,13 @@ export function quotaTallyOf(db: Db, log: Pick<Logger, 'warn'>): QuotaTally {
   let tally = tallies.get(db)
   if (!tally) tallies.set(db, (tally = new QuotaTally(db, log)))
   return tally
+}
+
+/** Charges a call of an account (an OAuth or MCP access token): in process when the tally may, else exactly in the database. */
+export async function chargeAccount(db: Db, tally: QuotaTally, accountId: string): Promise<Charge | undefined> {
+  const local = tally.charge(accountId)
+  if (local) return local
+  const charge = await chargeRequest(db, accountId)
+  if (charge) tally.remember(accountId, charge)
+  return charge
 }

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from 'typebox'
 import { auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
-import { allows, chargeRequest } from '../domain/quota.ts'
+import { allows } from '../domain/quota.ts'
+import { chargeAccount, quotaTallyOf } from '../domain/quota-tally.ts'
 import { errors } from '../errors.ts'
 import type { Db } from '../infra/db.ts'
 import { defineTool, failureStatus, ToolError, type Caller, type ToolSpec } from './tool.ts'
@@ -38,7 +39,7 @@ export function claimSteps(baseUrl: string): string {
 export async function forAccount<T>(caller: Caller, operation: string, access: 'read' | 'write', work: (call: AccountCall) => Promise<T>): Promise<T> {
   const accountId = caller.auth.accountId
   if (!accountId) throw new ToolError('claim_required', claimSteps(caller.app.config.BASE_URL), 403)
-  const charge = await chargeRequest(caller.app.db, accountId)
+  const charge = await chargeAccount(caller.app.db, quotaTallyOf(caller.app.db, caller.app.log), accountId)
   if (!charge) throw new ToolError('invalid_token', 'The account of this token no longer exists', 401)
 
   const record = (status: number) =>

@@ -73,6 +73,9 @@ describe('/v1/tokens', () => {
 
     // The grace period over: only the new secret works.
     await app.db.updateTable('api_tokens').set({ previous_expires_at: new Date(Date.now() - 1) }).where('id', '=', owner.tokenId).execute()
+    // Changed behind the service's back, as another instance would: a token row read in the last
+    // second may still serve, so the change shows within a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
     expect((await call('GET', '/v1/account', owner.headers)).statusCode).toBe(401)
 
     const next = await call('POST', `/v1/tokens/${owner.tokenId}/rotate`, { authorization: `Bearer ${body.token}` }, { grace_seconds: 0 })

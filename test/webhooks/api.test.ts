@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
+import { updateAccount } from '../../src/domain/accounts.ts'
 import { recordEvent } from '../../src/domain/events.ts'
+import type { Plan } from '../../src/domain/plans.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.ts'
@@ -200,7 +202,7 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
     const account = await makeAccount(app)
     const receiver = await startReceiver()
     const created = await createHook(account, { url: receiver.url })
-    const setPlan = (plan: string) => app.db.updateTable('accounts').set({ plan: plan as 'pro' }).where('id', '=', account.accountId).execute()
+    const setPlan = (plan: Plan) => updateAccount(app.db, account.accountId, { plan })
     await setPlan('plus')
     const eventId = await publish(account.accountId)
     const dead = await until(async () => {
