@@ -11,7 +11,7 @@ import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/lo
 import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit.ts'
 import security from './infra/security.ts'
-import agentRoutes from './agent/index.ts'
+import agentRoutes, { salesAgentInterface } from './agent/index.ts'
 import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
 import hostedSites from './sites/index.ts'
@@ -82,7 +82,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
   await app.register(security)
   await app.register(rateLimit, { config })
-  await app.register(openapi)
+  // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
+  await app.register(openapi, { extensions: { 'x-sales-agent-interface': salesAgentInterface() } })
   await app.register(core, { config, embeddedTemplate: options.embeddedTemplate })
   await app.register(mailer)
   // Before the route groups: a request for a hosted site's domain is answered from its release.

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import type { FastifyContextConfig, FastifyInstance } from 'fastify'
 import './operation.ts'
-import { salesAgentInterface } from '../agent/interface.ts'
 
 /** A header of an answer as the document shows it: a JSON schema with a description. */
 export type DocumentedHeader = Record<string, unknown> & { description: string }
@@ -81,13 +80,13 @@ export const OPENAPI_INFO = {
 }
 
 /** The OpenAPI 3.1 description, generated from the route schemas; served at /openapi.json. */
-async function openapi(app: FastifyInstance) {
+async function openapi(app: FastifyInstance, options: { extensions?: Record<string, unknown> } = {}) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: OPENAPI_INFO,
-      // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
-      ...({ 'x-sales-agent-interface': salesAgentInterface() } as object),
+      // Top-level x- extensions the app adds (the sales-assistant interface's label and digest).
+      ...options.extensions,
       // Operations need no credentials unless they say so (the /v1 routes and /mcp name theirs).
       security: [{}],
       // The credentials of /v1 (DESIGN.md 7); URLs are relative to the service's own origin.

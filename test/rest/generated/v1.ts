@@ -12275,16 +12275,19 @@ export type operations = {
   /** List the verified backlinks of a site */
   "sites.backlinks": {
     parameters: {
-      query: {
-        page: number;
-        per_page: number;
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Items a page, 1 to 100. */
+        per_page?: number;
       };
       path: {
+        /** @description site_… */
         id: string;
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Backlinks of the site, newest first */
       200: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12297,6 +12300,7 @@ export type operations = {
           "application/json": {
             data: {
                 id: string;
+                /** @description site_… */
                 site_id: string;
                 /** Format: uri */
                 source: string;
@@ -12308,6 +12312,7 @@ export type operations = {
                 created_at: string;
               }[];
             meta: {
+              /** @description Items matching the query on every page. */
               total: number;
               page: number;
               per_page: number;
