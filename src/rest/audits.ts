@@ -13,7 +13,7 @@ import type { SiteAuditsTable } from '../infra/tables.ts'
 // The audit engine still lives in the public room; it is to move to a shared place (see docs/decisions.md).
 import { runAudit } from '../domain/seo-audit/engine.ts'
 import { saveReport } from '../domain/seo-audit/store.ts'
-import { withAudit } from './audit.ts'
+import { answerChange } from './audit.ts'
 import { notFound, sendItem } from './http.ts'
 
 /**
@@ -163,21 +163,21 @@ export default async function auditRoutes(app: FastifyInstance) {
   typed.post(
     '/sites/:id/audits',
     {
-      config: { operation: 'audits.create', scope: 'write:pages', access: 'write' },
+      config: { operation: 'audits.create', scope: 'write:pages', access: 'write', location: [202] },
       schema: { summary: "Audit the site's primary domain (SEO, AEO, GEO) as a job", tags: ['audits'], params: SiteParams, response: { 202: SiteAudit } },
     },
     async (request, reply) => {
-      const row = await withAudit(
+      return answerChange(
         request,
+        reply,
         async (trx) => {
           const site = await getAccountSite(trx, request.principal.accountId, request.params.id)
           if (!site) throw notFound('Site')
           if (!site.domain) throw new errors.siteHasNoDomain('The site has no active primary domain to audit')
           return queueSiteAudit(trx, { accountId: request.principal.accountId, siteId: site.id, domain: site.domain, trigger: 'api' })
         },
-        202,
+        async (row, trx) => ({ status: 202, body: await view(trx, row), location: `/v1/sites/${row.site_id}/audits/${row.id}`, etagSource: false }),
       )
-      return reply.code(202).header('location', `/v1/sites/${row.site_id}/audits/${row.id}`).send(await view(db, row))
     },
   )
 

@@ -6,8 +6,8 @@ import { connectSocialAccount, deleteSocialAccount, findPost, findSocialAccount,
 import { publishPost } from '../domain/social-publish.ts'
 import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
-import { withAudit } from './audit.ts'
-import { envelope, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from './http.ts'
+import { answerChange, withAudit } from './audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { checkEndpointUrl } from '../domain/webhook-endpoint-url.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
@@ -110,8 +110,22 @@ export default async function socialRoutes(app: FastifyInstance) {
       const body = request.body
       const serverUrl = await checkServer(body.network === 'mastodon' ? body.server_url : (body.server_url ?? 'https://bsky.social'))
       const credentials = body.network === 'mastodon' ? { network: 'mastodon' as const, accessToken: body.access_token } : { network: 'bluesky' as const, appPassword: body.app_password }
-      const row = await withAudit(request, (trx) => connectSocialAccount(trx, keyring, request.principal.accountId, { serverUrl: new URL(serverUrl).origin, handle: body.handle.replace(/^@/, ''), credentials }), 201)
-      return sendCreated(reply, `/v1/social-accounts/${row.id}`, accountView(row))
+      return answerChange(
+        request,
+        reply,
+        (trx) => connectSocialAccount(trx, keyring, request.principal.accountId, { serverUrl: new URL(serverUrl).origin, handle: body.handle.replace(/^@/, ''), credentials }),
+        (row) => ({ status: 201, body: accountView(row), location: `/v1/social-accounts/${row.id}` }),
+      )
+    },
+  )
+
+  typed.get(
+    '/social-accounts/:id',
+    { config: { operation: 'social.accounts.get', scope: 'read:sites', access: 'read' }, schema: { summary: 'Read a connected social account', tags, params: IdParams, response: { 200: SocialAccount } } },
+    async (request, reply) => {
+      const row = await findSocialAccount(db, request.principal.accountId, request.params.id)
+      if (!row) throw notFound('Social account')
+      return sendItem(reply, accountView(row))
     },
   )
 
@@ -119,8 +133,16 @@ export default async function socialRoutes(app: FastifyInstance) {
     '/social-accounts/:id',
     { config: { operation: 'social.accounts.delete', scope: 'write:pages', access: 'write' }, schema: { summary: 'Disconnect a social account', tags, params: IdParams, response: { 204: Type.Null({ description: 'Disconnected' }) } } },
     async (request, reply) => {
-      const deleted = await withAudit(request, (trx) => deleteSocialAccount(trx, request.principal.accountId, request.params.id), 204)
-      if (!deleted) throw notFound('Social account')
+      await withAudit(
+        request,
+        async (trx) => {
+          const current = await findSocialAccount(trx, request.principal.accountId, request.params.id)
+          if (!current) throw notFound('Social account')
+          assertIfMatch(request, etagOf(accountView(current)))
+          if (!(await deleteSocialAccount(trx, request.principal.accountId, current.id))) throw notFound('Social account')
+        },
+        204,
+      )
       return reply.code(204).send(null)
     },
   )
@@ -141,8 +163,9 @@ export default async function socialRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const body = request.body
       const { accountId } = request.principal
-      const row = await withAudit(
+      return answerChange(
         request,
+        reply,
         async (trx) => {
           const social = await findSocialAccount(trx, accountId, body.account_id)
           if (!social) throw notFound('Social account')
@@ -155,9 +178,8 @@ export default async function socialRoutes(app: FastifyInstance) {
           }
           return schedulePost(trx, accountId, { socialAccountId: social.id, siteId: body.site_id ?? null, text: body.text, link: body.link ?? null, scheduledAt: body.scheduled_at ? new Date(body.scheduled_at) : new Date() })
         },
-        201,
+        (row) => ({ status: 201, body: postView(row), location: `/v1/social-posts/${row.id}` }),
       )
-      return sendCreated(reply, `/v1/social-posts/${row.id}`, postView(row))
     },
   )
 

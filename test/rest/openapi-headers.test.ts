@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createSite } from '../../src/domain/sites.ts'
+import { connectSocialAccount } from '../../src/domain/social.ts'
+import { createEndpoint } from '../../src/domain/webhooks.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'
@@ -116,6 +118,25 @@ describe('headers of /v1 in the OpenAPI document', () => {
     await call('POST', '/v1/conversations/{session_id}/take', { session_id: session.session_id })
     await call('POST', '/v1/conversations/{session_id}/messages', { session_id: session.session_id }, { text: 'Hello from the team' })
     await call('POST', '/v1/conversations/{session_id}/resolve', { session_id: session.session_id })
+
+    // An audit answers 202 with where to read it (no ETag: the queued audit is a moment's state).
+    const audited = await createSite(app.db, { name: 'Audited', accountId: owner.accountId, hostname: 'audited.documented.example' })
+    const audit = await call('POST', '/v1/sites/{id}/audits', { id: audited.id })
+    expect(audit.status).toBe(202)
+    expect(audit.headers.get('location')).toBe(`/v1/sites/${audited.id}/audits/${audit.json()['id']}`)
+    await call('GET', '/v1/sites/{id}/audits/{audit_id}', { id: audited.id, audit_id: audit.json()['id']! })
+
+    const { row: endpoint } = await createEndpoint(app.db, app.keyring, owner.accountId, { url: 'https://hooks.documented.example/' })
+    await call('GET', '/v1/webhooks/{id}', { id: endpoint.id })
+    await call('POST', '/v1/webhooks/{id}/rotate-secret', { id: endpoint.id })
+    await call('POST', '/v1/webhooks/{id}/test', { id: endpoint.id })
+    await call('POST', '/v1/webhooks/{id}/replay', { id: endpoint.id }, { since: new Date(Date.now() - 3_600_000).toISOString() })
+    await call('DELETE', '/v1/webhooks/{id}', { id: endpoint.id })
+
+    const social = await connectSocialAccount(app.db, app.keyring, owner.accountId, { serverUrl: 'https://social.documented.example', handle: 'doc', credentials: { network: 'mastodon', accessToken: 'doc-token' } })
+    const socialTag = (await call('GET', '/v1/social-accounts/{id}', { id: social.id })).headers.get('etag')!
+    expect((await call('DELETE', '/v1/social-accounts/{id}', { id: social.id }, undefined, { ...owner.headers, 'if-match': '"stale"' })).status).toBe(412)
+    expect((await call('DELETE', '/v1/social-accounts/{id}', { id: social.id }, undefined, { ...owner.headers, 'if-match': socialTag })).status).toBe(204)
 
     await call('DELETE', '/v1/pages/{id}', { id: page['id']! })
     await call('DELETE', '/v1/domains/{id}', { id: domain['id']! })

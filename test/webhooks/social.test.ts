@@ -14,8 +14,8 @@ const mastodon = await startFakeMastodon('mastodon-token-123')
 const bluesky = await startFakeBluesky('shop.bsky.social', 'app-pass-word-1234')
 
 type Json = Record<string, any>
-const call = (account: TestAccount, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Json) =>
-  app.inject({ method, url, headers: account.headers, ...(payload ? { payload } : {}) })
+const call = (account: TestAccount, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Json, headers: Record<string, string> = {}) =>
+  app.inject({ method, url, headers: { ...account.headers, ...headers }, ...(payload ? { payload } : {}) })
 
 async function connect(account: TestAccount, body: Json) {
   const res = await call(account, 'POST', '/v1/social-accounts', body)
@@ -144,6 +144,31 @@ describe('social accounts and posts', () => {
     expect(failed).toMatchObject({ state: 'failed', url: null, error: expect.stringContaining('401') })
   })
 
+  it('reads a social account with its ETag and disconnects it only when If-Match names it', async () => {
+    const account = await makeAccount(app)
+    const created = await call(account, 'POST', '/v1/social-accounts', { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    const social = created.json() as Json
+    const read = await call(account, 'GET', `/v1/social-accounts/${social.id}`)
+    expect(read.statusCode, read.body).toBe(200)
+    expect(read.json()).toEqual(social)
+    const etag = read.headers['etag'] as string
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/)
+    // The tag of the 201 is the tag GET shows.
+    expect(created.headers['etag']).toBe(etag)
+
+    const stale = await call(account, 'DELETE', `/v1/social-accounts/${social.id}`, undefined, { 'if-match': '"stale"' })
+    expect(stale.statusCode).toBe(412)
+    expect(stale.json()).toMatchObject({ status: 412, code: 'precondition_failed' })
+    expect((await call(account, 'GET', `/v1/social-accounts/${social.id}`)).statusCode).toBe(200)
+    expect(await app.db.selectFrom('social_accounts').select('id').where('id', '=', social.id).executeTakeFirst()).toEqual({ id: social.id })
+
+    expect((await call(account, 'DELETE', `/v1/social-accounts/${social.id}`, undefined, { 'if-match': `"other", ${etag}` })).statusCode).toBe(204)
+    expect((await call(account, 'GET', `/v1/social-accounts/${social.id}`)).json()).toMatchObject({ status: 404, code: 'not_found' })
+    expect(await app.db.selectFrom('social_accounts').select('id').where('id', '=', social.id).executeTakeFirst()).toBeUndefined()
+    // A deleted account is a 404, whatever If-Match says.
+    expect((await call(account, 'DELETE', `/v1/social-accounts/${social.id}`, undefined, { 'if-match': etag })).statusCode).toBe(404)
+  })
+
   it('refuses over-long posts, bad input and other accounts with clear 4xx', async () => {
     const account = await makeAccount(app)
     const stranger = await makeAccount(app)
@@ -164,6 +189,7 @@ describe('social accounts and posts', () => {
     expect((await call(stranger, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'Mine now' })).json()).toMatchObject({ status: 404, code: 'not_found' })
     expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', site_id: 'site_unknown' })).json()).toMatchObject({ status: 404 })
     expect((await call(stranger, 'DELETE', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(404)
+    expect((await call(stranger, 'GET', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(404)
     expect((await call(stranger, 'GET', '/v1/social-accounts')).json().meta.total).toBe(0)
     expect((await call(account, 'DELETE', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(204)
   })

@@ -4,7 +4,7 @@ import { queueTestDelivery } from '../../domain/webhook-delivery.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhook-deliveries.ts'
 import { findEndpoint, rotateSecret } from '../../domain/webhooks.ts'
 import { errors } from '../../errors.ts'
-import { withAudit } from '../audit.ts'
+import { answerChange } from '../audit.ts'
 import { envelope, ListEnvelope, ListQuery, notFound, pageOf } from '../http.ts'
 import { Attempt, DeadLetter, DeadLetterParams, EndpointParams, ReplayQueued, ReplayWindow, RotatedSecret, TestQueued, WindowQueued } from './schemas.ts'
 
@@ -23,16 +23,20 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       config: { operation: 'webhooks.rotateSecret', scope: 'manage:webhooks', access: 'write' },
       schema: { summary: 'Replace the signing secret; both sign for 24 hours', tags, params: EndpointParams, response: { 200: RotatedSecret } },
     },
-    async (request) => {
-      const result = await withAudit(request, async (trx) => {
-        const rotated = await rotateSecret(trx, keyring, request.principal.accountId, request.params.id)
-        if (!rotated) throw notFound('Webhook endpoint')
-        if ('overlapUntil' in rotated) {
-          throw new errors.rotationInProgress(`The previous secret still signs until ${rotated.overlapUntil.toISOString()}; rotate again after that`)
-        }
-        return rotated
-      })
-      return { secret: result.secret, previous_secret_expires_at: result.previousExpiresAt.toISOString() }
+    async (request, reply) => {
+      return answerChange(
+        request,
+        reply,
+        async (trx) => {
+          const rotated = await rotateSecret(trx, keyring, request.principal.accountId, request.params.id)
+          if (!rotated) throw notFound('Webhook endpoint')
+          if ('overlapUntil' in rotated) {
+            throw new errors.rotationInProgress(`The previous secret still signs until ${rotated.overlapUntil.toISOString()}; rotate again after that`)
+          }
+          return rotated
+        },
+        (result) => ({ status: 200, body: { secret: result.secret, previous_secret_expires_at: result.previousExpiresAt.toISOString() }, etagSource: false }),
+      )
     },
   )
 
@@ -43,17 +47,17 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       schema: { summary: 'Send a webhook.test event to this endpoint', tags, params: EndpointParams, response: { 202: TestQueued } },
     },
     async (request, reply) => {
-      const queued = await withAudit(
+      return answerChange(
         request,
+        reply,
         async (trx) => {
           const endpoint = await findEndpoint(trx, request.principal.accountId, request.params.id)
           if (!endpoint) throw notFound('Webhook endpoint')
           if (!endpoint.enabled) throw new errors.endpointDisabled('The endpoint is disabled; enable it first')
           return queueTestDelivery(trx, endpoint.account_id, endpoint.id)
         },
-        202,
+        (queued) => ({ status: 202, body: { event_id: queued.eventId, delivery_id: queued.deliveryId }, etagSource: false }),
       )
-      return reply.code(202).send({ event_id: queued.eventId, delivery_id: queued.deliveryId })
     },
   )
 
@@ -92,17 +96,17 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       schema: { summary: 'Send a dead letter again (same webhook-id)', tags, params: DeadLetterParams, response: { 202: ReplayQueued } },
     },
     async (request, reply) => {
-      const result = await withAudit(
+      return answerChange(
         request,
+        reply,
         async (trx) => {
           const replayed = await replayDeadLetter(trx, request.principal.accountId, request.params.delivery_id)
           if (replayed === 'not_found') throw notFound('Dead letter')
           if (replayed === 'endpoint_disabled') throw new errors.endpointDisabled('The endpoint is disabled; enable it before replaying')
           return replayed
         },
-        202,
+        (result) => ({ status: 202, body: { delivery_id: result.deliveryId }, etagSource: false }),
       )
-      return reply.code(202).send({ delivery_id: result.deliveryId })
     },
   )
 
@@ -117,17 +121,17 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       const until = request.body.until === undefined ? new Date() : new Date(request.body.until)
       if (until <= since) throw new errors.invalidReplayWindow("The window is inverted or empty: 'until' must come after 'since'")
       if (until.getTime() - since.getTime() > MAX_REPLAY_WINDOW_MS) throw new errors.invalidReplayWindow('The window may cover at most 30 days')
-      const replayed = await withAudit(
+      return answerChange(
         request,
+        reply,
         async (trx) => {
           const endpoint = await findEndpoint(trx, request.principal.accountId, request.params.id)
           if (!endpoint) throw notFound('Webhook endpoint')
           if (!endpoint.enabled) throw new errors.endpointDisabled('The endpoint is disabled; enable it before replaying')
           return replayWindow(trx, endpoint.account_id, endpoint.id, since, until)
         },
-        202,
+        (replayed) => ({ status: 202, body: { replayed }, etagSource: false }),
       )
-      return reply.code(202).send({ replayed })
     },
   )
 }

@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhooks.ts'
 import type { SafeFetcher } from '../../infra/fetcher.ts'
-import { withAudit } from '../audit.ts'
-import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendCreated, sendItem } from '../http.ts'
+import { answerChange, withAudit } from '../audit.ts'
+import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from '../http.ts'
 import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhook-endpoint-url.ts'
 import { Endpoint, EndpointParams, EndpointPatch, EndpointWithSecret, NewEndpoint } from './schemas.ts'
 
@@ -37,13 +37,16 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     },
     async (request, reply) => {
       const url = await checkUrl(request.body.url)
-      const { row, secret } = await withAudit(
+      return answerChange(
         request,
+        reply,
         (trx) => createEndpoint(trx, keyring, request.principal.accountId, { url, description: request.body.description, eventTypes: request.body.event_types, enabled: request.body.enabled }),
-        201,
+        ({ row, secret }) => {
+          const view = endpointView(row)
+          // The ETag is the endpoint's as GET shows it, without the secret.
+          return { status: 201, body: { ...view, secret }, location: `/v1/webhooks/${row.id}`, etagSource: view }
+        },
       )
-      const view = endpointView(row)
-      return sendCreated(reply, `/v1/webhooks/${row.id}`, { ...view, secret }, view)
     },
   )
 
