@@ -1,8 +1,10 @@
 import type { Writable } from 'node:stream'
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { pino } from 'pino'
+import { Ajv } from 'ajv'
 import { ajvFormats } from './infra/ajv-formats.ts'
+import { refusingUnsafe } from './infra/unsafe-values.ts'
 import type { Config } from './config.ts'
 import { clientErrorHandler, frameworkErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
@@ -51,11 +53,6 @@ function serverOptions(config: Config, logStream?: Writable): FastifyServerOptio
     // Refusals made before any route runs answer in the documented shapes too (see errors.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
-    ajv: {
-      // Unknown properties are refused, not silently dropped, wherever a schema says so.
-      customOptions: { removeAdditional: false, coerceTypes: 'array' as const, useDefaults: true, allErrors: false },
-      plugins: [ajvFormats as never],
-    },
   }
 }
 
@@ -68,6 +65,18 @@ export interface BuildOptions {
   plugins?: FastifyPluginAsync[]
 }
 
+/**
+ * Validation of every room that has no compiler of its own: unknown properties are refused, not
+ * silently dropped, wherever a schema says so; text values (query, path, form fields) are
+ * converted to the types their schemas declare; and no value may hold what the database cannot
+ * store or arithmetic cannot use (U+0000, a lone surrogate, a number that is not finite).
+ */
+function validatorCompiler(): FastifySchemaCompiler<unknown> {
+  const ajv = new Ajv({ removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false })
+  ajvFormats(ajv)
+  return ({ schema }) => refusingUnsafe(ajv.compile(schema as object))
+}
+
 /** Builds the whole service: shared infrastructure first, then every interface group. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const app = Fastify(serverOptions(config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
@@ -78,6 +87,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
+  app.setValidatorCompiler(validatorCompiler())
 
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
   await app.register(security)
