@@ -1,13 +1,15 @@
-import { sql } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Logger } from 'pino'
 import { newId, type Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import { FetchError, type FetchResult, type SafeFetcher } from '../infra/fetcher.ts'
-import { enqueueJob, type JobRunner } from '../infra/jobs.ts'
+import { batched, enqueueJob, enqueueJobs, type JobRunner, type NewJob } from '../infra/jobs.ts'
 import type { Mailer } from '../infra/mailer.ts'
+import type { EventsTable } from '../infra/tables.ts'
 import { nextAttemptAt, parseRetryAfter, type RetryClock } from '../infra/webhook-retry.ts'
 import { webhookHeaders } from '../infra/webhook-signature.ts'
 import { eventBody, FANOUT_JOB, openEvent } from './events.ts'
+import type { Plan } from './plans.ts'
 import { PLAN_REQUIRED_ERROR, signingSecrets, webhooksAllowed, type EndpointRow } from './webhooks.ts'
 
 /**
@@ -16,6 +18,11 @@ import { PLAN_REQUIRED_ERROR, signingSecrets, webhooksAllowed, type EndpointRow 
  * mid-attempt loses its lease and the attempt is made again. An attempt's outcome, the next
  * attempt's job and the endpoint's health are written in one transaction, guarded by the attempt
  * number, so a late outcome from a worker that lost its lease changes nothing.
+ *
+ * Jobs claimed together share their database work: one read for the attempts that start
+ * together, one statement for the fan-outs and for the plain successes that finish together
+ * (each still guarded by its own attempt number), so a burst costs a few round trips instead of
+ * a few per delivery.
  */
 
 export const DELIVER_JOB = 'webhook.deliver'
@@ -44,11 +51,18 @@ export interface DeliverPayload {
   attempt: number
 }
 
+/** The job of a delivery's first attempt. */
+const firstAttemptJob = (deliveryId: string): NewJob => ({
+  name: DELIVER_JOB,
+  payload: { delivery_id: deliveryId, attempt: 1 } satisfies DeliverPayload,
+  options: { uniqueKey: `${deliveryId}:1` },
+})
+
 /** Queues the first attempt of a new delivery of `eventId` to `endpointId`. */
 export async function queueDelivery(db: Db, accountId: string, endpointId: string, eventId: string): Promise<string> {
   const id = newId('dlv')
   await db.insertInto('webhook_deliveries').values({ id, account_id: accountId, endpoint_id: endpointId, event_id: eventId }).execute()
-  await enqueueJob(db, DELIVER_JOB, { delivery_id: id, attempt: 1 } satisfies DeliverPayload, { uniqueKey: `${id}:1` })
+  await enqueueJobs(db, [firstAttemptJob(id)])
   return id
 }
 
@@ -73,34 +87,52 @@ export async function queueTestDelivery(db: Db, accountId: string, endpointId: s
  * second run finds the deliveries and stops.
  */
 export async function fanOut(db: Db, eventId: string): Promise<number> {
+  const [count] = await fanOutEvents(db, [eventId])
+  return count ?? 0
+}
+
+/**
+ * fanOut for several events in one transaction of three statements: one read of the events with
+ * their accounts' plans and matching endpoints, one insert of the deliveries, one of their jobs.
+ * Answers the number of endpoints per event, in order.
+ */
+export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise<number[]> {
+  const ids = [...new Set(eventIds)]
   return db.transaction().execute(async (trx) => {
-    const event = await trx
+    const rows = await trx
       .selectFrom('events as e')
       .innerJoin('accounts as a', 'a.id', 'e.account_id')
-      .select(['e.id', 'e.account_id', 'e.type', 'a.plan'])
-      .where('e.id', '=', eventId)
-      .executeTakeFirst()
-    if (!event) return 0
-    const done = await trx.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).limit(1).executeTakeFirst()
-    if (done) return 0
-    const endpoints = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'enabled'])
-      .where('account_id', '=', event.account_id)
-      .where(sql<boolean>`(event_types = '[]'::jsonb or event_types @> ${JSON.stringify([event.type])}::jsonb)`)
+      .leftJoin('webhook_endpoints as w', (join) =>
+        join.onRef('w.account_id', '=', 'e.account_id').on(sql<boolean>`(w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array(e.type))`),
+      )
+      .select(['e.id', 'e.account_id', 'a.plan', 'w.id as endpoint_id', 'w.enabled', sql<boolean>`exists (select 1 from webhook_deliveries x where x.event_id = e.id)`.as('done')])
+      .where('e.id', 'in', ids)
       .execute()
-    const allowed = webhooksAllowed(event.plan)
-    for (const endpoint of endpoints) {
-      if (endpoint.enabled && allowed) {
-        await queueDelivery(trx, event.account_id, endpoint.id, event.id)
+    const counts = new Map<string, number>()
+    const deliveries: Array<{ id: string; account_id: string; endpoint_id: string; event_id: string; state?: 'dead'; last_error?: string; failed_at?: Date }> = []
+    const jobs: NewJob[] = []
+    const now = new Date()
+    for (const row of rows) {
+      if (row.done || row.endpoint_id === null) continue
+      counts.set(row.id, (counts.get(row.id) ?? 0) + 1)
+      const delivery = { id: newId('dlv'), account_id: row.account_id, endpoint_id: row.endpoint_id, event_id: row.id }
+      const allowed = webhooksAllowed(row.plan)
+      if (row.enabled && allowed) {
+        deliveries.push(delivery)
+        jobs.push(firstAttemptJob(delivery.id))
       } else {
-        await trx
-          .insertInto('webhook_deliveries')
-          .values({ id: newId('dlv'), account_id: event.account_id, endpoint_id: endpoint.id, event_id: event.id, state: 'dead', last_error: endpoint.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: new Date() })
-          .execute()
+        deliveries.push({ ...delivery, state: 'dead', last_error: row.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: now })
       }
     }
-    return endpoints.length
+    if (deliveries.length > 0) {
+      // One shape for every row: a multi-row insert takes the columns of its first row.
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(deliveries.map((d) => ({ state: 'pending' as const, last_error: null, failed_at: null, ...d })))
+        .execute()
+      await enqueueJobs(trx, jobs)
+    }
+    return eventIds.map((id, i) => (eventIds.indexOf(id) === i ? (counts.get(id) ?? 0) : 0))
   })
 }
 
@@ -126,7 +158,7 @@ function classify(result: FetchResult | FetchError, now: number): Outcome {
   return { kind: 'dead', status, error: `the endpoint answered ${status}` }
 }
 
-async function send(deps: WebhookDeps, endpoint: EndpointRow, eventId: string, body: string, signal: AbortSignal): Promise<FetchResult | FetchError> {
+async function send(deps: WebhookDeps, endpoint: AttemptEndpoint, eventId: string, body: string, signal: AbortSignal): Promise<FetchResult | FetchError> {
   const now = deps.clock.now()
   const headers = webhookHeaders(signingSecrets(deps.keyring, endpoint, new Date(now)), eventId, Math.floor(now / 1000), body)
   try {
@@ -146,15 +178,144 @@ async function send(deps: WebhookDeps, endpoint: EndpointRow, eventId: string, b
   }
 }
 
-/** Makes attempt number `attempt` of a delivery, if it is still the one due. */
-export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload, signal: AbortSignal): Promise<void> {
+/** The columns of an endpoint an attempt uses, with its account's plan. */
+type AttemptEndpoint = Pick<EndpointRow, 'id' | 'account_id' | 'url' | 'enabled' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_expires_at' | 'failing_since'> & { plan: Plan }
+
+/** What an attempt reads before it sends: the delivery, its endpoint and its event. */
+interface AttemptInput {
+  delivery: { id: string; state: string; attempts: number; first_attempt_at: Date | null }
+  endpoint: AttemptEndpoint
+  event: Selectable<EventsTable>
+}
+
+/** The deliveries of attempts that start together, read with their endpoints and events in one query. */
+async function readAttempts(db: Db, deliveryIds: readonly string[]): Promise<Array<AttemptInput | undefined>> {
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .innerJoin('accounts as a', 'a.id', 'w.account_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.state',
+      'd.attempts',
+      'd.first_attempt_at',
+      'w.id as endpoint_id',
+      'w.account_id as endpoint_account_id',
+      'w.url',
+      'w.enabled',
+      'w.secret_sealed',
+      'w.previous_secret_sealed',
+      'w.previous_expires_at',
+      'w.failing_since',
+      'a.plan',
+      'e.id as event_id',
+      'e.account_id as event_account_id',
+      'e.site_id',
+      'e.type',
+      'e.data',
+      'e.personal_sealed',
+      'e.created_at',
+    ])
+    .where('d.id', 'in', [...new Set(deliveryIds)])
+    .execute()
+  const byId = new Map(
+    rows.map((r): [string, AttemptInput] => [
+      r.id,
+      {
+        delivery: { id: r.id, state: r.state, attempts: r.attempts, first_attempt_at: r.first_attempt_at },
+        endpoint: {
+          id: r.endpoint_id,
+          account_id: r.endpoint_account_id,
+          url: r.url,
+          enabled: r.enabled,
+          secret_sealed: r.secret_sealed,
+          previous_secret_sealed: r.previous_secret_sealed,
+          previous_expires_at: r.previous_expires_at,
+          failing_since: r.failing_since,
+          plan: r.plan,
+        },
+        event: { id: r.event_id, account_id: r.event_account_id, site_id: r.site_id, type: r.type, data: r.data, personal_sealed: r.personal_sealed, created_at: r.created_at },
+      },
+    ]),
+  )
+  return deliveryIds.map((id) => byId.get(id))
+}
+
+/** A first or later attempt that the receiver accepted while its endpoint was healthy: nothing but the delivery and the attempt row to write. */
+interface PlainSuccess {
+  delivery_id: string
+  endpoint_id: string
+  attempt: number
+  first_attempt_at: string
+  attempted_at: string
+  delivered_at: string
+  status: number
+  duration_ms: number
+  attempt_id: string
+  response: string
+}
+
+/**
+ * Records plain successes in one statement: each delivery is updated only while it still waits
+ * for that attempt (the guard), and the attempt row is written for exactly those updated. Answers
+ * per success whether it was recorded.
+ */
+async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Promise<boolean[]> {
+  const { rows } = await sql<{ id: string }>`
+    with v as (
+      select * from jsonb_to_recordset(${JSON.stringify(successes)}::jsonb) as v(delivery_id text, endpoint_id text, attempt int,
+        first_attempt_at timestamptz, attempted_at timestamptz, delivered_at timestamptz, status int, duration_ms int, attempt_id text, response text)
+    ), recorded as (
+      update webhook_deliveries as d
+      set attempts = v.attempt, first_attempt_at = v.first_attempt_at, last_status = v.status, last_error = null, state = 'succeeded', delivered_at = v.delivered_at
+      from v
+      where d.id = v.delivery_id and d.state = 'pending' and d.attempts = v.attempt - 1
+      returning d.id
+    ), attempts as (
+      insert into webhook_attempts (id, delivery_id, endpoint_id, attempt, attempted_at, status, duration_ms, response, error)
+      select v.attempt_id, v.delivery_id, v.endpoint_id, v.attempt, v.attempted_at, v.status, v.duration_ms, v.response, null
+      from v join recorded on recorded.id = v.delivery_id
+    )
+    select id from recorded`.execute(db)
+  const recorded = new Set(rows.map((r) => r.id))
+  return successes.map((s) => recorded.has(s.delivery_id))
+}
+
+/** The batched database work of one set of webhook jobs, shared by the jobs running at once. */
+interface Engine {
+  read: (deliveryId: string) => Promise<AttemptInput | undefined>
+  recordSuccess: (success: PlainSuccess) => Promise<boolean>
+  fanOut: (eventId: string) => Promise<number>
+}
+
+const engines = new WeakMap<WebhookDeps, Engine>()
+
+function engineFor(deps: WebhookDeps): Engine {
+  let engine = engines.get(deps)
+  if (!engine) {
+    const { db } = deps
+    engine = {
+      read: batched((ids: string[]) => readAttempts(db, ids), { maxInFlight: 2 }),
+      recordSuccess: batched((successes: PlainSuccess[]) => recordSuccesses(db, successes), { maxInFlight: 2 }),
+      fanOut: batched((ids: string[]) => fanOutEvents(db, ids)),
+    }
+    engines.set(deps, engine)
+  }
+  return engine
+}
+
+/**
+ * Makes attempt number `attempt` of a delivery, if it is still the one due. `releaseSlot` is
+ * called once the request is answered: only writing the outcome remains, so another job may
+ * start its request meanwhile.
+ */
+export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload, signal: AbortSignal, releaseSlot?: () => void): Promise<void> {
   const { db, keyring, clock } = deps
-  const delivery = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', payload.delivery_id).executeTakeFirst()
-  if (!delivery || delivery.state !== 'pending' || delivery.attempts !== payload.attempt - 1) return
-  const [endpoint, eventRow] = await Promise.all([
-    db.selectFrom('webhook_endpoints as w').innerJoin('accounts as a', 'a.id', 'w.account_id').selectAll('w').select('a.plan').where('w.id', '=', delivery.endpoint_id).executeTakeFirstOrThrow(),
-    db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirstOrThrow(),
-  ])
+  const engine = engineFor(deps)
+  const input = await engine.read(payload.delivery_id)
+  if (!input || input.delivery.state !== 'pending' || input.delivery.attempts !== payload.attempt - 1) return
+  const { delivery, endpoint } = input
   // A delivery queued before the endpoint was turned off, or before a downgrade, is held back the
   // same way the fan-out holds back new ones.
   const heldBack = !endpoint.enabled ? 'endpoint disabled' : !webhooksAllowed(endpoint.plan) ? PLAN_REQUIRED_ERROR : undefined
@@ -168,13 +329,33 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
       .execute()
     return
   }
-  const event = openEvent(keyring, eventRow)
+  const event = openEvent(keyring, input.event)
 
   const started = clock.now()
   const result = await send(deps, endpoint, event.id, eventBody(event), signal)
   const finished = clock.now()
+  releaseSlot?.()
   const outcome = classify(result, finished)
   const firstAttemptAt = delivery.first_attempt_at?.getTime() ?? started
+
+  if (outcome.kind === 'delivered' && endpoint.failing_since === null && !(result instanceof FetchError)) {
+    // The common case: nothing changes but the delivery and its attempt row.
+    const attemptId = newId('wha')
+    await engine.recordSuccess({
+      delivery_id: delivery.id,
+      endpoint_id: endpoint.id,
+      attempt: payload.attempt,
+      first_attempt_at: new Date(firstAttemptAt).toISOString(),
+      attempted_at: new Date(started).toISOString(),
+      delivered_at: new Date(finished).toISOString(),
+      status: outcome.status,
+      duration_ms: Math.max(0, Math.round(finished - started)),
+      attempt_id: attemptId,
+      response: keyring.seal(result.body.toString('utf8'), responseContext(attemptId)),
+    })
+    return
+  }
+
   const failingSince = outcome.kind === 'delivered' ? undefined : (endpoint.failing_since?.getTime() ?? started)
   const disableForFailing = (outcome.kind === 'retry' || outcome.kind === 'dead') && failingSince !== undefined && finished - failingSince >= clock.disableAfterMs
   const retryAt = outcome.kind === 'retry' && !disableForFailing ? nextAttemptAt(clock, firstAttemptAt, payload.attempt, outcome.retryAfterMs) : undefined
@@ -248,7 +429,7 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
 const failingDays = (clock: RetryClock) => Math.round(clock.disableAfterMs / 86_400_000)
 
 /** Tells the account's people that an endpoint was turned off after failing for days. */
-async function mailDisabled(deps: WebhookDeps, endpoint: EndpointRow): Promise<void> {
+async function mailDisabled(deps: WebhookDeps, endpoint: Pick<EndpointRow, 'id' | 'account_id' | 'url'>): Promise<void> {
   const users = await deps.db.selectFrom('users').select(['id', 'email_sealed']).where('account_id', '=', endpoint.account_id).execute()
   const days = failingDays(deps.clock)
   for (const user of users) {
@@ -268,10 +449,19 @@ async function mailDisabled(deps: WebhookDeps, endpoint: EndpointRow): Promise<v
 
 /** Defines the fan-out and delivery jobs on a runner (every instance runs them). */
 export function defineWebhookJobs(jobs: JobRunner, deps: WebhookDeps): void {
-  jobs.define<{ event_id: string }>(FANOUT_JOB, { maxAttempts: 20, leaseMs: deps.clock.leaseMs, handler: async (payload) => void (await fanOut(deps.db, payload.event_id)) })
+  const engine = engineFor(deps)
+  jobs.define<{ event_id: string }>(FANOUT_JOB, {
+    maxAttempts: 20,
+    leaseMs: deps.clock.leaseMs,
+    handler: async (payload, { releaseSlot }) => {
+      // A fan-out is database writes only: it needs no slot that a request could use.
+      releaseSlot()
+      await engine.fanOut(payload.event_id)
+    },
+  })
   jobs.define<DeliverPayload>(DELIVER_JOB, {
     maxAttempts: 10,
     leaseMs: deps.clock.leaseMs,
-    handler: (payload, { signal }) => attemptDelivery(deps, payload, signal),
+    handler: (payload, { signal, releaseSlot }) => attemptDelivery(deps, payload, signal, releaseSlot),
   })
 }

@@ -155,8 +155,11 @@ export async function rotateSecret(trx: Db, keyring: Keyring, accountId: string,
   return { secret, previousExpiresAt }
 }
 
+/** The columns of an endpoint that sign a delivery. */
+export type SigningColumns = Pick<EndpointRow, 'id' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_expires_at'>
+
 /** The secrets that sign a delivery made at `now`: the current one, and the previous during its overlap. */
-export function signingSecrets(keyring: Keyring, row: EndpointRow, now: Date): string[] {
+export function signingSecrets(keyring: Keyring, row: SigningColumns, now: Date): string[] {
   const secrets = [keyring.open(row.secret_sealed, secretContext(row.id, 'secret'))]
   if (row.previous_secret_sealed && row.previous_expires_at && row.previous_expires_at > now) {
     secrets.push(keyring.open(row.previous_secret_sealed, secretContext(row.id, 'previous_secret')))

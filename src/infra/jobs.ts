@@ -14,6 +14,12 @@ export interface JobContext {
   /** Aborted when the lease is lost (another worker may now own the job). */
   signal: AbortSignal
   log: Logger
+  /**
+   * Says the job's costly part is done and it only records its result now (a database write), so
+   * another job may start in its slot. The lease is still held and renewed until the handler
+   * returns; at most `concurrency` jobs wait so at once, beyond that the call changes nothing.
+   */
+  releaseSlot(): void
 }
 
 export interface JobDefinition<P = unknown> {
@@ -36,6 +42,14 @@ export interface EnqueueOptions {
 
 const DEFAULT_MAX_ATTEMPTS = 10
 const DEFAULT_LEASE_MS = 60_000
+/** Jobs finished within this window are how many the runner claims ahead of its free slots. */
+const CLAIM_AHEAD_WINDOW_MS = 200
+/**
+ * A job claimed ahead that found no slot within this time (or a third of its lease, if shorter)
+ * goes back to the queue, for another worker or a later claim; so a job always starts with most
+ * of its lease left.
+ */
+const MAX_READY_WAIT_MS = 1000
 
 /** Exponential backoff with full jitter: a random wait up to base * 2^(attempt-1), capped. */
 export function exponentialBackoff(baseMs = 1000, capMs = 3_600_000) {
@@ -47,26 +61,106 @@ export function exponentialBackoff(baseMs = 1000, capMs = 3_600_000) {
  * together with the data it is about.
  */
 export async function enqueueJob(db: Db, name: string, payload: unknown, options: EnqueueOptions = {}): Promise<string | undefined> {
-  const runAt = options.runAt ?? new Date(Date.now() + (options.delayMs ?? 0))
-  const row = await db
+  const [id] = await enqueueJobs(db, [{ name, payload, options }])
+  return id
+}
+
+export interface NewJob {
+  name: string
+  payload: unknown
+  options?: EnqueueOptions
+}
+
+/**
+ * Adds several jobs in one statement (a fan-out queues one per delivery); answers each one's id,
+ * or undefined where a pending job with the same unique key already existed.
+ */
+export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Array<string | undefined>> {
+  if (jobs.length === 0) return []
+  const now = Date.now()
+  const values = jobs.map(({ name, payload, options = {} }) => ({
+    id: newId('job'),
+    name,
+    payload: JSON.stringify(payload ?? null),
+    max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    run_at: options.runAt ?? new Date(now + (options.delayMs ?? 0)),
+    unique_key: options.uniqueKey ?? null,
+    lease_owner: null,
+    lease_until: null,
+    last_error: null,
+    finished_at: null,
+  }))
+  // The NOTIFY rides on the insert (one per row actually inserted, sent at commit) instead of
+  // costing a round trip of its own.
+  const rows = await db
     .insertInto('jobs')
-    .values({
-      id: newId('job'),
-      name,
-      payload: JSON.stringify(payload ?? null),
-      max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      run_at: runAt,
-      unique_key: options.uniqueKey ?? null,
-      lease_owner: null,
-      lease_until: null,
-      last_error: null,
-      finished_at: null,
-    })
+    .values(values)
     .onConflict((oc) => oc.columns(['name', 'unique_key']).where('unique_key', 'is not', null).where('state', 'in', ['queued', 'running']).doNothing())
-    .returning('id')
-    .executeTakeFirst()
-  if (row) await sql`select pg_notify(${JOBS_CHANNEL}, ${name})`.execute(db)
-  return row?.id
+    .returning(['id', sql<void>`pg_notify(${JOBS_CHANNEL}, name)`.as('notified')])
+    .execute()
+  const inserted = new Set(rows.map((r) => r.id))
+  return values.map((v) => (inserted.has(v.id) ? v.id : undefined))
+}
+
+/**
+ * Work that many concurrently running jobs ask for (a read, an outcome to write) collected into
+ * one call of `run` per batch, so a burst of N jobs costs a few database round trips instead of N
+ * times a few. Items asked for while a batch is on its way wait for the next one. `run` answers
+ * one result per item, in order. When a batch of several fails, each item is tried again alone,
+ * so one bad item fails only its own caller; `run` must therefore write nothing when it throws
+ * (one statement or one transaction).
+ */
+export function batched<T, R>(run: (items: T[]) => Promise<R[]>, options: { maxBatch?: number; maxInFlight?: number } = {}): (item: T) => Promise<R> {
+  const maxBatch = options.maxBatch ?? 100
+  const maxInFlight = options.maxInFlight ?? 1
+  type Waiting = { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }
+  let queue: Waiting[] = []
+  let inFlight = 0
+  let scheduled = false
+
+  const settle = async (batch: Waiting[]) => {
+    try {
+      const results = await run(batch.map((w) => w.item))
+      batch.forEach((w, i) => w.resolve(results[i] as R))
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error)
+      await Promise.all(batch.map((w) => run([w.item]).then((results) => w.resolve(results[0] as R), w.reject)))
+    }
+  }
+  const flush = () => {
+    scheduled = false
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch)
+      inFlight++
+      void settle(batch).finally(() => {
+        inFlight--
+        schedule()
+      })
+    }
+  }
+  // Waiting one turn of the event loop lets every job started by the same claim join the batch.
+  const schedule = () => {
+    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return
+    scheduled = true
+    setImmediate(flush)
+  }
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      queue.push({ item, resolve, reject })
+      schedule()
+    })
+}
+
+interface Outcome {
+  id: string
+  owner: string
+  /** `released`: claimed ahead but not run, back to queued with its attempt not counted. */
+  state: 'succeeded' | 'failed' | 'queued' | 'released'
+  error: string | null
+  /** When a retry is due (state queued). */
+  run_at: string | null
+  finished_at: string | null
 }
 
 export interface JobRunnerOptions {
@@ -89,11 +183,20 @@ export class JobRunner {
   readonly #concurrency: number
   readonly #pollIntervalMs: number
   readonly #definitions = new Map<string, Required<Omit<JobDefinition, 'handler'>> & Pick<JobDefinition, 'handler'>>()
+  /** Jobs running in a slot. */
   readonly #inFlight = new Set<Promise<void>>()
+  /** Jobs that gave their slot back and only record their result. */
+  readonly #released = new Set<Promise<void>>()
+  /** Claimed ahead, waiting for a slot (see #claimRoom). */
+  #ready: Array<{ job: Job; claimedAt: number }> = []
+  /** When the latest jobs finished, to size how far to claim ahead. */
+  readonly #finishedAt: number[] = []
+  /** Outcomes on their way to the database; stop() waits for them too. */
+  readonly #recording = new Set<Promise<void>>()
   #running = false
   #unlisten: Unlisten | undefined
   #pollTimer: NodeJS.Timeout | undefined
-  #draining = false
+  #draining: Promise<void> | undefined
   #wakeRequested = false
 
   constructor(options: JobRunnerOptions) {
@@ -125,17 +228,23 @@ export class JobRunner {
     this.wake()
   }
 
-  /** Stops claiming, then waits for the jobs in flight to finish and record their outcome. */
+  /**
+   * Stops claiming, hands jobs claimed ahead back to the queue, then waits for the jobs in flight
+   * to finish and record their outcome.
+   */
   async stop(): Promise<void> {
     this.#running = false
     clearInterval(this.#pollTimer)
     await this.#unlisten?.()
     this.#unlisten = undefined
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight])
+    await this.#draining
+    for (const { job } of this.#ready.splice(0)) this.#handBack(job)
+    const pending = () => [...this.#inFlight, ...this.#released, ...this.#recording]
+    while (pending().length > 0) await Promise.allSettled(pending())
   }
 
   get inFlight(): number {
-    return this.#inFlight.size
+    return this.#inFlight.size + this.#released.size
   }
 
   /** Claims as many jobs as there is room for; coalesces wake-ups that arrive meanwhile. */
@@ -145,9 +254,8 @@ export class JobRunner {
       this.#wakeRequested = true
       return
     }
-    this.#draining = true
-    void this.#drain().finally(() => {
-      this.#draining = false
+    this.#draining = this.#drain().finally(() => {
+      this.#draining = undefined
       if (this.#wakeRequested) {
         this.#wakeRequested = false
         this.wake()
@@ -156,29 +264,84 @@ export class JobRunner {
   }
 
   async #drain(): Promise<void> {
-    while (this.#running && this.#inFlight.size < this.#concurrency && this.#definitions.size > 0) {
+    while (this.#running && this.#definitions.size > 0) {
+      this.#startReady()
+      const room = this.#claimRoom()
+      if (room <= 0) return
       let jobs: Job[]
+      const claimedAt = performance.now()
       try {
-        jobs = await this.#claim(this.#concurrency - this.#inFlight.size)
+        jobs = await this.#claim(room)
       } catch (error) {
         this.#log.warn({ err: error }, 'claiming jobs failed')
         return
       }
-      if (jobs.length === 0) return
-      for (const job of jobs) {
-        const run = this.#run(job).finally(() => {
-          this.#inFlight.delete(run)
-          this.wake()
-        })
-        this.#inFlight.add(run)
-      }
+      for (const job of jobs) this.#ready.push({ job, claimedAt })
+      // Stopped while the claim was on its way: stop() hands these back.
+      if (!this.#running) return
+      this.#startReady()
+      // Fewer than asked for: the queue is empty for now, a NOTIFY or the poll brings more.
+      if (jobs.length < room) return
     }
+  }
+
+  /**
+   * How many jobs to claim now. Free slots, plus, while jobs finish quickly, as many as finished
+   * in the last CLAIM_AHEAD_WINDOW_MS (at most `concurrency`): those wait claimed, so a slot that
+   * frees up starts its next job at once instead of after a claim's round trip. Slow jobs finish
+   * rarely, so their queue is barely claimed ahead and stays free for other workers.
+   */
+  #claimRoom(): number {
+    const now = performance.now()
+    while (this.#finishedAt.length > 0 && now - this.#finishedAt[0]! > CLAIM_AHEAD_WINDOW_MS) this.#finishedAt.shift()
+    const ahead = Math.min(this.#concurrency, this.#finishedAt.length)
+    // Claim again once half of what was claimed ahead has started, so claims stay large.
+    if (this.#ready.length > ahead / 2) return 0
+    return this.#concurrency + ahead - this.#inFlight.size - this.#ready.length
+  }
+
+  /** Starts claimed jobs in the free slots; one that waited too long for a slot goes back to the queue. */
+  #startReady(): void {
+    const now = performance.now()
+    const maxWait = Math.min(MAX_READY_WAIT_MS, this.#claimLeaseMs() / 3)
+    while (this.#inFlight.size < this.#concurrency && this.#ready.length > 0) {
+      const { job, claimedAt } = this.#ready.shift()!
+      // The lease was counted from before the claim was sent, so it has at least this much left.
+      if (now - claimedAt > maxWait) {
+        this.#handBack(job)
+        continue
+      }
+      // Set before the handler runs: it may give its slot back at once.
+      let run: Promise<void> | undefined
+      let released = false
+      run = this.#run(job, () => {
+        if (released || this.#released.size >= this.#concurrency) return
+        released = true
+        if (run) {
+          this.#inFlight.delete(run)
+          this.#released.add(run)
+        }
+        this.wake()
+      }).finally(() => {
+        this.#finishedAt.push(performance.now())
+        if (this.#finishedAt.length > this.#concurrency) this.#finishedAt.shift()
+        this.#inFlight.delete(run!)
+        this.#released.delete(run!)
+        this.wake()
+      })
+      ;(released ? this.#released : this.#inFlight).add(run)
+    }
+  }
+
+  /** The lease a claim takes: the longest of the job types this runner runs. */
+  #claimLeaseMs(): number {
+    return Math.max(...[...this.#definitions.values()].map((d) => d.leaseMs))
   }
 
   async #claim(limit: number): Promise<Job[]> {
     const names = [...this.#definitions.keys()]
     const owner = randomUUID()
-    const leaseMs = Math.max(...[...this.#definitions.values()].map((d) => d.leaseMs))
+    const leaseMs = this.#claimLeaseMs()
     // Jobs whose claimant died (lease run out) first, then queued ones by due time; each branch
     // reads its own index in order, so a long backlog costs a claim nothing extra.
     const { rows } = await sql<Job>`
@@ -200,12 +363,16 @@ export class JobRunner {
     return rows
   }
 
-  async #run(job: Job): Promise<void> {
+  /**
+   * Runs one job's handler; its slot is free again as soon as the handler is done, while the
+   * outcome joins the next batch of outcomes written (it is fenced by the owner token either way).
+   */
+  async #run(job: Job, releaseSlot: () => void): Promise<void> {
     const definition = this.#definitions.get(job.name)
     if (!definition) return
     const log = this.#log.child({ job: job.id, name: job.name, attempt: job.attempts })
     if (job.attempts > definition.maxAttempts) {
-      await this.#finish(job, 'failed', 'lease expired on the final attempt', log)
+      this.#record(job, 'failed', 'lease expired on the final attempt', undefined, log)
       return
     }
     const controller = new AbortController()
@@ -223,52 +390,55 @@ export class JobRunner {
         .catch(() => {})
     }, Math.max(50, definition.leaseMs / 3))
     try {
-      await definition.handler(job.payload, { job, signal: controller.signal, log })
-      await this.#finish(job, 'succeeded', null, log)
+      await definition.handler(job.payload, { job, signal: controller.signal, log, releaseSlot })
+      this.#record(job, 'succeeded', null, undefined, log)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       if (job.attempts >= definition.maxAttempts) {
         log.error({ err: error }, 'job failed for good')
-        await this.#finish(job, 'failed', message, log)
+        this.#record(job, 'failed', message, undefined, log)
       } else {
         const delay = definition.backoffMs(job.attempts)
         log.warn({ err: error, retryInMs: delay }, 'job failed; will retry')
-        await this.#retry(job, message, delay, log)
+        this.#record(job, 'queued', message, new Date(Date.now() + delay), log)
       }
     } finally {
       clearInterval(renew)
     }
   }
 
-  async #finish(job: Job, state: 'succeeded' | 'failed', error: string | null, log: Logger): Promise<void> {
-    await this.#record(log, () =>
-      this.#store.db
-        .updateTable('jobs')
-        .set({ state, finished_at: new Date(), lease_owner: null, lease_until: null, last_error: error })
-        .where('id', '=', job.id)
-        .where('lease_owner', '=', job.lease_owner)
-        .executeTakeFirst(),
-    )
+  /** Gives a job claimed ahead back to the queue untouched, its attempt not counted. */
+  #handBack(job: Job): void {
+    this.#record(job, 'released', job.last_error, undefined, this.#log)
   }
 
-  async #retry(job: Job, error: string, delayMs: number, log: Logger): Promise<void> {
-    await this.#record(log, () =>
-      this.#store.db
-        .updateTable('jobs')
-        .set({ state: 'queued', run_at: new Date(Date.now() + delayMs), lease_owner: null, lease_until: null, last_error: error })
-        .where('id', '=', job.id)
-        .where('lease_owner', '=', job.lease_owner)
-        .executeTakeFirst(),
+  /**
+   * Writes an outcome, only if this claim still owns the job. One that cannot be written
+   * (database away) is left to the lease: the job runs again.
+   */
+  #record(job: Job, state: Outcome['state'], error: string | null, runAt: Date | undefined, log: Logger): void {
+    const finished = state === 'succeeded' || state === 'failed'
+    const recording = this.#writeOutcome({ id: job.id, owner: job.lease_owner!, state, error, run_at: runAt?.toISOString() ?? null, finished_at: finished ? new Date().toISOString() : null }).then(
+      (recorded) => {
+        if (!recorded) log.warn('lease was lost before the outcome was recorded')
+      },
+      (failure: unknown) => log.warn({ err: failure }, 'could not record job outcome; it will run again after its lease'),
     )
+    this.#recording.add(recording)
+    void recording.finally(() => this.#recording.delete(recording))
   }
 
-  /** An outcome that cannot be written (database away) is left to the lease: the job runs again. */
-  async #record(log: Logger, write: () => Promise<{ numUpdatedRows: bigint }>): Promise<void> {
-    try {
-      const result = await write()
-      if (result.numUpdatedRows === 0n) log.warn('lease was lost before the outcome was recorded')
-    } catch (error) {
-      log.warn({ err: error }, 'could not record job outcome; it will run again after its lease')
-    }
-  }
+  /** Outcomes of jobs that finish together are written by one statement; each is fenced by its owner token. */
+  readonly #writeOutcome = batched<Outcome, boolean>(async (outcomes) => {
+    const { rows } = await sql<{ id: string; owner: string }>`
+      update jobs as j set state = case when v.state = 'released' then 'queued' else v.state end,
+        attempts = j.attempts - case when v.state = 'released' then 1 else 0 end,
+        run_at = coalesce(v.run_at, j.run_at), finished_at = v.finished_at, last_error = v.error, lease_owner = null, lease_until = null
+      from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+        as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)
+      where j.id = v.id and j.lease_owner = v.owner
+      returning j.id, v.owner`.execute(this.#store.db)
+    const recorded = new Set(rows.map((r) => `${r.id} ${r.owner}`))
+    return outcomes.map((o) => recorded.has(`${o.id} ${o.owner}`))
+  })
 }

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { enqueueJob, JobRunner } from '../../src/infra/jobs.ts'
+import { batched, enqueueJob, enqueueJobs, JobRunner } from '../../src/infra/jobs.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { baseEnv } from '../helpers/process.ts'
 import { openTestStore, silentLog } from '../helpers/store.ts'
@@ -170,6 +170,77 @@ describe('job runner', () => {
     await next.start()
     await until(async () => (await jobState(ids[1]!)).state === 'succeeded')
     await next.stop()
+  })
+
+  it('adds several jobs in one statement, skipping a pending duplicate, and wakes a runner', async () => {
+    const runner = new JobRunner({ store, log: silentLog, pollIntervalMs: 60_000 })
+    const seen: number[] = []
+    runner.define<{ n: number }>('test.many', { handler: async (payload) => void seen.push(payload.n) })
+    await runner.start()
+    await enqueueJob(store.db, 'test.many', { n: 0 }, { uniqueKey: 'many-0', delayMs: 60_000 })
+    const ids = await enqueueJobs(store.db, [
+      { name: 'test.many', payload: { n: 0 }, options: { uniqueKey: 'many-0' } },
+      { name: 'test.many', payload: { n: 1 } },
+      { name: 'test.many', payload: { n: 2 }, options: { uniqueKey: 'many-2' } },
+    ])
+    expect(ids[0]).toBeUndefined()
+    expect(ids.slice(1).every((id) => typeof id === 'string')).toBe(true)
+    await until(() => seen.length === 2)
+    expect(seen.sort()).toEqual([1, 2])
+    await runner.stop()
+  })
+
+  it('starts another job in the slot of one that only records its result', async () => {
+    const runner = new JobRunner({ store, log: silentLog, concurrency: 1, pollIntervalMs: 50 })
+    let secondStarted!: () => void
+    const second = new Promise<void>((resolve) => (secondStarted = resolve))
+    runner.define<{ n: number }>('test.release', {
+      handler: async ({ n }, { releaseSlot }) => {
+        if (n === 2) return secondStarted()
+        // With its slot kept, the only slot would wait for this job, and this job for the second.
+        releaseSlot()
+        await second
+      },
+    })
+    const first = (await enqueueJob(store.db, 'test.release', { n: 1 }))!
+    await runner.start()
+    await until(async () => (await jobState(first)).state === 'running')
+    const next = (await enqueueJob(store.db, 'test.release', { n: 2 }))!
+    await until(async () => (await jobState(first)).state === 'succeeded' && (await jobState(next)).state === 'succeeded')
+    await runner.stop()
+  })
+
+  it('claims ahead while jobs finish quickly and hands the unstarted ones back when stopped', async () => {
+    const runner = new JobRunner({ store, log: silentLog, concurrency: 2, pollIntervalMs: 60_000 })
+    let done = 0
+    runner.define('test.quick', {
+      handler: async () => {
+        await new Promise((r) => setTimeout(r, 10))
+        done++
+      },
+    })
+    await enqueueJobs(store.db, Array.from({ length: 200 }, () => ({ name: 'test.quick', payload: {} })))
+    await runner.start()
+    await until(() => done >= 10)
+    await runner.stop()
+    const { rows } = await sql<{ state: string; attempts: number; n: number }>`
+      select state, attempts, count(*)::int as n from jobs where name = 'test.quick' group by state, attempts`.execute(store.db)
+    // Nothing stays leased by a stopped runner, and a job claimed but never run has no attempt counted.
+    expect(rows.filter((r) => r.state !== 'succeeded' && r.state !== 'queued')).toEqual([])
+    expect(rows.filter((r) => r.state === 'queued').every((r) => r.attempts === 0)).toBe(true)
+    expect(rows.find((r) => r.state === 'succeeded')?.n).toBe(done)
+  })
+
+  it('batches concurrent work, and a failing item fails only its own caller', async () => {
+    const calls: number[][] = []
+    const double = batched(async (items: number[]) => {
+      calls.push(items)
+      if (items.includes(13)) throw new Error('unlucky')
+      return items.map((n) => n * 2)
+    })
+    const results = await Promise.allSettled([1, 2, 13, 4].map((n) => double(n)))
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([2, 4, 'rejected', 8])
+    expect(calls[0]).toEqual([1, 2, 13, 4])
   })
 
   it.runIf(onPostgres)('runs a job again after its worker process is killed mid-job', async () => {

@@ -57,6 +57,27 @@ describe('webhook delivery', () => {
     expect(row).toMatchObject({ state: 'succeeded', attempts: 1, last_status: 200 })
   })
 
+  it('delivers a burst of events to several endpoints once each, with one attempt row per delivery', async () => {
+    const receivers = [await startReceiver(), await startReceiver()]
+    const accountId = await createAccount(db)
+    for (const receiver of receivers) await createEndpoint(db, keyring, accountId, { url: receiver.url })
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => siteEvent(accountId, `site_burst_${i}`)))
+    for (const receiver of receivers) {
+      await receiver.waitFor(40)
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids))
+    }
+    const rows = await until(async () => {
+      const found = await db.selectFrom('webhook_deliveries').selectAll().where('event_id', 'in', ids).execute()
+      return found.length === 80 && found.every((r) => r.state === 'succeeded') ? found : undefined
+    })
+    expect(rows.every((r) => r.attempts === 1 && r.last_status === 200)).toBe(true)
+    const attempts = await db.selectFrom('webhook_attempts').select(['delivery_id', 'attempt']).where('delivery_id', 'in', rows.map((r) => r.id)).execute()
+    expect(attempts).toHaveLength(80)
+    expect(new Set(attempts.map((a) => a.delivery_id)).size).toBe(80)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(receivers.map((r) => r.requests.length)).toEqual([40, 40])
+  })
+
   it('refuses to store personal data when no keyring is given to seal it', async () => {
     const accountId = await createAccount(db)
     await expect(db.transaction().execute((trx) => recordEvent(trx, { accountId, type: 'lead.received', data: { email: 'a@example.com' } }))).rejects.toThrow(/personal data/)
