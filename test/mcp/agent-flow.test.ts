@@ -108,5 +108,7 @@ describe('the agent flow: registration to a published page', () => {
     expect(new Set(operations.map((r) => r.operation))).toEqual(new Set(['list_sites', 'create_site', 'create_page', 'add_block', 'update_block', 'get_page', 'publish_site', 'get_site']))
     expect(operations.filter((r) => r.status === 403).map((r) => r.operation)).toEqual(expect.arrayContaining(['list_sites', 'create_site']))
     expect(operations.every((r) => r.method === 'POST' && r.path === '/mcp' && r.client_id === registration.registration_id)).toBe(true)
-  })
+    // Above the waits' own deadlines (20 s for the build, 60 s for the batched audit records), so a
+    // slow step fails with its name rather than as a bare test timeout.
+  }, 90_000)
 })
