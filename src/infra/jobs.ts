@@ -254,8 +254,12 @@ export class JobRunner {
       this.#wakeRequested = true
       return
     }
-    this.#draining = this.#drain().finally(() => {
+    // Marked before #drain starts: it starts handlers synchronously, and their wake() must find it.
+    let resolveDrained!: () => void
+    this.#draining = new Promise<void>((resolve) => (resolveDrained = resolve))
+    void this.#drain().finally(() => {
       this.#draining = undefined
+      resolveDrained()
       if (this.#wakeRequested) {
         this.#wakeRequested = false
         this.wake()

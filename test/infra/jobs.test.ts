@@ -231,6 +231,30 @@ describe('job runner', () => {
     expect(rows.find((r) => r.state === 'succeeded')?.n).toBe(done)
   })
 
+  it('runs at most twice its concurrency when every job gives its slot back at once', async () => {
+    const runner = new JobRunner({ store, log: silentLog, concurrency: 3, pollIntervalMs: 60_000 })
+    let running = 0
+    let most = 0
+    const runs = new Map<string, number>()
+    runner.define('test.releasing', {
+      handler: async (_payload, { job, releaseSlot }) => {
+        releaseSlot()
+        runs.set(job.id, (runs.get(job.id) ?? 0) + 1)
+        most = Math.max(most, ++running)
+        await new Promise((r) => setTimeout(r, 5))
+        running--
+      },
+    })
+    const ids = await enqueueJobs(store.db, Array.from({ length: 60 }, () => ({ name: 'test.releasing', payload: {} })))
+    await runner.start()
+    await until(() => runs.size === 60)
+    await runner.stop()
+    expect(most).toBeLessThanOrEqual(6)
+    expect([...runs.values()].every((n) => n === 1)).toBe(true)
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where id = any(${ids}) and state = 'succeeded'`.execute(store.db)
+    expect(rows[0]!.n).toBe(60)
+  })
+
   it('batches concurrent work, and a failing item fails only its own caller', async () => {
     const calls: number[][] = []
     const double = batched(async (items: number[]) => {
