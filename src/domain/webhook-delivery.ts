@@ -262,6 +262,8 @@ interface PlainSuccess {
  * per success whether it was recorded.
  */
 async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Promise<boolean[]> {
+  // The ids are matched as an array too: the planner cannot see into the JSON, and a join on it
+  // alone may scan every pending delivery; `= any(array)` goes through the primary key.
   const { rows } = await sql<{ id: string }>`
     with v as (
       select * from jsonb_to_recordset(${JSON.stringify(successes)}::jsonb) as v(delivery_id text, endpoint_id text, attempt int,
@@ -270,7 +272,7 @@ async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Prom
       update webhook_deliveries as d
       set attempts = v.attempt, first_attempt_at = v.first_attempt_at, last_status = v.status, last_error = null, state = 'succeeded', delivered_at = v.delivered_at
       from v
-      where d.id = v.delivery_id and d.state = 'pending' and d.attempts = v.attempt - 1
+      where d.id = any(array(select delivery_id from v)) and d.id = v.delivery_id and d.state = 'pending' and d.attempts = v.attempt - 1
       returning d.id
     ), attempts as (
       insert into webhook_attempts (id, delivery_id, endpoint_id, attempt, attempted_at, status, duration_ms, response, error)

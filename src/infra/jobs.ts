@@ -434,13 +434,18 @@ export class JobRunner {
 
   /** Outcomes of jobs that finish together are written by one statement; each is fenced by its owner token. */
   readonly #writeOutcome = batched<Outcome, boolean>(async (outcomes) => {
+    // The ids as an array as well: the planner cannot see into the JSON, and joining on it alone
+    // lets it scan the whole table; `= any(array)` finds the rows through the primary key.
     const { rows } = await sql<{ id: string; owner: string }>`
+      with v as (
+        select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+          as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)
+      )
       update jobs as j set state = case when v.state = 'released' then 'queued' else v.state end,
         attempts = j.attempts - case when v.state = 'released' then 1 else 0 end,
         run_at = coalesce(v.run_at, j.run_at), finished_at = v.finished_at, last_error = v.error, lease_owner = null, lease_until = null
-      from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
-        as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)
-      where j.id = v.id and j.lease_owner = v.owner
+      from v
+      where j.id = any(array(select id from v)) and j.id = v.id and j.lease_owner = v.owner
       returning j.id, v.owner`.execute(this.#store.db)
     const recorded = new Set(rows.map((r) => `${r.id} ${r.owner}`))
     return outcomes.map((o) => recorded.has(`${o.id} ${o.owner}`))
