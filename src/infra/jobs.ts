@@ -374,7 +374,9 @@ export class JobRunner {
   async #run(job: Job, releaseSlot: () => void): Promise<void> {
     const definition = this.#definitions.get(job.name)
     if (!definition) return
-    const log = this.#log.child({ job: job.id, name: job.name, attempt: job.attempts })
+    // Most jobs never log: the child logger is made on first use.
+    let child: Logger | undefined
+    const log = () => (child ??= this.#log.child({ job: job.id, name: job.name, attempt: job.attempts }))
     if (job.attempts > definition.maxAttempts) {
       this.#record(job, 'failed', 'lease expired on the final attempt', undefined, log)
       return
@@ -394,16 +396,23 @@ export class JobRunner {
         .catch(() => {})
     }, Math.max(50, definition.leaseMs / 3))
     try {
-      await definition.handler(job.payload, { job, signal: controller.signal, log, releaseSlot })
+      await definition.handler(job.payload, {
+        job,
+        signal: controller.signal,
+        get log() {
+          return log()
+        },
+        releaseSlot,
+      })
       this.#record(job, 'succeeded', null, undefined, log)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       if (job.attempts >= definition.maxAttempts) {
-        log.error({ err: error }, 'job failed for good')
+        log().error({ err: error }, 'job failed for good')
         this.#record(job, 'failed', message, undefined, log)
       } else {
         const delay = definition.backoffMs(job.attempts)
-        log.warn({ err: error, retryInMs: delay }, 'job failed; will retry')
+        log().warn({ err: error, retryInMs: delay }, 'job failed; will retry')
         this.#record(job, 'queued', message, new Date(Date.now() + delay), log)
       }
     } finally {
@@ -413,20 +422,20 @@ export class JobRunner {
 
   /** Gives a job claimed ahead back to the queue untouched, its attempt not counted. */
   #handBack(job: Job): void {
-    this.#record(job, 'released', job.last_error, undefined, this.#log)
+    this.#record(job, 'released', job.last_error, undefined, () => this.#log)
   }
 
   /**
    * Writes an outcome, only if this claim still owns the job. One that cannot be written
    * (database away) is left to the lease: the job runs again.
    */
-  #record(job: Job, state: Outcome['state'], error: string | null, runAt: Date | undefined, log: Logger): void {
+  #record(job: Job, state: Outcome['state'], error: string | null, runAt: Date | undefined, log: () => Logger): void {
     const finished = state === 'succeeded' || state === 'failed'
     const recording = this.#writeOutcome({ id: job.id, owner: job.lease_owner!, state, error, run_at: runAt?.toISOString() ?? null, finished_at: finished ? new Date().toISOString() : null }).then(
       (recorded) => {
-        if (!recorded) log.warn('lease was lost before the outcome was recorded')
+        if (!recorded) log().warn('lease was lost before the outcome was recorded')
       },
-      (failure: unknown) => log.warn({ err: failure }, 'could not record job outcome; it will run again after its lease'),
+      (failure: unknown) => log().warn({ err: failure }, 'could not record job outcome; it will run again after its lease'),
     )
     this.#recording.add(recording)
     void recording.finally(() => this.#recording.delete(recording))
