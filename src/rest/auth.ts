@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { apiTokenIdOf, checkApiToken, looksLikeApiToken, recentApiToken, rememberApiToken, touchApiTokens } from '../domain/api-tokens.ts'
+import { apiTokenIdOf, checkApiToken, looksLikeApiToken, recentApiToken, rememberApiToken, touchApiTokens, type SecretCheck } from '../domain/api-tokens.ts'
 import type { Plan } from '../domain/plans.ts'
 import { allows, chargeApiToken, type Charge } from '../domain/quota.ts'
 import { chargeAccount, quotaTallyOf } from '../domain/quota-tally.ts'
@@ -97,30 +97,41 @@ export function authenticate(app: FastifyInstance, audience: string): onRequestA
     return new errors.invalidToken(description)
   }
 
+  /**
+   * An API token checked against its row and its account charged: a row read a moment ago, far
+   * from the account's limit, costs no round trip; otherwise the row is read and the account
+   * charged in one statement, and the answer remembered for the next calls.
+   */
+  async function checkAndCharge(secret: string): Promise<{ checked: SecretCheck; charge: Charge | undefined }> {
+    const tokenId = apiTokenIdOf(secret)
+    if (!tokenId) return { checked: { ok: false, reason: 'malformed' }, charge: undefined }
+    const recent = recentApiToken(tokenId)
+    const recentCheck = recent && checkApiToken(recent, secret)
+    const local = recentCheck?.ok ? tally.charge(recentCheck.token.account_id) : undefined
+    if (recentCheck && local) return { checked: recentCheck, charge: local }
+    const found = await chargeApiToken(app.db, tokenId, secret)
+    const checked = checkApiToken(found.token, secret)
+    if (checked.ok) {
+      rememberApiToken(checked.token)
+      if (found.charge) tally.remember(checked.token.account_id, found.charge)
+    }
+    return { checked, charge: found.charge }
+  }
+
   /** Who is calling and the charge of this call (for an API token read in the same round trip as the token). */
   async function identify(request: FastifyRequest, reply: FastifyReply): Promise<{ identity: Omit<Principal, 'plan'>; charge: Charge | undefined } | undefined> {
     const header = request.headers.authorization
     const secret = header && /^Bearer +(\S+)$/i.exec(header)?.[1]
     if (secret && looksLikeApiToken(secret)) {
-      const tokenId = apiTokenIdOf(secret)
-      // A token read a moment ago, far from its account's limit, costs no round trip; otherwise
-      // the token is read and its account charged in one statement.
-      const recent = tokenId ? recentApiToken(tokenId) : undefined
-      const fast = recent && checkApiToken(recent, secret).ok ? tally.charge(recent.account_id) : undefined
-      const found = fast ? { token: recent, charge: fast } : tokenId ? await chargeApiToken(app.db, tokenId, secret) : undefined
-      const checked = found ? checkApiToken(found.token, secret) : ({ ok: false, reason: 'malformed' } as const)
+      const { checked, charge } = await checkAndCharge(secret)
       if (!checked.ok) {
         request.log.info({ reason: checked.reason }, 'API token refused')
         throw refuseToken(reply, REASONS[checked.reason])
       }
       const { token } = checked
-      if (!fast) {
-        rememberApiToken(token)
-        if (found?.charge) tally.remember(token.account_id, found.charge)
-      }
       touched(token.id, token.last_used_at)
       const identity = { accountId: token.account_id, tokenId: token.id, clientId: null, scopes: token.scopes.split(' ') }
-      return { identity, charge: found?.charge }
+      return { identity, charge }
     }
     await jwtGuard.call(app, request, reply)
     if (reply.sent || !request.auth) return undefined
