@@ -2,9 +2,7 @@ import type { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { pino } from 'pino'
-import { Ajv } from 'ajv'
-import { ajvFormats } from './infra/ajv-formats.ts'
-import { refusingUnsafe } from './infra/unsafe-values.ts'
+import { checkedCompiler } from './infra/unsafe-values.ts'
 import type { Config } from './config.ts'
 import { clientErrorHandler, frameworkErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
@@ -66,15 +64,12 @@ export interface BuildOptions {
 }
 
 /**
- * Validation of every room that has no compiler of its own: unknown properties are refused, not
- * silently dropped, wherever a schema says so; text values (query, path, form fields) are
- * converted to the types their schemas declare; and no value may hold what the database cannot
- * store or arithmetic cannot use (U+0000, a lone surrogate, a number that is not finite).
+ * Validation of every room that has no compiler of its own: text values are converted to their
+ * declared types, and no value may hold what the database cannot store (`checkedCompiler`).
  */
 function validatorCompiler(): FastifySchemaCompiler<unknown> {
-  const ajv = new Ajv({ removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false })
-  ajvFormats(ajv)
-  return ({ schema }) => refusingUnsafe(ajv.compile(schema as object))
+  const compile = checkedCompiler(true)
+  return ({ schema }) => compile(schema as object)
 }
 
 /** Builds the whole service: shared infrastructure first, then every interface group. */

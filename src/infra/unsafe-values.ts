@@ -1,4 +1,5 @@
-import type { ValidateFunction, ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { ajvFormats } from './ajv-formats.ts'
 
 /** What no input value may be, though a schema lets it pass, with the rule it is reported under. */
 type Unsafe = { at: string; keyword: 'pattern' | 'maximum' }
@@ -31,7 +32,7 @@ function unsafeAt(value: unknown, path = ''): Unsafe | undefined {
 }
 
 /** A validator that also refuses, in what passed the schema, the values `unsafeAt` finds. */
-export function refusingUnsafe(validate: ValidateFunction, prepare: (data: unknown) => unknown = (data) => data): ValidateFunction {
+function refusingUnsafe(validate: ValidateFunction, prepare: (data: unknown) => unknown = (data) => data): ValidateFunction {
   let issues: ErrorObject[] | null = null
   const check = (data: unknown) => {
     const input = prepare(data)
@@ -44,4 +45,16 @@ export function refusingUnsafe(validate: ValidateFunction, prepare: (data: unkno
     return issues === null
   }
   return Object.defineProperty(check, 'errors', { get: () => issues }) as unknown as ValidateFunction
+}
+
+/**
+ * Compiles schemas with the service's validation rules: unknown properties are refused, not
+ * silently dropped, wherever a schema says so; defaults are applied; with `coerce`, text values
+ * (query, path, form fields) are converted to the types their schemas declare; and what passed
+ * is refused if it holds a value `unsafeAt` finds. `prepare` turns the input into what is checked.
+ */
+export function checkedCompiler(coerce: boolean): (schema: object, prepare?: (data: unknown) => unknown) => ValidateFunction {
+  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, allErrors: false })
+  ajvFormats(ajv)
+  return (schema, prepare) => refusingUnsafe(ajv.compile(schema), prepare)
 }

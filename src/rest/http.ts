@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto'
-import { Ajv } from 'ajv'
 import { Type, type Static, type TProperties, type TSchema } from 'typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { errors } from '../errors.ts'
-import { ajvFormats } from '../infra/ajv-formats.ts'
-import { refusingUnsafe } from '../infra/unsafe-values.ts'
+import { checkedCompiler } from '../infra/unsafe-values.ts'
 import { Problem } from '../schemas.ts'
 
 /**
@@ -116,14 +114,9 @@ export const ETagHeader = { type: 'string', description: 'Strong entity tag; sen
  * fields are all optional need none. No value may carry U+0000 or a lone surrogate, or be a number that is not finite.
  */
 export function restValidatorCompiler(): FastifySchemaCompiler<TSchema> {
-  const strict = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false })
-  const lenient = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false })
-  ajvFormats(strict)
-  ajvFormats(lenient)
-  return ({ schema, httpPart }) => {
-    if (httpPart !== 'body') return refusingUnsafe(lenient.compile(schema))
-    return refusingUnsafe(strict.compile(schema), (data) => data ?? {})
-  }
+  const strict = checkedCompiler(false)
+  const lenient = checkedCompiler(true)
+  return ({ schema, httpPart }) => (httpPart === 'body' ? strict(schema, (data) => data ?? {}) : lenient(schema))
 }
 
 /**
