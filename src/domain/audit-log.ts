@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Logger } from 'pino'
 import { newTimeOrderedId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
@@ -41,8 +41,18 @@ export function auditRecord(entry: AuditEntry): AuditRecord {
   }
 }
 
+/**
+ * Writes records with one fixed statement whatever their number: each column travels as one
+ * array parameter. A multi-row VALUES list of 500 records was 5,500 parameters to compile, bind
+ * and plan, and cost more than the rest of a /mcp call.
+ */
 export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promise<void> {
-  if (records.length) await db.insertInto('audit_log').values(records).execute()
+  if (!records.length) return
+  const column = <K extends keyof AuditRecord>(key: K) => records.map((record) => record[key] ?? null)
+  await sql`insert into audit_log (id, at, account_id, token_id, client_id, operation, method, path, status, request_id, ip)
+    select * from unnest(${column('id')}::text[], ${column('at')}::timestamptz[], ${column('account_id')}::text[], ${column('token_id')}::text[],
+      ${column('client_id')}::text[], ${column('operation')}::text[], ${column('method')}::text[], ${column('path')}::text[],
+      ${column('status')}::int[], ${column('request_id')}::text[], ${column('ip')}::text[])`.execute(db)
 }
 
 export interface AuditFilter {

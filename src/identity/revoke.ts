@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { OAuthErrorBody } from './oauth-errors.ts'
-import { denyJtis, findRefreshToken, revokeFamily } from './tokens.ts'
+import { denyJtis } from '../infra/revocations.ts'
+import { findRefreshToken, revokeFamily } from './tokens.ts'
 
 const RevocationRequest = Type.Object(
   {

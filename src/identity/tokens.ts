@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
+import { denyJtis } from '../infra/revocations.ts'
 import type { Signer } from '../infra/signer.ts'
 import { expiryOf } from './assertions.ts'
 import { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL } from './constants.ts'
@@ -90,17 +91,6 @@ export async function issueRefreshToken(db: Db, grant: RefreshGrant): Promise<st
     })
     .execute()
   return secret
-}
-
-/** Adds jtis to the denylist that /mcp and /v1 consult; idempotent. */
-export async function denyJtis(db: Db, entries: Array<{ jti: string; expiresAt: Date }>): Promise<void> {
-  const live = entries.filter((e) => e.expiresAt.getTime() > Date.now())
-  if (!live.length) return
-  await db
-    .insertInto('revoked_tokens')
-    .values(live.map((e) => ({ jti: e.jti, expires_at: e.expiresAt })))
-    .onConflict((oc) => oc.column('jti').doNothing())
-    .execute()
 }
 
 /**

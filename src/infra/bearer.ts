@@ -1,6 +1,7 @@
 import { errors as joseErrors } from 'jose'
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { problem } from '../errors.ts'
+import { isRevoked } from './revocations.ts'
 
 /** Who a verified bearer token speaks for; set on `request.auth` by `requireBearer`. */
 export interface BearerAuth {
@@ -47,7 +48,7 @@ export function challenge(parts: Record<string, string | undefined>): string {
  * The guard of /mcp and /v1 (RFC 6750, RFC 9068): a bearer token signed by this service's key
  * (RS256 only: `none` and HMAC tokens never verify), issued by BASE_URL, for this audience,
  * with typ at+jwt, not expired and not on the revocation list that all instances share (by jti,
- * or by the token's `revocation_group`).
+ * or by the token's `revocation_group`; see revocations.ts for how fresh that answer is).
  * Failures answer 401 with a WWW-Authenticate challenge naming the resource metadata (RFC 9728)
  * and the scopes; a valid token without the scopes answers 403 insufficient_scope.
  */
@@ -96,9 +97,7 @@ export function requireBearer(options: BearerOptions): preHandlerAsyncHookHandle
     }
     // The denylist holds single tokens by jti and groups of tokens (e.g. an agent's pre-claim tokens).
     const group = claims['revocation_group']
-    const keys = typeof group === 'string' ? [jti, group] : [jti]
-    const revoked = await app.db.selectFrom('revoked_tokens').select('jti').where('jti', 'in', keys).executeTakeFirst()
-    if (revoked) return refuse(reply, 401, 'invalid_token', 'The access token has been revoked')
+    if (await isRevoked(app.db, jti, typeof group === 'string' ? group : undefined)) return refuse(reply, 401, 'invalid_token', 'The access token has been revoked')
 
     const scopes = scopeClaim.split(' ').filter(Boolean)
     if (!required.every((s) => scopes.includes(s))) {

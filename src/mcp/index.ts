@@ -53,7 +53,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   app.setErrorHandler(jsonRpcErrorHandler)
 
-  const handler = createMcpHandler((context) => buildMcpServer(context.authInfo?.extra?.['caller'] as Caller), {
+  const handler = createMcpHandler((context) => buildMcpServer(context.authInfo?.extra?.['caller'] as Caller, context), {
     maxRequestBodySize: app.config.BODY_LIMIT_BYTES,
     onerror: (error) => app.log.debug({ reason: error.message }, 'mcp request refused'),
   })

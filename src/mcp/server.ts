@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/server'
+import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server'
 import { OPENAPI_INFO } from '../infra/openapi.ts'
 import { registerResources } from './resources.ts'
 import { registerTool, type Caller } from './tool.ts'
@@ -13,13 +13,34 @@ const INSTRUCTIONS =
   'Tools of a website-building platform. Anyone may check domains (audit_domain, check_site_quality, get_core_web_vitals) and read the price list. ' +
   'Site tools act for an account: an agent registered anonymously must first be claimed by its person (POST /agent/identity/claim), then use the post-claim token, which carries mcp:tools.'
 
+const TOOLS = [...publicTools, ...siteTools, ...pageTools, ...leadTools]
+const TOOL_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]))
+
+/**
+ * The one tool a 2026-07-28 tools/call needs, from its Mcp-Method and Mcp-Name headers. The SDK
+ * has already checked both against the body when it asks for a server, and refused the request if
+ * they differ; a name given in the header's base64 form is not ours, so all tools are registered.
+ */
+function calledTool(context: McpRequestContext) {
+  const headers = context.era === 'modern' ? context.requestInfo?.headers : undefined
+  if (headers?.get('mcp-method') !== 'tools/call') return undefined
+  return TOOL_BY_NAME.get(headers.get('mcp-name') ?? '')
+}
+
 /**
  * One server per request (stateless serving): built for the verified caller, so every tool call
- * knows the token it runs for. Registering is cheap; schemas are compiled once per process.
+ * knows the token it runs for. Schemas are compiled once per process. A tools/call of the
+ * 2026-07-28 revision gets a server holding only the tool it calls: registering all of them and
+ * the resources was a tenth of the cost of a call.
  */
-export function buildMcpServer(caller: Caller): McpServer {
+export function buildMcpServer(caller: Caller, context: McpRequestContext): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } })
-  for (const spec of [...publicTools, ...siteTools, ...pageTools, ...leadTools]) registerTool(server, spec, caller)
+  const called = calledTool(context)
+  if (called) {
+    registerTool(server, called, caller)
+    return server
+  }
+  for (const spec of TOOLS) registerTool(server, spec, caller)
   registerResources(server, caller)
   return server
 }

@@ -174,6 +174,24 @@ describe('bad input gets JSON-RPC errors or tool errors, never a 500', () => {
     }
   })
 
+  it('a 2026-07-28 tools/call runs the tool its body names, and its Mcp-Name header must agree', async () => {
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} }
+    const modern = (name: string, header: string) =>
+      post(base, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: {}, _meta: envelope } }, { ...auth, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': header })
+    const pricing = await rpc(await modern('get_pricing', 'get_pricing'))
+    expect(pricing.result?.['structuredContent']).toMatchObject({ plans: expect.any(Array) })
+    const mismatch = await modern('get_pricing', 'list_sites')
+    expect(mismatch.status).toBe(400)
+    expect((await rpc(mismatch)).error?.message).toMatch(/Mcp-Name/)
+    // The header's base64 form names the same tool.
+    const encoded = await rpc(await modern('get_pricing', `=?base64?${Buffer.from('get_pricing').toString('base64')}?=`))
+    expect(encoded.result?.['structuredContent']).toMatchObject({ plans: expect.any(Array) })
+    // A tool needing mcp:tools is challenged before it runs, as with every tool registered.
+    const stepUp = await modern('create_site', 'create_site')
+    expect(stepUp.status).toBe(403)
+    expect(stepUp.headers.get('www-authenticate')).toContain('scope="mcp:tools"')
+  })
+
   it('keeps serving after all of that', async () => {
     const client = await connect(base, token)
     expect((await client.callTool({ name: 'get_pricing', arguments: {} })).isError).toBeFalsy()

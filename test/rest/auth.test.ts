@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { denyJtis } from '../../src/identity/tokens.ts'
+import { denyJtis } from '../../src/infra/revocations.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount, oauthToken } from './helpers.ts'
 

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../../infra/crypto.ts'
+import { denyJtis, revocationsChanged } from '../../infra/revocations.ts'
 import { signIdentityAssertion } from '../assertions.ts'
 import { forgetRegistration } from './jwt-bearer.ts'
 import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
-import { denyJtis, issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { lockLatestClaimAttempt, lockRegistrationByClaimToken, markClaimAttemptRedeemed, markRegistrationClaimed, recordClaimPoll } from '../registrations.ts'
 import { userById } from '../users.ts'
 
@@ -67,6 +68,8 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
     })
   })
 
+  // The group was denied inside the transaction; answers remembered while it was open are stale now.
+  if (typeof outcome !== 'string') revocationsChanged()
   if (outcome === 'slow_down') throw new OAuthError('slow_down', 'Polling too fast; wait the interval between requests')
   if (outcome === 'authorization_pending') throw new OAuthError('authorization_pending', 'The person has not completed the claim yet')
   return outcome
