@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, randomFillSync, timingSafeEqual, type KeyObject } from 'node:crypto'
 
 /** SHA-256 of a secret, hex. Secrets (tokens, codes) are stored only in this form. */
 export function sha256Hex(value: string | Buffer): string {
@@ -21,9 +21,27 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url')
 }
 
+const idEntropy = Buffer.alloc(4096)
+let idEntropyUsed = idEntropy.length
+
+/**
+ * Random bytes for ids, taken from a pool the CSPRNG refills 4 KiB at a time (as randomUUID
+ * does): one call into it per few hundred ids rather than one per id, which showed in the
+ * profile of every audited request. Each byte is handed out once.
+ */
+function idBytes(count: number): string {
+  if (idEntropyUsed + count > idEntropy.length) {
+    randomFillSync(idEntropy)
+    idEntropyUsed = 0
+  }
+  const bytes = idEntropy.toString('base64url', idEntropyUsed, idEntropyUsed + count)
+  idEntropyUsed += count
+  return bytes
+}
+
 /** A prefixed random id such as `site_3kF9…`; 16 random bytes keep ids unguessable. */
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('base64url')}`
+  return `${prefix}_${idBytes(16)}`
 }
 
 let lastMs = 0
@@ -40,7 +58,7 @@ export function newTimeOrderedId(prefix: string, now = Date.now()): string {
     sequence = 0
   } else sequence = (sequence + 1) & 0xffff
   const time = lastMs.toString(16).padStart(12, '0')
-  return `${prefix}_${time}${sequence.toString(16).padStart(4, '0')}${randomBytes(10).toString('base64url')}`
+  return `${prefix}_${time}${sequence.toString(16).padStart(4, '0')}${idBytes(10)}`
 }
 
 /**

@@ -47,8 +47,15 @@ describe('secrets', () => {
     expect(randomToken()).not.toBe(token)
   })
 
-  it('makes prefixed ids', () => {
+  it('makes prefixed ids, never the same one twice across many refills of the entropy pool', () => {
     expect(newId('site')).toMatch(/^site_[A-Za-z0-9_-]{22}$/)
+    const ids = Array.from({ length: 5_000 }, () => newId('x'))
+    expect(new Set(ids).size).toBe(ids.length)
+    // 16 random bytes each: every base64url character shows up, none dominates.
+    const counts = new Map<string, number>()
+    for (const id of ids) for (const c of id.slice(2, 22)) counts.set(c, (counts.get(c) ?? 0) + 1)
+    expect(counts.size).toBe(64)
+    expect(Math.max(...counts.values()) / Math.min(...counts.values())).toBeLessThan(1.5)
   })
 
   it('hashes with SHA-256 and compares in constant time', () => {
