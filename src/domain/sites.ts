@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import { newId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
+import { executePrepared } from '../infra/prepared.ts'
 import { errors } from '../errors.ts'
 import { withAssistant, type AssistantView, type SiteSettings } from './site-settings.ts'
 import type { SitesTable, SiteStatus } from '../infra/tables.ts'
@@ -140,14 +141,16 @@ function accountSites(db: Db, accountId: string) {
  * as a window count. Only a page past the end (no rows to carry it) asks for the count alone.
  */
 export async function listAccountSites(db: Db, accountId: string, page: { limit: number; offset: number }): Promise<{ items: SiteRecord[]; total: number }> {
-  const rows = await accountSites(db, accountId)
-    .selectAll('sites')
-    .select([primaryHostname.as('domain'), sql<string>`count(*) over ()`.as('total_count')])
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute()
+  const rows = await executePrepared(
+    db,
+    accountSites(db, accountId)
+      .selectAll('sites')
+      .select([primaryHostname.as('domain'), sql<string>`count(*) over ()`.as('total_count')])
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset),
+  )
   const items = rows.map(({ total_count: _total, ...site }) => site)
   if (rows.length) return { items, total: Number(rows[0]!.total_count) }
   const count = await accountSites(db, accountId).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
@@ -155,7 +158,8 @@ export async function listAccountSites(db: Db, accountId: string, page: { limit:
 }
 
 export async function getAccountSite(db: Db, accountId: string, siteId: string): Promise<SiteRecord | undefined> {
-  return accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).executeTakeFirst()
+  const [site] = await executePrepared(db, accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId))
+  return site
 }
 
 export interface SiteInput {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
+import { queryOn } from './prepared.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
@@ -228,8 +229,9 @@ function startWatching(url: string, watch: DatabaseWatch) {
 }
 
 /**
- * The pool as Kysely sees it, with every connect and query guarded by the watch. A connection
- * whose query was let go is destroyed on release rather than handed to the next request.
+ * The pool as Kysely sees it, with every connect and query guarded by the watch, and hot reads
+ * prepared (prepared.ts). A connection whose query was let go, or that holds a prepared statement
+ * gone stale, is destroyed on release rather than handed to the next request.
  */
 function guardedPool(pool: pg.Pool, watch: DatabaseWatch) {
   const wrap = (client: pg.PoolClient) => {
@@ -239,7 +241,7 @@ function guardedPool(pool: pg.Pool, watch: DatabaseWatch) {
     }
     return {
       processID: (client as unknown as { processID?: number }).processID,
-      query: (text: string, values: unknown[]) => watch.guard(() => client.query(text, values), breaks),
+      query: (text: string, values: unknown[]) => watch.guard(() => queryOn(client, text, values, breaks), breaks),
       release: (discard?: boolean) => client.release(discard || broken ? true : undefined),
     }
   }
