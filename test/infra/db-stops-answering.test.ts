@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.ts'
+import { signAccessToken } from '../../src/identity/tokens.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'
@@ -30,14 +31,17 @@ async function probesFor(app: App): Promise<Probe[]> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: (registration as unknown as { identity_assertion: string }).identity_assertion }).toString(),
   })
-  const mcpToken = (exchanged.json() as { access_token: string }).access_token
-  const mcpHeaders = {
+  expect(exchanged.statusCode).toBe(200)
+  // Every /mcp probe brings a token this instance has not checked yet (the agent's, with a new jti):
+  // a token found clean is not asked about again for a second, and tools/list needs nothing else.
+  const mcpToken = async () => (await signAccessToken(app.signer, { subject: registration.registration_id, clientId: registration.registration_id, audience: `${app.config.BASE_URL}/mcp`, scope: ['mcp:read'] })).token
+  const mcpHeaders = async () => ({
     host: new URL(app.config.BASE_URL).host,
-    authorization: `Bearer ${mcpToken}`,
+    authorization: `Bearer ${await mcpToken()}`,
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     'mcp-protocol-version': '2025-06-18',
-  }
+  })
   let turn = 0
   const agent503 = (body: Record<string, unknown>, type: string) => {
     expect(type).toBe('application/json; charset=utf-8')
@@ -83,7 +87,7 @@ async function probesFor(app: App): Promise<Probe[]> {
     { name: 'GET /v1/sites (API token)', request: () => app.inject({ method: 'GET', url: '/v1/sites', headers: owner.headers }), ok: 200, unavailable: problem503 },
     {
       name: 'POST /mcp (tools/list)',
-      request: () => app.inject({ method: 'POST', url: '/mcp', headers: mcpHeaders, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) }),
+      request: async () => app.inject({ method: 'POST', url: '/mcp', headers: await mcpHeaders(), payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) }),
       ok: 200,
       unavailable: jsonRpc503,
     },
