@@ -86,12 +86,18 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
  * helmet, rate limiting and logging on. Rate limits are scaled up so the load itself is measured,
  * not refused; log lines go to /dev/null as they would to a collector.
  */
+/**
+ * The service's arguments as `npm start` gives them, V8 flags included (the Dockerfile starts it
+ * the same way), so the benchmarks measure the process production runs.
+ */
+const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1)
+
 export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
   const database = await freshBenchDatabase()
   const port = freePort()
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service to that folder when it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
-  const child = spawn(process.execPath, [...profile, 'src/server.ts'], {
+  const child = spawn(process.execPath, [...profile, ...startArgs], {
     cwd: root,
     env: {
       ...process.env,

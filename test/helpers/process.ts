@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cleanUpAfter } from './cleanup.ts'
 import { TEST_DATA_KEY } from './app.ts'
@@ -19,9 +20,12 @@ export function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }
 }
 
-/** Starts `node src/server.ts` as a real process on a free port; killed after the test file. */
+/** What `npm start` runs after `node`: its V8 flags and src/server.ts. */
+const startArgs = (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1)
+
+/** Starts the server as `npm start` does, as a real process on a free port; killed after the test file. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['src/server.ts'], {
+  const child = spawn(process.execPath, startArgs, {
     cwd: root,
     env: { ...baseEnv(), NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_ENCRYPTION_KEY: TEST_DATA_KEY, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
