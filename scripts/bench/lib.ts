@@ -91,6 +91,8 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
  * the same way), so the benchmarks measure the process production runs.
  */
 const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1)
+/** Those V8 flags alone: every reference server runs with them too, so runtimes compare like for like. */
+export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
 
 export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
   const database = await freshBenchDatabase()
@@ -128,7 +130,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
 /** The bare Fastify hello-world every figure is compared with (or, with 'pricing', the same body and headers as /api/pricing; with 'db', one round trip to `databaseUrl` per request). */
 export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', databaseUrl = ''): Promise<Running> {
   const port = freePort()
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/`, child)
   return { url, pid: child.pid!, stop: () => stopChild(child) }

@@ -15,7 +15,7 @@ import { updateAccount } from '../../src/domain/accounts.ts'
 import { createAccountSite } from '../../src/domain/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { signAccessToken } from '../../src/identity/tokens.ts'
-import { load, median, report, startBaseline, startService, warm, type LoadResult } from './lib.ts'
+import { load, median, report, runtimeFlags, startBaseline, startService, warm, type LoadResult } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -23,7 +23,7 @@ const MODERN = '2026-07-28'
 
 async function startMinimal(databaseUrl?: string) {
   const port = 20_000 + Math.floor(Math.random() * 20_000)
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...(databaseUrl ? [databaseUrl] : [])], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...(databaseUrl ? [databaseUrl] : [])], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
     if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break

@@ -18,7 +18,7 @@ import { createSite } from '../../src/domain/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { openDataStore } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
-import { load, median, report, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
+import { load, median, report, runtimeFlags, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -74,7 +74,7 @@ function port(): number {
 
 async function startPageServer(capture: string): Promise<Running> {
   const p = port()
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${p}`
   for (let i = 0; i < 100; i++) {
     if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break
