@@ -82,11 +82,6 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
 }
 
 /**
- * Starts the real service (src/server.ts) on real PostgreSQL with production-like settings:
- * helmet, rate limiting and logging on. Rate limits are scaled up so the load itself is measured,
- * not refused; log lines go to /dev/null as they would to a collector.
- */
-/**
  * The service's arguments as `npm start` gives them, V8 flags included (the Dockerfile starts it
  * the same way), so the benchmarks measure the process production runs.
  */
@@ -94,6 +89,11 @@ const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.
 /** Those V8 flags alone: every reference server runs with them too, so runtimes compare like for like. */
 export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
 
+/**
+ * Starts the real service (src/server.ts) on real PostgreSQL with production-like settings:
+ * helmet, rate limiting and logging on. Rate limits are scaled up so the load itself is measured,
+ * not refused; log lines go to /dev/null as they would to a collector.
+ */
 export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
   const database = await freshBenchDatabase()
   const port = freePort()

@@ -43,11 +43,11 @@ export async function isRevoked(db: Db, jti: string, group?: string, now = Date.
 export async function denyJtis(db: Db, entries: Array<{ jti: string; expiresAt: Date }>): Promise<void> {
   const live = entries.filter((e) => e.expiresAt.getTime() > Date.now())
   if (!live.length) return
-  revocationsChanged()
   await db
     .insertInto('revoked_tokens')
     .values(live.map((e) => ({ jti: e.jti, expires_at: e.expiresAt })))
     .onConflict((oc) => oc.column('jti').doNothing())
     .execute()
+  // Once the row is written: answers stored before are dropped, checks still in flight store none.
   revocationsChanged()
 }
