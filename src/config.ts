@@ -66,6 +66,13 @@ const hints: Record<string, string> = {
   DNS_SERVERS: 'comma-separated IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53',
 }
 
+/** The values a variable may take when its schema is a list of them. */
+function allowedValues(name: string): string[] | undefined {
+  const schema = (EnvSchema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[name]
+  const values = schema?.anyOf?.map((alternative) => alternative.const)
+  return values?.every((value) => typeof value === 'string') ? (values as string[]) : undefined
+}
+
 /** Reads the environment once, at start; every bad value is named in one error. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env: Record<string, unknown> = {}
@@ -74,12 +81,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     if (value !== undefined && value !== '') env[key] = value
   }
   if (!validateEnv(env)) {
-    const problems = (validateEnv.errors ?? []).map((e) => {
+    const problems = new Set<string>()
+    for (const e of validateEnv.errors ?? []) {
       const name = e.instancePath.slice(1) || String(e.params['missingProperty'] ?? '')
+      // A value outside a list fails each alternative; one line naming the list says it once.
+      const allowed = allowedValues(name)
+      if (allowed) {
+        problems.add(`${name}: '${String(env[name]).slice(0, 40)}' is not one of ${allowed.join(', ')}`)
+        continue
+      }
       const hint = hints[name]
-      return `${name}: ${e.message ?? 'is invalid'}${hint ? ` (expected ${hint})` : ''}`
-    })
-    throw new ConfigError(problems)
+      problems.add(`${name}: ${e.message ?? 'is invalid'}${hint ? ` (expected ${hint})` : ''}`)
+    }
+    throw new ConfigError([...problems])
   }
   const baseUrl = env['BASE_URL'] as string | undefined ?? `http://localhost:${env['PORT'] as number}`
   const config: Config = {

@@ -40,6 +40,11 @@ describe('configuration', () => {
     expect(problems.find((p) => p.startsWith('BASE_URL:'))).toBeDefined()
   })
 
+  it('names the allowed values of a listed variable once', () => {
+    expect(problemsOf({ LOG_LEVEL: 'verbose' })).toEqual(["LOG_LEVEL: 'verbose' is not one of fatal, error, warn, info, debug, trace, silent"])
+    expect(problemsOf({ NODE_ENV: 'prod', LOG_LEVEL: 'info' })).toEqual(["NODE_ENV: 'prod' is not one of development, production, test"])
+  })
+
   it('knows a postgres URL from the embedded database', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseKind).toBe('postgres')
     expect(loadConfig({ DATABASE_URL: 'memory://' }).databaseKind).toBe('embedded')
