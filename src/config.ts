@@ -8,6 +8,8 @@ const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
+  /** Where every site gets its platform subdomain {slug}.{SITES_DOMAIN}; localhost (browsers resolve *.localhost to loopback) when unset. */
+  SITES_DOMAIN: Type.String({ pattern: '^(?=.{1,190}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$', default: 'localhost' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './.data' }),
@@ -62,6 +64,7 @@ const hints: Record<string, string> = {
   DATA_ENCRYPTION_KEY: '32 random bytes in base64 (openssl rand -base64 32)',
   BASE_URL: 'an origin such as https://example.com, without a path or trailing slash',
   API_URL: 'an origin such as https://api.example.com, without a path or trailing slash',
+  SITES_DOMAIN: 'a lower-case hostname such as sites.example.com, without a scheme or port',
   REDIS_URL: 'a redis:// or rediss:// URL',
   DNS_SERVERS: 'comma-separated IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53',
 }

@@ -43,6 +43,8 @@ export const errors = {
   invalidBlockContent: createError('invalid_block_content', '%s', 400),
   pagePathTaken: createError('page_path_taken', '%s', 409),
   hostnameTaken: createError('hostname_taken', '%s', 409),
+  invalidSubdomain: createError('invalid_subdomain', '%s', 400),
+  subdomainTaken: createError('subdomain_taken', '%s', 409),
   localeInUse: createError('locale_in_use', '%s', 409),
   siteNotBuilt: createError('site_not_built', '%s', 409),
   buildNotRollbackable: createError('build_not_rollbackable', '%s', 409),

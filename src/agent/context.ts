@@ -28,9 +28,9 @@ export function parsePageUrl(url: string | undefined, baseUrl: string): URL | un
   return parsed
 }
 
-/** The site that owns the assistant on a page: by hostname, the platform's own site when no page is named. */
-export async function siteForPage(db: Db, page: URL | undefined): Promise<Site | undefined> {
-  return page ? findSiteByHostname(db, page.hostname) : findSiteById(db, PLATFORM_SITE_ID)
+/** The site that owns the assistant on a page: by hostname (an own domain or a platform subdomain), the platform's own site when no page is named. */
+export async function siteForPage(db: Db, page: URL | undefined, sitesDomain: string): Promise<Site | undefined> {
+  return page ? findSiteByHostname(db, page.hostname, sitesDomain) : findSiteById(db, PLATFORM_SITE_ID)
 }
 
 /** The assistant as a site offers it, or undefined when it is off (unknown, offline or disabled: 404 feature disabled). */

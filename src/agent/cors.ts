@@ -7,12 +7,14 @@ const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '
 
 /**
  * The widget runs on customers' sites: an origin may call /api/agent when it is BASE_URL's, or the
- * https origin (default port) of a live site whose assistant is on. Answers are cached briefly, so
- * a site switched on or off is honoured within half a minute on every instance; while the
- * database is away the last verdict stands. Outside production a loopback origin (any scheme and
- * port) may also call, so the widget can be tried on a page served locally (DESIGN.md 11).
+ * https origin (default port) of a site's active domain or platform subdomain whose assistant is
+ * on. Answers are cached briefly, so a site switched on or off is honoured within half a minute on
+ * every instance; while the database is away the last verdict stands. Outside production a
+ * loopback origin (any scheme and port) may also call, so the widget can be tried on a page served
+ * locally (DESIGN.md 11); that includes *.localhost, where sites live on their subdomains in
+ * development.
  */
-export function originPolicy(db: Db, baseUrl: string, options: { allowLoopback?: boolean } = {}) {
+export function originPolicy(db: Db, baseUrl: string, options: { allowLoopback?: boolean; sitesDomain?: string } = {}) {
   const own = new URL(baseUrl).origin
   const cache = new Map<string, { allowed: boolean; until: number }>()
 
@@ -24,9 +26,9 @@ export function originPolicy(db: Db, baseUrl: string, options: { allowLoopback?:
     } catch {
       return false
     }
-    if (options.allowLoopback && url.origin === origin && LOOPBACK_HOSTS.has(url.hostname)) return true
+    if (options.allowLoopback && url.origin === origin && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith('.localhost'))) return true
     if (url.protocol !== 'https:' || url.port !== '' || url.origin !== origin) return false
-    return assistantEnabledOn(db, url.hostname)
+    return assistantEnabledOn(db, url.hostname, options.sitesDomain)
   }
 
   return async function allowed(origin: string): Promise<boolean> {

@@ -7,7 +7,8 @@ import { withAssistant, type AssistantView, type SiteSettings } from './site-set
 import type { SitesTable, SiteStatus } from '../infra/tables.ts'
 import type { Locale } from './locales.ts'
 import { insertActiveDomain, normaliseHostname, PLATFORM_DOMAIN_ID } from './domains.ts'
-import { withTransaction } from './transaction.ts'
+import { checkSlug, slugCandidate, slugFromName, slugOfHostname, subdomainTaken } from './subdomains.ts'
+import { uniqueViolation, withTransaction } from './transaction.ts'
 
 export { normaliseHostname }
 
@@ -45,9 +46,11 @@ export function assistantAnswers(status: SiteStatus): boolean {
 export async function seedPlatformSite(db: Db, baseUrl: string): Promise<void> {
   const hostname = normaliseHostname(new URL(baseUrl).hostname)
   await withTransaction(db, async (trx) => {
+    const exists = await trx.selectFrom('sites').select('id').where('id', '=', PLATFORM_SITE_ID).executeTakeFirst()
+    const slug = exists ? undefined : await freeSlug(trx, slugFromName('Web Presence'))
     await trx
       .insertInto('sites')
-      .values({ id: PLATFORM_SITE_ID, account_id: null, name: 'Web Presence', status: 'live', published_at: new Date(), default_locale: 'en', settings: JSON.stringify(platformSettings(baseUrl)) })
+      .values({ id: PLATFORM_SITE_ID, account_id: null, name: 'Web Presence', slug, status: 'live', published_at: new Date(), default_locale: 'en', settings: JSON.stringify(platformSettings(baseUrl)) })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute()
     await trx
@@ -63,6 +66,8 @@ export interface NewSite {
   /** An active primary domain to give the site at once (the platform's own sites, tests). */
   hostname?: string
   accountId?: string | null
+  /** The subdomain's label; made from the name (unique, with a -N suffix when taken) when not given. */
+  slug?: string
   status?: SiteStatus
   defaultLocale?: Locale
   locales?: Locale[]
@@ -75,26 +80,44 @@ function checkLocales(defaultLocale: Locale, locales: readonly Locale[]): void {
   if (!locales.includes(defaultLocale)) throw new errors.invalidLocales('The default_locale must be one of the locales')
 }
 
+/** The first of slug, slug-2, slug-3, … that no site has. */
+async function freeSlug(db: Db, base: string): Promise<string> {
+  const rows = await db.selectFrom('sites').select('slug').where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)])).execute()
+  const taken = new Set(rows.map((r) => r.slug))
+  for (let n = 1; ; n++) {
+    const candidate = slugCandidate(base, n)
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
 export async function createSite(db: Db, site: NewSite): Promise<Site> {
   const defaultLocale = site.defaultLocale ?? site.locales?.[0] ?? 'en'
   const locales = site.locales ?? [defaultLocale]
   checkLocales(defaultLocale, locales)
+  const chosen = site.slug === undefined ? undefined : checkSlug(site.slug)
   const status = site.status ?? 'draft'
   return withTransaction(db, async (trx) => {
-    const row = await trx
-      .insertInto('sites')
-      .values({
-        id: newId('site'),
-        account_id: site.accountId ?? null,
-        name: site.name,
-        status,
-        published_at: status === 'draft' ? null : new Date(),
-        default_locale: defaultLocale,
-        locales: JSON.stringify(locales),
-        settings: JSON.stringify(site.settings ?? {}),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow()
+    let row: Site | undefined
+    // A slug another creation took in the meantime is skipped (the insert does nothing) and the next free one tried.
+    while (!row) {
+      row = await trx
+        .insertInto('sites')
+        .values({
+          id: newId('site'),
+          account_id: site.accountId ?? null,
+          name: site.name,
+          slug: chosen ?? (await freeSlug(trx, slugFromName(site.name))),
+          status,
+          published_at: status === 'draft' ? null : new Date(),
+          default_locale: defaultLocale,
+          locales: JSON.stringify(locales),
+          settings: JSON.stringify(site.settings ?? {}),
+        })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returningAll()
+        .executeTakeFirst()
+      if (!row && chosen) throw subdomainTaken(chosen)
+    }
     if (site.hostname !== undefined) await insertActiveDomain(trx, row.id, site.hostname)
     return row
   })
@@ -108,8 +131,13 @@ export async function findSiteById(db: Db, id: string): Promise<Site | undefined
   return db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-/** The site a hostname belongs to: the site on which it is an active domain. */
-export async function findSiteByHostname(db: Db, hostname: string): Promise<Site | undefined> {
+/**
+ * The site a hostname belongs to: the site on which it is an active domain, or, given the
+ * SITES_DOMAIN, the site whose platform subdomain it is.
+ */
+export async function findSiteByHostname(db: Db, hostname: string, sitesDomain?: string): Promise<Site | undefined> {
+  const slug = sitesDomain === undefined ? undefined : slugOfHostname(normaliseHostname(hostname), sitesDomain)
+  if (slug !== undefined) return db.selectFrom('sites').selectAll().where('slug', '=', slug).executeTakeFirst()
   return db
     .selectFrom('sites')
     .innerJoin('domains', 'domains.site_id', 'sites.id')
@@ -120,8 +148,8 @@ export async function findSiteByHostname(db: Db, hostname: string): Promise<Site
 }
 
 /** True when a site answering on this hostname has its assistant switched on (the CORS allow-list). */
-export async function assistantEnabledOn(db: Db, hostname: string): Promise<boolean> {
-  const site = await findSiteByHostname(db, hostname)
+export async function assistantEnabledOn(db: Db, hostname: string, sitesDomain?: string): Promise<boolean> {
+  const site = await findSiteByHostname(db, hostname, sitesDomain)
   return site !== undefined && assistantAnswers(site.status) && site.settings.assistant?.enabled === true
 }
 
@@ -164,6 +192,8 @@ export async function getAccountSite(db: Db, accountId: string, siteId: string):
 
 export interface SiteInput {
   name: string
+  /** The subdomain's label; from the name when not given. */
+  slug?: string
   default_locale?: Locale
   locales?: Locale[]
   assistant?: Partial<AssistantView>
@@ -171,12 +201,14 @@ export interface SiteInput {
 
 export async function createAccountSite(db: Db, accountId: string, input: SiteInput): Promise<SiteRecord> {
   const settings = withAssistant({}, input.assistant ?? {})
-  const site = await createSite(db, { name: input.name, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
+  const site = await createSite(db, { name: input.name, slug: input.slug, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
   return { ...site, domain: null }
 }
 
 export interface SitePatch {
   name?: string
+  /** A new subdomain label; served at once, the old one stops answering (409 subdomain_taken when another site has it). */
+  slug?: string
   /** live brings back a published site; offline takes it (and its assistant) down. */
   status?: 'live' | 'offline'
   default_locale?: Locale
@@ -201,10 +233,13 @@ export async function updateAccountSite(db: Db, accountId: string, siteId: strin
       if (orphaned) throw new errors.localeInUse(`Pages in locale '${orphaned.locale}' exist; delete them before removing the locale`)
     }
     if (patch.status === 'live' && current.live_build_id === null) throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
+    const slug = patch.slug === undefined || patch.slug === current.slug ? current.slug : checkSlug(patch.slug)
+    if (slug !== current.slug && (await trx.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirst())) throw subdomainTaken(slug)
     const updated = await trx
       .updateTable('sites')
       .set({
         name: patch.name ?? current.name,
+        slug,
         status: patch.status ?? current.status,
         default_locale: defaultLocale,
         locales: JSON.stringify(locales),
@@ -214,6 +249,10 @@ export async function updateAccountSite(db: Db, accountId: string, siteId: strin
       .where('id', '=', siteId)
       .returningAll()
       .executeTakeFirstOrThrow()
+      .catch((error: unknown) => {
+        if (uniqueViolation(error) === 'sites_slug') throw subdomainTaken(slug)
+        throw error
+      })
     return { ...updated, domain: current.domain }
   })
 }

@@ -7,6 +7,7 @@ import { LOCALES } from './locales.ts'
 import type { Page as PageRow } from './pages.ts'
 import { assistantView } from './site-settings.ts'
 import type { SiteRecord } from './sites.ts'
+import { subdomainHost, type SubdomainConfig } from './subdomains.ts'
 
 /**
  * The site-content resources as clients see them (DESIGN.md 7 "Fields"): the TypeBox schemas and
@@ -42,6 +43,7 @@ export const Site = Type.Object(
     id: SiteId,
     name: Type.String(),
     domain: nullable(Type.String({ description: 'The primary active hostname' })),
+    subdomain: Type.String({ description: 'The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug' }),
     status: literalUnion(['draft', 'live', 'offline'] as const),
     default_locale: Locale,
     locales: Type.Array(Locale),
@@ -115,17 +117,18 @@ export function previewUrl(baseUrl: string, siteId: string): string {
   return `${baseUrl}/s/${siteId}/`
 }
 
-/** A site as clients see it; its preview lives under the service's own origin. */
-export function siteView(site: SiteRecord, baseUrl: string): Static<typeof Site> {
+/** A site as clients see it; its preview lives under the service's own origin, its subdomain under SITES_DOMAIN. */
+export function siteView(site: SiteRecord, config: SubdomainConfig): Static<typeof Site> {
   return {
     id: site.id,
     name: site.name,
     domain: site.domain,
+    subdomain: subdomainHost(site.slug, config.SITES_DOMAIN),
     status: site.status,
     default_locale: site.default_locale,
     locales: site.locales,
     assistant: assistantView(site.settings),
-    preview_url: previewUrl(baseUrl, site.id),
+    preview_url: previewUrl(config.BASE_URL, site.id),
     url: site.domain === null ? null : `https://${site.domain}/`,
     created_at: site.created_at.toISOString(),
     updated_at: site.updated_at.toISOString(),

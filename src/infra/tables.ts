@@ -62,6 +62,8 @@ export interface SitesTable {
   id: string
   account_id: string | null
   name: string
+  /** The platform subdomain's label: the site is served at {slug}.{SITES_DOMAIN}. */
+  slug: ColumnType<string, string | undefined, string>
   status: ColumnType<SiteStatus, SiteStatus | undefined, SiteStatus>
   default_locale: ColumnType<Locale, Locale | undefined, Locale>
   locales: ColumnType<Locale[], string | undefined, string>

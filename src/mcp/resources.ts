@@ -8,6 +8,7 @@ import { mdText as md, pageBlocksMarkdown } from '../domain/page-markdown.ts'
 import { forAccount, type AccountCall } from './account.ts'
 import { failureStatus, ToolError, type Caller } from './tool.ts'
 import { previewUrl } from '../domain/views.ts'
+import { subdomainHost } from '../domain/subdomains.ts'
 
 const MARKDOWN = 'text/markdown'
 /** How many sites and pages resources/list names; the tools page through the rest. */
@@ -69,6 +70,7 @@ export function registerResources(server: McpServer, caller: Caller) {
             `- id: ${site.id}`,
             `- status: ${site.status}`,
             `- domain: ${site.domain ?? 'none'}`,
+            `- subdomain: ${subdomainHost(site.slug, caller.app.config.SITES_DOMAIN)}`,
             `- locales: ${site.locales.join(', ')} (default ${site.default_locale})`,
             `- preview: ${previewUrl(base, site.id)}`,
             `- published: ${site.published_at?.toISOString() ?? 'never'}`,

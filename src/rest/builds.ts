@@ -68,7 +68,7 @@ export default async function buildRoutes(app: FastifyInstance) {
         request,
         reply,
         (trx) => rollbackTo(trx, site.id, request.body.build_id),
-        async (_build, trx) => ({ status: 200, body: siteView(orNotFound(await getAccountSite(trx, request.principal.accountId, site.id), 'Site'), app.config.BASE_URL) }),
+        async (_build, trx) => ({ status: 200, body: siteView(orNotFound(await getAccountSite(trx, request.principal.accountId, site.id), 'Site'), app.config) }),
       )
     },
   )

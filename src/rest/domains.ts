@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { dnsResolver } from '../domain/dns-verify.ts'
 import { addDomain, deleteDomain, domainView, getAccountDomain, listSiteDomains, parseHostname, requestVerification, verifyDomain, VERIFY_JOB } from '../domain/domains.ts'
+import { serviceHostnames } from '../domain/subdomains.ts'
 import { enqueueJob } from '../infra/jobs.ts'
 import { answerChange, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
@@ -18,7 +19,7 @@ const tags = ['domains']
  */
 export default async function domainRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
-  const ownHostnames = [new URL(app.config.BASE_URL).hostname, new URL(app.config.API_URL).hostname]
+  const ownHostnames = serviceHostnames(app.config)
   const resolver = dnsResolver(app.config.DNS_SERVERS)
   app.jobs.define<{ domain_id: string }>(VERIFY_JOB, {
     maxAttempts: 1,

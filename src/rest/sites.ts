@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { siteView } from '../domain/views.ts'
 import { createAccountSite, deleteAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../domain/sites.ts'
+import { slugFromInput } from '../domain/subdomains.ts'
 import { answerChange, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { NewSite, params, Site, SiteId, SitePatch } from './schemas/content.ts'
@@ -24,7 +25,7 @@ const tags = ['sites']
 /** /v1/sites (DESIGN.md 7): the list answers the envelope of INTERFACE.md 2.4. */
 export default async function siteRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
-  const view = (site: SiteRecord) => siteView(site, app.config.BASE_URL)
+  const view = (site: SiteRecord) => siteView(site, app.config)
   const ifMatch = (request: FastifyRequest) => (current: SiteRecord) => assertIfMatch(request, etagOf(view(current)))
 
   typed.get(
@@ -64,10 +65,12 @@ export default async function siteRoutes(app: FastifyInstance) {
     '/sites/:id',
     {
       config: { operation: 'sites.update', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Change a site: name, locales, assistant, or status live/offline', tags, params: SiteParams, body: SitePatch, response: { 200: Site } },
+      schema: { summary: 'Change a site: name, subdomain, locales, assistant, or status live/offline', tags, params: SiteParams, body: SitePatch, response: { 200: Site } },
     },
     async (request, reply) => {
-      const site = await withAudit(request, async (trx) => orNotFound(await updateAccountSite(trx, request.principal.accountId, request.params.id, request.body, ifMatch(request)), 'Site'))
+      const { subdomain, ...patch } = request.body
+      const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, app.config.SITES_DOMAIN) }
+      const site = await withAudit(request, async (trx) => orNotFound(await updateAccountSite(trx, request.principal.accountId, request.params.id, { ...patch, ...slug }, ifMatch(request)), 'Site'))
       return sendItem(reply, view(site))
     },
   )

@@ -79,13 +79,13 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
 }
 
 /**
- * Hosted sites: the build job, serving by Host header (before any other route, and never for the
- * service's own hostnames), the preview under /s/{site_id}/, contact forms and Webmentions.
+ * Hosted sites: the build job, serving by Host header (an active domain or a platform subdomain,
+ * before any other route, and never for the service's own hostnames), the preview under /s/{site_id}/, contact forms and Webmentions.
  */
 async function hostedSites(app: FastifyInstance) {
   const { config } = app
   const log = app.log as unknown as Logger
-  const live = new LiveSites(app.db, log.child({ component: 'hosted-sites' }))
+  const live = new LiveSites(app.db, log.child({ component: 'hosted-sites' }), config.SITES_DOMAIN)
   app.decorate('liveSites', live)
   const headers = hostedHeaders(config.BASE_URL, config.API_URL)
   const ownHosts = new Set([new URL(config.BASE_URL).hostname, new URL(config.API_URL).hostname].map((h) => h.toLowerCase()))

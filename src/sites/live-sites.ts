@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { DataStore, Db, Unlisten } from '../infra/db.ts'
 import { normaliseHostname } from '../domain/sites.ts'
 import { HOSTED_SITES_CHANNEL } from '../domain/site-passages.ts'
+import { subdomainHost } from '../domain/subdomains.ts'
 import { loadReleaseFiles, type ReleaseFile } from './release-store.ts'
 
 /** Releases kept in memory; each is immutable, so one is only ever dropped to make room. */
@@ -16,13 +17,14 @@ export interface HostedSite {
 
 /**
  * What every hostname serves, kept in memory so a page costs no database round trip: the active
- * domains of live sites with their live build, each site's latest build for the preview, and the
+ * domains and the platform subdomains of live sites with their live build, each site's latest build for the preview, and the
  * releases themselves. A NOTIFY from the database (any change to a site's status or live build, its
  * domains or its builds) reloads that site's entries; a reconnect reloads everything.
  */
 export class LiveSites {
   readonly #db: Db
   readonly #log: Logger
+  readonly #sitesDomain: string
   #hosts = new Map<string, HostedSite>()
   #hostsBySite = new Map<string, string[]>()
   #previews = new Map<string, Promise<string | undefined>>()
@@ -32,9 +34,10 @@ export class LiveSites {
   #queue: Promise<void> = Promise.resolve()
   #unlisten: Unlisten | undefined
 
-  constructor(db: Db, log: Logger) {
+  constructor(db: Db, log: Logger, sitesDomain: string) {
     this.#db = db
     this.#log = log
+    this.#sitesDomain = sitesDomain
   }
 
   async start(store: DataStore): Promise<void> {
@@ -53,15 +56,20 @@ export class LiveSites {
   }
 
   async #reload(siteId: string | undefined): Promise<void> {
-    let query = this.#db
+    let domains = this.#db
       .selectFrom('domains')
       .innerJoin('sites', 'sites.id', 'domains.site_id')
       .select(['domains.hostname', 'sites.id as site_id', 'sites.live_build_id'])
       .where('domains.status', '=', 'active')
       .where('sites.status', '=', 'live')
       .where('sites.live_build_id', 'is not', null)
-    if (siteId) query = query.where('sites.id', '=', siteId)
-    const rows = await query.execute()
+    let subdomains = this.#db.selectFrom('sites').select(['slug', 'id as site_id', 'live_build_id']).where('status', '=', 'live').where('live_build_id', 'is not', null)
+    if (siteId) {
+      domains = domains.where('sites.id', '=', siteId)
+      subdomains = subdomains.where('id', '=', siteId)
+    }
+    const [domainRows, slugRows] = await Promise.all([domains.execute(), subdomains.execute()])
+    const rows = [...slugRows.map((r) => ({ hostname: subdomainHost(r.slug, this.#sitesDomain), site_id: r.site_id, live_build_id: r.live_build_id })), ...domainRows]
     if (siteId) {
       for (const host of this.#hostsBySite.get(siteId) ?? []) this.#hosts.delete(host)
       this.#hostsBySite.delete(siteId)

@@ -2,6 +2,7 @@ import type { Config } from '../config.ts'
 import { leadConsentFor } from '../domain/consent.ts'
 import { isLocale, type Locale } from '../domain/locales.ts'
 import { resolveAssistant, type SiteSettings } from '../domain/site-settings.ts'
+import { subdomainOrigin } from '../domain/subdomains.ts'
 import type { Db } from '../infra/db.ts'
 import type { Keyring } from '../infra/crypto.ts'
 import { signFormToken } from './form-token.ts'
@@ -28,14 +29,9 @@ function crawlerChoices(hosting: HostingSettings): AiCrawlerChoices {
   return { search: c.search !== false, user_action: c.user_action !== false, training: c.training !== false }
 }
 
-/** The preview address of a site: where a release is canonical until the site has an active primary domain. */
-export function previewOrigin(config: Config, siteId: string): string {
-  return `${config.BASE_URL}/s/${siteId}`
-}
-
 /** Everything a build renders from, read in a few queries; undefined when the site is gone. */
 export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, siteId: string, builtAt: Date): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null } | undefined> {
-  const row = await db.selectFrom('sites').select(['id', 'name', 'account_id', 'default_locale', 'locales', 'settings']).where('id', '=', siteId).executeTakeFirst()
+  const row = await db.selectFrom('sites').select(['id', 'name', 'slug', 'account_id', 'default_locale', 'locales', 'settings']).where('id', '=', siteId).executeTakeFirst()
   if (!row) return undefined
   const [domain, pageRows, blockRows] = await Promise.all([
     db.selectFrom('domains').select('hostname').where('site_id', '=', siteId).where('status', '=', 'active').orderBy('primary', 'desc').orderBy('created_at').executeTakeFirst(),
@@ -50,7 +46,8 @@ export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, 
   const site: RenderSite = {
     id: row.id,
     name: row.name,
-    origin: domain ? `https://${domain.hostname}` : previewOrigin(config, siteId),
+    // Canonical on the primary own domain, else on the platform subdomain: a release is served on both.
+    origin: domain ? `https://${domain.hostname}` : subdomainOrigin(row.slug, config),
     defaultLocale: row.default_locale,
     locales: locales.includes(row.default_locale) ? locales : [row.default_locale, ...locales],
     ...(hosting.description ? { description: hosting.description } : {}),

@@ -29,6 +29,7 @@ describe('/v1/sites', () => {
       id: site.id,
       name: 'Bakery',
       domain: null,
+      subdomain: 'bakery.localhost',
       status: 'draft',
       default_locale: 'de',
       locales: ['de', 'en'],

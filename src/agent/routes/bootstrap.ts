@@ -65,7 +65,7 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
         }
       }
 
-      const site = await siteForPage(db, page)
+      const site = await siteForPage(db, page, config.SITES_DOMAIN)
       const assistant = liveAssistant(site)
       if (!site || !assistant) throw agentError('featureDisabled')
       const locale = resolveLocale(body.locale, page, site.default_locale)

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { buildView, queueBuild } from '../../domain/builds.ts'
 import { addDomain, domainView, parseHostname } from '../../domain/domains.ts'
 import { createAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../../domain/sites.ts'
+import { serviceHostnames, slugFromInput } from '../../domain/subdomains.ts'
 import { errors } from '../../errors.ts'
 import { accountTool, type AccountCall } from '../account.ts'
 import { Build as BuildSchema, Domain as DomainSchema, Locale, previewUrl, Site as SiteSchema, siteView } from '../../domain/views.ts'
@@ -29,7 +30,7 @@ export async function ownSite(call: AccountCall, siteId: string): Promise<SiteRe
   return site
 }
 
-const view = (call: AccountCall, site: SiteRecord) => siteView(site, call.app.config.BASE_URL)
+const view = (call: AccountCall, site: SiteRecord) => siteView(site, call.app.config)
 
 export const siteTools = [
   accountTool({
@@ -80,7 +81,7 @@ export const siteTools = [
   accountTool({
     name: 'update_site',
     title: 'Change a site',
-    description: 'Changes a site\'s name, locales or assistant; status offline takes a live site down, live brings it back (it needs a succeeded build).',
+    description: 'Changes a site\'s name, subdomain, locales or assistant; status offline takes a live site down, live brings it back (it needs a succeeded build).',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
@@ -88,6 +89,7 @@ export const siteTools = [
       {
         site_id: SiteId,
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        subdomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'A new slug, alone or as the full host; served at once, the old subdomain stops answering' })),
         status: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('offline')])),
         default_locale: Type.Optional(Locale),
         locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3 })),
@@ -96,8 +98,9 @@ export const siteTools = [
       strict,
     ),
     output: SiteSchema,
-    run: async ({ site_id, ...patch }, call) => {
-      const site = await updateAccountSite(call.db, call.accountId, site_id, patch)
+    run: async ({ site_id, subdomain, ...patch }, call) => {
+      const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, call.app.config.SITES_DOMAIN) }
+      const site = await updateAccountSite(call.db, call.accountId, site_id, { ...patch, ...slug })
       if (!site) throw new errors.notFound(`No site ${site_id} in this account`)
       return view(call, site)
     },
@@ -131,8 +134,7 @@ export const siteTools = [
     output: DomainSchema,
     run: async (args, call) => {
       const site = await ownSite(call, args.site_id)
-      const own = [new URL(call.app.config.BASE_URL).hostname, new URL(call.app.config.API_URL).hostname]
-      return domainView(await addDomain(call.db, site.id, parseHostname(args.hostname, own), args.primary))
+      return domainView(await addDomain(call.db, site.id, parseHostname(args.hostname, serviceHostnames(call.app.config)), args.primary))
     },
   }),
 ]

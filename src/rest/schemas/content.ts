@@ -25,6 +25,7 @@ export const NewSite = Type.Object({ name: SiteName, default_locale: Type.Option
 export const SitePatch = Type.Object(
   {
     name: Type.Optional(SiteName),
+    subdomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'A new slug, alone or as the full host {slug}.{SITES_DOMAIN}; served at once, the old subdomain stops answering' })),
     status: Type.Optional(literalUnion(['live', 'offline'] as const)),
     default_locale: Type.Optional(Locale),
     locales: Type.Optional(Locales),

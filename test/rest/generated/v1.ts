@@ -41,7 +41,7 @@ export type paths = {
     get: operations["sites.get"];
     /** Delete a site with its pages, domains, builds, leads and conversations */
     delete: operations["sites.delete"];
-    /** Change a site: name, locales, assistant, or status live/offline */
+    /** Change a site: name, subdomain, locales, assistant, or status live/offline */
     patch: operations["sites.update"];
   };
   "/v1/sites/{site_id}/pages": {
@@ -1737,6 +1737,8 @@ export type operations = {
                 id: string;
                 name: string;
                 domain: string | null;
+                /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
+                subdomain: string;
                 status: "draft" | "live" | "offline";
                 default_locale: "de" | "en" | "fr";
                 locales: ("de" | "en" | "fr")[];
@@ -1966,6 +1968,8 @@ export type operations = {
             id: string;
             name: string;
             domain: string | null;
+            /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
+            subdomain: string;
             status: "draft" | "live" | "offline";
             default_locale: "de" | "en" | "fr";
             locales: ("de" | "en" | "fr")[];
@@ -2175,6 +2179,8 @@ export type operations = {
             id: string;
             name: string;
             domain: string | null;
+            /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
+            subdomain: string;
             status: "draft" | "live" | "offline";
             default_locale: "de" | "en" | "fr";
             locales: ("de" | "en" | "fr")[];
@@ -2526,7 +2532,7 @@ export type operations = {
       };
     };
   };
-  /** Change a site: name, locales, assistant, or status live/offline */
+  /** Change a site: name, subdomain, locales, assistant, or status live/offline */
   "sites.update": {
     parameters: {
       header?: {
@@ -2542,6 +2548,8 @@ export type operations = {
       content: {
         "application/json": {
           name?: string;
+          /** @description A new slug, alone or as the full host {slug}.{SITES_DOMAIN}; served at once, the old subdomain stops answering */
+          subdomain?: string;
           status?: "live" | "offline";
           default_locale?: "de" | "en" | "fr";
           locales?: ("de" | "en" | "fr")[];
@@ -2574,6 +2582,8 @@ export type operations = {
             id: string;
             name: string;
             domain: string | null;
+            /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
+            subdomain: string;
             status: "draft" | "live" | "offline";
             default_locale: "de" | "en" | "fr";
             locales: ("de" | "en" | "fr")[];
@@ -6812,6 +6822,8 @@ export type operations = {
             id: string;
             name: string;
             domain: string | null;
+            /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
+            subdomain: string;
             status: "draft" | "live" | "offline";
             default_locale: "de" | "en" | "fr";
             locales: ("de" | "en" | "fr")[];
