@@ -7,6 +7,7 @@ import type { Config } from './config.ts'
 import { clientErrorHandler, frameworkErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
 import mailer from './infra/mailer.ts'
+import accountFrame from './frame/index.ts'
 import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/logger.ts'
 import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit.ts'
@@ -91,6 +92,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(openapi, { extensions: { 'x-sales-agent-interface': salesAgentInterface() } })
   await app.register(core, { config, embeddedTemplate: options.embeddedTemplate })
   await app.register(mailer)
+  // The account frame of every room on an account's data: authentication, plan, quota, audit log.
+  await app.register(accountFrame)
   // Before the route groups: a request for a hosted site's domain is answered from its release.
   await app.register(hostedSites)
 

@@ -16,9 +16,13 @@ export const errors = {
   invalidDomain: createError('invalid_domain', '%s', 400),
   unauthorized: createError('unauthorized', '%s', 401),
   invalidToken: createError('invalid_token', '%s', 401),
+  /** RFC 6750 3.1: an Authorization header that is not a bearer token. */
+  invalidBearerRequest: createError('invalid_request', '%s', 401),
   forbidden: createError('forbidden', '%s', 403),
   planRequired: createError('plan_required', '%s', 403),
   insufficientScope: createError('insufficient_scope', '%s', 403),
+  /** An agent nobody has claimed yet asked for an account's data. */
+  claimRequired: createError('claim_required', '%s', 403),
   notFound: createError('not_found', '%s', 404),
   methodNotAllowed: createError('method_not_allowed', '%s', 405),
   conflict: createError('conflict', '%s', 409),
@@ -29,7 +33,7 @@ export const errors = {
   unprocessable: createError('unprocessable', '%s', 422),
   idempotencyKeyReused: createError('idempotency_key_reused', '%s', 422),
   siteUnreachable: createError('site_unreachable', '%s', 422),
-  rateLimited: createError('rate_limited', 'Too many requests; retry later', 429),
+  rateLimited: createError('rate_limited', '%s', 429),
   internal: createError('internal_error', 'An unexpected error occurred', 500),
   serviceUnavailable: createError('service_unavailable', '%s', 503),
   notReady: createError('not_ready', '%s', 503),
@@ -68,6 +72,23 @@ export interface Classified {
   detail: string
   /** True when the failure is ours (5xx) and the full error belongs in the log. */
   internal: boolean
+  /** Response headers the refusal carries (a WWW-Authenticate challenge, Retry-After). */
+  headers?: Record<string, string>
+}
+
+/**
+ * A registry error with the response headers its refusal must carry, so the code that decides
+ * (the account frame, the bearer guard) need not hold the reply: every room's error handler
+ * sends them with its own shape of the error.
+ */
+export function withHeaders<E extends Error>(error: E, headers: Record<string, string>): E {
+  const own = (error as { headers?: Record<string, string> }).headers
+  return Object.assign(error, { headers: { ...own, ...headers } })
+}
+
+function headersOf(error: unknown): Record<string, string> | undefined {
+  const headers = (error as { headers?: unknown } | null)?.headers
+  return headers && typeof headers === 'object' ? (headers as Record<string, string>) : undefined
 }
 
 const ourCodes: ReadonlySet<string> = new Set(Object.values(errors).map((E) => new E().code))
@@ -181,7 +202,8 @@ export function classify(error: FastifyError): Classified {
   if (ourCodes.has(error.code) && error.statusCode) {
     // @fastify/error upper-cases codes; the wire format is the lower-case code of the registry.
     // A registry error is a deliberate answer (a 503 for a missing provider, say), not a bug.
-    return { status: error.statusCode, code: error.code.toLowerCase(), detail: error.message, internal: error.code === INTERNAL }
+    const headers = headersOf(error)
+    return { status: error.statusCode, code: error.code.toLowerCase(), detail: error.message, internal: error.code === INTERNAL, ...(headers ? { headers } : {}) }
   }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, code: 'service_unavailable', detail: 'The service is temporarily unavailable; try again shortly', internal: true }
@@ -221,6 +243,7 @@ export function logFailure(request: FastifyRequest, error: FastifyError, classif
 export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const classified = classify(error)
   logFailure(request, error, classified)
+  if (classified.headers) reply.headers(classified.headers)
   return sendProblem(reply, classified.status, classified.code, classified.detail)
 }
 

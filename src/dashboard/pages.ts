@@ -2,11 +2,11 @@ import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
-import { sessionUser, webCookieNames, type SessionUser } from '../domain/web-sessions.ts'
+import { webCookieNames } from '../domain/web-sessions.ts'
 import { classify, logFailure } from '../errors.ts'
-import type { Db } from '../infra/db.ts'
+import type { SessionPrincipal } from '../frame/index.ts'
 import { html, type SafeHtml } from '../infra/html.ts'
+import { recordRefusal } from './audited.ts'
 import { layout, type Section } from './layout.ts'
 import auditLogSection from './sections/audit-log.ts'
 import conversationsSection from './sections/conversations.ts'
@@ -19,7 +19,7 @@ import webhooksSection from './sections/webhooks.ts'
 declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in person on /app pages. */
-    person: SessionUser
+    person: SessionPrincipal
   }
   interface FastifyReply {
     page(title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }): Promise<FastifyReply>
@@ -58,7 +58,7 @@ const TITLES: Record<number, string> = { 400: 'Something is wrong with this requ
 export default async function dashboardPages(app: FastifyInstance) {
   // The sign-in pages' session and CSRF secret: one per browser, so the header's sign-out form can
   // post straight to POST /signout, and a dashboard form works in any tab of the same browser.
-  const { session: sessionCookie, csrf: csrfCookie, secure } = webCookieNames(app.config.BASE_URL)
+  const { csrf: csrfCookie, secure } = webCookieNames(app.config.BASE_URL)
 
   await app.register(formbody, { bodyLimit: 65_536 })
   await app.register(cookie)
@@ -67,8 +67,7 @@ export default async function dashboardPages(app: FastifyInstance) {
   app.decorateRequest('person', null as never)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store')
-    const token = request.cookies[sessionCookie]
-    const person = token ? await sessionUser(app.db, app.keyring, token) : undefined
+    const person = await app.frame.session(request)
     if (!person) {
       const returnTo = request.method === 'GET' ? request.url : '/app'
       return reply.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}`, 303)
@@ -94,7 +93,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     const status = expiredForm ? 403 : classified.status
     const message = expiredForm ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : classified.detail
     reply.code(status)
-    if (request.person && request.method === 'POST' && !recorded.has(request)) await recordRefusal(request, status)
+    if (request.person && request.method === 'POST') await recordRefusal(request, status)
     if (!request.person) return reply.type('text/plain; charset=utf-8').send(message)
     return reply.page(expiredForm ? 'This form has expired' : (TITLES[status] ?? 'Cannot continue'), 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: message })
   })
@@ -110,45 +109,4 @@ export default async function dashboardPages(app: FastifyInstance) {
   )
 
   for (const section of [overviewSection, sitesSection, conversationsSection, leadsSection, tokensSection, webhooksSection, auditLogSection]) await app.register(section)
-}
-
-const recorded = new WeakSet<FastifyRequest>()
-
-function entryOf(request: FastifyRequest, status: number) {
-  return auditRecord({
-    accountId: request.person.accountId,
-    tokenId: null,
-    clientId: null,
-    operation: (request.routeOptions.config as { operation?: string }).operation ?? 'dashboard.unknown',
-    method: request.method,
-    path: request.routeOptions.url ?? '/app',
-    status,
-    requestId: request.id,
-    ip: request.ip,
-  })
-}
-
-/**
- * Runs a change with its audit record in one transaction, as /v1 does: the dashboard's actions
- * are recorded under their route's operation (`dashboard.…`), with the person's account and no
- * token. `status` is the answer on success; work that cannot be done throws, so nothing commits
- * and the error handler records the refusal with its real status.
- */
-export async function audited<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 303): Promise<T> {
-  const value = await request.server.db.transaction().execute(async (trx) => {
-    const result = await work(trx)
-    await insertAuditRecords(trx, [entryOf(request, status)])
-    return result
-  })
-  recorded.add(request)
-  return value
-}
-
-/** An action refused or failed (404, 409, an expired form, …) is recorded too, with its answer. */
-async function recordRefusal(request: FastifyRequest, status: number): Promise<void> {
-  try {
-    await insertAuditRecords(request.server.db, [entryOf(request, status)])
-  } catch (error) {
-    request.log.error({ err: error }, 'audit record of a refused dashboard action not written')
-  }
 }

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import { newId, randomToken, safeEqual, sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { ApiTokensTable } from '../infra/tables.ts'
+import { markChanged } from './accounts/changes.ts'
 
 /** Scopes of /v1 (DESIGN.md 7). */
 export const API_SCOPES = ['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'] as const
@@ -96,31 +97,9 @@ export async function revokeApiToken(db: Db, id: string): Promise<void> {
   await db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', '=', id).execute()
 }
 
-/** How long a token row read for one call may serve the next calls of the same token. */
-const TOKEN_FRESH_MS = 1000
-const recentTokens = new Map<string, { row: ApiTokenRow; readAt: number }>()
-
-/**
- * The row of a token read in the last second, so a burst of calls with one token reads it once.
- * Every call still checks the presented secret, the revocation and the expiry against the row
- * (`checkApiToken`); a revocation or rotation made by this process forgets the row at once, one
- * made elsewhere is seen within the second.
- */
-export function recentApiToken(id: string, now = Date.now()): ApiTokenRow | undefined {
-  const entry = recentTokens.get(id)
-  if (entry && now - entry.readAt <= TOKEN_FRESH_MS) return entry.row
-  if (entry) recentTokens.delete(id)
-  return undefined
-}
-
-export function rememberApiToken(row: ApiTokenRow, now = Date.now()): void {
-  // Bounded: a flood of distinct tokens costs a re-read, never memory.
-  if (recentTokens.size >= 10_000) recentTokens.clear()
-  recentTokens.set(row.id, { row, readAt: now })
-}
-
+/** A revocation or rotation made in this process makes every cached reading of the token stale at once. */
 export function forgetApiToken(id: string): void {
-  recentTokens.delete(id)
+  markChanged(id)
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Db } from '../infra/db.ts'
+import { changedSince, changeSequence, markChanged } from './accounts/changes.ts'
 import type { Plan } from './plans.ts'
 import { addRequests, chargeRequest, hourlyLimit, WINDOW_SECONDS, windowStart, type Charge } from './quota.ts'
 
@@ -17,13 +18,9 @@ const IDLE_MS = 60_000
  */
 export const exactBelow = (limit: number) => Math.max(100, Math.ceil(limit * 0.05))
 
-/** When an account's plan or budget last changed in this process: a tally read before that is stale. */
-const changedAt = new Map<string, number>()
-
 /** Called by every change of an account's plan or budget, so this process charges it exactly from now on until it reads it again. */
-export function accountChanged(accountId: string, now = Date.now()): void {
-  if (changedAt.size >= 10_000) changedAt.clear()
-  changedAt.set(accountId, now)
+export function accountChanged(accountId: string): void {
+  markChanged(accountId)
 }
 
 interface Tally {
@@ -36,6 +33,8 @@ interface Tally {
   /** Counted here since, not written yet. */
   pending: number
   syncedAt: number
+  /** The change sequence noted before the reading: a change of the account after it makes the reading stale. */
+  seen: number
   usedAt: number
 }
 
@@ -69,7 +68,7 @@ export class QuotaTally {
   charge(accountId: string, now = Date.now()): Charge | undefined {
     const tally = this.#tallies.get(accountId)
     if (!tally || now - tally.syncedAt > FRESH_MS || windowStart(now).getTime() !== tally.window) return undefined
-    if ((changedAt.get(accountId) ?? -1) >= tally.syncedAt) return undefined
+    if (changedSince(accountId, tally.seen)) return undefined
     const used = tally.known + tally.pending + 1
     if (tally.limit - used < exactBelow(tally.limit)) return undefined
     tally.pending++
@@ -78,12 +77,12 @@ export class QuotaTally {
     return { plan: tally.plan, limit: tally.limit, used, resetAt: new Date(tally.window + WINDOW_SECONDS * 1000) }
   }
 
-  /** What an exact charge in the database answered. */
-  remember(accountId: string, charge: Charge, now = Date.now()): void {
+  /** What an exact charge in the database answered; `seen` is the change sequence noted before it was asked. */
+  remember(accountId: string, charge: Charge, now = Date.now(), seen = changeSequence()): void {
     const window = charge.resetAt.getTime() - WINDOW_SECONDS * 1000
     const previous = this.#tallies.get(accountId)
     const pending = previous?.window === window ? previous.pending : 0
-    this.#tallies.set(accountId, { window, plan: charge.plan, limit: charge.limit, known: charge.used, pending, syncedAt: now, usedAt: now })
+    this.#tallies.set(accountId, { window, plan: charge.plan, limit: charge.limit, known: charge.used, pending, syncedAt: now, seen, usedAt: now })
   }
 
   /** Writes what was counted here and reads back each account's total and plan. */
@@ -104,13 +103,14 @@ export class QuotaTally {
       const delta = tally.pending
       tally.pending = 0
       try {
+        const seen = changeSequence()
         const row = await addRequests(this.#db, accountId, new Date(tally.window), delta)
         if (!row?.plan || row.used === null) {
           // The account is gone: its callers are refused by the exact path from now on.
           this.#tallies.delete(accountId)
           continue
         }
-        Object.assign(tally, { plan: row.plan, limit: hourlyLimit(row.plan, row.quota_override), known: row.used, syncedAt: Date.now() })
+        Object.assign(tally, { plan: row.plan, limit: hourlyLimit(row.plan, row.quota_override), known: row.used, syncedAt: Date.now(), seen })
       } catch (error) {
         // The database is away: keep the counts for the next flush, and let the exact path decide meanwhile.
         tally.pending += delta
@@ -122,20 +122,12 @@ export class QuotaTally {
   }
 }
 
-const tallies = new WeakMap<Db, QuotaTally>()
-
-/** The one tally of a database handle, shared by the rooms that charge requests (/v1 and /mcp). */
-export function quotaTallyOf(db: Db, log: Pick<Logger, 'warn'>): QuotaTally {
-  let tally = tallies.get(db)
-  if (!tally) tallies.set(db, (tally = new QuotaTally(db, log)))
-  return tally
-}
-
-/** Charges a call of an account (an OAuth or MCP access token): in process when the tally may, else exactly in the database. */
+/** Charges a call of an account: in process when the tally may, else exactly in the database. */
 export async function chargeAccount(db: Db, tally: QuotaTally, accountId: string): Promise<Charge | undefined> {
   const local = tally.charge(accountId)
   if (local) return local
+  const seen = changeSequence()
   const charge = await chargeRequest(db, accountId)
-  if (charge) tally.remember(accountId, charge)
+  if (charge) tally.remember(accountId, charge, Date.now(), seen)
   return charge
 }

@@ -1,10 +1,12 @@
 import { sha256Hex, type Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
+import type { Plan } from './plans.ts'
 
 export interface SessionUser {
   id: string
   accountId: string
   email: string
+  plan: Plan
 }
 
 /** The person a browser session token belongs to, while the session lasts (tokens are stored hashed). */
@@ -13,11 +15,12 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
   const row = await db
     .selectFrom('web_sessions')
     .innerJoin('users', 'users.id', 'web_sessions.user_id')
-    .select(['users.id', 'users.account_id', 'users.email_sealed'])
+    .innerJoin('accounts', 'accounts.id', 'users.account_id')
+    .select(['users.id', 'users.account_id', 'users.email_sealed', 'accounts.plan'])
     .where('web_sessions.token_hash', '=', sha256Hex(token))
     .where('web_sessions.expires_at', '>', new Date())
     .executeTakeFirst()
-  return row ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`) } : undefined
+  return row ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`), plan: row.plan } : undefined
 }
 
 /**

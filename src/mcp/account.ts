@@ -1,10 +1,8 @@
 import type { Static, TSchema } from 'typebox'
-import { auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
-import { allows } from '../domain/quota.ts'
-import { chargeAccount, quotaTallyOf } from '../domain/quota-tally.ts'
 import { errors } from '../errors.ts'
+import type { AuditEntry } from '../frame/index.ts'
 import type { Db } from '../infra/db.ts'
-import { defineTool, failureStatus, ToolError, type Caller, type ToolSpec } from './tool.ts'
+import { defineTool, failureStatus, type Caller, type ToolSpec } from './tool.ts'
 
 /** A tool call on an account's data: the account it acts for, and where to read and write. */
 export interface AccountCall extends Caller {
@@ -31,40 +29,25 @@ export function claimSteps(baseUrl: string): string {
 }
 
 /**
- * The frame of every call on an account's data, the same rules as /v1's: it counts against the
- * account's hourly quota, the plan must allow it, and it lands in the audit log under
- * `operation`. A change commits together with its audit record; reads and refusals are
+ * Every call on an account's data goes through the account frame, with the same rules as /v1: it
+ * counts against the account's hourly quota, the plan must allow it, and it lands in the audit log
+ * under `operation`. A change commits together with its audit record; reads and refusals are
  * recorded in batches.
  */
 export async function forAccount<T>(caller: Caller, operation: string, access: 'read' | 'write', work: (call: AccountCall) => Promise<T>): Promise<T> {
-  const accountId = caller.auth.accountId
-  if (!accountId) throw new ToolError('claim_required', claimSteps(caller.app.config.BASE_URL), 403)
-  const charge = await chargeAccount(caller.app.db, quotaTallyOf(caller.app.db, caller.app.log), accountId)
-  if (!charge) throw new ToolError('invalid_token', 'The account of this token no longer exists', 401)
-
-  const record = (status: number) =>
-    auditRecord({ accountId, tokenId: null, clientId: caller.auth.clientId, operation, method: 'POST', path: '/mcp', status, requestId: caller.request.id, ip: caller.request.ip })
+  if (!caller.auth.accountId) throw new errors.claimRequired(claimSteps(caller.app.config.BASE_URL))
+  const { frame, db } = caller.app
+  const principal = await frame.authenticate(caller.request, null, { audience: caller.auth.audience })
+  const { accountId } = principal
+  const entry = (status: number): AuditEntry => ({ accountId, tokenId: null, clientId: principal.clientId, operation, method: 'POST', path: '/mcp', status, requestId: caller.request.id, ip: caller.request.ip })
   try {
-    if (!allows(charge.plan, 'read')) throw new errors.planRequired(`The ${charge.plan} plan has no API access; upgrade to plus or above`)
-    if (charge.used > charge.limit) {
-      const seconds = Math.max(1, Math.ceil((charge.resetAt.getTime() - Date.now()) / 1000))
-      throw new ToolError('rate_limited', `The account's ${charge.limit} calls for this hour are used up; retry in ${seconds} seconds`, 429)
-    }
-    if (access === 'write' && !allows(charge.plan, 'write')) {
-      throw new errors.planRequired(`The ${charge.plan} plan has read-only API access; changes need plan pro or above`)
-    }
-    if (access === 'read') {
-      const output = await work({ ...caller, accountId, db: caller.app.db })
-      caller.audit.add(record(200))
-      return output
-    }
-    return await caller.app.db.transaction().execute(async (trx) => {
-      const output = await work({ ...caller, accountId, db: trx })
-      await insertAuditRecords(trx, [record(200)])
-      return output
-    })
+    frame.authorize(principal, { access })
+    if (access === 'write') return await frame.withAudit(db, entry(200), (trx) => work({ ...caller, accountId, db: trx }))
+    const output = await work({ ...caller, accountId, db })
+    frame.audit.record(entry(200))
+    return output
   } catch (error) {
-    caller.audit.add(record(failureStatus(error)))
+    frame.audit.record(entry(failureStatus(error)))
     throw error
   }
 }

@@ -2,8 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from 'typebox'
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server'
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify'
-import { AuditBatcher } from '../domain/audit-log.ts'
-import { classify, logFailure } from '../errors.ts'
+import { classify, logFailure, problemErrorHandler } from '../errors.ts'
 import { requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { buildMcpServer } from './server.ts'
@@ -57,17 +56,23 @@ export default async function mcpRoutes(app: FastifyInstance) {
     maxRequestBodySize: app.config.BODY_LIMIT_BYTES,
     onerror: (error) => app.log.debug({ reason: error.message }, 'mcp request refused'),
   })
-  const audit = new AuditBatcher(app.db, app.log as never)
-  app.addHook('onClose', async () => {
-    await handler.close()
-    await audit.flush()
-  })
+  app.addHook('onClose', async () => handler.close())
+
+  // A refusal of the token is an HTTP answer (RFC 6750: problem+json with its challenge), not a JSON-RPC error.
+  const guard = requireBearer({ audience, scopes: ['mcp:read'] })
+  const bearerGuard = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await guard.call(app, request, reply)
+    } catch (error) {
+      return problemErrorHandler(error as FastifyError, request, reply)
+    }
+  }
 
   // One route per method, so each has its own operation name (and OpenAPI operationId).
   for (const method of ['POST', 'GET', 'DELETE'] as const) app.route({
     method,
     url: '/mcp',
-    preHandler: requireBearer({ audience, scopes: ['mcp:read'] }),
+    preHandler: bearerGuard,
     config: { ...routeLimit(app.config, 'mcp'), operation: `mcp.${method.toLowerCase()}` },
     schema: {
       summary: 'MCP server (Streamable HTTP, stateless)',
@@ -80,7 +85,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
         return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' } })
       }
       const auth = request.auth!
-      const caller: Caller = { app, request, auth, audit }
+      const caller: Caller = { app, request, auth }
       const authInfo: AuthInfo = {
         token: '',
         clientId: auth.clientId,

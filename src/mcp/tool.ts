@@ -2,7 +2,6 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import { fromJsonSchema, type CallToolResult, type McpServer, type ScopeChallengeHandler, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server'
 import { classify, logFailure } from '../errors.ts'
-import type { AuditBatcher } from '../domain/audit-log.ts'
 import type { BearerAuth } from '../infra/bearer.ts'
 
 /** Who is calling: the verified token and the HTTP request it came with. */
@@ -10,8 +9,6 @@ export interface Caller {
   app: FastifyInstance
   request: FastifyRequest
   auth: BearerAuth
-  /** Where the audit records of reads and refusals wait to be written. */
-  audit: AuditBatcher
 }
 
 /** A refusal the agent can act on, answered as a tool error (`isError: true`) rather than a JSON-RPC error. */

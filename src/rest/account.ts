@@ -5,7 +5,6 @@ import { accountById } from '../domain/accounts.ts'
 import { PlanId } from '../domain/plans.ts'
 import { PLAN_ACCESS, WINDOW_SECONDS } from '../domain/quota.ts'
 import { notFound, sendItem } from './http.ts'
-import { chargeOf } from './quota.ts'
 
 const Account = Type.Object(
   {
@@ -48,8 +47,8 @@ export default async function accountRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const account = await accountById(app.db, request.principal.accountId)
-      const charge = chargeOf(request)
-      if (!account || !charge) throw notFound('Account')
+      const charge = request.principal.quota
+      if (!account) throw notFound('Account')
       const limit = charge.limit
       return sendItem(reply, {
         id: account.id,

@@ -1,16 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify'
-import { AuditBatcher, auditRecord, insertAuditRecords } from '../domain/audit-log.ts'
+import type { AuditEntry } from '../frame/index.ts'
 import type { Db } from '../infra/db.ts'
 import type { RestRouteConfig } from './auth.ts'
 import { etagOf } from './http.ts'
-import { answerStored, claimedKeyOf, keptHeaders } from './idempotency.ts'
+import { answerStored, claimedKeyOf } from './idempotency.ts'
 import { storeAnswer } from './idempotency-store.ts'
 
-const recorded = new WeakSet<FastifyRequest>()
-
-function entryOf(request: FastifyRequest, status: number) {
+function entryOf(request: FastifyRequest, status: number): AuditEntry {
   const config = request.routeOptions.config as RestRouteConfig
-  return auditRecord({
+  return {
     accountId: request.principal.accountId,
     tokenId: request.principal.tokenId,
     clientId: request.principal.clientId,
@@ -20,26 +18,22 @@ function entryOf(request: FastifyRequest, status: number) {
     status,
     requestId: request.id,
     ip: request.ip,
-  })
+  }
 }
 
 /**
- * Runs a change in one transaction together with its audit record, so a crash after the commit
- * cannot lose the record (DESIGN.md 7). `status` is the answer the route gives on success.
- * The frame then writes no second record for the call; if the change fails, nothing is
- * committed and the frame records the failure like any other answer.
+ * A /v1 change with its audit record in one transaction (the frame's `withAudit`). `status` is
+ * the answer the route gives on success. The frame then writes no second record for the call; if
+ * the change fails, nothing is committed and the failure is recorded like any other answer.
  *
  *   const site = await withAudit(request, (trx) => updateSite(trx, ...))
  *
  * A POST takes answerChange instead, which stores its Idempotency-Key answer in the same transaction.
  */
 export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 200): Promise<T> {
-  const result = await request.server.db.transaction().execute(async (trx) => {
-    const value = await work(trx)
-    await insertAuditRecords(trx, [entryOf(request, status)])
-    return value
-  })
-  recorded.add(request)
+  const { frame } = request.server
+  const result = await frame.withAudit(request.server.db, entryOf(request, status), work)
+  frame.audit.written(request)
   return result
 }
 
@@ -65,9 +59,9 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  */
 export async function answerChange<T>(request: FastifyRequest, reply: FastifyReply, work: (trx: Db) => Promise<T>, answer: (value: T, trx: Db) => ChangeAnswer | Promise<ChangeAnswer>): Promise<FastifyReply> {
   const key = claimedKeyOf(request)
-  const sent = await request.server.db.transaction().execute(async (trx) => {
+  const { frame } = request.server
+  const sent = await frame.withAudit(request.server.db, (done) => entryOf(request, done.status), async (trx: Db) => {
     const outcome = await answer(await work(trx), trx)
-    await insertAuditRecords(trx, [entryOf(request, outcome.status)])
     const serialize = reply.getSerializationFunction(String(outcome.status)) ?? JSON.stringify
     const payload = serialize(outcome.body)
     const headers: Record<string, string> = { 'content-type': JSON_TYPE }
@@ -76,20 +70,15 @@ export async function answerChange<T>(request: FastifyRequest, reply: FastifyRep
     if (key !== undefined) await storeAnswer(trx, request.principal.accountId, key, { status: outcome.status, headers, body: payload })
     return { status: outcome.status, headers, payload }
   })
-  recorded.add(request)
+  frame.audit.written(request)
   if (key !== undefined) answerStored(request)
   return reply.code(sent.status).headers(sent.headers).send(sent.payload)
 }
 
-/**
- * Every other answer to an identified account (reads, refusals, failed changes) is recorded in
- * batches off the request path; what is pending is written when the app closes.
- */
+/** Every other answer to an identified account (reads, refusals, failed changes) is recorded by the frame in batches. */
 export function auditHook(app: FastifyInstance): onResponseAsyncHookHandler {
-  const batcher = new AuditBatcher(app.db, app.log as never)
-  app.addHook('onClose', async () => batcher.flush())
   return async function auditResponse(request, reply) {
-    if (!request.principal || recorded.has(request)) return
-    batcher.add(entryOf(request, reply.statusCode))
+    if (!request.principal || app.frame.audit.isWritten(request)) return
+    app.frame.audit.record(entryOf(request, reply.statusCode))
   }
 }

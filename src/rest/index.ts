@@ -117,7 +117,6 @@ function goneMeanwhile(error: unknown): boolean {
  */
 export default async function restRoutes(app: FastifyInstance) {
   const audience = `${app.config.API_URL}/v1`
-  app.decorateRequest('principal', null as never)
   app.setValidatorCompiler(restValidatorCompiler())
   acceptEmptyJson(app)
   app.addHook('onRoute', describe)

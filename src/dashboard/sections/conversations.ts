@@ -6,7 +6,7 @@ import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
-import { audited } from '../pages.ts'
+import { audited } from '../audited.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Params = Type.Object({ id: Type.String({ pattern: '^ag_[A-Za-z0-9_-]{1,200}$' }) })

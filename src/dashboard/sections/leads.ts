@@ -5,7 +5,7 @@ import { listAccountSites } from '../../domain/sites.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
-import { audited } from '../pages.ts'
+import { audited } from '../audited.ts'
 
 const Query = Type.Object({ site_id: Type.Optional(Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' })), done: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false })
 

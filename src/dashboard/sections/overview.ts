@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { quotaTallyOf } from '../../domain/quota-tally.ts'
 import { accountById } from '../../domain/accounts.ts'
 import { loadPricing } from '../../domain/plans.ts'
-import { hourlyLimit, usage, WINDOW_SECONDS } from '../../domain/quota.ts'
+import { hourlyLimit, WINDOW_SECONDS } from '../../domain/quota.ts'
 import { html } from '../../infra/html.ts'
 
 /** GET /app: the plan and this hour's use of the REST quota, shown as a bar. */
@@ -12,9 +11,7 @@ export default async function overviewSection(app: FastifyInstance) {
     const account = await accountById(app.db, request.person.accountId)
     if (!account) return reply.redirect('/signin', 303)
     const limit = hourlyLimit(account.plan, account.quota_override)
-    // Counts this instance made far from the limit are written a few times a second: write them now.
-    await quotaTallyOf(app.db, app.log).flush()
-    const used = await usage(app.db, account.id)
+    const used = await app.frame.usage(account.id)
     const plan = plans.get(account.plan)
     const minutesLeft = Math.ceil((WINDOW_SECONDS - ((Date.now() / 1000) % WINDOW_SECONDS)) / 60)
     return reply.page(

@@ -7,7 +7,7 @@ import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { enqueueJob } from '../../infra/jobs.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
-import { audited } from '../pages.ts'
+import { audited } from '../audited.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const SiteParams = Type.Object({ id: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }) })

@@ -4,7 +4,7 @@ import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken
 import { errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
-import { audited } from '../pages.ts'
+import { audited } from '../audited.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Id = Type.Object({ id: Type.String({ pattern: '^tok_[A-Za-z0-9_-]{1,64}$' }) })

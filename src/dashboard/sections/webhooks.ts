@@ -10,7 +10,7 @@ import { createSafeFetcher } from '../../infra/fetcher.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { checkEndpointUrl } from '../../domain/webhook-endpoint-url.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
-import { audited } from '../pages.ts'
+import { audited } from '../audited.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Params = Type.Object({ id: Type.String({ pattern: '^whep_[A-Za-z0-9_-]{1,64}$' }) })

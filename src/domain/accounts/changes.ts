@@ -1,0 +1,32 @@
+/**
+ * Changes of accounts (plan, budget) and API tokens (revoked, rotated) made in this process, as
+ * one sequence. A cache of their state (the account frame's quota tally and token cache) notes the
+ * sequence before it reads the database, and treats its reading as stale once the account or
+ * token changed after that. A sequence rather than a clock: a change and a reading made in the
+ * same millisecond are still ordered.
+ */
+let sequence = 0
+/** Every reading made before this point is stale: what changed before it is no longer listed. */
+let forgottenUpTo = 0
+const changed = new Map<string, number>()
+/** Bounded: a flood of changes costs a few exact re-reads, never memory. */
+const REMEMBERED = 10_000
+
+/** Where the sequence stands: note it before reading an account or token. */
+export function changeSequence(): number {
+  return sequence
+}
+
+/** Records a change of an account or token (by its id) made in this process. */
+export function markChanged(id: string): void {
+  if (changed.size >= REMEMBERED) {
+    changed.clear()
+    forgottenUpTo = sequence
+  }
+  changed.set(id, ++sequence)
+}
+
+/** Whether the account or token changed after a reading that noted `seen`. */
+export function changedSince(id: string, seen: number): boolean {
+  return (changed.get(id) ?? forgottenUpTo) > seen
+}

@@ -1,0 +1,55 @@
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import { AuditBatcher, auditRecord, insertAuditRecords, type AuditEntry } from '../domain/audit-log.ts'
+import type { Db } from '../infra/db.ts'
+
+/**
+ * Runs a change in one transaction together with its audit record, so a crash after the commit
+ * cannot lose the record (DESIGN.md 7). The entry may depend on what the change gave (its status,
+ * say); if the change throws, nothing is committed.
+ *
+ *   const site = await withAudit(app.db, entry, (trx) => updateSite(trx, ...))
+ */
+export async function withAudit<T>(db: Db, entry: AuditEntry | ((value: NoInfer<T>) => AuditEntry), work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const value = await work(trx)
+    await insertAuditRecords(trx, [auditRecord(typeof entry === 'function' ? entry(value) : entry)])
+    return value
+  })
+}
+
+/**
+ * The audit records that need no transaction of their own (reads, refusals, failed changes),
+ * written in batches off the request path, and which requests already had theirs written with
+ * their change, so no call is recorded twice.
+ */
+export class AuditTrail {
+  readonly #batcher: AuditBatcher
+  readonly #written = new WeakSet<FastifyRequest>()
+
+  constructor(db: Db, log: FastifyBaseLogger) {
+    this.#batcher = new AuditBatcher(db, log as never)
+  }
+
+  /** Records a read, a refusal or a failed change, in the next batch. */
+  record(entry: AuditEntry): void {
+    this.#batcher.add(auditRecord(entry))
+  }
+
+  /** Records a refusal at once, before the answer leaves (a person may open the log next). */
+  async recordNow(db: Db, entry: AuditEntry): Promise<void> {
+    await insertAuditRecords(db, [auditRecord(entry)])
+  }
+
+  /** The request's record was written with its change (`withAudit`). */
+  written(request: FastifyRequest): void {
+    this.#written.add(request)
+  }
+
+  isWritten(request: FastifyRequest): boolean {
+    return this.#written.has(request)
+  }
+
+  flush(): Promise<void> {
+    return this.#batcher.flush()
+  }
+}

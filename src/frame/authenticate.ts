@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { apiTokenIdOf, checkApiToken, looksLikeApiToken, type ApiTokenRow, type SecretCheck } from '../domain/api-tokens.ts'
+import { changeSequence } from '../domain/accounts/changes.ts'
+import { chargeApiToken, type Charge } from '../domain/quota.ts'
+import { chargeAccount, QuotaTally } from '../domain/quota-tally.ts'
+import { errors, withHeaders } from '../errors.ts'
+import { challenge, resourceMetadataUrl, verifyBearer, type BearerAuth } from '../infra/bearer.ts'
+import { LastUsedRecorder } from './last-used.ts'
+import type { ApiPrincipal } from './principal.ts'
+import { setRateLimitHeaders } from './rate-limit-headers.ts'
+import { ApiTokenCache } from './token-cache.ts'
+
+export interface AuthenticateOptions {
+  /** The resource the credential must be for: `${API_URL}/v1`, `${BASE_URL}/mcp`. */
+  audience: string
+}
+
+const REASONS = {
+  malformed: 'The API token is malformed',
+  unknown: 'The API token is invalid',
+  revoked: 'The API token has been revoked',
+  expired: 'The API token has expired',
+} as const
+
+/** 401 invalid_token with the resource's challenge (RFC 6750 3). */
+function invalidToken(audience: string, description: string): Error {
+  const header = challenge({ error: 'invalid_token', error_description: description, resource_metadata: resourceMetadataUrl(audience) })
+  return withHeaders(new errors.invalidToken(description), { 'www-authenticate': header })
+}
+
+/**
+ * Who an API call speaks for, charged one call against its account's hour. Owns the state this
+ * needs: the quota tally, the API token cache and the last-used recorder.
+ */
+export class Authenticator {
+  readonly #app: FastifyInstance
+  readonly tally: QuotaTally
+  readonly #tokens = new ApiTokenCache()
+  readonly #lastUsed: LastUsedRecorder
+
+  constructor(app: FastifyInstance) {
+    this.#app = app
+    this.tally = new QuotaTally(app.db, app.log)
+    this.#lastUsed = new LastUsedRecorder(app.db, app.log)
+  }
+
+  /**
+   * API tokens (`wps_…`) are checked against their row; OAuth access tokens by the bearer guard
+   * (a token the room's own guard verified for this audience in this request is not verified
+   * again). Either way a bad or missing credential throws 401 with a WWW-Authenticate challenge.
+   * With a reply, every answer to the identified account carries the rate-limit headers.
+   */
+  async authenticate(request: FastifyRequest, reply: FastifyReply | null, options: AuthenticateOptions): Promise<ApiPrincipal> {
+    const { audience } = options
+    const secret = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+    const principal = secret && looksLikeApiToken(secret) ? await this.#apiToken(request, secret, audience) : await this.#oauth(request, audience)
+    if (reply) setRateLimitHeaders(reply, principal.quota)
+    return principal
+  }
+
+  async #apiToken(request: FastifyRequest, secret: string, audience: string): Promise<ApiPrincipal> {
+    const { checked, charge } = await this.#checkAndCharge(secret)
+    if (!checked.ok) {
+      request.log.info({ reason: checked.reason }, 'API token refused')
+      throw invalidToken(audience, REASONS[checked.reason])
+    }
+    const { token } = checked
+    if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
+    this.#lastUsed.used(token.id, token.last_used_at)
+    return { kind: 'api_token', accountId: token.account_id, plan: charge.plan, scopes: token.scopes.split(' '), quota: charge, audience, tokenId: token.id, clientId: null }
+  }
+
+  /**
+   * The one check of a presented API token (`checkApiToken`) and the charge of its account: a
+   * row read a moment ago, far from the account's limit, costs no round trip; otherwise the row
+   * is read and the account charged in one statement (which charges only for a live, matching
+   * secret, so a wrong one cannot spend an account's hour), and the answer kept for the next calls.
+   */
+  async #checkAndCharge(secret: string): Promise<{ checked: SecretCheck; charge: Charge | undefined }> {
+    const tokenId = apiTokenIdOf(secret)
+    if (!tokenId) return { checked: { ok: false, reason: 'malformed' }, charge: undefined }
+    const cached = this.#tokens.get(tokenId)
+    const cachedCheck = cached && checkApiToken(cached, secret)
+    const local = cachedCheck?.ok ? this.tally.charge(cachedCheck.token.account_id) : undefined
+    // A refusal is never taken from the cache: the secret may have been rotated elsewhere a moment ago.
+    if (cachedCheck && local) return { checked: cachedCheck, charge: local }
+    const seen = changeSequence()
+    const found = await chargeApiToken(this.#app.db, tokenId, secret)
+    const checked = checkApiToken(found.token, secret)
+    if (checked.ok) this.#remember(checked.token, found.charge, seen)
+    return { checked, charge: found.charge }
+  }
+
+  #remember(token: ApiTokenRow, charge: Charge | undefined, seen: number): void {
+    this.#tokens.remember(token, seen)
+    if (charge) this.tally.remember(token.account_id, charge, Date.now(), seen)
+  }
+
+  async #oauth(request: FastifyRequest, audience: string): Promise<ApiPrincipal> {
+    const auth: BearerAuth = request.auth?.audience === audience ? request.auth : await verifyBearer(request, { audience })
+    request.auth = auth
+    // An agent no person has claimed yet has no account to act for.
+    if (!auth.accountId) throw invalidToken(audience, 'The access token does not act for an account')
+    const charge = await chargeAccount(this.#app.db, this.tally, auth.accountId)
+    if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
+    return { kind: 'oauth', accountId: auth.accountId, plan: charge.plan, scopes: auth.scopes, quota: charge, audience, tokenId: null, clientId: auth.clientId, subject: auth.subject }
+  }
+
+  async close(): Promise<void> {
+    await this.#lastUsed.close()
+    await this.tally.flush()
+  }
+}

@@ -1,0 +1,50 @@
+import type { Plan } from '../domain/plans.ts'
+import type { Charge } from '../domain/quota.ts'
+
+/** Who a call on an account's data speaks for, as `authenticate` found it. */
+export type Principal = ApiPrincipal | SessionPrincipal
+
+/** A caller of an API room (/v1, /mcp, GraphQL): charged one call against its account's hour. */
+export type ApiPrincipal = ApiTokenPrincipal | OAuthPrincipal
+
+interface Charged {
+  accountId: string
+  plan: Plan
+  scopes: readonly string[]
+  /** The count this call was charged with: the hour's budget, what is used and when it resets. */
+  quota: Charge
+  /** The resource the credential was presented to (its challenges name its metadata). */
+  audience: string
+}
+
+/** An account's API token (`wps_tok_…`). */
+export interface ApiTokenPrincipal extends Charged {
+  kind: 'api_token'
+  tokenId: string
+  clientId: null
+}
+
+/** An OAuth access token acting for an account: a person's client, or an agent its person claimed. */
+export interface OAuthPrincipal extends Charged {
+  kind: 'oauth'
+  tokenId: null
+  clientId: string
+  /** `sub`: a user (`usr_…`) or an agent registration (`reg_…`). */
+  subject: string
+}
+
+/** A person signed in to the dashboard: no token, no hourly budget. */
+export interface SessionPrincipal {
+  kind: 'session'
+  /** The person (`usr_…`). */
+  id: string
+  accountId: string
+  plan: Plan
+  email: string
+  tokenId: null
+  clientId: null
+}
+
+export function isApiPrincipal(principal: Principal): principal is ApiPrincipal {
+  return principal.kind !== 'session'
+}
