@@ -100,6 +100,8 @@ describe('renderSite', () => {
     const scripts = withWidget('script:not([type="application/ld+json"])')
     expect(scripts.length).toBe(1)
     expect(scripts.attr('src')).toBe('https://app.example/widget.js')
+    // The site's own host, so the widget is this site's assistant on the preview too.
+    expect(scripts.attr('data-site')).toBe('bakery.example')
     expect(scripts.attr('defer')).toBeDefined()
   })
 

@@ -57,7 +57,7 @@ describe('platform subdomains with SITES_DOMAIN', () => {
   }, SETUP_TIMEOUT_MS)
 
   it('gives every new site a unique subdomain from its name, shown on /v1 and over MCP', async () => {
-    const first = await call('POST', '/v1/sites', { name: 'Bäckerei Sonne' })
+    const first = await call('POST', '/v1/sites', { name: 'Bäckerei Sonne', assistant: { enabled: true, persona: 'Sonja' } })
     expect(first.status).toBe(201)
     expect(first.json['subdomain']).toBe('backerei-sonne.sites.test')
     const second = await call('POST', '/v1/sites', { name: 'Bäckerei  SONNE!' })
@@ -86,6 +86,15 @@ describe('platform subdomains with SITES_DOMAIN', () => {
     const resource = await mcp.readResource({ uri: `wps://sites/${first.json['id']}` })
     expect((resource.contents[0] as { text: string }).text).toContain('- subdomain: sonne.sites.test')
     await mcp.close()
+
+    // The assistant knows the site by its subdomain, and the widget may call from that origin.
+    const bootstrap = await fetch(`${t.base}/api/agent/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://sonne.sites.test' }, body: JSON.stringify({ url: 'https://sonne.sites.test/' }) })
+    expect(bootstrap.status).toBe(200)
+    expect(bootstrap.headers.get('access-control-allow-origin')).toBe('https://sonne.sites.test')
+    expect(await bootstrap.json()).toMatchObject({ persona: 'Sonja' })
+    const unknown = await fetch(`${t.base}/api/agent/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://nobody.sites.test' }, body: JSON.stringify({ url: 'https://nobody.sites.test/' }) })
+    expect(unknown.status).toBe(404)
+    expect(unknown.headers.get('access-control-allow-origin')).toBeNull()
   })
 
   it('changes the subdomain with PATCH (label or full host), refusing a taken, reserved or malformed one with nothing changed', async () => {

@@ -63,7 +63,9 @@ function languageLinks(placed: PlacedPage): string {
 
 function shell(site: RenderSite, locale: Locale, from: string, head: string, main: string, nav: string, footerExtra: string): string {
   const l = LABELS[locale]
-  const widget = site.widgetOrigin ? `<script src="${esc(site.widgetOrigin)}/widget.js" defer></script>` : ''
+  // data-site names this site's host, so the widget is this site's assistant also where the page is
+  // served on another host (the preview on the service's own, a local copy).
+  const widget = site.widgetOrigin ? `<script src="${esc(site.widgetOrigin)}/widget.js" data-site="${esc(new URL(site.origin).hostname)}" defer></script>` : ''
   return [
     // An empty icon: browsers otherwise ask for /favicon.ico, which a release does not have.
     `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">`,

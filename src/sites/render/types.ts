@@ -54,7 +54,10 @@ export interface RenderSite {
   description?: string
   organization: Organization
   aiCrawlers: AiCrawlerChoices
-  /** The service's own origin; set only when the site's assistant is enabled (the widget script comes from it). */
+  /**
+   * The service's own origin; set only when the site's assistant is on (the widget script comes
+   * from it, told the site by the host of `origin`).
+   */
   widgetOrigin?: string
   /** The signed token contact forms carry (src/sites/forms). */
   formToken: string
