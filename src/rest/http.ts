@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { Type, type Static, type TProperties, type TSchema } from 'typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { errors } from '../errors.ts'
+import { etagOf } from '../infra/etag.ts'
 import { checkedCompiler } from '../infra/unsafe-values.ts'
 import { Problem } from '../schemas.ts'
 
@@ -57,13 +57,7 @@ export function envelope<T>(data: T[], total: number, page: number, perPage: num
   return { data, meta: { total, page, per_page: perPage } }
 }
 
-/**
- * A strong ETag of an item's representation (or of `source`, e.g. its id and updated_at): the
- * same bytes give the same tag on every instance, so If-Match works behind a load balancer.
- */
-export function etagOf(source: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(source)).digest('base64url').slice(0, 27)}"`
-}
+export { etagOf }
 
 export function sendItem<T>(reply: FastifyReply, item: T, etagSource?: unknown): FastifyReply {
   return reply.header('etag', etagOf(etagSource ?? item)).send(item)

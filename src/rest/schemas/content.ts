@@ -1,9 +1,7 @@
-import { Type, type TOptional, type TSchema } from 'typebox'
+import { Type, type TSchema } from 'typebox'
 import { BLOCK_TYPES, BlockContents } from '../../domain/block-content.ts'
-import { LOCALES } from '../../domain/locales.ts'
-import { PAGE_PATH_PATTERN } from '../../domain/pages.ts'
 import { literalUnion } from '../../schemas.ts'
-import { assistantFields, BuildId, DateTime, Locale, nullable, SiteId } from '../../domain/views.ts'
+import { BuildId, DateTime, Locale, nullable, SiteId } from '../../domain/views.ts'
 
 // The resources' own shapes are shared with the MCP tools (src/domain/views.ts).
 export { Assistant, Block, BlockId, Build, BuildId, Domain, DomainId, Lead, LeadId, Locale, Page, PageId, Site, SiteId } from '../../domain/views.ts'
@@ -14,37 +12,8 @@ const strict = { additionalProperties: false } as const
 
 export const SessionId = Type.String({ pattern: '^ag_[A-Za-z0-9_-]+$', minLength: 4, maxLength: 200, description: 'ag_…' })
 
-// Sites
-
-const AssistantInput = Type.Object(Object.fromEntries(Object.entries(assistantFields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof typeof assistantFields]: TOptional<(typeof assistantFields)[K]> }, strict)
-
-const Locales = Type.Array(Locale, { minItems: 1, maxItems: LOCALES.length, uniqueItems: true })
-const SiteName = Type.String({ minLength: 1, maxLength: 200 })
-
-export const NewSite = Type.Object({ name: SiteName, default_locale: Type.Optional(Locale), locales: Type.Optional(Locales), assistant: Type.Optional(AssistantInput) }, strict)
-export const SitePatch = Type.Object(
-  {
-    name: Type.Optional(SiteName),
-    subdomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'A new slug, alone or as the full host {slug}.{SITES_DOMAIN}; served at once, the old subdomain stops answering' })),
-    status: Type.Optional(literalUnion(['live', 'offline'] as const)),
-    default_locale: Type.Optional(Locale),
-    locales: Type.Optional(Locales),
-    assistant: Type.Optional(AssistantInput),
-  },
-  { ...strict, minProperties: 1 },
-)
-
-// Pages
-
-const PagePath = Type.String({ minLength: 1, maxLength: 200, pattern: PAGE_PATH_PATTERN, description: '"/" or lower-case segments such as /about/team' })
-const PageTitle = Type.String({ minLength: 1, maxLength: 200 })
-const PageDescription = Type.String({ maxLength: 500 })
-
-export const NewPage = Type.Object({ path: PagePath, locale: Type.Optional(Locale), title: PageTitle, description: Type.Optional(PageDescription) }, strict)
-export const PagePatch = Type.Object(
-  { path: Type.Optional(PagePath), locale: Type.Optional(Locale), title: Type.Optional(PageTitle), description: Type.Optional(PageDescription) },
-  { ...strict, minProperties: 1 },
-)
+// Sites and pages: the bodies the dashboard's forms are checked against too (src/domain/content-inputs.ts).
+export { NewPage, NewSite, PagePatch, SitePatch } from '../../domain/content-inputs.ts'
 
 // Blocks
 
@@ -91,10 +60,7 @@ export const BlockPatchDocumented = Type.Union(
 
 // Domains
 
-export const NewDomain = Type.Object(
-  { hostname: Type.String({ minLength: 1, maxLength: 253 }), primary: Type.Optional(Type.Boolean({ description: 'Make it the site’s primary domain (the first one is).' })) },
-  strict,
-)
+export { NewDomain } from '../../domain/content-inputs.ts'
 
 // Builds
 

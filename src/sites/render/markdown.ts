@@ -1,36 +1,7 @@
-import MarkdownIt from 'markdown-it'
-import { safeHref } from '../../domain/safe-href.ts'
+import { renderMarkdown } from '../../domain/markdown.ts'
 import { localHref } from './paths.ts'
 
-/**
- * Text blocks are Markdown written by the site owner. Raw HTML is off (it is shown as text), link
- * and image targets go through the same check as every other href, site-internal links become
- * relative to the page, and headings start at h2: the page's h1 is its title or hero.
- */
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false })
-md.validateLink = (url) => safeHref(url) !== undefined
-
-interface Env {
-  from: string
-}
-
-md.core.ruler.push('site_paths', (state) => {
-  const env = state.env as unknown as Env
-  const levels = state.tokens.filter((t) => t.type === 'heading_open').map((t) => Number(t.tag.slice(1)))
-  // The block's top heading becomes an h2, whatever level the author started at; nesting is kept.
-  const shift = levels.length ? 2 - Math.min(...levels) : 0
-  for (const token of state.tokens) {
-    if (token.type === 'heading_open' || token.type === 'heading_close') token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + shift)}`
-    for (const child of token.children ?? []) {
-      const attr = child.type === 'link_open' ? 'href' : child.type === 'image' ? 'src' : undefined
-      const value = attr ? child.attrGet(attr) : null
-      if (attr && value !== null) child.attrSet(attr, localHref(env.from, String(value)))
-      if (child.type === 'image') child.attrSet('loading', 'lazy')
-    }
-  }
-})
-
-/** Markdown to HTML for the page at `from` (its release path). */
+/** Markdown to HTML for the page at `from` (its release path): site-internal links become relative to the page. */
 export function markdownToHtml(markdown: string, from: string): string {
-  return md.render(markdown, { from } satisfies Env)
+  return renderMarkdown(markdown, (href) => localHref(from, href))
 }
