@@ -26,13 +26,19 @@ export async function checkEndpointUrl(raw: string, policy: EndpointUrlPolicy, f
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new errors.invalidWebhookUrl('The url must use https')
   if (policy.requireHttps && url.protocol !== 'https:') throw new errors.invalidWebhookUrl('The url must use https')
   if (url.username || url.password) throw new errors.invalidWebhookUrl('The url must not contain user information')
-  if (url.port && !policy.allowPrivateNetworks) throw new errors.invalidWebhookUrl('The url must not name a port; use the default https port')
+  // Outside production the refusals below say which setting lifts them, for a receiver on this machine.
+  const lift = !policy.requireHttps && !policy.allowPrivateNetworks ? `; ${PRIVATE_NETWORKS_HINT}` : ''
+  if (url.port && !policy.allowPrivateNetworks) throw new errors.invalidWebhookUrl(`The url must not name a port; use the default ${url.protocol.slice(0, -1)} port${lift}`)
   try {
     await fetcher.resolve(url.hostname)
   } catch (error) {
     if (error instanceof FetchError && error.code === 'dns_failed') return url.href
-    if (error instanceof FetchError) throw new errors.invalidWebhookUrl('The url must point to a public internet address')
+    if (error instanceof FetchError) throw new errors.invalidWebhookUrl(`The url must point to a public internet address${lift}`)
     throw error
   }
   return url.href
 }
+
+const PRIVATE_NETWORKS_HINT =
+  'a server outside production started with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true also accepts loopback and private addresses and explicit ports (for a receiver on this machine or network)'
+

@@ -271,6 +271,21 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
   })
 })
 
+describe('/v1/webhooks outside production without OUTBOUND_ALLOW_PRIVATE_NETWORKS', () => {
+  it('refuses a local receiver with a message naming the setting that allows it', async () => {
+    const { app: plain } = await buildTestApp()
+    const account = await makeAccount(plain)
+    const res = await plain.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: 'http://127.0.0.1:4555/hook' } })
+    expect(res.statusCode, res.body).toBe(400)
+    expect(res.json()).toMatchObject({ code: 'invalid_webhook_url', detail: expect.stringMatching(/port.*OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/) })
+    const portless = await plain.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: 'http://127.0.0.1/hook' } })
+    expect(portless.json()).toMatchObject({ code: 'invalid_webhook_url', detail: expect.stringMatching(/public internet address.*OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/) })
+    // http itself is accepted whenever NODE_ENV is not production.
+    const http = await plain.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: 'http://hooks.example.invalid/endpoint' } })
+    expect(http.statusCode, http.body).toBe(201)
+  })
+})
+
 // Production refuses a memory:// database, and an embedded one on disk takes long to build here:
 // on the embedded driver the rule itself is tested in endpoint-url.unit.test.ts.
 describe.runIf(onPostgres)('/v1/webhooks in production', () => {

@@ -41,6 +41,19 @@ describe('webhook endpoint URLs', () => {
     expect(await checkEndpointUrl('https://hooks.example.invalid/endpoint?x=1', production, publicFetcher)).toBe('https://hooks.example.invalid/endpoint?x=1')
   })
 
+  it('names OUTBOUND_ALLOW_PRIVATE_NETWORKS outside production when it would allow the URL, never in production', async () => {
+    const plainDevelopment = { requireHttps: false, allowPrivateNetworks: false }
+    for (const url of ['http://127.0.0.1:4555/hook', 'http://127.0.0.1/hook', 'http://localhost:4555/hook', 'https://10.1.2.3/hook']) {
+      const refused = await refusal(url, plainDevelopment)
+      expect(refused, url).toMatchObject({ code: 'invalid_webhook_url', status: 400 })
+      expect(refused!.message, url).toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/)
+    }
+    expect((await refusal('http://127.0.0.1:4555/hook', plainDevelopment))!.message).toMatch(/^The url must not name a port; use the default http port; /)
+    for (const url of ['https://127.0.0.1:4555/hook', 'https://10.1.2.3/hook']) expect((await refusal(url))!.message, url).not.toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS/)
+    // Already on: the metadata address stays refused, and no setting is suggested.
+    expect((await refusal('http://169.254.169.254/', development, privateFetcher))!.message).not.toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS/)
+  })
+
   it('lets development reach loopback over http, but never the metadata address', async () => {
     expect(await checkEndpointUrl('http://127.0.0.1:8080/hook', development, privateFetcher)).toBe('http://127.0.0.1:8080/hook')
     expect(await refusal('http://169.254.169.254/', development, privateFetcher)).toMatchObject({ code: 'invalid_webhook_url' })
