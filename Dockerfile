@@ -12,7 +12,7 @@ COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json ./
 COPY --chown=node:node src ./src
 COPY --chown=node:node migrations ./migrations
-COPY --chown=node:node scripts/migrate.ts scripts/outbox.ts ./scripts/
+COPY --chown=node:node scripts/admin.ts scripts/migrate.ts scripts/outbox.ts ./scripts/
 RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
