@@ -9,7 +9,7 @@ FROM node:24-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/.data
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
-COPY --chown=node:node package.json ./
+COPY --chown=node:node package.json README.md ./
 COPY --chown=node:node src ./src
 COPY --chown=node:node migrations ./migrations
 COPY --chown=node:node scripts/admin.ts scripts/migrate.ts scripts/outbox.ts ./scripts/

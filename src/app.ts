@@ -12,9 +12,12 @@ import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/lo
 import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit.ts'
 import security from './infra/security.ts'
+import connections from './infra/connections.ts'
 import agentRoutes, { salesAgentInterface } from './agent/index.ts'
 import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
+import docsRoute from './public/docs.ts'
+import landingRoute from './public/landing.ts'
 import hostedSites from './sites/index.ts'
 import restRoutes from './rest/index.ts'
 import mcpRoutes from './mcp/index.ts'
@@ -87,6 +90,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
   await app.register(security)
+  await app.register(connections)
   await app.register(rateLimit, { config })
   // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
   await app.register(openapi, { extensions: { 'x-sales-agent-interface': salesAgentInterface() } })
@@ -98,6 +102,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(hostedSites)
 
   await app.register(publicRoutes, { prefix: '/api' })
+  await app.register(landingRoute)
+  await app.register(docsRoute)
   await app.register(agentRoutes, { prefix: '/api/agent' })
   await app.register(identityRoutes)
   await app.register(restRoutes, { prefix: '/v1' })
