@@ -2,6 +2,8 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import createError from '@fastify/error'
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { Static } from 'typebox'
+import type { Problem as ProblemSchema } from './schemas.ts'
 import { isDatabaseUnavailable } from './infra/db.ts'
 import { isClientAbort } from './infra/logger.ts'
 
@@ -20,6 +22,7 @@ export const errors = {
   invalidBearerRequest: createError('invalid_request', '%s', 401),
   forbidden: createError('forbidden', '%s', 403),
   planRequired: createError('plan_required', '%s', 403),
+  planLimit: createError('plan_limit', '%s', 403),
   insufficientScope: createError('insufficient_scope', '%s', 403),
   /** An agent nobody has claimed yet asked for an account's data. */
   claimRequired: createError('claim_required', '%s', 403),
@@ -64,6 +67,45 @@ export const errors = {
   postTooLong: createError('post_too_long', '%s', 400),
   siteHasNoDomain: createError('site_has_no_domain', '%s', 409),
 } as const
+
+/**
+ * OAuth's part of the registry (the RFC 6749 shape of /oauth/* and /agent/identity*). Every
+ * `error` code the machine endpoints answer, with its HTTP status: RFC 6749 5.2 (token
+ * endpoint), RFC 7009 and RFC 7591 (revocation, registration), RFC 8628 3.5 (the claim polls),
+ * RFC 8707 (invalid_target) and the claim endpoint's own codes. One place, so a caller narrows on
+ * a typed code and a status can never disagree between two routes.
+ */
+export const OAUTH_ERRORS = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  unsupported_grant_type: 400,
+  invalid_client_metadata: 400,
+  invalid_redirect_uri: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  access_denied: 400,
+  unsupported_identity_type: 400,
+  invalid_claim_token: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  claimed_or_in_flight: 409,
+  claim_expired: 410,
+  rate_limited: 429,
+  server_error: 500,
+  temporarily_unavailable: 503,
+} as const satisfies Record<string, number>
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERRORS
+
+/**
+ * The `error` codes the authorization endpoint sends back to the client in its redirect (RFC 6749
+ * 4.1.2.1); they have no HTTP status of their own.
+ */
+export type OAuthRedirectErrorCode = 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'invalid_target' | 'access_denied'
 
 /** What any failure means to a client: a status, a stable code and a message safe to show. */
 export interface Classified {
@@ -216,13 +258,8 @@ export function classify(error: FastifyError): Classified {
   return { status: 500, code: 'internal_error', detail: 'An unexpected error occurred', internal: true }
 }
 
-export interface Problem {
-  type: string
-  title: string
-  status: number
-  detail: string
-  code: string
-}
+/** The body of every problem+json answer, as its schema (src/schemas.ts) describes it. */
+export type Problem = Static<typeof ProblemSchema>
 
 export function problem(status: number, code: string, detail: string): Problem {
   return { type: `urn:problem-type:${code}`, title: STATUS_CODES[status] ?? 'Error', status, detail, code }

@@ -1,6 +1,22 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { AuditBatcher, auditRecord, insertAuditRecords, type AuditEntry } from '../domain/audit-log.ts'
 import type { Db } from '../infra/db.ts'
+import type { Principal } from './principal.ts'
+
+/** The audit record of a request's call: its route's operation (or the one given), the principal, the answer's status. */
+export function auditEntry(request: FastifyRequest, principal: Principal, status: number, operation?: string): AuditEntry {
+  return {
+    accountId: principal.accountId,
+    tokenId: principal.tokenId,
+    clientId: principal.clientId,
+    operation: operation ?? (request.routeOptions.config as { operation?: string }).operation ?? 'unknown',
+    method: request.method,
+    path: request.routeOptions.url ?? request.url.split('?')[0] ?? '',
+    status,
+    requestId: request.id,
+    ip: request.ip,
+  }
+}
 
 /**
  * Runs a change in one transaction together with its audit record, so a crash after the commit
@@ -38,6 +54,16 @@ export class AuditTrail {
   /** Records a refusal at once, before the answer leaves (a person may open the log next). */
   async recordNow(db: Db, entry: AuditEntry): Promise<void> {
     await insertAuditRecords(db, [auditRecord(entry)])
+  }
+
+  /**
+   * The change a request makes, with its audit record in the same transaction (`withAudit`);
+   * `status` is the answer on success. The request is then not recorded a second time.
+   */
+  async change<T>(request: FastifyRequest, principal: Principal, status: number, work: (trx: Db) => Promise<T>): Promise<T> {
+    const value = await withAudit(request.server.db, auditEntry(request, principal, status), work)
+    this.written(request)
+    return value
   }
 
   /** The request's record was written with its change (`withAudit`). */

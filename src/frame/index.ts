@@ -17,9 +17,11 @@
  *   entitlements of the price list plug in for API access itself.
  * - `setRateLimitHeaders(reply, principal.quota)`: the budget headers, for any HTTP room;
  *   `usage(accountId)`: the hour's count so far (for a page showing it).
- * - `withAudit(db, entry, work)`: a change and its audit record in one transaction; then
- *   `audit.written(request)` so the request is not recorded twice. `audit.record(entry)` records a
- *   read or a refusal in the next batch; `audit.recordNow(db, entry)` at once.
+ * - `withAudit(db, entry, work)`: a change and its audit record in one transaction;
+ *   `audit.change(request, principal, status, work)` does it for a request's call (the entry made
+ *   by `auditEntry` from the route's `config.operation`) and marks the request so it is not
+ *   recorded twice (`audit.isWritten`). `audit.record(entry)` records a read or a refusal in the
+ *   next batch; `audit.recordNow(db, entry)` at once.
  *
  * Refusals are the registry's errors (src/errors.ts) and carry their response headers in
  * `error.headers` (`classify` hands them over): a room's error handler sends them with its own
@@ -38,7 +40,7 @@ import { setRateLimitHeaders } from './rate-limit-headers.ts'
 export type { AuditEntry } from '../domain/audit-log.ts'
 export type { AuthenticateOptions } from './authenticate.ts'
 export { planRequired, type ApiAccess, type AuthorizeOptions, type Entitlement } from './authorize.ts'
-export { withAudit } from './audit.ts'
+export { auditEntry, withAudit } from './audit.ts'
 export { isApiPrincipal, type ApiPrincipal, type ApiTokenPrincipal, type OAuthPrincipal, type Principal, type SessionPrincipal } from './principal.ts'
 export { secondsUntilReset, setRateLimitHeaders } from './rate-limit-headers.ts'
 

@@ -1,27 +1,25 @@
-import { esc } from '../infra/html.ts'
+import { html, raw, type SafeHtml } from '../infra/html.ts'
 
-export { esc }
-
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
+const STYLE = raw(`body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
 h1{font-size:1.4rem}form{margin:1.5rem 0}label{display:block;margin:.75rem 0 .25rem}
 input[type=text],input[type=email]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{padding:.5rem 1rem;font-size:1rem;margin:.75rem .5rem 0 0}.error{color:#a00}.muted{color:#555;font-size:.9rem}
-code{font-size:1.1rem;letter-spacing:.1em}ul{padding-left:1.25rem}`
+code{font-size:1.1rem;letter-spacing:.1em}ul{padding-left:1.25rem}`)
 
 /** A whole page: no scripts, inline style only, so it works with JavaScript off. */
-export function page(title: string, body: string): string {
-  return `<!doctype html>
+export function page(title: string, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${esc(title)} · Web Presence</title>
+<title>${title} · Web Presence</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-<h1>${esc(title)}</h1>
+<h1>${title}</h1>
 ${body}
 </main>
 </body>
@@ -29,13 +27,11 @@ ${body}
 `
 }
 
-export function hidden(fields: Record<string, string | undefined>): string {
-  return Object.entries(fields)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
-    .join('\n')
+export function hidden(fields: Record<string, string | undefined>): SafeHtml {
+  const present = Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  return html`${present.map(([name, value], i) => html`${i ? '\n' : ''}<input type="hidden" name="${name}" value="${value}">`)}`
 }
 
-export function errorLine(message: string | undefined): string {
-  return message ? `<p class="error" role="alert">${esc(message)}</p>` : ''
+export function errorLine(message: string | undefined): SafeHtml {
+  return message ? html`<p class="error" role="alert">${message}</p>` : html``
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { classify, logFailure } from '../errors.ts'
+import { classify, logFailure, OAUTH_ERRORS, type OAuthErrorCode } from '../errors.ts'
 
 /** RFC 6749 section 5.2 error body, used by /oauth/* and /agent/identity*. */
 export const OAuthErrorBody = Type.Object(
@@ -11,37 +11,6 @@ export const OAuthErrorBody = Type.Object(
   { additionalProperties: false },
 )
 
-/**
- * Every `error` code the machine endpoints answer, with its HTTP status: RFC 6749 5.2 (token
- * endpoint), RFC 7009 and RFC 7591 (revocation, registration), RFC 8628 3.5 (the claim polls),
- * RFC 8707 (invalid_target) and the claim endpoint's own codes. One place, so a caller narrows on
- * a typed code and a status can never disagree between two routes.
- */
-export const OAUTH_ERRORS = {
-  invalid_request: 400,
-  invalid_client: 401,
-  invalid_grant: 400,
-  invalid_scope: 400,
-  invalid_target: 400,
-  unsupported_grant_type: 400,
-  invalid_client_metadata: 400,
-  invalid_redirect_uri: 400,
-  authorization_pending: 400,
-  slow_down: 400,
-  expired_token: 400,
-  access_denied: 400,
-  unsupported_identity_type: 400,
-  invalid_claim_token: 401,
-  not_found: 404,
-  method_not_allowed: 405,
-  claimed_or_in_flight: 409,
-  claim_expired: 410,
-  rate_limited: 429,
-  server_error: 500,
-  temporarily_unavailable: 503,
-} as const satisfies Record<string, number>
-
-export type OAuthErrorCode = keyof typeof OAUTH_ERRORS
 
 /** An OAuth error: `error` and `error_description` go to the client, `detail` only to the log. */
 export class OAuthError extends Error {

@@ -2,8 +2,8 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { classify, logFailure } from '../errors.ts'
 import authorizeRoutes from './authorize.ts'
-import { sendPage } from '../infra/html.ts'
-import { esc, page } from './html.ts'
+import { html, sendPage } from '../infra/html.ts'
+import { page } from './html.ts'
 import signInRoutes from './sign-in.ts'
 import type { EmailHasher } from './users.ts'
 import verifyRoutes from './verify.ts'
@@ -28,7 +28,7 @@ function htmlErrorHandler(error: FastifyError, request: FastifyRequest, reply: F
       : status >= 500
         ? 'Something went wrong on our side. Try again shortly.'
         : classified.detail
-  return sendPage(reply, status, page(TITLES[status] ?? 'Cannot continue', `<p>${esc(message)}</p>`))
+  return sendPage(reply, status, page(TITLES[status] ?? 'Cannot continue', html`<p>${message}</p>`))
 }
 
 /** The pages people use: sign-in, the claim verification page and the consent page. */

@@ -2,10 +2,10 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { safeEqual } from '../infra/crypto.ts'
-import { sendPage as html } from '../infra/html.ts'
+import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
-import { errorLine, esc, hidden, page } from './html.ts'
+import { errorLine, hidden, page } from './html.ts'
 import { challengeCodeHash, challengeEmail, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
 import { newSignInCode } from './user-codes.ts'
 import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
@@ -18,24 +18,24 @@ const EMAIL_WINDOW_MS = 15 * 60_000
 const Html = Type.String({ description: 'HTML page' })
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-function emailForm(csrf: string, returnTo: string, error?: string, email = ''): string {
+function emailForm(csrf: string, returnTo: string, error?: string, email = ''): SafeHtml {
   return page(
     'Sign in',
-    `${errorLine(error)}
+    html`${errorLine(error)}
 <p>We send a one-time code to your email address. An account is created the first time you sign in.</p>
 <form method="post" action="/signin">
 ${hidden({ _csrf: csrf, return_to: returnTo })}
 <label for="email">Email address</label>
-<input id="email" type="email" name="email" value="${esc(email)}" required maxlength="254" autocomplete="email" autofocus>
+<input id="email" type="email" name="email" value="${email}" required maxlength="254" autocomplete="email" autofocus>
 <button type="submit">Send code</button>
 </form>`,
   )
 }
 
-function codeForm(csrf: string, challenge: string, error?: string): string {
+function codeForm(csrf: string, challenge: string, error?: string): SafeHtml {
   return page(
     'Enter your code',
-    `${errorLine(error)}
+    html`${errorLine(error)}
 <p>We sent a six-digit code to your email address. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes.</p>
 <form method="post" action="/signin/code">
 ${hidden({ _csrf: csrf, challenge })}
@@ -58,7 +58,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
   typed.get(
     '/signin',
     { config: { operation: 'signin.page' }, schema: { summary: 'Sign-in page', tags: ['sign-in'], querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 4000 })) }), response: { 200: Html } } },
-    async (request, reply) => html(reply, 200, emailForm(await reply.generateCsrf(), safeReturnTo(request.query.return_to))),
+    async (request, reply) => sendPage(reply, 200, emailForm(await reply.generateCsrf(), safeReturnTo(request.query.return_to))),
   )
 
   typed.post(
@@ -77,11 +77,11 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     async (request, reply) => {
       const returnTo = safeReturnTo(request.body.return_to)
       const email = normaliseEmail(request.body.email)
-      if (!EMAIL_FORMAT.test(email) || email.length < 3) return html(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
+      if (!EMAIL_FORMAT.test(email) || email.length < 3) return sendPage(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
       const hash = emailHash(email)
       if ((await countRecentChallenges(app.db, hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
         reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
-        return html(reply, 429, emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email))
+        return sendPage(reply, 429, emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email))
       }
       const code = newSignInCode()
       const id = await insertChallenge(app.db, app.keyring, { emailHash: hash, email, code, returnTo, expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000) })
@@ -97,7 +97,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
   typed.get(
     '/signin/code',
     { config: { operation: 'signin.code_page' }, schema: { summary: 'Sign-in code page', tags: ['sign-in'], querystring: Type.Object({ challenge: Type.String({ maxLength: 100 }) }), response: { 200: Html } } },
-    async (request, reply) => html(reply, 200, codeForm(await reply.generateCsrf(), request.query.challenge)),
+    async (request, reply) => sendPage(reply, 200, codeForm(await reply.generateCsrf(), request.query.challenge)),
   )
 
   typed.post(
@@ -119,14 +119,14 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       const challenge = await findChallenge(app.db, id)
       const csrf = await reply.generateCsrf()
       if (!challenge || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
-        return html(reply, 410, page('Code no longer valid', `<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`))
+        return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`))
       }
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
-        return html(reply, 400, codeForm(csrf, id, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
+        return sendPage(reply, 400, codeForm(csrf, id, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
       }
-      if (!(await consumeChallenge(app.db, id))) return html(reply, 410, page('Code no longer valid', '<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>'))
+      if (!(await consumeChallenge(app.db, id))) return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>`))
       const email = challengeEmail(app.keyring, challenge)
       const user = await findOrCreateUser(app.db, app.keyring, challenge.email_hash, email)
       await reply.startWebSession(user.id)
@@ -135,9 +135,9 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
   )
 
   typed.get('/signin/done', { config: { operation: 'signin.done' }, schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) => {
-    if (!request.webUser) return html(reply, 200, page('Not signed in', '<p>You are not signed in. <a href="/signin">Sign in</a></p>'))
-    const signOut = `<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
-    return html(reply, 200, page('Signed in', `<p>You are signed in as ${esc(request.webUser.email)}.</p>${signOut}`))
+    if (!request.webUser) return sendPage(reply, 200, page('Not signed in', html`<p>You are not signed in. <a href="/signin">Sign in</a></p>`))
+    const signOut = html`<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
+    return sendPage(reply, 200, page('Signed in', html`<p>You are signed in as ${request.webUser.email}.</p>${signOut}`))
   })
 
   typed.post(
@@ -155,7 +155,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     },
     async (_request, reply) => {
       await reply.endWebSession()
-      return html(reply, 200, page('Signed out', '<p>You are signed out. <a href="/signin">Sign in again</a></p>'))
+      return sendPage(reply, 200, page('Signed out', html`<p>You are signed out. <a href="/signin">Sign in again</a></p>`))
     },
   )
 }

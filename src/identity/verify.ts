@@ -2,10 +2,10 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { sendPage as html } from '../infra/html.ts'
+import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
-import { errorLine, esc, hidden, page } from './html.ts'
+import { errorLine, hidden, page } from './html.ts'
 import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt } from './registrations.ts'
 import { normaliseUserCode } from './user-codes.ts'
 import type { EmailHasher } from './users.ts'
@@ -15,15 +15,15 @@ import type { EmailHasher } from './users.ts'
 const Html = Type.String({ description: 'HTML page' })
 const VERIFY = '/agent/identity/verify'
 
-function entryForm(csrf: string, userCode = '', error?: string): string {
+function entryForm(csrf: string, userCode = '', error?: string): SafeHtml {
   return page(
     'Connect an agent',
-    `${errorLine(error)}
+    html`${errorLine(error)}
 <p>An AI agent asked to be connected to your account. Enter the code it showed you.</p>
 <form method="post" action="${VERIFY}">
 ${hidden({ _csrf: csrf })}
 <label for="user_code">Code</label>
-<input id="user_code" type="text" name="user_code" value="${esc(userCode)}" required maxlength="20" autocomplete="off" autocapitalize="characters" placeholder="XXXX-XXXX" autofocus>
+<input id="user_code" type="text" name="user_code" value="${userCode}" required maxlength="20" autocomplete="off" autocapitalize="characters" placeholder="XXXX-XXXX" autofocus>
 <button type="submit">Continue</button>
 </form>`,
   )
@@ -46,18 +46,18 @@ export default async function verifyRoutes(app: FastifyInstance, options: { emai
     async (request, reply) => {
       const csrf = await reply.generateCsrf()
       const code = request.query.user_code ? normaliseUserCode(request.query.user_code) : undefined
-      if (!code || !request.webUser) return html(reply, 200, entryForm(csrf, request.query.user_code ?? ''))
+      if (!code || !request.webUser) return sendPage(reply, 200, entryForm(csrf, request.query.user_code ?? ''))
       const attempt = await pendingAttempt(code)
       if (!attempt || attempt.status !== 'pending' || attempt.expires_at <= new Date()) {
-        return html(reply, 200, entryForm(csrf, '', 'This code is unknown or no longer valid. Ask the agent for a new one.'))
+        return sendPage(reply, 200, entryForm(csrf, '', 'This code is unknown or no longer valid. Ask the agent for a new one.'))
       }
-      return html(
+      return sendPage(
         reply,
         200,
         page(
           'Connect this agent?',
-          `<p>Signed in as <strong>${esc(request.webUser.email)}</strong>.</p>
-<p>An AI agent asks for access to your account with code <code>${esc(display(code))}</code>. It will be able to:</p>
+          html`<p>Signed in as <strong>${request.webUser.email}</strong>.</p>
+<p>An AI agent asks for access to your account with code <code>${display(code)}</code>. It will be able to:</p>
 <ul><li>read your sites, pages and leads (mcp:read)</li><li>use tools that change them (mcp:tools)</li></ul>
 <form method="post" action="${VERIFY}/decision">
 ${hidden({ _csrf: csrf, user_code: display(code) })}
@@ -86,8 +86,8 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
       const csrf = await reply.generateCsrf()
       const code = normaliseUserCode(request.body.user_code)
       const attempt = code ? await pendingAttempt(code) : undefined
-      if (!code || !attempt || attempt.status !== 'pending') return html(reply, 400, entryForm(csrf, request.body.user_code, 'This code is not known. Check it and try again.'))
-      if (attempt.expires_at <= new Date()) return html(reply, 410, entryForm(csrf, '', 'This code has expired. Ask the agent to start again.'))
+      if (!code || !attempt || attempt.status !== 'pending') return sendPage(reply, 400, entryForm(csrf, request.body.user_code, 'This code is not known. Check it and try again.'))
+      if (attempt.expires_at <= new Date()) return sendPage(reply, 410, entryForm(csrf, '', 'This code has expired. Ask the agent to start again.'))
       const next = `${VERIFY}?user_code=${display(code)}`
       const location = request.webUser ? next : `/signin?return_to=${encodeURIComponent(next)}`
       return reply.redirect(location, 303)
@@ -110,26 +110,26 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
     async (request, reply) => {
       const code = normaliseUserCode(request.body.user_code)
       const user = request.webUser
-      if (!code) return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known.'))
+      if (!code) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known.'))
       if (!user) return reply.redirect(`/signin?return_to=${encodeURIComponent(`${VERIFY}?user_code=${display(code)}`)}`, 303)
       const attempt = await pendingAttempt(code)
-      if (!attempt || attempt.status !== 'pending') return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known or was already used.'))
-      if (attempt.expires_at <= new Date()) return html(reply, 410, entryForm(await reply.generateCsrf(), '', 'This code has expired. Ask the agent to start again.'))
+      if (!attempt || attempt.status !== 'pending') return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known or was already used.'))
+      if (attempt.expires_at <= new Date()) return sendPage(reply, 410, entryForm(await reply.generateCsrf(), '', 'This code has expired. Ask the agent to start again.'))
 
       if (attempt.email_hash !== options.emailHash(user.email)) {
         const failed = attempt.failed_entries + 1
         await countWrongAccountEntry(app.db, attempt.id, failed, failed >= CLAIM_ENTRY_ATTEMPTS)
-        return html(reply, 403, page('Another account', '<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>'))
+        return sendPage(reply, 403, page('Another account', html`<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>`))
       }
 
       const approve = request.body.decision === 'approve'
-      if (!(await decideClaimAttempt(app.db, attempt.id, { approve, userId: user.id }))) return html(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
-      return html(
+      if (!(await decideClaimAttempt(app.db, attempt.id, { approve, userId: user.id }))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+      return sendPage(
         reply,
         200,
         approve
-          ? page('Agent connected', '<p>The agent is now connected to your account. You can close this page and return to it.</p>')
-          : page('Request declined', '<p>The agent was not connected. You can close this page.</p>'),
+          ? page('Agent connected', html`<p>The agent is now connected to your account. You can close this page and return to it.</p>`)
+          : page('Request declined', html`<p>The agent was not connected. You can close this page.</p>`),
       )
     },
   )

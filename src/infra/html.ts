@@ -39,7 +39,7 @@ export function raw(markup: string): SafeHtml {
   return new SafeHtml(markup)
 }
 
-/** Sends a whole HTML page that no cache may keep: it carries a CSRF token or a person's own data. */
-export function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
+/** Sends a whole HTML page, made by `html`, that no cache may keep: it carries a CSRF token or a person's own data. */
+export function sendPage(reply: FastifyReply, status: number, body: SafeHtml) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body.value)
 }

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from 'typebox'
 import { errors } from '../errors.ts'
-import type { AuditEntry } from '../frame/index.ts'
+import { auditEntry } from '../frame/index.ts'
 import type { Db } from '../infra/db.ts'
 import { defineTool, failureStatus, type Caller, type ToolSpec } from './tool.ts'
 
@@ -39,7 +39,7 @@ export async function forAccount<T>(caller: Caller, operation: string, access: '
   const { frame, db } = caller.app
   const principal = await frame.authenticate(caller.request, null, { audience: caller.auth.audience })
   const { accountId } = principal
-  const entry = (status: number): AuditEntry => ({ accountId, tokenId: null, clientId: principal.clientId, operation, method: 'POST', path: '/mcp', status, requestId: caller.request.id, ip: caller.request.ip })
+  const entry = (status: number) => auditEntry(caller.request, principal, status, operation)
   try {
     frame.authorize(principal, { access })
     if (access === 'write') return await frame.withAudit(db, entry(200), (trx) => work({ ...caller, accountId, db: trx }))

@@ -1,3 +1,4 @@
+import type { FastifyError } from 'fastify'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server'
 import { listPageBlocks, blockView } from '../domain/blocks.ts'
 import type { TypedBlock } from '../domain/block-content.ts'
@@ -5,8 +6,9 @@ import { getAccountPage, listSitePages } from '../domain/pages.ts'
 import { getAccountSite, listAccountSites } from '../domain/sites.ts'
 // The hosted sites' own Markdown of the blocks, so a page reads the same here as in its published alternate.
 import { mdText as md, pageBlocksMarkdown } from '../domain/page-markdown.ts'
+import { classify, errors } from '../errors.ts'
 import { forAccount, type AccountCall } from './account.ts'
-import { failureStatus, ToolError, type Caller } from './tool.ts'
+import type { Caller } from './tool.ts'
 import { previewUrl } from '../domain/views.ts'
 import { subdomainHost } from '../domain/subdomains.ts'
 
@@ -14,18 +16,18 @@ const MARKDOWN = 'text/markdown'
 /** How many sites and pages resources/list names; the tools page through the rest. */
 const LISTED = { limit: 100, offset: 0 }
 
-/** A failed read as the protocol says it: an unknown resource is "not found", other refusals carry their message. */
+/** A failed read as the protocol says it: an unknown resource is "not found", other refusals carry their code and message. */
 function readFailure(uri: string, error: unknown): Error {
-  if (failureStatus(error) === 404) return new ResourceNotFoundError(uri)
-  const message = error instanceof ToolError ? `${error.code}: ${error.message}` : (error as Error).message
-  return new ProtocolError(ProtocolErrorCode.InvalidRequest, message)
+  const { status, code, detail } = classify(error as FastifyError)
+  if (status === 404) return new ResourceNotFoundError(uri)
+  return new ProtocolError(ProtocolErrorCode.InvalidRequest, `${code}: ${detail}`)
 }
 
 async function read(caller: Caller, uri: URL, render: (call: AccountCall) => Promise<string | undefined>): Promise<ReadResourceResult> {
   try {
     const text = await forAccount(caller, 'read_resource', 'read', async (call) => {
       const found = await render(call)
-      if (found === undefined) throw new ToolError('not_found', 'No such resource in this account', 404)
+      if (found === undefined) throw new errors.notFound('No such resource in this account')
       return found
     })
     return { contents: [{ uri: uri.href, mimeType: MARKDOWN, text }] }

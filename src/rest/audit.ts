@@ -1,25 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify'
-import type { AuditEntry } from '../frame/index.ts'
+import { auditEntry } from '../frame/index.ts'
 import type { Db } from '../infra/db.ts'
-import type { RestRouteConfig } from './auth.ts'
 import { etagOf } from './http.ts'
 import { answerStored, claimedKeyOf } from './idempotency.ts'
 import { storeAnswer } from './idempotency-store.ts'
-
-function entryOf(request: FastifyRequest, status: number): AuditEntry {
-  const config = request.routeOptions.config as RestRouteConfig
-  return {
-    accountId: request.principal.accountId,
-    tokenId: request.principal.tokenId,
-    clientId: request.principal.clientId,
-    operation: config.operation ?? 'unknown',
-    method: request.method,
-    path: request.routeOptions.url ?? request.url.split('?')[0] ?? '',
-    status,
-    requestId: request.id,
-    ip: request.ip,
-  }
-}
 
 /**
  * A /v1 change with its audit record in one transaction (the frame's `withAudit`). `status` is
@@ -31,10 +15,7 @@ function entryOf(request: FastifyRequest, status: number): AuditEntry {
  * A POST takes answerChange instead, which stores its Idempotency-Key answer in the same transaction.
  */
 export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 200): Promise<T> {
-  const { frame } = request.server
-  const result = await frame.withAudit(request.server.db, entryOf(request, status), work)
-  frame.audit.written(request)
-  return result
+  return request.server.frame.audit.change(request, request.principal, status, work)
 }
 
 /** The answer of a change: its status, body and, for an item, where it lives and what its ETag is made of. */
@@ -60,7 +41,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export async function answerChange<T>(request: FastifyRequest, reply: FastifyReply, work: (trx: Db) => Promise<T>, answer: (value: T, trx: Db) => ChangeAnswer | Promise<ChangeAnswer>): Promise<FastifyReply> {
   const key = claimedKeyOf(request)
   const { frame } = request.server
-  const sent = await frame.withAudit(request.server.db, (done) => entryOf(request, done.status), async (trx: Db) => {
+  const sent = await frame.withAudit(request.server.db, (done) => auditEntry(request, request.principal, done.status), async (trx: Db) => {
     const outcome = await answer(await work(trx), trx)
     const serialize = reply.getSerializationFunction(String(outcome.status)) ?? JSON.stringify
     const payload = serialize(outcome.body)
@@ -79,6 +60,6 @@ export async function answerChange<T>(request: FastifyRequest, reply: FastifyRep
 export function auditHook(app: FastifyInstance): onResponseAsyncHookHandler {
   return async function auditResponse(request, reply) {
     if (!request.principal || app.frame.audit.isWritten(request)) return
-    app.frame.audit.record(entryOf(request, reply.statusCode))
+    app.frame.audit.record(auditEntry(request, request.principal, reply.statusCode))
   }
 }

@@ -5,11 +5,11 @@ import { insertLead } from '../domain/leads.ts'
 import { isLocale } from '../domain/locales.ts'
 import { findSiteById } from '../domain/sites.ts'
 import { errors } from '../errors.ts'
+import { html, raw, sendPage } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
 import { formTokenValid } from './form-token.ts'
 import { siteOfRequest } from './hosted-site.ts'
 import type { LiveSites } from './live-sites.ts'
-import { esc } from './render/escape.ts'
 import { LABELS } from './render/labels.ts'
 import { pageUrlPath } from './render/paths.ts'
 import { CSS } from './render/style.ts'
@@ -77,8 +77,8 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
     })
     const l = LABELS[locale]
     const back = `${origin.prefix}${pageUrlPath(locale, body.page, site.default_locale)}`
-    const page = `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(l.thanksTitle)} – ${esc(site.name)}</title><style>${CSS}</style></head><body><main id="main"><h1>${esc(l.thanksTitle)}</h1><p>${esc(l.thanksText)}</p><p><a href="${esc(back)}">${esc(l.back)}</a></p></main></body></html>`
-    return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page)
+    const page = html`<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${l.thanksTitle} – ${site.name}</title><style>${raw(CSS)}</style></head><body><main id="main"><h1>${l.thanksTitle}</h1><p>${l.thanksText}</p><p><a href="${back}">${l.back}</a></p></main></body></html>`
+    return sendPage(reply, 200, page)
   }
   const route = {
     config: { operation: 'sites.contact_form', ...routeLimit(app.config, 'sites.contact_form') },

@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+/** The rooms of docs/architecture.md: one interface group each, none importing another. */
+const ROOMS = ['public', 'agent', 'identity', 'rest', 'mcp', 'graphql', 'sites', 'dashboard']
+/** What every room may use, and which must never reach back into a room. */
+const SHARED = ['frame', 'domain', 'infra', 'errors.ts', 'schemas.ts', 'config.ts']
+
+const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src')
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return /\.(ts|mts|js)$/.test(entry.name) ? [path] : []
+  })
+}
+
+/** The top-level folder (or file) of src/ a path lies in. */
+const areaOf = (path: string) => relative(src, path).split(sep)[0] ?? ''
+
+/** Every relative module a file imports or re-exports, statically or dynamically, resolved to its path. */
+function importsOf(file: string, text: string): string[] {
+  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((match) => match[1]!)
+  return specifiers.map((specifier) => resolve(dirname(file), specifier))
+}
+
+/** The imports of one file that cross a line docs/architecture.md draws, as "from → to". */
+function crossings(file: string, text: string): string[] {
+  const from = areaOf(file)
+  return importsOf(file, text)
+    .filter((target) => target.startsWith(src + sep) && ROOMS.includes(areaOf(target)) && areaOf(target) !== from)
+    .filter(() => ROOMS.includes(from) || SHARED.includes(from))
+    .map((target) => `${relative(src, file)} → ${relative(src, target)}`)
+}
+
+describe('the layout of docs/architecture.md', () => {
+  it('has no room importing another room, and nothing shared (frame, domain, infra, errors) importing a room', () => {
+    expect(sourceFiles(src).flatMap((file) => crossings(file, readFileSync(file, 'utf8')))).toEqual([])
+  })
+
+  it('knows every folder of src/', () => {
+    const areas = readdirSync(src, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    expect(areas.filter((area) => !ROOMS.includes(area) && !SHARED.includes(area))).toEqual([])
+  })
+
+  it('finds the crossings it is there to refuse, in every form of import', () => {
+    const text = [
+      "import { withAudit } from '../rest/audit.ts'",
+      "export { view } from '../dashboard/layout.ts'",
+      "const tools = await import('../mcp/tool.ts')",
+      "import '../sites/index.ts'",
+      "import { errors } from '../errors.ts'",
+      "import type { AccountFrame } from '../frame/index.ts'",
+      "import { ToolError } from './tool.ts'",
+    ].join('\n')
+    expect(crossings(join(src, 'mcp', 'x.ts'), text)).toEqual(['mcp/x.ts → rest/audit.ts', 'mcp/x.ts → dashboard/layout.ts', 'mcp/x.ts → sites/index.ts'])
+    expect(crossings(join(src, 'infra', 'x.ts'), "import { toolFailure } from '../mcp/tool.ts'")).toEqual(['infra/x.ts → mcp/tool.ts'])
+    expect(crossings(join(src, 'frame', 'x.ts'), "import { audited } from '../dashboard/audited.ts'")).toEqual(['frame/x.ts → dashboard/audited.ts'])
+    expect(crossings(join(src, 'domain', 'accounts', 'x.ts'), "import { entryOf } from '../../rest/audit.ts'")).toEqual(['domain/accounts/x.ts → rest/audit.ts'])
+  })
+})
