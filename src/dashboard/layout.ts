@@ -28,6 +28,15 @@ fieldset{border:1px solid #cbd5e1;border-radius:6px}.check{font-weight:400;displ
 .notice{background:#dcfce7;border:1px solid #16a34a;padding:.5rem 1rem;border-radius:6px}.error{background:#fee2e2;border:1px solid #b91c1c;padding:.5rem 1rem;border-radius:6px}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}meter{width:100%;height:1.5rem}.muted{color:#475569;font-size:.9rem}
 code{overflow-wrap:break-word}code.long{overflow-wrap:anywhere}
+.crumbs ol{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}.crumbs li+li::before{content:"›";margin-right:.25rem;color:#475569}
+.field{margin:0 0 1rem}.field input:not([type=checkbox]),.field textarea,.field select{width:100%}.field textarea{min-height:6rem}.optional{font-weight:400;color:#475569}
+.hint{margin:.1rem 0 .3rem;color:#475569;font-size:.9rem}.field-error{margin:.1rem 0 .3rem;color:#b91c1c;font-weight:600}
+.invalid input:not([type=checkbox]),.invalid textarea,.invalid select,[aria-invalid=true]{border:2px solid #b91c1c}.saved{margin:.3rem 0 0;padding:.3rem .5rem;background:#fef3c7;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere}
+.problems h2{margin:.25rem 0;font-size:1.1rem}.problems a{color:#7f1d1d;font-weight:600}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}.actions form{margin:0}
+ol.blocks{list-style:none;padding:0}ol.blocks>li{background:#fff;border:1px solid #cbd5e1;border-radius:8px;padding:.75rem 1rem;margin:0 0 .75rem}
+.rendered{border-left:4px solid #cbd5e1;padding:0 .75rem;margin:.5rem 0;overflow-wrap:anywhere}.rendered img{max-width:100%;height:auto}
+fieldset.item{margin:0 0 1rem;padding:.5rem 1rem}.kind{font-size:.85rem;font-weight:600;color:#475569;text-transform:uppercase;letter-spacing:.03em}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.table:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 @media (max-width:40rem){main{padding:.75rem}.table table,.table tbody,.table tr,.table td{display:block;width:100%}.table table{background:none}
 .table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}

@@ -69,7 +69,7 @@ describe('dashboard actions over plain form posts', async () => {
     const added = await post(app, `/app/sites/${site.id}/domains`, cookie, form({ hostname: 'WWW.Owner-Shop.example.' }))
     expect(added.statusCode, added.body).toBe(303)
     const domain = await app.db.selectFrom('domains').selectAll().where('site_id', '=', site.id).where('hostname', '=', 'www.owner-shop.example').executeTakeFirstOrThrow()
-    let detail = await page(`/app/sites/${site.id}?done=domain-added`)
+    let detail = await page(`/app/sites/${site.id}/domains?done=domain-added`)
     expect(detail).toContain('publish its TXT record')
     expect(detail).toContain('_wps-challenge.www.owner-shop.example')
     expect(detail).toContain(domain.verification_value)
@@ -78,13 +78,13 @@ describe('dashboard actions over plain form posts', async () => {
     const verify = async () => {
       const res = await post(app, `/app/domains/${domain.id}/verify`, cookie, form())
       expect(res.statusCode, res.body).toBe(303)
-      expect(res.headers['location']).toBe(`/app/sites/${site.id}?done=verify-queued`)
+      expect(res.headers['location']).toBe(`/app/sites/${site.id}/domains?done=verify-queued`)
       return until(async () => ((await status()) === 'pending' ? undefined : status()))
     }
     expect(await verify()).toBe('failed')
     dns.setTxt(`_wps-challenge.www.owner-shop.example`, [domain.verification_value])
     expect(await verify()).toBe('active')
-    detail = await page(`/app/sites/${site.id}`)
+    detail = await page(`/app/sites/${site.id}/domains`)
     expect(detail).not.toContain(`Verify www.owner-shop.example`)
 
     const refused = await post(app, `/app/sites/${site.id}/domains`, cookie, form({ hostname: '192.0.2.1' }))
@@ -93,7 +93,7 @@ describe('dashboard actions over plain form posts', async () => {
 
     const removed = await post(app, `/app/domains/${domain.id}/delete`, cookie, form())
     expect(removed.statusCode).toBe(303)
-    expect(await page(`/app/sites/${site.id}?done=domain-removed`)).toContain('The domain was removed.')
+    expect(await page(`/app/sites/${site.id}/domains?done=domain-removed`)).toContain('The domain was removed.')
     expect(await app.db.selectFrom('domains').select('id').where('id', '=', domain.id).executeTakeFirst()).toBeUndefined()
     expect((await post(app, `/app/domains/${domain.id}/delete`, cookie, form())).statusCode).toBe(404)
     expect(await audited('domains.verify')).toEqual([303, 303])

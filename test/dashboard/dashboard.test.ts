@@ -256,10 +256,12 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
   it('rebuilds a site from its page and shows the build', async () => {
     await page.goto(`${origin}/app/sites`)
     await page.getByRole('link', { name: 'Owner shop', exact: true }).click()
+    await page.getByRole('link', { name: 'Domains', exact: true }).click()
     await page.getByLabel('Add a domain').fill('www.owner-shop.example')
     await page.getByRole('button', { name: 'Add domain' }).click()
     await expect.poll(() => page.locator('.notice').textContent()).toContain('publish its TXT record')
-    await page.getByRole('button', { name: 'Rebuild and publish' }).click()
+    await page.getByRole('link', { name: 'Owner shop' }).click()
+    await page.getByRole('button', { name: 'Publish now' }).click()
     await expect.poll(() => page.locator('.notice').textContent()).toContain('A build was queued.')
     await expect.poll(async () => (await page.reload(), await page.locator('td[data-label="Live"]').first().textContent()), { timeout: 20_000 }).toBe('live')
   })

@@ -1,0 +1,218 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { BLOCK_TYPES, BlockContents, type BlockType } from '../../../domain/block-content.ts'
+import { blockView, deleteBlock, insertBlock, updateBlock, type Block } from '../../../domain/blocks.ts'
+import { renderMarkdown } from '../../../domain/markdown.ts'
+import type { Page } from '../../../domain/pages.ts'
+import type { SiteRecord } from '../../../domain/sites.ts'
+import { literalUnion } from '../../../schemas.ts'
+import { errors } from '../../../errors.ts'
+import { html, raw, type SafeHtml } from '../../../infra/html.ts'
+import { audited } from '../../audited.ts'
+import { BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
+import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
+import { defaultSave, field, fieldErrors, fieldId, FormBodySchema, formState, hidden, issuesOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FieldSpec, type FormBody, type FormState } from './form.ts'
+
+const GROUPS: Record<string, string> = { cta: 'Button', image: 'Picture' }
+
+interface Target {
+  site: SiteRecord
+  page: Page
+  form: BlockForm
+  /** The block being edited; none while adding one. */
+  block?: Block
+  /** The version the form carries: the block's as the person first saw it. */
+  version?: string
+}
+
+function specsFor(form: BlockForm, values: Record<string, string>): Map<string, FieldSpec> {
+  const specs = new Map<string, FieldSpec>(form.fields.map((f) => [f.name, f]))
+  if (form.list) {
+    specs.set('items', { name: 'items', label: form.list.legend, format: `Add at least one ${form.list.item.toLowerCase()}.` })
+    for (let i = 0; i < itemCount(form, values); i++) for (const f of form.list.fields) specs.set(`items.${i}.${f.name}`, { ...f, name: `items.${i}.${f.name}`, label: `${form.list.item} ${i + 1}, ${f.label}` })
+  }
+  return specs
+}
+
+function labelsFor(form: BlockForm, values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries([...specsFor(form, values)].map(([name, spec]) => [name, GROUPS[name.split('.')[0]!] && !name.startsWith('items.') ? `${GROUPS[name.split('.')[0]!]}, ${spec.label}` : spec.label]))
+}
+
+/** The single fields, a group (button, picture) in a fieldset of its own. */
+function singleFields(form: BlockForm, state: FormState): SafeHtml {
+  const parts: SafeHtml[] = []
+  const done = new Set<string>()
+  for (const f of form.fields) {
+    const group = f.name.includes('.') ? f.name.split('.')[0]! : undefined
+    if (!group) parts.push(field(state, f))
+    else if (!done.has(group)) {
+      done.add(group)
+      const members = form.fields.filter((m) => m.name.startsWith(`${group}.`))
+      parts.push(html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => field(state, { ...m, optional: false } satisfies BlockField))}</fieldset>`)
+    }
+  }
+  return html`${parts}`
+}
+
+function itemRows(form: BlockForm, state: FormState, action: string): SafeHtml {
+  const list = form.list
+  if (!list) return html``
+  const count = itemCount(form, state.values)
+  const error = state.errors['items']
+  const noun = list.item.toLowerCase()
+  return html`<fieldset class="field${error ? ' invalid' : ''}" id="${fieldId('items')}"${error ? html` aria-describedby="${fieldId('items')}-error"` : ''}><legend>${list.legend}</legend>
+${error ? html`<p class="field-error" id="${fieldId('items')}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}
+${Array.from({ length: count }, (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
+${list.fields.map((f) => field(state, { ...f, name: `items.${i}.${f.name}` }))}
+<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button></fieldset>`)}
+<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>
+</fieldset>`
+}
+
+/**
+ * Adding and changing a block: one form per block type; list items added and removed by submit
+ * buttons that send the form back with one row more or less (no script needed); the text block's
+ * Markdown shown as it will be published. Saved through insertBlock/updateBlock, the functions
+ * behind POST /v1/pages/{id}/blocks and PATCH /v1/blocks/{id}, the content checked by its type's schema.
+ */
+export default async function blockScreen(app: FastifyInstance) {
+  function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
+    const { site, page, form, block } = target
+    const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
+    const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
+    const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
+    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
+<p>${form.description}</p>
+${problems(shown, labelsFor(form, shown.values))}
+<form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? '' : html`<input type="hidden" name="type" value="${form.type}">`}
+${defaultSave('Save block')}
+${singleFields(form, shown)}
+${itemRows(form, shown, action)}
+${form.type === 'text'
+  ? html`<p><button type="submit" class="secondary" name="_do" value="preview" formaction="${action}#preview-h">Show how it will look</button></p>
+<section class="card" aria-labelledby="preview-h"><h2 id="preview-h">How it will look${options.preview ? ' (not saved yet)' : ''}</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}</section>`
+  : ''}
+<div class="actions"><button type="submit" name="_do" value="save">Save block</button> <a href="/app/pages/${page.id}">Cancel</a></div>
+</form>`
+    return reply.page(block ? `Edit ${form.label.toLowerCase()}` : `Add ${form.label.toLowerCase()}`, 'sites', body)
+  }
+
+  /** One submission of a block form: a row added or removed, the preview, or the block saved. */
+  async function submit(request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply, target: Target) {
+    const { form } = target
+    const doing = textOf(request.body, '_do') || 'save'
+    const typed = valuesFromBody(form, request.body)
+    if (doing === 'add' && form.list) return render(reply, target, formState(withItemAdded(form, typed)))
+    const removing = /^remove:(\d{1,3})$/.exec(doing)
+    if (removing && form.list) return render(reply, target, formState(withItemRemoved(form, typed, Number(removing[1]))))
+    if (doing === 'preview') return render(reply, target, formState(typed), { preview: true })
+    if (doing !== 'save') throw new errors.validationFailed('The form was sent with an unknown button')
+
+    const values = withoutEmptyItems(form, typed)
+    const content = contentFrom(form, values)
+    const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values))
+    if (Object.keys(wrong).length) {
+      await refused(request, reply, 400)
+      return render(reply, target, { values, errors: wrong })
+    }
+    const accountId = request.person.accountId
+    try {
+      const saved = await audited(request, async (trx) => {
+        if (!target.block) return insertBlock(trx, target.page.id, { type: form.type, content })
+        const check = target.version ? sameVersion(target.version, blockView) : undefined
+        const changed = await updateBlock(trx, accountId, target.block.id, { content }, check)
+        if (!changed) throw new errors.notFound('There is no such block in your account')
+        return changed
+      })
+      return reply.redirect(`/app/pages/${target.page.id}?done=${target.block ? 'block-saved' : 'block-added'}#block-${saved.id}`, 303)
+    } catch (error) {
+      const refusal = refusalOf(error, {}, 'block')
+      if (!refusal) throw error
+      await refused(request, reply, refusal.status)
+      if (!refusal.stale || !target.block) return render(reply, target, refusedState(values, refusal))
+      const now = await ownBlock(app, accountId, target.block.id)
+      const current = { ...target, block: now.block, version: versionOf(blockView(now.block)) }
+      return render(reply, current, refusedState(values, refusal, valuesFromContent(form, now.block.content as Record<string, unknown>)))
+    }
+  }
+
+  app.get<{ Params: { id: string }; Querystring: { type: BlockType } }>(
+    '/pages/:id/blocks/new',
+    { config: { operation: 'dashboard.blocks.new' }, schema: { hide: true, params: PageParams, querystring: Type.Object({ type: literalUnion(BLOCK_TYPES) }) } },
+    async (request, reply) => {
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const form = BLOCK_FORMS[request.query.type]
+      return render(reply, { site, page, form }, formState(form.list ? withItemAdded(form, valuesFromContent(form, {})) : valuesFromContent(form, {})))
+    },
+  )
+
+  app.post<{ Params: { id: string }; Body: FormBody }>(
+    '/pages/:id/blocks',
+    { config: { operation: 'dashboard.blocks.create' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: FormBodySchema } },
+    async (request, reply) => {
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const type = textOf(request.body, 'type')
+      if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed('Choose a kind of block')
+      return submit(request, reply, { site, page, form: BLOCK_FORMS[type as BlockType] })
+    },
+  )
+
+  app.get<{ Params: { id: string } }>('/blocks/:id', { config: { operation: 'dashboard.blocks.get' }, schema: { hide: true, params: BlockParams } }, async (request, reply) => {
+    const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
+    const form = BLOCK_FORMS[block.type as BlockType]
+    return render(reply, { site, page, block, form, version: versionOf(blockView(block)) }, formState(valuesFromContent(form, block.content as Record<string, unknown>)))
+  })
+
+  app.post<{ Params: { id: string }; Body: FormBody }>(
+    '/blocks/:id',
+    { config: { operation: 'dashboard.blocks.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: BlockParams, body: FormBodySchema } },
+    async (request, reply) => {
+      const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
+      const version = textOf(request.body, '_version') || undefined
+      return submit(request, reply, { site, page, block, form: BLOCK_FORMS[block.type as BlockType], ...(version ? { version } : {}) })
+    },
+  )
+
+  function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
+    const { site, page, block } = target
+    const form = BLOCK_FORMS[block.type as BlockType]
+    return reply.page(
+      `Delete this ${form.label.toLowerCase()} block?`,
+      'sites',
+      html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete block']])}
+${problem ? html`<div class="error problems" role="alert"><h2>Nothing was deleted</h2><p>${problem}</p></div>` : ''}
+<div class="card">${form.summary(blockView(block).content as never)}</div>
+<p>The block goes from the page; your site shows it until you publish again.</p>
+<form method="post" action="/app/blocks/${block.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(blockView(block)))}<button type="submit" class="danger">Delete block</button> <a href="/app/pages/${page.id}#block-${block.id}">Keep it</a></form>`,
+    )
+  }
+
+  app.get<{ Params: { id: string } }>('/blocks/:id/delete', { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } }, async (request, reply) =>
+    confirmDelete(reply, await ownBlock(app, request.person.accountId, request.params.id)),
+  )
+
+  app.post<{ Params: { id: string }; Body: { _version?: string } }>(
+    '/blocks/:id/delete',
+    {
+      config: { operation: 'dashboard.blocks.delete' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: BlockParams, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      const accountId = request.person.accountId
+      const target = await ownBlock(app, accountId, request.params.id)
+      const version = request.body._version
+      try {
+        await audited(request, async (trx) => {
+          if (!(await deleteBlock(trx, accountId, target.block.id, version ? sameVersion(version, blockView) : undefined))) throw new errors.notFound('There is no such block in your account')
+        })
+      } catch (error) {
+        const refusal = refusalOf(error, {}, 'block')
+        if (!refusal?.stale) throw error
+        await refused(request, reply, refusal.status)
+        return confirmDelete(reply, await ownBlock(app, accountId, target.block.id), html`Someone changed this block in another tab or window after you opened this page. Here it is as it is now: delete it only if you still want to.`)
+      }
+      return reply.redirect(`/app/pages/${target.page.id}?done=block-deleted`, 303)
+    },
+  )
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { getAccountBlock } from '../../../domain/blocks.ts'
+import type { Locale } from '../../../domain/locales.ts'
+import { getAccountPage } from '../../../domain/pages.ts'
+import { getAccountSite, type SiteRecord } from '../../../domain/sites.ts'
+import { subdomainHost, subdomainOrigin } from '../../../domain/subdomains.ts'
+import { previewUrl, siteView } from '../../../domain/views.ts'
+import { errors } from '../../../errors.ts'
+import { html, type SafeHtml } from '../../../infra/html.ts'
+
+/** What the editor's screens share: the account's site, page or block named by the route (404 for anyone else's), and where a site is seen. */
+
+const id = (prefix: string) => Type.String({ pattern: `^${prefix}_[A-Za-z0-9_-]{1,64}$` })
+export const SiteParams = Type.Object({ id: id('site') })
+export const PageParams = Type.Object({ id: id('page') })
+export const BlockParams = Type.Object({ id: id('blk') })
+
+export const LOCALE_NAMES: Record<Locale, string> = { de: 'German (Deutsch)', en: 'English', fr: 'French (français)' }
+
+export function localeOptions(locales: readonly Locale[]): Array<readonly [Locale, string]> {
+  return locales.map((locale) => [locale, LOCALE_NAMES[locale]] as const)
+}
+
+export async function ownSite(app: FastifyInstance, accountId: string, siteId: string): Promise<SiteRecord> {
+  const site = await getAccountSite(app.db, accountId, siteId)
+  if (!site) throw new errors.notFound('There is no such site in your account')
+  return site
+}
+
+export async function ownPage(app: FastifyInstance, accountId: string, pageId: string) {
+  const page = await getAccountPage(app.db, accountId, pageId)
+  if (!page) throw new errors.notFound('There is no such page in your account')
+  return { page, site: await ownSite(app, accountId, page.site_id) }
+}
+
+export async function ownBlock(app: FastifyInstance, accountId: string, blockId: string) {
+  const block = await getAccountBlock(app.db, accountId, blockId)
+  if (!block) throw new errors.notFound('There is no such block in your account')
+  return { block, ...(await ownPage(app, accountId, block.page_id)) }
+}
+
+/** The site as /v1 shows it: its version is the ETag of this view. */
+export function viewOfSite(app: FastifyInstance, site: SiteRecord) {
+  return siteView(site, app.config)
+}
+
+/** Where a site is seen: its preview (latest build), its platform subdomain, and its own domain once active. */
+export function addressesOf(app: FastifyInstance, site: SiteRecord) {
+  return {
+    preview: previewUrl(app.config.BASE_URL, site.id),
+    subdomain: subdomainHost(site.slug, app.config.SITES_DOMAIN),
+    subdomainUrl: `${subdomainOrigin(site.slug, app.config)}/`,
+    domainUrl: site.domain === null ? null : `https://${site.domain}/`,
+  }
+}
+
+/** Where the screens sit: Sites › the site › … (the last one is this screen). */
+export function crumbs(trail: ReadonlyArray<readonly [label: string, href?: string]>): SafeHtml {
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="/app/sites">Sites</a></li>${trail.map(([label, href]) =>
+    href ? html`<li><a href="${href}">${label}</a></li>` : html`<li><span aria-current="page">${label}</span></li>`,
+  )}</ol></nav>`
+}
+
+/** A page's address inside its site: the default locale at the root, others under their code (as the build lays them out). */
+export function pageAddress(site: Pick<SiteRecord, 'default_locale'>, page: { locale: Locale; path: string }): string {
+  return page.locale === site.default_locale ? page.path : `/${page.locale}${page.path}`
+}

@@ -1,0 +1,137 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { NewDomain } from '../../../domain/content-inputs.ts'
+import { addDomain, deleteDomain, domainView, getAccountDomain, listSiteDomains, parseHostname, requestVerification, VERIFY_JOB, type Domain } from '../../../domain/domains.ts'
+import type { SiteRecord } from '../../../domain/sites.ts'
+import { serviceHostnames } from '../../../domain/subdomains.ts'
+import { errors } from '../../../errors.ts'
+import { html, type SafeHtml } from '../../../infra/html.ts'
+import { enqueueJob } from '../../../infra/jobs.ts'
+import { audited } from '../../audited.ts'
+import { actionForm, dataTable } from '../../layout.ts'
+import { addressesOf, crumbs, ownSite, SiteParams } from './context.ts'
+import { field, fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, specsOf, textOf, type FormBody, type FormState } from './form.ts'
+
+const DomainParams = Type.Object({ id: Type.String({ pattern: '^dom_[A-Za-z0-9_-]{1,64}$' }) })
+const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
+
+const HOSTNAME = { name: 'hostname', label: 'Add a domain', hint: 'A domain you own, such as www.your-business.com.', maxLength: 253, format: 'Write the domain alone, such as www.your-business.com, without https:// or a path.' }
+const specs = specsOf([HOSTNAME])
+
+const STATUS: Record<Domain['status'], string> = { pending: 'Waiting for verification', active: 'Active', failed: 'Verification failed' }
+
+/** Why the last verification failed, where the domain says it (no record, another value, a lookup error). */
+function failureOf(domain: Domain): string | undefined {
+  const reason = (domain as Domain & { failure_reason?: string | null }).failure_reason
+  return domain.status === 'failed' && reason ? reason : undefined
+}
+
+/**
+ * A site's own domains (DESIGN.md 12: from plan lite): add one, the TXT record that proves it is
+ * yours, verify, why a verification failed, and remove (asked once). The platform subdomain
+ * needs none of this.
+ */
+export default async function domainsScreen(app: FastifyInstance) {
+  const ownHostnames = serviceHostnames(app.config)
+
+  async function render(reply: FastifyReply, site: SiteRecord, state: FormState, notice?: string) {
+    const domains = await listSiteDomains(app.db, site.id, { limit: 100, offset: 0 })
+    const csrf = reply.formToken()
+    const where = addressesOf(app, site)
+    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains']])}
+${problems(state, labelsOf(specs))}
+<p>Your site is always at <strong>${where.subdomain}</strong>. You can also show it at a domain you own. To prove the domain is yours, add the TXT record shown below where you manage the domain (often the company you bought it from), then press Verify. A new record can take up to an hour to be seen.</p>
+${domains.items.length === 0
+  ? html`<p>No domains yet.</p>`
+  : dataTable(
+      'Domains',
+      ['Hostname', 'Status', 'TXT record', 'Actions'],
+      domains.items.map((d) => {
+        const view = domainView(d)
+        const failure = failureOf(d)
+        return [
+          `${view.hostname}${view.primary ? ' (primary)' : ''}`,
+          html`${STATUS[view.status]}${failure ? html`: ${failure}` : ''}`,
+          html`Name: <code>${view.verification.name}</code><br>Value: <code class="long">${view.verification.value}</code>`,
+          html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${view.hostname}`, { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">Remove ${view.hostname}</a>`,
+        ] satisfies Array<SafeHtml | string>
+      }),
+    )}
+<form method="post" action="/app/sites/${site.id}/domains" class="card" novalidate>${hidden(csrf)}
+${field(state, HOSTNAME)}
+<button type="submit">Add domain</button></form>`
+    return reply.page('Domains', 'sites', body, notice ? { notice } : {})
+  }
+
+  app.get<{ Params: { id: string } }>('/sites/:id/domains', { config: { operation: 'dashboard.domains.list' }, schema: { hide: true, params: SiteParams } }, async (request, reply) =>
+    render(reply, await ownSite(app, request.person.accountId, request.params.id), formState({ hostname: '' })),
+  )
+
+  app.post<{ Params: { id: string }; Body: FormBody }>(
+    '/sites/:id/domains',
+    { config: { operation: 'dashboard.domains.create' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: FormBodySchema } },
+    async (request, reply) => {
+      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const values = { hostname: textOf(request.body, 'hostname') }
+      const wrong = fieldErrors(issuesOf(NewDomain, { hostname: values.hostname.trim() }), specs)
+      if (Object.keys(wrong).length) {
+        await refused(request, reply, 400)
+        return render(reply, site, { values, errors: wrong })
+      }
+      try {
+        await audited(request, (trx) => addDomain(trx, site.id, parseHostname(values.hostname, ownHostnames)))
+      } catch (error) {
+        const refusal = refusalOf(error, { invalid_hostname: ['hostname'], hostname_taken: ['hostname'] }, 'site')
+        if (!refusal) throw error
+        await refused(request, reply, refusal.status)
+        return render(reply, site, refusedState(values, refusal))
+      }
+      return reply.redirect(`/app/sites/${site.id}/domains?done=domain-added`, 303)
+    },
+  )
+
+  async function ownDomain(accountId: string, domainId: string, db = app.db) {
+    const domain = await getAccountDomain(db, accountId, domainId)
+    if (!domain) throw new errors.notFound('There is no such domain in your account')
+    return domain
+  }
+
+  app.post<{ Params: { id: string } }>(
+    '/domains/:id/verify',
+    { config: { operation: 'dashboard.domains.verify' }, preHandler: app.csrfProtection, schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    async (request, reply) => {
+      const siteId = await audited(request, async (trx) => {
+        const domain = await ownDomain(request.person.accountId, request.params.id, trx)
+        await requestVerification(trx, domain, (inner) => enqueueJob(inner, VERIFY_JOB, { domain_id: domain.id }, { uniqueKey: domain.id, maxAttempts: 1 }))
+        return domain.site_id
+      })
+      return reply.redirect(`/app/sites/${siteId}/domains?done=verify-queued`, 303)
+    },
+  )
+
+  app.get<{ Params: { id: string } }>('/domains/:id/delete', { config: { operation: 'dashboard.domains.confirmDelete' }, schema: { hide: true, params: DomainParams } }, async (request, reply) => {
+    const domain = await ownDomain(request.person.accountId, request.params.id)
+    const site = await ownSite(app, request.person.accountId, domain.site_id)
+    return reply.page(
+      `Remove ${domain.hostname}?`,
+      'sites',
+      html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains', `/app/sites/${site.id}/domains`], ['Remove']])}
+<p>Your site stops answering at ${domain.hostname}. It stays at ${addressesOf(app, site).subdomain}, and you can add the domain again later.</p>
+<form method="post" action="/app/domains/${domain.id}/delete" class="actions">${hidden(reply.formToken())}<button type="submit" class="danger">Remove ${domain.hostname}</button> <a href="/app/sites/${site.id}/domains">Keep it</a></form>`,
+    )
+  })
+
+  // A domain is never edited, only verified: removing it needs no version.
+  app.post<{ Params: { id: string } }>(
+    '/domains/:id/delete',
+    { config: { operation: 'dashboard.domains.delete' }, preHandler: app.csrfProtection, schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    async (request, reply) => {
+      const siteId = await audited(request, async (trx) => {
+        const domain = await ownDomain(request.person.accountId, request.params.id, trx)
+        await deleteDomain(trx, domain)
+        return domain.site_id
+      })
+      return reply.redirect(`/app/sites/${siteId}/domains?done=domain-removed`, 303)
+    },
+  )
+}

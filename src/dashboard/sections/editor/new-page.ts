@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { NewPage } from '../../../domain/content-inputs.ts'
+import { createPage, listSitePages } from '../../../domain/pages.ts'
+import type { SiteRecord } from '../../../domain/sites.ts'
+import { html } from '../../../infra/html.ts'
+import { audited } from '../../audited.ts'
+import { crumbs, ownSite, SiteParams } from './context.ts'
+import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, type FormBody, type FormState } from './form.ts'
+import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValuesFrom } from './page-fields.ts'
+
+/** Adding a page to a site: title, address, language and description, as POST /v1/sites/{id}/pages takes them. */
+export default async function newPageScreen(app: FastifyInstance) {
+  function render(reply: FastifyReply, site: SiteRecord, state: FormState) {
+    return reply.page(
+      'Add a page',
+      'sites',
+      html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}
+${problems(state, labelsOf(PAGE_SPECS))}
+<form method="post" action="/app/sites/${site.id}/pages" class="card" novalidate>${hidden(reply.formToken())}
+${pageFields(state, site)}
+<div class="actions"><button type="submit">Add page</button> <a href="/app/sites/${site.id}">Cancel</a></div>
+</form>`,
+    )
+  }
+
+  app.get<{ Params: { id: string } }>('/sites/:id/pages/new', { config: { operation: 'dashboard.pages.new' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
+    const site = await ownSite(app, request.person.accountId, request.params.id)
+    const { items } = await listSitePages(app.db, site.id, { limit: 500, offset: 0 })
+    const hasHome = items.some((p) => p.path === '/' && p.locale === site.default_locale)
+    return render(reply, site, formState({ title: hasHome ? '' : site.name, path: hasHome ? '' : '/', locale: site.default_locale, description: '' }))
+  })
+
+  app.post<{ Params: { id: string }; Body: FormBody }>(
+    '/sites/:id/pages',
+    { config: { operation: 'dashboard.pages.create' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: FormBodySchema } },
+    async (request, reply) => {
+      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const values = pageValuesFrom(request.body)
+      const input = pageInput(values)
+      const wrong = fieldErrors(issuesOf(NewPage, input), PAGE_SPECS)
+      if (Object.keys(wrong).length) {
+        await refused(request, reply, 400)
+        return render(reply, site, { values, errors: wrong })
+      }
+      try {
+        const page = await audited(request, (trx) => createPage(trx, site, input))
+        return reply.redirect(`/app/pages/${page.id}?done=page-added`, 303)
+      } catch (error) {
+        const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
+        if (!refusal) throw error
+        await refused(request, reply, refusal.status)
+        return render(reply, site, refusedState(values, refusal))
+      }
+    },
+  )
+}

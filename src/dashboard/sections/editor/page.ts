@@ -1,0 +1,174 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { BLOCK_TYPES, type BlockType } from '../../../domain/block-content.ts'
+import { blockView, listPageBlocks, updateBlock } from '../../../domain/blocks.ts'
+import { PagePatch } from '../../../domain/content-inputs.ts'
+import { deletePage, updatePage, type Page } from '../../../domain/pages.ts'
+import type { SiteRecord } from '../../../domain/sites.ts'
+import { pageView } from '../../../domain/views.ts'
+import { errors } from '../../../errors.ts'
+import { html, type SafeHtml } from '../../../infra/html.ts'
+import { audited } from '../../audited.ts'
+import { actionForm } from '../../layout.ts'
+import { BLOCK_FORMS } from './block-forms.ts'
+import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
+import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FormBody, type FormState } from './form.ts'
+import { noticeOf } from './notices.ts'
+import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValues, pageValuesFrom } from './page-fields.ts'
+
+const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) }
+
+function moveForm(blockId: string, csrf: string, version: string, direction: 'up' | 'down', name: string): SafeHtml {
+  return html`<form method="post" action="/app/blocks/${blockId}/move" class="inline">${hidden(csrf, version)}<input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary">Move ${direction}<span class="sr-only"> ${name}</span></button></form>`
+}
+
+/**
+ * One page in the editor: its details (title, address, language, description), its blocks in
+ * order with edit, move up and down and delete, the kinds of block to add, its preview, and
+ * publishing. Changes go through updatePage, updateBlock and deletePage, as on /v1.
+ */
+export default async function pageScreen(app: FastifyInstance) {
+  interface View {
+    site: SiteRecord
+    page: Page
+    state: FormState
+    /** The version the details form carries: the page's as the person first saw it. */
+    version?: string
+    notice?: string
+    /** A refused action on the blocks (a stale move). */
+    problem?: SafeHtml
+  }
+
+  async function render(reply: FastifyReply, view: View) {
+    const { site, page, state } = view
+    const { items: blocks } = await listPageBlocks(app.db, page.id, { limit: 500, offset: 0 })
+    const csrf = reply.formToken()
+    const previewOfPage = `${addressesOf(app, site).preview}${pageAddress(site, page).slice(1)}`
+    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title]])}
+${view.problem ? html`<div class="error problems" role="alert"><h2>Nothing was changed</h2><p>${view.problem}</p></div>` : ''}
+<p class="actions"><a href="${previewOfPage}">Preview this page<span class="sr-only"> (latest build)</span></a> <span class="muted">${site.locales.length > 1 ? `${LOCALE_NAMES[page.locale]} · ` : ''}<code>${pageAddress(site, page)}</code></span></p>
+<section aria-labelledby="blocks-h"><h2 id="blocks-h">Blocks</h2>
+${blocks.length === 0 ? html`<p>This page has no blocks yet. Add the first one below.</p>` : ''}
+<ol class="blocks">${blocks.map((block, i) => {
+  const form = BLOCK_FORMS[block.type as BlockType]
+  const version = versionOf(blockView(block))
+  const name = `${form.label.toLowerCase()} block ${i + 1}`
+  return html`<li id="block-${block.id}"><p class="kind">${i + 1}. ${form.label}</p>${form.summary(blockView(block).content as never)}
+<div class="actions"><a href="/app/blocks/${block.id}">Edit<span class="sr-only"> ${name}</span></a>
+${i > 0 ? moveForm(block.id, csrf, version, 'up', name) : ''}
+${i < blocks.length - 1 ? moveForm(block.id, csrf, version, 'down', name) : ''}
+<a href="/app/blocks/${block.id}/delete">Delete<span class="sr-only"> ${name}</span></a></div></li>`
+})}</ol>
+<h3 id="add-h">Add a block</h3>
+<ul aria-labelledby="add-h">${BLOCK_TYPES.map((type) => html`<li><a href="/app/pages/${page.id}/blocks/new?type=${type}">${BLOCK_FORMS[type].label}</a>: ${BLOCK_FORMS[type].description}</li>`)}</ul>
+</section>
+<section aria-labelledby="details-h"><h2 id="details-h">Page details</h2>
+${problems(state, labelsOf(PAGE_SPECS))}
+<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}
+${pageFields(state, site)}
+<button type="submit">Save page details</button>
+</form>
+</section>
+<section aria-labelledby="publish-h"><h2 id="publish-h">Publish</h2>
+<p>Your changes show on your site once you publish.</p>
+${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false })}
+<p><a href="/app/pages/${page.id}/delete">Delete this page</a></p>
+</section>`
+    return reply.page(page.title, 'sites', body, view.notice ? { notice: view.notice } : {})
+  }
+
+  app.get<{ Params: { id: string } }>('/pages/:id', { config: { operation: 'dashboard.pages.get' }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
+    const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+    return render(reply, { site, page, state: formState(pageValues(page)), ...noticeOf(request) })
+  })
+
+  app.post<{ Params: { id: string }; Body: FormBody }>(
+    '/pages/:id',
+    { config: { operation: 'dashboard.pages.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: FormBodySchema } },
+    async (request, reply) => {
+      const accountId = request.person.accountId
+      const { site, page } = await ownPage(app, accountId, request.params.id)
+      const values = pageValuesFrom(request.body)
+      const input = pageInput(values)
+      const version = textOf(request.body, '_version') || undefined
+      const wrong = fieldErrors(issuesOf(PagePatch, input), PAGE_SPECS)
+      if (Object.keys(wrong).length) {
+        await refused(request, reply, 400)
+        return render(reply, { site, page, state: { values, errors: wrong }, ...(version ? { version } : {}) })
+      }
+      try {
+        await audited(request, async (trx) => {
+          if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
+        })
+      } catch (error) {
+        const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
+        if (!refusal) throw error
+        await refused(request, reply, refusal.status)
+        const now = await ownPage(app, accountId, page.id)
+        return render(reply, { ...now, state: refusedState(values, refusal, refusal.stale ? pageValues(now.page) : undefined), ...(!refusal.stale && version ? { version } : {}) })
+      }
+      return reply.redirect(`/app/pages/${page.id}?done=page-saved`, 303)
+    },
+  )
+
+  app.post<{ Params: { id: string }; Body: { direction: 'up' | 'down'; _version?: string } }>(
+    '/blocks/:id/move',
+    {
+      config: { operation: 'dashboard.blocks.move' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: BlockParams, body: Type.Object({ ...Form, direction: Type.Union([Type.Literal('up'), Type.Literal('down')]) }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      const accountId = request.person.accountId
+      const { block, page } = await ownBlock(app, accountId, request.params.id)
+      const version = request.body._version
+      const position = block.position + (request.body.direction === 'up' ? -1 : 1)
+      try {
+        await audited(request, async (trx) => {
+          if (!(await updateBlock(trx, accountId, block.id, { position }, version ? sameVersion(version, blockView) : undefined))) throw new errors.notFound('There is no such block in your account')
+        })
+      } catch (error) {
+        const refusal = refusalOf(error, {}, 'block')
+        if (!refusal?.stale) throw error
+        await refused(request, reply, refusal.status)
+        const now = await ownPage(app, accountId, page.id)
+        return render(reply, { ...now, state: formState(pageValues(now.page)), problem: html`The blocks of this page changed in another tab or window after you opened it, so nothing was moved. Here they are as they are now.` })
+      }
+      return reply.redirect(`/app/pages/${page.id}?done=block-moved#block-${block.id}`, 303)
+    },
+  )
+
+  app.get<{ Params: { id: string } }>('/pages/:id/delete', { config: { operation: 'dashboard.pages.confirmDelete' }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
+    const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+    const { total } = await listPageBlocks(app.db, page.id, { limit: 1, offset: 0 })
+    return reply.page(
+      `Delete the page “${page.title}”?`,
+      'sites',
+      html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete']])}
+<p>The page and its ${total} ${total === 1 ? 'block' : 'blocks'} are deleted. Your site shows the page until you publish again.</p>
+<form method="post" action="/app/pages/${page.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(pageView(page)))}<button type="submit" class="danger">Delete page</button> <a href="/app/pages/${page.id}">Keep it</a></form>`,
+    )
+  })
+
+  app.post<{ Params: { id: string }; Body: { _version?: string } }>(
+    '/pages/:id/delete',
+    { config: { operation: 'dashboard.pages.delete' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    async (request, reply) => {
+      const accountId = request.person.accountId
+      const { site, page } = await ownPage(app, accountId, request.params.id)
+      const version = request.body._version
+      try {
+        await audited(request, async (trx) => {
+          if (!(await deletePage(trx, accountId, page.id, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
+        })
+      } catch (error) {
+        const refusal = refusalOf(error, {}, 'page')
+        if (!refusal?.stale) throw error
+        await refused(request, reply, refusal.status)
+        const now = await ownPage(app, accountId, page.id)
+        return render(reply, { ...now, state: formState(pageValues(now.page)), problem: html`Someone changed this page in another tab or window after you asked to delete it, so it was not deleted. Look at it as it is now, then delete it again if you still want to.` })
+      }
+      return reply.redirect(`/app/sites/${site.id}?done=page-deleted`, 303)
+    },
+  )
+}
