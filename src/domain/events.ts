@@ -65,11 +65,6 @@ export function openEvent(keyring: Keyring, row: Selectable<EventsTable>): Store
   return { id: row.id, accountId: row.account_id, siteId: row.site_id, type: row.type as EventType, data: { ...row.data, ...personal }, createdAt: row.created_at }
 }
 
-export async function findEvent(db: Db, keyring: Keyring, id: string): Promise<StoredEvent | undefined> {
-  const row = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst()
-  return row ? openEvent(keyring, row) : undefined
-}
-
 /** The body every delivery of an event sends (Standard Webhooks): `{type, timestamp, data}`. */
 export function eventBody(event: StoredEvent): string {
   return JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data: event.data })

@@ -6,7 +6,6 @@ import type { SocialAccountsTable, SocialNetwork, SocialPostsTable } from '../in
 
 /** The job that publishes one scheduled social post. */
 export const SOCIAL_POST_JOB = 'social.post'
-export const BLUESKY_DEFAULT_SERVER = 'https://bsky.social'
 
 /** Characters a post may have on each network (Mastodon's default instance limit; Bluesky's 300 graphemes). */
 export const LENGTH_LIMITS: Record<SocialNetwork, number> = { mastodon: 500, bluesky: 300 }

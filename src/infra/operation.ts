@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type {} from 'fastify'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -8,9 +8,4 @@ declare module 'fastify' {
      */
     operation?: string
   }
-}
-
-/** The operation of the route that answered, or undefined for a request no route matched. */
-export function operationOf(request: FastifyRequest): string | undefined {
-  return request.routeOptions.config.operation
 }

@@ -63,10 +63,6 @@ export function sendItem<T>(reply: FastifyReply, item: T, etagSource?: unknown):
   return reply.header('etag', etagOf(etagSource ?? item)).send(item)
 }
 
-export function sendCreated<T>(reply: FastifyReply, location: string, item: T, etagSource?: unknown): FastifyReply {
-  return reply.code(201).header('location', location).header('etag', etagOf(etagSource ?? item)).send(item)
-}
-
 /**
  * RFC 9110 13.1.1: with If-Match the change goes ahead only when one of the listed tags (strong
  * comparison) is the current one, or the header is `*`. Without the header nothing is checked.
