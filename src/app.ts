@@ -13,6 +13,7 @@ import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit.ts'
 import security from './infra/security.ts'
 import connections from './infra/connections.ts'
+import connections from './infra/connections.ts'
 import agentRoutes, { salesAgentInterface } from './agent/index.ts'
 import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
@@ -90,6 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
   await app.register(security)
+  await app.register(connections)
   await app.register(connections)
   await app.register(rateLimit, { config })
   // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
