@@ -1,12 +1,14 @@
 import { Type, type TOptional } from 'typebox'
+import { BLOCK_TYPES } from './block-content.ts'
 import { LOCALES } from './locales.ts'
 import { PAGE_PATH_PATTERN } from './pages.ts'
 import { literalUnion } from '../schemas.ts'
-import { assistantFields, Locale } from './views.ts'
+import { assistantFields, BuildId, Locale } from './views.ts'
 
 /**
- * What a client may send to create or change sites, pages and domains: the bodies /v1 validates
- * (and documents) and the dashboard's forms are checked against, so both refuse the same input.
+ * What a client may send to create or change sites, pages, blocks and domains: the bodies /v1
+ * validates (and documents), and the dashboard's forms and GraphQL's inputs are checked against,
+ * so all refuse the same input.
  */
 
 const strict = { additionalProperties: false } as const
@@ -45,6 +47,23 @@ export const PagePatch = Type.Object(
   { path: Type.Optional(PagePath), locale: Type.Optional(Locale), title: Type.Optional(PageTitle), description: Type.Optional(PageDescription) },
   { ...strict, minProperties: 1 },
 )
+
+// Blocks
+
+export const Position = Type.Integer({ minimum: 0, maximum: 10_000, description: 'From 0; the blocks from there move down' })
+export const BlockType = literalUnion(BLOCK_TYPES)
+
+/** Content is checked against the block's type by the domain (400 invalid_block_content names the field). */
+const AnyContent = Type.Object({}, { additionalProperties: true, description: 'The content of the block’s type; see the Block schema' })
+export const NewBlock = Type.Object({ type: BlockType, content: AnyContent, position: Type.Optional(Position) }, strict)
+export const BlockPatch = Type.Object(
+  { type: Type.Optional(BlockType), content: Type.Optional(AnyContent), position: Type.Optional(Position) },
+  { ...strict, minProperties: 1, description: 'A new type needs new content; position moves the block' },
+)
+
+// Builds
+
+export const Rollback = Type.Object({ build_id: BuildId }, strict)
 
 // Domains
 

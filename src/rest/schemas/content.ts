@@ -1,7 +1,8 @@
 import { Type, type TSchema } from 'typebox'
 import { BLOCK_TYPES, BlockContents } from '../../domain/block-content.ts'
 import { literalUnion } from '../../schemas.ts'
-import { BuildId, DateTime, Locale, nullable, SiteId } from '../../domain/views.ts'
+import { Position } from '../../domain/content-inputs.ts'
+import { DateTime, Locale, nullable, SiteId } from '../../domain/views.ts'
 
 // The resources' own shapes are shared with the MCP tools (src/domain/views.ts).
 export { Assistant, Block, BlockId, Build, BuildId, Domain, DomainId, Lead, LeadId, Locale, Page, PageId, Site, SiteId } from '../../domain/views.ts'
@@ -15,18 +16,9 @@ export const SessionId = Type.String({ pattern: '^ag_[A-Za-z0-9_-]+$', minLength
 // Sites and pages: the bodies the dashboard's forms are checked against too (src/domain/content-inputs.ts).
 export { NewPage, NewSite, PagePatch, SitePatch } from '../../domain/content-inputs.ts'
 
-// Blocks
+// Blocks: the bodies GraphQL's block inputs are checked against too (src/domain/content-inputs.ts).
 
-const Position = Type.Integer({ minimum: 0, maximum: 10_000, description: 'From 0; the blocks from there move down' })
-export const BlockType = literalUnion(BLOCK_TYPES)
-
-/** Content is checked against the block's type by the route (400 invalid_block_content names the field). */
-const AnyContent = Type.Object({}, { additionalProperties: true, description: 'The content of the block’s type; see the Block schema' })
-export const NewBlock = Type.Object({ type: BlockType, content: AnyContent, position: Type.Optional(Position) }, strict)
-export const BlockPatch = Type.Object(
-  { type: Type.Optional(BlockType), content: Type.Optional(AnyContent), position: Type.Optional(Position) },
-  { ...strict, minProperties: 1, description: 'A new type needs new content; position moves the block' },
-)
+export { BlockPatch, BlockType, NewBlock } from '../../domain/content-inputs.ts'
 
 /** One shape per block type, `type` naming it and `content` typed by it. */
 const typedBlocks = (title: (type: string) => string) =>
@@ -64,7 +56,7 @@ export { NewDomain } from '../../domain/content-inputs.ts'
 
 // Builds
 
-export const Rollback = Type.Object({ build_id: BuildId }, strict)
+export { Rollback } from '../../domain/content-inputs.ts'
 
 // Leads
 
