@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto'
 import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { SafeFetcher } from '../infra/fetcher.ts'
+import { blueskySession, tokenRefused, type BlueskySession } from './bluesky-session.ts'
 import { recordEvent } from './events.ts'
+import { PublishError, postJson } from './social-http.ts'
 import { openCredentials, postText, type SocialAccountRow, type SocialPostRow } from './social.ts'
 
 /**
@@ -10,35 +12,15 @@ import { openCredentials, postText, type SocialAccountRow, type SocialPostRow } 
  * fetcher (the server URL is the customer's):
  * - Mastodon: POST {instance}/api/v1/statuses with the account's bearer token and an
  *   Idempotency-Key (the post id), so a retried job does not post twice;
- * - Bluesky: com.atproto.server.createSession with the handle and app password, then
- *   com.atproto.repo.putRecord of an app.bsky.feed.post under a record key derived from the post
- *   (postRecordKey), the link marked as a link facet. The record is the same on every try, so a
+ * - Bluesky: the account's session (bluesky-session.ts: made once with the handle and app
+ *   password, refreshed when it expires), then com.atproto.repo.putRecord of an
+ *   app.bsky.feed.post under a record key derived from the post (postRecordKey), the link
+ *   marked as a link facet. The record is the same on every try, so a
  *   retry after an answer that never came writes nothing new (the PDS answers a put of the same
  *   record as a no-op); createRecord would post twice, or answer 500 for a key that exists.
  * A post that went out fires social.posted with its public URL in the same transaction that
  * marks it posted.
  */
-
-export class PublishError extends Error {
-  /** False for answers a retry cannot change (bad credentials, refused text). */
-  readonly retryable: boolean
-  constructor(message: string, retryable: boolean) {
-    super(message)
-    this.retryable = retryable
-  }
-}
-
-async function postJson(fetcher: SafeFetcher, url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const res = await fetcher.fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, maxRedirects: 0, timeoutMs: 15_000 })
-  if (res.status < 200 || res.status >= 300) {
-    throw new PublishError(`${new URL(url).pathname} answered ${res.status}`, res.status >= 500 || res.status === 429)
-  }
-  try {
-    return JSON.parse(res.text()) as Record<string, unknown>
-  } catch {
-    throw new PublishError(`${new URL(url).pathname} answered with something other than JSON`, true)
-  }
-}
 
 async function publishMastodon(fetcher: SafeFetcher, account: SocialAccountRow, accessToken: string, post: SocialPostRow): Promise<string> {
   const status = await postJson(fetcher, `${account.server_url}/api/v1/statuses`, { status: postText(post.text, post.link), visibility: 'public' }, { authorization: `Bearer ${accessToken}`, 'idempotency-key': post.id })
@@ -73,9 +55,8 @@ export function postRecordKey(postId: string, at: Date): string {
   return key
 }
 
-async function publishBluesky(db: Db, fetcher: SafeFetcher, account: SocialAccountRow, appPassword: string, post: SocialPostRow): Promise<string> {
-  const session = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.server.createSession`, { identifier: account.handle, password: appPassword })
-  if (typeof session['accessJwt'] !== 'string' || typeof session['did'] !== 'string') throw new PublishError('the server answered createSession without a session', true)
+async function publishBluesky(deps: PublishDeps, account: SocialAccountRow, appPassword: string, post: SocialPostRow): Promise<string> {
+  const { db, fetcher } = deps
   // The post's language is its site's default locale; a post of no site declares none.
   const site = post.site_id ? await db.selectFrom('sites').select('default_locale').where('id', '=', post.site_id).executeTakeFirst() : undefined
   const text = postText(post.text, post.link)
@@ -87,7 +68,13 @@ async function publishBluesky(db: Db, fetcher: SafeFetcher, account: SocialAccou
     ...(post.link ? { facets: [linkFacet(text, post.link)] } : {}),
   }
   const rkey = postRecordKey(post.id, post.scheduled_at)
-  const written = await postJson(fetcher, `${account.server_url}/xrpc/com.atproto.repo.putRecord`, { repo: session['did'], collection: 'app.bsky.feed.post', rkey, record }, { authorization: `Bearer ${session['accessJwt']}` })
+  const put = (session: BlueskySession) =>
+    postJson(fetcher, `${account.server_url}/xrpc/com.atproto.repo.putRecord`, { repo: session.did, collection: 'app.bsky.feed.post', rkey, record }, { authorization: `Bearer ${session.accessJwt}` })
+  const session = await blueskySession(deps, account, appPassword)
+  const written = await put(session).catch(async (error: unknown) => {
+    if (!tokenRefused(error)) throw error
+    return put(await blueskySession(deps, account, appPassword, session))
+  })
   const uri = typeof written['uri'] === 'string' ? written['uri'] : ''
   if (!uri.startsWith('at://') || uri.split('/').at(-1) !== rkey) throw new PublishError('the server answered putRecord without the record URI', true)
   return `https://bsky.app/profile/${account.handle}/post/${rkey}`
@@ -113,7 +100,7 @@ export async function publishPost(deps: PublishDeps, postId: string, final: bool
   let url: string
   try {
     const credentials = openCredentials(keyring, account)
-    url = credentials.network === 'mastodon' ? await publishMastodon(fetcher, account, credentials.accessToken, post) : await publishBluesky(db, fetcher, account, credentials.appPassword, post)
+    url = credentials.network === 'mastodon' ? await publishMastodon(fetcher, account, credentials.accessToken, post) : await publishBluesky(deps, account, credentials.appPassword, post)
   } catch (error) {
     const retryable = !(error instanceof PublishError) || error.retryable
     if (!retryable || final) {

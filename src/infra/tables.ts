@@ -614,6 +614,8 @@ export interface SocialAccountsTable {
   server_url: string
   handle: string
   credentials_sealed: string
+  /** Bluesky: the session (access and refresh JWTs) reused across posts, sealed; null until the first post. */
+  session_sealed: ColumnType<string | null, string | null | undefined, string | null>
   created_at: CreatedAt
 }
 

@@ -194,3 +194,62 @@ describe('social accounts and posts', () => {
     expect((await call(account, 'DELETE', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(204)
   })
 })
+
+describe('Bluesky sessions', () => {
+  async function bskyAccount() {
+    const pds = await startFakeBluesky('shop.bsky.social', 'app-pass-word-1234')
+    const account = await makeAccount(app)
+    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: pds.url })
+    const post = async (text: string) => posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text })).json() as Json).id)
+    return { pds, account, social, post }
+  }
+
+  it('creates one session per account and reuses it for every post, kept sealed', async () => {
+    const { pds, social, post } = await bskyAccount()
+    // createSession is rate-limited per handle: a second call would be refused.
+    pds.state.createSessionLimit = 1
+    for (const text of ['One', 'Two', 'Three']) expect(await post(text)).toMatchObject({ state: 'posted', error: null })
+    expect(pds.records.map((r) => r.record.text)).toEqual(['One', 'Two', 'Three'])
+    expect(pds.state).toMatchObject({ createSessions: 1, refreshSessions: 0, refusedWrites: 0 })
+    const row = await app.db.selectFrom('social_accounts').select('session_sealed').where('id', '=', social.id).executeTakeFirstOrThrow()
+    expect(row.session_sealed).toEqual(expect.any(String))
+    expect(row.session_sealed).not.toMatch(/eyJ/)
+  })
+
+  it('asks for one session when several posts of a new account go out at once', async () => {
+    const { pds, social, account } = await bskyAccount()
+    const at = new Date(Date.now() + 1000).toISOString()
+    const ids = await Promise.all(['A', 'B', 'C'].map(async (text) => ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text, scheduled_at: at })).json() as Json).id as string))
+    for (const id of ids) expect(await posted(account, id)).toMatchObject({ state: 'posted' })
+    expect(pds.records.map((r) => r.record.text).sort()).toEqual(['A', 'B', 'C'])
+    expect(pds.state.createSessions).toBe(1)
+  })
+
+  it('refreshes an access JWT about to expire before writing, and one the server says expired after a refused write', async () => {
+    const { pds, post } = await bskyAccount()
+    pds.state.accessTtlSeconds = 30
+    await post('First')
+    expect(pds.state).toMatchObject({ createSessions: 1, refreshSessions: 0 })
+    // 30 seconds left is less than the minute kept in hand: renewed before the write.
+    await post('Second')
+    expect(pds.state).toMatchObject({ createSessions: 1, refreshSessions: 1, refusedWrites: 0 })
+
+    pds.state.accessTtlSeconds = 7200
+    await post('Third')
+    expect(pds.state).toMatchObject({ createSessions: 1, refreshSessions: 2, refusedWrites: 0 })
+    // The server takes the token to have expired though its exp says otherwise (a clock behind).
+    pds.expireAccessTokens()
+    expect(await post('Fourth')).toMatchObject({ state: 'posted', error: null })
+    expect(pds.state).toMatchObject({ createSessions: 1, refreshSessions: 3, refusedWrites: 1 })
+    expect(pds.records.map((r) => r.record.text)).toEqual(['First', 'Second', 'Third', 'Fourth'])
+  })
+
+  it('creates a new session only when the refresh JWT is refused too', async () => {
+    const { pds, post } = await bskyAccount()
+    await post('Before')
+    pds.expireAccessTokens()
+    pds.expireRefreshTokens()
+    expect(await post('After')).toMatchObject({ state: 'posted', error: null })
+    expect(pds.state).toMatchObject({ createSessions: 2, refreshSessions: 1, refusedWrites: 1 })
+  })
+})
