@@ -1,6 +1,7 @@
 import * as cheerio from 'cheerio'
 import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts.ts'
+import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { formToken, get, post, signedIn, until } from './helpers.ts'
 
@@ -259,6 +260,12 @@ describe('dashboard editor over plain form posts', async () => {
 
   it('changes the settings: name, address, languages, business data and assistant; a taken address and a stale form are refused', async () => {
     const url = `/app/sites/${siteId}/settings`
+    // Without the assistant add-on the form offers no assistant, and says where it comes from.
+    const free = await page(url)
+    expect(free).toContain('It comes with the AI sales assistant add-on, from plan plus')
+    expect(cheerio.load(free)('#f-assistant-persona').length).toBe(0)
+    await updateAccount(app.db, accountId, { plan: 'plus' })
+    await setAddOn(app.db, { accountId, addOn: 'ai_sales_assistant', on: true })
     const body = await page(url)
     const version = versionIn(body, url)!
     const fields = {
@@ -309,6 +316,38 @@ describe('dashboard editor over plain form posts', async () => {
     expect(fieldError(taken.body, 'f-subdomain')).toMatch(/Another site has this address/)
     expect(cheerio.load(taken.body)('#f-subdomain').attr('value')).toBe('neighbour')
     await expect.poll(async () => (await app.inject({ method: 'GET', url: '/', headers: { host: 'sonne.sites.test' } })).statusCode).toBe(200)
+  })
+
+  it('adds an own domain from plan lite: refused on free with the upgrade path, then its TXT record, and removed after asking', async () => {
+    await updateAccount(app.db, accountId, { plan: 'free' })
+    const url = `/app/sites/${siteId}/domains`
+    expect(await page(url)).toContain('sonne.sites.test')
+    const refusedOnFree = await post(app, url, cookie, form({ hostname: 'www.sonne.example' }))
+    expect(refusedOnFree.statusCode).toBe(403)
+    let $ = cheerio.load(refusedOnFree.body)
+    expect($('.problems').text()).toMatch(/plan lite/)
+    expect($('.problems a[href="/#plans"]').length).toBe(1)
+    expect($('#f-hostname').attr('value')).toBe('www.sonne.example')
+    expect(await app.db.selectFrom('domains').select('id').where('site_id', '=', siteId).execute()).toEqual([])
+
+    await updateAccount(app.db, accountId, { plan: 'lite' })
+    const wrong = await post(app, url, cookie, form({ hostname: 'https://www.sonne.example/menu' }))
+    expect(wrong.statusCode).toBe(400)
+    expect(fieldError(wrong.body, 'f-hostname')).toBeTruthy()
+    const added = await post(app, url, cookie, form({ hostname: 'www.sonne.example' }))
+    expect(added.statusCode, added.body).toBe(303)
+    expect(added.headers['location']).toBe(`${url}?done=domain-added`)
+    const domain = await app.db.selectFrom('domains').selectAll().where('site_id', '=', siteId).executeTakeFirstOrThrow()
+    const listed = await page(`${url}?done=domain-added`)
+    expect(listed).toContain('_wps-challenge.www.sonne.example')
+    expect(listed).toContain(domain.verification_value)
+    expect(listed).toContain('Waiting for verification')
+    const confirm = await page(`/app/domains/${domain.id}/delete`)
+    expect(confirm).toContain('Your site stops answering at www.sonne.example')
+    expect((await post(app, `/app/domains/${domain.id}/delete`, cookie, form())).statusCode).toBe(303)
+    expect(await app.db.selectFrom('domains').select('id').where('site_id', '=', siteId).execute()).toEqual([])
+    $ = cheerio.load(await page(url))
+    expect($('table').length).toBe(0)
   })
 
   it('shows another account nothing: every editor address of this site answers 404', async () => {

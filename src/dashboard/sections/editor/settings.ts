@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { entitlementsOf } from '../../../domain/accounts/add-ons.ts'
 import { SitePatch } from '../../../domain/content-inputs.ts'
 import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
 import { assistantView } from '../../../domain/site-settings.ts'
@@ -112,7 +113,10 @@ function organizationFrom(values: Record<string, string>): OrganizationData {
  */
 export default async function settingsScreen(app: FastifyInstance) {
   /** `version`: the one the person's form had, kept on a refusal so a later save still notices another tab's change. */
-  function render(reply: FastifyReply, site: SiteRecord, state: FormState, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
+  /** Whether the account's sites may have the sales assistant (the add-on, on a plan that offers it). */
+  const assistantIncluded = async (accountId: string) => (await entitlementsOf(app.db, accountId))?.assistant === true
+
+  function render(reply: FastifyReply, site: SiteRecord, state: FormState, assistant: boolean, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
     const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Settings']])}
 ${problems(state, labels)}
 <form method="post" action="/app/sites/${site.id}/settings" novalidate>${hidden(reply.formToken(), version)}<input type="hidden" name="_was" value="${was}">
@@ -127,7 +131,9 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
 ${ORGANIZATION.map((spec) => field(state, spec))}
 </section>
 <section class="card" aria-labelledby="assistant-h"><h2 id="assistant-h">Sales assistant</h2>
-${ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))}
+${assistant
+  ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))
+  : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app">see your plan</a> or <a href="/#plans">compare the plans</a>.</p>`}
 </section>
 <button type="submit">Save settings</button>
 </form>`
@@ -136,7 +142,7 @@ ${ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(
 
   app.get<{ Params: { id: string } }>('/sites/:id/settings', { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
     const site = await ownSite(app, request.person.accountId, request.params.id)
-    return render(reply, site, formState(valuesOf(site)), noticeOf(request))
+    return render(reply, site, formState(valuesOf(site)), await assistantIncluded(site.account_id!), noticeOf(request))
   })
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
@@ -148,27 +154,33 @@ ${ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(
       const values = valuesFrom(request.body)
       const locales = listOf(request.body, 'locales')
       const text = (name: string) => (values[name] ?? '').trim()
-      const patch = {
+      const assistant = await assistantIncluded(accountId)
+      const change = {
         name: text('name'),
         subdomain: text('subdomain'),
         default_locale: values['default_locale'] as Locale,
         locales: locales as Locale[],
-        assistant: {
-          enabled: values['assistant.enabled'] === 'on',
-          persona: text('assistant.persona') || null,
-          booking_url: text('assistant.booking_url') || null,
-          lead: values['assistant.lead'] === 'on',
-          handoff: values['assistant.handoff'] === 'on',
-        },
+        // Without the add-on the form has no assistant fields: the site's assistant settings stay as they are.
+        ...(assistant
+          ? {
+              assistant: {
+                enabled: values['assistant.enabled'] === 'on',
+                persona: text('assistant.persona') || null,
+                booking_url: text('assistant.booking_url') || null,
+                lead: values['assistant.lead'] === 'on',
+                handoff: values['assistant.handoff'] === 'on',
+              },
+            }
+          : {}),
       }
       const organization = organizationFrom(values)
-      const wrong = { ...fieldErrors(issuesOf(SitePatch, patch), specs), ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`) }
-      if (!wrong['locales'] && !wrong['default_locale'] && !locales.includes(patch.default_locale)) wrong['default_locale'] = `Choose one of the languages you ticked (${locales.filter(isLocale).map((l) => LOCALE_NAMES[l]).join(', ')}).`
+      const wrong = { ...fieldErrors(issuesOf(SitePatch, change), specs), ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`) }
+      if (!wrong['locales'] && !wrong['default_locale'] && !locales.includes(change.default_locale)) wrong['default_locale'] = `Choose one of the languages you ticked (${locales.filter(isLocale).map((l) => LOCALE_NAMES[l]).join(', ')}).`
       const version = textOf(request.body, '_version')
       const was = textOf(request.body, '_was')
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
-        return render(reply, site, { values, errors: wrong }, {}, version || undefined, was || undefined)
+        return render(reply, site, { values, errors: wrong }, assistant, {}, version || undefined, was || undefined)
       }
       // A publish or a change through /v1 of something this form does not show (its status, say)
       // changes the site's version too; the form is stale only when what it showed has changed.
@@ -177,7 +189,7 @@ ${ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(
       }
       try {
         await audited(request, async (trx) => {
-          const { subdomain, ...rest } = patch
+          const { subdomain, ...rest } = change
           const changed = await updateAccountSite(trx, accountId, site.id, { ...rest, slug: slugFromInput(subdomain, app.config.SITES_DOMAIN) }, version ? unchanged : undefined)
           if (!changed) throw new errors.notFound('There is no such site in your account')
           await setSiteOrganization(trx, site.id, organization)
@@ -196,7 +208,7 @@ ${ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         const current = await ownSite(app, accountId, site.id)
-        return render(reply, current, refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined), {}, refusal.stale ? undefined : version || undefined, refusal.stale ? undefined : was || undefined)
+        return render(reply, current, refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined), assistant, {}, refusal.stale ? undefined : version || undefined, refusal.stale ? undefined : was || undefined)
       }
       return reply.redirect(`/app/sites/${site.id}/settings?done=settings-saved`, 303)
     },

@@ -39,7 +39,7 @@ export default async function siteScreen(app: FastifyInstance) {
     const latest = builds.items[0]
     const published = site.live_build_id !== null
     const body = html`${crumbs([[site.name]])}
-${flash.problem ? html`<div class="error problems" role="alert"><h2>Not published</h2><p>${flash.problem}</p></div>` : ''}
+${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was published</h2><p>${flash.problem}</p></div>` : ''}
 <section class="card" aria-labelledby="where-h"><h2 id="where-h">Where your site is</h2>
 <p>Status: <strong>${SITE_STATUS[site.status]}</strong></p>
 <p>Address: ${published && site.status === 'live' ? html`<a href="${where.subdomainUrl}">${where.subdomain}</a>` : html`<strong>${where.subdomain}</strong> <span class="muted">(shows your site once it is published)</span>`}</p>
@@ -106,7 +106,14 @@ ${builds.items.length === 0
     },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
-      await audited(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
+      try {
+        await audited(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
+      } catch (error) {
+        const refusal = refusalOf(error, {}, 'site')
+        if (!refusal?.problem) throw error
+        await refused(request, reply, refusal.status)
+        return render(reply, site, { problem: refusal.problem })
+      }
       return reply.redirect(`/app/sites/${site.id}?done=rolled-back`, 303)
     },
   )
