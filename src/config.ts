@@ -13,6 +13,8 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './.data' }),
+  /** Production on the embedded database in DATA_DIR (one process, no replica): refused unless this is true. */
+  ALLOW_EMBEDDED_DATABASE: Type.Boolean({ default: false }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' })),
   DATA_ENCRYPTION_KEYS_PREVIOUS: Type.Optional(Type.String({ pattern: '^([A-Za-z0-9+/_-]{43}=?)(,[A-Za-z0-9+/_-]{43}=?)*$' })),
@@ -114,6 +116,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       if (env[name] === true) problems.push(`${name}: must not be true in production`)
     }
     if (config.DATABASE_URL === 'memory://') problems.push('DATABASE_URL: memory:// loses all data on restart and is refused in production')
+    else if (!config.DATABASE_URL && !config.ALLOW_EMBEDDED_DATABASE) {
+      problems.push(
+        'DATABASE_URL: is required in production (expected a postgres:// URL); without it the service would run on the embedded database in DATA_DIR, ' +
+          'which one process only can open. Set ALLOW_EMBEDDED_DATABASE=true to run on it anyway',
+      )
+    }
     if (problems.length) throw new ConfigError(problems)
   }
   return config

@@ -1,3 +1,4 @@
+import { pino } from 'pino'
 import { ConfigError, loadConfig } from './config.ts'
 import { buildApp } from './app.ts'
 import { UnknownDataKeyError } from './infra/crypto.ts'
@@ -31,6 +32,9 @@ async function main() {
     }
     throw error
   }
+  // Production log lines wait in a 4 KiB batch; whatever is pending is written before the process ends.
+  const logStream = (app.log as unknown as Record<symbol, { flushSync?: () => void }>)[pino.symbols.streamSym]
+  process.once('exit', () => logStream?.flushSync?.())
   await app.listen({ port: config.PORT, host: config.HOST })
 
   // Stop accepting, let requests and jobs in flight finish, close the pool; force exit if stuck.

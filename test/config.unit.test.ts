@@ -57,6 +57,18 @@ describe('configuration', () => {
     expect(problems.some((p) => p.startsWith('DATABASE_URL'))).toBe(true)
   })
 
+  it('refuses the embedded database in production unless it is allowed explicitly', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^DATABASE_URL: is required in production .*ALLOW_EMBEDDED_DATABASE=true/)
+    const allowed = loadConfig({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, ALLOW_EMBEDDED_DATABASE: 'true' })
+    expect(allowed.databaseKind).toBe('embedded')
+    // memory:// stays refused: it loses everything on restart.
+    expect(problemsOf({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, DATABASE_URL: 'memory://', ALLOW_EMBEDDED_DATABASE: 'true' })).toEqual(['DATABASE_URL: memory:// loses all data on restart and is refused in production'])
+    // Outside production the embedded database needs nothing.
+    expect(loadConfig({ NODE_ENV: 'development' }).databaseKind).toBe('embedded')
+  })
+
   it('starts in production with a real key', () => {
     expect(loadConfig({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, DATABASE_URL: 'postgres://db/x' }).NODE_ENV).toBe('production')
   })

@@ -85,7 +85,7 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
  * The service's arguments as `npm start` gives them, V8 flags included (the Dockerfile starts it
  * the same way), so the benchmarks measure the process production runs.
  */
-const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1)
+const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec /, '').split(' ').slice(1)
 /** Those V8 flags alone: every reference server runs with them too, so runtimes compare like for like. */
 export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
 

@@ -20,8 +20,8 @@ export function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }
 }
 
-/** What `npm start` runs after `node`: its V8 flags and src/server.ts. */
-const startArgs = (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1)
+/** What `npm start` runs after `exec node`: its V8 flags and src/server.ts. */
+const startArgs = (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec /, '').split(' ').slice(1)
 
 /** Starts the server as `npm start` does, as a real process on a free port; killed after the test file. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
