@@ -1,7 +1,7 @@
 import { Type, type Static, type TProperties, type TSchema } from 'typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { errors } from '../errors.ts'
-import { etagOf } from '../infra/etag.ts'
+import { etagOf, ifMatchHolds } from '../infra/etag.ts'
 import { checkedCompiler } from '../infra/unsafe-values.ts'
 import { Problem } from '../schemas.ts'
 
@@ -68,10 +68,7 @@ export function sendItem<T>(reply: FastifyReply, item: T, etagSource?: unknown):
  * comparison) is the current one, or the header is `*`. Without the header nothing is checked.
  */
 export function assertIfMatch(request: FastifyRequest, currentEtag: string): void {
-  const header = request.headers['if-match']
-  if (header === undefined) return
-  const tags = header.split(',').map((tag) => tag.trim())
-  if (tags.includes('*') || tags.includes(currentEtag)) return
+  if (ifMatchHolds(request.headers['if-match'], currentEtag)) return
   throw new errors.preconditionFailed('The resource has changed since the ETag given in If-Match')
 }
 
