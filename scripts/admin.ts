@@ -149,7 +149,10 @@ try {
 
 const log = pino({ level: 'warn' }, pino.destination(2))
 const config = loadConfig()
-const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: 2 })
+const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: 2 }).catch((error: unknown) => {
+  console.error(`error: ${(error as Error).message}`)
+  process.exit(1)
+})
 try {
   await migrateToLatest(store.db)
   await action(store.db, openKeyring(config, log))

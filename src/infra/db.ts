@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
+import { lockDataDir } from './embedded-lock.ts'
 import { queryOn } from './prepared.ts'
 import type { Database } from './tables.ts'
 
@@ -54,7 +55,15 @@ async function ping(db: Db, timeoutMs: number): Promise<boolean> {
 async function openEmbedded(dataDir: string | undefined, log: Logger, template?: Blob): Promise<DataStore> {
   const { PGlite } = await import('@electric-sql/pglite')
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const pglite = dataDir ? await PGlite.create(`${dataDir}/pgdata`) : await PGlite.create(template ? { loadDataDir: template } : {})
+  // One process at a time on the files of a data directory (embedded-lock.ts).
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {}
+  let pglite: InstanceType<typeof PGlite>
+  try {
+    pglite = dataDir ? await PGlite.create(`${dataDir}/pgdata`) : await PGlite.create(template ? { loadDataDir: template } : {})
+  } catch (error) {
+    unlock()
+    throw error
+  }
   log.info({ dataDir: dataDir ?? 'memory' }, 'embedded database opened')
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
   let closed = false
@@ -73,7 +82,11 @@ async function openEmbedded(dataDir: string | undefined, log: Logger, template?:
     ping: (timeoutMs) => ping(db, timeoutMs),
     async close() {
       closed = true
-      await db.destroy()
+      try {
+        await db.destroy()
+      } finally {
+        unlock()
+      }
     },
   }
 }
