@@ -1,13 +1,17 @@
-// Operator commands for accounts, plans, quotas and API tokens. `npm run admin -- --help`.
+// Operator commands for accounts, plans, quotas, add-ons, API tokens and SEO reports. `npm run admin -- --help`.
 // Works on DATABASE_URL beside running servers (PostgreSQL); see HELP for the embedded database.
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { accountByEmailHash, accountById, listAccounts, updateAccount } from '../src/domain/accounts.ts'
+import { describeAddOns, MAX_QUANTITY, setAddOn } from '../src/domain/accounts/add-ons.ts'
 import { API_SCOPES, createApiToken } from '../src/domain/api-tokens.ts'
-import { isPlan, PLANS } from '../src/domain/plans.ts'
-import { loadConfig } from '../src/config.ts'
+import { ADD_ONS, isAddOn, isPlan, PLANS } from '../src/domain/plans.ts'
+import { runDueReports } from '../src/domain/seo-reports/reports.ts'
+import { loadConfig, type Config } from '../src/config.ts'
 import { openKeyring } from '../src/infra/data-key.ts'
 import { openDataStore, type Db } from '../src/infra/db.ts'
+import { createSafeFetcher } from '../src/infra/fetcher.ts'
+import { createMailer } from '../src/infra/mailer.ts'
 import { migrateToLatest } from '../src/infra/migrate.ts'
 import type { Keyring } from '../src/infra/crypto.ts'
 import { findOrCreateUser, loadEmailHasher } from '../src/identity/users.ts'
@@ -16,18 +20,23 @@ const HELP = `Usage: npm run admin -- <command> [options]
 
 Commands:
   account create --email EMAIL --plan PLAN   create the account of a person (prints {id, email, plan})
-  account list                               list accounts with email, plan and quota override
-  account set-plan ACCOUNT_ID PLAN           change an account's plan
+  account list                               list accounts with email, plan, quota override and add-ons
+  account set-plan ACCOUNT_ID PLAN           change an account's plan (a downgrade deletes nothing)
   account set-quota ACCOUNT_ID N|none        requests an hour instead of the plan's budget; none removes it
+  account add-on ACCOUNT_ID ADDON on|off [--quantity N]
+                                             switch an add-on of the price list on (extra_domain and
+                                             extra_seat with a quantity, 1 by default) or off
   token create ACCOUNT_ID --scopes a,b [--name NAME] [--expires-in SECONDS]
                                              create an API token (prints {id, token, scopes, expires_at};
                                              the secret is shown this once)
+  reports run-due [--at TIME]                queue the scheduled SEO reports due now (or at TIME, an
+                                             ISO 8601 time in the current period) and run them at once
 
 Options:
   --json        machine-readable output on stdout
   -h, --help    this text
 
-Plans: ${PLANS.join(', ')}. Scopes: ${API_SCOPES.join(', ')}.
+Plans: ${PLANS.join(', ')}. Add-ons: ${ADD_ONS.join(', ')}. Scopes: ${API_SCOPES.join(', ')}.
 The database is DATABASE_URL, as for the server. On PostgreSQL the commands run beside running
 servers. The embedded database (DATABASE_URL unset) can be opened by one process only: stop the
 server first, or use PostgreSQL.`
@@ -44,6 +53,8 @@ const { values, positionals } = (() => {
         scopes: { type: 'string' },
         name: { type: 'string' },
         'expires-in': { type: 'string' },
+        quantity: { type: 'string' },
+        at: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -74,11 +85,11 @@ async function mustExist(db: Db, id: string) {
   return account
 }
 
-type Action = (db: Db, keyring: Keyring) => Promise<void>
+type Action = (db: Db, keyring: Keyring, config: Config) => Promise<void>
 
 /** Checks the command line completely before the database is opened, so a typo costs nothing. */
 function parseCommand(): Action {
-  const [group, verb, first, second] = positionals
+  const [group, verb, first, second, third] = positionals
   const command = [group, verb].filter(Boolean).join(' ')
   const accountId = () => {
     if (!first || !/^acct_[A-Za-z0-9_-]{1,64}$/.test(first)) throw new UsageError('an ACCOUNT_ID (acct_…) is required')
@@ -101,7 +112,11 @@ function parseCommand(): Action {
     case 'account list':
       return async (db, keyring) => {
         const accounts = await listAccounts(db, keyring)
-        print(accounts, accounts.map((a) => `${a.id}  ${a.email ?? '-'}  ${a.plan}${a.quota_override === null ? '' : `  quota ${a.quota_override}/h`}`).join('\n') || '(no accounts)')
+        const line = (a: (typeof accounts)[number]) => {
+          const addOns = describeAddOns(a.add_ons)
+          return `${a.id}  ${a.email ?? '-'}  ${a.plan}${a.quota_override === null ? '' : `  quota ${a.quota_override}/h`}${addOns ? `  add-ons ${addOns}` : ''}`
+        }
+        print(accounts, accounts.map(line).join('\n') || '(no accounts)')
       }
     case 'account set-plan':
     case 'account set-quota': {
@@ -111,6 +126,37 @@ function parseCommand(): Action {
         await mustExist(db, id)
         const updated = (await updateAccount(db, id, change))!
         print({ id: updated.id, plan: updated.plan, quota_override: updated.quota_override }, `${updated.id}  plan ${updated.plan}  quota ${updated.quota_override ?? 'of the plan'}`)
+      }
+    }
+    case 'account add-on': {
+      const id = accountId()
+      if (!isAddOn(second)) throw new UsageError(`the add-on must be one of ${ADD_ONS.join(', ')}`)
+      if (third !== 'on' && third !== 'off') throw new UsageError('say on or off after the add-on')
+      const quantity = values.quantity === undefined ? undefined : wholeNumber(values.quantity, '--quantity')
+      if (quantity !== undefined && (quantity < 1 || quantity > MAX_QUANTITY)) throw new UsageError(`--quantity must be from 1 to ${MAX_QUANTITY}`)
+      const addOn = second
+      return async (db) => {
+        await mustExist(db, id)
+        const result = (await setAddOn(db, { accountId: id, addOn, on: third === 'on', ...(quantity === undefined ? {} : { quantity }) }))!
+        print({ id: result.accountId, plan: result.plan, add_ons: result.addOns }, `${result.accountId}  plan ${result.plan}  add-ons ${describeAddOns(result.addOns) || 'none'}`)
+      }
+    }
+    case 'reports run-due': {
+      const at = values.at === undefined ? new Date() : new Date(values.at)
+      if (Number.isNaN(at.getTime())) throw new UsageError('--at must be an ISO 8601 time, e.g. 2026-11-29T12:00:00Z')
+      return async (db, keyring, config) => {
+        const log = pino({ level: 'warn' }, pino.destination(2))
+        const fetcher = createSafeFetcher({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connections: 4 })
+        try {
+          const mailer = createMailer({ config, db, keyring, log })
+          const urls = { api: config.API_URL, base: config.BASE_URL, sitesDomain: config.SITES_DOMAIN }
+          const outcomes = await runDueReports({ db, fetcher, mailer, keyring, log, urls }, at)
+          const rows = outcomes.map(({ audit }) => ({ id: audit.id, site_id: audit.site_id, domain: audit.domain, period: audit.period, state: audit.state, score: audit.score, error: audit.error }))
+          print(rows, rows.map((r) => `${r.id}  ${r.site_id}  ${r.domain}  ${r.period}  ${r.state}${r.score === null ? '' : `  ${r.score}/100`}${r.error ? `  ${r.error}` : ''}`).join('\n') || '(no reports due)')
+          if (outcomes.some((o) => o.error)) process.exitCode = 1
+        } finally {
+          await fetcher.close()
+        }
       }
     }
     case 'token create': {
@@ -155,7 +201,7 @@ const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: c
 })
 try {
   await migrateToLatest(store.db)
-  await action(store.db, openKeyring(config, log))
+  await action(store.db, openKeyring(config, log), config)
 } catch (error) {
   console.error(`error: ${(error as Error).message}`)
   process.exitCode = 1

@@ -7,6 +7,7 @@ import { createSite } from '../src/domain/sites.ts'
 import { bootstrap, chat } from './agent/helpers.ts'
 import { buildTestApp } from './helpers/app.ts'
 import { makeAccount } from './rest/helpers.ts'
+import { withAssistantAddOn } from './helpers/add-ons.ts'
 
 // Malformed bodies, headers, queries and tokens across every route that /openapi.json lists, from
 // a fixed seed, so a failure reproduces. The routes are read at run time: a route added later is
@@ -327,6 +328,7 @@ function requestFor(r: Random, op: Operation, real: string[], rest: RestFixture)
  */
 async function restFixture(app: App): Promise<RestFixture> {
   const owner = await makeAccount(app, 'pro', undefined, 10_000_000)
+  await withAssistantAddOn(app.db, owner.accountId)
   const ids: Record<string, string[]> = { sites: [], pages: [], blocks: [], domains: [], builds: [], leads: [], tokens: [], webhooks: [], conversations: [] }
   const v1 = async (method: 'POST', url: string, payload: object = {}) => {
     const res = await app.inject({ method, url, headers: owner.headers, payload })

@@ -4,6 +4,9 @@ import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { AccountsTable } from '../infra/tables.ts'
 import type { Plan } from './plans.ts'
+import { addOnsOfAccounts, entitlementsOf, syncAssistantIncluded } from './accounts/add-ons.ts'
+import type { AddOnQuantities } from './accounts/entitlements.ts'
+import { withTransaction } from './transaction.ts'
 
 export type AccountRow = Selectable<AccountsTable>
 
@@ -21,6 +24,7 @@ export interface AccountSummary {
   email: string | null
   plan: Plan
   quota_override: number | null
+  add_ons: AddOnQuantities
   created_at: string
 }
 
@@ -38,18 +42,26 @@ export async function listAccounts(db: Db, keyring: Keyring): Promise<AccountSum
   for (const row of rows) {
     if (seen.has(row.id)) continue
     const email = row.email_sealed && row.user_id ? keyring.open(row.email_sealed, `users.email:${row.user_id}`) : null
-    seen.set(row.id, { id: row.id, email, plan: row.plan, quota_override: row.quota_override, created_at: row.created_at.toISOString() })
+    seen.set(row.id, { id: row.id, email, plan: row.plan, quota_override: row.quota_override, add_ons: {}, created_at: row.created_at.toISOString() })
   }
-  return [...seen.values()]
+  const addOns = await addOnsOfAccounts(db, [...seen.keys()])
+  return [...seen.values()].map((account) => ({ ...account, add_ons: addOns.get(account.id) ?? {} }))
 }
 
-/** Changes an account; undefined when there is no such account. */
+/**
+ * Changes an account; undefined when there is no such account. A plan change deletes nothing: the
+ * sites' assistants follow what the new plan offers of the account's add-ons.
+ */
 export async function updateAccount(db: Db, id: string, change: { plan?: Plan; quotaOverride?: number | null }): Promise<AccountRow | undefined> {
   accountChanged(id)
-  return db
-    .updateTable('accounts')
-    .set({ ...(change.plan ? { plan: change.plan } : {}), ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}) })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst()
+  return withTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('accounts')
+      .set({ ...(change.plan ? { plan: change.plan } : {}), ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}) })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst()
+    if (row && change.plan) await syncAssistantIncluded(trx, id, (await entitlementsOf(trx, id))!.assistant)
+    return row
+  })
 }

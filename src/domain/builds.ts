@@ -5,6 +5,7 @@ import { enqueueJob } from '../infra/jobs.ts'
 import type { BuildsTable } from '../infra/tables.ts'
 import { errors } from '../errors.ts'
 import { withTransaction } from './transaction.ts'
+import { assertMayPublish } from './accounts/limits.ts'
 
 export type Build = Selectable<BuildsTable>
 
@@ -35,9 +36,11 @@ export function buildView(build: Build): BuildView {
 
 /**
  * Queues a build of a site: a `builds` row and its job, committed together. A site never has two
- * builds at once: while one is queued or running, that one is answered (`created: false`).
+ * builds at once: while one is queued or running, that one is answered (`created: false`). A site
+ * over its account's site limit is not published (403 plan_limit).
  */
 export async function queueBuild(db: Db, siteId: string): Promise<{ build: Build; created: boolean }> {
+  await assertMayPublish(db, siteId)
   for (;;) {
     const outcome = await withTransaction(db, async (trx) => {
       const inserted = await trx
@@ -114,6 +117,7 @@ export async function rollbackTo(db: Db, siteId: string, buildId: string): Promi
     const build = await trx.selectFrom('builds').selectAll().where('site_id', '=', siteId).where('id', '=', buildId).executeTakeFirst()
     if (!build) throw new errors.notFound('Build not found')
     if (build.status !== 'succeeded') throw new errors.buildNotRollbackable(`Only a succeeded build can go live; this one is ${build.status}`)
+    await assertMayPublish(trx, siteId)
     await goLive(trx, siteId, build.id, new Date())
     return build
   })

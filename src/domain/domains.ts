@@ -5,8 +5,9 @@ import { newId, randomToken } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { DomainsTable } from '../infra/tables.ts'
 import { errors } from '../errors.ts'
-import { challengeName, lookUpChallenge, type TxtLookup } from './dns-verify.ts'
+import { challengeHolds, challengeName, type TxtLookup } from './dns-verify.ts'
 import { uniqueViolation, withTransaction } from './transaction.ts'
+import { assertOwnDomainAllowed } from './accounts/limits.ts'
 
 export type Domain = Selectable<DomainsTable>
 
@@ -50,7 +51,6 @@ export interface DomainView {
   primary: boolean
   verification: { type: 'TXT'; name: string; value: string }
   verified_at: string | null
-  failure_reason: { code: NonNullable<Domain['failure_code']>; detail: string } | null
 }
 
 export function domainView(domain: Domain): DomainView {
@@ -62,7 +62,6 @@ export function domainView(domain: Domain): DomainView {
     primary: domain.primary,
     verification: { type: 'TXT', name: challengeName(domain.hostname), value: domain.verification_value },
     verified_at: domain.verified_at?.toISOString() ?? null,
-    failure_reason: domain.status === 'failed' && domain.failure_code ? { code: domain.failure_code, detail: domain.failure_detail ?? '' } : null,
   }
 }
 
@@ -109,11 +108,13 @@ async function lockSite(trx: Db, siteId: string): Promise<void> {
 
 /**
  * Adds a pending domain to a site. The site's first domain is its primary; `primary: true` moves
- * the flag. A hostname already on this site, or active on another, is 409 hostname_taken.
+ * the flag. A hostname already on this site, or active on another, is 409 hostname_taken. Own
+ * domains come with the plan (from lite, as many as it includes with the extra_domain add-on).
  */
 export async function addDomain(db: Db, siteId: string, hostname: string, primary?: boolean): Promise<Domain> {
   return withTransaction(db, async (trx) => {
     await lockSite(trx, siteId)
+    await assertOwnDomainAllowed(trx, siteId)
     const existing = await trx
       .selectFrom('domains')
       .select(['site_id', 'status'])
@@ -160,7 +161,7 @@ export async function deleteDomain(db: Db, domain: Domain): Promise<void> {
 export async function requestVerification(db: Db, domain: Domain, enqueue: (trx: Db) => Promise<unknown>): Promise<Domain> {
   if (domain.status === 'active') return domain
   return withTransaction(db, async (trx) => {
-    const pending = await trx.updateTable('domains').set({ status: 'pending', failure_code: null, failure_detail: null }).where('id', '=', domain.id).where('status', '<>', 'active').returningAll().executeTakeFirst()
+    const pending = await trx.updateTable('domains').set({ status: 'pending' }).where('id', '=', domain.id).where('status', '<>', 'active').returningAll().executeTakeFirst()
     await enqueue(trx)
     return pending ?? domain
   })
@@ -168,21 +169,19 @@ export async function requestVerification(db: Db, domain: Domain, enqueue: (trx:
 
 /**
  * Looks up the challenge and records the outcome: active when the TXT record holds the value and
- * no other site has the hostname active meanwhile, else failed with the reason (no record, another
- * value, a failed lookup, the hostname taken). Answers the domain as stored.
+ * no other site has the hostname active meanwhile, else failed. Answers the domain as stored.
  */
 export async function verifyDomain(db: Db, resolver: TxtLookup, domainId: string): Promise<Domain | undefined> {
   const domain = await db.selectFrom('domains').selectAll().where('id', '=', domainId).executeTakeFirst()
   if (!domain || domain.status === 'active') return domain
-  const outcome = await lookUpChallenge(resolver, domain.hostname, domain.verification_value)
+  const proven = await challengeHolds(resolver, domain.hostname, domain.verification_value)
   const now = new Date()
-  const fail = (code: NonNullable<Domain['failure_code']>, detail: string) =>
-    db.updateTable('domains').set({ status: 'failed', checked_at: now, failure_code: code, failure_detail: detail }).where('id', '=', domainId).where('status', '<>', 'active').returningAll().executeTakeFirst()
-  if (!outcome.proven) return fail(outcome.code, outcome.detail)
+  const fail = () => db.updateTable('domains').set({ status: 'failed', checked_at: now }).where('id', '=', domainId).where('status', '<>', 'active').returningAll().executeTakeFirst()
+  if (!proven) return fail()
   try {
-    return await db.updateTable('domains').set({ status: 'active', verified_at: now, checked_at: now, failure_code: null, failure_detail: null }).where('id', '=', domainId).returningAll().executeTakeFirst()
+    return await db.updateTable('domains').set({ status: 'active', verified_at: now, checked_at: now }).where('id', '=', domainId).returningAll().executeTakeFirst()
   } catch (error) {
-    if (uniqueViolation(error) === 'domains_active_hostname') return fail('hostname_taken', `${domain.hostname} is already active on another site`)
+    if (uniqueViolation(error) === 'domains_active_hostname') return fail()
     throw error
   }
 }

@@ -13,6 +13,21 @@ export function isPlan(value: unknown): value is Plan {
 
 export const PlanId = literalUnion(PLANS)
 
+/** The add-ons of the price list, switched per account by the operator. */
+export const ADD_ONS = ['extra_domain', 'ai_sales_assistant', 'premium_seo_reports', 'extra_seat'] as const
+
+export type AddOnId = (typeof ADD_ONS)[number]
+
+export function isAddOn(value: unknown): value is AddOnId {
+  return typeof value === 'string' && (ADD_ONS as readonly string[]).includes(value)
+}
+
+export const SEO_REPORT_CADENCES = ['none', 'monthly', 'weekly'] as const
+export type SeoReportCadence = (typeof SEO_REPORT_CADENCES)[number]
+
+/** A count the plan includes; null is unlimited. */
+const Allowance = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `${description}; null is unlimited` })
+
 const PlanSchema = Type.Object(
   {
     id: PlanId,
@@ -23,16 +38,22 @@ const PlanSchema = Type.Object(
     api_access: Type.Union([Type.Literal('none'), Type.Literal('read'), Type.Literal('read_write')]),
     webhooks: Type.Boolean(),
     api_requests_per_hour: Type.Integer({ minimum: 0 }),
+    sites: Allowance('Sites an account may have'),
+    own_domains: Allowance('Own domains included (each extra_domain add-on adds one)'),
+    seats: Allowance('Members included (each extra_seat add-on adds one)'),
+    seo_reports: literalUnion(SEO_REPORT_CADENCES),
   },
   { additionalProperties: false },
 )
 
 const AddOn = Type.Object(
   {
-    id: Type.String(),
+    id: literalUnion(ADD_ONS),
     name: Type.String(),
     monthly_price_cents: Type.Integer({ minimum: 0 }),
     description: Type.String(),
+    available_from: PlanId,
+    per_unit: Type.Boolean({ description: 'True when it is booked in a quantity (each unit adds one)' }),
   },
   { additionalProperties: false },
 )

@@ -2,20 +2,17 @@ import { sql } from 'kysely'
 import { sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { ApiTokenRow } from './api-tokens.ts'
-import type { Plan } from './plans.ts'
+import { PLANS, type Plan } from './plans.ts'
+import { apiAllows, planEntitlements } from './accounts/entitlements.ts'
 
 /**
- * REST access and hourly budgets by plan (DESIGN.md 6 and 7). Free and lite have no access, plus
- * reads only; max accounts may carry an individual budget (accounts.quota_override), which the
- * admin CLI may set for any plan.
+ * REST access and hourly budgets by plan, as the price list gives them (DESIGN.md 6 and 7): free
+ * and lite have no access, plus reads only. Any account may carry an individual budget
+ * (accounts.quota_override), which the admin CLI sets.
  */
-export const PLAN_ACCESS: Record<Plan, { access: 'none' | 'read' | 'read_write'; perHour: number }> = {
-  free: { access: 'none', perHour: 0 },
-  lite: { access: 'none', perHour: 0 },
-  plus: { access: 'read', perHour: 300 },
-  pro: { access: 'read_write', perHour: 1000 },
-  max: { access: 'read_write', perHour: 10000 },
-}
+export const PLAN_ACCESS: Record<Plan, { access: 'none' | 'read' | 'read_write'; perHour: number }> = Object.fromEntries(
+  PLANS.map((plan) => [plan, { access: planEntitlements(plan).apiAccess, perHour: planEntitlements(plan).apiRequestsPerHour }]),
+) as Record<Plan, { access: 'none' | 'read' | 'read_write'; perHour: number }>
 
 export const WINDOW_SECONDS = 3600
 
@@ -24,8 +21,7 @@ export function hourlyLimit(plan: Plan, override: number | null): number {
 }
 
 export function allows(plan: Plan, access: 'read' | 'write'): boolean {
-  const granted = PLAN_ACCESS[plan].access
-  return granted === 'read_write' || (granted === 'read' && access === 'read')
+  return apiAllows(plan, access)
 }
 
 /** The start of the fixed hourly window `now` falls in. */

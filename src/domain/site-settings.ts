@@ -21,6 +21,12 @@ export interface SiteSettings {
     /** Per-locale consent text and privacy link shown before a lead is taken; defaults below fill gaps. */
     lead_consent?: Partial<Record<Locale, ConsentText>>
   }
+  /**
+   * Kept by the service, not the owner: false while the site's account has no ai_sales_assistant
+   * add-on on a plan that offers it (src/domain/accounts/add-ons.ts). The assistant then stays
+   * silent and no widget is embedded, whatever `assistant.enabled` says.
+   */
+  assistant_included?: boolean
 }
 
 /** The consent text a site uses unless it words its own; the privacy link is the site's own /privacy page. */
@@ -45,7 +51,7 @@ export interface ResolvedAssistant {
   capabilities: AssistantCapabilities
 }
 
-/** The assistant settings with every default applied; booking needs a url to be offered at all. */
+/** The assistant settings with every default applied; booking needs a url to be offered at all. Off while the account's add-on is. */
 export function resolveAssistant(settings: SiteSettings): ResolvedAssistant {
   const assistant = settings.assistant ?? {}
   const caps = assistant.capabilities ?? {}
@@ -56,7 +62,7 @@ export function resolveAssistant(settings: SiteSettings): ResolvedAssistant {
     handoff: caps.handoff === true,
   }
   if (capabilities.booking) capabilities.booking_url = bookingUrl
-  return { enabled: assistant.enabled === true, persona: assistant.persona || undefined, capabilities }
+  return { enabled: assistant.enabled === true && settings.assistant_included !== false, persona: assistant.persona || undefined, capabilities }
 }
 
 export function consentTextFor(settings: SiteSettings, locale: Locale): ConsentText {
@@ -72,10 +78,11 @@ export interface AssistantView {
   handoff: boolean
 }
 
+/** `enabled` is the owner's choice; whether the assistant answers also depends on the account's add-on. */
 export function assistantView(settings: SiteSettings): AssistantView {
   const resolved = resolveAssistant(settings)
   return {
-    enabled: resolved.enabled,
+    enabled: settings.assistant?.enabled === true,
     persona: resolved.persona ?? null,
     booking_url: resolved.capabilities.booking_url ?? null,
     lead: resolved.capabilities.lead,

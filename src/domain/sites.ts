@@ -3,7 +3,9 @@ import { newId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import { executePrepared } from '../infra/prepared.ts'
 import { errors } from '../errors.ts'
-import { withAssistant, type AssistantView, type SiteSettings } from './site-settings.ts'
+import { resolveAssistant, withAssistant, type AssistantView, type SiteSettings } from './site-settings.ts'
+import { entitlementsOf } from './accounts/add-ons.ts'
+import { assertMayPublish, assertSiteAllowed } from './accounts/limits.ts'
 import type { SitesTable, SiteStatus } from '../infra/tables.ts'
 import type { Locale } from './locales.ts'
 import { insertActiveDomain, normaliseHostname, PLATFORM_DOMAIN_ID } from './domains.ts'
@@ -90,6 +92,11 @@ async function freeSlug(db: Db, base: string): Promise<string> {
   }
 }
 
+/**
+ * Stores a site. No plan limit is checked here: an account's site is made through
+ * `createAccountSite`; this is also how the platform's own sites and fixtures are made. An
+ * account's site notes whether the account's plan and add-ons include its sales assistant.
+ */
 export async function createSite(db: Db, site: NewSite): Promise<Site> {
   const defaultLocale = site.defaultLocale ?? site.locales?.[0] ?? 'en'
   const locales = site.locales ?? [defaultLocale]
@@ -97,6 +104,8 @@ export async function createSite(db: Db, site: NewSite): Promise<Site> {
   const chosen = site.slug === undefined ? undefined : checkSlug(site.slug)
   const status = site.status ?? 'draft'
   return withTransaction(db, async (trx) => {
+    const included = site.accountId ? ((await entitlementsOf(trx, site.accountId))?.assistant ?? false) : undefined
+    const settings: SiteSettings = included === undefined ? (site.settings ?? {}) : { ...site.settings, assistant_included: included }
     let row: Site | undefined
     // A slug another creation took in the meantime is skipped (the insert does nothing) and the next free one tried.
     while (!row) {
@@ -111,7 +120,7 @@ export async function createSite(db: Db, site: NewSite): Promise<Site> {
           published_at: status === 'draft' ? null : new Date(),
           default_locale: defaultLocale,
           locales: JSON.stringify(locales),
-          settings: JSON.stringify(site.settings ?? {}),
+          settings: JSON.stringify(settings),
         })
         .onConflict((oc) => oc.column('slug').doNothing())
         .returningAll()
@@ -150,7 +159,7 @@ export async function findSiteByHostname(db: Db, hostname: string, sitesDomain?:
 /** True when a site answering on this hostname has its assistant switched on (the CORS allow-list). */
 export async function assistantEnabledOn(db: Db, hostname: string, sitesDomain?: string): Promise<boolean> {
   const site = await findSiteByHostname(db, hostname, sitesDomain)
-  return site !== undefined && assistantAnswers(site.status) && site.settings.assistant?.enabled === true
+  return site !== undefined && assistantAnswers(site.status) && resolveAssistant(site.settings).enabled
 }
 
 // The account's sites, as the REST API and MCP see them.
@@ -199,10 +208,14 @@ export interface SiteInput {
   assistant?: Partial<AssistantView>
 }
 
+/** Creates an account's draft site, within the plan's site limit (403 plan_limit, nothing stored). */
 export async function createAccountSite(db: Db, accountId: string, input: SiteInput): Promise<SiteRecord> {
   const settings = withAssistant({}, input.assistant ?? {})
-  const site = await createSite(db, { name: input.name, slug: input.slug, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
-  return { ...site, domain: null }
+  return withTransaction(db, async (trx) => {
+    await assertSiteAllowed(trx, accountId)
+    const site = await createSite(trx, { name: input.name, slug: input.slug, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
+    return { ...site, domain: null }
+  })
 }
 
 export interface SitePatch {
@@ -233,6 +246,7 @@ export async function updateAccountSite(db: Db, accountId: string, siteId: strin
       if (orphaned) throw new errors.localeInUse(`Pages in locale '${orphaned.locale}' exist; delete them before removing the locale`)
     }
     if (patch.status === 'live' && current.live_build_id === null) throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
+    if (patch.status === 'live' && current.status !== 'live') await assertMayPublish(trx, siteId)
     const slug = patch.slug === undefined || patch.slug === current.slug ? current.slug : checkSlug(patch.slug)
     if (slug !== current.slug && (await trx.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirst())) throw subdomainTaken(slug)
     const updated = await trx

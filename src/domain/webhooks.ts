@@ -5,14 +5,14 @@ import { generateSecret } from '../infra/webhook-signature.ts'
 import type { WebhookEndpointsTable } from '../infra/tables.ts'
 import type { EventType } from './events.ts'
 import type { Plan } from './plans.ts'
-import { allows } from './quota.ts'
+import { planEntitlements } from './accounts/entitlements.ts'
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000
 
-/** Webhooks come with plan pro and above (INTERFACE.md 6.2 rule 5): the plans that may write through the API. */
+/** Webhooks come with the plans the price list gives them to (pro and above, INTERFACE.md 6.2 rule 5). */
 export function webhooksAllowed(plan: Plan): boolean {
-  return allows(plan, 'write')
+  return planEntitlements(plan).webhooks
 }
 
 /**

@@ -1,5 +1,5 @@
 import { PLANS, type Plan } from '../domain/plans.ts'
-import { allows } from '../domain/quota.ts'
+import { apiAllows } from '../domain/accounts/entitlements.ts'
 import { errors, withHeaders } from '../errors.ts'
 import { challenge, resourceMetadataUrl } from '../infra/bearer.ts'
 import type { Principal } from './principal.ts'
@@ -22,10 +22,10 @@ export interface ApiAccess {
   write: Entitlement
 }
 
-/** The API access of DESIGN.md 7, until the entitlements of the price list take over. */
+/** The API access of DESIGN.md 7, as the price list's entitlements give it. */
 export const planApiAccess: ApiAccess = {
-  read: { name: 'API access', allows: (plan) => allows(plan, 'read') },
-  write: { name: 'changes through the API', allows: (plan) => allows(plan, 'write') },
+  read: { name: 'API access', allows: (plan) => apiAllows(plan, 'read') },
+  write: { name: 'changes through the API', allows: (plan) => apiAllows(plan, 'write') },
 }
 
 export interface AuthorizeOptions {

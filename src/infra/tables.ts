@@ -408,7 +408,16 @@ export interface AuditLogTable {
   ip: string
 }
 
+export interface AccountAddOnsTable {
+  account_id: string
+  add_on: string
+  quantity: number
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
 export interface AccountTables {
+  account_add_ons: AccountAddOnsTable
   api_tokens: ApiTokensTable
   api_quota: ApiQuotaTable
   idempotency_keys: IdempotencyKeysTable
@@ -450,13 +459,8 @@ export interface DomainsTable {
   verification_value: string
   verified_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
-  /** Why the last check failed (status failed); null otherwise. */
-  failure_code: ColumnType<DomainFailureCode | null, DomainFailureCode | null | undefined, DomainFailureCode | null>
-  failure_detail: ColumnType<string | null, string | null | undefined, string | null>
   created_at: CreatedAt
 }
-
-export type DomainFailureCode = 'no_record' | 'wrong_value' | 'lookup_failed' | 'hostname_taken'
 
 export type BuildStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
@@ -600,13 +604,18 @@ export interface SiteAuditsTable {
   site_id: string
   domain: string
   state: ColumnType<'queued' | 'done' | 'failed', 'queued' | 'done' | 'failed' | undefined, 'queued' | 'done' | 'failed'>
-  trigger: 'api' | 'weekly' | 'mcp'
+  /** weekly and monthly: the scheduled report of the account's plan. */
+  trigger: 'api' | 'mcp' | 'weekly' | 'monthly'
   report_id: string | null
   score: number | null
   axes: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   error: string | null
   created_at: CreatedAt
   finished_at: NullableTimestamp
+  /** The week or month a scheduled report is for (one per site and period); null for one asked for. */
+  period: ColumnType<string | null, string | null | undefined, string | null>
+  /** When the owner's mail of a scheduled report went out. */
+  mailed_at: NullableTimestamp
 }
 
 export type SocialNetwork = 'mastodon' | 'bluesky'

@@ -8,6 +8,7 @@ import { listDeadLetters } from '../../src/domain/webhook-deliveries.ts'
 import { queueTestDelivery } from '../../src/domain/webhook-delivery.ts'
 import { createEndpoint } from '../../src/domain/webhooks.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startReceiver } from '../helpers/receiver.ts'
 import { formToken, get, post, signedIn, until } from './helpers.ts'
@@ -21,6 +22,7 @@ describe('two accounts in the dashboard', async () => {
   const bob = await signedIn(app, 'bob@example.com')
   const aliceAccount = alice.user.accountId
   await updateAccount(app.db, aliceAccount, { plan: 'pro' })
+  await withAssistantAddOn(app.db, aliceAccount)
   await updateAccount(app.db, bob.user.accountId, { plan: 'pro' })
 
   const { token: aliceToken } = await createApiToken(app.db, { accountId: aliceAccount, name: 'alice-ci', scopes: ['read:sites'] })

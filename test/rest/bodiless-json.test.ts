@@ -3,6 +3,7 @@ import { createSite } from '../../src/domain/sites.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 
 // Many clients send `Content-Type: application/json` on every request, bodiless ones included.
 // On /v1 an empty body under that header counts as no body: actions without required fields run,
@@ -14,6 +15,7 @@ await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()
 const base = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : ''
 const owner = await makeAccount(app, 'pro')
+await withAssistantAddOn(app.db, owner.accountId)
 
 const JSON_TYPES = ['application/json', 'application/json; charset=utf-8']
 

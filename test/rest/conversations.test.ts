@@ -3,10 +3,12 @@ import { createSite } from '../../src/domain/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { makeAccount } from './helpers.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { client, expectProblem } from './sites-helpers.ts'
 
 const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } })
 const owner = await makeAccount(app, 'pro')
+await withAssistantAddOn(app.db, owner.accountId)
 const other = await makeAccount(app, 'pro')
 const api = client(app, owner.headers)
 const stranger = client(app, other.headers)

@@ -5,6 +5,7 @@ import { createEndpoint } from '../../src/domain/webhooks.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 
 // The headers /openapi.json documents for /v1 are the headers the service sends: every answer
 // shown here over real HTTP carries each header its operation and status document (apart from
@@ -31,6 +32,7 @@ function documentedHeaders(method: string, template: string, status: number): st
 }
 
 const owner = await makeAccount(app, 'pro')
+await withAssistantAddOn(app.db, owner.accountId)
 const seen: string[] = []
 
 /** One real call, checked against the document for its operation and status. */

@@ -4,6 +4,7 @@ import { bootstrap, chat } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { makeAccount } from './helpers.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 
 // What the fuzz test found behind a working token: values a schema lets through but the database
 // cannot take, a body the idempotency fingerprint could not read, and a change racing the
@@ -14,6 +15,7 @@ await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()
 const base = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : ''
 const owner = await makeAccount(app, 'pro')
+await withAssistantAddOn(app.db, owner.accountId)
 const site = await createSite(app.db, { name: 'Edges', accountId: owner.accountId, hostname: 'edges.example', settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
 
 async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}) {

@@ -2,7 +2,8 @@ import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
 import { createApiToken } from '../../src/domain/api-tokens.ts'
 import { createSite } from '../../src/domain/sites.ts'
-import { queueWeeklyAudits } from '../../src/rest/audits.ts'
+import { queueDueReports } from '../../src/domain/seo-reports/reports.ts'
+import { periodOf } from '../../src/domain/seo-reports/schedule.ts'
 import { serveFixtureForFile } from '../fixtures/sites/serve.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
@@ -88,11 +89,13 @@ describe('/v1/sites/{id}/audits', () => {
     expect((await get(reader, `/v1/sites/${site.id}/audits/${(queued.json() as Json).id}`)).statusCode).toBe(200)
   })
 
-  it('the weekly job audits every live site with a domain, and only those', async () => {
+  it("the weekly report of a pro account's plan audits every live site with a domain, and only those", async () => {
     const { account, receiver } = await subscribed()
     const live = await createSite(app.db, { name: 'Live', hostname: `127.0.0.1:${fixture.domain.split(':')[1]}`, accountId: account.accountId, status: 'live' })
     const draft = await createSite(app.db, { name: 'Draft', hostname: `127.0.0.2:${fixture.domain.split(':')[1]}`, accountId: account.accountId, status: 'draft' })
-    expect(await queueWeeklyAudits(app.db)).toBeGreaterThanOrEqual(1)
+    // The end of this week: every site's moment in it has come.
+    const endOfWeek = new Date(periodOf('weekly', new Date()).end.getTime() - 1)
+    expect((await queueDueReports(app.db, app.config.SITES_DOMAIN, endOfWeek)).length).toBeGreaterThanOrEqual(1)
     const audits = await app.db.selectFrom('site_audits').select(['site_id', 'trigger']).where('account_id', '=', account.accountId).execute()
     expect(audits).toEqual([{ site_id: live.id, trigger: 'weekly' }])
     expect(audits.some((a) => a.site_id === draft.id)).toBe(false)

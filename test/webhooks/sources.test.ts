@@ -8,6 +8,7 @@ import { bootstrap, event } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 
 const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', BASE_URL: 'https://platform.test' } })
 
@@ -16,6 +17,7 @@ type Json = Record<string, any>
 /** A pro account with a site and one endpoint receiving every event type. */
 async function subscriber(hostname: string): Promise<{ account: TestAccount; siteId: string; receiver: Receiver; secret: string }> {
   const account = await makeAccount(app)
+  await withAssistantAddOn(app.db, account.accountId)
   const site = await createSite(app.db, { name: 'Shop', hostname, accountId: account.accountId, settings: { assistant: { enabled: true, capabilities: { lead: true } } } })
   const receiver = await startReceiver()
   const res = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: receiver.url } })
