@@ -45,8 +45,8 @@ export class Bm25Index {
     return Math.log(1 + (this.#count - df + 0.5) / (df + 0.5))
   }
 
-  /** Documents with a positive score, best first. */
-  search(queryTerms: string[], limit = 3): Scored[] {
+  /** Documents with a positive score, best first; `bonus` adds to the scores of the documents it names. */
+  search(queryTerms: string[], limit = 3, bonus?: ReadonlyMap<number, number>): Scored[] {
     const scores = new Map<number, { score: number; matched: number }>()
     let weight = 0
     for (const term of new Set(queryTerms)) {
@@ -65,7 +65,7 @@ export class Bm25Index {
       }
     }
     return [...scores.entries()]
-      .map(([doc, { score, matched }]) => ({ doc, score, coverage: matched / weight }))
+      .map(([doc, { score, matched }]) => ({ doc, score: score + (bonus?.get(doc) ?? 0), coverage: matched / weight }))
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)
   }

@@ -3,14 +3,21 @@ import { loadPricing, type Pricing } from '../domain/plans.ts'
 import { LOCALES } from '../domain/locales.ts'
 import type { Locale } from '../domain/locales.ts'
 import { Bm25Index } from './bm25.ts'
+import { QuestionIndex } from './question-match.ts'
 import { addOnName, planName } from './responder/catalog.ts'
-import { terms, typeset } from './text.ts'
+import { Analyzer } from './analyzer.ts'
+import { typeset } from './text.ts'
 
 /**
  * The assistant's knowledge: Markdown files per locale under knowledge/<locale>/. Each file has a
  * small front matter (title, url, topic, optional keywords and suggestion "label | prompt") and is cut into
  * passages at its `## ` headings. Prices are never written in the files: placeholders such as
  * {{plans}} or {{price:pro}} are filled from the same data /api/pricing serves.
+ *
+ * Every section (the text before the first heading counts as one) carries the questions visitors
+ * ask that it answers, one a line starting with "? ", and the words its answer must hold, on a line
+ * starting with "! ". The questions are not part of the passage: the index matches a visitor's
+ * question against them as well as against the passage's heading and text.
  *
  * A hosted site's own pages join as passages of that site (`indexSitePassages`); a search for a
  * session on that site ranks them first.
@@ -30,6 +37,10 @@ export interface Passage {
   suggestion: { label: string; prompt: string } | undefined
   /** Position in its collection: passages of one page read best in their written order. */
   seq: number
+  /** Questions visitors ask that the passage answers (none for a hosted site's pages). */
+  questions: readonly string[]
+  /** What an answer from this passage must say (the knowledge files' "! " line). */
+  fact: string | undefined
 }
 
 /** A passage of a hosted site's published page, as the site's indexer hands it over. */
@@ -51,6 +62,8 @@ export interface Hit {
    * common words match.
    */
   coverage: number
+  /** Similarity (0–1) of the question to the closest question stored with the passage. */
+  similarity: number
 }
 
 /**
@@ -63,6 +76,27 @@ export const MIN_SCORE = 1.5
 export const MIN_COVERAGE = 0.6
 
 export const isConfident = (hit: Hit) => hit.score >= MIN_SCORE && hit.coverage >= MIN_COVERAGE
+
+/** A second passage scoring at least this share of the best one is as likely meant: the answer asks. */
+export const CLOSE = 0.9
+/** A question this similar to one stored with the best passage was meant for it: nothing to ask. */
+export const SURE_SIMILARITY = 0.75
+
+export interface Choice {
+  /** The passage that answers: the first confident hit (a hosted site's own pages come first). */
+  best: Hit | undefined
+  /** Another passage, from the same source, about as likely meant; the answer asks whether it was. */
+  alternative: Hit | undefined
+}
+
+/** How sure retrieval is: a clear best answer, two close candidates, or nothing to answer with. */
+export function choose(hits: readonly Hit[]): Choice {
+  const confident = hits.filter(isConfident)
+  const best = confident[0]
+  if (!best || best.similarity >= SURE_SIMILARITY) return { best, alternative: undefined }
+  const alternative = confident.find((h) => h !== best && h.passage.siteId === best.passage.siteId && h.score >= CLOSE * best.score)
+  return { best, alternative }
+}
 
 export interface SearchOptions {
   limit?: number
@@ -173,10 +207,16 @@ export function loadPassages(locale: Locale, pricing: Pricing = loadPricing()): 
     const sections = rendered.split(/^## /m)
     sections.forEach((section, i) => {
       const [heading, ...rest] = i === 0 ? ['', section] : section.split('\n')
-      const text = (i === 0 ? section : rest.join('\n')).trim()
+      const lines = (i === 0 ? section : rest.join('\n')).split('\n')
+      const questions = lines.filter((l) => l.startsWith('? ')).map((l) => l.slice(2).trim())
+      const fact = lines.find((l) => l.startsWith('! '))?.slice(2).trim()
+      const text = lines
+        .filter((l) => !l.startsWith('? ') && !l.startsWith('! '))
+        .join('\n')
+        .trim()
       if (!text) return
       const title = i === 0 ? meta['title']! : `${meta['title']}: ${heading!.trim()}`
-      passages.push({ siteId: undefined, seq: passages.length, topic: meta['topic']!, keywords: meta['keywords'] ?? '', title, pageTitle: meta['title']!, url: meta['url']!, text, suggestion })
+      passages.push({ siteId: undefined, seq: passages.length, topic: meta['topic']!, keywords: meta['keywords'] ?? '', title, pageTitle: meta['title']!, url: meta['url']!, text, suggestion, questions, fact })
     })
   }
   if (passages.length === 0) throw new Error(`knowledge base for ${locale} is empty`)
@@ -197,20 +237,48 @@ function sitePath(url: string): string | undefined {
 interface Collection {
   passages: Passage[]
   index: Bm25Index
+  questions: QuestionIndex
+  analyzer: Analyzer
 }
 
-function indexOf(passages: Passage[], locale: Locale): Collection {
+/** What the closest stored question adds to a passage's score, at full similarity. */
+export const QUESTION_WEIGHT = 4
+
+/** A section's own heading; the page title for a page's opening passage. */
+export const heading = (p: Passage) => (p.title === p.pageTitle ? p.title : p.title.slice(p.pageTitle.length + 2))
+
+export function indexOf(passages: Passage[], locale: Locale): Collection {
+  const analyzer = new Analyzer(
+    locale,
+    passages.flatMap((p) => [p.title, p.keywords, p.text, ...p.questions]),
+  )
   // The heading counts twice: it says what a passage is about more surely than its body. A
   // section is indexed by its own heading, the page's opening passage by the page title, so a
   // general question ("How does the SEO audit work?") finds the opening, not a section that
-  // happens to repeat the page's words.
-  const heading = (p: Passage) => (p.title === p.pageTitle ? p.title : p.title.slice(p.pageTitle.length + 2))
-  const index = new Bm25Index(passages.map((p) => [...terms(heading(p), locale), ...terms(heading(p), locale), ...terms(p.keywords, locale), ...terms(p.text, locale)]))
-  return { passages, index }
+  // happens to repeat the page's words. The questions a passage answers count as its words too.
+  // Length counts for less than usual (b 0.5): a short section is not more likely the answer than a
+  // longer one that holds the same words, which the many questions of a long page would make it.
+  const index = new Bm25Index(
+    passages.map((p) => {
+      const title = analyzer.index(heading(p))
+      return [...title, ...title, ...analyzer.index(p.keywords), ...analyzer.index(p.text), ...p.questions.flatMap((q) => analyzer.index(q))]
+    }),
+    { b: 0.5 },
+  )
+  const questions = new QuestionIndex(
+    passages.flatMap((p, doc) => p.questions.map((q) => ({ doc, terms: analyzer.index(q) }))),
+    (term) => index.idf(term),
+  )
+  return { passages, index, questions, analyzer }
 }
 
-function searchIn(collection: Collection, queryTerms: string[], limit: number): Hit[] {
-  return collection.index.search(queryTerms, limit).map(({ doc, score, coverage }) => ({ passage: collection.passages[doc]!, score, coverage }))
+function searchIn(collection: Collection, query: string, limit: number): Hit[] {
+  const terms = collection.analyzer.query(query)
+  const similarities = collection.questions.similarities(terms)
+  const bonus = new Map([...similarities].map(([doc, similarity]) => [doc, similarity * QUESTION_WEIGHT]))
+  return collection.index
+    .search(terms, limit, bonus)
+    .map(({ doc, score, coverage }) => ({ passage: collection.passages[doc]!, score, coverage, similarity: similarities.get(doc) ?? 0 }))
 }
 
 /** Builds the ranking index of every locale once; searching is then pure computation. */
@@ -228,17 +296,16 @@ export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeB
     passages: (locale) => platform.get(locale)!.passages,
     page: (locale, topic) => platform.get(locale)!.passages.find((p) => p.topic === topic),
     search(locale, query, { limit = 3, siteId } = {}) {
-      const queryTerms = terms(query, locale)
       const own = siteId === undefined ? undefined : sites.get(siteId)?.get(locale)
-      const platformHits = searchIn(platform.get(locale)!, queryTerms, limit)
+      const platformHits = searchIn(platform.get(locale)!, query, limit)
       if (!own) return platformHits
-      return [...searchIn(own, queryTerms, limit), ...platformHits]
+      return [...searchIn(own, query, limit), ...platformHits]
     },
     indexSitePassages(siteId, locale, inputs) {
       const passages = inputs
         .map((p) => ({ ...p, url: sitePath(p.url) }))
         .filter((p): p is SitePassageInput => p.url !== undefined && p.text.trim() !== '')
-        .map((p, seq): Passage => ({ siteId, topic: 'site', title: p.title, pageTitle: p.title.split(': ')[0]!, url: p.url, text: p.text.trim(), keywords: p.keywords ?? '', suggestion: undefined, seq }))
+        .map((p, seq): Passage => ({ siteId, topic: 'site', title: p.title, pageTitle: p.title.split(': ')[0]!, url: p.url, text: p.text.trim(), keywords: p.keywords ?? '', suggestion: undefined, seq, questions: [], fact: undefined }))
       let byLocale = sites.get(siteId)
       if (passages.length === 0) {
         byLocale?.delete(locale)

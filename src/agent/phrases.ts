@@ -93,6 +93,12 @@ export const phrases = {
     en: 'You can book a time directly in the calendar.',
     fr: 'Vous pouvez réserver un créneau directement dans le calendrier.',
   },
+  /** One line after an answer when another passage was about as likely meant. */
+  orDidYouMean: {
+    de: (topic: string) => `Oder meinten Sie „${topic}“?`,
+    en: (topic: string) => `Or did you mean “${topic}”?`,
+    fr: (topic: string) => `Ou parliez-vous de « ${topic} » ?`,
+  },
   signUpInvite: {
     de: (plan: string | undefined) => `Zum Start registrieren Sie sich auf der Preisseite und wählen ${plan ?? 'Ihren Tarif'}.`,
     en: (plan: string | undefined) => `To start, sign up on the pricing page and choose ${plan ?? 'your plan'}.`,

@@ -1,14 +1,9 @@
-import { createRequire } from 'node:module'
+import { english, french, german } from 'multilingual-stemmer'
 import type { Locale } from '../domain/locales.ts'
+import { lexicon as groups } from './lexicon.ts'
 
-interface Stemmer {
-  stem(word: string): string
-}
-
-// snowball-stemmers is CommonJS without types: the Snowball algorithms for German, English and French.
-const snowball = createRequire(import.meta.url)('snowball-stemmers') as { newStemmer(language: string): Stemmer }
-
-const languages: Record<Locale, string> = { de: 'german', en: 'english', fr: 'french' }
+// The Snowball algorithms (release 3.1) for German, English and French, compiled to WebAssembly.
+const stemmers: Record<Locale, (word: string) => string> = { de: german, en: english, fr: french }
 
 // Short lists of the words that carry no topic in each language; ranking ignores them. Besides
 // grammar words they hold the verbs of asking ("do you offer", "gibt es", "proposez-vous"): a
@@ -25,17 +20,33 @@ const stopwords: Record<Locale, ReadonlySet<string>> = {
   ),
 }
 
-const stemmers = new Map<Locale, Stemmer>()
 const cache = new Map<string, string>()
 const CACHE_LIMIT = 50_000
 
-function stemmer(locale: Locale): Stemmer {
-  let s = stemmers.get(locale)
-  if (!s) {
-    s = snowball.newStemmer(languages[locale])
-    stemmers.set(locale, s)
+/** Letters without their accents, ß as ss: "résilier" and "resilier" are one word to a reader. */
+export function fold(word: string): string {
+  return word.normalize('NFD').replace(/\p{M}+/gu, '').replace(/ß/g, 'ss').normalize('NFC')
+}
+
+const folds = new Map<string, string>()
+function foldWord(word: string): string {
+  let out = folds.get(word)
+  if (out === undefined) {
+    out = fold(word)
+    if (folds.size < CACHE_LIMIT) folds.set(word, out)
   }
-  return s
+  return out
+}
+
+/** A word's Snowball stem in the locale, accents folded; remembered, since visitors repeat their words. */
+export function stem(word: string, locale: Locale): string {
+  const key = `${locale}:${word}`
+  let out = cache.get(key)
+  if (out === undefined) {
+    out = fold(stemmers[locale](word))
+    if (cache.size < CACHE_LIMIT) cache.set(key, out)
+  }
+  return out
 }
 
 /** The lower-cased words of a text, apostrophes and hyphens splitting words (l'offre, SEO-Audit). */
@@ -43,25 +54,94 @@ export function words(text: string): string[] {
   return text.toLowerCase().normalize('NFC').match(/[\p{L}\p{N}]+/gu) ?? []
 }
 
-/** Word stems of a text in a locale, stop words dropped; elisions (l'offre, d'un) split off. */
-export function terms(text: string, locale: Locale): string[] {
-  return stems(words(text), locale)
+export const isStopword = (word: string, locale: Locale) => stopwords[locale].has(word)
+export const stopwordList = (locale: Locale): Iterable<string> => stopwords[locale]
+
+/** One unit of a text: a term the lexicon gave, or a word still to be stemmed. */
+export type LexiconToken = { term: string; word?: undefined } | { word: string; term?: undefined }
+
+interface Lexicon {
+  /** The longest lexicon phrase (or word as written) starting at a position of folded words. */
+  phraseAt(folded: readonly string[], at: number): { term: string; length: number } | undefined
+  /** The term a stem's lexicon group stands for. */
+  synonym(stem: string): string | undefined
 }
 
-export function stems(list: readonly string[], locale: Locale): string[] {
-  const stop = stopwords[locale]
-  const out: string[] = []
-  for (const word of list) {
-    if (stop.has(word) || (word.length < 2 && !/\d/.test(word))) continue
-    const key = `${locale}:${word}`
-    let stem = cache.get(key)
-    if (stem === undefined) {
-      stem = stemmer(locale).stem(word)
-      if (cache.size < CACHE_LIMIT) cache.set(key, stem)
+const lexicons = new Map<Locale, Lexicon>()
+
+/**
+ * The locale's lexicon, compiled once: every entry of a group stands for the stem of the group's
+ * first word. Entries are matched as written (folded), longest first, before stop words are dropped,
+ * so "how much" or "wie viel" count; single words also match through their stem, so every inflection does.
+ */
+function lexiconFor(locale: Locale): Lexicon {
+  let compiled = lexicons.get(locale)
+  if (compiled) return compiled
+  const phrases = new Map<string, Array<{ words: string[]; term: string }>>()
+  const bystem = new Map<string, string>()
+  for (const group of groups[locale]) {
+    const term = stem(words(group[0]!)[0]!, locale)
+    for (const entry of group) {
+      const written = words(entry)
+      const list = written.map(fold)
+      if (list.length === 0) continue
+      if (list.length === 1 && !stopwords[locale].has(written[0]!)) {
+        const s = stem(written[0]!, locale)
+        if (!bystem.has(s)) bystem.set(s, term)
+      }
+      let starting = phrases.get(list[0]!)
+      if (!starting) phrases.set(list[0]!, (starting = []))
+      starting.push({ words: list, term })
     }
-    out.push(stem)
+  }
+  for (const list of phrases.values()) list.sort((a, b) => b.words.length - a.words.length)
+  compiled = {
+    phraseAt(folded, at) {
+      for (const p of phrases.get(folded[at]!) ?? []) {
+        if (p.words.every((w, k) => folded[at + k] === w)) return { term: p.term, length: p.words.length }
+      }
+      return undefined
+    },
+    synonym: (s) => bystem.get(s),
+  }
+  lexicons.set(locale, compiled)
+  return compiled
+}
+
+/**
+ * A text's words as the index reads them: phrases and words of the locale's lexicon become the
+ * term of their meaning ("how much" and "cost" are "price"); other words stay words, stop words
+ * and single letters dropped. Terms are stems already; words are stemmed by the caller, which may
+ * first correct or split them.
+ */
+export function tokens(text: string, locale: Locale): LexiconToken[] {
+  const list = words(text)
+  const folded = list.map(foldWord)
+  const lexicon = lexiconFor(locale)
+  const out: LexiconToken[] = []
+  for (let i = 0; i < list.length; ) {
+    const phrase = lexicon.phraseAt(folded, i)
+    if (phrase) {
+      out.push({ term: phrase.term })
+      i += phrase.length
+      continue
+    }
+    const word = list[i++]!
+    if (stopwords[locale].has(word) || (word.length < 2 && !/\d/.test(word))) continue
+    out.push({ word })
   }
   return out
+}
+
+/** A word's term: its stem, or the stem its lexicon group stands for. */
+export function termOf(word: string, locale: Locale): string {
+  const s = stem(word, locale)
+  return lexiconFor(locale).synonym(s) ?? s
+}
+
+/** Terms of a text in a locale: lexicon meanings and word stems, stop words dropped; elisions (l'offre, d'un) split off. */
+export function terms(text: string, locale: Locale): string[] {
+  return tokens(text, locale).map((t) => t.term ?? termOf(t.word!, locale))
 }
 
 /** A message made ready for phrase matching once: its words joined by single spaces, padded. */

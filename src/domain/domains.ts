@@ -5,7 +5,7 @@ import { newId, randomToken } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { DomainsTable } from '../infra/tables.ts'
 import { errors } from '../errors.ts'
-import { challengeHolds, challengeName, type TxtLookup } from './dns-verify.ts'
+import { challengeName, lookUpChallenge, type TxtLookup } from './dns-verify.ts'
 import { uniqueViolation, withTransaction } from './transaction.ts'
 import { assertOwnDomainAllowed } from './accounts/limits.ts'
 
@@ -51,6 +51,7 @@ export interface DomainView {
   primary: boolean
   verification: { type: 'TXT'; name: string; value: string }
   verified_at: string | null
+  failure_reason: { code: NonNullable<Domain['failure_code']>; detail: string } | null
 }
 
 export function domainView(domain: Domain): DomainView {
@@ -62,6 +63,7 @@ export function domainView(domain: Domain): DomainView {
     primary: domain.primary,
     verification: { type: 'TXT', name: challengeName(domain.hostname), value: domain.verification_value },
     verified_at: domain.verified_at?.toISOString() ?? null,
+    failure_reason: domain.status === 'failed' && domain.failure_code ? { code: domain.failure_code, detail: domain.failure_detail ?? '' } : null,
   }
 }
 
@@ -161,7 +163,7 @@ export async function deleteDomain(db: Db, domain: Domain): Promise<void> {
 export async function requestVerification(db: Db, domain: Domain, enqueue: (trx: Db) => Promise<unknown>): Promise<Domain> {
   if (domain.status === 'active') return domain
   return withTransaction(db, async (trx) => {
-    const pending = await trx.updateTable('domains').set({ status: 'pending' }).where('id', '=', domain.id).where('status', '<>', 'active').returningAll().executeTakeFirst()
+    const pending = await trx.updateTable('domains').set({ status: 'pending', failure_code: null, failure_detail: null }).where('id', '=', domain.id).where('status', '<>', 'active').returningAll().executeTakeFirst()
     await enqueue(trx)
     return pending ?? domain
   })
@@ -169,19 +171,21 @@ export async function requestVerification(db: Db, domain: Domain, enqueue: (trx:
 
 /**
  * Looks up the challenge and records the outcome: active when the TXT record holds the value and
- * no other site has the hostname active meanwhile, else failed. Answers the domain as stored.
+ * no other site has the hostname active meanwhile, else failed with the reason (no record, another
+ * value, a failed lookup, the hostname taken). Answers the domain as stored.
  */
 export async function verifyDomain(db: Db, resolver: TxtLookup, domainId: string): Promise<Domain | undefined> {
   const domain = await db.selectFrom('domains').selectAll().where('id', '=', domainId).executeTakeFirst()
   if (!domain || domain.status === 'active') return domain
-  const proven = await challengeHolds(resolver, domain.hostname, domain.verification_value)
+  const outcome = await lookUpChallenge(resolver, domain.hostname, domain.verification_value)
   const now = new Date()
-  const fail = () => db.updateTable('domains').set({ status: 'failed', checked_at: now }).where('id', '=', domainId).where('status', '<>', 'active').returningAll().executeTakeFirst()
-  if (!proven) return fail()
+  const fail = (code: NonNullable<Domain['failure_code']>, detail: string) =>
+    db.updateTable('domains').set({ status: 'failed', checked_at: now, failure_code: code, failure_detail: detail }).where('id', '=', domainId).where('status', '<>', 'active').returningAll().executeTakeFirst()
+  if (!outcome.proven) return fail(outcome.code, outcome.detail)
   try {
-    return await db.updateTable('domains').set({ status: 'active', verified_at: now, checked_at: now }).where('id', '=', domainId).returningAll().executeTakeFirst()
+    return await db.updateTable('domains').set({ status: 'active', verified_at: now, checked_at: now, failure_code: null, failure_detail: null }).where('id', '=', domainId).returningAll().executeTakeFirst()
   } catch (error) {
-    if (uniqueViolation(error) === 'domains_active_hostname') return fail()
+    if (uniqueViolation(error) === 'domains_active_hostname') return fail('hostname_taken', `${domain.hostname} is already active on another site`)
     throw error
   }
 }

@@ -81,6 +81,15 @@ export const Domain = Type.Object(
     primary: Type.Boolean(),
     verification: Type.Object({ type: Type.Literal('TXT'), name: Type.String(), value: Type.String() }, { ...strict, description: 'Publish this TXT record, then POST …/verify' }),
     verified_at: nullable(DateTime),
+    failure_reason: nullable(
+      Type.Object(
+        {
+          code: literalUnion(['no_record', 'wrong_value', 'lookup_failed', 'hostname_taken'] as const),
+          detail: Type.String({ description: 'What was found, in words; a failed lookup names the resolvers asked' }),
+        },
+        { ...strict, description: 'Why the last verification failed (status failed): no TXT record, a record without the value, a failed lookup, or the hostname active on another site; null otherwise' },
+      ),
+    ),
   },
   { ...strict, description: 'A domain of a site' },
 )

@@ -459,8 +459,13 @@ export interface DomainsTable {
   verification_value: string
   verified_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** Why the last check failed (status failed); null otherwise. */
+  failure_code: ColumnType<DomainFailureCode | null, DomainFailureCode | null | undefined, DomainFailureCode | null>
+  failure_detail: ColumnType<string | null, string | null | undefined, string | null>
   created_at: CreatedAt
 }
+
+export type DomainFailureCode = 'no_record' | 'wrong_value' | 'lookup_failed' | 'hostname_taken'
 
 export type BuildStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 

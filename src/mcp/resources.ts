@@ -2,6 +2,7 @@ import type { FastifyError } from 'fastify'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server'
 import { listPageBlocks, blockView } from '../domain/blocks.ts'
 import type { TypedBlock } from '../domain/block-content.ts'
+import { domainView, listSiteDomains, type DomainView } from '../domain/domains.ts'
 import { getAccountPage, listSitePages } from '../domain/pages.ts'
 import { getAccountSite, listAccountSites } from '../domain/sites.ts'
 // The hosted sites' own Markdown of the blocks, so a page reads the same here as in its published alternate.
@@ -21,6 +22,14 @@ function readFailure(uri: string, error: unknown): Error {
   const { status, code, detail } = classify(error as FastifyError)
   if (status === 404) return new ResourceNotFoundError(uri)
   return new ProtocolError(ProtocolErrorCode.InvalidRequest, `${code}: ${detail}`)
+}
+
+/** A domain with its state: the TXT record still to publish, or why its last check failed. */
+function domainLine(domain: DomainView): string {
+  const line = `- ${domain.hostname}${domain.primary ? ' (primary)' : ''}: ${domain.status}`
+  if (domain.status === 'active') return line
+  const record = `TXT \`${domain.verification.name}\` = \`${domain.verification.value}\``
+  return domain.failure_reason ? `${line}, ${domain.failure_reason.code}: ${md(domain.failure_reason.detail)} (${record})` : `${line} (${record})`
 }
 
 async function read(caller: Caller, uri: URL, render: (call: AccountCall) => Promise<string | undefined>): Promise<ReadResourceResult> {
@@ -60,12 +69,12 @@ export function registerResources(server: McpServer, caller: Caller) {
         })),
       }),
     }),
-    { title: 'Site', description: 'A site of the account with its status, domain, locales and pages, as Markdown', mimeType: MARKDOWN },
+    { title: 'Site', description: 'A site of the account with its status, domain, locales, pages and domains (with the TXT record to publish, or why verification failed), as Markdown', mimeType: MARKDOWN },
     (uri, variables) =>
       read(caller, uri, async (call) => {
         const site = await getAccountSite(call.db, call.accountId, String(variables['id']))
         if (!site) return undefined
-        const { items: pages } = await listSitePages(call.db, site.id, LISTED)
+        const [{ items: pages }, { items: domains }] = await Promise.all([listSitePages(call.db, site.id, LISTED), listSiteDomains(call.db, site.id, LISTED)])
         return [
           `# ${md(site.name)}`,
           [
@@ -79,6 +88,8 @@ export function registerResources(server: McpServer, caller: Caller) {
           ].join('\n'),
           '## Pages',
           pages.length ? pages.map((page) => `- [${md(page.title)}](wps://pages/${page.id}) ${page.locale} \`${page.path}\``).join('\n') : 'No pages yet.',
+          '## Domains',
+          domains.length ? domains.map((domain) => domainLine(domainView(domain))).join('\n') : 'No domains yet.',
         ].join('\n\n') + '\n'
       }),
   )

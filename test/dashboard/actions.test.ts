@@ -84,6 +84,7 @@ describe('dashboard actions over plain form posts', async () => {
       return until(async () => ((await status()) === 'pending' ? undefined : status()))
     }
     expect(await verify()).toBe('failed')
+    expect(await page(`/app/sites/${site.id}/domains`)).toContain('Verification failed: No TXT record was found at _wps-challenge.www.owner-shop.example')
     dns.setTxt(`_wps-challenge.www.owner-shop.example`, [domain.verification_value])
     expect(await verify()).toBe('active')
     detail = await page(`/app/sites/${site.id}/domains`)

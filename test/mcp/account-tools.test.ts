@@ -1,7 +1,10 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts.ts'
+import { dnsResolver } from '../../src/domain/dns-verify.ts'
+import { verifyDomain } from '../../src/domain/domains.ts'
 import { insertLead } from '../../src/domain/leads.ts'
+import { startDnsServer } from '../helpers/dns-server.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { claimAgent, connect, preClaimToken, registerAgent, textOf } from './helpers.ts'
 
@@ -103,7 +106,7 @@ describe('account tools', () => {
 
   it('adds a domain pending its TXT challenge; refuses IPs and the service\'s own hostnames', async () => {
     const domain = await call(alice, 'add_domain', { site_id: site['id'], hostname: 'Alice-Studio.example' })
-    expect(domain).toMatchObject({ hostname: 'alice-studio.example', status: 'pending', primary: true, verification: { type: 'TXT', name: '_wps-challenge.alice-studio.example', value: expect.stringMatching(/^wps-verify=/) }, verified_at: null })
+    expect(domain).toMatchObject({ hostname: 'alice-studio.example', status: 'pending', primary: true, verification: { type: 'TXT', name: '_wps-challenge.alice-studio.example', value: expect.stringMatching(/^wps-verify=/) }, verified_at: null, failure_reason: null })
     expect(await refusal(alice, 'add_domain', { site_id: site['id'], hostname: 'alice-studio.example' })).toMatch(/^hostname_taken: /)
     expect(await refusal(alice, 'add_domain', { site_id: site['id'], hostname: '203.0.113.9' })).toMatch(/^invalid_hostname: /)
     expect(await refusal(alice, 'add_domain', { site_id: site['id'], hostname: 'shop.localhost' })).toMatch(/^invalid_hostname: .*service itself/)
@@ -156,6 +159,13 @@ describe('resources', () => {
     expect(siteText).toMatch(/^# Alice/)
     expect(siteText).toContain(`[About us](wps://pages/${page['id']})`)
     expect(siteText).toContain(`${base}/s/${site['id']}/`)
+    // The domain added above, checked against a DNS server without its record: the resource says why it failed.
+    const dns = await startDnsServer()
+    const domain = await app.db.selectFrom('domains').select('id').where('hostname', '=', 'alice-studio.example').executeTakeFirstOrThrow()
+    await verifyDomain(app.db, dnsResolver(dns.address), domain.id)
+    await dns.close()
+    const checked = (await alice.client.readResource({ uri: `wps://sites/${site['id']}` })).contents[0] as { text: string }
+    expect(checked.text).toContain('## Domains\n\n- alice-studio.example (primary): failed, no_record: No TXT record was found at \\_wps-challenge.alice-studio.example (TXT `_wps-challenge.alice-studio.example` = `wps-verify=')
 
     const pageDoc = await alice.client.readResource({ uri: `wps://pages/${page['id']}` })
     const pageText = (pageDoc.contents[0] as { text: string }).text

@@ -45,16 +45,37 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
       primary: true,
       verification: { type: 'TXT', name: '_wps-challenge.shop.example', value: expect.stringMatching(/^wps-verify=/) },
       verified_at: null,
+      failure_reason: null,
     })
     expect(created.headers['location']).toBe(`/v1/domains/${domain.id}`)
 
-    expect(await verify(domain.id)).toMatchObject({ status: 'failed' })
+    expect(await verify(domain.id)).toMatchObject({ status: 'failed', failure_reason: { code: 'no_record', detail: 'No TXT record was found at _wps-challenge.shop.example' } })
     dns.setTxt('_wps-challenge.shop.example', [domain.verification.value])
-    expect(await verify(domain.id)).toMatchObject({ status: 'active', verified_at: expect.any(String) })
+    expect(await verify(domain.id)).toMatchObject({ status: 'active', verified_at: expect.any(String), failure_reason: null })
     expect((await api('GET', `/v1/sites/${site.id}`)).json()).toMatchObject({ domain: 'shop.example', url: 'https://shop.example/' })
     const list = (await api('GET', `/v1/sites/${site.id}/domains`)).json()
     expect(list.meta.total).toBe(1)
     expect(list.data[0].status).toBe('active')
+  })
+
+  it('says why a verification failed: no record, another value, a failed lookup naming the resolver', async () => {
+    const site = await newSite({ name: 'Reasons' })
+    const domain = (await api('POST', `/v1/sites/${site.id}/domains`, { hostname: 'reasons.example' })).json()
+    const name = '_wps-challenge.reasons.example'
+    dns.setTxt(name, ['wps-verify=an-old-value', 'v=spf1 -all'])
+    const wrong = await verify(domain.id)
+    expect(wrong).toMatchObject({ status: 'failed', failure_reason: { code: 'wrong_value', detail: `The TXT record at ${name} holds "wps-verify=an-old-value", "v=spf1 -all", not the value "${domain.verification.value}"` } })
+    // The reason is in the resource as read and listed, and gone while a new check runs.
+    expect((await api('GET', `/v1/sites/${site.id}/domains`)).json().data[0].failure_reason).toEqual(wrong.failure_reason)
+    const again = await api('POST', `/v1/domains/${domain.id}/verify`)
+    expect(again.json()).toMatchObject({ status: 'pending', failure_reason: null })
+    for (let i = 0; i < 100 && (await api('GET', `/v1/domains/${domain.id}`)).json().status === 'pending'; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+
+    dns.setServfail(name, true)
+    expect(await verify(domain.id)).toMatchObject({ status: 'failed', failure_reason: { code: 'lookup_failed', detail: `The TXT lookup of ${name} at ${dns.address} failed: the server failed to answer (SERVFAIL)` } })
+    dns.setServfail(name, false)
+    dns.setTxt(name, [domain.verification.value])
+    expect(await verify(domain.id)).toMatchObject({ status: 'active', failure_reason: null })
   })
 
   it('keeps a hostname active on one site only: 409 hostname_taken', async () => {
@@ -67,7 +88,7 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
     expect(await verify(mine.id)).toMatchObject({ status: 'active' })
     expectProblem(await stranger('POST', `/v1/sites/${second.id}/domains`, { hostname: 'unique.example' }), 409, 'hostname_taken')
     dns.setTxt('_wps-challenge.unique.example', [theirs.verification.value])
-    expect(await verify(theirs.id, stranger)).toMatchObject({ status: 'failed' })
+    expect(await verify(theirs.id, stranger)).toMatchObject({ status: 'failed', failure_reason: { code: 'hostname_taken', detail: 'unique.example is already active on another site' } })
     expect((await api('GET', `/v1/domains/${mine.id}`)).json().status).toBe('active')
   })
 

@@ -1,4 +1,4 @@
-import { isConfident, type KnowledgeBase, type Passage } from '../knowledge.ts'
+import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
@@ -54,13 +54,13 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
     price: has(hay, intents.price[locale]),
   }
   const hits = kb.search(locale, message, { limit: 3, siteId: input.siteId })
-  const confident = hits.filter(isConfident)
+  const choice = choose(hits)
+  const best = choice.best?.passage
+  const alternative = choice.alternative?.passage
 
   // A hosted site's own pages speak for it first.
-  const own = confident.find((h) => h.passage.siteId !== undefined)
-  if (own) return passageAnswer(own.passage, input, wants, kb)
+  if (best?.siteId !== undefined) return passageAnswer(best, input, wants, kb, alternative)
 
-  const best = confident[0]?.passage
   const priced = priceAnswer(kb, input, hay, wants, best)
   if (priced) {
     const pricing = kb.page(locale, 'pricing')
@@ -76,7 +76,7 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
       fixed: false,
     }
   }
-  if (best) return passageAnswer(best, input, wants, kb)
+  if (best) return passageAnswer(best, input, wants, kb, alternative)
 
   if (has(hay, intents.thanks[locale])) return fixed(phrases.thanks[locale])
   if (has(hay, intents.greeting[locale])) return fixed(phrases.greeting[locale])
@@ -90,13 +90,19 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
   return fixed(phrases.noAnswer[locale])
 }
 
-function passageAnswer(passage: Passage, input: TurnInput, wants: Wants, kb: KnowledgeBase): TurnPlan {
+/**
+ * The passage's text as the answer. When another passage was about as likely meant, one line asks
+ * whether it was, and the suggestion asks about it in one click.
+ */
+function passageAnswer(passage: Passage, input: TurnInput, wants: Wants, kb: KnowledgeBase, alternative?: Passage): TurnPlan {
   const pricingUrl = kb.page(input.locale, 'pricing')?.url
   const step = nextStep(input, wants, passage.url, pricingUrl)
+  const other = alternative && heading(alternative)
+  const answer = clip(passage.text, SHORT_REPLY)
   return {
-    reply: withClosing(clip(passage.text, SHORT_REPLY), step.closing),
+    reply: withClosing(other ? `${answer} ${phrases.orDidYouMean[input.locale](other)}` : answer, step.closing),
     ...step.parts,
-    ...suggest(passage.suggestion, input),
+    ...(other ? suggest({ label: other, prompt: other }, input) : suggest(passage.suggestion, input)),
     sources: [{ title: passage.pageTitle, url: passage.url }],
     requestHandoff: false,
     passages: [passage],

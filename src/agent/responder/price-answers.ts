@@ -33,7 +33,8 @@ export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wa
   const { locale, message } = input
   const list = kb.pricing
   const plans = plansMentioned(message, locale)
-  const asksMoney = wants.price || wants.buying
+  // A quote asked for a plan ("send me an offer for Pro") is a price question too.
+  const asksMoney = wants.price || wants.buying || wants.offer
   if (asksMoney && plans.length < 2) {
     const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
     if (addOn) {
@@ -55,8 +56,9 @@ export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wa
     return { reply, planLabel: planName(id, locale) }
   }
   // No plan named: every plan's price, when the question is about prices or buying in general
-  // ("What do your plans cost?"), not about something that has a price ("a discount if I pay yearly").
-  if ((wants.buying && (!best || best.topic === 'pricing')) || (wants.price && onlyPriceWords(message, locale))) {
+  // ("What do your plans cost?"), not about something that has a price ("a discount if I pay yearly",
+  // "which add-ons can I buy").
+  if ((wants.buying && (!best || best === kb.page(locale, 'pricing'))) || (wants.price && onlyPriceWords(message, locale))) {
     return { reply: once(list, `${locale}:all`, () => allPlans(list, locale)), planLabel: undefined }
   }
   return undefined

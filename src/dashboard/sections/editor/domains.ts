@@ -21,11 +21,6 @@ const specs = specsOf([HOSTNAME])
 const STATUS: Record<Domain['status'], string> = { pending: 'Waiting for verification', active: 'Active', failed: 'Verification failed' }
 
 /** Why the last verification failed, where the domain says it (no record, another value, a lookup error). */
-function failureOf(domain: Domain): string | undefined {
-  const reason = (domain as Domain & { failure_reason?: string | null }).failure_reason
-  return domain.status === 'failed' && reason ? reason : undefined
-}
-
 /**
  * A site's own domains (DESIGN.md 12: from plan lite): add one, the TXT record that proves it is
  * yours, verify, why a verification failed, and remove (asked once). The platform subdomain
@@ -48,7 +43,7 @@ ${domains.items.length === 0
       ['Hostname', 'Status', 'TXT record', 'Actions'],
       domains.items.map((d) => {
         const view = domainView(d)
-        const failure = failureOf(d)
+        const failure = view.failure_reason?.detail
         return [
           `${view.hostname}${view.primary ? ' (primary)' : ''}`,
           html`${STATUS[view.status]}${failure ? html`: ${failure}` : ''}`,

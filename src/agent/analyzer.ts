@@ -1,0 +1,179 @@
+import type { Locale } from '../domain/locales.ts'
+import { lexicon } from './lexicon.ts'
+import { fold, isStopword, stopwordList, termOf, tokens, words } from './text.ts'
+
+/**
+ * Reads texts and questions for one collection of passages (the platform's knowledge in a locale,
+ * or one hosted site's pages), knowing that collection's words:
+ * - German compounds are split into the words the collection knows ("Jahreszahlung" also counts
+ *   as "Jahr" and "Zahlung"), in the passages and in questions alike;
+ * - a word of a question that the collection does not know is read as the known word (or stop
+ *   word) it most likely misspells: one edit away for words of four to seven letters, two for longer
+ *   ones (insertions, deletions, substitutions and swapped neighbours), the more frequent word first.
+ * What a word becomes is remembered, so a question of known words costs a few map look-ups.
+ */
+export class Analyzer {
+  readonly #locale: Locale
+  /** Terms the collection's texts contain. */
+  readonly #known = new Set<string>()
+  /** Every word (folded) the collection, the lexicon and the stop words know, with how often texts use it. */
+  readonly #frequency = new Map<string, number>()
+  /** Words by each form with one or two letters deleted: the candidates a misspelling may stand for. */
+  readonly #deletes = new Map<string, string[]>()
+  readonly #memo = new Map<string, readonly string[]>()
+
+  constructor(locale: Locale, texts: readonly string[]) {
+    this.#locale = locale
+    for (const text of texts) {
+      for (const token of tokens(text, locale)) this.#known.add(token.term ?? termOf(token.word!, locale))
+      for (const word of words(text)) this.#count(fold(word), 1)
+    }
+    for (const group of lexicon[locale]) for (const entry of group) for (const word of words(entry)) this.#count(fold(word), 0)
+    for (const word of stopwordList(locale)) this.#count(fold(word), 0)
+    for (const word of this.#frequency.keys()) {
+      for (const form of deletions(word, maxEdits(word.length))) {
+        let list = this.#deletes.get(form)
+        if (!list) this.#deletes.set(form, (list = []))
+        list.push(word)
+      }
+    }
+  }
+
+  #count(word: string, n: number) {
+    if (word.length >= 2 && !/\d/.test(word)) this.#frequency.set(word, (this.#frequency.get(word) ?? 0) + n)
+  }
+
+  /** The terms of a passage's text: its words' terms, and the parts of its compounds. */
+  index(text: string): string[] {
+    const out: string[] = []
+    for (const token of tokens(text, this.#locale)) {
+      if (token.term) out.push(token.term)
+      else out.push(...this.#indexWord(token.word!))
+    }
+    return out
+  }
+
+  /** The terms of a question: as a passage's, and each unknown word read as the known word it misspells. */
+  query(text: string): string[] {
+    const out: string[] = []
+    for (const token of tokens(text, this.#locale)) {
+      if (token.term) out.push(token.term)
+      else out.push(...this.#queryWord(token.word!))
+    }
+    return out
+  }
+
+  #indexWord(word: string): readonly string[] {
+    const term = termOf(word, this.#locale)
+    const parts = this.#locale === 'de' ? this.#split(word) : undefined
+    return parts ? [term, ...parts] : [term]
+  }
+
+  #queryWord(word: string): readonly string[] {
+    let out = this.#memo.get(word)
+    if (out) return out
+    const term = termOf(word, this.#locale)
+    if (this.#known.has(term)) out = this.#indexWord(word)
+    else out = (this.#locale === 'de' ? this.#split(word) : undefined) ?? this.#correct(word) ?? [term]
+    if (this.#memo.size < MEMO_LIMIT) this.#memo.set(word, out)
+    return out
+  }
+
+  /** A German compound as the known words it is made of (with their linking s, es, n or en), or undefined. */
+  #split(word: string, depth = 0): string[] | undefined {
+    if (word.length < 7 || depth > 2) return undefined
+    for (let at = word.length - 3; at >= 3; at--) {
+      const tail = word.slice(at)
+      const tailTerm = termOf(tail, this.#locale)
+      const rest = this.#known.has(tailTerm) ? [tailTerm] : undefined
+      if (!rest) continue
+      const head = word.slice(0, at)
+      for (const link of ['', 's', 'es', 'n', 'en']) {
+        if (link && !head.endsWith(link)) continue
+        const stemOf = head.slice(0, head.length - link.length)
+        if (stemOf.length < 3) continue
+        const headTerm = termOf(stemOf, this.#locale)
+        if (this.#known.has(headTerm)) return [headTerm, ...rest]
+        const inner = this.#split(stemOf, depth + 1)
+        if (inner) return [...inner, ...rest]
+      }
+    }
+    return undefined
+  }
+
+  /** The known word a misspelt one most likely stands for, as terms ([] for a stop word); undefined when none is near. */
+  #correct(word: string): string[] | undefined {
+    const folded = fold(word)
+    const edits = maxEdits(folded.length)
+    if (edits === 0 || /\d/.test(folded)) return undefined
+    let best: string | undefined
+    let bestDistance = edits + 1
+    let bestFrequency = -1
+    for (const form of deletions(folded, edits)) {
+      for (const candidate of this.#deletes.get(form) ?? []) {
+        if (candidate === best || !sameStart(folded, candidate)) continue
+        const distance = editDistance(folded, candidate, edits)
+        const frequency = this.#frequency.get(candidate) ?? 0
+        if (distance < bestDistance || (distance === bestDistance && frequency > bestFrequency)) {
+          best = candidate
+          bestDistance = distance
+          bestFrequency = frequency
+        }
+      }
+    }
+    if (best === undefined) return undefined
+    if (isStopword(best, this.#locale)) return []
+    return [...this.#indexWord(best)]
+  }
+}
+
+const MEMO_LIMIT = 20_000
+
+/** Edits allowed between a word and the one it misspells: none below four letters, one up to seven, two beyond. */
+const maxEdits = (length: number) => (length < 4 ? 0 : length < 8 ? 1 : 2)
+
+/** Misspellings keep the first letter, or swap the first two: "iphone" is not "phone". */
+const sameStart = (a: string, b: string) => a[0] === b[0] || (a[0] === b[1] && a[1] === b[0])
+
+/** The word and every form of it with up to `edits` letters deleted. */
+function deletions(word: string, edits: number): Set<string> {
+  const out = new Set<string>([word])
+  let frontier = [word]
+  for (let e = 0; e < edits; e++) {
+    const next: string[] = []
+    for (const w of frontier) {
+      for (let i = 0; i < w.length; i++) {
+        const form = w.slice(0, i) + w.slice(i + 1)
+        if (!out.has(form)) {
+          out.add(form)
+          next.push(form)
+        }
+      }
+    }
+    frontier = next
+  }
+  return out
+}
+
+/** Optimal string alignment distance (edits, with swapped neighbours as one), or max + 1 once it exceeds max. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  let before = new Array<number>(b.length + 1).fill(0)
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = new Array<number>(b.length + 1).fill(0)
+    row[0] = i
+    let smallest = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1)
+      row[j] = d
+      if (d < smallest) smallest = d
+    }
+    if (smallest > max) return max + 1
+    before = previous
+    previous = row
+  }
+  return previous[b.length]!
+}
