@@ -13,10 +13,10 @@ import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit.ts'
 import security from './infra/security.ts'
 import connections from './infra/connections.ts'
-import connections from './infra/connections.ts'
 import agentRoutes, { salesAgentInterface } from './agent/index.ts'
 import identityRoutes from './identity/index.ts'
 import publicRoutes from './public/index.ts'
+import publicChecks from './public/checks.ts'
 import docsRoute from './public/docs.ts'
 import landingRoute from './public/landing.ts'
 import hostedSites from './sites/index.ts'
@@ -92,7 +92,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
   await app.register(security)
   await app.register(connections)
-  await app.register(connections)
   await app.register(rateLimit, { config })
   // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
   await app.register(openapi, { extensions: { 'x-sales-agent-interface': salesAgentInterface() } })
@@ -103,6 +102,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before the route groups: a request for a hosted site's domain is answered from its release.
   await app.register(hostedSites)
 
+  // The public checks, served under /api and called by the MCP server's public tools.
+  await app.register(publicChecks)
   await app.register(publicRoutes, { prefix: '/api' })
   await app.register(landingRoute)
   await app.register(docsRoute)

@@ -54,7 +54,7 @@ describe('the layout of docs/architecture.md', () => {
       "import '../sites/index.ts'",
       "import { errors } from '../errors.ts'",
       "import type { AccountFrame } from '../frame/index.ts'",
-      "import { ToolError } from './tool.ts'",
+      "import { registerTool } from './tool.ts'",
     ].join('\n')
     expect(crossings(join(src, 'mcp', 'x.ts'), text)).toEqual(['mcp/x.ts → rest/audit.ts', 'mcp/x.ts → dashboard/layout.ts', 'mcp/x.ts → sites/index.ts'])
     expect(crossings(join(src, 'infra', 'x.ts'), "import { toolFailure } from '../mcp/tool.ts'")).toEqual(['infra/x.ts → mcp/tool.ts'])

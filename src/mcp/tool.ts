@@ -11,18 +11,6 @@ export interface Caller {
   auth: BearerAuth
 }
 
-/** A refusal the agent can act on, answered as a tool error (`isError: true`) rather than a JSON-RPC error. */
-export class ToolError extends Error {
-  /** The HTTP status the same refusal has on /v1, recorded in the audit log. */
-  readonly status: number
-  readonly code: string
-  constructor(code: string, message: string, status = 400) {
-    super(message)
-    this.code = code
-    this.status = status
-  }
-}
-
 export type Scope = 'mcp:read' | 'mcp:tools'
 
 export interface ToolSpec<I extends TSchema = TSchema, O extends TSchema = TSchema> {
@@ -62,9 +50,11 @@ function errorResult(code: string, message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
 }
 
-/** A failed call as the agent sees it: a tool error with the registry's code; never a stack. */
+/**
+ * A failed call as the agent sees it: a tool error (`isError: true`, which the agent can act on)
+ * rather than a JSON-RPC error, with the registry's code; never a stack.
+ */
 function toolFailure(caller: Caller, error: unknown): CallToolResult {
-  if (error instanceof ToolError) return errorResult(error.code, error.message)
   const classified = classify(error as FastifyError)
   logFailure(caller.request, error as FastifyError, classified)
   return errorResult(classified.code, classified.detail)
@@ -72,7 +62,7 @@ function toolFailure(caller: Caller, error: unknown): CallToolResult {
 
 /** The HTTP status the same failure has on /v1, for the audit log. */
 export function failureStatus(error: unknown): number {
-  return error instanceof ToolError ? error.status : classify(error as FastifyError).status
+  return classify(error as FastifyError).status
 }
 
 /**

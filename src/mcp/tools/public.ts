@@ -1,32 +1,23 @@
 import { Type, type TSchema } from 'typebox'
 import { loadPricing, Pricing } from '../../domain/plans.ts'
-// Only the schemas of the public checks' answers: the checks themselves run through their routes.
 import { AuditReportSchema } from '../../domain/seo-audit/schema.ts'
 import { McsResultSchema } from '../../domain/site-quality-schema.ts'
 import { CwvHistory, CwvLookup } from '../../domain/web-vitals-schema.ts'
-import { defineTool, ToolError, type Caller, type ToolSpec } from '../tool.ts'
+import type { PublicChecks } from '../../domain/checks/public-checks.ts'
+import { defineTool, type Caller, type ToolSpec } from '../tool.ts'
 
 const Domain = Type.String({ minLength: 1, maxLength: 300, description: 'A domain name, e.g. example.com' })
 const NoArguments = Type.Object({}, { additionalProperties: false })
 const outside = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true }
 
 /**
- * Runs a public check through its own route, in process: the same validation, caching, shared
- * runs and per-address limits as /api, charged to the caller's address. A refusal (invalid
- * domain, no provider configured, limit reached) becomes a tool error with the problem's code.
+ * Runs a public check through the same service as its /api route: the same validation, caching,
+ * shared runs and per-address budget, charged to the caller's address. A refusal (invalid domain,
+ * no provider configured, limit reached) is a tool error with the registry's code.
  */
-async function publicCheck(caller: Caller, path: string, query: Record<string, string>): Promise<Record<string, unknown>> {
-  const response = await caller.app.inject({
-    method: 'GET',
-    url: `/api${path}?${new URLSearchParams(query)}`,
-    remoteAddress: caller.request.ip,
-    headers: { 'x-request-id': caller.request.id },
-  })
-  const body = response.json<Record<string, unknown>>()
-  if (response.statusCode !== 200) {
-    throw new ToolError(String(body['code'] ?? 'check_failed'), String(body['detail'] ?? 'The check could not be completed'), response.statusCode)
-  }
-  return body
+async function publicCheck<T>(caller: Caller, budget: 'audits' | 'public', check: (checks: PublicChecks) => Promise<T>): Promise<T> {
+  await caller.app.publicChecks.charge(caller.request, budget)
+  return check(caller.app.publicChecks)
 }
 
 /** An output schema is an object at its top; a union of objects says so once more. */
@@ -53,7 +44,7 @@ export const publicTools: ToolSpec[] = [
     scope: 'mcp:read',
     input: Type.Object({ domain: Domain, premium: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false }),
     output: AuditReportSchema,
-    run: (args, caller) => publicCheck(caller, '/seo-check/audit', { d: args.domain, ...(args.premium ? { premium: '1' } : {}) }) as never,
+    run: (args, caller) => publicCheck(caller, 'audits', (checks) => checks.seoAudit(args.domain, args.premium ?? false)),
   }),
   defineTool({
     name: 'check_site_quality',
@@ -63,7 +54,7 @@ export const publicTools: ToolSpec[] = [
     scope: 'mcp:read',
     input: Type.Object({ domain: Domain }, { additionalProperties: false }),
     output: McsResultSchema,
-    run: (args, caller) => publicCheck(caller, '/mcs-check', { domain: args.domain }) as never,
+    run: (args, caller) => publicCheck(caller, 'audits', (checks) => checks.siteQuality(args.domain)),
   }),
   defineTool({
     name: 'get_core_web_vitals',
@@ -78,6 +69,6 @@ export const publicTools: ToolSpec[] = [
       { additionalProperties: false },
     ),
     output: objectUnion(CwvLookup, CwvHistory),
-    run: (args, caller) => publicCheck(caller, '/cwv-tracker', { domain: args.domain, action: args.action ?? 'lookup' }) as never,
+    run: (args, caller) => publicCheck(caller, 'public', (checks) => checks.coreWebVitals(args.domain, args.action ?? 'lookup')) as never,
   }),
 ]

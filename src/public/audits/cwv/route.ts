@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { errors } from '../../../errors.ts'
-import { requestedDomain } from '../domain.ts'
+import { errors, withHeaders } from '../../../errors.ts'
+import type { CwvAction, CwvAnswer } from '../../../domain/checks/public-checks.ts'
 import { routeLimit } from '../../../infra/rate-limits.ts'
 import { Problem } from '../../../schemas.ts'
 import { createCruxClient, CruxUnavailableError, type CruxClient } from './crux.ts'
@@ -15,10 +15,16 @@ import { ATTRIBUTION } from './metrics.ts'
 
 type Cached<T> = T & { fetched_at: string }
 
-export default async function cwvRoute(app: FastifyInstance) {
+export type CoreWebVitals = (domain: string, action: CwvAction) => Promise<CwvAnswer>
+
+/**
+ * Core Web Vitals of a normalised domain from the Chrome UX Report: cached until CrUX's next
+ * daily update, one round per domain and action at a time in this process, within the shared
+ * daily query budget; `track` takes a snapshot every day from now on.
+ */
+export function coreWebVitals(app: FastifyInstance): CoreWebVitals {
   const crux: CruxClient | undefined = app.config.CRUX_API_KEY ? createCruxClient(app.config.CRUX_API_URL, app.config.CRUX_API_KEY) : undefined
   if (crux) defineSnapshotJob(app, crux)
-  // One CrUX round per domain and action at a time in this process; the rest wait for it.
   const inFlight = new Map<string, Promise<{ body: unknown; expires_at: Date; cached: boolean }>>()
 
   /** CrUX data from the cache until the next daily update, else two queries within the shared budget. */
@@ -40,6 +46,47 @@ export default async function cwvRoute(app: FastifyInstance) {
     return pending
   }
 
+  async function track(domain: string, origin: string) {
+    const since = await trackDomain(app.db, domain)
+    const now = new Date()
+    let next: Date
+    if (await hasSnapshotOn(app.db, domain, utcDay(now))) next = nextSnapshotAt(now)
+    else {
+      next = now
+      await scheduleSnapshot(app.db, domain, now, 'now')
+    }
+    const snapshots = (await listSnapshots(app.db, domain)).length
+    return { action: 'track' as const, domain, origin, attribution: ATTRIBUTION, tracked: true as const, tracked_since: since.toISOString(), next_snapshot_at: next.toISOString(), snapshots }
+  }
+
+  async function history(client: CruxClient, domain: string) {
+    const [data, tracked, snapshots] = await Promise.all([
+      fieldData<HistoryData>(`history:${domain}`, () => historyFieldData(client, domain)),
+      isTracked(app.db, domain),
+      listSnapshots(app.db, domain),
+    ])
+    return { action: 'history' as const, ...data.body, tracked, snapshots, cached: data.cached, expires_at: data.expires_at.toISOString() }
+  }
+
+  async function lookup(client: CruxClient, domain: string) {
+    const data = await fieldData<LookupData>(`lookup:${domain}`, () => lookupFieldData(client, domain))
+    return { action: 'lookup' as const, ...data.body, cached: data.cached, expires_at: data.expires_at.toISOString() }
+  }
+
+  return async (domain, action) => {
+    if (!crux) throw new errors.cwvUnavailable('Core Web Vitals are not available on this server: CRUX_API_KEY is not set')
+    try {
+      if (action === 'track') return await track(domain, `https://${domain}`)
+      if (action === 'history') return await history(crux, domain)
+      return await lookup(crux, domain)
+    } catch (error) {
+      if (error instanceof CruxUnavailableError) throw withHeaders(new errors.cruxUnavailable(error.message), { 'retry-after': String(error.retryAfterSeconds) })
+      throw error
+    }
+  }
+}
+
+export default async function cwvRoute(app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/cwv-tracker',
     {
@@ -56,43 +103,11 @@ export default async function cwvRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const action = request.query.action ?? 'lookup'
-      const domain = requestedDomain(app.config, request.query.domain, 'domain')
-      if (!crux) throw new errors.cwvUnavailable('Core Web Vitals are not available on this server: CRUX_API_KEY is not set')
-      const origin = `https://${domain}`
-      try {
-        if (action === 'track') {
-          const since = await trackDomain(app.db, domain)
-          const now = new Date()
-          let next: Date
-          if (await hasSnapshotOn(app.db, domain, utcDay(now))) next = nextSnapshotAt(now)
-          else {
-            next = now
-            await scheduleSnapshot(app.db, domain, now, 'now')
-          }
-          const snapshots = (await listSnapshots(app.db, domain)).length
-          reply.header('cache-control', 'no-store')
-          return { action: 'track' as const, domain, origin, attribution: ATTRIBUTION, tracked: true as const, tracked_since: since.toISOString(), next_snapshot_at: next.toISOString(), snapshots }
-        }
-        if (action === 'history') {
-          const [data, tracked, snapshots] = await Promise.all([
-            fieldData<HistoryData>(`history:${domain}`, () => historyFieldData(crux, domain)),
-            isTracked(app.db, domain),
-            listSnapshots(app.db, domain),
-          ])
-          reply.header('cache-control', 'no-store')
-          return { action: 'history' as const, ...data.body, tracked, snapshots, cached: data.cached, expires_at: data.expires_at.toISOString() }
-        }
-        const data = await fieldData<LookupData>(`lookup:${domain}`, () => lookupFieldData(crux, domain))
-        reply.header('cache-control', `public, max-age=${Math.max(0, Math.floor((data.expires_at.getTime() - Date.now()) / 1000))}`)
-        return { action: 'lookup' as const, ...data.body, cached: data.cached, expires_at: data.expires_at.toISOString() }
-      } catch (error) {
-        if (error instanceof CruxUnavailableError) {
-          reply.header('retry-after', String(error.retryAfterSeconds))
-          throw new errors.cruxUnavailable(error.message)
-        }
-        throw error
-      }
+      const answer = await app.publicChecks.coreWebVitals(request.query.domain, request.query.action ?? 'lookup')
+      // Field data changes once a day: a lookup may be kept until then; history and tracking are the caller's own.
+      const maxAge = answer.action === 'lookup' ? Math.max(0, Math.floor((Date.parse(answer.expires_at) - Date.now()) / 1000)) : undefined
+      reply.header('cache-control', maxAge === undefined ? 'no-store' : `public, max-age=${maxAge}`)
+      return answer
     },
   )
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { errors } from '../../../errors.ts'
+import { errors, withHeaders } from '../../../errors.ts'
 import { FetchError, type SafeFetcher } from '../../../infra/fetcher.ts'
-import { requestedDomain } from '../domain.ts'
 import { routeLimit } from '../../../infra/rate-limits.ts'
 import { Problem } from '../../../schemas.ts'
 import { McsRunError } from './errors.ts'
@@ -13,10 +12,6 @@ import { McsQuery, McsResultSchema } from '../../../domain/site-quality-schema.t
 import { findFreshResult, saveResult } from './store.ts'
 
 export const MCS_TTL_MS = 24 * 60 * 60_000
-
-export interface McsRouteOptions {
-  fetcher: SafeFetcher
-}
 
 /** Local Lighthouse when CHROME_PATH is set, else PageSpeed Insights when PSI_API_KEY is set. */
 export function chooseProvider(config: FastifyInstance['config']): McsProvider | undefined {
@@ -43,12 +38,55 @@ async function landingPage(fetcher: SafeFetcher, domain: string): Promise<{ url:
 }
 
 
-export default async function mcsRoute(app: FastifyInstance, options: McsRouteOptions) {
-  const { fetcher } = options
+export type SiteQualityChecks = (domain: string) => Promise<McsResult & { cached: boolean }>
+
+/**
+ * The site quality of a normalised domain: a run of the last 24 hours is answered from the
+ * database; requests for one domain while its run is under way wait for that run. Refusals are
+ * the registry's errors, with Retry-After where a retry can succeed.
+ */
+export function siteQualityChecks(app: FastifyInstance, fetcher: SafeFetcher): SiteQualityChecks {
   const provider = chooseProvider(app.config)
-  // Requests for one domain while its run is under way wait for that run.
   const inFlight = new Map<string, Promise<McsResult>>()
 
+  const run = (domain: string, provider: McsProvider) => {
+    let pending = inFlight.get(domain)
+    if (!pending) {
+      pending = (async () => {
+        const target = await landingPage(fetcher, domain)
+        const report = await provider.run(target.url, target.addresses)
+        const result = toMcsResult(domain, provider.name, report, new Date(), MCS_TTL_MS)
+        await saveResult(app.db, result)
+        return result
+      })().finally(() => inFlight.delete(domain))
+      inFlight.set(domain, pending)
+    }
+    return pending
+  }
+
+  return async (domain) => {
+    if (!provider) {
+      throw new errors.mcsUnavailable('Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')
+    }
+    const cached = await findFreshResult(app.db, domain, new Date())
+    if (cached) return { ...cached, cached: true }
+    try {
+      return { ...(await run(domain, provider)), cached: false }
+    } catch (error) {
+      if (error instanceof QueueFullError) {
+        throw withHeaders(new errors.mcsBusy('Too many site quality checks are queued; retry later'), { 'retry-after': String(error.retryAfterSeconds) })
+      }
+      if (error instanceof McsRunError) {
+        if (error.kind === 'unreachable') throw new errors.siteUnreachable(error.message)
+        app.log.warn({ err: error, domain }, 'mcs run failed')
+        throw withHeaders(new errors.mcsFailed('The site quality check could not be completed; retry later'), { 'retry-after': String(error.retryAfterSeconds ?? 60) })
+      }
+      throw error
+    }
+  }
+}
+
+export default async function mcsRoute(app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/mcs-check',
     {
@@ -64,40 +102,8 @@ export default async function mcsRoute(app: FastifyInstance, options: McsRouteOp
       },
     },
     async (request, reply) => {
-      const domain = requestedDomain(app.config, request.query.domain, 'domain')
       reply.header('cache-control', 'no-store')
-      if (!provider) {
-        throw new errors.mcsUnavailable('Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')
-      }
-      const cached = await findFreshResult(app.db, domain, new Date())
-      if (cached) return { ...cached, cached: true }
-
-      let pending = inFlight.get(domain)
-      if (!pending) {
-        pending = (async () => {
-          const target = await landingPage(fetcher, domain)
-          const report = await provider.run(target.url, target.addresses)
-          const result = toMcsResult(domain, provider.name, report, new Date(), MCS_TTL_MS)
-          await saveResult(app.db, result)
-          return result
-        })().finally(() => inFlight.delete(domain))
-        inFlight.set(domain, pending)
-      }
-      try {
-        return { ...(await pending), cached: false }
-      } catch (error) {
-        if (error instanceof QueueFullError) {
-          reply.header('retry-after', String(error.retryAfterSeconds))
-          throw new errors.mcsBusy('Too many site quality checks are queued; retry later')
-        }
-        if (error instanceof McsRunError) {
-          if (error.kind === 'unreachable') throw new errors.siteUnreachable(error.message)
-          request.log.warn({ err: error }, 'mcs run failed')
-          reply.header('retry-after', String(error.retryAfterSeconds ?? 60))
-          throw new errors.mcsFailed('The site quality check could not be completed; retry later')
-        }
-        throw error
-      }
+      return app.publicChecks.siteQuality(request.query.domain)
     },
   )
 }

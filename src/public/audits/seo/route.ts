@@ -12,21 +12,39 @@ import { findRecentReport, saveReport, type StoredReport } from '../../../domain
 /** A repeat within this window is answered from the stored report. */
 export const REPORT_FRESH_MS = 10 * 60_000
 
-export interface AuditRouteOptions {
-  fetcher: SafeFetcher
-}
-
-function present(stored: StoredReport, cached: boolean) {
+/** A stored report as the check answers it. */
+export function present(stored: StoredReport, cached: boolean) {
   return { report_id: stored.id, cached, generated_at: stored.created_at.toISOString(), ...stored.report }
 }
 
 /** Sends a body the route's serializer already made (a string passes Fastify's serializer untouched). */
 const sendSerialised = (reply: FastifyReply, body: string) => reply.type('application/json; charset=utf-8').send(body)
 
-export default async function seoAuditRoute(app: FastifyInstance, options: AuditRouteOptions) {
-  const { fetcher } = options
-  // Identical audits asked at the same moment share one crawl in this process.
+export type SeoAudits = (domain: string, premium: boolean) => Promise<{ stored: StoredReport; cached: boolean }>
+
+/**
+ * The audit of a normalised domain: a reachable report of the last ten minutes is answered from
+ * the database; identical audits asked at the same moment share one crawl in this process.
+ */
+export function seoAudits(app: FastifyInstance, fetcher: SafeFetcher): SeoAudits {
   const inFlight = new Map<string, Promise<StoredReport>>()
+  return async (domain, premium) => {
+    const recent = await findRecentReport(app.db, domain, premium, new Date(Date.now() - REPORT_FRESH_MS))
+    // A site that could not be reached is tried again at once: its owner may be fixing it.
+    if (recent?.report.reachable) return { stored: recent, cached: true }
+    const key = `${domain}|${premium}`
+    let pending = inFlight.get(key)
+    if (!pending) {
+      pending = runAudit(fetcher, domain, premium)
+        .then((report) => saveReport(app.db, report))
+        .finally(() => inFlight.delete(key))
+      inFlight.set(key, pending)
+    }
+    return { stored: await pending, cached: false }
+  }
+}
+
+export default async function seoAuditRoute(app: FastifyInstance) {
   const repeats = new RecentAnswers()
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -50,25 +68,14 @@ export default async function seoAuditRoute(app: FastifyInstance, options: Audit
       const key = `${domain}|${premium}`
       const repeat = repeats.get(key)
       if (repeat !== undefined) return sendSerialised(reply, repeat)
-      const recent = await findRecentReport(app.db, domain, premium, new Date(Date.now() - REPORT_FRESH_MS))
-      // A site that could not be reached is tried again at once: its owner may be fixing it.
-      if (recent?.report.reachable) {
+      const answer = await app.publicChecks.seoAudit(domain, premium)
+      if (answer.reachable) {
         // Serialised by the route's own response schema, so a repeat reads the same either way.
-        const body = reply.serialize(present(recent, true)) as string
-        repeats.set(key, body, recent.created_at.getTime() + REPORT_FRESH_MS)
-        return sendSerialised(reply, body)
+        const asRepeat = reply.serialize({ ...answer, cached: true }) as string
+        repeats.set(key, asRepeat, Date.parse(answer.generated_at) + REPORT_FRESH_MS)
+        if (answer.cached) return sendSerialised(reply, asRepeat)
       }
-
-      let pending = inFlight.get(key)
-      if (!pending) {
-        pending = runAudit(fetcher, domain, premium)
-          .then((report) => saveReport(app.db, report))
-          .finally(() => inFlight.delete(key))
-        inFlight.set(key, pending)
-      }
-      const stored = await pending
-      if (stored.report.reachable) repeats.set(key, reply.serialize(present(stored, true)) as string, stored.created_at.getTime() + REPORT_FRESH_MS)
-      return present(stored, false)
+      return answer
     },
   )
 }
