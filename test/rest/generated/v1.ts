@@ -5271,6 +5271,11 @@ export type operations = {
                   value: string;
                 };
                 verified_at: string | null;
+                failure_reason: ({
+                  code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
+                  /** @description What was found, in words; a failed lookup names the resolvers asked */
+                  detail: string;
+                }) | null;
               })[];
             meta: {
               /** @description Items matching the query on every page. */
@@ -5482,6 +5487,11 @@ export type operations = {
               value: string;
             };
             verified_at: string | null;
+            failure_reason: ({
+              code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
+              /** @description What was found, in words; a failed lookup names the resolvers asked */
+              detail: string;
+            }) | null;
           };
         };
       };
@@ -5678,6 +5688,11 @@ export type operations = {
               value: string;
             };
             verified_at: string | null;
+            failure_reason: ({
+              code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
+              /** @description What was found, in words; a failed lookup names the resolvers asked */
+              detail: string;
+            }) | null;
           };
         };
       };
@@ -6047,6 +6062,11 @@ export type operations = {
               value: string;
             };
             verified_at: string | null;
+            failure_reason: ({
+              code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
+              /** @description What was found, in words; a failed lookup names the resolvers asked */
+              detail: string;
+            }) | null;
           };
         };
       };
