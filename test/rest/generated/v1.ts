@@ -173,6 +173,8 @@ export type paths = {
     post: operations["webhooks.replay"];
   };
   "/v1/sites/{id}/audits": {
+    /** List the site's audits and scheduled SEO reports, newest first */
+    get: operations["audits.list"];
     /** Audit the site's primary domain (SEO, AEO, GEO) as a job */
     post: operations["audits.create"];
   };
@@ -10738,6 +10740,212 @@ export type operations = {
       };
     };
   };
+  /** List the site's audits and scheduled SEO reports, newest first */
+  "audits.list": {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Items a page, 1 to 100. */
+        per_page?: number;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Audits and reports, newest first; GET one for its full report */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                /** @description audit_… */
+                id: string;
+                site_id: string;
+                /** @description The address audited: the primary active domain, or the platform subdomain */
+                domain: string;
+                state: "queued" | "done" | "failed";
+                /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
+                trigger: "api" | "mcp" | "weekly" | "monthly";
+                /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
+                period: string | null;
+                score: number | null;
+                axes: {
+                  seo: number;
+                  aeo: number;
+                  geo: number;
+                } | null;
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                finished_at: string | null;
+              })[];
+            meta: {
+              /** @description Items matching the query on every page. */
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required) or the token lacks a scope (insufficient_scope) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Audit the site's primary domain (SEO, AEO, GEO) as a job */
   "audits.create": {
     parameters: {
@@ -10766,22 +10974,26 @@ export type operations = {
             /** @description audit_… */
             id: string;
             site_id: string;
+            /** @description The address audited: the primary active domain, or the platform subdomain */
             domain: string;
             state: "queued" | "done" | "failed";
-            trigger: "api" | "weekly" | "mcp";
+            /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
+            trigger: "api" | "mcp" | "weekly" | "monthly";
+            /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
+            period: string | null;
             score: number | null;
             axes: {
               seo: number;
               aeo: number;
               geo: number;
             } | null;
-            report: {
-              [key: string]: unknown;
-            } | null;
             error: string | null;
             /** Format: date-time */
             created_at: string;
             finished_at: string | null;
+            report: {
+              [key: string]: unknown;
+            } | null;
           };
         };
       };
@@ -10966,22 +11178,26 @@ export type operations = {
             /** @description audit_… */
             id: string;
             site_id: string;
+            /** @description The address audited: the primary active domain, or the platform subdomain */
             domain: string;
             state: "queued" | "done" | "failed";
-            trigger: "api" | "weekly" | "mcp";
+            /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
+            trigger: "api" | "mcp" | "weekly" | "monthly";
+            /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
+            period: string | null;
             score: number | null;
             axes: {
               seo: number;
               aeo: number;
               geo: number;
             } | null;
-            report: {
-              [key: string]: unknown;
-            } | null;
             error: string | null;
             /** Format: date-time */
             created_at: string;
             finished_at: string | null;
+            report: {
+              [key: string]: unknown;
+            } | null;
           };
         };
       };
