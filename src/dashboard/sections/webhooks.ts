@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { accountById } from '../../domain/accounts.ts'
 import { EVENT_TYPES, type EventType } from '../../domain/events.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhook-deliveries.ts'
 import { queueTestDelivery } from '../../domain/webhook-delivery.ts'
-import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateSecret, updateEndpoint, webhooksAllowed } from '../../domain/webhooks.ts'
+import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateSecret, updateEndpoint, webhooksAllowed, type EndpointRow } from '../../domain/webhooks.ts'
 import { errors } from '../../errors.ts'
-import { createSafeFetcher } from '../../infra/fetcher.ts'
+import type { Keyring } from '../../infra/crypto.ts'
+import type { Db } from '../../infra/db.ts'
+import { createSafeFetcher, type SafeFetcher } from '../../infra/fetcher.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { checkEndpointUrl } from '../../domain/webhook-endpoint-url.ts'
+import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhook-endpoint-url.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../audited.ts'
+import type { Entitlement } from '../../frame/index.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Params = Type.Object({ id: Type.String({ pattern: '^whep_[A-Za-z0-9_-]{1,64}$' }) })
@@ -28,38 +30,23 @@ function eventTypeChecks(checked: readonly string[]): SafeHtml {
   return html`${EVENT_TYPES.map((t) => html`<label class="check"><input type="checkbox" name="event_types" value="${t}"${checked.includes(t) ? html` checked` : ''}> ${t}</label>`)}`
 }
 
-/**
- * Webhooks: endpoints created here or through the REST API (the URL checked the same way), with
- * their event filter, enable and disable, secret rotation (the new secret shown once), test sends,
- * attempts, deletion, and dead letters replayed one by one or by time window.
- */
-export default async function webhooksSection(app: FastifyInstance) {
-  const { db, keyring, config } = app
-  const urlPolicy = { requireHttps: config.NODE_ENV === 'production', allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS }
-  // Only resolves names, to refuse a URL that points inside the network; deliveries use their own.
-  const fetcher = createSafeFetcher({ allowPrivateNetworks: urlPolicy.allowPrivateNetworks, timeoutMs: 5000, maxRedirects: 0 })
-  app.addHook('onClose', () => fetcher.close())
+/** Webhooks come with plan pro and above, as on /v1. */
+const WEBHOOKS: Entitlement = { name: 'webhooks', allows: webhooksAllowed }
 
-  async function ownEndpoint(accountId: string, id: string) {
-    const endpoint = await findEndpoint(db, accountId, id)
-    if (!endpoint) throw new errors.notFound('No such webhook endpoint')
-    return endpoint
-  }
+interface Deps {
+  db: Db
+  keyring: Keyring
+  urlPolicy: EndpointUrlPolicy
+  fetcher: SafeFetcher
+  ownEndpoint: (accountId: string, id: string) => Promise<EndpointRow>
+}
 
-  async function planAllows(accountId: string): Promise<boolean> {
-    const account = await accountById(db, accountId)
-    return account !== undefined && webhooksAllowed(account.plan)
-  }
-
-  // As on /v1, every webhook action needs plan pro or above; an account that fell below it still
-  // sees its endpoints and dead letters, and may replay them after an upgrade.
-  app.addHook('preHandler', async (request) => {
-    if (request.method === 'POST' && !(await planAllows(request.person.accountId))) throw new errors.planRequired('Webhooks need plan pro or above')
-  })
-
+/** The list of endpoints and dead letters, and the form that adds an endpoint (its secret shown once). */
+function listRoutes(app: FastifyInstance, { db, keyring, urlPolicy, fetcher }: Deps) {
   app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) => {
     const accountId = request.person.accountId
-    const [{ rows }, dead, allowed] = await Promise.all([listEndpoints(db, accountId, 100, 0), listDeadLetters(db, accountId, { limit: 100, offset: 0 }), planAllows(accountId)])
+    const [{ rows }, dead] = await Promise.all([listEndpoints(db, accountId, 100, 0), listDeadLetters(db, accountId, { limit: 100, offset: 0 })])
+    const allowed = WEBHOOKS.allows(request.person.plan)
     const csrf = reply.formToken()
     return reply.page(
       'Webhooks',
@@ -129,7 +116,10 @@ ${dead.items.length === 0
       )
     },
   )
+}
 
+/** One endpoint: its state, event filter, actions, attempts, the window replay and deletion. */
+function endpointRoute(app: FastifyInstance, { db, keyring, ownEndpoint }: Deps) {
   app.get<{ Params: { id: string } }>('/webhooks/:id', { config: { operation: 'dashboard.webhooks.get' }, schema: { hide: true, params: Params } }, async (request, reply) => {
     const row = await ownEndpoint(request.person.accountId, request.params.id)
     const e = endpointView(row)
@@ -165,7 +155,10 @@ ${attempts.items.length === 0
 ${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'danger', inline: false })}`,
     )
   })
+}
 
+/** Changes of an endpoint: its events, enabled or not, deletion. */
+function changeRoutes(app: FastifyInstance) {
   app.post<{ Params: { id: string }; Body: { event_types?: string | string[] } }>(
     '/webhooks/:id',
     {
@@ -205,7 +198,10 @@ ${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'd
       return reply.redirect('/app/webhooks?done=webhook-deleted', 303)
     },
   )
+}
 
+/** A new signing secret (shown once) and a test event. */
+function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
   app.post<{ Params: { id: string } }>(
     '/webhooks/:id/rotate-secret',
     { config: { operation: 'dashboard.webhooks.rotateSecret' }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
@@ -243,7 +239,10 @@ ${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'd
       return reply.redirect(`/app/webhooks/${request.params.id}?done=test-sent`, 303)
     },
   )
+}
 
+/** Replays: the events of a time window, or one dead letter. */
+function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
   app.post<{ Params: { id: string }; Body: { since: string; until: string } }>(
     '/webhooks/:id/replay',
     {
@@ -280,4 +279,36 @@ ${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'd
       return reply.redirect('/app/webhooks?done=replayed', 303)
     },
   )
+}
+
+/**
+ * Webhooks: endpoints created here or through the REST API (the URL checked the same way), with
+ * their event filter, enable and disable, secret rotation (the new secret shown once), test sends,
+ * attempts, deletion, and dead letters replayed one by one or by time window.
+ */
+export default async function webhooksSection(app: FastifyInstance) {
+  const { db, keyring, config } = app
+  const urlPolicy = { requireHttps: config.NODE_ENV === 'production', allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS }
+  // Only resolves names, to refuse a URL that points inside the network; deliveries use their own.
+  const fetcher = createSafeFetcher({ allowPrivateNetworks: urlPolicy.allowPrivateNetworks, timeoutMs: 5000, maxRedirects: 0 })
+  app.addHook('onClose', () => fetcher.close())
+
+  async function ownEndpoint(accountId: string, id: string): Promise<EndpointRow> {
+    const endpoint = await findEndpoint(db, accountId, id)
+    if (!endpoint) throw new errors.notFound('No such webhook endpoint')
+    return endpoint
+  }
+
+  // As on /v1, every webhook action needs plan pro or above; an account that fell below it still
+  // sees its endpoints and dead letters, and may replay them after an upgrade.
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'POST') app.frame.authorize(request.person, { entitlement: WEBHOOKS })
+  })
+
+  const deps: Deps = { db, keyring, urlPolicy, fetcher, ownEndpoint }
+  listRoutes(app, deps)
+  endpointRoute(app, deps)
+  changeRoutes(app)
+  secretAndTestRoutes(app, deps)
+  replayRoutes(app, deps)
 }
