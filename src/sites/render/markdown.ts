@@ -1,4 +1,4 @@
-import { renderMarkdown } from '../../domain/markdown.ts'
+import { renderMarkdown } from '../../domain/sites/markdown.ts'
 import { localHref } from './paths.ts'
 
 /** Markdown to HTML for the page at `from` (its release path): site-internal links become relative to the page. */

@@ -1,5 +1,5 @@
 import type { BlockContent, BlockType } from '../../../domain/block-content.ts'
-import { renderMarkdown } from '../../../domain/markdown.ts'
+import { renderMarkdown } from '../../../domain/sites/markdown.ts'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { textOf, type FieldSpec, type FormBody } from './form.ts'
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
-import type { Db } from '../infra/db.ts'
-import type { SiteSettings } from './site-settings.ts'
+import type { Db } from '../../infra/db.ts'
+import type { SiteSettings } from '../site-settings.ts'
 
 /**
  * Who runs a site, as its published pages say it in their JSON-LD (Organization, or
