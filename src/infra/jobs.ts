@@ -26,7 +26,10 @@ export interface JobDefinition<P = unknown> {
   handler: (payload: P, context: JobContext) => Promise<void>
   /** Total tries before the job is kept as failed. */
   maxAttempts?: number
-  /** How long a claim holds before another worker may take the job again. */
+  /**
+   * How long a claim holds unless renewed; it is renewed every third of it while the handler runs,
+   * so it bounds only how long the job of a worker that died waits before another takes it.
+   */
   leaseMs?: number
   /** Delay before retry number `attempt` (1-based); exponential with full jitter by default. */
   backoffMs?: (attempt: number) => number
@@ -41,7 +44,8 @@ export interface EnqueueOptions {
 }
 
 const DEFAULT_MAX_ATTEMPTS = 10
-const DEFAULT_LEASE_MS = 60_000
+/** Short, since it is renewed while a job runs: the work of a dead instance resumes within it plus a poll. */
+const DEFAULT_LEASE_MS = 15_000
 /** Jobs finished within this window are how many the runner claims ahead of its free slots. */
 const CLAIM_AHEAD_WINDOW_MS = 200
 /**

@@ -75,7 +75,6 @@ export function defineBuildJob(app: FastifyInstance): void {
   const deps = { db: app.db, keyring: app.keyring, config: app.config }
   app.jobs.define<{ build_id: string }>(BUILD_JOB, {
     maxAttempts: 3,
-    leaseMs: 120_000,
     handler: (payload, { log }) => runBuild({ ...deps, log }, payload.build_id),
   })
 }

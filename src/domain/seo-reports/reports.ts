@@ -15,7 +15,7 @@ import { periodOf, slotOf, type Cadence } from './schedule.ts'
 import { AUDIT_ATTEMPTS, queueSiteAudit, REPORT_ATTEMPTS, REPORT_JOB, SITE_AUDIT_JOB, type AuditRow } from './site-audits.ts'
 
 /**
- * Scheduled SEO reports (DESIGN.md 12): lite and plus monthly, pro and max weekly, for every live
+ * Scheduled SEO reports (DESIGN.md 12): lite monthly, pro and max weekly, for every live
  * site with an own domain or a platform subdomain. An hourly pass queues the reports whose moment
  * in the period has come (src/domain/seo-reports/schedule.ts); each runs our own audit of the live
  * site as a job, keeps the report, fires seo.report.ready and mails the account's owner. An audit
@@ -246,7 +246,6 @@ export function defineReportJobs(jobs: JobRunner, deps: ReportDeps): void {
   const lastTry = (attempts: number, max: number) => attempts >= max
   jobs.define<{ audit_id: string }>(SITE_AUDIT_JOB, {
     maxAttempts: AUDIT_ATTEMPTS,
-    leaseMs: 120_000,
     handler: async (payload, { job }) => {
       try {
         await runSiteAudit(deps, payload.audit_id)
@@ -258,7 +257,6 @@ export function defineReportJobs(jobs: JobRunner, deps: ReportDeps): void {
   })
   jobs.define<{ audit_id: string }>(REPORT_JOB, {
     maxAttempts: REPORT_ATTEMPTS,
-    leaseMs: 300_000,
     backoffMs: (attempt) => REPORT_RETRY_MS[Math.min(attempt, REPORT_RETRY_MS.length) - 1]!,
     handler: async (payload, { job }) => {
       try {
