@@ -8,7 +8,7 @@ import { fold, isStopword, stopwordList, termOf, tokens, words } from './text.ts
  * - German compounds are split into the words the collection knows ("Jahreszahlung" also counts
  *   as "Jahr" and "Zahlung"), in the passages and in questions alike;
  * - a word of a question that the collection does not know is read as the known word (or stop
- *   word) it most likely misspells: one edit away for words of four to seven letters, two for longer
+ *   word) it most likely misspells: one edit away for words of five to eight letters, two for longer
  *   ones (insertions, deletions, substitutions and swapped neighbours), the more frequent word first.
  * What a word becomes is remembered, so a question of known words costs a few map look-ups.
  */
@@ -104,8 +104,12 @@ export class Analyzer {
   /** The known word a misspelt one most likely stands for, as terms ([] for a stop word); undefined when none is near. */
   #correct(word: string): string[] | undefined {
     const folded = fold(word)
+    if (/\d/.test(folded)) return undefined
+    // A four-letter word is read only as a longer word missing one letter ("anée", "prce"): a
+    // letter changed in so short a word makes too many other words ("shop", "show").
+    if (folded.length === 4) return this.#pick(this.#deletes.get(folded)?.filter((c) => c.length === 5 && sameStart(folded, c)) ?? [])
     const edits = maxEdits(folded.length)
-    if (edits === 0 || /\d/.test(folded)) return undefined
+    if (edits === 0) return undefined
     let best: string | undefined
     let bestDistance = edits + 1
     let bestFrequency = -1
@@ -121,16 +125,25 @@ export class Analyzer {
         }
       }
     }
-    if (best === undefined) return undefined
-    if (isStopword(best, this.#locale)) return []
-    return [...this.#indexWord(best)]
+    return best === undefined ? undefined : this.#termsOf(best)
+  }
+
+  /** The most frequent of equally near candidates. */
+  #pick(candidates: readonly string[]): string[] | undefined {
+    let best: string | undefined
+    for (const c of candidates) if (best === undefined || (this.#frequency.get(c) ?? 0) > (this.#frequency.get(best) ?? 0)) best = c
+    return best === undefined ? undefined : this.#termsOf(best)
+  }
+
+  #termsOf(word: string): string[] {
+    return isStopword(word, this.#locale) ? [] : [...this.#indexWord(word)]
   }
 }
 
 const MEMO_LIMIT = 20_000
 
-/** Edits allowed between a word and the one it misspells: none below four letters, one up to seven, two beyond. */
-const maxEdits = (length: number) => (length < 4 ? 0 : length < 8 ? 1 : 2)
+/** Edits allowed between a word and the one it misspells: none below five letters (four-letter words are read apart), one up to eight, two beyond. */
+const maxEdits = (length: number) => (length < 5 ? 0 : length < 9 ? 1 : 2)
 
 /** Misspellings keep the first letter, or swap the first two: "iphone" is not "phone". */
 const sameStart = (a: string, b: string) => a[0] === b[0] || (a[0] === b[1] && a[1] === b[0])

@@ -203,9 +203,9 @@ export type Intent = 'handoff' | 'booking' | 'buying' | 'offerRequest' | 'price'
 /** Phrases that show an intent, matched as whole words on the lower-cased message. */
 export const intents: Record<Intent, Localized<readonly string[]>> = {
   handoff: {
-    de: ['mensch', 'menschen', 'mitarbeiter', 'mitarbeiterin', 'echte person', 'einer person', 'berater', 'beraterin', 'jemanden sprechen', 'mit jemandem', 'ansprechpartner', 'verkäufer', 'vertrieb sprechen'],
-    en: ['human', 'a person', 'real person', 'talk to someone', 'speak to someone', 'speak with someone', 'talk with someone', 'live agent', 'human agent', 'real agent', 'operator', 'representative', 'salesperson', 'sales team', 'talk to sales', 'speak to sales', 'team member', 'live chat'],
-    fr: ['humain', 'une personne', 'vraie personne', 'conseiller', 'conseillère', 'quelqu un', 'opérateur', 'un commercial', 'service commercial', 'équipe commerciale', 'membre de l équipe'],
+    de: ['mensch', 'menschen', 'mit einem mitarbeiter', 'mit einer mitarbeiterin', 'mitarbeiter sprechen', 'mitarbeiterin sprechen', 'echte person', 'einer person', 'berater', 'beraterin', 'jemanden sprechen', 'mit jemandem', 'ansprechpartner', 'verkäufer', 'vertrieb sprechen'],
+    en: ['human', 'a person', 'real person', 'talk to someone', 'speak to someone', 'speak with someone', 'talk with someone', 'live agent', 'human agent', 'real agent', 'operator', 'representative', 'salesperson', 'sales team', 'talk to sales', 'speak to sales', 'talk to a team member', 'speak to a team member', 'speak with a team member', 'live chat'],
+    fr: ['humain', 'une personne', 'vraie personne', 'conseiller', 'conseillère', 'parler à quelqu un', 'quelqu un de l équipe', 'quelqu un de réel', 'opérateur', 'un commercial', 'service commercial', 'équipe commerciale', 'membre de l équipe'],
   },
   booking: {
     de: ['demo', 'termin', 'vorführung', 'rückruf', 'beratungstermin', 'onboarding', 'onboarding termin'],
@@ -234,9 +234,9 @@ export const intents: Record<Intent, Localized<readonly string[]>> = {
   },
   /** A question about the company or its product ("do you have an app?"): unknown is then "not sure", never off topic. */
   aboutUs: {
-    de: ['gibt es', 'bieten sie', 'haben sie', 'kann ich', 'können sie', 'unterstützen sie', 'ihr', 'ihre', 'ihren', 'ihrer'],
-    en: ['do you', 'can i', 'is there', 'are there', 'does it', 'your', 'you support', 'you offer'],
-    fr: ['avez vous', 'proposez vous', 'offrez vous', 'puis je', 'pouvez vous', 'est ce que vous', 'y a t il', 'vos', 'votre'],
+    de: ['gibt es', 'gibts', 'bieten sie', 'haben sie', 'habt ihr', 'bietet ihr', 'macht ihr', 'kann ich', 'kann man', 'können sie', 'unterstützen sie', 'ihr', 'ihre', 'ihren', 'ihrer', 'euer', 'eure'],
+    en: ['do you', 'can i', 'is there', 'are there', 'does it', 'your', 'you support', 'you offer', 'you guys', 'you have', 'with it'],
+    fr: ['avez vous', 'proposez vous', 'offrez vous', 'faites vous', 'vous faites', 'vous avez', 'vous proposez', 'chez vous', 'puis je', 'je peux', 'pouvez vous', 'est ce que vous', 'y a t il', 'vos', 'votre'],
   },
   thanks: {
     de: ['danke', 'vielen dank', 'dankeschön'],

@@ -73,9 +73,9 @@ export const addOnWording: Record<string, AddOnWording> = {
       fr: 'un domaine personnalisé de plus sur toute formule payante',
     },
     aliases: {
-      de: ['zusätzliche domain', 'zusätzlichen domain', 'weitere domain', 'weiteren domain', 'zweite domain', 'zweiten domain', 'mehr domains', 'weitere domains', 'zusätzliche domains', 'extra domain'],
-      en: ['extra domain', 'extra domains', 'additional domain', 'additional domains', 'another domain', 'more domains', 'second domain'],
-      fr: ['domaine supplémentaire', 'domaines supplémentaires', 'autre domaine', 'deuxième domaine', 'second domaine', 'plusieurs domaines'],
+      de: ['zusätzliche domain', 'zusätzlichen domain', 'weitere domain', 'weiteren domain', 'zweite domain', 'zweiten domain', 'mehr domains', 'weitere domains', 'zusätzliche domains', 'extra domain', 'mehrere domains', 'zwei domains', 'pro domain', 'jede domain'],
+      en: ['extra domain', 'extra domains', 'additional domain', 'additional domains', 'another domain', 'more domains', 'second domain', 'several domains', 'multiple domains', 'two domains', 'each domain', 'per domain'],
+      fr: ['domaine supplémentaire', 'domaines supplémentaires', 'autre domaine', 'deuxième domaine', 'second domaine', 'plusieurs domaines', 'deux domaines', 'domaine en plus', 'par domaine'],
     },
   },
   ai_sales_assistant: {
@@ -86,9 +86,9 @@ export const addOnWording: Record<string, AddOnWording> = {
       fr: "l'assistant de chat sur votre site, avec recueil de contacts et transfert à votre équipe ; disponible à partir de Plus",
     },
     aliases: {
-      de: ['ki assistent', 'ki assistenten', 'verkaufsassistent', 'verkaufsassistenten', 'assistent', 'assistenten', 'chatbot', 'chat assistent'],
-      en: ['ai assistant', 'sales assistant', 'assistant', 'chatbot', 'chat bot', 'chat widget'],
-      fr: ['assistant ia', 'assistant commercial', 'assistant', 'chatbot', 'agent conversationnel'],
+      de: ['ki assistent', 'ki assistenten', 'verkaufsassistent', 'verkaufsassistenten', 'assistent', 'assistenten', 'chatbot', 'chat assistent', 'ki chat', 'chat ding', 'bot', 'chat widget'],
+      en: ['ai assistant', 'sales assistant', 'assistant', 'chatbot', 'chat bot', 'chat widget', 'ai chat', 'chat thing', 'bot', 'chat assistant'],
+      fr: ['assistant ia', 'assistant commercial', 'assistant', 'chatbot', 'agent conversationnel', 'chat ia', 'truc de chat', 'bot', 'widget de chat'],
     },
   },
   premium_seo_reports: {
@@ -112,9 +112,9 @@ export const addOnWording: Record<string, AddOnWording> = {
       fr: "un membre d'équipe de plus avec accès au tableau de bord",
     },
     aliases: {
-      de: ['teamplatz', 'teamplätze', 'zusätzlicher nutzer', 'zusätzliche nutzer', 'weitere nutzer', 'weiteren nutzer', 'nutzerplatz', 'weiteres teammitglied', 'zusätzliches teammitglied'],
-      en: ['extra seat', 'extra seats', 'seat', 'seats', 'additional user', 'additional users', 'extra user', 'extra users', 'more users', 'another user'],
-      fr: ['utilisateur supplémentaire', 'utilisateurs supplémentaires', 'siège', 'sièges', 'membre supplémentaire', 'collaborateur supplémentaire', 'place supplémentaire'],
+      de: ['teamplatz', 'teamplätze', 'zusätzlicher nutzer', 'zusätzliche nutzer', 'weitere nutzer', 'weiteren nutzer', 'nutzerplatz', 'weiteres teammitglied', 'zusätzliches teammitglied', 'weiterer nutzer', 'zweiter nutzer', 'zweiten nutzer', 'pro nutzer', 'je nutzer', 'teammitglied', 'teammitglieder', 'kollege', 'kollegen', 'kollegin', 'weiterer platz', 'zusätzlicher platz', 'benutzer'],
+      en: ['extra seat', 'extra seats', 'seat', 'seats', 'additional user', 'additional users', 'extra user', 'extra users', 'more users', 'another user', 'second user', 'per user', 'each user', 'team member', 'team members', 'another member', 'extra member', 'colleague', 'colleagues', 'teammate', 'coworker'],
+      fr: ['utilisateur supplémentaire', 'utilisateurs supplémentaires', 'siège', 'sièges', 'membre supplémentaire', 'collaborateur supplémentaire', 'place supplémentaire', 'utilisateur', 'utilisateurs', 'par utilisateur', 'collègue', 'collègues', 'membre', 'membres', 'deuxième utilisateur'],
     },
   },
 }

@@ -66,9 +66,9 @@ export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wa
 
 /** Words that ask about prices in general: the price intent's own, and the words for a plan. */
 const planWords: Record<Locale, string> = {
-  de: 'tarif tarife tarifs paket pakete abo abos ihre euer',
-  en: 'plan plans tier tiers package packages subscription subscriptions',
-  fr: 'formule formules offre offres abonnement abonnements forfait forfaits',
+  de: 'tarif tarife tarifs paket pakete abo abos ihre euer kleinste kleinsten größte größten bezahlte bezahlten einfachste',
+  en: 'plan plans tier tiers package packages subscription subscriptions smallest biggest largest basic paid',
+  fr: 'formule formules offre offres abonnement abonnements forfait forfaits petite petit payante payant',
 }
 const priceStems = new Map<Locale, ReadonlySet<string>>()
 function onlyPriceWords(message: string, locale: Locale): boolean {
