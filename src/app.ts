@@ -21,6 +21,7 @@ import docsRoute from './public/docs.ts'
 import landingRoute from './public/landing.ts'
 import hostedSites from './sites/index.ts'
 import restRoutes from './rest/index.ts'
+import graphqlRoutes from './graphql/index.ts'
 import mcpRoutes from './mcp/index.ts'
 import dashboardRoutes from './dashboard/index.ts'
 
@@ -110,6 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(agentRoutes, { prefix: '/api/agent' })
   await app.register(identityRoutes)
   await app.register(restRoutes, { prefix: '/v1' })
+  await app.register(graphqlRoutes, { prefix: '/v1' })
   await app.register(mcpRoutes)
   await app.register(dashboardRoutes)
   for (const plugin of options.plugins ?? []) await app.register(plugin)

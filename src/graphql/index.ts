@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { getOperationAST } from 'graphql/index.js'
+import mercurius, { type IResolvers } from 'mercurius'
+import { contentSecurityPolicy } from '../infra/security.ts'
+import { graphqlAuditEntry, operationName, rememberOperation } from './audit.ts'
+import type { GraphqlContext } from './context.ts'
+import { EventFeed } from './event-feed.ts'
+import { acceptsGraphqlResponse, errorFormatter, GRAPHQL_RESPONSE, requestErrorHandler } from './http.ts'
+import { checkDepth, checkLimits, costOfRequest } from './limits.ts'
+import { loaders } from './loaders.ts'
+import { definePersistedQueryPurge, persistedQueries } from './persisted-queries.ts'
+import { domainResolvers } from './resolvers/domains.ts'
+import { pageResolvers } from './resolvers/pages.ts'
+import { queryResolvers } from './resolvers/query.ts'
+import { siteResolvers } from './resolvers/sites.ts'
+import { DateTimeScalar, JSONScalar } from './scalars.ts'
+import { Subscriptions } from './subscriptions.ts'
+
+/** The schema as the repository keeps it; served as it is at GET /v1/graphql/schema.graphql. */
+export const SCHEMA_FILE = new URL('./schema.graphql', import.meta.url)
+
+/** GraphiQL loads its scripts and styles from unpkg. */
+const GRAPHIQL_POLICY = { 'script-src': ["'self'", 'https://unpkg.com'], 'style-src': ["'self'", 'https://unpkg.com', "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https://unpkg.com'] }
+
+function operationRequested(request: FastifyRequest): string | undefined {
+  const given = (request.body as { operationName?: unknown } | undefined)?.operationName ?? (request.query as { operationName?: unknown } | undefined)?.operationName
+  return typeof given === 'string' ? given : undefined
+}
+
+/**
+ * The GraphQL endpoint (DESIGN.md 13), one encapsulated scope under /v1: mercurius with
+ * graphql-jit, loaders for nested lists, persisted queries, subscriptions over WebSocket; the
+ * account frame for credentials, plans, budget and audit; limits priced before execution.
+ */
+async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; audience: string; path: string }) {
+  const { audience, path } = options
+  const feed = new EventFeed(app)
+  const subscriptions = new Subscriptions(app, audience, feed)
+  const resolvers = {
+    JSON: JSONScalar,
+    DateTime: DateTimeScalar,
+    Query: queryResolvers,
+    Mutation: { ...siteResolvers.Mutation, ...pageResolvers.Mutation, ...domainResolvers.Mutation },
+    Site: siteResolvers.Site,
+    Page: pageResolvers.Page,
+    Block: pageResolvers.Block,
+    Domain: domainResolvers.Domain,
+    Lead: domainResolvers.Lead,
+    ...subscriptions.resolvers(),
+  } as unknown as IResolvers
+
+  await app.register(mercurius, {
+    schema: options.sdl,
+    resolvers,
+    loaders: loaders(app.db),
+    path: '/graphql',
+    jit: 1,
+    graphiql: app.config.NODE_ENV !== 'production',
+    persistedQueryProvider: persistedQueries(app.db),
+    context: (request: FastifyRequest) => ({ principal: request.principal, request }),
+    errorHandler: requestErrorHandler,
+    errorFormatter: errorFormatter as never,
+    subscription: { onConnect: subscriptions.onConnect() as never, keepAlive: 30_000 },
+  })
+  definePersistedQueryPurge(app)
+
+  app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+    const request = (context as GraphqlContext).reply.request
+    const requested = operationRequested(request)
+    rememberOperation(request, getOperationAST(document, requested)?.name?.value)
+    checkLimits(schema, document, variables as Record<string, unknown> | undefined, requested, request)
+  })
+  app.graphql.addHook('onResolution', async (execution, context) => {
+    execution.extensions = { ...execution.extensions, cost: costOfRequest((context as GraphqlContext).reply?.request) }
+  })
+  app.graphql.addHook('preSubscriptionExecution', async (schema, document, context) => {
+    ;(context as GraphqlContext).operation = operationName(getOperationAST(document)?.name?.value)
+    checkDepth(schema, document)
+  })
+
+  // The frame, before the body is read: who calls, one call charged, the plan's API access and the budget.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url !== path) {
+      if (request.routeOptions.url?.startsWith(`${path.slice(0, -'/graphql'.length)}/graphiql`)) contentSecurityPolicy(reply, GRAPHIQL_POLICY)
+      return
+    }
+    // A WebSocket brings its credential in connection_init (subscriptions.ts).
+    if (request.headers.upgrade?.toLowerCase() === 'websocket') return
+    request.principal = await app.frame.authenticate(request, reply, { audience })
+    app.frame.authorize(request.principal, {})
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.url !== path) return payload
+    reply.header('vary', 'Accept, Authorization')
+    if (acceptsGraphqlResponse(request)) reply.type(`${GRAPHQL_RESPONSE}; charset=utf-8`)
+    return payload
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url !== path || !request.principal || request.headers.upgrade) return
+    if (!app.frame.audit.isWritten(request)) app.frame.audit.record(graphqlAuditEntry(request, { principal: request.principal }, reply.statusCode))
+  })
+
+  app.addHook('onReady', async () => {
+    await feed.start()
+    subscriptions.start()
+  })
+  app.addHook('preClose', async () => {
+    subscriptions.stop()
+    await feed.stop()
+  })
+}
+
+/**
+ * Routes of this room stay out of /openapi.json (REST's document); their answers have no
+ * response schema, so `errors[].path` keeps list indexes as numbers and `extensions` all it holds.
+ */
+function outOfOpenApi(route: RouteOptions): void {
+  const schema = (route.schema ?? {}) as Record<string, unknown>
+  const { response: _response, ...rest } = schema
+  route.schema = { ...rest, hide: true }
+}
+
+export default async function graphqlRoutes(app: FastifyInstance) {
+  const sdl = readFileSync(SCHEMA_FILE, 'utf8')
+  app.addHook('onRoute', outOfOpenApi)
+
+  app.get('/graphql/schema.graphql', async (_request, reply) => {
+    return reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(sdl)
+  })
+  await app.register(graphqlEndpoint, { sdl, audience: `${app.config.API_URL}/v1`, path: `${app.prefix}/graphql` })
+}

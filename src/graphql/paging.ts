@@ -1,0 +1,55 @@
+import { badInput } from './errors.ts'
+
+/**
+ * Relay connections (DESIGN.md 13) over the repositories' limit and offset: a cursor is the
+ * opaque position of its item in the list, `first` is 1 to 100.
+ */
+
+export const MAX_FIRST = 100
+
+export interface Window {
+  limit: number
+  offset: number
+}
+
+export interface Connection<T> {
+  edges: Array<{ cursor: string; node: T }>
+  nodes: T[]
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }
+  totalCount: number
+}
+
+export function encodeCursor(position: number): string {
+  return Buffer.from(`pos:${position}`).toString('base64url')
+}
+
+function decodeCursor(cursor: string): number | undefined {
+  const match = /^pos:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
+  return match ? Number(match[1]) : undefined
+}
+
+/** The window `first` and `after` ask for; out of range or a cursor not ours is BAD_USER_INPUT. */
+export function windowOf(args: { first?: number | null; after?: string | null }, defaultFirst = 20): Window {
+  const first = args.first ?? defaultFirst
+  if (!Number.isInteger(first) || first < 1 || first > MAX_FIRST) throw badInput(`The argument 'first' must be between 1 and ${MAX_FIRST}`, 'first')
+  if (args.after === undefined || args.after === null) return { limit: first, offset: 0 }
+  const offset = decodeCursor(args.after)
+  if (offset === undefined) throw badInput("The argument 'after' is not a cursor of this list", 'after')
+  return { limit: first, offset }
+}
+
+/** One page of a list as a connection: its items from `offset`, and the list's total. */
+export function connection<T>(items: T[], total: number, offset: number): Connection<T> {
+  const edges = items.map((node, i) => ({ cursor: encodeCursor(offset + i + 1), node }))
+  return {
+    edges,
+    nodes: items,
+    pageInfo: {
+      hasNextPage: offset + items.length < total,
+      hasPreviousPage: offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: total,
+  }
+}

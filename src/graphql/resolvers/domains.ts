@@ -1,0 +1,66 @@
+import { addDomain, deleteDomain, domainView, getAccountDomain, parseHostname, requestVerification, VERIFY_JOB } from '../../domain/domains.ts'
+import { deleteAccountLead, getAccountLead } from '../../domain/leads.ts'
+import { serviceHostnames } from '../../domain/subdomains.ts'
+import { leadView } from '../../domain/views.ts'
+import { etagOf } from '../../infra/etag.ts'
+import { enqueueJob } from '../../infra/jobs.ts'
+import { change } from '../audit.ts'
+import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
+import { inputs, plausibleId } from '../inputs.ts'
+import { domainNode, etagOfNode, leadNode } from '../views.ts'
+import { notFound, orNotFound } from './query.ts'
+import { ifMatch, ownSite } from './sites.ts'
+
+type Input<T> = { input: T & Record<string, unknown> }
+type Existing = { id: string; ifMatch?: string | null }
+
+/** Domains and leads (DESIGN.md 13): the writes of /v1/sites/{id}/domains, /v1/domains and /v1/leads. */
+export const domainResolvers = {
+  Domain: {
+    etag: etagOfNode,
+  },
+  Lead: {
+    etag: etagOfNode,
+  },
+  Mutation: {
+    async addDomain(_root: unknown, { input }: Input<{ siteId: string }>, context: GraphqlContext) {
+      allowed(context, ACCESS.writePages)
+      const body = inputs.newDomain(input)
+      const site = await ownSite(context, input.siteId)
+      const hostname = parseHostname(body.hostname, serviceHostnames(context.app.config))
+      return domainNode(await change(context, (trx) => addDomain(trx, site.id, hostname, body.primary)))
+    },
+
+    async verifyDomain(_root: unknown, { input }: Input<{ id: string }>, context: GraphqlContext) {
+      const principal = allowed(context, ACCESS.writePages)
+      if (!plausibleId(input.id)) throw notFound('Domain')
+      const domain = await change(context, async (trx) => {
+        const current = orNotFound(await getAccountDomain(trx, principal.accountId, input.id), 'Domain')
+        return requestVerification(trx, current, (inner) => enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }))
+      })
+      return domainNode(domain)
+    },
+
+    async deleteDomain(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
+      const principal = allowed(context, ACCESS.writePages)
+      if (!plausibleId(input.id)) throw notFound('Domain')
+      await change(context, async (trx) => {
+        const domain = orNotFound(await getAccountDomain(trx, principal.accountId, input.id), 'Domain')
+        ifMatch(input.ifMatch, etagOf(domainView(domain)))
+        await deleteDomain(trx, domain)
+      })
+      return input.id
+    },
+
+    async deleteLead(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
+      const principal = allowed(context, ACCESS.writeLeads)
+      if (!plausibleId(input.id)) throw notFound('Lead')
+      await change(context, async (trx) => {
+        const lead = orNotFound(await getAccountLead(trx, context.app.keyring, principal.accountId, input.id), 'Lead')
+        ifMatch(input.ifMatch, etagOf(leadView(lead)))
+        orNotFound(await deleteAccountLead(trx, principal.accountId, lead.id), 'Lead')
+      })
+      return input.id
+    },
+  },
+}

@@ -1,0 +1,161 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { WebSocket } from 'ws'
+import { accountById } from '../domain/accounts.ts'
+import { allows } from '../domain/quota.ts'
+import { apiTokenIdOf, checkApiToken, findApiToken } from '../domain/api-tokens.ts'
+import { EVENT_TYPES } from '../domain/events.ts'
+import type { ApiPrincipal } from '../frame/index.ts'
+import { verifyBearer } from '../infra/bearer.ts'
+import { graphqlAuditEntry } from './audit.ts'
+import { ACCESS, WEBHOOKS, type GraphqlContext } from './context.ts'
+import { badInput, mapError, toGraphqlError } from './errors.ts'
+import { eventTopic, type EventFeed, type EventMessage } from './event-feed.ts'
+
+/**
+ * Subscriptions over WebSocket, protocol graphql-transport-ws (DESIGN.md 13). The credential
+ * comes in `connection_init` (`{authorization: "Bearer …"}`) and goes through the account frame
+ * like any request (one call charged); a refusal closes the socket with 4403 and the reason.
+ * `events` needs plan pro and the scope manage:webhooks. Every open connection's credential is
+ * looked at again every RECHECK_MS: a revoked, expired or rotated-out token, or an account no
+ * longer on a plan with webhooks, closes it.
+ */
+
+export const RECHECK_MS = 15_000
+/** graphql-transport-ws: the server refuses the connection. */
+const FORBIDDEN = 4403
+const TOO_MANY = 4429
+
+interface Connection {
+  socket: WebSocket
+  request: FastifyRequest
+  principal: ApiPrincipal
+  secret: string
+}
+
+/** What mercurius calls `onConnect` on: the connection object, whose socket and upgrade request we need. */
+interface MercuriusConnection {
+  socket?: WebSocket
+  context?: { request?: FastifyRequest }
+}
+
+/** WebSocket close reasons are at most 123 bytes. */
+const reason = (text: string) => Buffer.from(text).subarray(0, 123).toString('utf8').replace(/\uFFFD$/, '')
+
+export class Subscriptions {
+  readonly #app: FastifyInstance
+  readonly #audience: string
+  readonly #feed: EventFeed
+  readonly #open = new Set<Connection>()
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(app: FastifyInstance, audience: string, feed: EventFeed) {
+    this.#app = app
+    this.#audience = audience
+    this.#feed = feed
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.recheck(), RECHECK_MS).unref()
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    for (const { socket } of this.#open) socket.close(1001, 'The server is shutting down')
+    this.#open.clear()
+  }
+
+  /** mercurius's `subscription.onConnect`: the principal joins the connection's context, or the socket is closed. */
+  onConnect(): (this: MercuriusConnection | undefined, message: { payload?: unknown }) => Promise<false | { principal: ApiPrincipal }> {
+    const subscriptions = this
+    return async function onConnect(this: MercuriusConnection | undefined, message) {
+      const socket = this?.socket
+      const request = this?.context?.request
+      if (!socket || !request) return false
+      const payload = (message.payload ?? {}) as { authorization?: unknown; Authorization?: unknown; headers?: { authorization?: unknown } }
+      const given = payload.authorization ?? payload.Authorization ?? payload.headers?.authorization
+      const secret = typeof given === 'string' ? given : ''
+      request.headers.authorization = secret
+      try {
+        const principal = await subscriptions.#app.frame.authenticate(request, null, { audience: subscriptions.#audience })
+        subscriptions.#app.frame.authorize(principal, {})
+        subscriptions.#watch({ socket, request, principal, secret })
+        return { principal }
+      } catch (error) {
+        const mapped = mapError(error, request)
+        socket.close(mapped.status === 429 ? TOO_MANY : FORBIDDEN, reason(`${mapped.extensions.code}: ${mapped.message}`))
+        return false
+      }
+    }
+  }
+
+  #watch(connection: Connection): void {
+    this.#open.add(connection)
+    connection.socket.once('close', () => this.#open.delete(connection))
+  }
+
+  /** Whether the connection's credential and plan still hold, without charging a call. */
+  async #stillAllowed({ request, principal, secret }: Connection): Promise<boolean> {
+    const { db } = this.#app
+    if (principal.kind === 'api_token') {
+      const tokenId = apiTokenIdOf(secret.replace(/^Bearer +/i, ''))
+      const row = tokenId && (await findApiToken(db, principal.accountId, tokenId))
+      if (!row || !checkApiToken(row, secret.replace(/^Bearer +/i, '')).ok) return false
+    } else {
+      const verified = await verifyBearer(request, { audience: this.#audience }).then(() => true, () => false)
+      if (!verified) return false
+    }
+    const account = await accountById(db, principal.accountId)
+    return account !== undefined && allows(account.plan, 'read') && WEBHOOKS.allows(account.plan)
+  }
+
+  /** Closes every connection whose credential was revoked or expired, or whose account lost webhooks. */
+  async recheck(): Promise<void> {
+    await Promise.all(
+      [...this.#open].map(async (connection) => {
+        try {
+          if (await this.#stillAllowed(connection)) return
+          connection.request.log.info({ account: connection.principal.accountId }, 'GraphQL subscription closed: its credential no longer holds')
+          connection.socket.close(FORBIDDEN, 'FORBIDDEN: the credential was revoked or expired, or the plan no longer includes webhooks')
+          this.#open.delete(connection)
+        } catch (error) {
+          // The database may be away for a moment: the next round decides.
+          connection.request.log.warn({ err: error }, 'GraphQL subscription credential not rechecked')
+        }
+      }),
+    )
+  }
+
+  /** Subscription.events: the account's events of the given types, from now on. */
+  resolvers() {
+    const feed = this.#feed
+    const app = this.#app
+    return {
+      Subscription: {
+        events: {
+          async subscribe(_root: unknown, args: { types?: string[] | null }, context: GraphqlContext) {
+            const request = context.request
+            try {
+              app.frame.authorize(context.principal, ACCESS.webhooks)
+              const unknown = args.types?.find((type) => !(EVENT_TYPES as readonly string[]).includes(type))
+              if (unknown !== undefined) throw badInput(`The event type '${unknown}' is not one of ${EVENT_TYPES.join(', ')}`, 'types')
+            } catch (error) {
+              if (request) app.frame.audit.record(graphqlAuditEntry(request, context, mapError(error).status))
+              throw toGraphqlError(error, request)
+            }
+            if (request) app.frame.audit.record(graphqlAuditEntry(request, context, 101))
+            const wanted = args.types?.length ? new Set(args.types) : undefined
+            const end = feed.follow(context.principal.accountId)
+            const source = await context.pubsub.subscribe<EventMessage>(eventTopic(context.principal.accountId))
+            return (async function* events() {
+              try {
+                for await (const message of source) if (!wanted || wanted.has(message.events.type)) yield message
+              } finally {
+                end()
+              }
+            })()
+          },
+        },
+      },
+    }
+  }
+}
