@@ -11,13 +11,14 @@ export type Lexicon = Record<Locale, ReadonlyArray<readonly string[]>>
 
 export const lexicon: Lexicon = {
   en: [
+    ['biggest', 'largest', 'top tier', 'highest', 'most expensive', 'all inclusive', 'everything included'],
     ['cheapest', 'least expensive', 'lowest', 'minimum', 'entry level', 'entry', 'starter', 'smallest', 'at least'],
     ['price', 'prices', 'pricing', 'cost', 'costs', 'how much', 'fee', 'fees', 'charge', 'charges', 'expensive', 'cheap', 'afford', 'affordable', 'rate card', 'price tag', 'what s the damage', 'budget'],
     ['cancel', 'cancellation', 'cancelation', 'quit', 'terminate', 'termination', 'unsubscribe', 'opt out', 'get out', 'stop paying', 'end my subscription', 'close my account', 'locked in', 'lock in', 'lock-in', 'tied in', 'tied to', 'commitment', 'committed', 'contract', 'minimum term', 'notice period', 'notice'],
     ['yearly', 'year', 'annual', 'annually', 'per year', 'a year', '12 months', 'twelve months', 'upfront', 'up front'],
     ['monthly', 'month', 'months', 'per month', 'a month', 'month to month'],
     ['discount', 'save', 'saves', 'saving', 'savings', 'cheaper', 'reduction', 'deal', 'off', 'rebate', 'cheaper rate', 'less'],
-    ['bill', 'billing', 'billed', 'invoice', 'invoices', 'invoicing', 'pay', 'paying', 'payment', 'payments', 'charged'],
+    ['bill', 'billing', 'billed', 'billing cycle', 'billing period', 'cycle', 'invoice', 'invoices', 'invoicing', 'pay', 'paying', 'payment', 'payments', 'charged'],
     ['domain', 'domains', 'url', 'urls', 'web address', 'address', 'custom domain', 'own domain', 'hostname', 'dot com', 'com', 'own name'],
     ['subdomain', 'sub domain', 'subdomains', 'free address', 'platform address', 'slug'],
     ['dns', 'nameserver', 'nameservers', 'name server', 'name servers', 'zone', 'a record', 'cname', 'dns settings'],
@@ -79,6 +80,7 @@ export const lexicon: Lexicon = {
     ['duration', 'how long', 'long', 'length', 'minutes'],
   ],
   de: [
+    ['größte', 'größten', 'größter', 'höchste', 'höchsten', 'teuerste', 'teuersten', 'alles inklusive', 'umfangreichste'],
     ['günstigste', 'günstigsten', 'günstigster', 'billigste', 'billigsten', 'billigster', 'mindestens', 'einstieg', 'einstiegspaket', 'einstiegstarif', 'kleinste', 'kleinsten', 'minimum', 'ab wie viel', 'ab welchem preis', 'preiswerteste'],
     ['preis', 'preise', 'kosten', 'kostet', 'kostenpunkt', 'gebühr', 'gebühren', 'wie viel', 'wieviel', 'was kostet', 'teuer', 'günstig', 'billig', 'preislich', 'kohle', 'preisliste'],
     ['kündigen', 'kündigung', 'kündbar', 'beenden', 'aufhören', 'abbestellen', 'stornieren', 'austreten', 'aussteigen', 'vertrag', 'verträge', 'laufzeit', 'mindestlaufzeit', 'vertragslaufzeit', 'gebunden', 'bindung', 'vertragsbindung', 'kündigungsfrist', 'raus', 'loswerden'],
@@ -147,6 +149,7 @@ export const lexicon: Lexicon = {
     ['dauer', 'dauert', 'wie lange', 'lange', 'minuten', 'länge'],
   ],
   fr: [
+    ['plus grande', 'plus grand', 'plus chère', 'plus cher', 'haut de gamme', 'plus complète', 'plus complet', 'tout compris'],
     ['moins cher', 'moins chère', 'moins chers', 'minimum', 'entrée de gamme', 'premier prix', 'plus petite', 'plus petit', 'au minimum', 'd entrée', 'le moins'],
     ['prix', 'coût', 'coûts', 'coûte', 'coûtent', 'coute', 'coutent', 'combien', 'combien ça coûte', 'tarif', 'tarifs', 'tarification', 'cher', 'chère', 'frais', 'montant', 'budget', 'abordable'],
     ['résilier', 'résiliation', 'résiliable', 'résiliables', 'annuler', 'annulation', 'arrêter', 'stopper', 'quitter', 'désabonner', 'désabonnement', 'me désabonner', 'engagement', 'engagé', 'sans engagement', 'contrat', 'durée minimale', 'préavis', 'bloqué', 'lié'],
