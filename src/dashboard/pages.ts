@@ -12,6 +12,7 @@ import auditLogSection from './sections/audit-log.ts'
 import conversationsSection from './sections/conversations.ts'
 import leadsSection from './sections/leads.ts'
 import overviewSection from './sections/overview.ts'
+import reportsSection from './sections/reports.ts'
 import sitesSection from './sections/sites.ts'
 import tokensSection from './sections/tokens.ts'
 import webhooksSection from './sections/webhooks.ts'
@@ -108,5 +109,5 @@ export default async function dashboardPages(app: FastifyInstance) {
     reply.header('cache-control', 'private, max-age=300').type('text/javascript; charset=utf-8').send(copyScript),
   )
 
-  for (const section of [overviewSection, sitesSection, conversationsSection, leadsSection, tokensSection, webhooksSection, auditLogSection]) await app.register(section)
+  for (const section of [overviewSection, sitesSection, reportsSection, conversationsSection, leadsSection, tokensSection, webhooksSection, auditLogSection]) await app.register(section)
 }

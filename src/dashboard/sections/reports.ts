@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { getAccountSite } from '../../domain/sites.ts'
+import type { AuditReport } from '../../domain/seo-audit/engine.ts'
+import { scoreHistory, type AuditRow } from '../../domain/seo-reports/site-audits.ts'
+import { planEntitlements } from '../../domain/accounts/entitlements.ts'
+import { errors } from '../../errors.ts'
+import { html, type SafeHtml } from '../../infra/html.ts'
+import { dataTable, when } from '../layout.ts'
+
+export interface ScorePoint {
+  at: Date
+  score: number
+}
+
+const WIDTH = 640
+const HEIGHT = 220
+const PAD = { left: 40, right: 16, top: 16, bottom: 36 }
+
+/**
+ * A site's score history as a small line chart in SVG, drawn on the server (no script): one dot
+ * per report, oldest left, the score axis 0 to 100. It carries its own title and a description
+ * that names every point, so it reads without seeing it; the page's table says the same.
+ */
+export function scoreChart(points: readonly ScorePoint[], title: string): SafeHtml {
+  const innerW = WIDTH - PAD.left - PAD.right
+  const innerH = HEIGHT - PAD.top - PAD.bottom
+  const x = (i: number) => PAD.left + (points.length === 1 ? innerW / 2 : (i * innerW) / (points.length - 1))
+  const y = (score: number) => PAD.top + innerH - (Math.max(0, Math.min(100, score)) * innerH) / 100
+  const round = (n: number) => Math.round(n * 10) / 10
+  const day = (at: Date) => at.toISOString().slice(0, 10)
+  const description = points.length === 0 ? 'No reports yet.' : points.map((p) => `${day(p.at)}: ${p.score}`).join('; ')
+  const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${round(x(i))} ${round(y(p.score))}`).join(' ')
+  const labelled = points.length <= 8 ? points.map((_, i) => i) : [0, points.length - 1]
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="chart-title chart-desc" class="score-chart" style="max-width:${WIDTH}px;height:auto">
+<title id="chart-title">${title}</title><desc id="chart-desc">${description}</desc>
+${[0, 50, 100].map((tick) => html`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${round(y(tick))}" y2="${round(y(tick))}" stroke="#cbd5e1" stroke-width="1"/><text x="${PAD.left - 6}" y="${round(y(tick)) + 4}" text-anchor="end" font-size="12" fill="#475569">${tick}</text>`)}
+${points.length > 1 ? html`<path d="${line}" fill="none" stroke="#1d4ed8" stroke-width="2"/>` : ''}
+${points.map((p, i) => html`<circle cx="${round(x(i))}" cy="${round(y(p.score))}" r="4" fill="#1d4ed8"/>`)}
+${labelled.map((i) => html`<text x="${round(x(i))}" y="${HEIGHT - 12}" text-anchor="middle" font-size="12" fill="#475569">${day(points[i]!.at)}</text>`)}
+</svg>`
+}
+
+const Params = Type.Object({ id: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false })
+
+const changeOf = (rows: readonly AuditRow[], i: number): string => {
+  const before = rows[i - 1]?.score
+  const now = rows[i]?.score
+  if (before === undefined || before === null || now === null || now === undefined) return '–'
+  const delta = now - before
+  return delta === 0 ? '±0' : `${delta > 0 ? '+' : '−'}${Math.abs(delta)}`
+}
+
+/** GET /app/sites/:id/reports: the site's SEO report history as a chart and a table, and the latest quick wins. */
+export default async function reportsSection(app: FastifyInstance) {
+  app.get<{ Params: { id: string } }>('/sites/:id/reports', { config: { operation: 'dashboard.sites.reports' }, schema: { hide: true, params: Params } }, async (request, reply) => {
+    const site = await getAccountSite(app.db, request.person.accountId, request.params.id)
+    if (!site) throw new errors.notFound('There is no such site in your account')
+    const rows = await scoreHistory(app.db, site.id)
+    const latest = rows.at(-1)
+    const report = latest?.report_id ? await app.db.selectFrom('audit_reports').select('report').where('id', '=', latest.report_id).executeTakeFirst() : undefined
+    const wins = ((report?.report as AuditReport | undefined)?.quick_wins ?? []).slice(0, 3)
+    const cadence = planEntitlements(request.person.plan).seoReports
+    const schedule = cadence === 'none' ? html`Your plan has no scheduled SEO reports; they come monthly from plan lite and weekly from plan pro. <a href="/app">See your plan</a>.` : html`Your plan brings a ${cadence} SEO report of each live site, by mail.`
+    const points = rows.map((r) => ({ at: r.finished_at ?? r.created_at, score: r.score ?? 0 }))
+    const body = html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="/app/sites">Sites</a></li><li><a href="/app/sites/${site.id}">${site.name}</a></li><li aria-current="page">SEO reports</li></ol></nav>
+<p>${schedule}</p>
+<section class="card" aria-labelledby="history-h"><h2 id="history-h">Score history</h2>
+${rows.length === 0 ? html`<p>No reports yet. The first comes once the site is live.</p>` : scoreChart(points, `SEO score of ${site.name} over time`)}
+</section>
+${latest
+  ? html`<section class="card" aria-labelledby="wins-h"><h2 id="wins-h">Quick wins from the latest report</h2>
+${wins.length === 0 ? html`<p>Nothing easy is left to fix.</p>` : html`<ol>${wins.map((w) => html`<li>${w.fix} <span class="muted">(up to ${w.gain} points, ${w.effort} effort)</span></li>`)}</ol>`}</section>`
+  : ''}
+${rows.length === 0
+  ? ''
+  : dataTable(
+      'Reports',
+      ['Finished', 'Kind', 'Address', 'Score', 'Change'],
+      [...rows.keys()].reverse().map((i) => {
+        const r = rows[i]!
+        return [when(r.finished_at), r.trigger === 'api' || r.trigger === 'mcp' ? 'asked for' : `${r.trigger} report`, r.domain, r.score === null ? '–' : `${r.score}/100`, changeOf(rows, i)]
+      }),
+    )}`
+    return reply.page(`SEO reports of ${site.name}`, 'sites', body)
+  })
+}
