@@ -69,19 +69,12 @@ ${list.fields.map((f) => field(state, { ...f, name: `items.${i}.${f.name}` }))}
 </fieldset>`
 }
 
-/**
- * Adding and changing a block: one form per block type; list items added and removed by submit
- * buttons that send the form back with one row more or less (no script needed); the text block's
- * Markdown shown as it will be published. Saved through insertBlock/updateBlock, the functions
- * behind POST /v1/pages/{id}/blocks and PATCH /v1/blocks/{id}, the content checked by its type's schema.
- */
-export default async function blockScreen(app: FastifyInstance) {
-  function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
-    const { site, page, form, block } = target
-    const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
-    const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
-    const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
-    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
+function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
+  const { site, page, form, block } = target
+  const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
+  const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
+  const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
+  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
 <p>${form.description}</p>
 ${problems(shown, labelsFor(form, shown.values))}
 <form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? '' : html`<input type="hidden" name="type" value="${form.type}">`}
@@ -94,48 +87,69 @@ ${form.type === 'text'
   : ''}
 <div class="actions"><button type="submit" name="_do" value="save">Save block</button> <a href="/app/pages/${page.id}">Cancel</a></div>
 </form>`
-    return reply.page(block ? `Edit ${form.label.toLowerCase()}` : `Add ${form.label.toLowerCase()}`, 'sites', body)
+  return reply.page(block ? `Edit ${form.label.toLowerCase()}` : `Add ${form.label.toLowerCase()}`, 'sites', body)
+}
+
+/** One submission of a block form: a row added or removed, the preview, or the block saved. */
+async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply, target: Target) {
+  const { form } = target
+  const doing = textOf(request.body, '_do') || 'save'
+  const typed = valuesFromBody(form, request.body)
+  if (doing === 'add' && form.list) return render(reply, target, formState(withItemAdded(form, typed)))
+  const removing = /^remove:(\d{1,3})$/.exec(doing)
+  if (removing && form.list) return render(reply, target, formState(withItemRemoved(form, typed, Number(removing[1]))))
+  if (doing === 'preview') return render(reply, target, formState(typed), { preview: true })
+  if (doing !== 'save') throw new errors.validationFailed('The form was sent with an unknown button')
+
+  const values = withoutEmptyItems(form, typed)
+  const content = contentFrom(form, values)
+  const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values))
+  if (Object.keys(wrong).length) {
+    await refused(request, reply, 400)
+    return render(reply, target, { values, errors: wrong })
   }
-
-  /** One submission of a block form: a row added or removed, the preview, or the block saved. */
-  async function submit(request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply, target: Target) {
-    const { form } = target
-    const doing = textOf(request.body, '_do') || 'save'
-    const typed = valuesFromBody(form, request.body)
-    if (doing === 'add' && form.list) return render(reply, target, formState(withItemAdded(form, typed)))
-    const removing = /^remove:(\d{1,3})$/.exec(doing)
-    if (removing && form.list) return render(reply, target, formState(withItemRemoved(form, typed, Number(removing[1]))))
-    if (doing === 'preview') return render(reply, target, formState(typed), { preview: true })
-    if (doing !== 'save') throw new errors.validationFailed('The form was sent with an unknown button')
-
-    const values = withoutEmptyItems(form, typed)
-    const content = contentFrom(form, values)
-    const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values))
-    if (Object.keys(wrong).length) {
-      await refused(request, reply, 400)
-      return render(reply, target, { values, errors: wrong })
-    }
-    const accountId = request.person.accountId
-    try {
-      const saved = await audited(request, async (trx) => {
-        if (!target.block) return insertBlock(trx, target.page.id, { type: form.type, content })
-        const check = target.version ? sameVersion(target.version, blockView) : undefined
-        const changed = await updateBlock(trx, accountId, target.block.id, { content }, check)
-        if (!changed) throw new errors.notFound('There is no such block in your account')
-        return changed
-      })
-      return reply.redirect(`/app/pages/${target.page.id}?done=${target.block ? 'block-saved' : 'block-added'}#block-${saved.id}`, 303)
-    } catch (error) {
-      const refusal = refusalOf(error, {}, 'block')
-      if (!refusal) throw error
-      await refused(request, reply, refusal.status)
-      if (!refusal.stale || !target.block) return render(reply, target, refusedState(values, refusal))
-      const now = await ownBlock(app, accountId, target.block.id)
-      const current = { ...target, block: now.block, version: versionOf(blockView(now.block)) }
-      return render(reply, current, refusedState(values, refusal, valuesFromContent(form, now.block.content as Record<string, unknown>)))
-    }
+  const accountId = request.person.accountId
+  try {
+    const saved = await audited(request, async (trx) => {
+      if (!target.block) return insertBlock(trx, target.page.id, { type: form.type, content })
+      const check = target.version ? sameVersion(target.version, blockView) : undefined
+      const changed = await updateBlock(trx, accountId, target.block.id, { content }, check)
+      if (!changed) throw new errors.notFound('There is no such block in your account')
+      return changed
+    })
+    return reply.redirect(`/app/pages/${target.page.id}?done=${target.block ? 'block-saved' : 'block-added'}#block-${saved.id}`, 303)
+  } catch (error) {
+    const refusal = refusalOf(error, {}, 'block')
+    if (!refusal) throw error
+    await refused(request, reply, refusal.status)
+    if (!refusal.stale || !target.block) return render(reply, target, refusedState(values, refusal))
+    const now = await ownBlock(app, accountId, target.block.id)
+    const current = { ...target, block: now.block, version: versionOf(blockView(now.block)) }
+    return render(reply, current, refusedState(values, refusal, valuesFromContent(form, now.block.content as Record<string, unknown>)))
   }
+}
 
+function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
+  const { site, page, block } = target
+  const form = BLOCK_FORMS[block.type as BlockType]
+  return reply.page(
+    `Delete this ${form.label.toLowerCase()} block?`,
+    'sites',
+    html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete block']])}
+${problem ? html`<div class="error problems" role="alert"><h2>Nothing was deleted</h2><p>${problem}</p></div>` : ''}
+<div class="card">${form.summary(blockView(block).content as never)}</div>
+<p>The block goes from the page; your site shows it until you publish again.</p>
+<form method="post" action="/app/blocks/${block.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(blockView(block)))}<button type="submit" class="danger">Delete block</button> <a href="/app/pages/${page.id}#block-${block.id}">Keep it</a></form>`,
+  )
+}
+
+/**
+ * Adding and changing a block: one form per block type; list items added and removed by submit
+ * buttons that send the form back with one row more or less (no script needed); the text block's
+ * Markdown shown as it will be published. Saved through insertBlock/updateBlock, the functions
+ * behind POST /v1/pages/{id}/blocks and PATCH /v1/blocks/{id}, the content checked by its type's schema.
+ */
+export default async function blockScreen(app: FastifyInstance) {
   app.get<{ Params: { id: string }; Querystring: { type: BlockType } }>(
     '/pages/:id/blocks/new',
     { config: { operation: 'dashboard.blocks.new' }, schema: { hide: true, params: PageParams, querystring: Type.Object({ type: literalUnion(BLOCK_TYPES) }) } },
@@ -153,7 +167,7 @@ ${form.type === 'text'
       const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
       const type = textOf(request.body, 'type')
       if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed('Choose a kind of block')
-      return submit(request, reply, { site, page, form: BLOCK_FORMS[type as BlockType] })
+      return submit(app, request, reply, { site, page, form: BLOCK_FORMS[type as BlockType] })
     },
   )
 
@@ -169,23 +183,9 @@ ${form.type === 'text'
     async (request, reply) => {
       const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
       const version = textOf(request.body, '_version') || undefined
-      return submit(request, reply, { site, page, block, form: BLOCK_FORMS[block.type as BlockType], ...(version ? { version } : {}) })
+      return submit(app, request, reply, { site, page, block, form: BLOCK_FORMS[block.type as BlockType], ...(version ? { version } : {}) })
     },
   )
-
-  function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
-    const { site, page, block } = target
-    const form = BLOCK_FORMS[block.type as BlockType]
-    return reply.page(
-      `Delete this ${form.label.toLowerCase()} block?`,
-      'sites',
-      html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete block']])}
-${problem ? html`<div class="error problems" role="alert"><h2>Nothing was deleted</h2><p>${problem}</p></div>` : ''}
-<div class="card">${form.summary(blockView(block).content as never)}</div>
-<p>The block goes from the page; your site shows it until you publish again.</p>
-<form method="post" action="/app/blocks/${block.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(blockView(block)))}<button type="submit" class="danger">Delete block</button> <a href="/app/pages/${page.id}#block-${block.id}">Keep it</a></form>`,
-    )
-  }
 
   app.get<{ Params: { id: string } }>('/blocks/:id/delete', { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } }, async (request, reply) =>
     confirmDelete(reply, await ownBlock(app, request.person.accountId, request.params.id)),

@@ -20,20 +20,11 @@ const specs = specsOf([HOSTNAME])
 
 const STATUS: Record<Domain['status'], string> = { pending: 'Waiting for verification', active: 'Active', failed: 'Verification failed' }
 
-/** Why the last verification failed, where the domain says it (no record, another value, a lookup error). */
-/**
- * A site's own domains (DESIGN.md 12: from plan lite): add one, the TXT record that proves it is
- * yours, verify, why a verification failed, and remove (asked once). The platform subdomain
- * needs none of this.
- */
-export default async function domainsScreen(app: FastifyInstance) {
-  const ownHostnames = serviceHostnames(app.config)
-
-  async function render(reply: FastifyReply, site: SiteRecord, state: FormState, notice?: string) {
-    const domains = await listSiteDomains(app.db, site.id, { limit: 100, offset: 0 })
-    const csrf = reply.formToken()
-    const where = addressesOf(app, site)
-    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains']])}
+async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, state: FormState, notice?: string) {
+  const domains = await listSiteDomains(app.db, site.id, { limit: 100, offset: 0 })
+  const csrf = reply.formToken()
+  const where = addressesOf(app, site)
+  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains']])}
 ${problems(state, labelsOf(specs))}
 <p>Your site is always at <strong>${where.subdomain}</strong>. You can also show it at a domain you own. To prove the domain is yours, add the TXT record shown below where you manage the domain (often the company you bought it from), then press Verify. A new record can take up to an hour to be seen.</p>
 ${domains.items.length === 0
@@ -55,11 +46,25 @@ ${domains.items.length === 0
 <form method="post" action="/app/sites/${site.id}/domains" class="card" novalidate>${hidden(csrf)}
 ${field(state, HOSTNAME)}
 <button type="submit">Add domain</button></form>`
-    return reply.page('Domains', 'sites', body, notice ? { notice } : {})
-  }
+  return reply.page('Domains', 'sites', body, notice ? { notice } : {})
+}
+
+async function ownDomain(app: FastifyInstance, accountId: string, domainId: string, db = app.db) {
+  const domain = await getAccountDomain(db, accountId, domainId)
+  if (!domain) throw new errors.notFound('There is no such domain in your account')
+  return domain
+}
+
+/**
+ * A site's own domains (DESIGN.md 12: from plan lite): add one, the TXT record that proves it is
+ * yours, verify, why a verification failed, and remove (asked once). The platform subdomain
+ * needs none of this.
+ */
+export default async function domainsScreen(app: FastifyInstance) {
+  const ownHostnames = serviceHostnames(app.config)
 
   app.get<{ Params: { id: string } }>('/sites/:id/domains', { config: { operation: 'dashboard.domains.list' }, schema: { hide: true, params: SiteParams } }, async (request, reply) =>
-    render(reply, await ownSite(app, request.person.accountId, request.params.id), formState({ hostname: '' })),
+    render(app, reply, await ownSite(app, request.person.accountId, request.params.id), formState({ hostname: '' })),
   )
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
@@ -71,7 +76,7 @@ ${field(state, HOSTNAME)}
       const wrong = fieldErrors(issuesOf(NewDomain, { hostname: values.hostname.trim() }), specs)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
-        return render(reply, site, { values, errors: wrong })
+        return render(app, reply, site, { values, errors: wrong })
       }
       try {
         await audited(request, (trx) => addDomain(trx, site.id, parseHostname(values.hostname, ownHostnames)))
@@ -79,24 +84,18 @@ ${field(state, HOSTNAME)}
         const refusal = refusalOf(error, { invalid_hostname: ['hostname'], hostname_taken: ['hostname'] }, 'site')
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
-        return render(reply, site, refusedState(values, refusal))
+        return render(app, reply, site, refusedState(values, refusal))
       }
       return reply.redirect(`/app/sites/${site.id}/domains?done=domain-added`, 303)
     },
   )
-
-  async function ownDomain(accountId: string, domainId: string, db = app.db) {
-    const domain = await getAccountDomain(db, accountId, domainId)
-    if (!domain) throw new errors.notFound('There is no such domain in your account')
-    return domain
-  }
 
   app.post<{ Params: { id: string } }>(
     '/domains/:id/verify',
     { config: { operation: 'dashboard.domains.verify' }, preHandler: app.csrfProtection, schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) } },
     async (request, reply) => {
       const siteId = await audited(request, async (trx) => {
-        const domain = await ownDomain(request.person.accountId, request.params.id, trx)
+        const domain = await ownDomain(app, request.person.accountId, request.params.id, trx)
         await requestVerification(trx, domain, (inner) => enqueueJob(inner, VERIFY_JOB, { domain_id: domain.id }, { uniqueKey: domain.id, maxAttempts: 1 }))
         return domain.site_id
       })
@@ -105,7 +104,7 @@ ${field(state, HOSTNAME)}
   )
 
   app.get<{ Params: { id: string } }>('/domains/:id/delete', { config: { operation: 'dashboard.domains.confirmDelete' }, schema: { hide: true, params: DomainParams } }, async (request, reply) => {
-    const domain = await ownDomain(request.person.accountId, request.params.id)
+    const domain = await ownDomain(app, request.person.accountId, request.params.id)
     const site = await ownSite(app, request.person.accountId, domain.site_id)
     return reply.page(
       `Remove ${domain.hostname}?`,
@@ -122,7 +121,7 @@ ${field(state, HOSTNAME)}
     { config: { operation: 'dashboard.domains.delete' }, preHandler: app.csrfProtection, schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) } },
     async (request, reply) => {
       const siteId = await audited(request, async (trx) => {
-        const domain = await ownDomain(request.person.accountId, request.params.id, trx)
+        const domain = await ownDomain(app, request.person.accountId, request.params.id, trx)
         await deleteDomain(trx, domain)
         return domain.site_id
       })

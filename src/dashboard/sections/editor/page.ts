@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { BLOCK_TYPES, type BlockType } from '../../../domain/block-content.ts'
 import { blockView, listPageBlocks, updateBlock } from '../../../domain/blocks.ts'
@@ -18,33 +18,27 @@ import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValues, pageValu
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) }
 
+interface View {
+  site: SiteRecord
+  page: Page
+  state: FormState
+  /** The version the details form carries: the page's as the person first saw it. */
+  version?: string
+  notice?: string
+  /** A refused action on the blocks (a stale move). */
+  problem?: SafeHtml
+}
+
 function moveForm(blockId: string, csrf: string, version: string, direction: 'up' | 'down', name: string): SafeHtml {
   return html`<form method="post" action="/app/blocks/${blockId}/move" class="inline">${hidden(csrf, version)}<input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary">Move ${direction}<span class="sr-only"> ${name}</span></button></form>`
 }
 
-/**
- * One page in the editor: its details (title, address, language, description), its blocks in
- * order with edit, move up and down and delete, the kinds of block to add, its preview, and
- * publishing. Changes go through updatePage, updateBlock and deletePage, as on /v1.
- */
-export default async function pageScreen(app: FastifyInstance) {
-  interface View {
-    site: SiteRecord
-    page: Page
-    state: FormState
-    /** The version the details form carries: the page's as the person first saw it. */
-    version?: string
-    notice?: string
-    /** A refused action on the blocks (a stale move). */
-    problem?: SafeHtml
-  }
-
-  async function render(reply: FastifyReply, view: View) {
-    const { site, page, state } = view
-    const { items: blocks } = await listPageBlocks(app.db, page.id, { limit: 500, offset: 0 })
-    const csrf = reply.formToken()
-    const previewOfPage = `${addressesOf(app, site).preview}${pageAddress(site, page).slice(1)}`
-    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title]])}
+async function render(app: FastifyInstance, reply: FastifyReply, view: View) {
+  const { site, page, state } = view
+  const { items: blocks } = await listPageBlocks(app.db, page.id, { limit: 500, offset: 0 })
+  const csrf = reply.formToken()
+  const previewOfPage = `${addressesOf(app, site).preview}${pageAddress(site, page).slice(1)}`
+  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title]])}
 ${view.problem ? html`<div class="error problems" role="alert"><h2>Nothing was changed</h2><p>${view.problem}</p></div>` : ''}
 <p class="actions"><a href="${previewOfPage}">Preview this page<span class="sr-only"> (latest build)</span></a> <span class="muted">${site.locales.length > 1 ? `${LOCALE_NAMES[page.locale]} · ` : ''}<code>${pageAddress(site, page)}</code></span></p>
 <section aria-labelledby="blocks-h"><h2 id="blocks-h">Blocks</h2>
@@ -74,41 +68,50 @@ ${pageFields(state, site)}
 ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false })}
 <p><a href="/app/pages/${page.id}/delete">Delete this page</a></p>
 </section>`
-    return reply.page(page.title, 'sites', body, view.notice ? { notice: view.notice } : {})
-  }
+  return reply.page(page.title, 'sites', body, view.notice ? { notice: view.notice } : {})
+}
 
+/** Saves a page's details through updatePage (as PATCH /v1/pages/{id}), or shows the form again with what was refused. */
+async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string }; Body: FormBody }>, reply: FastifyReply) {
+  const accountId = request.person.accountId
+  const { site, page } = await ownPage(app, accountId, request.params.id)
+  const values = pageValuesFrom(request.body)
+  const input = pageInput(values)
+  const version = textOf(request.body, '_version') || undefined
+  const wrong = fieldErrors(issuesOf(PagePatch, input), PAGE_SPECS)
+  if (Object.keys(wrong).length) {
+    await refused(request, reply, 400)
+    return render(app, reply, { site, page, state: { values, errors: wrong }, ...(version ? { version } : {}) })
+  }
+  try {
+    await audited(request, async (trx) => {
+      if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
+    })
+  } catch (error) {
+    const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
+    if (!refusal) throw error
+    await refused(request, reply, refusal.status)
+    const now = await ownPage(app, accountId, page.id)
+    return render(app, reply, { ...now, state: refusedState(values, refusal, refusal.stale ? pageValues(now.page) : undefined), ...(!refusal.stale && version ? { version } : {}) })
+  }
+  return reply.redirect(`/app/pages/${page.id}?done=page-saved`, 303)
+}
+
+/**
+ * One page in the editor: its details (title, address, language, description), its blocks in
+ * order with edit, move up and down and delete, the kinds of block to add, its preview, and
+ * publishing. Changes go through updatePage, updateBlock and deletePage, as on /v1.
+ */
+export default async function pageScreen(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/pages/:id', { config: { operation: 'dashboard.pages.get' }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
     const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
-    return render(reply, { site, page, state: formState(pageValues(page)), ...noticeOf(request) })
+    return render(app, reply, { site, page, state: formState(pageValues(page)), ...noticeOf(request) })
   })
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
     '/pages/:id',
     { config: { operation: 'dashboard.pages.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: FormBodySchema } },
-    async (request, reply) => {
-      const accountId = request.person.accountId
-      const { site, page } = await ownPage(app, accountId, request.params.id)
-      const values = pageValuesFrom(request.body)
-      const input = pageInput(values)
-      const version = textOf(request.body, '_version') || undefined
-      const wrong = fieldErrors(issuesOf(PagePatch, input), PAGE_SPECS)
-      if (Object.keys(wrong).length) {
-        await refused(request, reply, 400)
-        return render(reply, { site, page, state: { values, errors: wrong }, ...(version ? { version } : {}) })
-      }
-      try {
-        await audited(request, async (trx) => {
-          if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
-        })
-      } catch (error) {
-        const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
-        if (!refusal) throw error
-        await refused(request, reply, refusal.status)
-        const now = await ownPage(app, accountId, page.id)
-        return render(reply, { ...now, state: refusedState(values, refusal, refusal.stale ? pageValues(now.page) : undefined), ...(!refusal.stale && version ? { version } : {}) })
-      }
-      return reply.redirect(`/app/pages/${page.id}?done=page-saved`, 303)
-    },
+    async (request, reply) => savePageDetails(app, request, reply),
   )
 
   app.post<{ Params: { id: string }; Body: { direction: 'up' | 'down'; _version?: string } }>(
@@ -132,7 +135,7 @@ ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: fal
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         const now = await ownPage(app, accountId, page.id)
-        return render(reply, { ...now, state: formState(pageValues(now.page)), problem: html`The blocks of this page changed in another tab or window after you opened it, so nothing was moved. Here they are as they are now.` })
+        return render(app, reply, { ...now, state: formState(pageValues(now.page)), problem: html`The blocks of this page changed in another tab or window after you opened it, so nothing was moved. Here they are as they are now.` })
       }
       return reply.redirect(`/app/pages/${page.id}?done=block-moved#block-${block.id}`, 303)
     },
@@ -166,7 +169,7 @@ ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: fal
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         const now = await ownPage(app, accountId, page.id)
-        return render(reply, { ...now, state: formState(pageValues(now.page)), problem: html`Someone changed this page in another tab or window after you asked to delete it, so it was not deleted. Look at it as it is now, then delete it again if you still want to.` })
+        return render(app, reply, { ...now, state: formState(pageValues(now.page)), problem: html`Someone changed this page in another tab or window after you asked to delete it, so it was not deleted. Look at it as it is now, then delete it again if you still want to.` })
       }
       return reply.redirect(`/app/sites/${site.id}?done=page-deleted`, 303)
     },

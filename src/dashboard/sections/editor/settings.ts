@@ -106,18 +106,9 @@ function organizationFrom(values: Record<string, string>): OrganizationData {
   return org as OrganizationData
 }
 
-/**
- * A site's settings: name, address (its platform subdomain), languages, the business behind it
- * (for search engines), and the sales assistant. Saved through the same domain functions and
- * body schema as PATCH /v1/sites/{id}; the form carries the site's ETag as its version.
- */
-export default async function settingsScreen(app: FastifyInstance) {
-  /** `version`: the one the person's form had, kept on a refusal so a later save still notices another tab's change. */
-  /** Whether the account's sites may have the sales assistant (the add-on, on a plan that offers it). */
-  const assistantIncluded = async (accountId: string) => (await entitlementsOf(app.db, accountId))?.assistant === true
-
-  function render(reply: FastifyReply, site: SiteRecord, state: FormState, assistant: boolean, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
-    const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Settings']])}
+/** `version`: the one the person's form had, kept on a refusal so a later save still notices another tab's change. */
+function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, state: FormState, assistant: boolean, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
+  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Settings']])}
 ${problems(state, labels)}
 <form method="post" action="/app/sites/${site.id}/settings" novalidate>${hidden(reply.formToken(), version)}<input type="hidden" name="_was" value="${was}">
 <section class="card" aria-labelledby="site-h"><h2 id="site-h">Your site</h2>
@@ -137,12 +128,21 @@ ${assistant
 </section>
 <button type="submit">Save settings</button>
 </form>`
-    return reply.page(`Settings of ${site.name}`, 'sites', body, notice)
-  }
+  return reply.page(`Settings of ${site.name}`, 'sites', body, notice)
+}
+
+/**
+ * A site's settings: name, address (its platform subdomain), languages, the business behind it
+ * (for search engines), and the sales assistant. Saved through the same domain functions and
+ * body schema as PATCH /v1/sites/{id}; the form carries the site's ETag as its version.
+ */
+export default async function settingsScreen(app: FastifyInstance) {
+  /** Whether the account's sites may have the sales assistant (the add-on, on a plan that offers it). */
+  const assistantIncluded = async (accountId: string) => (await entitlementsOf(app.db, accountId))?.assistant === true
 
   app.get<{ Params: { id: string } }>('/sites/:id/settings', { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
     const site = await ownSite(app, request.person.accountId, request.params.id)
-    return render(reply, site, formState(valuesOf(site)), await assistantIncluded(site.account_id!), noticeOf(request))
+    return render(app, reply, site, formState(valuesOf(site)), await assistantIncluded(site.account_id!), noticeOf(request))
   })
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
@@ -180,7 +180,7 @@ ${assistant
       const was = textOf(request.body, '_was')
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
-        return render(reply, site, { values, errors: wrong }, assistant, {}, version || undefined, was || undefined)
+        return render(app, reply, site, { values, errors: wrong }, assistant, {}, version || undefined, was || undefined)
       }
       // A publish or a change through /v1 of something this form does not show (its status, say)
       // changes the site's version too; the form is stale only when what it showed has changed.
@@ -208,7 +208,7 @@ ${assistant
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         const current = await ownSite(app, accountId, site.id)
-        return render(reply, current, refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined), assistant, {}, refusal.stale ? undefined : version || undefined, refusal.stale ? undefined : was || undefined)
+        return render(app, reply, current, refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined), assistant, {}, refusal.stale ? undefined : version || undefined, refusal.stale ? undefined : was || undefined)
       }
       return reply.redirect(`/app/sites/${site.id}/settings?done=settings-saved`, 303)
     },

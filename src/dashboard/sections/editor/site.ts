@@ -27,18 +27,13 @@ function buildStatus(build: Build): SafeHtml {
   }
 }
 
-/**
- * A site's home in the editor: where it is seen (subdomain, own domain, preview), publishing with
- * the latest build's status, the builds with roll back, and its pages by language.
- */
-export default async function siteScreen(app: FastifyInstance) {
-  async function render(reply: FastifyReply, site: SiteRecord, flash: { notice?: string; problem?: SafeHtml } = {}) {
-    const [builds, pages] = await Promise.all([listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }), listSitePages(app.db, site.id, { limit: 500, offset: 0 })])
-    const where = addressesOf(app, site)
-    const csrf = reply.formToken()
-    const latest = builds.items[0]
-    const published = site.live_build_id !== null
-    const body = html`${crumbs([[site.name]])}
+async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, flash: { notice?: string; problem?: SafeHtml } = {}) {
+  const [builds, pages] = await Promise.all([listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }), listSitePages(app.db, site.id, { limit: 500, offset: 0 })])
+  const where = addressesOf(app, site)
+  const csrf = reply.formToken()
+  const latest = builds.items[0]
+  const published = site.live_build_id !== null
+  const body = html`${crumbs([[site.name]])}
 ${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was published</h2><p>${flash.problem}</p></div>` : ''}
 <section class="card" aria-labelledby="where-h"><h2 id="where-h">Where your site is</h2>
 <p>Status: <strong>${SITE_STATUS[site.status]}</strong></p>
@@ -73,11 +68,16 @@ ${builds.items.length === 0
       ]),
     )}`}
 </section>`
-    return reply.page(site.name, 'sites', body, flash.notice ? { notice: flash.notice } : {})
-  }
+  return reply.page(site.name, 'sites', body, flash.notice ? { notice: flash.notice } : {})
+}
 
+/**
+ * A site's home in the editor: where it is seen (subdomain, own domain, preview), publishing with
+ * the latest build's status, the builds with roll back, and its pages by language.
+ */
+export default async function siteScreen(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/sites/:id', { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } }, async (request, reply) =>
-    render(reply, await ownSite(app, request.person.accountId, request.params.id), noticeOf(request)),
+    render(app, reply, await ownSite(app, request.person.accountId, request.params.id), noticeOf(request)),
   )
 
   app.post<{ Params: { id: string } }>(
@@ -91,7 +91,7 @@ ${builds.items.length === 0
         const refusal = refusalOf(error, {}, 'site')
         if (!refusal?.problem) throw error
         await refused(request, reply, refusal.status)
-        return render(reply, site, { problem: refusal.problem })
+        return render(app, reply, site, { problem: refusal.problem })
       }
       return reply.redirect(`/app/sites/${site.id}?done=build-queued`, 303)
     },
@@ -112,7 +112,7 @@ ${builds.items.length === 0
         const refusal = refusalOf(error, {}, 'site')
         if (!refusal?.problem) throw error
         await refused(request, reply, refusal.status)
-        return render(reply, site, { problem: refusal.problem })
+        return render(app, reply, site, { problem: refusal.problem })
       }
       return reply.redirect(`/app/sites/${site.id}?done=rolled-back`, 303)
     },
