@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http'
 import { brotliDecompressSync } from 'node:zlib'
 import * as cheerio from 'cheerio'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import type { Site } from '../../src/domain/sites.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
@@ -52,7 +53,9 @@ describe('platform subdomains with SITES_DOMAIN', () => {
 
   beforeAll(async () => {
     t = await startLiveApp({ env: { SITES_DOMAIN: 'sites.test' } })
-    owner = await makeAccount(t.app, 'pro')
+    // Max: no limit on sites, and the assistant add-on for the widget's checks.
+    owner = await makeAccount(t.app, 'max')
+    await setAddOn(t.app.db, { accountId: owner.accountId, addOn: 'ai_sales_assistant', on: true })
     call = api(t.base, owner)
   }, SETUP_TIMEOUT_MS)
 

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import * as cheerio from 'cheerio'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import type { Site } from '../../src/domain/sites.ts'
 import type { SiteSettings } from '../../src/domain/site-settings.ts'
 import { onPostgres } from '../helpers/database.ts'
@@ -38,6 +39,7 @@ describe('the widget on hosted pages', () => {
     t = await startLiveApp()
     port = new URL(t.base).port
     const account = await makeAccount(t.app)
+    await setAddOn(t.app.db, { accountId: account.accountId, addOn: 'ai_sales_assistant', on: true })
     chatty = await bakerySite(t.app, { accountId: account.accountId, settings: withAssistant('Hanna') })
     quiet = await bakerySite(t.app, { accountId: account.accountId, settings: { ...FIXTURE_SETTINGS, assistant: { enabled: false, persona: 'Mute' } } })
     chattyHost = `${chatty.slug}.localhost:${port}`
@@ -94,6 +96,27 @@ describe('the widget on hosted pages', () => {
     await page.waitForLoadState('load')
     expect(await page.locator('[data-wps-assistant]').count()).toBe(0)
     await context.close()
+  })
+
+  it('embeds no widget where the account lacks the assistant add-on, and embeds it once the add-on is on', async () => {
+    const account = await makeAccount(t.app, 'plus')
+    const site = await bakerySite(t.app, { accountId: account.accountId, settings: withAssistant('Nora') })
+    const host = `${site.slug}.localhost:${port}`
+    expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
+    await eventually(async () => expect((await hostGet(t.base, host, '/')).status).toBe(200))
+    for (const [h, path] of [['127.0.0.1', `/s/${site.id}/`], [host, '/']] as const) expect(widgetTag((await hostGet(t.base, h, path)).text).length, `${h}${path}`).toBe(0)
+    expect((await bootstrap(`https://${site.slug}.localhost/`)).status).toBe(404)
+
+    await setAddOn(t.app.db, { accountId: account.accountId, addOn: 'ai_sales_assistant', on: true })
+    expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
+    await eventually(async () => expect(widgetTag((await hostGet(t.base, host, '/')).text).attr('data-site')).toBe(`${site.slug}.localhost`))
+    expect(await (await bootstrap(`https://${site.slug}.localhost/`)).json()).toMatchObject({ persona: 'Nora' })
+
+    // Off again: the assistant is silent at once, and the next publish drops the script.
+    await setAddOn(t.app.db, { accountId: account.accountId, addOn: 'ai_sales_assistant', on: false })
+    expect((await bootstrap(`https://${site.slug}.localhost/`)).status).toBe(404)
+    expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
+    await eventually(async () => expect(widgetTag((await hostGet(t.base, host, '/')).text).length).toBe(0))
   })
 
   it('switching the assistant on embeds the widget from the next publish', async () => {
