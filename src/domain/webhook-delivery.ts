@@ -307,30 +307,131 @@ function engineFor(deps: WebhookDeps): Engine {
   return engine
 }
 
+/** A delivery queued before the endpoint was turned off, or before a downgrade, is held back the way the fan-out holds back new ones. */
+async function holdBack(deps: WebhookDeps, input: AttemptInput, attempt: number): Promise<boolean> {
+  const { delivery, endpoint } = input
+  const reason = !endpoint.enabled ? 'endpoint disabled' : !webhooksAllowed(endpoint.plan) ? PLAN_REQUIRED_ERROR : undefined
+  if (!reason) return false
+  await deps.db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'dead', last_error: reason, failed_at: new Date(deps.clock.now()) })
+    .where('id', '=', delivery.id)
+    .where('state', '=', 'pending')
+    .where('attempts', '=', attempt - 1)
+    .execute()
+  return true
+}
+
+/** One request made: when it started and ended, what came back, and what that means. */
+interface Sent {
+  attempt: number
+  started: number
+  finished: number
+  firstAttemptAt: number
+  result: FetchResult | FetchError
+  outcome: Outcome
+}
+
+/** What a failed or unusual attempt changes: the delivery's state and error, the endpoint's failing spell, the next try. */
+interface Decision {
+  state: 'succeeded' | 'pending' | 'dead'
+  error: string | null
+  failingSince: number | undefined
+  disableForFailing: boolean
+  retryAt: number | undefined
+}
+
+function decide(clock: RetryClock, endpoint: AttemptEndpoint, sent: Sent): Decision {
+  const { outcome, started, finished, firstAttemptAt, attempt } = sent
+  const failingSince = outcome.kind === 'delivered' ? undefined : (endpoint.failing_since?.getTime() ?? started)
+  const disableForFailing = (outcome.kind === 'retry' || outcome.kind === 'dead') && failingSince !== undefined && finished - failingSince >= clock.disableAfterMs
+  const retryAt = outcome.kind === 'retry' && !disableForFailing ? nextAttemptAt(clock, firstAttemptAt, attempt, outcome.retryAfterMs) : undefined
+
+  let state: Decision['state'] = 'dead'
+  let error: string | null = outcome.kind === 'delivered' ? null : outcome.error
+  if (outcome.kind === 'delivered') state = 'succeeded'
+  else if (retryAt !== undefined) state = 'pending'
+  else if (disableForFailing) error = `${error}; the endpoint was disabled after failing every attempt for ${failingDays(clock)} days`
+  else if (outcome.kind === 'retry') error = `${error}; retries exhausted`
+  return { state, error, failingSince, disableForFailing, retryAt }
+}
+
+/** Writes the attempt, the delivery's new state, the endpoint's and the next try in one transaction; false when another run got there first. */
+async function recordAttempt(deps: WebhookDeps, input: AttemptInput, sent: Sent, decision: Decision): Promise<boolean> {
+  const { keyring, clock } = deps
+  const { delivery, endpoint } = input
+  const { attempt, started, finished, firstAttemptAt, result, outcome } = sent
+  const { state, error, failingSince, disableForFailing, retryAt } = decision
+  return deps.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        attempts: attempt,
+        first_attempt_at: new Date(firstAttemptAt),
+        last_status: outcome.status,
+        last_error: error,
+        state,
+        ...(state === 'succeeded' ? { delivered_at: new Date(finished) } : {}),
+        ...(state === 'dead' ? { failed_at: new Date(finished) } : {}),
+      })
+      .where('id', '=', delivery.id)
+      .where('state', '=', 'pending')
+      .where('attempts', '=', attempt - 1)
+      .executeTakeFirst()
+    if (updated.numUpdatedRows === 0n) return false
+    const attemptId = newId('wha')
+    const excerpt = result instanceof FetchError ? null : keyring.seal(result.body.toString('utf8'), responseContext(attemptId))
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        id: attemptId,
+        delivery_id: delivery.id,
+        endpoint_id: endpoint.id,
+        attempt,
+        attempted_at: new Date(started),
+        status: outcome.status,
+        duration_ms: Math.max(0, Math.round(finished - started)),
+        response: excerpt,
+        error: outcome.kind === 'delivered' ? null : outcome.error,
+      })
+      .execute()
+    if (outcome.kind === 'gone' || disableForFailing) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ enabled: false, disabled_reason: outcome.kind === 'gone' ? 'gone' : 'failing', updated_at: new Date(finished) })
+        .where('id', '=', endpoint.id)
+        .execute()
+    } else if ((failingSince === undefined) !== (endpoint.failing_since === null)) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: failingSince === undefined ? null : new Date(failingSince) })
+        .where('id', '=', endpoint.id)
+        .execute()
+    }
+    if (retryAt !== undefined) {
+      // The job queue's clock is the wall clock: wait as long as the retry clock says.
+      const delayMs = Math.max(0, retryAt - clock.now())
+      await enqueueJob(trx, DELIVER_JOB, { delivery_id: delivery.id, attempt: attempt + 1 } satisfies DeliverPayload, {
+        delayMs,
+        uniqueKey: `${delivery.id}:${attempt + 1}`,
+      })
+    }
+    return true
+  })
+}
+
 /**
  * Makes attempt number `attempt` of a delivery, if it is still the one due. `releaseSlot` is
  * called once the request is answered: only writing the outcome remains, so another job may
  * start its request meanwhile.
  */
 export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload, signal: AbortSignal, releaseSlot?: () => void): Promise<void> {
-  const { db, keyring, clock } = deps
+  const { keyring, clock } = deps
   const engine = engineFor(deps)
   const input = await engine.read(payload.delivery_id)
   if (!input || input.delivery.state !== 'pending' || input.delivery.attempts !== payload.attempt - 1) return
+  if (await holdBack(deps, input, payload.attempt)) return
   const { delivery, endpoint } = input
-  // A delivery queued before the endpoint was turned off, or before a downgrade, is held back the
-  // same way the fan-out holds back new ones.
-  const heldBack = !endpoint.enabled ? 'endpoint disabled' : !webhooksAllowed(endpoint.plan) ? PLAN_REQUIRED_ERROR : undefined
-  if (heldBack) {
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ state: 'dead', last_error: heldBack, failed_at: new Date(clock.now()) })
-      .where('id', '=', delivery.id)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', payload.attempt - 1)
-      .execute()
-    return
-  }
   const event = openEvent(keyring, input.event)
 
   const started = clock.now()
@@ -358,74 +459,10 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
     return
   }
 
-  const failingSince = outcome.kind === 'delivered' ? undefined : (endpoint.failing_since?.getTime() ?? started)
-  const disableForFailing = (outcome.kind === 'retry' || outcome.kind === 'dead') && failingSince !== undefined && finished - failingSince >= clock.disableAfterMs
-  const retryAt = outcome.kind === 'retry' && !disableForFailing ? nextAttemptAt(clock, firstAttemptAt, payload.attempt, outcome.retryAfterMs) : undefined
-
-  let state: 'succeeded' | 'pending' | 'dead' = 'dead'
-  let error: string | null = outcome.kind === 'delivered' ? null : outcome.error
-  if (outcome.kind === 'delivered') state = 'succeeded'
-  else if (retryAt !== undefined) state = 'pending'
-  else if (disableForFailing) error = `${error}; the endpoint was disabled after failing every attempt for ${failingDays(clock)} days`
-  else if (outcome.kind === 'retry') error = `${error}; retries exhausted`
-
-  const recorded = await db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        attempts: payload.attempt,
-        first_attempt_at: new Date(firstAttemptAt),
-        last_status: outcome.status,
-        last_error: error,
-        state,
-        ...(state === 'succeeded' ? { delivered_at: new Date(finished) } : {}),
-        ...(state === 'dead' ? { failed_at: new Date(finished) } : {}),
-      })
-      .where('id', '=', delivery.id)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', payload.attempt - 1)
-      .executeTakeFirst()
-    if (updated.numUpdatedRows === 0n) return false
-    const attemptId = newId('wha')
-    const excerpt = result instanceof FetchError ? null : keyring.seal(result.body.toString('utf8'), responseContext(attemptId))
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        id: attemptId,
-        delivery_id: delivery.id,
-        endpoint_id: endpoint.id,
-        attempt: payload.attempt,
-        attempted_at: new Date(started),
-        status: outcome.status,
-        duration_ms: Math.max(0, Math.round(finished - started)),
-        response: excerpt,
-        error: outcome.kind === 'delivered' ? null : outcome.error,
-      })
-      .execute()
-    if (outcome.kind === 'gone' || disableForFailing) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ enabled: false, disabled_reason: outcome.kind === 'gone' ? 'gone' : 'failing', updated_at: new Date(finished) })
-        .where('id', '=', endpoint.id)
-        .execute()
-    } else if ((failingSince === undefined) !== (endpoint.failing_since === null)) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: failingSince === undefined ? null : new Date(failingSince) })
-        .where('id', '=', endpoint.id)
-        .execute()
-    }
-    if (retryAt !== undefined) {
-      // The job queue's clock is the wall clock: wait as long as the retry clock says.
-      const delayMs = Math.max(0, retryAt - clock.now())
-      await enqueueJob(trx, DELIVER_JOB, { delivery_id: delivery.id, attempt: payload.attempt + 1 } satisfies DeliverPayload, {
-        delayMs,
-        uniqueKey: `${delivery.id}:${payload.attempt + 1}`,
-      })
-    }
-    return true
-  })
-  if (recorded && disableForFailing) await mailDisabled(deps, endpoint)
+  const sent: Sent = { attempt: payload.attempt, started, finished, firstAttemptAt, result, outcome }
+  const decision = decide(clock, endpoint, sent)
+  const recorded = await recordAttempt(deps, input, sent, decision)
+  if (recorded && decision.disableForFailing) await mailDisabled(deps, endpoint)
 }
 
 const failingDays = (clock: RetryClock) => Math.round(clock.disableAfterMs / 86_400_000)

@@ -5,7 +5,7 @@ import { rootCertificates } from 'node:tls'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { domainToASCII } from 'node:url'
 import ipaddr from 'ipaddr.js'
-import { Agent, request } from 'undici'
+import { Agent, request, type Dispatcher } from 'undici'
 
 /**
  * The one way the service fetches a URL that a client named (audits, OAuth client metadata).
@@ -230,15 +230,9 @@ function findCause(error: unknown): FetchError | undefined {
   return undefined
 }
 
-export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher {
-  const allowPrivate = options.allowPrivateNetworks === true
-  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT
-  const defaultTimeout = options.timeoutMs ?? 10_000
-  const defaultMaxBytes = options.maxBytes ?? 2 * 1024 * 1024
-  const defaultMaxRedirects = options.maxRedirects ?? 5
-  const resolver = options.resolver ?? systemResolver
-
-  async function checkedAddresses(hostname: string): Promise<LookupAddress[]> {
+/** A resolver that refuses a name with no address or with any address the guard forbids. */
+function checkedResolver(resolver: NonNullable<SafeFetcherOptions['resolver']>, allowPrivate: boolean) {
+  return async function checkedAddresses(hostname: string): Promise<LookupAddress[]> {
     let addresses: LookupAddress[]
     try {
       addresses = await resolver(hostname)
@@ -253,8 +247,10 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     }
     return addresses
   }
+}
 
-  // The lookup runs inside net.connect, so the address checked is the address connected to.
+/** The connection pool: its lookup runs inside net.connect, so the address checked is the address connected to. */
+function guardedAgent(checkedAddresses: (hostname: string) => Promise<LookupAddress[]>, options: SafeFetcherOptions, defaultTimeout: number): Agent {
   const lookup = (
     hostname: string,
     lookupOptions: { all?: boolean },
@@ -268,8 +264,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       (error: FetchError) => callback(new RefusedLookup(error), ''),
     )
   }
-
-  const agent = new Agent({
+  return new Agent({
     connect: {
       lookup: lookup as never,
       timeout: Math.min(defaultTimeout, 5000),
@@ -281,66 +276,105 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     keepAliveTimeout: 4000,
     maxHeaderSize: 32 * 1024,
   })
+}
 
-  async function fetchOnce(url: URL, init: FetchInit, signal: AbortSignal, maxBytes: number) {
-    const response = await request(url, {
-      method: init.method ?? 'GET',
-      dispatcher: agent,
-      signal,
-      body: init.body,
-      headers: {
-        'user-agent': userAgent,
-        accept: '*/*',
-        'accept-encoding': 'gzip, deflate, br',
-        ...init.headers,
-      },
-    })
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
-    }
-    const declared = Number(headers['content-length'])
-    if (REDIRECT_STATUSES.has(response.statusCode) || init.method === 'HEAD') {
-      await response.body.dump()
-      return { status: response.statusCode, headers, body: Buffer.alloc(0), truncated: false }
-    }
-    if (!init.truncate && Number.isFinite(declared) && declared > maxBytes) {
-      await response.body.dump().catch(() => {})
-      throw new FetchError('too_large', `The response is larger than ${maxBytes} bytes`, url.href)
-    }
-    // The cap counts decoded bytes, so a small compressed bomb is cut like any large body.
-    const decoder = decoderFor(headers['content-encoding'])
-    if (decoder) response.body.on('error', (error) => decoder.destroy(error)).pipe(decoder)
-    const source = (decoder ?? response.body) as AsyncIterable<Buffer>
-    const chunks: Buffer[] = []
-    let size = 0
-    let truncated = false
-    try {
-      for await (const chunk of source) {
-        const room = maxBytes - size
-        if (chunk.length > room) {
-          if (room > 0) chunks.push(chunk.subarray(0, room))
-          size = maxBytes
-          truncated = true
-          break
-        }
-        chunks.push(chunk)
-        size += chunk.length
+type Answer = { status: number; headers: Record<string, string>; body: Buffer; truncated: boolean }
+
+/** Reads a body up to `maxBytes` decoded bytes, so a small compressed bomb is cut like any large body. */
+async function readBody(body: Dispatcher.ResponseData['body'], headers: Record<string, string>, url: URL, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+  const decoder = decoderFor(headers['content-encoding'])
+  if (decoder) body.on('error', (error) => decoder.destroy(error)).pipe(decoder)
+  const source = (decoder ?? body) as AsyncIterable<Buffer>
+  const chunks: Buffer[] = []
+  let size = 0
+  let truncated = false
+  try {
+    for await (const chunk of source) {
+      const room = maxBytes - size
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room))
+        size = maxBytes
+        truncated = true
+        break
       }
-    } catch (error) {
-      if (decoder && (error as { code?: string }).code?.startsWith('Z_')) {
-        throw new FetchError('invalid_response', 'The response body could not be decoded', url.href, { cause: error })
-      }
-      throw error
-    } finally {
-      if (truncated) {
-        decoder?.destroy()
-        response.body.destroy()
-      }
+      chunks.push(chunk)
+      size += chunk.length
     }
-    if (truncated && !init.truncate) throw new FetchError('too_large', `The response is larger than ${maxBytes} bytes`, url.href)
-    return { status: response.statusCode, headers, body: Buffer.concat(chunks, size), truncated }
+  } catch (error) {
+    if (decoder && (error as { code?: string }).code?.startsWith('Z_')) {
+      throw new FetchError('invalid_response', 'The response body could not be decoded', url.href, { cause: error })
+    }
+    throw error
+  } finally {
+    if (truncated) {
+      decoder?.destroy()
+      body.destroy()
+    }
   }
+  return { body: Buffer.concat(chunks, size), truncated }
+}
+
+/** One request, no redirect followed: its status, headers and (capped) body. */
+async function fetchOnce(agent: Agent, userAgent: string, url: URL, init: FetchInit, signal: AbortSignal, maxBytes: number): Promise<Answer> {
+  const response = await request(url, {
+    method: init.method ?? 'GET',
+    dispatcher: agent,
+    signal,
+    body: init.body,
+    headers: {
+      'user-agent': userAgent,
+      accept: '*/*',
+      'accept-encoding': 'gzip, deflate, br',
+      ...init.headers,
+    },
+  })
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  }
+  const declared = Number(headers['content-length'])
+  if (REDIRECT_STATUSES.has(response.statusCode) || init.method === 'HEAD') {
+    await response.body.dump()
+    return { status: response.statusCode, headers, body: Buffer.alloc(0), truncated: false }
+  }
+  if (!init.truncate && Number.isFinite(declared) && declared > maxBytes) {
+    await response.body.dump().catch(() => {})
+    throw new FetchError('too_large', `The response is larger than ${maxBytes} bytes`, url.href)
+  }
+  const { body, truncated } = await readBody(response.body, headers, url, maxBytes)
+  if (truncated && !init.truncate) throw new FetchError('too_large', `The response is larger than ${maxBytes} bytes`, url.href)
+  return { status: response.statusCode, headers, body, truncated }
+}
+
+/** A failed request as a FetchError naming the URL: a refusal of the guard, the deadline, or the connection. */
+function fetchFailure(error: unknown, url: URL, deadline: AbortSignal, signal: AbortSignal, timeoutMs: number): unknown {
+  const known = findCause(error)
+  if (known) return known.url ? known : new FetchError(known.code, known.message, url.href, { cause: error })
+  if (deadline.aborted) return new FetchError('timeout', `No complete answer within ${timeoutMs} ms`, url.href, { cause: error })
+  if (signal.aborted) return error
+  const code = (error as { code?: string }).code ?? 'error'
+  return new FetchError('connection_failed', `The connection failed (${code})`, url.href, { cause: error })
+}
+
+/** Where a redirect leads, checked by the guard like the first URL. */
+function redirectTarget(location: string, current: URL, allowPrivate: boolean): URL {
+  let next: string
+  try {
+    next = new URL(location, current).href
+  } catch {
+    throw new FetchError('invalid_url', 'A redirect points to an invalid URL', current.href)
+  }
+  return checkUrl(next, allowPrivate)
+}
+
+export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher {
+  const allowPrivate = options.allowPrivateNetworks === true
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT
+  const defaultTimeout = options.timeoutMs ?? 10_000
+  const defaultMaxBytes = options.maxBytes ?? 2 * 1024 * 1024
+  const defaultMaxRedirects = options.maxRedirects ?? 5
+  const checkedAddresses = checkedResolver(options.resolver ?? systemResolver, allowPrivate)
+  const agent = guardedAgent(checkedAddresses, options, defaultTimeout)
 
   async function safeFetch(rawUrl: string, init: FetchInit = {}): Promise<FetchResult> {
     const started = performance.now()
@@ -352,28 +386,17 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     const redirects: FetchResult['redirects'] = []
     let current = checkUrl(rawUrl, allowPrivate)
     for (;;) {
-      let answer: Awaited<ReturnType<typeof fetchOnce>>
+      let answer: Answer
       try {
-        answer = await fetchOnce(current, init, signal, maxBytes)
+        answer = await fetchOnce(agent, userAgent, current, init, signal, maxBytes)
       } catch (error) {
-        const known = findCause(error)
-        if (known) throw known.url ? known : new FetchError(known.code, known.message, current.href, { cause: error })
-        if (deadline.aborted) throw new FetchError('timeout', `No complete answer within ${timeoutMs} ms`, current.href, { cause: error })
-        if (signal.aborted) throw error
-        const code = (error as { code?: string }).code ?? 'error'
-        throw new FetchError('connection_failed', `The connection failed (${code})`, current.href, { cause: error })
+        throw fetchFailure(error, current, deadline, signal, timeoutMs)
       }
       const location = answer.headers['location']
       if (REDIRECT_STATUSES.has(answer.status) && location) {
         if (redirects.length >= maxRedirects) throw new FetchError('too_many_redirects', `More than ${maxRedirects} redirects`, current.href)
         redirects.push({ url: current.href, status: answer.status })
-        let next: string
-        try {
-          next = new URL(location, current).href
-        } catch {
-          throw new FetchError('invalid_url', 'A redirect points to an invalid URL', current.href)
-        }
-        current = checkUrl(next, allowPrivate)
+        current = redirectTarget(location, current, allowPrivate)
         continue
       }
       const { body } = answer

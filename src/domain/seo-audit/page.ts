@@ -1,4 +1,4 @@
-import { load } from 'cheerio'
+import { load, type CheerioAPI } from 'cheerio'
 
 /** What the rules need to know about one fetched HTML page, extracted once. */
 export interface PageFacts {
@@ -85,24 +85,26 @@ function parseLinkHeaderCanonical(link: string | undefined, base: string): strin
   return undefined
 }
 
-export function extractPage(url: string, status: number, headers: Record<string, string>, html: string, redirects: number): PageFacts {
-  const contentType = headers['content-type'] ?? ''
-  const isHtml = /html/i.test(contentType) || (!contentType && /<html/i.test(html))
-  const $ = load(isHtml ? html : '')
-  const host = new URL(url).host
-
+/** The meta tags by name or property, the first of each kept. */
+function metaTags($: CheerioAPI): Record<string, string> {
   const meta: Record<string, string> = {}
   $('meta').each((_, el) => {
     const key = ($(el).attr('property') ?? $(el).attr('name') ?? '').toLowerCase().trim()
     const content = $(el).attr('content')
     if (key && content !== undefined && !(key in meta)) meta[key] = content.trim()
   })
+  return meta
+}
 
+function headingsOf($: CheerioAPI): PageFacts['headings'] {
   const headings: PageFacts['headings'] = []
   $('h1, h2, h3, h4, h5, h6').each((_, el) => {
     headings.push({ level: Number(el.tagName.slice(1)), text: squash($(el).text()) })
   })
+  return headings
+}
 
+function jsonLdOf($: CheerioAPI): PageFacts['json_ld'] {
   const jsonLd: PageFacts['json_ld'] = []
   $('script[type="application/ld+json"]').each((_, el) => {
     const text = $(el).text()
@@ -112,7 +114,12 @@ export function extractPage(url: string, status: number, headers: Record<string,
       jsonLd.push({ valid: false, error: (error as Error).message.slice(0, 120), items: [] })
     }
   })
+  return jsonLd
+}
 
+/** Links of the page, absolute, told apart by host, with their texts. */
+function linksOf($: CheerioAPI, url: string) {
+  const host = new URL(url).host
   const internal = new Set<string>()
   const external = new Set<string>()
   const linkTexts: PageFacts['link_texts'] = []
@@ -123,20 +130,30 @@ export function extractPage(url: string, status: number, headers: Record<string,
     if (new URL(href).host === host) internal.add(href)
     else external.add(href)
   })
+  return { internal_links: [...internal], external_links: [...external], link_texts: linkTexts }
+}
 
+function imagesOf($: CheerioAPI) {
   const imagesWithoutAlt: string[] = []
   const images = $('img')
   images.each((_, el) => {
     if ($(el).attr('alt') === undefined) imagesWithoutAlt.push($(el).attr('src') ?? '(no src)')
   })
+  return { images_without_alt: imagesWithoutAlt, image_count: images.length }
+}
 
+function markdownAlternatesOf($: CheerioAPI, url: string): string[] {
   const markdownAlternates: string[] = []
   $('link[rel~="alternate"]').each((_, el) => {
     const type = ($(el).attr('type') ?? '').toLowerCase()
     const href = absolute($(el).attr('href') ?? '', url)
     if (href && (type === 'text/markdown' || type === 'text/x-markdown' || /\.md$/i.test(new URL(href).pathname))) markdownAlternates.push(href)
   })
+  return markdownAlternates
+}
 
+/** Headings phrased as questions, with the paragraph that answers each. */
+function questionsOf($: CheerioAPI): PageFacts['questions'] {
   const questions: PageFacts['questions'] = []
   $('h2, h3').each((_, el) => {
     const heading = squash($(el).text())
@@ -144,8 +161,11 @@ export function extractPage(url: string, status: number, headers: Record<string,
     const next = $(el).nextUntil('h1, h2, h3, h4, h5, h6').filter('p').first()
     questions.push({ heading, answer: next.length ? squash(next.text()) : undefined })
   })
+  return questions
+}
 
-  const scriptCount = $('script:not([type="application/ld+json"])').length
+/** The visible text, once scripts, styles and other non-text elements are removed from the document. */
+function visibleText($: CheerioAPI) {
   $('script, style, noscript, template, svg').remove()
   const bodyText = squash($('body').text())
   const paragraphs = $('p')
@@ -153,7 +173,11 @@ export function extractPage(url: string, status: number, headers: Record<string,
     .get()
     .filter((p) => p.length > 0)
   const sentences = bodyText.split(/(?<=[.!?])\s+/)
+  return { bodyText, paragraphs, numericSentences: sentences.filter((s) => /\d/.test(s) && words(s) >= 4).length }
+}
 
+/** Whether the page names its author and its date, in meta tags, markup or JSON-LD. */
+function authorAndDate($: CheerioAPI, meta: Record<string, string>, jsonLd: PageFacts['json_ld']) {
   const jsonLdItems = jsonLd.flatMap((d) => d.items)
   const hasAuthor =
     Boolean(meta['author']) ||
@@ -164,6 +188,23 @@ export function extractPage(url: string, status: number, headers: Record<string,
     Boolean(meta['article:published_time'] || meta['article:modified_time']) ||
     $('time[datetime]').length > 0 ||
     jsonLdItems.some((item) => item['datePublished'] !== undefined || item['dateModified'] !== undefined)
+  return { has_author_markup: hasAuthor, has_date_markup: hasDate }
+}
+
+export function extractPage(url: string, status: number, headers: Record<string, string>, html: string, redirects: number): PageFacts {
+  const contentType = headers['content-type'] ?? ''
+  const isHtml = /html/i.test(contentType) || (!contentType && /<html/i.test(html))
+  const $ = load(isHtml ? html : '')
+
+  const meta = metaTags($)
+  const headings = headingsOf($)
+  const jsonLd = jsonLdOf($)
+  const links = linksOf($, url)
+  const images = imagesOf($)
+  const markdownAlternates = markdownAlternatesOf($, url)
+  const questions = questionsOf($)
+  const scriptCount = $('script:not([type="application/ld+json"])').length
+  const text = visibleText($)
 
   return {
     url,
@@ -185,20 +226,16 @@ export function extractPage(url: string, status: number, headers: Record<string,
       .map((_, el) => ({ lang: $(el).attr('hreflang') ?? '', href: $(el).attr('href') ?? '' }))
       .get(),
     viewport: meta['viewport'],
-    images_without_alt: imagesWithoutAlt,
-    image_count: images.length,
+    ...images,
     meta,
     json_ld: jsonLd,
-    word_count: words(bodyText),
-    paragraphs,
+    word_count: words(text.bodyText),
+    paragraphs: text.paragraphs,
     questions,
-    internal_links: [...internal],
-    external_links: [...external],
-    link_texts: linkTexts,
+    ...links,
     markdown_alternates: markdownAlternates,
-    has_author_markup: hasAuthor,
-    has_date_markup: hasDate,
-    numeric_sentences: sentences.filter((s) => /\d/.test(s) && words(s) >= 4).length,
+    ...authorAndDate($, meta, jsonLd),
+    numeric_sentences: text.numericSentences,
     script_count: scriptCount,
   }
 }

@@ -1,5 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import type { Keyring } from '../../infra/crypto.ts'
+import type { Db } from '../../infra/db.ts'
 import { queueTestDelivery } from '../../domain/webhook-delivery.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhook-deliveries.ts'
 import { findEndpoint, rotateSecret } from '../../domain/webhooks.ts'
@@ -12,11 +14,9 @@ const tags = ['webhooks']
 /** The longest window one replay may cover. */
 const MAX_REPLAY_WINDOW_MS = 30 * 86_400_000
 
-/** Secret rotation, test sends, attempts, dead letters and replays of /v1/webhooks. */
-export default async function deliveryRoutes(app: FastifyInstance) {
+/** A new signing secret, and a test event. */
+function secretAndTestRoutes(app: FastifyInstance, keyring: Keyring) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
-  const { db, keyring } = app
-
   typed.post(
     '/webhooks/:id/rotate-secret',
     {
@@ -60,7 +60,11 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       )
     },
   )
+}
 
+/** The attempts of an endpoint and the account's dead letters. */
+function deliveryListRoutes(app: FastifyInstance, db: Db, keyring: Keyring) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
   typed.get(
     '/webhooks/:id/deliveries',
     {
@@ -88,7 +92,11 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       return envelope(items, total, page, perPage)
     },
   )
+}
 
+/** Replays: one dead letter, or every event of a time window. */
+function replayRoutes(app: FastifyInstance) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
   typed.post(
     '/webhooks/dead-letters/:delivery_id/replay',
     {
@@ -134,4 +142,11 @@ export default async function deliveryRoutes(app: FastifyInstance) {
       )
     },
   )
+}
+
+/** Secret rotation, test sends, attempts, dead letters and replays of /v1/webhooks. */
+export default async function deliveryRoutes(app: FastifyInstance) {
+  secretAndTestRoutes(app, app.keyring)
+  deliveryListRoutes(app, app.db, app.keyring)
+  replayRoutes(app)
 }
