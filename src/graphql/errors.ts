@@ -67,6 +67,9 @@ export function graphqlWording(message: string): string {
   return message.replace(/'([a-z0-9_.]+)'/g, (_match, name: string) => `'${name.split('.').map(camel).join('.')}'`)
 }
 
+/** Refusals of the HTTP request itself, before any GraphQL was read. */
+const REQUEST_CODES: ReadonlySet<string> = new Set(['bad_request', 'malformed_json', 'body_too_large', 'unsupported_media_type', 'uri_too_long', 'method_not_allowed'])
+
 /** SQLSTATE 23503: a change referred to a row deleted meanwhile by a concurrent call (as /v1 answers it: not found). */
 function goneMeanwhile(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23503'
@@ -96,6 +99,7 @@ export function mapError(error: unknown, request?: FastifyRequest): MappedError 
   if (status === 412) return with_('PRECONDITION_FAILED')
   if (status === 429) return with_('RATE_LIMITED')
   if (status === 503) return with_('SERVICE_UNAVAILABLE')
+  if (REQUEST_CODES.has(code)) return with_('BAD_REQUEST')
   if (status >= 500) return { message: 'An unexpected error occurred', extensions: { code: 'INTERNAL_SERVER_ERROR' }, status: 500 }
   const field = fieldOf(detail)
   return with_('BAD_USER_INPUT', field === undefined ? {} : { field })

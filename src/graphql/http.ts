@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { ExecutionResult, GraphQLError } from 'graphql/index.js'
+import { validationMessage, type ValidationIssue } from '../errors.ts'
 import type { GraphqlContext } from './context.ts'
 import { GraphqlRefusal, mapError, type GraphqlExtensions } from './errors.ts'
 import { costOfRequest } from './limits.ts'
@@ -41,7 +42,10 @@ interface RequestFailure {
 function documentError(error: GraphQLError | (Error & { validation?: unknown; extensions?: unknown })): WireError {
   const locations = (error as GraphQLError).locations
   const at = locations ? { locations } : {}
-  if ('validation' in error && error.validation) return { message: 'The request is not a GraphQL request: it needs a query string (and optional variables, operationName and extensions)', extensions: { code: 'BAD_REQUEST' } }
+  if ('validation' in error && error.validation) {
+    const context = (error as { validationContext?: string }).validationContext ?? 'body'
+    return { message: validationMessage(error.validation as ValidationIssue[], context).message, extensions: { code: 'BAD_REQUEST' } }
+  }
   const given = (error.extensions as Partial<GraphqlExtensions> | undefined)?.code
   if (given) return { message: error.message, ...at, extensions: error.extensions as GraphqlExtensions }
   if (error.message.startsWith('Syntax Error')) return { message: error.message, ...at, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }

@@ -32,8 +32,9 @@ function estimate({ type, field, args, childComplexity }: ComplexityEstimatorArg
   const returned = getNullableType(field.type)
   const named = getNamedType(field.type)
   if (!isCompositeType(named)) return 0
-  if (field.name.startsWith('__')) return childComplexity
   const parentName = type.name
+  // Introspection reads the schema, not the data: free, like the schema file.
+  if (field.name.startsWith('__') || parentName.startsWith('__')) return 0
   if (parentName.endsWith('Connection') || parentName.endsWith('Edge')) {
     // edges, nodes, node: their items were multiplied by the connection already.
     return field.name === 'edges' ? childComplexity : field.name === 'pageInfo' ? 0 : 1 + childComplexity
