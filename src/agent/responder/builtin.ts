@@ -71,8 +71,9 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
       ...suggest(pricing?.suggestion, input),
       sources: pricing ? [{ title: pricing.pageTitle, url: pricing.url }] : [],
       requestHandoff: false,
-      // The price sentence is the grounding: it is made from the price list.
-      passages: pricing ? [pricing] : [],
+      // The price sentence is the grounding: it is made from the price list. The pricing page's
+      // overview would bring every other amount along, which a rephrased answer must not quote.
+      passages: [],
       fixed: false,
     }
   }
