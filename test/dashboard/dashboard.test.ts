@@ -13,6 +13,7 @@ import { queueTestDelivery } from '../../src/domain/webhook-delivery.ts'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { csvField } from '../../src/dashboard/sections/leads.ts'
 import { findOrCreateUser, loadEmailHasher } from '../../src/identity/users.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { DESKTOP, haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
@@ -235,6 +236,7 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
   })
 
   it('takes over a handoff and replies; the visitor sees the reply', async () => {
+    await withAssistantAddOn(app.db, (await owner()).accountId)
     const site = await createAccountSite(app.db, (await owner()).accountId, { name: 'Owner shop', assistant: { enabled: true, handoff: true, lead: true } })
     await insertActiveDomain(app.db, site.id, 'owner-shop.example')
     const boot = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: 'https://owner-shop.example/' } })
