@@ -1,19 +1,23 @@
 /**
  * One Lighthouse run in its own process (Lighthouse keeps global state and cannot run twice at
- * once in one process). The parent sends { url, chromePath, hostRules } over IPC and receives
- * { ok: true, lhr } or { ok: false, error }. Chrome gets a fresh profile that is removed afterwards.
+ * once in one process). The parent sends a ChildRequest over IPC and receives { ok: true, lhr } or
+ * { ok: false, error }. Chrome gets a fresh profile that is removed afterwards, and every request
+ * it makes (subresources, redirects, scripts' fetches, WebSockets) passes the address guard.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import lighthouse from 'lighthouse'
+import { startBrowserGuard, type BrowserGuard } from '../../../infra/browser-guard.ts'
 
 export interface ChildRequest {
   url: string
   chromePath: string
-  /** Chrome --host-resolver-rules pinning the audited host to the address that was checked. */
-  hostRules?: string
+  /** The audited host and port, reached at the addresses that were checked for it. */
+  pinned: { host: string; port: number; addresses: string[] }
+  /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: whether the page's other requests may reach private addresses. */
+  allowPrivateNetworks: boolean
 }
 
 export const CHROME_FLAGS = [
@@ -30,10 +34,8 @@ export const CHROME_FLAGS = [
 
 export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo', 'agentic-browsing']
 
-function startChrome(chromePath: string, profile: string, hostRules: string | undefined): Promise<{ chrome: ChildProcess; port: number }> {
-  const args = [...CHROME_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1']
-  if (hostRules) args.push(`--host-resolver-rules=${hostRules}`)
-  args.push('about:blank')
+function startChrome(chromePath: string, profile: string, guard: BrowserGuard): Promise<{ chrome: ChildProcess; port: number }> {
+  const args = [...CHROME_FLAGS, ...guard.chromeFlags, `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1', 'about:blank']
   const chrome = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
   return new Promise((resolve, reject) => {
     let output = ''
@@ -73,8 +75,10 @@ function stopChrome(chrome: ChildProcess | undefined): void {
 async function run(request: ChildRequest) {
   const profile = mkdtempSync(join(tmpdir(), 'wps-lh-'))
   let chrome: ChildProcess | undefined
+  let guard: BrowserGuard | undefined
   const cleanUp = () => {
     stopChrome(chrome)
+    void guard?.close()
     rmSync(profile, { recursive: true, force: true })
   }
   process.once('SIGTERM', () => {
@@ -82,7 +86,8 @@ async function run(request: ChildRequest) {
     process.exit(1)
   })
   try {
-    const started = await startChrome(request.chromePath, profile, request.hostRules)
+    guard = await startBrowserGuard({ allowPrivateNetworks: request.allowPrivateNetworks, pinned: request.pinned })
+    const started = await startChrome(request.chromePath, profile, guard)
     chrome = started.chrome
     const result = await lighthouse(request.url, { port: started.port, hostname: '127.0.0.1', output: 'json', logLevel: 'error', onlyCategories: CATEGORIES })
     if (!result) throw new Error('Lighthouse returned no result')

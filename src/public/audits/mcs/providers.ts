@@ -1,15 +1,15 @@
 import { fork } from 'node:child_process'
-import { isIP } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 import { McsRunError } from './errors.ts'
 import { RunQueue } from './queue.ts'
+import type { ChildRequest } from './lighthouse-child.ts'
 import type { LighthouseReport } from './result.ts'
 
 export interface McsProvider {
   name: 'local' | 'psi'
   queue: RunQueue
-  /** `addresses` are the checked addresses of the URL's host (the local run pins Chrome to them). */
+  /** `addresses` are the checked addresses of the URL's host (the local run reaches it there only). */
   run(url: string, addresses: string[]): Promise<LighthouseReport>
 }
 
@@ -25,9 +25,10 @@ function failed(report: LighthouseReport): LighthouseReport {
 
 /**
  * Local Lighthouse driving the system Chromium, one run at a time, each in its own child process
- * that is killed if it overruns.
+ * that is killed if it overruns. Every other request of the page passes the address guard, with
+ * private addresses allowed only when `allowPrivateNetworks` is.
  */
-export function localProvider(chromePath: string, options: { maxWaiting?: number; timeoutMs?: number } = {}): McsProvider {
+export function localProvider(chromePath: string, options: { maxWaiting?: number; timeoutMs?: number; allowPrivateNetworks?: boolean } = {}): McsProvider {
   const queue = new RunQueue({ concurrency: 1, maxWaiting: options.maxWaiting ?? 3, expectedMs: 20_000 })
   const timeoutMs = options.timeoutMs ?? LOCAL_TIMEOUT_MS
   return {
@@ -37,9 +38,8 @@ export function localProvider(chromePath: string, options: { maxWaiting?: number
       queue.run(
         () =>
           new Promise<LighthouseReport>((resolve, reject) => {
-            const host = new URL(url).hostname
-            const address = addresses[0]
-            const hostRules = address && !isIP(host.replace(/^\[|\]$/g, '')) ? `MAP ${host} ${address.includes(':') ? `[${address}]` : address}` : undefined
+            const target = new URL(url)
+            const pinned = { host: target.hostname.replace(/^\[|\]$/g, ''), port: Number(target.port || (target.protocol === 'https:' ? 443 : 80)), addresses }
             const child = fork(CHILD, [], { execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] })
             let settled = false
             const settle = (fn: () => void) => {
@@ -66,7 +66,7 @@ export function localProvider(chromePath: string, options: { maxWaiting?: number
             })
             child.once('error', (error) => settle(() => reject(new McsRunError('unavailable', `Lighthouse could not start: ${error.message}`, 60))))
             child.once('exit', (code) => settle(() => reject(new McsRunError('unavailable', `Lighthouse exited without a result (${code})`, 60))))
-            child.send({ url, chromePath, hostRules })
+            child.send({ url, chromePath, pinned, allowPrivateNetworks: options.allowPrivateNetworks === true } satisfies ChildRequest)
           }),
       ),
   }

@@ -15,7 +15,7 @@ export const MCS_TTL_MS = 24 * 60 * 60_000
 
 /** Local Lighthouse when CHROME_PATH is set, else PageSpeed Insights when PSI_API_KEY is set. */
 export function chooseProvider(config: FastifyInstance['config']): McsProvider | undefined {
-  if (config.CHROME_PATH) return localProvider(config.CHROME_PATH)
+  if (config.CHROME_PATH) return localProvider(config.CHROME_PATH, { allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS })
   if (config.PSI_API_KEY) return psiProvider(config.PSI_API_URL, config.PSI_API_KEY)
   return undefined
 }
