@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest'
+import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
+import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
+import { planTurn } from '../../src/agent/responder/builtin.ts'
+import { fold, terms } from '../../src/agent/text.ts'
+import type { Locale } from '../../src/domain/locales.ts'
+
+/** How the knowledge index reads visitors' words: stems, accents, the lexicon, compounds, misspellings. */
+const kb = buildKnowledgeBase()
+const input = (locale: Locale, message: string) => ({
+  locale,
+  message,
+  pagePath: undefined,
+  capabilities: { booking: true, booking_url: 'https://x.test/demo', lead: true, handoff: true },
+  handoff: 'none' as const,
+  persona: undefined,
+  siteName: 'Test',
+  history: async () => [],
+})
+const top = (locale: Locale, q: string) => kb.search(locale, q, { limit: 1 })[0]?.passage.title
+
+describe('words and their meaning', () => {
+  it('folds accents and ß, so words typed without them are the same word', () => {
+    expect(fold('résiliation')).toBe('resiliation')
+    expect(fold('Straße')).toBe('Strasse')
+    expect(terms('resilier', 'fr')).toEqual(terms('résilier', 'fr'))
+    expect(terms('kuendigung', 'de')).toEqual(terms('Kündigung', 'de'))
+  })
+
+  it('reads the words of one meaning as one term, phrases before stop words', () => {
+    expect(terms('how much', 'en')).toEqual(terms('price', 'en'))
+    expect(terms('cost', 'en')).toEqual(terms('price', 'en'))
+    expect(terms('quit', 'en')).toEqual(terms('cancel', 'en'))
+    expect(terms('terminate', 'en')).toEqual(terms('cancel', 'en'))
+    expect(terms('url', 'en')).toEqual(terms('domain', 'en'))
+    expect(terms('wie viel', 'de')).toEqual(terms('Preis', 'de'))
+    expect(terms('Vertragslaufzeit', 'de')).toEqual(terms('kündigen', 'de'))
+    expect(terms('combien de', 'fr')).toEqual(terms('limite', 'fr'))
+    expect(terms('combien ça coûte', 'fr')).toEqual(terms('prix', 'fr'))
+    // "email address" is about email, "address" alone about a domain.
+    expect(terms('email address', 'en')).toEqual(terms('email', 'en'))
+    // Bare numbers say nothing about a topic.
+    expect(terms('5 websites', 'en')).toEqual(terms('websites', 'en'))
+  })
+
+  it('splits German compounds into the words a collection knows, in passages and questions', () => {
+    const analyzer = new Analyzer('de', ['Eine weitere Domain kostet 3 € im Monat.', 'Support gibt es werktags.'])
+    expect(analyzer.query('Domainkosten')).toEqual(expect.arrayContaining([...terms('Domain', 'de'), ...terms('Kosten', 'de')]))
+    expect(analyzer.index('Domainkosten')).toEqual(expect.arrayContaining([...terms('Domain', 'de'), ...terms('Kosten', 'de')]))
+    expect(analyzer.query('Kaffeemaschine')).toEqual(terms('Kaffeemaschine', 'de'))
+  })
+
+  it('reads a misspelt word as the known word it is nearest to, but not a word of another meaning', () => {
+    const analyzer = new Analyzer('en', ['Connect your own domain.', 'Prices are net.', 'Paying yearly saves money.', 'Blocks adapt to phones.', 'The dashboard shows your sites.'])
+    expect(analyzer.query('domian')).toEqual(analyzer.query('domain'))
+    expect(analyzer.query('anually')).toEqual(analyzer.query('yearly'))
+    expect(analyzer.query('prce')).toEqual(analyzer.query('price'))
+    // A stop word misspelt is still a stop word.
+    expect(analyzer.query('wich')).toEqual([])
+    // Another first letter, or a changed letter in a four-letter word, is another word.
+    expect(analyzer.query('iphone')).toEqual(terms('iphone', 'en'))
+    expect(analyzer.query('shop')).toEqual(terms('shop', 'en'))
+    expect(editDistance('domian', 'domain', 2)).toBe(1)
+    expect(editDistance('unlimted', 'unlimited', 2)).toBe(1)
+    expect(editDistance('abc', 'xyz', 1)).toBe(2)
+  })
+})
+
+describe('understanding questions in visitors’ words', () => {
+  it('finds the answer to paraphrased, colloquial and misspelt questions in every language', () => {
+    const cases: Array<[Locale, string, string]> = [
+      ['en', 'am i locked in for a year', 'Plans and prices: Cancellation'],
+      ['en', 'how much do I save paying anually', 'Plans and prices: Yearly billing discount'],
+      ['en', 'which dns entries do I need', 'Domains and SSL: DNS records'],
+      ['de', 'bin ich ein jahr lang gebunden', 'Tarife und Preise: Kündigung'],
+      ['de', 'wann ist der support erreichbar', 'Kontakt und Support'],
+      ['de', 'was kostet eine Jahreszahlung weniger', 'Tarife und Preise: Rabatt bei jährlicher Zahlung'],
+      ['fr', 'je peux resilier quand je veux', 'Formules et tarifs: Résiliation'],
+      ['fr', 'ils sont où vos serveurs', 'Protection des données: Où les données sont stockées'],
+      ['fr', 'mon propre domainne avec la formule gratuite', 'Domaines et SSL'],
+    ]
+    for (const [locale, q, title] of cases) expect(top(locale, q), q).toBe(title)
+  })
+
+  it('answers an overview question with an overview', () => {
+    expect(planTurn(kb, input('en', 'tell me about the plans')).reply).toMatch(/^There are five plans: Free .*Lite .*Plus .*Pro .*Max/)
+    expect(planTurn(kb, input('de', 'was bieten Sie an')).reply).toMatch(/^Wir bieten einen Website-Baukasten/)
+    expect(planTurn(kb, input('fr', 'parlez-moi des formules')).reply).toMatch(/^Il existe cinq formules/)
+  })
+})
+
+describe('confidence that adapts', () => {
+  const passage = (title: string, siteId?: string): Passage => ({ siteId, topic: 't', title, pageTitle: title, url: '/x', text: title, keywords: '', suggestion: undefined, seq: 0, questions: [], fact: undefined })
+  const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({ passage: p, score, coverage, similarity })
+  const a = passage('A')
+  const b = passage('B')
+
+  it('answers a clear best match alone', () => {
+    expect(choose([hit(a, 10), hit(b, 10 * CLOSE - 1)])).toEqual({ best: hit(a, 10), alternative: undefined })
+  })
+
+  it('names a close second candidate, unless the question is one the best passage was written for', () => {
+    expect(choose([hit(a, 10), hit(b, 9.5)]).alternative?.passage).toBe(b)
+    expect(choose([hit(a, 10, 1, 0.9), hit(b, 9.5)]).alternative).toBeUndefined()
+    // A candidate that does not answer for sure, or comes from another source, is not offered.
+    expect(choose([hit(a, 10), hit(b, 9.5, 0.2)]).alternative).toBeUndefined()
+    expect(choose([hit(a, 10), hit(passage('C', 'site_x'), 9.5)]).alternative).toBeUndefined()
+  })
+
+  it('has nothing to answer with when no passage is confident', () => {
+    expect(choose([hit(a, 10, 0.3), hit(b, 1)])).toEqual({ best: undefined, alternative: undefined })
+    expect(choose([])).toEqual({ best: undefined, alternative: undefined })
+  })
+
+  it('asks which one was meant in one line and offers it as the suggestion', () => {
+    const local = buildKnowledgeBase()
+    local.indexSitePassages('site_shop', 'en', [
+      { title: 'Opening hours', url: '/hours', text: 'The bakery opens at 7:00 and closes at 18:00 on weekdays.' },
+      { title: 'Opening hours on holidays', url: '/holidays', text: 'On holidays the bakery opens at 8:00 and closes at 12:00.' },
+      { title: 'Cakes', url: '/cakes', text: 'Birthday cakes can be ordered three days ahead.' },
+      { title: 'Delivery', url: '/delivery', text: 'We deliver bread to offices in the city centre.' },
+      { title: 'Contact', url: '/contact', text: 'Call us or write to us by email.' },
+    ])
+    const plan = planTurn(local, { ...input('en', 'when does the bakery open'), siteId: 'site_shop' })
+    expect(plan.reply).toMatch(/^The bakery opens at 7:00 and closes at 18:00 on weekdays\. Or did you mean “Opening hours on holidays”\?$/)
+    expect(plan.suggestions).toEqual([{ label: 'Opening hours on holidays', prompt: 'Opening hours on holidays' }])
+    const holiday = planTurn(local, { ...input('en', 'Opening hours on holidays'), siteId: 'site_shop' })
+    expect(holiday.sources).toEqual([{ title: 'Opening hours on holidays', url: '/holidays' }])
+  })
+})
