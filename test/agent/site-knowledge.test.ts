@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { rollbackTo } from '../../src/domain/builds.ts'
 import type { Site } from '../../src/domain/sites.ts'
 import type { RenderPage } from '../../src/sites/render/index.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
 import { makeAccount } from '../rest/helpers.ts'
 import { bakerySite, buildSite, eventually, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from '../sites/helpers.ts'
@@ -51,6 +52,8 @@ describe('the assistant of a hosted site answers from the site’s published pag
   beforeAll(async () => {
     t = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } })
     const account = await makeAccount(t.app)
+    // A customer's site answers only with the assistant add-on (DESIGN.md 12).
+    await withAssistantAddOn(t.app.db, account.accountId)
     site = await bakerySite(t.app, {
       accountId: account.accountId,
       hostname: HOST,
