@@ -7,7 +7,7 @@ import { MAX_FIRST } from './paging.ts'
 
 /**
  * What one operation may ask for (DESIGN.md 13), decided before anything runs: at most 10 levels
- * deep (GraphQL Armor's max-depth rule, introspection aside) and a cost of at most 1000
+ * deep (GraphQL Armor's max-depth rule; fragments add no level, introspection is not counted) and a cost of at most 1000
  * (graphql-query-complexity with the estimator below). Every answer carries
  * `extensions.cost {requested, limit}`.
  */
@@ -50,7 +50,7 @@ const depthChecked = new WeakMap<DocumentNode, GraphQLError | null>()
 function depthError(schema: GraphQLSchema, document: DocumentNode): GraphQLError | null {
   let known = depthChecked.get(document)
   if (known === undefined) {
-    known = validate(schema, document, [maxDepthRule({ n: MAX_DEPTH, propagateOnRejection: false, onReject: [(context, error) => context?.reportError(error)] })])[0] ?? null
+    known = validate(schema, document, [maxDepthRule({ n: MAX_DEPTH, flattenFragments: true, propagateOnRejection: false, onReject: [(context, error) => context?.reportError(error)] })])[0] ?? null
     depthChecked.set(document, known)
   }
   return known
