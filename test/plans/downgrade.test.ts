@@ -5,9 +5,8 @@ import { webCookieNames } from '../../src/domain/web-sessions.ts'
 import { formToken, post, signedIn } from '../dashboard/helpers.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
-import { oauthToken } from '../rest/helpers.ts'
 import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from '../sites/helpers.ts'
-import { owner } from './helpers.ts'
+import { mcpToken, owner } from './helpers.ts'
 
 // A downgrade deletes nothing (DESIGN.md 12): the sites beyond the new plan's limit stay served
 // as they are, but cannot be published (rebuilt, rolled back, brought back live) until the
@@ -46,7 +45,7 @@ describe('a downgrade that leaves sites over the limit', () => {
         'It stays served as it is, but cannot be published until the account has at most 10 sites (delete one) or moves up; plan max allows unlimited sites',
     )
     expect((await v1('POST', `/v1/sites/${newest.id}/rollback`, { build_id: firstBuild.id })).json()).toMatchObject({ code: 'plan_limit', detail: problem.detail })
-    const client = await connect(base, (await oauthToken(app, who.accountId, ['mcp:read', 'mcp:tools'], `${base}/mcp`)).token)
+    const client = await connect(base, await mcpToken(app, who))
     const tool = await client.callTool({ name: 'publish_site', arguments: { site_id: newest.id } })
     expect(tool.isError).toBe(true)
     expect(textOf(tool)).toBe(`plan_limit: ${problem.detail}`)

@@ -7,8 +7,7 @@ import { createAccountSite, createSite } from '../../src/domain/sites.ts'
 import { formToken, post, signedIn } from '../dashboard/helpers.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
-import { oauthToken } from '../rest/helpers.ts'
-import { owner } from './helpers.ts'
+import { mcpToken, owner } from './helpers.ts'
 
 // Own domains by plan (DESIGN.md 12): none on free (its sites live on their platform subdomain),
 // from lite as many as the plan includes (lite 1, plus 3, pro 10, max unlimited) plus one per
@@ -73,7 +72,7 @@ describe('own domains by plan', () => {
     expect(problem).toMatchObject({ status: 403, code: 'plan_limit' })
     expect(problem.detail).toBe(`The account ${who.accountId} is on plan pro, which includes 10 own domains, and has 10; one more extra_domain add-on or plan max (unlimited own domains) allows another`)
 
-    const client: Client = await connect(base, (await oauthToken(app, who.accountId, ['mcp:read', 'mcp:tools'], `${base}/mcp`)).token)
+    const client: Client = await connect(base, await mcpToken(app, who))
     const tool = await client.callTool({ name: 'add_domain', arguments: { site_id: sites[1]!.id, hostname: 'd11.pro-domains.example' } })
     expect(tool.isError).toBe(true)
     expect(textOf(tool)).toBe(`plan_limit: ${problem.detail}`)

@@ -8,8 +8,7 @@ import type { Plan } from '../../src/domain/plans.ts'
 import { formToken, post, signedIn } from '../dashboard/helpers.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
-import { oauthToken } from '../rest/helpers.ts'
-import { owner } from './helpers.ts'
+import { mcpToken, owner, type Owner } from './helpers.ts'
 
 // Sites per plan (DESIGN.md 12), read from the price list: one more is refused before anything is
 // stored, with 403 plan_limit on /v1, the same reason as an MCP tool error, and the upgrade path
@@ -20,8 +19,8 @@ type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-exp
 
 const count = async (accountId: string) => Number((await app.db.selectFrom('sites').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n)
 
-async function mcpClient(accountId: string): Promise<Client> {
-  return connect(base, (await oauthToken(app, accountId, ['mcp:read', 'mcp:tools'], `${base}/mcp`)).token)
+async function mcpClient(who: Owner): Promise<Client> {
+  return connect(base, await mcpToken(app, who))
 }
 
 /** Creates sites straight through the domain function until `n` exist. */
@@ -36,12 +35,12 @@ describe('sites per plan', () => {
     expect(Object.fromEntries((['free', 'lite', 'plus', 'pro', 'max'] as Plan[]).map((p) => [p, planEntitlements(p).sites]))).toEqual({ free: 1, lite: 1, plus: 3, pro: 10, max: null })
   })
 
-  it('pro: the tenth site is made on /v1 and MCP, the eleventh refused with plan_limit naming the account and the plan that allows it, nothing stored', async () => {
+  it('pro: the tenth site is made on /v1 and MCP, the eleventh refused with plan_limit naming the account and the plan that allows it on /v1, MCP and GraphQL, nothing stored', async () => {
     const who = await owner(app, 'pro-limit@example.com', 'pro')
     await fill(who.accountId, 8)
     const ninth = await v1(who.headers, { name: 'Ninth' })
     expect(ninth.statusCode, ninth.body).toBe(201)
-    const client = await mcpClient(who.accountId)
+    const client = await mcpClient(who)
     const tenth = await client.callTool({ name: 'create_site', arguments: { name: 'Tenth' } })
     expect(tenth.isError, textOf(tenth)).toBeFalsy()
     expect(await count(who.accountId)).toBe(10)
@@ -57,6 +56,15 @@ describe('sites per plan', () => {
     const tool = await client.callTool({ name: 'create_site', arguments: { name: 'Eleventh' } })
     expect(tool.isError).toBe(true)
     expect(textOf(tool)).toBe(`plan_limit: ${problem.detail}`)
+    // GraphQL: FORBIDDEN with the reason plan_limit and the same message.
+    const graphql = await fetch(`${base}/v1/graphql`, {
+      method: 'POST',
+      headers: { ...who.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation ($input: CreateSiteInput!) { createSite(input: $input) { id } }', variables: { input: { name: 'Eleventh' } } }),
+    })
+    const answer = (await graphql.json()) as Json
+    expect(answer.data).toEqual({ createSite: null })
+    expect(answer.errors).toEqual([expect.objectContaining({ message: problem.detail, extensions: expect.objectContaining({ code: 'FORBIDDEN', reason: 'plan_limit' }) })])
     expect(await count(who.accountId)).toBe(10)
     expect((await app.db.selectFrom('sites').select('id').where('account_id', '=', who.accountId).where('name', '=', 'Eleventh').execute())).toEqual([])
     // Within the limit again (a site deleted), a new request makes the site; the refused one's key replays its refusal.
@@ -80,7 +88,7 @@ describe('sites per plan', () => {
     const who = await owner(app, 'max-limit@example.com', 'max')
     await fill(who.accountId, 11)
     expect((await v1(who.headers, { name: 'Twelfth' })).statusCode).toBe(201)
-    const client = await mcpClient(who.accountId)
+    const client = await mcpClient(who)
     expect((await client.callTool({ name: 'create_site', arguments: { name: 'Thirteenth' } })).isError).toBeFalsy()
     await client.close()
     expect(await count(who.accountId)).toBe(13)
@@ -105,7 +113,7 @@ describe('sites per plan', () => {
 
       const own = await owner(app, `${plan}-limit@example.com`, plan)
       expect((await v1(own.headers, { name: 'Over the API' })).json()).toMatchObject({ status: 403, code: 'plan_required' })
-      const client = await mcpClient(accountId)
+      const client = await mcpClient(own)
       const tool = await client.callTool({ name: 'create_site', arguments: { name: 'Over MCP' } })
       expect(textOf(tool)).toMatch(/^plan_required: /)
       await client.close()
