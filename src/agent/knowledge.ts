@@ -4,6 +4,7 @@ import { LOCALES } from '../domain/locales.ts'
 import type { Locale } from '../domain/locales.ts'
 import { Bm25Index } from './bm25.ts'
 import { QuestionIndex } from './question-match.ts'
+import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
 import { typeset } from './text.ts'
@@ -154,6 +155,13 @@ const perMonth: Record<Locale, string> = { de: 'pro Monat', en: 'a month', fr: '
 const colon: Record<Locale, string> = { de: ': ', en: ': ', fr: ' : ' }
 const perYear: Record<Locale, string> = { de: 'pro Jahr bei jährlicher Zahlung', en: 'a year when paid yearly', fr: 'par an en paiement annuel' }
 
+const unlimited: Record<Locale, string> = { de: 'unbegrenzt', en: 'unlimited', fr: 'illimité' }
+const cadences: Record<Locale, Record<'monthly' | 'weekly', string>> = {
+  de: { monthly: 'monatlich', weekly: 'wöchentlich' },
+  en: { monthly: 'monthly', weekly: 'weekly' },
+  fr: { monthly: 'chaque mois', weekly: 'chaque semaine' },
+}
+
 function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: string): string {
   return body.replace(/\{\{([a-z_]+)(?::([a-z_]+))?\}\}/g, (_m, name: string, arg: string | undefined) => {
     if (name === 'plans') {
@@ -172,6 +180,24 @@ function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: 
     if (name === 'addon') {
       const addOn = pricing.add_ons.find((a) => a.id === arg)
       if (addOn) return formatEuro(addOn.monthly_price_cents, locale)
+    }
+    // What each plan includes, from the price list: "Free 1, Lite 1, Plus 3, Pro 10 and Max
+    // unlimited" (plans including none left out), the report cadence per plan, the plan an add-on
+    // starts from.
+    if (name === 'allowance' && (arg === 'sites' || arg === 'own_domains' || arg === 'seats')) {
+      const items = pricing.plans.filter((p) => p[arg] !== 0).map((p) => `${planName(p.id, locale)} ${p[arg] === null ? unlimited[locale] : formatCount(p[arg], locale)}`)
+      return joinList(items, locale)
+    }
+    if (name === 'reports') {
+      return (['monthly', 'weekly'] as const)
+        .map((cadence) => ({ cadence, plans: pricing.plans.filter((p) => p.seo_reports === cadence).map((p) => planName(p.id, locale)) }))
+        .filter((c) => c.plans.length > 0)
+        .map((c) => `${joinList(c.plans, locale)} ${cadences[locale][c.cadence]}`)
+        .join(', ')
+    }
+    if (name === 'available' && arg) {
+      const addOn = pricing.add_ons.find((a) => a.id === arg)
+      if (addOn) return planName(addOn.available_from, locale)
     }
     if (name === 'api_requests' && arg) {
       const plan = pricing.plans.find((p) => p.id === arg)
