@@ -83,6 +83,17 @@ describe('every room says what the price list says', () => {
     })
   }
 
+  it("the README's plan table is the list's", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const table = readme.split('<!-- plan table:')[1]!.split('\n\n')[0]!
+    const rows = table.split('\n').filter((line) => /^\| (free|lite|plus|pro|max) \|/.test(line)).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()))
+    const count = (n: number | null, none = 'none') => (n === null ? 'unlimited' : n === 0 ? none : String(n))
+    const access = (p: ListedPlan) => (p.api_access === 'none' ? 'none' : `${p.api_access === 'read' ? 'read' : 'read and write'}, ${p.api_requests_per_hour} requests an hour`)
+    expect(rows).toEqual(
+      list.plans.map((p) => [p.id, `€${p.monthly_price_cents / 100}`, count(p.sites), count(p.own_domains, 'none (platform subdomain)'), count(p.seats), access(p), p.webhooks ? 'yes' : 'no', p.seo_reports]),
+    )
+  })
+
   it("the assistant's answers about a plan name the list's price, sites and API budget", async () => {
     const words: Record<string, string> = { 1: 'one site', 3: 'three sites', 10: 'ten sites', null: 'unlimited sites' }
     const session = await bootstrap(app, {})
