@@ -1,6 +1,6 @@
 import type { Locale } from '../domain/locales.ts'
 import { lexicon } from './lexicon.ts'
-import { fold, isStopword, stopwordList, termOf, tokens, words } from './text.ts'
+import { fold, isStopword, stem, stopwordList, termOf, tokens, words } from './text.ts'
 
 /**
  * Reads texts and questions for one collection of passages (the platform's knowledge in a locale,
@@ -16,6 +16,8 @@ export class Analyzer {
   readonly #locale: Locale
   /** Terms the collection's texts contain. */
   readonly #known = new Set<string>()
+  /** The term of each stem the collection's words have: a compound's first part is often a bare stem ("Mindest-"). */
+  readonly #byStem = new Map<string, string>()
   /** Every word (folded) the collection, the lexicon and the stop words know, with how often texts use it. */
   readonly #frequency = new Map<string, number>()
   /** Words by each form with one or two letters deleted: the candidates a misspelling may stand for. */
@@ -30,6 +32,10 @@ export class Analyzer {
     }
     for (const group of lexicon[locale]) for (const entry of group) for (const word of words(entry)) this.#count(fold(word), 0)
     for (const word of stopwordList(locale)) this.#count(fold(word), 0)
+    for (const word of this.#frequency.keys()) {
+      const term = termOf(word, locale)
+      if (this.#known.has(term) && !this.#byStem.has(stem(word, locale))) this.#byStem.set(stem(word, locale), term)
+    }
     for (const word of this.#frequency.keys()) {
       for (const form of deletions(word, maxEdits(word.length))) {
         let list = this.#deletes.get(form)
@@ -82,23 +88,30 @@ export class Analyzer {
   /** A German compound as the known words it is made of (with their linking s, es, n or en), or undefined. */
   #split(word: string, depth = 0): string[] | undefined {
     if (word.length < 7 || depth > 2) return undefined
-    for (let at = word.length - 3; at >= 3; at--) {
+    // The longest known last part first: "Vertragslaufzeit" is Vertrag + Laufzeit, not … + Zeit.
+    for (let at = 3; at <= word.length - 3; at++) {
       const tail = word.slice(at)
-      const tailTerm = termOf(tail, this.#locale)
-      const rest = this.#known.has(tailTerm) ? [tailTerm] : undefined
-      if (!rest) continue
+      const tailTerm = this.#knownTerm(tail)
+      if (!tailTerm) continue
+      const rest = [tailTerm]
       const head = word.slice(0, at)
       for (const link of ['', 's', 'es', 'n', 'en']) {
         if (link && !head.endsWith(link)) continue
         const stemOf = head.slice(0, head.length - link.length)
         if (stemOf.length < 3) continue
-        const headTerm = termOf(stemOf, this.#locale)
-        if (this.#known.has(headTerm)) return [headTerm, ...rest]
+        const headTerm = this.#knownTerm(stemOf)
+        if (headTerm) return [headTerm, ...rest]
         const inner = this.#split(stemOf, depth + 1)
         if (inner) return [...inner, ...rest]
       }
     }
     return undefined
+  }
+
+  /** A compound part's term when the collection knows it, as a word or as the stem of one of its words. */
+  #knownTerm(part: string): string | undefined {
+    const term = termOf(part, this.#locale)
+    return this.#known.has(term) ? term : this.#byStem.get(fold(part))
   }
 
   /** The known word a misspelt one most likely stands for, as terms ([] for a stop word); undefined when none is near. */
