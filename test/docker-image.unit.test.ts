@@ -56,9 +56,9 @@ function loadGraph(entry: string): Graph {
   return graph
 }
 
-/** `node [flags] file.ts` scripts of package.json, by name. */
+/** `[exec] node [flags] file.ts` scripts of package.json, by name. */
 const nodeScripts = Object.entries(pkg.scripts).flatMap(([name, command]) => {
-  const file = /^node\s+(?:--\S+\s+)*(\S+\.ts)\b/.exec(command)?.[1]
+  const file = /^(?:exec\s+)?node\s+(?:--\S+\s+)*(\S+\.ts)\b/.exec(command)?.[1]
   return file ? [{ name, file, graph: loadGraph(file) }] : []
 })
 

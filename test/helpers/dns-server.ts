@@ -4,7 +4,7 @@ import dnsPacket from 'dns-packet'
 /**
  * A small authoritative DNS server on loopback UDP, answering TXT questions from a table the test
  * fills (other names: NXDOMAIN), or failing for the names it is told to (SERVFAIL). Point
- * DNS_SERVERS at `address` to use it.
+ * DNS_SERVERS at `address` to use it. `port` 0 takes a free one (scripts/dns-txt.ts names its own).
  */
 export interface TestDnsServer {
   address: string
@@ -15,7 +15,7 @@ export interface TestDnsServer {
   close(): Promise<void>
 }
 
-export async function startDnsServer(): Promise<TestDnsServer> {
+export async function startDnsServer(port = 0): Promise<TestDnsServer> {
   const records = new Map<string, string[]>()
   const failing = new Set<string>()
   const socket: Socket = createSocket('udp4')
@@ -39,10 +39,12 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     })
     socket.send(response, peer.port, peer.address)
   })
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
-  const { port } = socket.address()
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject)
+    socket.bind(port, '127.0.0.1', resolve)
+  })
   return {
-    address: `127.0.0.1:${port}`,
+    address: `127.0.0.1:${socket.address().port}`,
     setTxt(name, values) {
       if (values.length === 0) records.delete(name.toLowerCase())
       else records.set(name.toLowerCase(), values)
