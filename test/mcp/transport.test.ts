@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { startLiveApp } from '../identity/helpers.ts'
 import { connect, MODERN, post, preClaimToken, registerAgent } from './helpers.ts'
@@ -52,6 +53,28 @@ describe('Streamable HTTP, stateless, for every revision', () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(3)
     const init = await rpc(await post(base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, auth))
     expect(init.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'web-presence' } })
+  })
+
+  it('answers exactly the revisions the README names, and needs both types in Accept', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const sentence = /Protocol revisions\s+answered:([\s\S]*?)\(an initialize naming another revision/.exec(readme)?.[1] ?? ''
+    const named = sentence.match(/\d{4}-\d{2}-\d{2}/g) ?? []
+    expect(named).toEqual([MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'])
+    const initialize = (protocolVersion: string) => post(base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, auth)
+    for (const revision of named.slice(1)) {
+      expect((await rpc(await initialize(revision))).result, revision).toMatchObject({ protocolVersion: revision })
+      expect((await post(base, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': revision })).status, revision).toBe(200)
+    }
+    // Another revision in initialize is answered with the newest handshake revision; in the header it is refused.
+    expect((await rpc(await initialize('2099-01-01'))).result).toMatchObject({ protocolVersion: '2025-11-25' })
+    expect((await post(base, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': '2099-01-01' })).status).toBe(400)
+    // No header: taken as 2025-03-26.
+    expect((await post(base, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, auth)).status).toBe(200)
+    for (const accept of ['application/json', 'text/event-stream', '*/*']) {
+      const res = await post(base, { jsonrpc: '2.0', id: 5, method: 'tools/list' }, { ...auth, accept, 'mcp-protocol-version': '2025-06-18' })
+      expect(res.status, accept).toBe(406)
+      expect((await rpc(res)).error?.message, accept).toMatch(/both application\/json and text\/event-stream/)
+    }
   })
 
   it('keeps the service headers on MCP answers: request id, security headers, rate limit', async () => {
