@@ -109,7 +109,7 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
     expect(data.a.id).not.toBe(data.b.id)
 
     const failed = await client.rawRequest<any>(`mutation Refused { createSite(input: { name: "" }) { id } }`)
-    expect(failed.errors?.[0].extensions?.['code']).toBe('BAD_USER_INPUT')
+    expect(failed.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT')
     await afterAuditFlush()
     expect((await auditOf(owner.accountId)).map((r) => r.operation)).toEqual(['graphql.TwoSites', 'graphql.Refused'])
   })

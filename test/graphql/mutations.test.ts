@@ -41,7 +41,7 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     expect((await sitesOf(owner.accountId))[0]?.name).toBe('Sonne')
 
     const staleDelete = await run('mutation D($input: DeleteSiteInput!) { deleteSite(input: $input) }', { input: { id: site.id, ifMatch: site.etag } })
-    expect(staleDelete.errors?.[0].extensions?.['code']).toBe('PRECONDITION_FAILED')
+    expect(staleDelete.errors?.[0]?.extensions?.['code']).toBe('PRECONDITION_FAILED')
     const deleted = await run('mutation D($input: DeleteSiteInput!) { deleteSite(input: $input) }', { input: { id: site.id, ifMatch: changed.data.updateSite.etag } })
     expect(deleted.data).toEqual({ deleteSite: site.id })
     expect(await sitesOf(owner.accountId)).toEqual([])
@@ -82,7 +82,7 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     const taken = await run('mutation P($input: CreatePageInput!) { createPage(input: $input) { id } }', { input: { siteId: site.id, path: '/about', title: 'Again' } })
     expect(taken.errors?.[0]).toMatchObject({ message: 'A page with path /about in locale en already exists on this site', extensions: { code: 'BAD_USER_INPUT', reason: 'page_path_taken' } })
     const badPath = await run('mutation P($input: CreatePageInput!) { createPage(input: $input) { id } }', { input: { siteId: site.id, path: 'About Us', title: 'x' } })
-    expect(badPath.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'path' })
+    expect(badPath.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'path' })
 
     const add = 'mutation B($input: AddBlockInput!) { addBlock(input: $input) { id type position content etag } }'
     const hero = (await run(add, { input: { pageId: page.id, type: 'hero', content: { heading: 'Fresh bread daily' } } })).data.addBlock
@@ -91,9 +91,9 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     const invalid = await run(add, { input: { pageId: page.id, type: 'hero', content: { subheading: 'no heading' } } })
     expect(invalid.errors?.[0]).toMatchObject({ message: "The field 'content.heading' is required for a block of type hero", extensions: { code: 'BAD_USER_INPUT', reason: 'invalid_block_content', field: 'content.heading' } })
     const negative = await run(add, { input: { pageId: page.id, type: 'text', content: { markdown: 'x' }, position: -1 } })
-    expect(negative.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'position' })
+    expect(negative.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'position' })
     const beyond = await run(add, { input: { pageId: page.id, type: 'text', content: { markdown: 'x' }, position: 9 } })
-    expect(beyond.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'position_out_of_range' })
+    expect(beyond.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'position_out_of_range' })
 
     const moved = await run('mutation M($input: UpdateBlockInput!) { updateBlock(input: $input) { id position } }', { input: { id: faq.id, position: 1, ifMatch: faq.etag } })
     expect(moved.data.updateBlock).toEqual({ id: faq.id, position: 1 })
@@ -116,7 +116,7 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     expect(added.errors).toBeUndefined()
     expect(added.data.addDomain).toMatchObject({ hostname: 'sonne-baeckerei.example', status: 'pending', primary: true, verification: { type: 'TXT', name: '_wps-challenge.sonne-baeckerei.example' } })
     const own = await run('mutation A($input: AddDomainInput!) { addDomain(input: $input) { id } }', { input: { siteId: site.id, hostname: 'localhost' } })
-    expect(own.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_hostname' })
+    expect(own.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_hostname' })
 
     const verifying = await run('mutation V($input: VerifyDomainInput!) { verifyDomain(input: $input) { id status } }', { input: { id: added.data.addDomain.id } })
     expect(verifying.data.verifyDomain).toEqual({ id: added.data.addDomain.id, status: 'pending' })
@@ -127,12 +127,12 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     expect(build).toMatchObject({ siteId: site.id, status: 'queued' })
     await app.db.updateTable('builds').set({ status: 'failed', error: 'test' }).where('id', '=', build.id).execute()
     const rollback = await run('mutation R($input: RollbackSiteInput!) { rollbackSite(input: $input) { id } }', { input: { id: site.id, buildId: build.id } })
-    expect(rollback.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'build_not_rollbackable' })
+    expect(rollback.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'build_not_rollbackable' })
     const unknownBuild = await run('mutation R($input: RollbackSiteInput!) { rollbackSite(input: $input) { id } }', { input: { id: site.id, buildId: 'bld_doesnotexist00' } })
-    expect(unknownBuild.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' })
+    expect(unknownBuild.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' })
 
     const stale = await run('mutation X($input: DeleteDomainInput!) { deleteDomain(input: $input) }', { input: { id: added.data.addDomain.id, ifMatch: '"stale"' } })
-    expect(stale.errors?.[0].extensions).toMatchObject({ code: 'PRECONDITION_FAILED' })
+    expect(stale.errors?.[0]?.extensions).toMatchObject({ code: 'PRECONDITION_FAILED' })
     const removed = await run('mutation X($input: DeleteDomainInput!) { deleteDomain(input: $input) }', { input: { id: added.data.addDomain.id } })
     expect(removed.data).toEqual({ deleteDomain: added.data.addDomain.id })
   })
@@ -164,7 +164,7 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     for (const [name, selection] of attempts) {
       const { data, errors } = await run(`mutation { ${selection} }`)
       expect(data).toEqual({ [name!]: null })
-      expect(errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' })
+      expect(errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' })
     }
     expect((await sitesOf(stranger.accountId)).map((s) => s.name)).toEqual(['Bakery'])
     expect(await app.db.selectFrom('pages').select('id').where('site_id', '=', site.id).execute()).toHaveLength(1)
@@ -177,7 +177,7 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     const { data, errors } = await run('mutation { createSite(input: { name: "Eleventh" }) { id } }')
     expect(data).toEqual({ createSite: null })
     expect(errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN', reason: 'plan_limit' } })
-    expect(errors?.[0].message).toContain(owner.accountId)
+    expect(errors?.[0]?.message).toContain(owner.accountId)
     expect(await sitesOf(owner.accountId)).toHaveLength(10)
   })
 })

@@ -76,7 +76,7 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
     const names: string[] = []
     let after: string | null = null
     for (;;) {
-      const { data } = await client.rawRequest<any>(query, { after })
+      const { data }: { data: any } = await client.rawRequest<any>(query, { after })
       expect(data.sites.totalCount).toBe(5)
       names.push(...data.sites.nodes.map((s: any) => s.name))
       expect(data.sites.pageInfo.hasPreviousPage).toBe(after !== null)

@@ -53,7 +53,7 @@ async function nextAfterListening(events: AsyncIterator<any>, probe: () => Promi
   let first: Promise<IteratorResult<any>> = events.next()
   for (let tries = 0; ; tries++) {
     await probe()
-    const arrived = await Promise.race([first, new Promise<undefined>((resolve) => setTimeout(resolve, 250))])
+    const arrived = await Promise.race([first, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 250))])
     if (arrived) break
     if (tries > 40) throw new Error('the subscription never delivered a probe event')
   }
