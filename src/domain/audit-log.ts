@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { newTimeOrderedId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { AuditLogTable } from '../infra/tables.ts'
+import { countAuditRecordsByDay } from './audit-log-totals.ts'
 
 /** Audit records are kept this long (INTERFACE.md 8), then purged by a daily job. */
 export const AUDIT_RETENTION_DAYS = 90
@@ -62,18 +63,19 @@ export interface AuditFilter {
   operation?: string
 }
 
-/** One account's records, newest first. */
+/** One account's records, newest first; the total of an unfiltered or time-filtered list comes from the day counts. */
 export async function listAuditRecords(db: Db, accountId: string, filter: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
   let base = db.selectFrom('audit_log').where('account_id', '=', accountId)
   if (filter.since) base = base.where('at', '>=', filter.since)
   if (filter.until) base = base.where('at', '<', filter.until)
   if (filter.tokenId) base = base.where('token_id', '=', filter.tokenId)
   if (filter.operation) base = base.where('operation', '=', filter.operation)
-  const [rows, count] = await Promise.all([
+  const countAll = async () => Number((await base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+  const [rows, total] = await Promise.all([
     base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    countAuditRecordsByDay(db, accountId, filter).then((counted) => counted ?? countAll()),
   ])
-  return { rows, total: Number(count.n) }
+  return { rows, total }
 }
 
 export async function purgeAuditLog(db: Db, now = Date.now()): Promise<number> {
