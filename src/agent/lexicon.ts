@@ -14,7 +14,7 @@ export const lexicon: Lexicon = {
     ['biggest', 'largest', 'top tier', 'highest', 'most expensive', 'all inclusive', 'everything included'],
     ['cheapest', 'least expensive', 'lowest', 'minimum', 'entry level', 'entry', 'starter', 'smallest', 'at least'],
     ['price', 'prices', 'pricing', 'cost', 'costs', 'how much', 'fee', 'fees', 'charge', 'charges', 'expensive', 'cheap', 'afford', 'affordable', 'rate card', 'price tag', 'what s the damage', 'budget'],
-    ['cancel', 'cancellation', 'cancelation', 'quit', 'terminate', 'termination', 'unsubscribe', 'opt out', 'get out', 'stop paying', 'end my subscription', 'close my account', 'locked in', 'lock in', 'lock-in', 'tied in', 'tied to', 'commitment', 'committed', 'contract', 'minimum term', 'notice period', 'notice'],
+    ['cancel', 'cancellation', 'cancelation', 'quit', 'terminate', 'termination', 'unsubscribe', 'opt out', 'get out', 'stop', 'stop paying', 'stay subscribed', 'end my subscription', 'close my account', 'locked in', 'lock in', 'lock-in', 'tied in', 'tied to', 'commitment', 'committed', 'contract', 'minimum term', 'notice period', 'notice'],
     ['yearly', 'year', 'annual', 'annually', 'per year', 'a year', '12 months', 'twelve months', 'upfront', 'up front'],
     ['monthly', 'month', 'months', 'per month', 'a month', 'month to month'],
     ['discount', 'save', 'saves', 'saving', 'savings', 'cheaper', 'reduction', 'deal', 'off', 'rebate', 'cheaper rate', 'less'],
