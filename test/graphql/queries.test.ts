@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { addDomain } from '../../src/domain/domains.ts'
 import { insertLead } from '../../src/domain/leads.ts'
@@ -146,6 +147,17 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
     const unstorable = await post(endpoint, { query: 'query Q($id: ID!) { site(id: $id) { name } }', variables: { id: 'site_\u0000' } }, owner.headers)
     expect(unstorable.status).toBe(200)
     expect(unstorable.body.errors).toEqual([{ message: "The field 'variables.id' is not in the expected format", extensions: { code: 'BAD_REQUEST' } }])
+  })
+
+  it('answers a field the database fails as INTERNAL_SERVER_ERROR, without the driver message, beside the data of the others', async () => {
+    const broken = await listeningApp({ captureLogs: true })
+    const owner = await makeAccount(broken.app, 'pro')
+    await sql`drop table leads cascade`.execute(broken.app.db)
+    const { data, errors } = await clientFor(broken.endpoint, owner).rawRequest<any>('{ viewer { plan } leads { totalCount } }')
+    expect(data).toEqual({ viewer: { plan: 'pro' }, leads: null })
+    expect(errors).toEqual([{ message: 'An unexpected error occurred', path: ['leads'], locations: [{ line: 1, column: 19 }], extensions: { code: 'INTERNAL_SERVER_ERROR' } }])
+    // The log has the whole story.
+    expect(broken.logs.some((line) => JSON.stringify(line).includes('leads') && line['level'] === 50)).toBe(true)
   })
 
   it('reads 50 sites with their pages and their blocks in a small fixed number of SQL statements', async () => {
