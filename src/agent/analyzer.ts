@@ -14,41 +14,33 @@ import { fold, isStopword, stem, stopwordList, termOf, tokens, words } from './t
  */
 export class Analyzer {
   readonly #locale: Locale
+  readonly #base: Vocabulary
   /** Terms the collection's texts contain. */
   readonly #known = new Set<string>()
-  /** The term of each stem the collection's words have: a compound's first part is often a bare stem ("Mindest-"). */
+  /** The term of each stem of the collection's words: a compound's first part is often a bare stem ("Mindest-"). */
   readonly #byStem = new Map<string, string>()
-  /** Every word (folded) the collection, the lexicon and the stop words know, with how often texts use it. */
+  /** The words (folded) of the collection's texts, with how often they occur. */
   readonly #frequency = new Map<string, number>()
-  /** Words by each form with one or two letters deleted: the candidates a misspelling may stand for. */
+  /** The collection's own words (those the lexicon and stop words lack) by each of their deletion forms. */
   readonly #deletes = new Map<string, string[]>()
   readonly #memo = new Map<string, readonly string[]>()
 
   constructor(locale: Locale, texts: readonly string[]) {
     this.#locale = locale
+    this.#base = vocabulary(locale)
     for (const text of texts) {
       for (const token of tokens(text, locale)) this.#known.add(token.term ?? termOf(token.word!, locale))
-      for (const word of words(text)) this.#count(fold(word), 1)
-    }
-    for (const group of lexicon[locale]) for (const entry of group) for (const word of words(entry)) this.#count(fold(word), 0)
-    for (const word of stopwordList(locale)) this.#count(fold(word), 0)
-    for (const word of this.#frequency.keys()) {
-      const term = termOf(word, locale)
-      if (this.#known.has(term) && !this.#byStem.has(stem(word, locale))) this.#byStem.set(stem(word, locale), term)
-    }
-    for (const word of this.#frequency.keys()) {
-      for (const form of deletions(word, maxEdits(word.length))) {
-        let list = this.#deletes.get(form)
-        if (!list) this.#deletes.set(form, (list = []))
-        list.push(word)
+      for (const word of words(text)) {
+        const folded = fold(word)
+        if (usable(folded)) this.#frequency.set(folded, (this.#frequency.get(folded) ?? 0) + 1)
       }
     }
+    for (const word of this.#frequency.keys()) {
+      const s = stem(word, locale)
+      if (!this.#byStem.has(s)) this.#byStem.set(s, termOf(word, locale))
+      if (!this.#base.words.has(word)) addDeletions(this.#deletes, word)
+    }
   }
-
-  #count(word: string, n: number) {
-    if (word.length >= 2 && !/\d/.test(word)) this.#frequency.set(word, (this.#frequency.get(word) ?? 0) + n)
-  }
-
   /** The terms of a passage's text: its words' terms, and the parts of its compounds. */
   index(text: string): string[] {
     const out: string[] = []
@@ -108,10 +100,24 @@ export class Analyzer {
     return undefined
   }
 
-  /** A compound part's term when the collection knows it, as a word or as the stem of one of its words. */
+  /** A compound part's term when the collection knows it, as a word or as the stem of a word it or the lexicon has. */
   #knownTerm(part: string): string | undefined {
     const term = termOf(part, this.#locale)
-    return this.#known.has(term) ? term : this.#byStem.get(fold(part))
+    if (this.#known.has(term)) return term
+    const folded = fold(part)
+    const byStem = this.#byStem.get(folded) ?? this.#base.byStem.get(folded)
+    return byStem !== undefined && this.#known.has(byStem) ? byStem : undefined
+  }
+
+  #frequencyOf(word: string): number {
+    return this.#frequency.get(word) ?? 0
+  }
+
+  /** Known words (of the collection, the lexicon or the stop words) with this deletion form. */
+  #candidates(form: string): readonly string[] {
+    const own = this.#deletes.get(form)
+    const base = this.#base.deletes.get(form)
+    return own && base ? [...own, ...base] : (own ?? base ?? [])
   }
 
   /** The known word a misspelt one most likely stands for, as terms ([] for a stop word); undefined when none is near. */
@@ -120,17 +126,17 @@ export class Analyzer {
     if (/\d/.test(folded)) return undefined
     // A four-letter word is read only as a longer word missing one letter ("anée", "prce"): a
     // letter changed in so short a word makes too many other words ("shop", "show").
-    if (folded.length === 4) return this.#pick(this.#deletes.get(folded)?.filter((c) => c.length === 5 && sameStart(folded, c)) ?? [])
+    if (folded.length === 4) return this.#pick(this.#candidates(folded).filter((c) => c.length === 5 && sameStart(folded, c)))
     const edits = maxEdits(folded.length)
     if (edits === 0) return undefined
     let best: string | undefined
     let bestDistance = edits + 1
     let bestFrequency = -1
     for (const form of deletions(folded, edits)) {
-      for (const candidate of this.#deletes.get(form) ?? []) {
+      for (const candidate of this.#candidates(form)) {
         if (candidate === best || !sameStart(folded, candidate)) continue
         const distance = editDistance(folded, candidate, edits)
-        const frequency = this.#frequency.get(candidate) ?? 0
+        const frequency = this.#frequencyOf(candidate)
         if (distance < bestDistance || (distance === bestDistance && frequency > bestFrequency)) {
           best = candidate
           bestDistance = distance
@@ -144,7 +150,7 @@ export class Analyzer {
   /** The most frequent of equally near candidates. */
   #pick(candidates: readonly string[]): string[] | undefined {
     let best: string | undefined
-    for (const c of candidates) if (best === undefined || (this.#frequency.get(c) ?? 0) > (this.#frequency.get(best) ?? 0)) best = c
+    for (const c of candidates) if (best === undefined || this.#frequencyOf(c) > this.#frequencyOf(best)) best = c
     return best === undefined ? undefined : this.#termsOf(best)
   }
 
@@ -154,6 +160,45 @@ export class Analyzer {
 }
 
 const MEMO_LIMIT = 20_000
+
+/** Words a misspelling may stand for: letters only, two or more. */
+const usable = (word: string) => word.length >= 2 && !/\d/.test(word)
+
+/** What every collection of a locale knows: the lexicon's and the stop words' words, built once and shared. */
+interface Vocabulary {
+  words: ReadonlySet<string>
+  deletes: ReadonlyMap<string, string[]>
+  /** The term of each stem of those words. */
+  byStem: ReadonlyMap<string, string>
+}
+
+const vocabularies = new Map<Locale, Vocabulary>()
+
+function vocabulary(locale: Locale): Vocabulary {
+  let found = vocabularies.get(locale)
+  if (found) return found
+  const all = new Set<string>()
+  for (const group of lexicon[locale]) for (const entry of group) for (const word of words(entry)) if (usable(fold(word))) all.add(fold(word))
+  for (const word of stopwordList(locale)) if (usable(fold(word))) all.add(fold(word))
+  const deletes = new Map<string, string[]>()
+  const byStem = new Map<string, string>()
+  for (const word of all) {
+    addDeletions(deletes, word)
+    const s = stem(word, locale)
+    if (!byStem.has(s)) byStem.set(s, termOf(word, locale))
+  }
+  found = { words: all, deletes, byStem }
+  vocabularies.set(locale, found)
+  return found
+}
+
+function addDeletions(index: Map<string, string[]>, word: string) {
+  for (const form of deletions(word, maxEdits(word.length))) {
+    let list = index.get(form)
+    if (!list) index.set(form, (list = []))
+    list.push(word)
+  }
+}
 
 /** Edits allowed between a word and the one it misspells: none below five letters (four-letter words are read apart), one up to eight, two beyond. */
 const maxEdits = (length: number) => (length < 5 ? 0 : length < 9 ? 1 : 2)
