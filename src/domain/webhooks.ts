@@ -5,7 +5,7 @@ import { generateSecret } from '../infra/webhook-signature.ts'
 import type { WebhookEndpointsTable } from '../infra/tables.ts'
 import type { EventType } from './events.ts'
 import type { Plan } from './plans.ts'
-import { planEntitlements } from './accounts/entitlements.ts'
+import { cheapestPlan, planEntitlements } from './accounts/entitlements.ts'
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000
@@ -19,7 +19,7 @@ export function webhooksAllowed(plan: Plan): boolean {
  * `last_error` of a delivery held back because the account's plan has no webhooks (a downgrade):
  * it is kept as a dead letter, so it can be replayed after an upgrade.
  */
-export const PLAN_REQUIRED_ERROR = 'plan_required: webhooks need plan pro or above'
+export const PLAN_REQUIRED_ERROR = `plan_required: webhooks need plan ${cheapestPlan((e) => e.webhooks)} or above`
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 

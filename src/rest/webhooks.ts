@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { defineWebhookJobs } from '../domain/webhook-delivery.ts'
 import { webhooksAllowed } from '../domain/webhooks.ts'
-import { errors } from '../errors.ts'
+import { webhooksEntitlement } from '../domain/accounts/entitlements.ts'
+import { planRequired } from '../frame/index.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
 import { defaultRetryClock } from '../infra/webhook-retry.ts'
 import deliveryRoutes from './webhooks/deliveries.ts'
@@ -25,7 +26,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
 
   app.addHook('onRequest', async (request) => {
     if (request.principal && !webhooksAllowed(request.principal.plan)) {
-      throw new errors.planRequired(`Webhooks need plan pro or above; the account is on ${request.principal.plan}`)
+      throw planRequired(request.principal.accountId, request.principal.plan, webhooksEntitlement)
     }
   })
   const urlPolicy = { requireHttps: app.config.NODE_ENV === 'production', allowPrivateNetworks }

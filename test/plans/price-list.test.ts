@@ -74,6 +74,11 @@ describe('every room says what the price list says', () => {
       expect(write.statusCode).toBe(entry.api_access === 'read_write' ? 200 : 403)
       const hook = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: who.headers, payload: { url: 'https://hooks.example/in' } })
       expect(hook.statusCode === 201).toBe(entry.webhooks)
+      if (!entry.webhooks && entry.api_access !== 'none') {
+        const from = list.plans.find((p) => p.webhooks)!.id
+        const read = await app.inject({ method: 'GET', url: '/v1/webhooks', headers: who.headers })
+        expect(read.json()).toMatchObject({ code: 'plan_required', detail: `The account ${who.accountId} is on plan ${plan}, which does not allow webhooks; plan ${from} and above allow it` })
+      }
 
       // The dashboard's plan text.
       const { cookie } = await signedIn(app, `${plan}-list@example.com`)

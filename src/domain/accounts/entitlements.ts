@@ -84,6 +84,12 @@ export function apiAllows(plan: Plan, access: 'read' | 'write'): boolean {
   return granted === 'read_write' || (granted === 'read' && access === 'read')
 }
 
+/**
+ * What an action needs of the price list beyond API access, in the shape the account frame's
+ * `authorize` takes (`entitlement`), so its plan_required names the account and the cheapest plan.
+ */
+export const webhooksEntitlement = { name: 'webhooks', allows: (plan: Plan) => plans[plan].webhooks }
+
 /** Whether the plan may have the add-on switched on. */
 export function addOnAvailable(plan: Plan, id: AddOnId): boolean {
   return atLeast(plan, addOns[id].availableFrom)
