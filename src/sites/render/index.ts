@@ -40,10 +40,15 @@ export function placePages(site: RenderSite, pages: RenderPage[]): PlacedPage[] 
  */
 export function renderSite(site: RenderSite, pages: RenderPage[]): RenderedFile[] {
   const placed = placePages(site, pages)
+  const byLocale = new Map<string, PlacedPage[]>()
+  for (const p of placed) {
+    const siblings = byLocale.get(p.page.locale)
+    if (siblings) siblings.push(p)
+    else byLocale.set(p.page.locale, [p])
+  }
   const files: RenderedFile[] = []
   for (const p of placed) {
-    const siblings = placed.filter((s) => s.page.locale === p.page.locale)
-    files.push({ path: p.urlPath, contentType: CONTENT_TYPES.html, body: pageHtml(site, p, siblings) })
+    files.push({ path: p.urlPath, contentType: CONTENT_TYPES.html, body: pageHtml(site, p, byLocale.get(p.page.locale)!) })
     files.push({ path: markdownPath(p.urlPath), contentType: CONTENT_TYPES.markdown, body: pageMarkdown(site, p) })
   }
   files.push(

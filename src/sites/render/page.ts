@@ -42,10 +42,19 @@ function firstImage(page: RenderPage): string | undefined {
   return undefined
 }
 
+/**
+ * The main navigation lists at most this many pages of a locale; a page further down adds itself
+ * after them. Listing every page on every page made a site's bytes, and its build, grow with the
+ * square of its pages; crawlers find the rest in sitemap.xml and llms.txt.
+ */
+export const NAVIGATION_PAGES = 50
+
 /** The pages of one locale as the main navigation (home first, then by path). */
 function navigation(placed: PlacedPage, siblings: PlacedPage[]): string {
   const l = LABELS[placed.page.locale]
-  const items = siblings.map((p) => {
+  const listed = siblings.length > NAVIGATION_PAGES ? siblings.slice(0, NAVIGATION_PAGES) : siblings
+  const shown = listed === siblings || listed.includes(placed) ? listed : [...listed, placed]
+  const items = shown.map((p) => {
     const current = p.urlPath === placed.urlPath ? ' aria-current="page"' : ''
     return `<li><a href="${esc(relativePath(placed.urlPath, p.urlPath))}"${current}>${esc(p.page.path === '/' ? l.home : p.page.title)}</a></li>`
   })
