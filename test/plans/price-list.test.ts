@@ -85,6 +85,9 @@ describe('every room says what the price list says', () => {
       const overview = (await app.inject({ method: 'GET', url: '/app', headers: { cookie } })).body
       expect(overview).toContain(`Your plan is <strong>${entry.name}</strong>. REST API access: <strong>${{ none: 'none', read: 'read only', read_write: 'read and write' }[entry.api_access]}</strong>${entry.webhooks ? ', webhooks included' : ''}.`)
       expect(overview).toContain(entry.sites === null ? `plan ${entry.name} allows any number` : `of the ${entry.sites} ${entry.sites === 1 ? 'site' : 'sites'} plan ${entry.name} allows`)
+      const domainText = entry.own_domains === null ? 'unlimited own domains' : entry.own_domains === 0 ? 'none (your sites live on their platform subdomain)' : `${entry.own_domains} own domain${entry.own_domains === 1 ? '' : 's'}`
+      const members = entry.seats === null ? 'unlimited members' : `${entry.seats} member${entry.seats === 1 ? '' : 's'}`
+      expect(overview).toContain(`Own domains: ${domainText}. Members: ${members}. Scheduled SEO report: ${entry.seo_reports === 'none' ? 'none' : `${entry.seo_reports} for each live site`}.`)
     })
   }
 

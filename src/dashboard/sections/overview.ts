@@ -4,7 +4,8 @@ import { loadPricing } from '../../domain/plans.ts'
 import { hourlyLimit, WINDOW_SECONDS } from '../../domain/quota.ts'
 import { html } from '../../infra/html.ts'
 import { siteUsage } from '../../domain/accounts/limits.ts'
-import { siteLimitNotice } from './plan-notice.ts'
+import { entitlementsOf } from '../../domain/accounts/add-ons.ts'
+import { planDetails, plansWithApi, siteLimitNotice } from './plan-notice.ts'
 
 /** GET /app: the plan and this hour's use of the REST quota, shown as a bar. */
 export default async function overviewSection(app: FastifyInstance) {
@@ -21,11 +22,12 @@ export default async function overviewSection(app: FastifyInstance) {
       'overview',
       html`<section class="card" aria-labelledby="plan-h"><h2 id="plan-h">Plan</h2>
 <p>Your plan is <strong>${plan?.name ?? account.plan}</strong>. REST API access: <strong>${plan?.api_access === 'read_write' ? 'read and write' : plan?.api_access === 'read' ? 'read only' : 'none'}</strong>${plan?.webhooks ? ', webhooks included' : ''}.</p>
+${planDetails((await entitlementsOf(app.db, account.id))!)}
 ${siteLimitNotice(await siteUsage(app.db, account.id))}</section>
 <section class="card" aria-labelledby="usage-h"><h2 id="usage-h">Usage this hour</h2>
 ${limit > 0
   ? html`<label for="quota">${used} of ${limit} API requests used; the window resets in ${minutesLeft} min.</label><meter id="quota" min="0" max="${limit}" low="${Math.round(limit * 0.7)}" high="${Math.round(limit * 0.9)}" optimum="0" value="${Math.min(used, limit)}">${used} of ${limit}</meter>`
-  : html`<p>Your plan has no REST API access; plans plus, pro and max do.</p>`}</section>`,
+  : html`<p>Your plan has no REST API access; plans ${plansWithApi.slice(0, -1).join(', ')} and ${plansWithApi.at(-1)} do.</p>`}</section>`,
     )
   })
 }

@@ -1,5 +1,7 @@
-import { cheapestPlan, countOf, planEntitlements, within } from '../../domain/accounts/entitlements.ts'
+import type { AccountLimits } from '../../domain/accounts/add-ons.ts'
+import { addOnTerms, apiAllows, cheapestPlan, countOf, planEntitlements, within } from '../../domain/accounts/entitlements.ts'
 import type { SiteUsage } from '../../domain/accounts/limits.ts'
+import { ADD_ONS, PLANS } from '../../domain/plans.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 
 const sites = (n: number | null) => countOf(n, 'site', 'sites')
@@ -24,3 +26,14 @@ export function siteLimitNotice(usage: SiteUsage): SafeHtml {
   }
   return html`<div class="error" role="alert"><p>Your account has ${sites(usage.sites)}, more than the ${sites(usage.limit)} plan ${plan} allows. Every site stays online as it is, but only the oldest ${usage.limit === 1 ? 'one' : usage.limit} can be published until the account is within its plan: delete ${sites(usage.sites - usage.limit)}, or move to ${upgradeFor(usage.sites)}.</p></div>`
 }
+
+/** What else the account's plan and add-ons include: own domains, members, the scheduled SEO report, the add-ons on. */
+export function planDetails(limits: AccountLimits): SafeHtml {
+  const on = ADD_ONS.filter((id) => limits.addOns[id] !== undefined).map((id) => (addOnTerms(id).perUnit ? `${addOnTerms(id).name} ×${limits.addOns[id]}` : addOnTerms(id).name))
+  const domains = limits.ownDomains === 0 ? 'none (your sites live on their platform subdomain)' : countOf(limits.ownDomains, 'own domain', 'own domains')
+  const report = limits.seoReports === 'none' ? 'none' : `${limits.seoReports} for each live site`
+  return html`<p>Own domains: ${domains}. Members: ${countOf(limits.seats, 'member', 'members')}. Scheduled SEO report: ${report}. Add-ons: ${on.length ? on.join(', ') : 'none'}.</p>`
+}
+
+/** "plus, pro and max": the plans with REST API access, as the price list gives it. */
+export const plansWithApi = PLANS.filter((plan) => apiAllows(plan, 'read'))
