@@ -86,7 +86,7 @@ export const SURE_SIMILARITY = 0.75
 export interface Choice {
   /** The passage that answers: the first confident hit (a hosted site's own pages come first). */
   best: Hit | undefined
-  /** Another passage, from the same source, about as likely meant; the answer asks whether it was. */
+  /** A passage of another page of the same source, about as likely meant; the answer asks whether it was. */
   alternative: Hit | undefined
 }
 
@@ -95,7 +95,8 @@ export function choose(hits: readonly Hit[]): Choice {
   const confident = hits.filter(isConfident)
   const best = confident[0]
   if (!best || best.similarity >= SURE_SIMILARITY) return { best, alternative: undefined }
-  const alternative = confident.find((h) => h !== best && h.passage.siteId === best.passage.siteId && h.score >= CLOSE * best.score)
+  // Another section of the same page is not another meaning: the page answers both.
+  const alternative = confident.find((h) => h.passage.url !== best.passage.url && h.passage.siteId === best.passage.siteId && h.score >= CLOSE * best.score)
   return { best, alternative }
 }
 

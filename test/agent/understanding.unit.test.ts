@@ -90,7 +90,7 @@ describe('understanding questions in visitors’ words', () => {
 })
 
 describe('confidence that adapts', () => {
-  const passage = (title: string, siteId?: string): Passage => ({ siteId, topic: 't', title, pageTitle: title, url: '/x', text: title, keywords: '', suggestion: undefined, seq: 0, questions: [], fact: undefined })
+  const passage = (title: string, siteId?: string, url = `/${title}`): Passage => ({ siteId, topic: 't', title, pageTitle: title, url, text: title, keywords: '', suggestion: undefined, seq: 0, questions: [], fact: undefined })
   const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({ passage: p, score, coverage, similarity })
   const a = passage('A')
   const b = passage('B')
@@ -105,6 +105,8 @@ describe('confidence that adapts', () => {
     // A candidate that does not answer for sure, or comes from another source, is not offered.
     expect(choose([hit(a, 10), hit(b, 9.5, 0.2)]).alternative).toBeUndefined()
     expect(choose([hit(a, 10), hit(passage('C', 'site_x'), 9.5)]).alternative).toBeUndefined()
+    // Another section of the same page is answered by that page.
+    expect(choose([hit(a, 10), hit(passage('A: more', undefined, '/A'), 9.5)]).alternative).toBeUndefined()
   })
 
   it('has nothing to answer with when no passage is confident', () => {
