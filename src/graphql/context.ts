@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { MercuriusContext } from 'mercurius'
 import { webhooksAllowed } from '../domain/webhooks.ts'
+import { errors } from '../errors.ts'
 import type { ApiPrincipal, AuthorizeOptions, Entitlement } from '../frame/index.ts'
 
 /** What every resolver is handed: mercurius's context and who the request speaks for. */
@@ -31,6 +32,7 @@ export const ACCESS = {
  * A refusal fails only the field that asked, so the rest of the answer keeps its data.
  */
 export function allowed(context: GraphqlContext, options: AuthorizeOptions): ApiPrincipal {
+  if (!context.principal) throw new errors.invalidToken('A bearer access token is required')
   context.app.frame.authorize(context.principal, options)
   return context.principal
 }

@@ -23,6 +23,9 @@ export const SCHEMA_FILE = new URL('./schema.graphql', import.meta.url)
 /** GraphiQL loads its scripts and styles from unpkg. */
 const GRAPHIQL_POLICY = { 'script-src': ["'self'", 'https://unpkg.com'], 'style-src': ["'self'", 'https://unpkg.com', "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https://unpkg.com'] }
 
+/** Node marks the request it hands over as an upgrade (a WebSocket handshake). */
+const isUpgrade = (request: FastifyRequest) => (request.raw as { upgrade?: boolean }).upgrade === true
+
 function operationRequested(request: FastifyRequest): string | undefined {
   const given = (request.body as { operationName?: unknown } | undefined)?.operationName ?? (request.query as { operationName?: unknown } | undefined)?.operationName
   return typeof given === 'string' ? given : undefined
@@ -85,8 +88,9 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
       if (request.routeOptions.url?.startsWith(`${path.slice(0, -'/graphql'.length)}/graphiql`)) contentSecurityPolicy(reply, GRAPHIQL_POLICY)
       return
     }
-    // A WebSocket brings its credential in connection_init (subscriptions.ts).
-    if (request.headers.upgrade?.toLowerCase() === 'websocket') return
+    // A WebSocket brings its credential in connection_init (subscriptions.ts). Only a request Node
+    // took as an upgrade is one: an Upgrade header alone does not skip the frame.
+    if (isUpgrade(request)) return
     request.principal = await app.frame.authenticate(request, reply, { audience })
     app.frame.authorize(request.principal, {})
   })
@@ -97,7 +101,7 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
     return payload
   })
   app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.url !== path || !request.principal || request.headers.upgrade) return
+    if (request.routeOptions.url !== path || !request.principal || isUpgrade(request)) return
     if (!app.frame.audit.isWritten(request)) app.frame.audit.record(graphqlAuditEntry(request, { principal: request.principal }, reply.statusCode))
   })
 

@@ -1,3 +1,4 @@
+import { get } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { revokeApiToken } from '../../src/domain/api-tokens.ts'
 import { afterAuditFlush, clientFor, listeningApp, makeAccount, oauthToken, post } from './helpers.ts'
@@ -19,6 +20,17 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
     expect(bad.status).toBe(401)
     expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"')
     expect(bad.body.errors[0].extensions).toEqual({ code: 'UNAUTHENTICATED', reason: 'invalid_token' })
+
+    // An Upgrade header on a plain request does not pass for a WebSocket (whose token comes later).
+    const upgradeHeader = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      get(`${endpoint}?query=${encodeURIComponent('{ viewer { id } }')}`, { headers: { upgrade: 'websocket' } }, (res) => {
+        let body = ''
+        res.on('data', (chunk) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      }).on('error', reject)
+    })
+    expect(upgradeHeader.status).toBe(401)
+    expect(JSON.parse(upgradeHeader.body).errors[0].extensions.code).toBe('UNAUTHENTICATED')
 
     const owner = await makeAccount(app, 'pro')
     await revokeApiToken(app.db, owner.tokenId)
