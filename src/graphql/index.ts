@@ -90,7 +90,7 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
     }
     // A WebSocket brings its credential in connection_init (subscriptions.ts). Only a request Node
     // took as an upgrade is one: an Upgrade header alone does not skip the frame.
-    if (isUpgrade(request)) return
+    if (isUpgrade(request)) return subscriptions.expectInit(request)
     request.principal = await app.frame.authenticate(request, reply, { audience })
     app.frame.authorize(request.principal, {})
   })

@@ -21,6 +21,8 @@ import { eventTopic, type EventFeed, type EventMessage } from './event-feed.ts'
  */
 
 export const RECHECK_MS = 15_000
+/** How long a WebSocket may stay open without a connection_init (graphql-transport-ws: the server closes it). */
+export const INIT_WAIT_MS = 10_000
 /** graphql-transport-ws: the server refuses the connection. */
 const FORBIDDEN = 4403
 const TOO_MANY = 4429
@@ -46,6 +48,7 @@ export class Subscriptions {
   readonly #audience: string
   readonly #feed: EventFeed
   readonly #open = new Set<Connection>()
+  readonly #initialised = new WeakSet<FastifyRequest>()
   #timer: NodeJS.Timeout | undefined
 
   constructor(app: FastifyInstance, audience: string, feed: EventFeed) {
@@ -64,6 +67,14 @@ export class Subscriptions {
     this.#open.clear()
   }
 
+  /** A WebSocket handshake: dropped if no connection_init has come within INIT_WAIT_MS (mercurius waits forever). */
+  expectInit(request: FastifyRequest): void {
+    const timer = setTimeout(() => {
+      if (!this.#initialised.has(request)) request.raw.socket.destroy()
+    }, INIT_WAIT_MS).unref()
+    request.raw.socket.once('close', () => clearTimeout(timer))
+  }
+
   /** mercurius's `subscription.onConnect`: the principal joins the connection's context, or the socket is closed. */
   onConnect(): (this: MercuriusConnection | undefined, message: { payload?: unknown }) => Promise<false | { principal: ApiPrincipal }> {
     const subscriptions = this
@@ -71,6 +82,7 @@ export class Subscriptions {
       const socket = this?.socket
       const request = this?.context?.request
       if (!socket || !request) return false
+      subscriptions.#initialised.add(request)
       const payload = (message.payload ?? {}) as { authorization?: unknown; Authorization?: unknown; headers?: { authorization?: unknown } }
       const given = payload.authorization ?? payload.Authorization ?? payload.headers?.authorization
       const secret = typeof given === 'string' ? given : ''

@@ -4,7 +4,7 @@ import WebSocket from 'ws'
 import { revokeApiToken } from '../../src/domain/api-tokens.ts'
 import { recordEvent } from '../../src/domain/events.ts'
 import { insertLead } from '../../src/domain/leads.ts'
-import { RECHECK_MS } from '../../src/graphql/subscriptions.ts'
+import { INIT_WAIT_MS, RECHECK_MS } from '../../src/graphql/subscriptions.ts'
 import type { App } from '../../src/app.ts'
 import { cleanUpAfter } from '../helpers/cleanup.ts'
 import { onPostgres } from '../helpers/database.ts'
@@ -91,7 +91,7 @@ describe('GraphQL subscriptions over WebSocket (graphql-transport-ws)', () => {
     expect(audit).toEqual([{ operation: 'graphql.Events', method: 'GET', status: 101 }])
   })
 
-  it('closes a connection without a valid token with 4403, and refuses events below pro or without manage:webhooks', async () => {
+  it('closes a connection without a valid token with 4403, and refuses events below pro or without manage:webhooks', { timeout: 60_000 }, async () => {
     const none = connect(ws, undefined)
     expect(await none.closing).toMatchObject({ code: 4403, reason: expect.stringContaining('UNAUTHENTICATED') })
     const bad = connect(ws, 'Bearer wps_tok_nope_nope')
@@ -106,6 +106,12 @@ describe('GraphQL subscriptions over WebSocket (graphql-transport-ws)', () => {
     const readOnly = await makeAccount(app, 'pro', ['read:sites'])
     const noScope = connect(ws, readOnly.headers.authorization).client
     await expect(noScope.iterate({ query: EVENTS })[Symbol.asyncIterator]().next()).rejects.toEqual([expect.objectContaining({ extensions: { code: 'FORBIDDEN', reason: 'insufficient_scope' } })])
+
+    // A socket that never says connection_init is dropped.
+    const silent = new WebSocket(ws, 'graphql-transport-ws')
+    const openedAt = Date.now()
+    await new Promise((resolve) => silent.once('close', resolve))
+    expect(Date.now() - openedAt).toBeGreaterThanOrEqual(INIT_WAIT_MS - 1000)
 
     const pro = await makeAccount(app, 'pro')
     const unknownType = connect(ws, pro.headers.authorization).client
