@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import pg from 'pg'
@@ -136,6 +138,35 @@ export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', 
   return { url, pid: child.pid!, stop: () => stopChild(child) }
 }
 
+/**
+ * A bare Fastify server doing the database work of one route and sending the same bytes and
+ * headers (same-work-server.ts): `sites`, `patch` or `turn`, with that mode's settings.
+ */
+export async function startSameWork(mode: 'sites' | 'patch' | 'turn', databaseUrl: string, settings: Record<string, unknown> & { headers: Record<string, string> }): Promise<Running> {
+  const port = freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'wps-same-work-'))
+  const file = join(dir, 'settings.json')
+  writeFileSync(file, JSON.stringify(settings))
+  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./same-work-server.ts', import.meta.url)), String(port), mode, databaseUrl, file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(`${url}/ready`, child)
+  return {
+    url: `${url}/`,
+    pid: child.pid!,
+    async stop() {
+      await stopChild(child)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The headers of an answer a reference server repeats: all but those of the connection and the moment. */
+export function repeatableHeaders(headers: Headers | Record<string, string | string[] | undefined>): Record<string, string> {
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')] as const)
+  const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
+  return Object.fromEntries(entries.filter(([name]) => !skip.has(name.toLowerCase())))
+}
+
 export interface LoadOptions {
   url: string
   /** The server process, to measure its CPU time per request. */
@@ -188,6 +219,46 @@ export function median(results: LoadResult[]): LoadResult {
   return sorted[Math.floor((sorted.length - 1) / 2)]!
 }
 
+/** The middle value of a list of numbers (the upper one of an even count's two). */
+export function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+/**
+ * Warms every target, then measures them in turn for `rounds` rounds, so a busy moment of a shared
+ * machine falls on all of them alike. Answers each target's results in round order.
+ */
+export async function measureInTurn<K extends string>(targets: Record<K, LoadOptions>, rounds: number): Promise<Record<K, LoadResult[]>> {
+  const names = Object.keys(targets) as K[]
+  for (const name of names) await warm(targets[name])
+  const results = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<K, LoadResult[]>
+  for (let i = 0; i < rounds; i++) for (const name of names) results[name].push(await load(targets[name]))
+  return results
+}
+
+/**
+ * One comparison with its reference, measured in the same rounds: the ratio of the medians by
+ * throughput and by server CPU per request (reference CPU / ours, so higher is better for both),
+ * the per-round ratios, and whether `target` holds for the chosen measure.
+ */
+export function compared(name: string, ours: LoadResult[], reference: LoadResult[], target: { by: 'throughput' | 'cpu'; atLeast: number; p99Below?: number }): string {
+  const byThroughput = median(ours).requestsPerSecond / median(reference).requestsPerSecond
+  const cpuOurs = middle(ours.map((r) => r.cpuPerRequest ?? NaN))
+  const cpuReference = middle(reference.map((r) => r.cpuPerRequest ?? NaN))
+  const byCpu = cpuReference / cpuOurs
+  const ratio = target.by === 'throughput' ? byThroughput : byCpu
+  const perRound = ours.map((r, i) => (target.by === 'throughput' ? r.requestsPerSecond / reference[i]!.requestsPerSecond : (reference[i]!.cpuPerRequest ?? NaN) / (r.cpuPerRequest ?? NaN)).toFixed(2)).join(', ')
+  const p99 = median(ours).p99
+  const p99Met = target.p99Below === undefined || p99 < target.p99Below
+  const met = ratio >= target.atLeast && p99Met
+  return (
+    `${name}: ${byThroughput.toFixed(2)}x the reference's req/s (${median(ours).requestsPerSecond.toFixed(0)} / ${median(reference).requestsPerSecond.toFixed(0)}), ` +
+    `${byCpu.toFixed(2)}x by CPU (${cpuOurs.toFixed(0)} / ${cpuReference.toFixed(0)} µs per request); by round ${perRound}; ` +
+    `target ${target.by === 'throughput' ? 'req/s' : 'CPU'} >= ${target.atLeast.toFixed(2)}x${target.p99Below === undefined ? '' : `, p99 ${p99} ms < ${target.p99Below} ms`}: ${met ? 'met' : 'NOT met'}`
+  )
+}
+
 /** Warms a target up briefly so JIT and pools are hot before the measured run. */
 export async function warm(options: LoadOptions): Promise<void> {
   await load({ ...options, durationSeconds: 2 })
@@ -196,7 +267,7 @@ export async function warm(options: LoadOptions): Promise<void> {
 export function report(title: string, baseline: LoadResult, rows: Array<{ name: string; result: LoadResult; unit?: string }>): void {
   const cpu = (r: LoadResult) => (r.cpuPerRequest == null ? '' : `  cpu ${r.cpuPerRequest.toFixed(1).padStart(6)} µs/req (ratio ${baseline.cpuPerRequest ? (baseline.cpuPerRequest / r.cpuPerRequest).toFixed(2) : '-'})`)
   const line = (name: string, r: LoadResult, unit = 'req/s') =>
-    `${name.padEnd(36)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}${cpu(r)}  non-2xx ${r.non2xx}  errors ${r.errors}`
+    `${name.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}${cpu(r)}  non-2xx ${r.non2xx}  errors ${r.errors}`
   console.log(`\n${title}`)
   console.log(line('bare Fastify hello-world (baseline)', baseline))
   for (const row of rows) console.log(line(row.name, row.result, row.unit))

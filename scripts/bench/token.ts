@@ -1,6 +1,6 @@
 // jwt-bearer token issuance (POST /oauth/token, RFC 7523) on real PostgreSQL, beside jose's raw
-// RS256 signing rate measured in the same run, and the bare Fastify hello-world.
-// Target: token issuance at 80 % or more of the raw signing rate.
+// RS256 signing measured in the same rounds, and the bare Fastify hello-world.
+// Target: by CPU, a token costs at most 1/0.85 of a raw signature (85 % efficiency).
 import { SignJWT, generateKeyPair } from 'jose'
 import { load, report, startBaseline, startService, warm, type LoadResult } from './lib.ts'
 
@@ -81,11 +81,11 @@ try {
     { name: 'jose RS256 sign, raw (in-process)', result: asResult(raw), unit: 'sig/s' },
     { name: 'POST /oauth/token jwt-bearer', result: tokens, unit: 'tok/s' },
   ])
-  console.log(`\njwt-bearer issuance reaches ${((tokens.requestsPerSecond / raw.perSecond) * 100).toFixed(1)} % of jose's raw RS256 signing rate (target 80 %)`)
+  console.log(`\njwt-bearer issuance reaches ${((tokens.requestsPerSecond / raw.perSecond) * 100).toFixed(1)} % of jose's raw RS256 signing rate`)
   // CPU per token against CPU per raw signature does not depend on what else the machine runs.
   const medianCpu = median(issued, (r) => r.cpuPerRequest ?? 0).cpuPerRequest
   const rawCpu = median(raws, (r) => r.cpuPerSignature).cpuPerSignature
-  if (medianCpu) console.log(`CPU per token ${medianCpu.toFixed(0)} µs against ${rawCpu.toFixed(0)} µs per raw signature: ${((rawCpu / medianCpu) * 100).toFixed(1)} % efficiency`)
+  if (medianCpu) console.log(`jwt-bearer token: CPU per token ${medianCpu.toFixed(0)} µs against ${rawCpu.toFixed(0)} µs per raw signature: ${((rawCpu / medianCpu) * 100).toFixed(1)} % efficiency (target >= 85 %): ${rawCpu / medianCpu >= 0.85 ? 'met' : 'NOT met'}`)
 } finally {
   await service.stop()
   await baseline.stop()
