@@ -65,7 +65,8 @@ try {
     for (let b = 0; b < BLOCKS_PER_PAGE; b++) await api('POST', `/v1/pages/${page.id}/blocks`, { type: 'text', content: { markdown: `Block ${b} of page ${p}: ${'lorem ipsum '.repeat(10)}` } })
   }
 
-  const graphql = (query: string, variables: Record<string, unknown> = {}) => ({ url: `${service.url}/v1/graphql`, pid: service.pid, connections, method: 'POST', headers, body: JSON.stringify({ query, variables }) })
+  // As clients send them: `variables` only for an operation that has some.
+  const graphql = (query: string, variables?: Record<string, unknown>) => ({ url: `${service.url}/v1/graphql`, pid: service.pid, connections, method: 'POST', headers, body: JSON.stringify(variables ? { query, variables } : { query }) })
   const siteQuery = graphql(SITE_WITH_PAGES, { id: siteId })
   const sitesQuery = graphql(SITES)
   const check = async (target: { body: string }, expect: (data: any) => boolean) => {
