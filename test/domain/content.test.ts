@@ -6,6 +6,7 @@ import { dnsResolver } from '../../src/domain/dns-verify.ts'
 import { addDomain, deleteDomain, getAccountDomain, parseHostname, verifyDomain } from '../../src/domain/domains.ts'
 import { createPage, updatePage } from '../../src/domain/pages.ts'
 import { assistantEnabledOn, createAccountSite, createSite, deleteAccountSite, findSiteByHostname, getAccountSite, updateAccountSite } from '../../src/domain/sites.ts'
+import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 
@@ -13,6 +14,10 @@ const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } 
 const dns = await startDnsServer()
 afterAll(() => dns.close())
 const own = ['platform.test']
+// Sites are made within their account's plan: the accounts exist, on a plan without a site limit, and
+// acct_a's sites may run the assistant.
+await app.db.insertInto('accounts').values([{ id: 'acct_a', plan: 'max' }, { id: 'acct_b', plan: 'max' }]).execute()
+await setAddOn(app.db, { accountId: 'acct_a', addOn: 'ai_sales_assistant', on: true })
 
 /** A registry error with this wire code (and status); @fastify/error keeps codes upper-cased. */
 const coded = (code: string, status?: number) => (e: unknown) => (e as { code?: string }).code?.toLowerCase() === code && (status === undefined || (e as { statusCode?: number }).statusCode === status)
