@@ -24,6 +24,8 @@ export const errors = {
   planRequired: createError('plan_required', '%s', 403),
   planLimit: createError('plan_limit', '%s', 403),
   insufficientScope: createError('insufficient_scope', '%s', 403),
+  /** The member's role (owner, editor, viewer) does not allow the action. */
+  roleRequired: createError('role_required', '%s', 403),
   /** An agent nobody has claimed yet asked for an account's data. */
   claimRequired: createError('claim_required', '%s', 403),
   notFound: createError('not_found', '%s', 404),

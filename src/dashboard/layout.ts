@@ -1,3 +1,4 @@
+import type { Role } from '../domain/accounts/members.ts'
 import { html, raw, type SafeHtml } from '../infra/html.ts'
 
 const SECTIONS = [
@@ -7,10 +8,21 @@ const SECTIONS = [
   ['leads', '/app/leads', 'Leads'],
   ['tokens', '/app/tokens', 'API tokens'],
   ['webhooks', '/app/webhooks', 'Webhooks'],
+  ['members', '/app/members', 'Members'],
   ['audit', '/app/audit-log', 'Audit log'],
+  ['accounts', '/app/accounts', 'Accounts'],
 ] as const
 
 export type Section = (typeof SECTIONS)[number][0]
+
+/** Sections only an account's owners open (DESIGN.md 12): the others are not offered to the rest. */
+export const OWNER_SECTIONS: ReadonlySet<Section> = new Set(['webhooks', 'members', 'audit'])
+
+/** Who is looking: the person and their role in the account they chose. */
+export interface Viewer {
+  email: string
+  role: Role
+}
 
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f8fafc}
 a{color:#1d4ed8}header{background:#1e293b;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
@@ -46,10 +58,11 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 code{overflow-wrap:anywhere}}`
 
 /**
- * A dashboard page: navigation, sign-out (a form posting to /signout with the CSRF token), a
+ * A dashboard page: navigation (the sections the person's role opens), who is signed in with their role, sign-out (a form posting to /signout with the CSRF token), a
  * flash line and the section's content; no script but the copy button's.
  */
-export function layout(title: string, section: Section, email: string, csrf: string, body: SafeHtml, flash?: { notice?: string; error?: string }): string {
+export function layout(title: string, section: Section, viewer: Viewer, csrf: string, body: SafeHtml, flash?: { notice?: string; error?: string }): string {
+  const sections = SECTIONS.filter(([id]) => viewer.role === 'owner' || !OWNER_SECTIONS.has(id))
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -62,8 +75,8 @@ export function layout(title: string, section: Section, email: string, csrf: str
 <body>
 <header>
 <span class="brand">Web Presence</span>
-<nav aria-label="Dashboard sections"><ul>${SECTIONS.map(([id, href, label]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
-<span class="who">${email}</span>
+<nav aria-label="Dashboard sections"><ul>${sections.map(([id, href, label]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
+<span class="who">${viewer.email} (${viewer.role})</span>
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="signout">Sign out</button></form>
 </header>
 <main>

@@ -1,14 +1,17 @@
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { Role } from '../domain/accounts/members.ts'
 import { webCookieNames } from '../domain/web-sessions.ts'
 import { classify, logFailure } from '../errors.ts'
 import type { SessionPrincipal } from '../frame/index.ts'
 import { html, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited.ts'
 import { layout, type Section } from './layout.ts'
+import accountsSection from './sections/accounts.ts'
 import auditLogSection from './sections/audit-log.ts'
+import membersSection from './sections/members.ts'
 import conversationsSection from './sections/conversations.ts'
 import leadsSection from './sections/leads.ts'
 import overviewSection from './sections/overview.ts'
@@ -48,6 +51,13 @@ const NOTICES: Record<string, string> = {
   'test-sent': 'A test event was queued.',
   replayed: 'The delivery was queued again.',
   'window-replayed': 'The events of that window were queued again.',
+  invited: 'The invitation was mailed. The link works once, for 7 days.',
+  'invitation-withdrawn': 'The invitation was withdrawn; its link no longer works.',
+  'role-changed': 'The role was changed.',
+  'member-removed': 'The member was removed, and their API tokens of this account revoked.',
+  switched: 'You are now working in the account you chose.',
+  left: 'You left the account.',
+  joined: 'You joined the account. Welcome!',
 }
 
 const TITLES: Record<number, string> = { 400: 'Something is wrong with this request', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many attempts' }
@@ -74,6 +84,10 @@ export default async function dashboardPages(app: FastifyInstance) {
       return reply.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}`, 303)
     }
     request.person = person
+    // The member's role, in the account chosen in this browser: reading is every member's, a
+    // change an editor's; a route or section that needs more or less says so in `config.role`.
+    const role = request.routeOptions.config?.role ?? (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor')
+    app.frame.authorize(person, { role })
   })
   // generateCsrf makes a new secret (and cookie) on every call while the browser has none yet.
   const formTokens = new WeakMap<FastifyReply, string>()
@@ -85,7 +99,8 @@ export default async function dashboardPages(app: FastifyInstance) {
   app.decorateReply('page', async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
     const done = (this.request.query as { done?: string } | undefined)?.done
     const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
-    return this.type('text/html; charset=utf-8').send(layout(title, section, this.request.person.email, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }))
+    const { email, role } = this.request.person
+    return this.type('text/html; charset=utf-8').send(layout(title, section, { email, role }, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }))
   })
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const classified = classify(error)
@@ -109,5 +124,18 @@ export default async function dashboardPages(app: FastifyInstance) {
     reply.header('cache-control', 'private, max-age=300').type('text/javascript; charset=utf-8').send(copyScript),
   )
 
-  for (const section of [overviewSection, sitesSection, reportsSection, conversationsSection, leadsSection, tokensSection, webhooksSection, auditLogSection]) await app.register(section)
+  for (const section of [overviewSection, sitesSection, reportsSection, conversationsSection, leadsSection, accountsSection]) await app.register(section)
+  // Every member manages their own API tokens (an owner everyone's), a viewer included.
+  await app.register(withRole('viewer', [tokensSection]))
+  await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection]))
+}
+
+/** Sections whose routes need `role` unless a route says otherwise. */
+function withRole(role: Role, sections: FastifyPluginAsync[]): FastifyPluginAsync {
+  return async (app) => {
+    app.addHook('onRoute', (route) => {
+      route.config = { ...route.config, role: route.config?.role ?? role } as typeof route.config
+    })
+    for (const section of sections) await app.register(section)
+  }
 }

@@ -18,6 +18,8 @@ export type ApiTokenRow = Selectable<ApiTokensTable>
 
 export interface ApiToken {
   id: string
+  /** The member who made it, whose role it acts with; null for a token the operator made. */
+  user_id: string | null
   name: string
   scopes: ApiScope[]
   created_at: string
@@ -28,6 +30,7 @@ export interface ApiToken {
 export function toApiToken(row: ApiTokenRow): ApiToken {
   return {
     id: row.id,
+    user_id: row.user_id,
     name: row.name,
     scopes: row.scopes.split(' ').filter(Boolean) as ApiScope[],
     created_at: row.created_at.toISOString(),
@@ -52,6 +55,8 @@ function newSecret(id: string): string {
 
 export interface NewApiToken {
   accountId: string
+  /** The member who makes it; absent for a token the operator makes for the account. */
+  userId?: string | null
   name: string
   scopes: readonly string[]
   expiresAt?: Date | null
@@ -66,6 +71,7 @@ export async function createApiToken(db: Db, input: NewApiToken): Promise<{ toke
     .values({
       id,
       account_id: input.accountId,
+      user_id: input.userId ?? null,
       name: input.name,
       scopes: [...new Set(input.scopes)].join(' '),
       secret_hash: sha256Hex(secret),
@@ -76,8 +82,17 @@ export async function createApiToken(db: Db, input: NewApiToken): Promise<{ toke
   return { token: toApiToken(row), secret, row }
 }
 
-export async function listApiTokens(db: Db, accountId: string, limit: number, offset: number): Promise<{ rows: ApiToken[]; total: number }> {
-  const base = db.selectFrom('api_tokens').where('account_id', '=', accountId).where('revoked_at', 'is', null)
+/**
+ * Whose tokens a member may see and manage: an owner every token of the account, anyone else only
+ * their own (DESIGN.md 12). Undefined: all of them.
+ */
+export function tokenHolder(member: { role: string; userId: string | null }): string | undefined {
+  return member.role === 'owner' ? undefined : (member.userId ?? undefined)
+}
+
+export async function listApiTokens(db: Db, accountId: string, limit: number, offset: number, holder?: string): Promise<{ rows: ApiToken[]; total: number }> {
+  let base = db.selectFrom('api_tokens').where('account_id', '=', accountId).where('revoked_at', 'is', null)
+  if (holder) base = base.where('user_id', '=', holder)
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
@@ -85,9 +100,10 @@ export async function listApiTokens(db: Db, accountId: string, limit: number, of
   return { rows: rows.map(toApiToken), total: Number(count.n) }
 }
 
-/** A live token of the account, locked for a change when `forUpdate`. */
-export async function findApiToken(db: Db, accountId: string, id: string, forUpdate = false): Promise<ApiTokenRow | undefined> {
+/** A live token of the account (of `holder` only, when given), locked for a change when `forUpdate`. */
+export async function findApiToken(db: Db, accountId: string, id: string, forUpdate = false, holder?: string): Promise<ApiTokenRow | undefined> {
   let query = db.selectFrom('api_tokens').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('revoked_at', 'is', null)
+  if (holder) query = query.where('user_id', '=', holder)
   if (forUpdate) query = query.forUpdate()
   return query.executeTakeFirst()
 }

@@ -16,6 +16,8 @@ export interface AuditEntry {
   accountId: string
   tokenId: string | null
   clientId: string | null
+  /** The member who acted; null (or absent) for the operator's tokens. */
+  userId?: string | null
   operation: string
   method: string
   path: string
@@ -33,6 +35,7 @@ export function auditRecord(entry: AuditEntry): AuditRecord {
     account_id: entry.accountId,
     token_id: entry.tokenId,
     client_id: entry.clientId,
+    user_id: entry.userId ?? null,
     operation: entry.operation,
     method: entry.method,
     path: entry.path,
@@ -50,9 +53,9 @@ export function auditRecord(entry: AuditEntry): AuditRecord {
 export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promise<void> {
   if (!records.length) return
   const column = <K extends keyof AuditRecord>(key: K) => records.map((record) => record[key] ?? null)
-  await sql`insert into audit_log (id, at, account_id, token_id, client_id, operation, method, path, status, request_id, ip)
+  await sql`insert into audit_log (id, at, account_id, token_id, client_id, user_id, operation, method, path, status, request_id, ip)
     select * from unnest(${column('id')}::text[], ${column('at')}::timestamptz[], ${column('account_id')}::text[], ${column('token_id')}::text[],
-      ${column('client_id')}::text[], ${column('operation')}::text[], ${column('method')}::text[], ${column('path')}::text[],
+      ${column('client_id')}::text[], ${column('user_id')}::text[], ${column('operation')}::text[], ${column('method')}::text[], ${column('path')}::text[],
       ${column('status')}::int[], ${column('request_id')}::text[], ${column('ip')}::text[])`.execute(db)
 }
 
@@ -60,6 +63,8 @@ export interface AuditFilter {
   since?: Date
   until?: Date
   tokenId?: string
+  /** The member who acted (`usr_…`). */
+  userId?: string
   operation?: string
 }
 
@@ -69,6 +74,7 @@ export async function listAuditRecords(db: Db, accountId: string, filter: AuditF
   if (filter.since) base = base.where('at', '>=', filter.since)
   if (filter.until) base = base.where('at', '<', filter.until)
   if (filter.tokenId) base = base.where('token_id', '=', filter.tokenId)
+  if (filter.userId) base = base.where('user_id', '=', filter.userId)
   if (filter.operation) base = base.where('operation', '=', filter.operation)
   const countAll = async () => Number((await base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
   const [rows, total] = await Promise.all([

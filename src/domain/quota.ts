@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { ApiTokenRow } from './api-tokens.ts'
+import type { Role } from './accounts/members.ts'
 import { PLANS, type Plan } from './plans.ts'
 import { apiAllows, planEntitlements } from './accounts/entitlements.ts'
 
@@ -81,12 +82,12 @@ export async function addRequests(db: Db, accountId: string, start: Date, count:
  * only when the token is live and the secret's hash matches one of its hashes; the caller still
  * decides with `checkApiToken` (constant-time, with the reason for the log), so this gate only
  * keeps a wrong secret from spending an account's hour. `charge` is undefined when nothing was
- * charged.
+ * charged. `role` is the role of the member who made the token (null when they left the account).
  */
-export async function chargeApiToken(db: Db, tokenId: string, presented: string, now = Date.now()): Promise<{ token: ApiTokenRow | undefined; charge: Charge | undefined }> {
+export async function chargeApiToken(db: Db, tokenId: string, presented: string, now = Date.now()): Promise<{ token: ApiTokenRow | undefined; charge: Charge | undefined; role: Role | null }> {
   const start = windowStart(now)
   const hash = sha256Hex(presented)
-  const result = await sql<ApiTokenRow & ChargeRow>`
+  const result = await sql<ApiTokenRow & ChargeRow & { member_role: Role | null }>`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     token as (select * from api_tokens where id = ${tokenId}),
     account as (
@@ -95,11 +96,13 @@ export async function chargeApiToken(db: Db, tokenId: string, presented: string,
         and (token.secret_hash = ${hash} or (token.previous_secret_hash = ${hash} and token.previous_expires_at > now()))
     ),
     ${counting(start)}
-    select token.*, account.plan, account.quota_override, counted.used from token left join account on true left join counted on true`.execute(db)
+    select token.*, account.plan, account.quota_override, counted.used,
+      (select m.role from account_members m where m.account_id = token.account_id and m.user_id = token.user_id) as member_role
+    from token left join account on true left join counted on true`.execute(db)
   const row = result.rows[0]
-  if (!row) return { token: undefined, charge: undefined }
-  const { plan, quota_override, used, ...token } = row
-  return { token, charge: chargeOfRow({ plan, quota_override, used }, start) }
+  if (!row) return { token: undefined, charge: undefined, role: null }
+  const { plan, quota_override, used, member_role: role, ...token } = row
+  return { token, charge: chargeOfRow({ plan, quota_override, used }, start), role }
 }
 
 /** Requests counted in the current window, without counting one. */

@@ -467,9 +467,15 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
 
 const failingDays = (clock: RetryClock) => Math.round(clock.disableAfterMs / 86_400_000)
 
-/** Tells the account's people that an endpoint was turned off after failing for days. */
+/** Tells the account's owners (who manage webhooks) that an endpoint was turned off after failing for days. */
 async function mailDisabled(deps: WebhookDeps, endpoint: Pick<EndpointRow, 'id' | 'account_id' | 'url'>): Promise<void> {
-  const users = await deps.db.selectFrom('users').select(['id', 'email_sealed']).where('account_id', '=', endpoint.account_id).execute()
+  const users = await deps.db
+    .selectFrom('account_members')
+    .innerJoin('users', 'users.id', 'account_members.user_id')
+    .select(['users.id', 'users.email_sealed'])
+    .where('account_members.account_id', '=', endpoint.account_id)
+    .where('account_members.role', '=', 'owner')
+    .execute()
   const days = failingDays(deps.clock)
   for (const user of users) {
     try {

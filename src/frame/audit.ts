@@ -9,6 +9,7 @@ export function auditEntry(request: FastifyRequest, principal: Principal, status
     accountId: principal.accountId,
     tokenId: principal.tokenId,
     clientId: principal.clientId,
+    userId: principal.userId,
     operation: operation ?? (request.routeOptions.config as { operation?: string }).operation ?? 'unknown',
     method: request.method,
     path: request.routeOptions.url ?? request.url.split('?')[0] ?? '',

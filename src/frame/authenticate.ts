@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { apiTokenIdOf, checkApiToken, looksLikeApiToken, type ApiTokenRow, type SecretCheck } from '../domain/api-tokens.ts'
+import { apiTokenIdOf, checkApiToken, looksLikeApiToken, type SecretCheck } from '../domain/api-tokens.ts'
 import { changeSequence } from '../domain/accounts/changes.ts'
 import { chargeApiToken, type Charge } from '../domain/quota.ts'
 import { chargeAccount, QuotaTally } from '../domain/quota-tally.ts'
 import { errors, withHeaders } from '../errors.ts'
 import { challenge, resourceMetadataUrl, verifyBearer, type BearerAuth } from '../infra/bearer.ts'
 import { LastUsedRecorder } from './last-used.ts'
+import { MemberRoles } from './member-roles.ts'
 import type { ApiPrincipal } from './principal.ts'
 import { setRateLimitHeaders } from './rate-limit-headers.ts'
-import { ApiTokenCache } from './token-cache.ts'
+import { ApiTokenCache, type TokenReading } from './token-cache.ts'
+import type { Role } from '../domain/accounts/members.ts'
 
 export interface AuthenticateOptions {
   /** The resource the credential must be for: `${API_URL}/v1`, `${BASE_URL}/mcp`. */
@@ -37,11 +39,13 @@ export class Authenticator {
   readonly tally: QuotaTally
   readonly #tokens = new ApiTokenCache()
   readonly #lastUsed: LastUsedRecorder
+  readonly #members: MemberRoles
 
   constructor(app: FastifyInstance) {
     this.#app = app
     this.tally = new QuotaTally(app.db, app.log)
     this.#lastUsed = new LastUsedRecorder(app.db, app.log)
+    this.#members = new MemberRoles(app.db)
   }
 
   /**
@@ -58,16 +62,23 @@ export class Authenticator {
     return principal
   }
 
+  /**
+   * A token acts as the member who made it, with their role as it is now (a token the operator
+   * made for the account acts as its owner); a member who left the account takes their tokens'
+   * access with them.
+   */
   async #apiToken(request: FastifyRequest, secret: string, audience: string): Promise<ApiPrincipal> {
-    const { checked, charge } = await this.#checkAndCharge(secret)
+    const { checked, charge, role: memberRole } = await this.#checkAndCharge(secret)
     if (!checked.ok) {
       request.log.info({ reason: checked.reason }, 'API token refused')
       throw invalidToken(audience, REASONS[checked.reason])
     }
     const { token } = checked
     if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
+    const role: Role | null = token.user_id === null ? 'owner' : memberRole
+    if (!role) throw invalidToken(audience, 'The member who made this API token no longer belongs to the account')
     this.#lastUsed.used(token.id, token.last_used_at)
-    return { kind: 'api_token', accountId: token.account_id, plan: charge.plan, scopes: token.scopes.split(' '), quota: charge, audience, tokenId: token.id, clientId: null }
+    return { kind: 'api_token', accountId: token.account_id, plan: charge.plan, scopes: token.scopes.split(' '), quota: charge, audience, tokenId: token.id, clientId: null, userId: token.user_id, role }
   }
 
   /**
@@ -76,24 +87,24 @@ export class Authenticator {
    * is read and the account charged in one statement (which charges only for a live, matching
    * secret, so a wrong one cannot spend an account's hour), and the answer kept for the next calls.
    */
-  async #checkAndCharge(secret: string): Promise<{ checked: SecretCheck; charge: Charge | undefined }> {
+  async #checkAndCharge(secret: string): Promise<{ checked: SecretCheck; charge: Charge | undefined; role: Role | null }> {
     const tokenId = apiTokenIdOf(secret)
-    if (!tokenId) return { checked: { ok: false, reason: 'malformed' }, charge: undefined }
+    if (!tokenId) return { checked: { ok: false, reason: 'malformed' }, charge: undefined, role: null }
     const cached = this.#tokens.get(tokenId)
-    const cachedCheck = cached && checkApiToken(cached, secret)
+    const cachedCheck = cached && checkApiToken(cached.row, secret)
     const local = cachedCheck?.ok ? this.tally.charge(cachedCheck.token.account_id) : undefined
     // A refusal is never taken from the cache: the secret may have been rotated elsewhere a moment ago.
-    if (cachedCheck && local) return { checked: cachedCheck, charge: local }
+    if (cached && cachedCheck && local) return { checked: cachedCheck, charge: local, role: cached.role }
     const seen = changeSequence()
     const found = await chargeApiToken(this.#app.db, tokenId, secret)
     const checked = checkApiToken(found.token, secret)
-    if (checked.ok) this.#remember(checked.token, found.charge, seen)
-    return { checked, charge: found.charge }
+    if (checked.ok) this.#remember({ row: checked.token, role: found.role }, found.charge, seen)
+    return { checked, charge: found.charge, role: found.role }
   }
 
-  #remember(token: ApiTokenRow, charge: Charge | undefined, seen: number): void {
-    this.#tokens.remember(token, seen)
-    if (charge) this.tally.remember(token.account_id, charge, Date.now(), seen)
+  #remember(reading: TokenReading, charge: Charge | undefined, seen: number): void {
+    this.#tokens.remember(reading, seen)
+    if (charge) this.tally.remember(reading.row.account_id, charge, Date.now(), seen)
   }
 
   async #oauth(request: FastifyRequest, audience: string): Promise<ApiPrincipal> {
@@ -101,9 +112,10 @@ export class Authenticator {
     request.auth = auth
     // An agent no person has claimed yet has no account to act for.
     if (!auth.accountId) throw invalidToken(audience, 'The access token does not act for an account')
-    const charge = await chargeAccount(this.#app.db, this.tally, auth.accountId)
+    const [charge, acting] = await Promise.all([chargeAccount(this.#app.db, this.tally, auth.accountId), this.#members.of(auth.accountId, auth.subject)])
     if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
-    return { kind: 'oauth', accountId: auth.accountId, plan: charge.plan, scopes: auth.scopes, quota: charge, audience, tokenId: null, clientId: auth.clientId, subject: auth.subject }
+    if (!acting) throw invalidToken(audience, 'The person of this access token no longer belongs to the account')
+    return { kind: 'oauth', accountId: auth.accountId, plan: charge.plan, scopes: auth.scopes, quota: charge, audience, tokenId: null, clientId: auth.clientId, subject: auth.subject, ...acting }
   }
 
   async close(): Promise<void> {

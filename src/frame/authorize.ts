@@ -3,6 +3,8 @@ import { apiAllows } from '../domain/accounts/entitlements.ts'
 import { errors, withHeaders } from '../errors.ts'
 import { challenge, resourceMetadataUrl } from '../infra/bearer.ts'
 import type { Principal } from './principal.ts'
+import { assertRole } from './roles.ts'
+import type { Role } from '../domain/accounts/members.ts'
 import { secondsUntilReset } from './rate-limit-headers.ts'
 
 /**
@@ -35,6 +37,11 @@ export interface AuthorizeOptions {
   access?: 'read' | 'write'
   /** Something more the account's plan must allow. */
   entitlement?: Entitlement
+  /**
+   * The least role of the member the action needs; without it the owner for webhooks, an editor
+   * for a change (`access: 'write'`), a viewer for a read (src/frame/roles.ts).
+   */
+  role?: Role
 }
 
 /** The registry's plan_required, naming the account, its plan and the cheapest plan that allows the action. */
@@ -47,9 +54,10 @@ export function planRequired(accountId: string, plan: Plan, entitlement: Entitle
 /**
  * Whether the principal may make this call, in the order of DESIGN.md 7: the plan's API access
  * (403 plan_required), the hour's budget (429 rate_limited with Retry-After), the scope (403
- * insufficient_scope with its challenge), a change on a read-only plan (403 plan_required), then
- * the entitlement. A signed-in person (the dashboard) has no budget and no scopes: only the
- * entitlement is asked. Refusals are thrown, carrying their headers.
+ * insufficient_scope with its challenge), a change on a read-only plan (403 plan_required), the
+ * member's role (403 role_required), then the entitlement. A signed-in person (the dashboard) has
+ * no budget and no scopes: their role and the entitlement are asked. Refusals are thrown, carrying
+ * their headers.
  */
 export function authorize(principal: Principal, options: AuthorizeOptions, access: ApiAccess = planApiAccess): void {
   const { accountId, plan } = principal
@@ -67,5 +75,6 @@ export function authorize(principal: Principal, options: AuthorizeOptions, acces
     }
     if (options.access === 'write' && !access.write.allows(plan)) throw planRequired(accountId, plan, access.write)
   }
+  assertRole(accountId, principal.role, options)
   if (options.entitlement && !options.entitlement.allows(plan)) throw planRequired(accountId, plan, options.entitlement)
 }

@@ -8,11 +8,14 @@
  *   guard) and one call charged against the account's hour (`principal.quota`). Given a reply, the
  *   rate-limit headers are set on it. A bad or missing credential throws 401 invalid_token with its
  *   WWW-Authenticate challenge.
- * - `session(request)` → `SessionPrincipal | undefined`: the person signed in on this browser
- *   (dashboard; no budget, no scopes). The room must have registered @fastify/cookie.
- * - `authorize(principal, { scope?, access?: 'read' | 'write', entitlement? })`: throws 403
+ * - `session(request)` → `SessionPrincipal | undefined`: the person signed in on this browser, in
+ *   the account they chose there, with their role in it (dashboard; no budget, no scopes).
+ *   Every principal names the member who acts (`userId`) and their `role`. The room must have registered @fastify/cookie.
+ * - `authorize(principal, { scope?, access?: 'read' | 'write', role?, entitlement? })`: throws 403
  *   plan_required (naming the account, its plan and the plan that allows it), 429 rate_limited
- *   with Retry-After, 403 insufficient_scope with its challenge. `entitlement` is anything of the
+ *   with Retry-After, 403 insufficient_scope with its challenge, 403 role_required when the
+ *   member's role (`principal.role`: owner, editor, viewer) is below what the action needs (given
+ *   as `role`, else the owner for webhooks, an editor for a write, a viewer for a read). `entitlement` is anything of the
  *   price list the action needs (an `Entitlement`); the plugin option `apiAccess` is where the
  *   entitlements of the price list plug in for API access itself.
  * - `setRateLimitHeaders(reply, principal.quota)`: the budget headers, for any HTTP room;
@@ -35,6 +38,7 @@ import { AuditTrail, withAudit } from './audit.ts'
 import { Authenticator, type AuthenticateOptions } from './authenticate.ts'
 import { authorize, planApiAccess, type ApiAccess, type AuthorizeOptions } from './authorize.ts'
 import type { ApiPrincipal, Principal, SessionPrincipal } from './principal.ts'
+import type { Role } from '../domain/accounts/members.ts'
 import { setRateLimitHeaders } from './rate-limit-headers.ts'
 
 export type { AuditEntry } from '../domain/audit-log.ts'
@@ -58,6 +62,10 @@ export interface AccountFrame {
 declare module 'fastify' {
   interface FastifyInstance {
     frame: AccountFrame
+  }
+  interface FastifyContextConfig {
+    /** The least role of the member a route needs, where the room's default does not fit (`authorize`'s `role`). */
+    role?: Role
   }
   interface FastifyRequest {
     /** Who an API call speaks for: set by the room from `app.frame.authenticate` before its routes run. */

@@ -1,3 +1,4 @@
+import type { Role } from '../domain/accounts/members.ts'
 import type { Plan } from '../domain/plans.ts'
 import type { Charge } from '../domain/quota.ts'
 
@@ -7,7 +8,14 @@ export type Principal = ApiPrincipal | SessionPrincipal
 /** A caller of an API room (/v1, /mcp, GraphQL): charged one call against its account's hour. */
 export type ApiPrincipal = ApiTokenPrincipal | OAuthPrincipal
 
-interface Charged {
+/** The member who acts, and what their role allows (`authorize` asks it). */
+interface Acting {
+  /** The person (`usr_…`); null for a token the operator made for the account, which acts as its owner. */
+  userId: string | null
+  role: Role
+}
+
+interface Charged extends Acting {
   accountId: string
   plan: Plan
   scopes: readonly string[]
@@ -33,11 +41,12 @@ export interface OAuthPrincipal extends Charged {
   subject: string
 }
 
-/** A person signed in to the dashboard: no token, no hourly budget. */
-export interface SessionPrincipal {
+/** A person signed in to the dashboard, acting in the account chosen in this browser: no token, no hourly budget. */
+export interface SessionPrincipal extends Acting {
   kind: 'session'
   /** The person (`usr_…`). */
   id: string
+  userId: string
   accountId: string
   plan: Plan
   email: string

@@ -38,6 +38,7 @@ export function graphqlAuditEntry(request: FastifyRequest, context: Pick<Graphql
     accountId: principal.accountId,
     tokenId: principal.tokenId,
     clientId: principal.clientId,
+    userId: principal.userId,
     operation: context.operation === undefined ? operationOf(request) : `graphql.${context.operation}`,
     method: request.method,
     path: request.routeOptions.url ?? request.url.split('?')[0] ?? '',

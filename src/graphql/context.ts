@@ -23,7 +23,7 @@ export const ACCESS = {
   readLeads: { scope: 'manage:leads', access: 'read' },
   writeLeads: { scope: 'manage:leads', access: 'write' },
   webhooks: { scope: 'manage:webhooks', access: 'read', entitlement: WEBHOOKS },
-  auditLog: { scope: 'manage:tokens', access: 'read' },
+  auditLog: { scope: 'manage:tokens', access: 'read', role: 'owner' },
   account: { access: 'read' },
 } as const satisfies Record<string, AuthorizeOptions>
 

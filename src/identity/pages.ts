@@ -4,6 +4,7 @@ import { classify, logFailure } from '../errors.ts'
 import authorizeRoutes from './authorize.ts'
 import { html, sendPage } from '../infra/html.ts'
 import { page } from './html.ts'
+import invitationRoutes from './invitations.ts'
 import signInRoutes from './sign-in.ts'
 import type { EmailHasher } from './users.ts'
 import verifyRoutes from './verify.ts'
@@ -31,12 +32,13 @@ function htmlErrorHandler(error: FastifyError, request: FastifyRequest, reply: F
   return sendPage(reply, status, page(TITLES[status] ?? 'Cannot continue', html`<p>${message}</p>`))
 }
 
-/** The pages people use: sign-in, the claim verification page and the consent page. */
+/** The pages people use: sign-in, joining an account they were invited to, the claim verification page and the consent page. */
 export default async function pageRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody, { bodyLimit: 16_384 })
   await app.register(webSession)
   app.setErrorHandler(htmlErrorHandler)
   await app.register(signInRoutes, options)
+  await app.register(invitationRoutes, options)
   await app.register(verifyRoutes, options)
   await app.register(authorizeRoutes)
 }

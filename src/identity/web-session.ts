@@ -13,7 +13,8 @@ declare module 'fastify' {
     webUser: User | null
   }
   interface FastifyReply {
-    startWebSession(userId: string): Promise<void>
+    /** Signs the person in on this browser; `accountId` is the account the session works in (else their default). */
+    startWebSession(userId: string, accountId?: string): Promise<void>
     endWebSession(): Promise<void>
   }
 }
@@ -43,11 +44,11 @@ async function webSession(app: FastifyInstance) {
     if (session) request.webUser = (await userById(app.db, app.keyring, session.user_id)) ?? null
   })
 
-  app.decorateReply('startWebSession', async function startWebSession(this: FastifyReply, userId: string) {
+  app.decorateReply('startWebSession', async function startWebSession(this: FastifyReply, userId: string, accountId?: string) {
     const token = randomToken(32)
     await app.db
       .insertInto('web_sessions')
-      .values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: userId, expires_at: new Date(Date.now() + WEB_SESSION_TTL * 1000) })
+      .values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: userId, account_id: accountId ?? null, expires_at: new Date(Date.now() + WEB_SESSION_TTL * 1000) })
       .execute()
     this.setCookie(names.session, token, { ...cookieOptions, maxAge: WEB_SESSION_TTL })
   })

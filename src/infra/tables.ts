@@ -197,6 +197,8 @@ export interface WebSessionsTable {
   id: string
   token_hash: string
   user_id: string
+  /** The account the person chose in this browser; null: their default account (users.account_id). */
+  account_id: ColumnType<string | null, string | null | undefined, string | null>
   expires_at: Timestamp
   created_at: CreatedAt
 }
@@ -277,6 +279,33 @@ export interface ClaimAttemptsTable {
   created_at: CreatedAt
 }
 
+export type MemberRole = 'owner' | 'editor' | 'viewer'
+
+export interface AccountMembersTable {
+  account_id: string
+  user_id: string
+  role: MemberRole
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface AccountInvitationsTable {
+  id: string
+  account_id: string
+  /** Keyed hash of the invited address, as users.email_hash. */
+  email_hash: string
+  email_sealed: string
+  role: MemberRole
+  /** SHA-256 hex of the link's secret; the secret itself is only in the mail. */
+  secret_hash: string
+  invited_by: string | null
+  created_at: CreatedAt
+  expires_at: Timestamp
+  accepted_at: NullableTimestamp
+  accepted_by: string | null
+  withdrawn_at: NullableTimestamp
+}
+
 export interface OutboxTable {
   id: string
   to_sealed: string
@@ -289,6 +318,8 @@ export interface IdentityTables {
   identity_secrets: IdentitySecretsTable
   accounts: AccountsTable
   users: UsersTable
+  account_members: AccountMembersTable
+  account_invitations: AccountInvitationsTable
   sign_in_challenges: SignInChallengesTable
   web_sessions: WebSessionsTable
   oauth_clients: OAuthClientsTable
@@ -357,6 +388,8 @@ export interface PublicTables {
 export interface ApiTokensTable {
   id: string
   account_id: string
+  /** The member who made it (it acts with their role); null: made by the operator for the account. */
+  user_id: ColumnType<string | null, string | null | undefined, string | null>
   name: string
   /** Space-separated scopes. */
   scopes: string
@@ -399,6 +432,8 @@ export interface AuditLogTable {
   account_id: string
   token_id: string | null
   client_id: string | null
+  /** The member who acted (the token's or the access token's person); null for the operator's tokens. */
+  user_id: ColumnType<string | null, string | null | undefined, string | null>
   operation: string
   method: string
   /** The route template (/v1/sites/:id), never the concrete URL. */

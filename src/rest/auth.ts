@@ -1,10 +1,13 @@
 import type { FastifyContextConfig, FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import type { Role } from '../domain/accounts/members.ts'
 
-/** What a /v1 route declares in `config`: its operation name, the scope it needs and whether it writes. */
+/** What a /v1 route declares in `config`: its operation name, the scope it needs, whether it writes, and where need be the member's role. */
 export interface RestRouteConfig {
   operation?: string
   scope?: string
   access?: 'read' | 'write'
+  /** The least role of the member; without it derived from the scope and access (src/frame/roles.ts). */
+  role?: Role
   /** Statuses whose answer is an item with its ETag, where the default (GET/PATCH 200, 201) does not fit. */
   etag?: readonly number[]
   /** Statuses whose answer carries Location, where the default (201) does not fit. */
@@ -25,7 +28,7 @@ declare module 'fastify' {
 /**
  * /v1's onRequest hook: the account frame finds who is calling and charges the call (the
  * rate-limit headers are set on every answer to an identified account), then checks the route's
- * scope and access. Runs before the body is read or validated, so an anonymous caller learns
+ * scope, access and the member's role. Runs before the body is read or validated, so an anonymous caller learns
  * nothing about a route's input rules.
  */
 export function authenticate(app: FastifyInstance, audience: string): onRequestAsyncHookHandler {
@@ -33,6 +36,6 @@ export function authenticate(app: FastifyInstance, audience: string): onRequestA
     const principal = await app.frame.authenticate(request, reply, { audience })
     request.principal = principal
     const config = request.routeOptions.config as RestRouteConfig
-    app.frame.authorize(principal, { scope: config.scope, access: config.access })
+    app.frame.authorize(principal, { scope: config.scope, access: config.access, role: config.role })
   }
 }

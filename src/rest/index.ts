@@ -15,6 +15,7 @@ import domainRoutes from './domains.ts'
 import { acceptEmptyJson, ETagHeader, notFound, ProblemResponses, restValidatorCompiler } from './http.ts'
 import { IdempotencyKeyHeader, idempotencyOnSend, idempotencyPreHandler } from './idempotency.ts'
 import leadRoutes from './leads.ts'
+import memberRoutes from './members.ts'
 import pageRoutes from './pages.ts'
 import siteRoutes from './sites.ts'
 import tokenRoutes from './tokens.ts'
@@ -129,6 +130,7 @@ export default async function restRoutes(app: FastifyInstance) {
   defineRestPurge(app)
 
   await app.register(accountRoutes)
+  await app.register(memberRoutes)
   await app.register(tokenRoutes)
   await app.register(auditLogRoutes)
   await app.register(siteRoutes)

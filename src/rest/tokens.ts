@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, toApiToken } from '../domain/api-tokens.ts'
+import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, tokenHolder, toApiToken } from '../domain/api-tokens.ts'
 import { errors } from '../errors.ts'
 import { literalUnion } from '../schemas.ts'
 import { answerChange, withAudit } from './audit.ts'
@@ -12,6 +12,7 @@ const TokenId = Type.String({ pattern: '^tok_[A-Za-z0-9_-]{22}$', description: '
 
 const tokenFields = {
   id: TokenId,
+  user_id: Type.Union([Type.String({ description: 'usr_…' }), Type.Null()], { description: 'The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner).' }),
   name: Type.String(),
   scopes: Type.Array(Scope),
   created_at: Type.String({ format: 'date-time' }),
@@ -49,7 +50,8 @@ const IdParams = Type.Object({ id: TokenId }, { additionalProperties: false })
  * API tokens of the account (DESIGN.md 7): list and read without secrets, create (the secret
  * once), rotate in one click with a grace period, revoke. Token management needs manage:tokens
  * and works on every plan with API access; a token can hand out only scopes it holds itself.
- * A token's ETag changes when it is rotated, never when it is used (apiTokenVersion).
+ * A token acts as the member who made it; an owner manages every token of the account, any other
+ * member only their own (the others' are not found). A token's ETag changes when it is rotated, never when it is used (apiTokenVersion).
  */
 export default async function tokenRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -62,7 +64,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const { rows, total } = await listApiTokens(app.db, request.principal.accountId, limit, offset)
+      const { rows, total } = await listApiTokens(app.db, request.principal.accountId, limit, offset, tokenHolder(request.principal))
       return envelope(rows, total, page, perPage)
     },
   )
@@ -82,7 +84,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       return answerChange(
         request,
         reply,
-        (trx) => createApiToken(trx, { accountId: request.principal.accountId, name, scopes, expiresAt: expires }),
+        (trx) => createApiToken(trx, { accountId: request.principal.accountId, userId: request.principal.userId, name, scopes, expiresAt: expires }),
         (created) => ({ status: 201, body: { ...created.token, token: created.secret }, location: `/v1/tokens/${created.token.id}`, etagSource: apiTokenVersion(created.row) }),
       )
     },
@@ -95,7 +97,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       schema: { summary: 'Get an API token (never its secret)', tags: ['tokens'], params: IdParams, response: { 200: Token } },
     },
     async (request, reply) => {
-      const row = await findApiToken(app.db, request.principal.accountId, request.params.id)
+      const row = await findApiToken(app.db, request.principal.accountId, request.params.id, false, tokenHolder(request.principal))
       if (!row) throw notFound('Token')
       return sendItem(reply, toApiToken(row), apiTokenVersion(row))
     },
@@ -113,7 +115,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
         request,
         reply,
         async (trx) => {
-          const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
+          const current = await findApiToken(trx, request.principal.accountId, request.params.id, true, tokenHolder(request.principal))
           if (!current) throw notFound('Token')
           return rotateApiToken(trx, current.id, grace)
         },
@@ -136,7 +138,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       await withAudit(
         request,
         async (trx) => {
-          const current = await findApiToken(trx, request.principal.accountId, request.params.id, true)
+          const current = await findApiToken(trx, request.principal.accountId, request.params.id, true, tokenHolder(request.principal))
           if (!current) throw notFound('Token')
           assertIfMatch(request, etagOf(apiTokenVersion(current)))
           await revokeApiToken(trx, current.id)

@@ -263,6 +263,7 @@ describe('webhook delivery', () => {
       .insertInto('users')
       .values({ id: userId, account_id: accountId, email_hash: `h-${userId}`, email_sealed: keyring.seal(email, `users.email:${userId}`), last_sign_in_at: null })
       .execute()
+    await db.insertInto('account_members').values({ account_id: accountId, user_id: userId, role: 'owner' }).execute()
     await db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000) }).where('id', '=', endpoint.id).execute()
     const eventId = await siteEvent(accountId)
     const [row] = await settled(eventId)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { listMembers } from '../../domain/accounts/members.ts'
 import { listAuditRecords } from '../../domain/audit-log.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
@@ -8,6 +9,7 @@ import { dataTable, when } from '../layout.ts'
 const Query = Type.Object(
   {
     token_id: Type.Optional(Type.String({ maxLength: 80 })),
+    user_id: Type.Optional(Type.String({ maxLength: 80 })),
     since: Type.Optional(Type.String({ maxLength: 40 })),
     until: Type.Optional(Type.String({ maxLength: 40 })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
@@ -24,23 +26,28 @@ function utc(value: string | undefined): Date | undefined {
   return date
 }
 
-/** The audit log of every /v1, MCP and dashboard call of the account, filtered by token and time. */
+/** The audit log of every /v1, MCP and dashboard call of the account, with the member who acted, filtered by member, token and time. */
 export default async function auditLogSection(app: FastifyInstance) {
-  app.get<{ Querystring: { token_id?: string; since?: string; until?: string; page?: number } }>(
+  app.get<{ Querystring: { token_id?: string; user_id?: string; since?: string; until?: string; page?: number } }>(
     '/audit-log',
     { config: { operation: 'dashboard.audit.list' }, schema: { hide: true, querystring: Query } },
     async (request, reply) => {
-      const { token_id: tokenId, since, until } = request.query
+      const { token_id: tokenId, user_id: userId, since, until } = request.query
       const page = request.query.page ?? 1
       const from = utc(since)
       const to = utc(until)
-      const filter = { ...(tokenId ? { tokenId } : {}), ...(from ? { since: from } : {}), ...(to ? { until: to } : {}) }
-      const { rows, total } = await listAuditRecords(app.db, request.person.accountId, filter, PER_PAGE, (page - 1) * PER_PAGE)
-      const next = new URLSearchParams({ ...(tokenId ? { token_id: tokenId } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), page: String(page + 1) })
+      const filter = { ...(tokenId ? { tokenId } : {}), ...(userId ? { userId } : {}), ...(from ? { since: from } : {}), ...(to ? { until: to } : {}) }
+      const [{ rows, total }, members] = await Promise.all([
+        listAuditRecords(app.db, request.person.accountId, filter, PER_PAGE, (page - 1) * PER_PAGE),
+        listMembers(app.db, app.keyring, request.person.accountId),
+      ])
+      const emails = new Map(members.map((m) => [m.id, m.email]))
+      const next = new URLSearchParams({ ...(tokenId ? { token_id: tokenId } : {}), ...(userId ? { user_id: userId } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), page: String(page + 1) })
       return reply.page(
         'Audit log',
         'audit',
         html`<form method="get" action="/app/audit-log" class="card">
+<label for="member">Member</label><select id="member" name="user_id"><option value="">Every member</option>${members.map((m) => html`<option value="${m.id}"${m.id === userId ? html` selected` : ''}>${m.email}</option>`)}</select>
 <label for="token">Token id</label><input id="token" name="token_id" value="${tokenId ?? ''}" maxlength="80">
 <label for="since">From (UTC)</label><input id="since" name="since" type="datetime-local" value="${since ?? ''}">
 <label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" value="${until ?? ''}">
@@ -48,8 +55,8 @@ export default async function auditLogSection(app: FastifyInstance) {
 <p>${total} records.</p>
 ${dataTable(
   'Audit records, newest first',
-  ['Time', 'Operation', 'Call', 'Status', 'Token or client', 'Address'],
-  rows.map((r) => [when(r.at), r.operation, html`<code>${r.method} ${r.path}</code>`, r.status, r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : 'dashboard', r.ip]),
+  ['Time', 'Member', 'Operation', 'Call', 'Status', 'Token or client', 'Address'],
+  rows.map((r) => [when(r.at), r.user_id ? (emails.get(r.user_id) ?? html`<code>${r.user_id}</code>`) : '–', r.operation, html`<code>${r.method} ${r.path}</code>`, r.status, r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : 'dashboard', r.ip]),
 )}
 ${page * PER_PAGE < total ? html`<p><a href="/app/audit-log?${next.toString()}">Older records</a></p>` : ''}`,
       )

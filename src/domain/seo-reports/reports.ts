@@ -165,9 +165,17 @@ export async function markAuditFailed(db: Db, auditId: string, error: string): P
   await db.updateTable('site_audits').set({ state: 'failed', error, finished_at: new Date() }).where('id', '=', auditId).where('state', '=', 'queued').execute()
 }
 
-/** The person who made the account (its first user): the one the reports go to. */
+/** The account's first owner: the one the reports go to. */
 async function ownerEmail(deps: ReportDeps, accountId: string): Promise<string | undefined> {
-  const user = await deps.db.selectFrom('users').select(['id', 'email_sealed']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').executeTakeFirst()
+  const user = await deps.db
+    .selectFrom('account_members')
+    .innerJoin('users', 'users.id', 'account_members.user_id')
+    .select(['users.id', 'users.email_sealed'])
+    .where('account_members.account_id', '=', accountId)
+    .where('account_members.role', '=', 'owner')
+    .orderBy('account_members.created_at')
+    .orderBy('users.id')
+    .executeTakeFirst()
   return user ? deps.keyring.open(user.email_sealed, `users.email:${user.id}`) : undefined
 }
 

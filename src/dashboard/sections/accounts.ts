@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { membershipsOf, removeMember } from '../../domain/accounts/members.ts'
+import { chooseSessionAccount, webCookieNames } from '../../domain/web-sessions.ts'
+import { errors } from '../../errors.ts'
+import { html } from '../../infra/html.ts'
+import { audited } from '../audited.ts'
+import { actionForm, dataTable } from '../layout.ts'
+
+const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
+const ROLE_NAMES = { owner: 'Owner', editor: 'Editor', viewer: 'Viewer' } as const
+
+/**
+ * The accounts a person belongs to, and the one this browser works in: every page and action of
+ * the dashboard is scoped to the chosen account, and another account's data stays not found. A
+ * member may leave the account they work in (its last owner may not).
+ */
+export default async function accountsSection(app: FastifyInstance) {
+  const sessionCookie = webCookieNames(app.config.BASE_URL).session
+  const anyMember = { role: 'viewer' as const }
+
+  app.get('/accounts', { config: { operation: 'dashboard.accounts.list' }, schema: { hide: true } }, async (request, reply) => {
+    const { userId, accountId } = request.person
+    const csrf = reply.formToken()
+    const accounts = await membershipsOf(app.db, app.keyring, userId)
+    return reply.page(
+      'Your accounts',
+      'accounts',
+      html`<p>You belong to ${accounts.length} ${accounts.length === 1 ? 'account' : 'accounts'}. Everything in the dashboard shows and changes the account you work in.</p>
+${dataTable(
+  'Your accounts',
+  ['Account', 'Plan', 'Your role', ''],
+  accounts.map((a) => [
+    html`${a.ownerEmail ? html`Account of ${a.ownerEmail}` : a.accountId} <code class="muted">${a.accountId}</code>`,
+    a.plan,
+    ROLE_NAMES[a.role],
+    a.accountId === accountId
+      ? html`<strong>You work in this account</strong> ${actionForm('/app/accounts/leave', csrf, 'Leave this account', { kind: 'danger' })}`
+      : actionForm('/app/accounts/switch', csrf, `Work in the account of ${a.ownerEmail ?? a.accountId}`, { fields: { account_id: a.accountId } }),
+  ]),
+)}`,
+    )
+  })
+
+  app.post<{ Body: { account_id: string } }>(
+    '/accounts/switch',
+    {
+      config: { operation: 'dashboard.accounts.switch', ...anyMember },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, body: Type.Object({ ...Form, account_id: Type.String({ pattern: '^acct_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      const token = request.cookies[sessionCookie] ?? ''
+      if (!(await chooseSessionAccount(app.db, token, request.person.userId, request.body.account_id))) throw new errors.notFound('You do not belong to such an account')
+      return reply.redirect('/app?done=switched', 303)
+    },
+  )
+
+  app.post(
+    '/accounts/leave',
+    { config: { operation: 'dashboard.accounts.leave', ...anyMember }, preHandler: app.csrfProtection, schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) } },
+    async (request, reply) => {
+      await audited(request, (trx) => removeMember(trx, request.person.accountId, request.person.userId))
+      return reply.redirect('/app?done=left', 303)
+    },
+  )
+}

@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { loadEmailHasher } from '../../domain/accounts/email-lookup.ts'
+import { inviteMember, listPendingInvitations, mailInvitation, withdrawInvitation, type InvitationDeps } from '../../domain/accounts/invitations.ts'
+import { changeRole, isRole, listMembers, removeMember, ROLES, type Role } from '../../domain/accounts/members.ts'
+import { seatFree, seatsMessage, seatUsage, type SeatUsage } from '../../domain/accounts/seats.ts'
+import { errors } from '../../errors.ts'
+import { html, type SafeHtml } from '../../infra/html.ts'
+import { audited, recordRefusal } from '../audited.ts'
+import { actionForm, dataTable, when } from '../layout.ts'
+
+const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
+const UserParams = Type.Object({ id: Type.String({ pattern: '^usr_[A-Za-z0-9_-]{1,64}$' }) })
+const InvitationParams = Type.Object({ id: Type.String({ pattern: '^inv_[A-Za-z0-9_-]{1,64}$' }) })
+const RoleField = Type.String({ maxLength: 20 })
+
+const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', editor: 'Editor', viewer: 'Viewer' }
+const ROLE_HINT = 'Owners do everything, members and webhooks included; editors work on sites, pages, domains, publishing, leads and conversations; viewers only read.'
+
+function roleOf(value: string): Role {
+  if (!isRole(value)) throw new errors.validationFailed('Choose owner, editor or viewer')
+  return value
+}
+
+function roleSelect(id: string, label: SafeHtml | string, selected: Role): SafeHtml {
+  return html`<label for="${id}">${label}</label><select id="${id}" name="role">${ROLES.map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${ROLE_NAMES[r]}</option>`)}</select>`
+}
+
+function seatLine(usage: SeatUsage): SafeHtml {
+  const taken = usage.members + usage.pending
+  if (usage.seats === null) return html`<p>${taken} people (${usage.members} members, ${usage.pending} pending); your plan has unlimited seats.</p>`
+  return html`<p>${taken} of ${usage.seats} seats taken (${usage.members} ${usage.members === 1 ? 'member' : 'members'}, ${usage.pending} pending).</p>`
+}
+
+/**
+ * Members (owners only): who belongs to the account with which role, changing roles and removing
+ * members (never the last owner), the pending invitations with withdraw, and inviting by email
+ * within the seats of the plan and the extra_seat add-on.
+ */
+export default async function membersSection(app: FastifyInstance) {
+  const deps: InvitationDeps = { keyring: app.keyring, emailHash: await loadEmailHasher(app.db, app.keyring), baseUrl: app.config.BASE_URL }
+
+  async function page(request: FastifyRequest, csrf: string, invite: { email?: string; role?: Role } = {}): Promise<SafeHtml> {
+    const { accountId, userId } = request.person
+    const [members, pending, usage] = await Promise.all([listMembers(app.db, app.keyring, accountId), listPendingInvitations(app.db, app.keyring, accountId), seatUsage(app.db, accountId)])
+    return html`<p class="muted">${ROLE_HINT}</p>
+${dataTable(
+  'Members of this account',
+  ['Email', 'Role', 'Joined', 'Actions'],
+  members.map((m) => [
+    html`${m.email}${m.id === userId ? html` <span class="muted">(you)</span>` : ''}`,
+    html`<form method="post" action="/app/members/${m.id}/role" class="inline"><input type="hidden" name="_csrf" value="${csrf}">${roleSelect(`role-${m.id}`, html`<span class="sr-only">Role of ${m.email}</span>`, m.role)} <button type="submit" class="secondary">Save<span class="sr-only"> the role of ${m.email}</span></button></form>`,
+    when(m.created_at),
+    actionForm(`/app/members/${m.id}/remove`, csrf, m.id === userId ? 'Leave the account' : `Remove ${m.email}`, { kind: 'danger' }),
+  ]),
+)}
+<h2>Pending invitations</h2>
+${pending.length === 0
+  ? html`<p>No invitations are pending.</p>`
+  : dataTable(
+      'Pending invitations',
+      ['Email', 'Role', 'Link valid until', 'Actions'],
+      pending.map((i) => [i.email, ROLE_NAMES[i.role], when(i.expires_at), actionForm(`/app/members/invitations/${i.id}/withdraw`, csrf, `Withdraw the invitation of ${i.email}`, { kind: 'secondary' })]),
+    )}
+<h2>Invite someone</h2>
+${seatLine(usage)}
+${seatFree(usage) ? '' : html`<p class="error">${seatsMessage(usage)}.</p>`}
+<form method="post" action="/app/members/invite" class="card"><input type="hidden" name="_csrf" value="${csrf}">
+<label for="invite-email">Email address</label><input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off" value="${invite.email ?? ''}">
+${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
+<p class="hint">We mail them a link that works once, for 7 days. They sign in with a code sent to that address.</p>
+<p><button type="submit">Send invitation</button></p></form>`
+  }
+
+  app.get('/members', { config: { operation: 'dashboard.members.list' }, schema: { hide: true } }, async (request, reply) => reply.page('Members', 'members', await page(request, reply.formToken())))
+
+  app.post<{ Body: { email: string; role: string } }>(
+    '/members/invite',
+    {
+      config: { operation: 'dashboard.members.invite' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, body: Type.Object({ ...Form, email: Type.String({ maxLength: 254 }), role: RoleField }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      const role = roleOf(request.body.role)
+      try {
+        const invited = await audited(request, (trx) => inviteMember(trx, deps, { accountId: request.person.accountId, email: request.body.email, role, invitedBy: request.person.userId }))
+        await mailInvitation(app.db, app.mailer, invited)
+      } catch (error) {
+        // The refusal (an address, a member already, no seat left) is shown above the form, which keeps what was typed.
+        const code = (error as { code?: string }).code
+        if (code !== 'validation_failed' && code !== 'conflict' && code !== 'plan_limit') throw error
+        const status = (error as { statusCode: number }).statusCode
+        reply.code(status)
+        await recordRefusal(request, status)
+        return reply.page('Members', 'members', await page(request, reply.formToken(), { email: request.body.email, role }), { error: (error as Error).message })
+      }
+      return reply.redirect('/app/members?done=invited', 303)
+    },
+  )
+
+  app.post<{ Params: { id: string }; Body: { role: string } }>(
+    '/members/:id/role',
+    { config: { operation: 'dashboard.members.role' }, preHandler: app.csrfProtection, schema: { hide: true, params: UserParams, body: Type.Object({ ...Form, role: RoleField }, { additionalProperties: false }) } },
+    async (request, reply) => {
+      const role = roleOf(request.body.role)
+      await audited(request, (trx) => changeRole(trx, request.person.accountId, request.params.id, role))
+      // An owner who gave themselves a lesser role no longer opens this page.
+      return reply.redirect(request.params.id === request.person.userId && role !== 'owner' ? '/app?done=role-changed' : '/app/members?done=role-changed', 303)
+    },
+  )
+
+  app.post<{ Params: { id: string } }>(
+    '/members/:id/remove',
+    { config: { operation: 'dashboard.members.remove' }, preHandler: app.csrfProtection, schema: { hide: true, params: UserParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    async (request, reply) => {
+      await audited(request, (trx) => removeMember(trx, request.person.accountId, request.params.id))
+      return reply.redirect(request.params.id === request.person.userId ? '/app?done=left' : '/app/members?done=member-removed', 303)
+    },
+  )
+
+  app.post<{ Params: { id: string } }>(
+    '/members/invitations/:id/withdraw',
+    { config: { operation: 'dashboard.members.withdraw' }, preHandler: app.csrfProtection, schema: { hide: true, params: InvitationParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    async (request, reply) => {
+      await audited(request, (trx) => withdrawInvitation(trx, request.person.accountId, request.params.id))
+      return reply.redirect('/app/members?done=invitation-withdrawn', 303)
+    },
+  )
+}

@@ -1,0 +1,232 @@
+import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { acceptInvitation, invitationBySecret, InvitationUnusable, type FoundInvitation } from '../domain/accounts/invitations.ts'
+import type { Role } from '../domain/accounts/members.ts'
+import { withTransaction } from '../domain/transaction.ts'
+import { chooseSessionAccount, webCookieNames } from '../domain/web-sessions.ts'
+import { safeEqual } from '../infra/crypto.ts'
+import { html, sendPage, type SafeHtml } from '../infra/html.ts'
+import { routeLimit } from '../infra/rate-limits.ts'
+import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
+import { errorLine, hidden, page } from './html.ts'
+import { CODES_PER_EMAIL } from './sign-in.ts'
+import { challengeCodeHash, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
+import { newSignInCode } from './user-codes.ts'
+import { findOrCreateUser, type EmailHasher } from './users.ts'
+
+const Html = Type.String({ description: 'HTML page' })
+const Token = Type.String({ maxLength: 200 })
+const EMAIL_WINDOW_MS = 15 * 60_000
+
+const ROLE_WORDS: Record<Role, string> = {
+  owner: 'an owner: everything, members included',
+  editor: 'an editor: sites, pages, publishing, leads and conversations',
+  viewer: 'a viewer: reading only',
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
+
+/** What a link that cannot be used says, and with which status. */
+function unusable(state: InvitationUnusable['state'], found?: FoundInvitation): { status: number; page: SafeHtml } {
+  const ask = 'Ask the owner of the account to invite you again.'
+  switch (state) {
+    case 'accepted':
+      return { status: 410, page: page('This invitation has been used', html`<p>This link was used to join the account already: an invitation link works once.</p><p>If it was you, <a href="/signin?return_to=%2Fapp">sign in</a> to open the dashboard.</p>`) }
+    case 'withdrawn':
+      return { status: 410, page: page('This invitation was withdrawn', html`<p>The owner of the account withdrew this invitation, so the link no longer works. ${ask}</p>`) }
+    case 'expired':
+      return { status: 410, page: page('This invitation has expired', html`<p>Invitation links work for 7 days; this one ended on ${found ? day(found.row.expires_at) : 'its last day'}. ${ask}</p>`) }
+    case 'other_person':
+      return { status: 403, page: page('This invitation is for someone else', html`<p>This link invites another email address. Open it from the mail it came in.</p>`) }
+    case 'unknown':
+      return { status: 404, page: page('This invitation link is not valid', html`<p>No invitation has this link. Check that the whole address from the mail was copied. ${ask}</p>`) }
+  }
+}
+
+function invitationIntro(found: FoundInvitation): SafeHtml {
+  return html`<p>${found.inviter ?? 'The owner of an account'} invites you to join their account on Web Presence as ${ROLE_WORDS[found.row.role]}.</p>`
+}
+
+function codeForm(csrf: string, token: string, challenge: string, email: string, error?: string): SafeHtml {
+  return page(
+    'Enter your code',
+    html`${errorLine(error)}
+<p>We sent a six-digit code to ${email}. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes.</p>
+<form method="post" action="/join/code">
+${hidden({ _csrf: csrf, token, challenge })}
+<label for="code">Code</label>
+<input id="code" type="text" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" autofocus>
+<button type="submit">Join the account</button>
+</form>`,
+  )
+}
+
+/**
+ * The page an invitation's link opens (DESIGN.md 12, Teams): it says who invites to which role,
+ * and the invitee accepts by proving the address with the passwordless code: a new person is
+ * created without an account of their own, an existing one keeps theirs and gains this one. A
+ * person signed in with the invited address accepts with one button. A used, withdrawn or expired
+ * link says so. The link's secret travels in the query (never logged) and in form fields.
+ */
+export default async function invitationRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { emailHash } = options
+  const sessionCookie = webCookieNames(app.config.BASE_URL).session
+
+  /** The pending invitation of a link, or the page that explains why it cannot be used. */
+  async function pending(reply: FastifyReply, token: string): Promise<FoundInvitation | undefined> {
+    const found = await invitationBySecret(app.db, app.keyring, token)
+    if (found?.state === 'pending') return found
+    const refused = unusable(found ? (found.state as InvitationUnusable['state']) : 'unknown', found)
+    await sendPage(reply, refused.status, refused.page)
+    return undefined
+  }
+
+  /** The invitation used by this person, the session moved to its account; or the page of why not. */
+  async function join(reply: FastifyReply, found: FoundInvitation, accept: () => Promise<{ accountId: string; userId: string }>) {
+    try {
+      return await accept()
+    } catch (error) {
+      if (error instanceof InvitationUnusable) {
+        const refused = unusable(error.state, found)
+        await sendPage(reply, refused.status, refused.page)
+        return undefined
+      }
+      if ((error as { code?: string }).code === 'plan_limit') {
+        await sendPage(reply, 403, page('No seat is free', html`<p>Every seat of this account is taken, so you cannot join it now. The owner can free a seat or add one (${(error as Error).message}).</p>`))
+        return undefined
+      }
+      throw error
+    }
+  }
+
+  typed.get(
+    '/join',
+    { config: { operation: 'invitation.page' }, schema: { summary: 'An invitation to an account', tags: ['sign-in'], querystring: Type.Object({ token: Token }), response: { 200: Html, 403: Html, 404: Html, 410: Html } } },
+    async (request, reply) => {
+      const { token } = request.query
+      const found = await pending(reply, token)
+      if (!found) return reply
+      const csrf = await reply.generateCsrf()
+      const person = request.webUser
+      if (person && person.email === found.email) {
+        return sendPage(reply, 200, page('Join an account', html`${invitationIntro(found)}
+<form method="post" action="/join/accept">${hidden({ _csrf: csrf, token })}<button type="submit">Join the account</button></form>`))
+      }
+      return sendPage(
+        reply,
+        200,
+        page(
+          'Join an account',
+          html`${invitationIntro(found)}
+${person ? html`<p>You are signed in as ${person.email}; this invitation is for ${found.email}. Accepting signs you in as ${found.email}.</p>` : ''}
+<p>To accept, confirm your address: we send a sign-in code to ${found.email}. No password is needed.</p>
+<form method="post" action="/join">${hidden({ _csrf: csrf, token })}<button type="submit">Send me a code</button></form>`,
+        ),
+      )
+    },
+  )
+
+  typed.post(
+    '/join',
+    {
+      config: { operation: 'invitation.code_request', ...routeLimit(app.config, 'signin.request') },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Mail a sign-in code to the invited address',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ token: Token, _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 200: Html, 403: Html, 404: Html, 410: Html, 429: Html },
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.body
+      const found = await pending(reply, token)
+      if (!found) return reply
+      if ((await countRecentChallenges(app.db, found.row.email_hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
+        reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
+        return sendPage(reply, 429, page('Too many codes', html`<p>Too many codes were sent to this address. Try again in 15 minutes.</p>`))
+      }
+      const code = newSignInCode()
+      const challenge = await insertChallenge(app.db, app.keyring, { emailHash: found.row.email_hash, email: found.email, code, returnTo: '/app', expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000) })
+      await app.mailer.send({
+        to: found.email,
+        subject: 'Your Web Presence sign-in code',
+        text: `Your sign-in code is ${code}\n\nEnter it to join the account you were invited to. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes. If you did not ask for it, ignore this mail.\n`,
+      })
+      return sendPage(reply, 200, codeForm(await reply.generateCsrf(), token, challenge, found.email))
+    },
+  )
+
+  typed.post(
+    '/join/code',
+    {
+      config: { operation: 'invitation.code', ...routeLimit(app.config, 'signin.code') },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Check the code and join the account',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ token: Token, challenge: Type.String({ maxLength: 100 }), code: Type.String({ maxLength: 20 }), _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 303: Type.Null(), 400: Html, 403: Html, 404: Html, 410: Html },
+      },
+    },
+    async (request, reply) => {
+      const { token, challenge: id } = request.body
+      const found = await pending(reply, token)
+      if (!found) return reply
+      const challenge = await findChallenge(app.db, id)
+      if (!challenge || challenge.email_hash !== found.row.email_hash || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
+        return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has expired or was tried too often.</p><p><a href="/join?token=${encodeURIComponent(token)}">Send a new code</a></p>`))
+      }
+      const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
+      if (tries === undefined || !safeEqual(challengeCodeHash(id, request.body.code.trim()), challenge.code_hash)) {
+        const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
+        return sendPage(reply, 400, codeForm(await reply.generateCsrf(), token, id, found.email, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
+      }
+      if (!(await consumeChallenge(app.db, id))) return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has already been used.</p>`))
+      // The person and their membership are made together: a refused invitation leaves no person behind.
+      const joined = await join(reply, found, () =>
+        withTransaction(app.db, async (trx) => {
+          const user = await findOrCreateUser(trx, app.keyring, found.row.email_hash, found.email, { joining: found.row.account_id })
+          const { accountId } = await acceptInvitation(trx, token, { userId: user.id, emailHash: found.row.email_hash })
+          return { accountId, userId: user.id }
+        }),
+      )
+      if (!joined) return reply
+      await reply.startWebSession(joined.userId, joined.accountId)
+      return reply.redirect('/app?done=joined', 303)
+    },
+  )
+
+  typed.post(
+    '/join/accept',
+    {
+      config: { operation: 'invitation.accept' },
+      preHandler: app.csrfProtection,
+      schema: {
+        summary: 'Join the account as the signed-in person',
+        tags: ['sign-in'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({ token: Token, _csrf: Type.String({ maxLength: 200 }) }),
+        response: { 303: Type.Null(), 403: Html, 404: Html, 410: Html },
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.body
+      const found = await pending(reply, token)
+      if (!found) return reply
+      const person = request.webUser
+      if (!person) return reply.redirect(`/join?token=${encodeURIComponent(token)}`, 303)
+      const joined = await join(reply, found, async () => {
+        const { accountId } = await acceptInvitation(app.db, token, { userId: person.id, emailHash: emailHash(person.email) })
+        return { accountId, userId: person.id }
+      })
+      if (!joined) return reply
+      await chooseSessionAccount(app.db, request.cookies[sessionCookie] ?? '', person.id, joined.accountId)
+      return reply.redirect('/app?done=joined', 303)
+    },
+  )
+}
