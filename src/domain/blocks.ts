@@ -47,10 +47,23 @@ export async function getAccountBlock(db: Db, accountId: string, blockId: string
   return accountBlocks(db, accountId).where('blocks.id', '=', blockId).executeTakeFirst()
 }
 
-async function lockPage(trx: Db, pageId: string): Promise<number> {
-  await trx.selectFrom('pages').select('id').where('id', '=', pageId).forUpdate().executeTakeFirst()
+/**
+ * The account's block, read as it stands once its page's row lock and its own are held, in one
+ * statement; undefined when the account has no such block. The page is locked first (the order
+ * of `for update of`), as every change of a page's blocks locks it first.
+ */
+async function lockAccountBlock(trx: Db, accountId: string, blockId: string): Promise<Block | undefined> {
+  return accountBlocks(trx, accountId).where('blocks.id', '=', blockId).forUpdate(['pages', 'blocks']).executeTakeFirst()
+}
+
+async function countBlocks(trx: Db, pageId: string): Promise<number> {
   const count = await trx.selectFrom('blocks').select((eb) => eb.fn.countAll<string>().as('n')).where('page_id', '=', pageId).executeTakeFirstOrThrow()
   return Number(count.n)
+}
+
+async function lockPage(trx: Db, pageId: string): Promise<number> {
+  await trx.selectFrom('pages').select('id').where('id', '=', pageId).forUpdate().executeTakeFirst()
+  return countBlocks(trx, pageId)
 }
 
 function outOfRange(position: number, last: number) {
@@ -85,11 +98,8 @@ export interface BlockPatch {
  * and/or moves it, shifting the blocks in between. `check` sees the locked current version.
  */
 export async function updateBlock(db: Db, accountId: string, blockId: string, patch: BlockPatch, check: (current: Block) => void = () => {}): Promise<Block | undefined> {
-  const seen = await getAccountBlock(db, accountId, blockId)
-  if (!seen) return undefined
   return withTransaction(db, async (trx) => {
-    const count = await lockPage(trx, seen.page_id)
-    const current = await trx.selectFrom('blocks').selectAll().where('id', '=', blockId).executeTakeFirst()
+    const current = await lockAccountBlock(trx, accountId, blockId)
     if (!current) return undefined
     check(current)
     const type = patch.type ?? current.type
@@ -97,7 +107,11 @@ export async function updateBlock(db: Db, accountId: string, blockId: string, pa
     if (!isBlockType(type)) throw new errors.validationFailed(`The field 'type' has an unsupported value`)
     const content = patch.content === undefined ? current.content : checkBlockContent(type, patch.content).content
     const to = patch.position ?? current.position
-    if (to > count - 1) throw outOfRange(to, count - 1)
+    // Only a move can leave the page's range: the block's own position is within it.
+    if (patch.position !== undefined) {
+      const count = await countBlocks(trx, current.page_id)
+      if (to > count - 1) throw outOfRange(to, count - 1)
+    }
     const from = current.position
     if (to < from) await trx.updateTable('blocks').set({ position: sql`position + 1` }).where('page_id', '=', current.page_id).where('position', '>=', to).where('position', '<', from).execute()
     if (to > from) await trx.updateTable('blocks').set({ position: sql`position - 1` }).where('page_id', '=', current.page_id).where('position', '>', from).where('position', '<=', to).execute()
@@ -112,11 +126,8 @@ export async function updateBlock(db: Db, accountId: string, blockId: string, pa
 
 /** Deletes a block and closes the gap it leaves. */
 export async function deleteBlock(db: Db, accountId: string, blockId: string, check: (current: Block) => void = () => {}): Promise<boolean> {
-  const seen = await getAccountBlock(db, accountId, blockId)
-  if (!seen) return false
   return withTransaction(db, async (trx) => {
-    await lockPage(trx, seen.page_id)
-    const gone = await trx.selectFrom('blocks').selectAll().where('id', '=', blockId).executeTakeFirst()
+    const gone = await lockAccountBlock(trx, accountId, blockId)
     if (!gone) return false
     check(gone)
     await trx.deleteFrom('blocks').where('id', '=', blockId).execute()
