@@ -1,10 +1,11 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { acceptInvitation, invitationBySecret, InvitationUnusable, type FoundInvitation } from '../domain/accounts/invitations.ts'
 import type { Role } from '../domain/accounts/members.ts'
 import { withTransaction } from '../domain/transaction.ts'
 import { chooseSessionAccount, webCookieNames } from '../domain/web-sessions.ts'
+import { classify } from '../errors.ts'
 import { safeEqual } from '../infra/crypto.ts'
 import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limits.ts'
@@ -93,8 +94,9 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
         await sendPage(reply, refused.status, refused.page)
         return undefined
       }
-      if ((error as { code?: string }).code === 'plan_limit') {
-        await sendPage(reply, 403, page('No seat is free', html`<p>Every seat of this account is taken, so you cannot join it now. The owner can free a seat or add one (${(error as Error).message}).</p>`))
+      const refusal = classify(error as FastifyError)
+      if (refusal.code === 'plan_limit') {
+        await sendPage(reply, 403, page('No seat is free', html`<p>Every seat of this account is taken, so you cannot join it now. The owner can free a seat or add one (${refusal.detail}).</p>`))
         return undefined
       }
       throw error

@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { loadEmailHasher } from '../../domain/accounts/email-lookup.ts'
 import { inviteMember, listPendingInvitations, mailInvitation, withdrawInvitation, type InvitationDeps } from '../../domain/accounts/invitations.ts'
 import { changeRole, isRole, listMembers, removeMember, ROLES, type Role } from '../../domain/accounts/members.ts'
 import { seatFree, seatsMessage, seatUsage, type SeatUsage } from '../../domain/accounts/seats.ts'
-import { errors } from '../../errors.ts'
+import { classify, errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { audited, recordRefusal } from '../audited.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
@@ -88,12 +88,11 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
         await mailInvitation(app.db, app.mailer, invited)
       } catch (error) {
         // The refusal (an address, a member already, no seat left) is shown above the form, which keeps what was typed.
-        const code = (error as { code?: string }).code
-        if (code !== 'validation_failed' && code !== 'conflict' && code !== 'plan_limit') throw error
-        const status = (error as { statusCode: number }).statusCode
-        reply.code(status)
-        await recordRefusal(request, status)
-        return reply.page('Members', 'members', await page(request, reply.formToken(), { email: request.body.email, role }), { error: (error as Error).message })
+        const refusal = classify(error as FastifyError)
+        if (!['validation_failed', 'conflict', 'plan_limit'].includes(refusal.code)) throw error
+        reply.code(refusal.status)
+        await recordRefusal(request, refusal.status)
+        return reply.page('Members', 'members', await page(request, reply.formToken(), { email: request.body.email, role }), { error: refusal.detail })
       }
       return reply.redirect('/app/members?done=invited', 303)
     },
