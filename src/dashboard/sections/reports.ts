@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { getAccountSite } from '../../domain/sites.ts'
 import type { AuditReport } from '../../domain/seo-audit/engine.ts'
+import { findingsByPage, type PageFindings } from '../../domain/seo-reports/page-findings.ts'
 import { scoreHistory, type AuditRow } from '../../domain/seo-reports/site-audits.ts'
 import { planEntitlements } from '../../domain/accounts/entitlements.ts'
 import { errors } from '../../errors.ts'
@@ -51,7 +52,20 @@ const changeOf = (rows: readonly AuditRow[], i: number): string => {
   return delta === 0 ? '±0' : `${delta > 0 ? '+' : '−'}${Math.abs(delta)}`
 }
 
-/** GET /app/sites/:id/reports: the site's SEO report history as a chart and a table, and the latest quick wins. */
+/** The premium audit's pages, each with its findings (the latest report of a site with premium reports). */
+function pageFindings(report: AuditReport, pages: PageFindings[]): SafeHtml {
+  return html`<section class="card" aria-labelledby="pages-h"><h2 id="pages-h">Findings by page</h2>
+<p>The premium audit checked ${report.pages_checked} ${report.pages_checked === 1 ? 'page' : 'pages'}${pages.length === 0 ? ' and found nothing to fix on any of them.' : html`; ${pages.length} ${pages.length === 1 ? 'has' : 'have'} findings.`}</p>
+${pages.length === 0
+  ? ''
+  : dataTable(
+      'Findings by page',
+      ['Page', 'Findings'],
+      pages.map(({ page, findings }) => [html`<code class="long">${page}</code>`, html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong>: ${f.message}${f.evidence ? html` <span class="muted">(${f.evidence})</span>` : ''}</li>`)}</ul>`]),
+    )}</section>`
+}
+
+/** GET /app/sites/:id/reports: the site's SEO report history as a chart and a table, the latest quick wins, and with premium reports the findings of every page. */
 export default async function reportsSection(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/sites/:id/reports', { config: { operation: 'dashboard.sites.reports' }, schema: { hide: true, params: Params } }, async (request, reply) => {
     const site = await getAccountSite(app.db, request.person.accountId, request.params.id)
@@ -59,7 +73,9 @@ export default async function reportsSection(app: FastifyInstance) {
     const rows = await scoreHistory(app.db, site.id)
     const latest = rows.at(-1)
     const report = latest?.report_id ? await app.db.selectFrom('audit_reports').select('report').where('id', '=', latest.report_id).executeTakeFirst() : undefined
-    const wins = ((report?.report as AuditReport | undefined)?.quick_wins ?? []).slice(0, 3)
+    const stored = report?.report as AuditReport | undefined
+    const wins = (stored?.quick_wins ?? []).slice(0, 3)
+    const pages = findingsByPage(stored)
     const cadence = planEntitlements(request.person.plan).seoReports
     const schedule = cadence === 'none' ? html`Your plan has no scheduled SEO reports; they come monthly from plan lite and weekly from plan pro. <a href="/app">See your plan</a>.` : html`Your plan brings a ${cadence} SEO report of each live site, by mail.`
     const points = rows.map((r) => ({ at: r.finished_at ?? r.created_at, score: r.score ?? 0 }))
@@ -72,6 +88,7 @@ ${latest
   ? html`<section class="card" aria-labelledby="wins-h"><h2 id="wins-h">Quick wins from the latest report</h2>
 ${wins.length === 0 ? html`<p>Nothing easy is left to fix.</p>` : html`<ol>${wins.map((w) => html`<li>${w.fix} <span class="muted">(up to ${w.gain} points, ${w.effort} effort)</span></li>`)}</ol>`}</section>`
   : ''}
+${stored?.premium ? pageFindings(stored, pages) : ''}
 ${rows.length === 0
   ? ''
   : dataTable(

@@ -11,6 +11,7 @@ import { recordEvent } from '../events.ts'
 import { runAudit, type AuditReport } from '../seo-audit/engine.ts'
 import { saveReport } from '../seo-audit/store.ts'
 import { PLANS, type Plan } from '../plans.ts'
+import { findingsByPage, type PageFindings } from './page-findings.ts'
 import { periodOf, slotOf, type Cadence } from './schedule.ts'
 import { AUDIT_ATTEMPTS, queueSiteAudit, REPORT_ATTEMPTS, REPORT_JOB, SITE_AUDIT_JOB, type AuditRow } from './site-audits.ts'
 
@@ -215,7 +216,9 @@ export async function composeReportMail(deps: Pick<ReportDeps, 'db' | 'urls'>, a
   ])
   const score = audit.score ?? 0
   const axes = audit.axes as { seo: number; aeo: number; geo: number } | null
-  const wins = ((report?.report as AuditReport | undefined)?.quick_wins ?? []).slice(0, 3)
+  const stored = report?.report as AuditReport | undefined
+  const wins = (stored?.quick_wins ?? []).slice(0, 3)
+  const pages = findingsByPage(stored)
   const change = (() => {
     if (!previous || previous.score === null) return 'This is the first report of the site.'
     const delta = score - previous.score
@@ -234,9 +237,27 @@ export async function composeReportMail(deps: Pick<ReportDeps, 'db' | 'urls'>, a
       ? ['Top quick wins:', ...wins.map((w, i) => `${i + 1}. ${w.fix} (up to ${w.gain} points, ${w.effort} effort)`)]
       : ['No quick wins are left: nothing easy remains to fix.']),
     '',
+    ...(stored?.premium ? premiumLines(stored, pages) : []),
     `The full report and the history of your scores: ${deps.urls.base}/app/sites/${audit.site_id}/reports`,
   ]
   return { subject: `SEO report for ${audit.domain}: ${score}/100`, text: `${lines.join('\n')}\n` }
+}
+
+/** PAGES_IN_MAIL pages of a premium report in the mail, with up to three findings each; the dashboard shows them all. */
+const PAGES_IN_MAIL = 10
+
+/** What the premium audit adds to the mail: how many pages it checked and their findings, page by page. */
+function premiumLines(report: AuditReport, pages: PageFindings[]): string[] {
+  const head = `Premium audit: ${report.pages_checked} ${report.pages_checked === 1 ? 'page' : 'pages'} checked.`
+  if (pages.length === 0) return [head, 'No page has findings.', '']
+  const shown = pages.slice(0, PAGES_IN_MAIL)
+  return [
+    head,
+    'Findings by page:',
+    ...shown.flatMap(({ page, findings }) => [`- ${page}`, ...findings.slice(0, 3).map((f) => `  * ${f.message}${f.evidence ? ` (${f.evidence})` : ''}`), ...(findings.length > 3 ? [`  * and ${findings.length - 3} more`] : [])]),
+    ...(pages.length > shown.length ? [`and ${pages.length - shown.length} more pages with findings.`] : []),
+    '',
+  ]
 }
 
 /** The next hourly pass after `from`. */
