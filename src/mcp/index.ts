@@ -58,12 +58,14 @@ export default async function mcpRoutes(app: FastifyInstance) {
   })
   app.addHook('onClose', async () => handler.close())
 
-  // A refusal of the token is an HTTP answer (RFC 6750: problem+json with its challenge), not a JSON-RPC error.
+  // A refusal of the token is an HTTP answer (RFC 6750: problem+json with its challenge), not a
+  // JSON-RPC error; a failure behind the check (the database away) stays a JSON-RPC error.
   const guard = requireBearer({ audience, scopes: ['mcp:read'] })
   const bearerGuard = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       await guard.call(app, request, reply)
     } catch (error) {
+      if (classify(error as FastifyError).status >= 500) throw error
       return problemErrorHandler(error as FastifyError, request, reply)
     }
   }
