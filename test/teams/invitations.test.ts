@@ -242,6 +242,15 @@ describe('invitations to an account', async () => {
     expect((await call('GET', `/account/invitations/${theirId}`)).status).toBe(404)
     expect((await call('DELETE', `/account/invitations/${theirId}`)).status).toBe(404)
 
+    // Inviting one address again replaces the pending link; the sixth within the hour is refused.
+    for (let i = 0; i < 5; i++) expect((await call('POST', '/account/members', { email: 'again@example.com' })).status).toBe(201)
+    const pendingAgain = (await (await call('GET', '/account/invitations')).json()) as { data: Array<{ email: string }> }
+    expect(pendingAgain.data.map((i) => i.email)).toEqual(['again@example.com'])
+    const sixth = await call('POST', '/account/members', { email: 'again@example.com' })
+    expect(sixth.status).toBe(429)
+    expect(sixth.headers.get('retry-after')).toBe('3600')
+    expect(((await sixth.json()) as { code: string }).code).toBe('rate_limited')
+
     await updateAccount(app.db, boss.accountId, { plan: 'plus' })
     const onPlus = await call('POST', '/account/members', { email: 'plus@example.com' })
     expect(onPlus.status).toBe(403)

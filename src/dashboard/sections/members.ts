@@ -89,7 +89,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
       } catch (error) {
         // The refusal (an address, a member already, no seat left) is shown above the form, which keeps what was typed.
         const refusal = classify(error as FastifyError)
-        if (!['validation_failed', 'conflict', 'plan_limit'].includes(refusal.code)) throw error
+        if (!['validation_failed', 'conflict', 'plan_limit', 'rate_limited'].includes(refusal.code)) throw error
         reply.code(refusal.status)
         await recordRefusal(request, refusal.status)
         return reply.page('Members', 'members', await page(request, reply.formToken(), { email: request.body.email, role }), { error: refusal.detail })

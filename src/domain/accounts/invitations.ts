@@ -3,7 +3,7 @@ import type { Db } from '../../infra/db.ts'
 import type { Mail, Mailer } from '../../infra/mailer.ts'
 import type { AccountInvitationsTable } from '../../infra/tables.ts'
 import type { Selectable } from 'kysely'
-import { errors } from '../../errors.ts'
+import { errors, withHeaders } from '../../errors.ts'
 import { withTransaction } from '../transaction.ts'
 import { normaliseEmail, type EmailHasher } from './email-lookup.ts'
 import { addMember, roleOf, type Role } from './members.ts'
@@ -16,6 +16,10 @@ import { assertSeatForInvitation, assertSeatForMember } from './seats.ts'
  * seat until it is accepted, withdrawn or expires.
  */
 export const INVITATION_TTL_SECONDS = 7 * 86_400
+
+/** Invitations mailed to one address by one account within the window: a new one replaces the last, so this bounds the mails. */
+const MAILS_PER_ADDRESS = 5
+const MAILS_WINDOW_SECONDS = 3600
 
 /** `wpi_` and 43 random characters: what the link carries. */
 const SECRET = /^wpi_[A-Za-z0-9_-]{43}$/
@@ -94,9 +98,9 @@ export interface NewlyInvited {
 
 /**
  * Invites a person (call in the transaction that records the action): refused when the address
- * is not valid (400), the person is a member already (409 conflict), or no seat is free (403
- * plan_limit with the upgrade path). An earlier pending invitation of the same address is
- * withdrawn: the new link replaces it.
+ * is not valid (400), the person is a member already (409 conflict), the address was invited 5
+ * times within the hour (429), or no seat is free (403 plan_limit with the upgrade path). An
+ * earlier pending invitation of the same address is withdrawn: the new link replaces it.
  */
 export async function inviteMember(trx: Db, deps: InvitationDeps, input: NewInvitation): Promise<NewlyInvited> {
   const email = normaliseEmail(input.email)
@@ -110,6 +114,16 @@ export async function inviteMember(trx: Db, deps: InvitationDeps, input: NewInvi
     .where('account_members.account_id', '=', input.accountId)
     .executeTakeFirst()
   if (member) throw new errors.conflict(`${email} is a member of this account already`)
+  const recent = await trx
+    .selectFrom('account_invitations')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', input.accountId)
+    .where('email_hash', '=', emailHash)
+    .where('created_at', '>', new Date(Date.now() - MAILS_WINDOW_SECONDS * 1000))
+    .executeTakeFirstOrThrow()
+  if (Number(recent.n) >= MAILS_PER_ADDRESS) {
+    throw withHeaders(new errors.rateLimited(`${email} was invited ${MAILS_PER_ADDRESS} times in the last hour; try again later`), { 'retry-after': String(MAILS_WINDOW_SECONDS) })
+  }
   await trx
     .updateTable('account_invitations')
     .set({ withdrawn_at: new Date() })
