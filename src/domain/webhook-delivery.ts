@@ -51,11 +51,15 @@ export interface DeliverPayload {
   attempt: number
 }
 
-/** The job of a delivery's first attempt. */
-const firstAttemptJob = (deliveryId: string): NewJob => ({
+/**
+ * The job of a delivery's first attempt. A fan-out's deliveries are due since their event
+ * happened: jobs are claimed by due time, so a burst of events has the deliveries of its first
+ * events sent while the later ones are still being fanned out, instead of after all of them.
+ */
+const firstAttemptJob = (deliveryId: string, dueSince?: Date): NewJob => ({
   name: DELIVER_JOB,
   payload: { delivery_id: deliveryId, attempt: 1 } satisfies DeliverPayload,
-  options: { uniqueKey: `${deliveryId}:1` },
+  options: { uniqueKey: `${deliveryId}:1`, ...(dueSince ? { runAt: dueSince } : {}) },
 })
 
 /** Queues the first attempt of a new delivery of `eventId` to `endpointId`. */
@@ -105,7 +109,7 @@ export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise
       .leftJoin('webhook_endpoints as w', (join) =>
         join.onRef('w.account_id', '=', 'e.account_id').on(sql<boolean>`(w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array(e.type))`),
       )
-      .select(['e.id', 'e.account_id', 'a.plan', 'w.id as endpoint_id', 'w.enabled', sql<boolean>`exists (select 1 from webhook_deliveries x where x.event_id = e.id)`.as('done')])
+      .select(['e.id', 'e.account_id', 'e.created_at', 'a.plan', 'w.id as endpoint_id', 'w.enabled', sql<boolean>`exists (select 1 from webhook_deliveries x where x.event_id = e.id)`.as('done')])
       .where('e.id', 'in', ids)
       .execute()
     const counts = new Map<string, number>()
@@ -119,7 +123,7 @@ export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise
       const allowed = webhooksAllowed(row.plan)
       if (row.enabled && allowed) {
         deliveries.push(delivery)
-        jobs.push(firstAttemptJob(delivery.id))
+        jobs.push(firstAttemptJob(delivery.id, row.created_at))
       } else {
         deliveries.push({ ...delivery, state: 'dead', last_error: row.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: now })
       }
