@@ -7,12 +7,10 @@ import { enqueueJob } from '../../infra/jobs.ts'
 import { change } from '../audit.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs, plausibleId } from '../inputs.ts'
-import { domainNode, etagOfNode, leadNode } from '../views.ts'
+import { domainNode, etagOfNode } from '../views.ts'
 import { notFound, orNotFound } from './query.ts'
-import { ifMatch, ownSite } from './sites.ts'
-
-type Input<T> = { input: T & Record<string, unknown> }
-type Existing = { id: string; ifMatch?: string | null }
+import { ownSite } from './sites.ts'
+import { ifMatch, type Existing, type Input } from './writes.ts'
 
 /** Domains and leads (DESIGN.md 13): the writes of /v1/sites/{id}/domains, /v1/domains and /v1/leads. */
 export const domainResolvers = {

@@ -1,16 +1,13 @@
-import { blockView, deleteBlock, insertBlock, updateBlock, type Block } from '../../domain/blocks.ts'
-import { createPage, deletePage, getAccountPage, updatePage, type Page } from '../../domain/pages.ts'
+import { blockView, deleteBlock, insertBlock, updateBlock } from '../../domain/blocks.ts'
+import { createPage, deletePage, getAccountPage, updatePage } from '../../domain/pages.ts'
 import { pageView } from '../../domain/views.ts'
-import { etagOf } from '../../infra/etag.ts'
 import { change } from '../audit.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
-import { inputs, plausibleId } from '../inputs.ts'
+import { inputs } from '../inputs.ts'
 import { blockNode, etagOfNode, pageNode } from '../views.ts'
-import { found, notFound, orNotFound } from './query.ts'
-import { ifMatch, ownSite } from './sites.ts'
-
-type Input<T> = { input: T & Record<string, unknown> }
-type Existing = { id: string; ifMatch?: string | null }
+import { found } from './query.ts'
+import { ownSite } from './sites.ts'
+import { changeExisting, type Existing, type Input } from './writes.ts'
 
 /** Pages and their blocks (DESIGN.md 13): the writes of /v1/sites/{id}/pages, /v1/pages and /v1/blocks. */
 export const pageResolvers = {
@@ -29,19 +26,14 @@ export const pageResolvers = {
     },
 
     async updatePage(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
-      const principal = allowed(context, ACCESS.writePages)
+      allowed(context, ACCESS.writePages)
       const patch = inputs.pagePatch(input)
-      const check = (current: Page) => ifMatch(input.ifMatch, etagOf(pageView(current)))
-      if (!plausibleId(input.id)) throw notFound('Page')
-      const page = await change(context, async (trx) => orNotFound(await updatePage(trx, principal.accountId, input.id, patch, check), 'Page'))
-      return pageNode(page)
+      return pageNode(await changeExisting(context, 'Page', input, pageView, (trx, accountId, id, check) => updatePage(trx, accountId, id, patch, check)))
     },
 
     async deletePage(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
-      const principal = allowed(context, ACCESS.writePages)
-      const check = (current: Page) => ifMatch(input.ifMatch, etagOf(pageView(current)))
-      if (!plausibleId(input.id)) throw notFound('Page')
-      await change(context, async (trx) => orNotFound(await deletePage(trx, principal.accountId, input.id, check), 'Page'))
+      allowed(context, ACCESS.writePages)
+      await changeExisting(context, 'Page', input, pageView, deletePage)
       return input.id
     },
 
@@ -53,19 +45,14 @@ export const pageResolvers = {
     },
 
     async updateBlock(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
-      const principal = allowed(context, ACCESS.writePages)
+      allowed(context, ACCESS.writePages)
       const patch = inputs.blockPatch(input)
-      const check = (current: Block) => ifMatch(input.ifMatch, etagOf(blockView(current)))
-      if (!plausibleId(input.id)) throw notFound('Block')
-      const block = await change(context, async (trx) => orNotFound(await updateBlock(trx, principal.accountId, input.id, patch, check), 'Block'))
-      return blockNode(block)
+      return blockNode(await changeExisting(context, 'Block', input, blockView, (trx, accountId, id, check) => updateBlock(trx, accountId, id, patch, check)))
     },
 
     async deleteBlock(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
-      const principal = allowed(context, ACCESS.writePages)
-      const check = (current: Block) => ifMatch(input.ifMatch, etagOf(blockView(current)))
-      if (!plausibleId(input.id)) throw notFound('Block')
-      await change(context, async (trx) => orNotFound(await deleteBlock(trx, principal.accountId, input.id, check), 'Block'))
+      allowed(context, ACCESS.writePages)
+      await changeExisting(context, 'Block', input, blockView, deleteBlock)
       return input.id
     },
   },

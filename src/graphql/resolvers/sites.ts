@@ -2,20 +2,12 @@ import { queueBuild, rollbackTo } from '../../domain/builds.ts'
 import { createAccountSite, deleteAccountSite, getAccountSite, updateAccountSite, type SiteRecord } from '../../domain/sites.ts'
 import { slugFromInput } from '../../domain/subdomains.ts'
 import { siteView } from '../../domain/views.ts'
-import { errors } from '../../errors.ts'
-import { etagOf, ifMatchHolds } from '../../infra/etag.ts'
 import { change } from '../audit.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
-import { inputs, plausibleId } from '../inputs.ts'
+import { inputs } from '../inputs.ts'
 import { buildNode, etagOfNode, siteNode } from '../views.ts'
-import { found, notFound, orNotFound } from './query.ts'
-
-type Input<T = Record<string, unknown>> = { input: T & Record<string, unknown> }
-
-/** The mutation's `ifMatch` against the item's current ETag (stale: PRECONDITION_FAILED, nothing changes). */
-export function ifMatch(given: unknown, current: string): void {
-  if (!ifMatchHolds(typeof given === 'string' ? given : undefined, current)) throw new errors.preconditionFailed('The resource has changed since the ETag given in ifMatch')
-}
+import { found, orNotFound } from './query.ts'
+import { changeExisting, type Existing, type Input } from './writes.ts'
 
 /** The account's site, or NOT_FOUND. */
 export function ownSite(context: GraphqlContext, id: string): Promise<SiteRecord> {
@@ -34,21 +26,19 @@ export const siteResolvers = {
       return siteNode(await change(context, (trx) => createAccountSite(trx, principal.accountId, body)), context.app.config)
     },
 
-    async updateSite(_root: unknown, { input }: Input<{ id: string; ifMatch?: string | null }>, context: GraphqlContext) {
-      const principal = allowed(context, ACCESS.writePages)
+    async updateSite(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
+      allowed(context, ACCESS.writePages)
+      const { config } = context.app
       const { subdomain, ...patch } = inputs.sitePatch(input)
-      const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, context.app.config.SITES_DOMAIN) }
-      const check = (current: SiteRecord) => ifMatch(input.ifMatch, etagOf(siteView(current, context.app.config)))
-      if (!plausibleId(input.id)) throw notFound('Site')
-      const site = await change(context, async (trx) => orNotFound(await updateAccountSite(trx, principal.accountId, input.id, { ...patch, ...slug }, check), 'Site'))
-      return siteNode(site, context.app.config)
+      const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, config.SITES_DOMAIN) }
+      const view = (current: SiteRecord) => siteView(current, config)
+      const site = await changeExisting(context, 'Site', input, view, (trx, accountId, id, check) => updateAccountSite(trx, accountId, id, { ...patch, ...slug }, check))
+      return siteNode(site, config)
     },
 
-    async deleteSite(_root: unknown, { input }: Input<{ id: string; ifMatch?: string | null }>, context: GraphqlContext) {
-      const principal = allowed(context, ACCESS.writePages)
-      const check = (current: SiteRecord) => ifMatch(input.ifMatch, etagOf(siteView(current, context.app.config)))
-      if (!plausibleId(input.id)) throw notFound('Site')
-      await change(context, async (trx) => orNotFound(await deleteAccountSite(trx, principal.accountId, input.id, check), 'Site'))
+    async deleteSite(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
+      allowed(context, ACCESS.writePages)
+      await changeExisting(context, 'Site', input, (current: SiteRecord) => siteView(current, context.app.config), deleteAccountSite)
       return input.id
     },
 
