@@ -26,85 +26,47 @@ export function etagOfNode(node: Tagged): string {
   return etagOf(node[REST])
 }
 
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S
+type CamelCased<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] }
+
+/** A representation's own fields under their camelCase names; the objects inside keep theirs. */
+function camelCased<T extends object>(view: T): CamelCased<T> {
+  return Object.fromEntries(Object.entries(view).map(([key, value]) => [key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase()), value])) as CamelCased<T>
+}
+
 export function siteNode(site: SiteRecord, config: Config) {
   const view = siteView(site, config)
-  return {
-    [REST]: view,
-    id: view.id,
-    name: view.name,
-    domain: view.domain,
-    subdomain: view.subdomain,
-    status: view.status,
-    defaultLocale: view.default_locale,
-    locales: view.locales,
-    assistant: { enabled: view.assistant.enabled, persona: view.assistant.persona, bookingUrl: view.assistant.booking_url, lead: view.assistant.lead, handoff: view.assistant.handoff },
-    previewUrl: view.preview_url,
-    url: view.url,
-    createdAt: view.created_at,
-    updatedAt: view.updated_at,
-    publishedAt: view.published_at,
-  }
+  return { [REST]: view, ...camelCased(view), assistant: camelCased(view.assistant) }
 }
 export type SiteNode = ReturnType<typeof siteNode>
 
 export function pageNode(page: Page) {
   const view = pageView(page)
-  return {
-    [REST]: view,
-    id: view.id,
-    siteId: view.site_id,
-    path: view.path,
-    locale: view.locale,
-    title: view.title,
-    description: view.description,
-    createdAt: view.created_at,
-    updatedAt: view.updated_at,
-  }
+  return { [REST]: view, ...camelCased(view) }
 }
 export type PageNode = ReturnType<typeof pageNode>
 
 export function blockNode(block: Block) {
   const view = blockView(block)
-  return { [REST]: view, id: view.id, pageId: view.page_id, type: view.type, position: view.position, content: view.content }
+  return { [REST]: view, ...camelCased(view) }
 }
 
 export function domainNode(domain: Domain) {
   const view = domainView(domain)
-  return {
-    [REST]: view,
-    id: view.id,
-    siteId: view.site_id,
-    hostname: view.hostname,
-    status: view.status,
-    primary: view.primary,
-    verification: view.verification,
-    verifiedAt: view.verified_at,
-  }
+  return { [REST]: view, ...camelCased(view) }
 }
 
 export function buildNode(build: Build) {
-  const view = buildView(build)
-  return { id: view.id, siteId: view.site_id, status: view.status, error: view.error, pages: view.pages, startedAt: view.started_at, finishedAt: view.finished_at }
+  return camelCased(buildView(build))
 }
 
 export function leadNode(lead: Lead) {
   const view = leadView(lead)
-  return {
-    [REST]: view,
-    id: view.id,
-    siteId: view.site_id,
-    source: view.source,
-    email: view.email,
-    name: view.name,
-    note: view.note,
-    consent: { version: view.consent.version, locale: view.consent.locale, digest: view.consent.digest, givenAt: view.consent.given_at },
-    createdAt: view.created_at,
-  }
+  return { [REST]: view, ...camelCased(view), consent: camelCased(view.consent) }
 }
 
 export function endpointNode(row: EndpointRow) {
-  const view = endpointView(row)
-  return { id: view.id, url: view.url, description: view.description, eventTypes: view.event_types, enabled: view.enabled, disabledReason: view.disabled_reason, createdAt: view.created_at }
+  return camelCased(endpointView(row))
 }
 
 export function auditNode(row: AuditRow) {
