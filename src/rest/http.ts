@@ -57,6 +57,12 @@ export function envelope<T>(data: T[], total: number, page: number, perPage: num
   return { data, meta: { total, page, per_page: perPage } }
 }
 
+/** The page the query asks for of a list read whole (one that stays short, such as the account's members). */
+export function envelopeOfAll<T>(items: T[], query: { page?: number; per_page?: number }) {
+  const { limit, offset, page, perPage } = pageOf(query)
+  return envelope(items.slice(offset, offset + limit), items.length, page, perPage)
+}
+
 export { etagOf }
 
 export function sendItem<T>(reply: FastifyReply, item: T, etagSource?: unknown): FastifyReply {

@@ -6,7 +6,7 @@ import { inviteMember, listPendingInvitations, mailInvitation, withdrawInvitatio
 import { listMembers, ROLES } from '../domain/accounts/members.ts'
 import { literalUnion } from '../schemas.ts'
 import { withAudit } from './audit.ts'
-import { envelope, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
+import { envelopeOfAll, ListEnvelope, ListQuery, notFound, sendItem } from './http.ts'
 
 const Role = Type.Union(literalUnion(ROLES).anyOf, { description: 'owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only' })
 const InvitationId = Type.String({ pattern: '^inv_[A-Za-z0-9_-]{22}$', description: 'inv_…' })
@@ -59,11 +59,7 @@ export default async function memberRoutes(app: FastifyInstance) {
       config: { operation: 'account.members.list', scope: 'read:sites', access: 'read' },
       schema: { summary: 'List the members of the account', tags: ['account'], querystring: ListQuery, response: { 200: ListEnvelope(Member, 'Members: owners first, then by when they joined') } },
     },
-    async (request) => {
-      const { limit, offset, page, perPage } = pageOf(request.query)
-      const members = await listMembers(app.db, app.keyring, request.principal.accountId)
-      return envelope(members.slice(offset, offset + limit), members.length, page, perPage)
-    },
+    async (request) => envelopeOfAll(await listMembers(app.db, app.keyring, request.principal.accountId), request.query),
   )
 
   typed.post(
@@ -86,11 +82,7 @@ export default async function memberRoutes(app: FastifyInstance) {
       config: { operation: 'account.invitations.list', scope: 'manage:tokens', access: 'read', role: 'owner' },
       schema: { summary: 'List the pending invitations', tags: ['account'], querystring: ListQuery, response: { 200: ListEnvelope(Invitation, 'Pending invitations, newest first') } },
     },
-    async (request) => {
-      const { limit, offset, page, perPage } = pageOf(request.query)
-      const pending = await listPendingInvitations(app.db, app.keyring, request.principal.accountId)
-      return envelope(pending.slice(offset, offset + limit), pending.length, page, perPage)
-    },
+    async (request) => envelopeOfAll(await listPendingInvitations(app.db, app.keyring, request.principal.accountId), request.query),
   )
 
   typed.get(
