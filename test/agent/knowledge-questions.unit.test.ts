@@ -3,6 +3,7 @@ import { buildKnowledgeBase, heading } from '../../src/agent/knowledge.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import { stem, words } from '../../src/agent/text.ts'
 import { LOCALES, type Locale } from '../../src/domain/locales.ts'
+import { turnInput } from './turn-input.ts'
 
 /**
  * Every section of every knowledge page, in every language, answers the questions stored with it:
@@ -11,16 +12,6 @@ import { LOCALES, type Locale } from '../../src/domain/locales.ts'
  * questions or its fact fails here.
  */
 const kb = buildKnowledgeBase()
-const input = (locale: Locale, message: string) => ({
-  locale,
-  message,
-  pagePath: undefined,
-  capabilities: { booking: true, booking_url: 'https://x.test/demo', lead: true, handoff: true },
-  handoff: 'none' as const,
-  persona: undefined,
-  siteName: 'Test',
-  history: async () => [],
-})
 
 /** A heading's words as stems, small words left out. */
 const stems = (text: string, locale: Locale) => new Set(words(text).filter((w) => w.length > 3).map((w) => stem(w, locale)))
@@ -54,7 +45,7 @@ describe.each(LOCALES)('knowledge sections in %s', (locale) => {
       for (const q of p.questions) {
         const top = kb.search(locale, q, { limit: 1 })[0]?.passage
         if (top !== p) misses.push(`${p.title} ← "${q}" found ${top?.title ?? 'nothing'}`)
-        const reply = planTurn(kb, input(locale, q)).reply
+        const reply = planTurn(kb, turnInput(locale, q)).reply
         if (!reply.includes(p.fact!)) misses.push(`${p.title} ← "${q}" answered "${reply}"`)
       }
     }

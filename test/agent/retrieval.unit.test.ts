@@ -8,19 +8,9 @@ import { clip, SHORT_REPLY } from '../../src/agent/responder/types.ts'
 import { frenchTypography, terms } from '../../src/agent/text.ts'
 import { loadPricing } from '../../src/domain/plans.ts'
 import type { Locale } from '../../src/domain/locales.ts'
+import { turnInput } from './turn-input.ts'
 
 const kb = buildKnowledgeBase()
-const input = (locale: Locale, message: string, extra: Record<string, unknown> = {}) => ({
-  locale,
-  message,
-  ...extra,
-  pagePath: undefined,
-  capabilities: { booking: true, booking_url: 'https://x.test/demo', lead: true, handoff: true },
-  handoff: 'none' as const,
-  persona: undefined,
-  siteName: 'Test',
-  history: async () => [],
-})
 
 describe('stemming per language', () => {
   it('reduces inflected forms to one stem and drops stop words', () => {
@@ -51,7 +41,7 @@ describe('typography per locale', () => {
 
   it('sends French replies with French spacing', () => {
     for (const q of ['Combien coûte la formule Pro ?', 'Quelle est la différence entre Plus et Pro ?', 'Est-ce que vous proposez un hébergement email ?', 'Bonjour']) {
-      const reply = planTurn(kb, input('fr', q)).reply
+      const reply = planTurn(kb, turnInput('fr', q)).reply
       expect(reply, reply).not.toMatch(/[\p{L}\d)] ?[;!?]|[\p{L}\d)] :/u)
     }
   })
@@ -86,17 +76,17 @@ describe('per-site knowledge', () => {
       { title: 'Opening hours', url: '/hours', text: 'The bakery is open Monday to Saturday from 7:00 to 18:00.' },
       { title: 'Cakes to order', url: '/cakes', text: 'Birthday cakes can be ordered three days ahead.' },
     ])
-    const onSite = planTurn(local, input('en', 'When is the bakery open?', { siteId: 'site_bakery' }))
+    const onSite = planTurn(local, turnInput('en', 'When is the bakery open?', { siteId: 'site_bakery' }))
     expect(onSite.reply).toMatch(/^The bakery is open Monday to Saturday/)
     expect(onSite.sources).toEqual([{ title: 'Opening hours', url: '/hours' }])
     expect(onSite.passages[0]).toMatchObject({ siteId: 'site_bakery', url: '/hours' })
     // Another site, or another locale, does not see them.
-    expect(planTurn(local, input('en', 'When is the bakery open?', { siteId: 'site_other' })).sources).toBeUndefined()
+    expect(planTurn(local, turnInput('en', 'When is the bakery open?', { siteId: 'site_other' })).sources).toBeUndefined()
     expect(local.search('de', 'bakery open', { siteId: 'site_bakery' }).some((h) => h.passage.siteId)).toBe(false)
     // Platform questions still find the platform's answers on the site.
-    expect(planTurn(local, input('en', 'How do I connect my own domain?', { siteId: 'site_bakery' })).sources?.[0]?.url).toBe('/en/domains')
+    expect(planTurn(local, turnInput('en', 'How do I connect my own domain?', { siteId: 'site_bakery' })).sources?.[0]?.url).toBe('/en/domains')
     local.removeSitePassages('site_bakery')
-    expect(planTurn(local, input('en', 'When is the bakery open?', { siteId: 'site_bakery' })).sources).toBeUndefined()
+    expect(planTurn(local, turnInput('en', 'When is the bakery open?', { siteId: 'site_bakery' })).sources).toBeUndefined()
   })
 })
 
@@ -135,7 +125,7 @@ describe('knowledge base', () => {
     for (const l of ['de', 'en', 'fr'] as const) {
       for (const p of kb.passages(l)) {
         if (!p.suggestion) continue
-        const plan = planTurn(kb, input(l, p.suggestion.prompt))
+        const plan = planTurn(kb, turnInput(l, p.suggestion.prompt))
         if (!plan.sources?.length && !plan.requestHandoff) unanswered.push(`${l}: ${p.suggestion.prompt}`)
       }
     }
@@ -154,7 +144,7 @@ describe('knowledge base', () => {
     const cheaper = { ...pricing, plans: pricing.plans.map((p) => (p.id === 'pro' ? { ...p, monthly_price_cents: 3900, yearly_price_cents: 37440 } : p)) }
     expect(loadPassages('en', cheaper).map((p) => p.text).join('\n')).toContain('€39')
     const cheaperKb = buildKnowledgeBase(cheaper)
-    expect(planTurn(cheaperKb, input('en', 'What does Pro cost?')).reply).toMatch(/^Pro costs €39 a month, or €374\.40 a year/)
+    expect(planTurn(cheaperKb, turnInput('en', 'What does Pro cost?')).reply).toMatch(/^Pro costs €39 a month, or €374\.40 a year/)
   })
 
   it('has wording for every plan and add-on of the price list, in every language', () => {
@@ -188,7 +178,7 @@ describe('knowledge base', () => {
   it('answers within 1500 characters for every passage-sized question', () => {
     for (const locale of ['de', 'en', 'fr'] as const) {
       for (const p of kb.passages(locale)) {
-        const plan = planTurn(kb, input(locale, `${p.title} ${p.text}`))
+        const plan = planTurn(kb, turnInput(locale, `${p.title} ${p.text}`))
         expect(plan.reply.length).toBeLessThanOrEqual(1500)
         expect((plan.actions ?? []).length).toBeLessThanOrEqual(1)
         expect((plan.suggestions ?? []).length).toBeLessThanOrEqual(1)

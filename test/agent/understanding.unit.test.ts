@@ -4,19 +4,10 @@ import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../..
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import { fold, terms } from '../../src/agent/text.ts'
 import type { Locale } from '../../src/domain/locales.ts'
+import { turnInput } from './turn-input.ts'
 
 /** How the knowledge index reads visitors' words: stems, accents, the lexicon, compounds, misspellings. */
 const kb = buildKnowledgeBase()
-const input = (locale: Locale, message: string) => ({
-  locale,
-  message,
-  pagePath: undefined,
-  capabilities: { booking: true, booking_url: 'https://x.test/demo', lead: true, handoff: true },
-  handoff: 'none' as const,
-  persona: undefined,
-  siteName: 'Test',
-  history: async () => [],
-})
 const top = (locale: Locale, q: string) => kb.search(locale, q, { limit: 1 })[0]?.passage.title
 
 describe('words and their meaning', () => {
@@ -83,9 +74,9 @@ describe('understanding questions in visitors’ words', () => {
   })
 
   it('answers an overview question with an overview', () => {
-    expect(planTurn(kb, input('en', 'tell me about the plans')).reply).toMatch(/^There are five plans: Free .*Lite .*Plus .*Pro .*Max/)
-    expect(planTurn(kb, input('de', 'was bieten Sie an')).reply).toMatch(/^Wir bieten einen Website-Baukasten/)
-    expect(planTurn(kb, input('fr', 'parlez-moi des formules')).reply).toMatch(/^Il existe cinq formules/)
+    expect(planTurn(kb, turnInput('en', 'tell me about the plans')).reply).toMatch(/^There are five plans: Free .*Lite .*Plus .*Pro .*Max/)
+    expect(planTurn(kb, turnInput('de', 'was bieten Sie an')).reply).toMatch(/^Wir bieten einen Website-Baukasten/)
+    expect(planTurn(kb, turnInput('fr', 'parlez-moi des formules')).reply).toMatch(/^Il existe cinq formules/)
   })
 })
 
@@ -123,10 +114,10 @@ describe('confidence that adapts', () => {
       { title: 'Delivery', url: '/delivery', text: 'We deliver bread to offices in the city centre.' },
       { title: 'Contact', url: '/contact', text: 'Call us or write to us by email.' },
     ])
-    const plan = planTurn(local, { ...input('en', 'when does the bakery open'), siteId: 'site_shop' })
+    const plan = planTurn(local, turnInput('en', 'when does the bakery open', { siteId: 'site_shop' }))
     expect(plan.reply).toMatch(/^The bakery opens at 7:00 and closes at 18:00 on weekdays\. Or did you mean “Opening hours on holidays”\?$/)
     expect(plan.suggestions).toEqual([{ label: 'Opening hours on holidays', prompt: 'Opening hours on holidays' }])
-    const holiday = planTurn(local, { ...input('en', 'Opening hours on holidays'), siteId: 'site_shop' })
+    const holiday = planTurn(local, turnInput('en', 'Opening hours on holidays', { siteId: 'site_shop' }))
     expect(holiday.sources).toEqual([{ title: 'Opening hours on holidays', url: '/holidays' }])
   })
 })
