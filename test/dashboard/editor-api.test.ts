@@ -50,7 +50,7 @@ describe('the editor, /v1 and MCP see one site the same way', async () => {
     const blocks = await v1('GET', `/pages/${pageId}/blocks`)
     expect(blocks.json['data']).toEqual([expect.objectContaining({ type: 'cta', position: 0, content: { heading: 'Book a table', label: 'Call', href: 'tel:+331234' } })])
 
-    const { token: mcpToken } = await oauthToken(app, accountId, ['mcp:read', 'mcp:tools'], `${base}/mcp`)
+    const { token: mcpToken } = await oauthToken(app, accountId, ['mcp:read', 'mcp:tools'], `${base}/mcp`, 600, person.user.id)
     const mcp = await connect(base, mcpToken)
     const got = await mcp.callTool({ name: 'get_site', arguments: { site_id: siteId } })
     expect(got.isError, textOf(got)).toBeFalsy()

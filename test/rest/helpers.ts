@@ -20,8 +20,8 @@ export async function makeAccount(app: FastifyInstance, plan: Plan = 'pro', scop
 }
 
 /** An account OAuth access token as the token endpoint issues it, for the REST API or another audience. */
-export async function oauthToken(app: FastifyInstance, accountId: string | undefined, scopes: string[], audience = `${app.config.API_URL}/v1`, expiresIn = 600) {
-  const signed = await signAccessToken(app.signer, { subject: 'usr_test', clientId: 'cli_test', audience, scope: scopes, ...(accountId ? { accountId } : {}), expiresIn })
+export async function oauthToken(app: FastifyInstance, accountId: string | undefined, scopes: string[], audience = `${app.config.API_URL}/v1`, expiresIn = 600, subject = 'usr_test') {
+  const signed = await signAccessToken(app.signer, { subject, clientId: 'cli_test', audience, scope: scopes, ...(accountId ? { accountId } : {}), expiresIn })
   return signed
 }
 
