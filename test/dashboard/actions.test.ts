@@ -10,7 +10,7 @@ import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 import { startReceiver } from '../helpers/receiver.ts'
-import { formToken, get, post, shownSecret, signedIn, until } from './helpers.ts'
+import { dashboardBrowser, formToken, get, post, shownSecret, signedIn, until } from './helpers.ts'
 
 // Every dashboard action as a browser without JavaScript sends it: a form post with the CSRF
 // token, answered by a redirect to the page that shows the outcome.
@@ -28,16 +28,7 @@ describe('dashboard actions over plain form posts', async () => {
   await withAssistantAddOn(app.db, accountId)
   const site = await createAccountSite(app.db, accountId, { name: 'Owner shop', assistant: { enabled: true, handoff: true, lead: true } })
   await insertActiveDomain(app.db, site.id, 'owner-shop.example')
-  const { cookie, token } = await formToken(app, owner.cookie, '/app')
-  const form = (fields: Record<string, string | string[]> = {}) => ({ _csrf: token, ...fields })
-  const page = async (url: string) => {
-    const res = await get(app, url, cookie)
-    expect(res.statusCode, url).toBe(200)
-    return res.body
-  }
-  /** The dashboard's audit records of one operation, oldest first: [status, …]. */
-  const audited = async (operation: string) =>
-    (await app.db.selectFrom('audit_log').select('status').where('account_id', '=', accountId).where('operation', '=', `dashboard.${operation}`).orderBy('id').execute()).map((r) => r.status)
+  const { cookie, form, page, audited } = await dashboardBrowser(app, owner, '/app')
 
   it('rebuilds a site twice and rolls back to the first build', async () => {
     const builds: string[] = []

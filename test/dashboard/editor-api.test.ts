@@ -5,7 +5,7 @@ import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
 import { oauthToken } from '../rest/helpers.ts'
-import { formToken, get, post, signedIn } from './helpers.ts'
+import { dashboardBrowser, get, post, signedIn } from './helpers.ts'
 
 /** The version a form carries, as the browser would send it back. */
 const versionIn = (body: string, action: string) => cheerio.load(body)(`form[action="${action}"] input[name="_version"]`).first().attr('value')
@@ -27,8 +27,7 @@ describe('the editor, /v1 and MCP see one site the same way', async () => {
     const text = await res.text()
     return { status: res.status, etag: res.headers.get('etag'), json: (text ? JSON.parse(text) : null) as Record<string, any> } // eslint-disable-line @typescript-eslint/no-explicit-any
   }
-  const { cookie, token } = await formToken(app, person.cookie, '/app/start')
-  const form = (fields: Record<string, string | string[]> = {}) => ({ _csrf: token, ...fields })
+  const { cookie, form } = await dashboardBrowser(app, person, '/app/start')
 
   it('reads a site made in the editor over /v1 and MCP, with the editor’s version as its ETag', async () => {
     const created = await post(app, '/app/sites', cookie, form({ name: 'Corner Café', locales: ['en', 'fr'], default_locale: 'en' }))

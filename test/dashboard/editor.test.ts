@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts.ts'
 import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
-import { formToken, get, post, signedIn, until } from './helpers.ts'
+import { dashboardBrowser, formToken, get, post, signedIn, until } from './helpers.ts'
 
 const SITES_DOMAIN = 'sites.test'
 
@@ -27,15 +27,7 @@ describe('dashboard editor over plain form posts', async () => {
   const { app } = await buildTestApp({ env: { SITES_DOMAIN } })
   const owner = await signedIn(app, 'baker@example.com')
   const accountId = owner.user.accountId
-  const { cookie, token } = await formToken(app, owner.cookie, '/app/start')
-  const form = (fields: Record<string, string | string[]> = {}) => ({ _csrf: token, ...fields })
-  const page = async (url: string) => {
-    const res = await get(app, url, cookie)
-    expect(res.statusCode, url).toBe(200)
-    return res.body
-  }
-  const audited = async (operation: string) =>
-    (await app.db.selectFrom('audit_log').select('status').where('account_id', '=', accountId).where('operation', '=', `dashboard.${operation}`).orderBy('id').execute()).map((r) => r.status)
+  const { cookie, form, page, audited } = await dashboardBrowser(app, owner, '/app/start')
   const sitesOf = () => app.db.selectFrom('sites').selectAll().where('account_id', '=', accountId).execute()
   let siteId = ''
   let pageId = ''

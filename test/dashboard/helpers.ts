@@ -33,6 +33,24 @@ export const post = (app: App, url: string, cookie: string, form: Record<string,
 
 export const get = (app: App, url: string, cookie: string) => app.inject({ method: 'GET', url, headers: { cookie } })
 
+/**
+ * A signed-in person's browser on the dashboard, its CSRF token taken from `url`: `form` fills a
+ * post with the token, `page` GETs a page that must answer 200, `audited` lists the statuses of
+ * the dashboard's audit records of one operation of the person's account, oldest first.
+ */
+export async function dashboardBrowser(app: App, person: { user: { accountId: string }; cookie: string }, url: string) {
+  const { cookie, token } = await formToken(app, person.cookie, url)
+  const form = (fields: Record<string, string | string[]> = {}) => ({ _csrf: token, ...fields })
+  const page = async (path: string) => {
+    const res = await get(app, path, cookie)
+    expect(res.statusCode, path).toBe(200)
+    return res.body
+  }
+  const audited = async (operation: string) =>
+    (await app.db.selectFrom('audit_log').select('status').where('account_id', '=', person.user.accountId).where('operation', '=', `dashboard.${operation}`).orderBy('id').execute()).map((r) => r.status)
+  return { cookie, form, page, audited }
+}
+
 /** The secret a page shows once. */
 export const shownSecret = (body: string) => /<output class="secret" id="secret">([^<]+)<\/output>/.exec(body)?.[1]
 
