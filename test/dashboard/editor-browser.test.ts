@@ -1,8 +1,8 @@
-import { AxeBuilder } from '@axe-core/playwright'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { onPostgres } from '../helpers/database.ts'
+import { accessibilityChecker } from '../helpers/accessibility.ts'
 import { DESKTOP, haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 
@@ -19,22 +19,9 @@ describe.skipIf(!haveBrowser || onPostgres)('the editor in Chromium without Java
   // The pictures the site links to, served here: the test runs offline.
   const picture = `<svg xmlns="http://www.w3.org/2000/svg" width="960" height="360" viewBox="0 0 960 360"><rect width="960" height="360" fill="#bfdbfe"/><circle cx="780" cy="90" r="48" fill="#fbbf24"/><rect y="250" width="960" height="110" fill="#1e3a8a"/><rect x="160" y="150" width="260" height="110" fill="#b45309"/><polygon points="150,150 290,80 430,150" fill="#7c2d12"/><rect x="260" y="200" width="50" height="60" fill="#fde68a"/></svg>`
   await context.route('https://images.example/**', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: picture }))
-  // axe runs as a script, so it checks a copy of each page in a second context where scripts run.
-  const axePage = await (await browser.newContext({ viewport: DESKTOP })).newPage()
-  await axePage.goto(`${base}/openapi.json`)
-  const findings: string[] = []
-  const checked: string[] = []
-
+  const { check, findings, checked } = await accessibilityChecker(browser, base)
   /** axe-core on the page as shown, and the page at phone width: nothing wider than the screen. */
-  async function accessible(label: string, target: Page = page) {
-    await axePage.setViewportSize(DESKTOP)
-    await axePage.setContent(await target.content())
-    const { violations } = await new AxeBuilder({ page: axePage }).analyze()
-    checked.push(label)
-    for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') findings.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
-    await axePage.setViewportSize(PHONE)
-    if ((await axePage.evaluate<number>('document.documentElement.scrollWidth')) > PHONE.width) findings.push(`${label}: wider than a phone`)
-  }
+  const accessible = (label: string, target: Page = page) => check(label, target)
 
   const notice = () => page.locator('.notice').textContent()
   const problems = () => page.locator('.problems').textContent()

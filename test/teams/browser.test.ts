@@ -1,10 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright'
-import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts.ts'
 import { createPage } from '../../src/domain/pages.ts'
 import { createAccountSite } from '../../src/domain/sites.ts'
-import { DESKTOP, haveBrowser, launchBrowser, PHONE } from '../helpers/browser.ts'
+import { accessibilityChecker } from '../helpers/accessibility.ts'
+import { DESKTOP, haveBrowser, launchBrowser } from '../helpers/browser.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
 import { startLiveApp } from '../identity/helpers.ts'
@@ -21,21 +20,7 @@ describe.skipIf(!haveBrowser || onPostgres)('a team in Chromium without JavaScri
   const browser = await launchBrowser()
   const ownerPage = await (await browser.newContext({ viewport: DESKTOP, javaScriptEnabled: false })).newPage()
   const colleaguePage = await (await browser.newContext({ viewport: DESKTOP, javaScriptEnabled: false })).newPage()
-  // axe runs as a script, so it checks a copy of each page in a context where scripts run.
-  const axePage = await (await browser.newContext({ viewport: DESKTOP })).newPage()
-  await axePage.goto(`${base}/openapi.json`)
-  const findings: string[] = []
-  const checked: string[] = []
-
-  async function accessible(label: string, target: Page) {
-    await axePage.setViewportSize(DESKTOP)
-    await axePage.setContent(await target.content())
-    const { violations } = await new AxeBuilder({ page: axePage }).analyze()
-    checked.push(label)
-    for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') findings.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
-    await axePage.setViewportSize(PHONE)
-    if ((await axePage.evaluate<number>('document.documentElement.scrollWidth')) > PHONE.width) findings.push(`${label}: wider than a phone`)
-  }
+  const { check: accessible, findings, checked } = await accessibilityChecker(browser, base)
 
   /** The newest mail to `to` whose text matches, once the SMTP server has it. */
   async function mailTo(to: string, match: RegExp, after = 0): Promise<string> {
