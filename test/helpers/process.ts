@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { cleanUpAfter } from './cleanup.ts'
 import { TEST_DATA_KEY } from './app.ts'
 
@@ -18,6 +19,19 @@ export interface ServerProcess {
 /** The environment a child process starts from: not the test runner's (vitest sets BASE_URL='/'). */
 export function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }
+}
+
+const run = promisify(execFile)
+
+/** The operator's CLI, `npm run admin -- …`, as a process of its own on `env` (the database); its exit code and output, failed or not. */
+export async function runAdmin(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['scripts/admin.ts', ...args], { cwd: root, env: { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, ...env } })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
 }
 
 /** What `npm start` runs after `exec node`: its V8 flags and src/server.ts. */

@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts.ts'
 import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { bootstrap, chat, expectAgentError, freshIp } from '../agent/helpers.ts'
-import { buildTestApp, TEST_DATA_KEY } from '../helpers/app.ts'
+import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
-import { baseEnv } from '../helpers/process.ts'
+import { runAdmin } from '../helpers/process.ts'
 import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from '../sites/helpers.ts'
 import { owner } from './helpers.ts'
 
@@ -16,21 +13,9 @@ import { owner } from './helpers.ts'
 // answers 404 feature-disabled and published pages embed no widget; the platform's own site
 // keeps its assistant. On PostgreSQL the operator's CLI runs beside the service; the embedded
 // database admits one process, so there the CLI's own domain function is called.
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const databaseUrl = onPostgres ? await freshDatabaseUrl() : undefined
 const { app } = await buildTestApp({ ...(databaseUrl ? { databaseUrl } : {}) })
-const run = promisify(execFile)
-
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, DATABASE_URL: databaseUrl! }
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/admin.ts', ...args], { cwd: root, env })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const admin = (...args: string[]) => runAdmin({ DATABASE_URL: databaseUrl! }, ...args)
 
 /** Switches the add-on as the operator does: `npm run admin -- account add-on …`. */
 async function switchAssistant(accountId: string, state: 'on' | 'off'): Promise<void> {

@@ -1,18 +1,13 @@
-import { execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, TEST_DATA_KEY } from '../helpers/app.ts'
+import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
-import { baseEnv } from '../helpers/process.ts'
+import { runAdmin } from '../helpers/process.ts'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 // Every run opens (and on the embedded database, replays) the database: seconds on a busy machine.
 const SLOW = 240_000
-const run = promisify(execFile)
 
 // On PostgreSQL the CLI runs beside the running service on its database; the embedded database
 // admits one process at a time, so there the CLI runs first and the service opens its files after.
@@ -20,16 +15,7 @@ const databaseUrl = onPostgres ? await freshDatabaseUrl() : ''
 const dataDir = mkdtempSync(join(tmpdir(), 'wps-admin-'))
 const live = onPostgres ? await buildTestApp({ databaseUrl }) : undefined
 
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/admin.ts', ...args], { cwd: root, env })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const admin = (...args: string[]) => runAdmin({ DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, ...args)
 
 describe('npm run admin', () => {
   let accountId = ''
