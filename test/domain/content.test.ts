@@ -10,7 +10,8 @@ import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 
-const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } })
+// These tests drive builds step by step themselves: no job runner may take a queued build meanwhile.
+const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test', JOB_CONCURRENCY: '0' } })
 const dns = await startDnsServer()
 afterAll(() => dns.close())
 const own = ['platform.test']
