@@ -16,7 +16,7 @@ async function postgresVersion(): Promise<string> {
   const client = new pg.Client({ connectionString: benchDatabaseAdminUrl })
   await client.connect()
   try {
-    return ((await client.query<{ v: string }>('show server_version')).rows[0]?.v ?? '?').split(' ')[0]!
+    return ((await client.query<{ server_version: string }>('show server_version')).rows[0]?.server_version ?? '?').split(' ')[0]!
   } finally {
     await client.end()
   }

@@ -57,6 +57,24 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): P
   throw new Error(`${url} did not answer within ${timeoutMs} ms`)
 }
 
+/**
+ * Spawns a server on a random port and waits until `path` answers. A port some other process took
+ * meanwhile (the server exits at once) is tried again with another, twice at most.
+ */
+async function spawnServer(spawnAt: (port: number) => ChildProcess, path: string): Promise<{ child: ChildProcess; url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = freePort()
+    const child = spawnAt(port)
+    const url = `http://127.0.0.1:${port}`
+    try {
+      await waitFor(`${url}${path}`, child)
+      return { child, url }
+    } catch (error) {
+      if (attempt >= 3 || child.exitCode === null) throw error
+    }
+  }
+}
+
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return
   child.kill('SIGTERM')
@@ -98,26 +116,28 @@ export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
  */
 export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
   const database = await freshBenchDatabase()
-  const port = freePort()
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service to that folder when it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
-  const child = spawn(process.execPath, [...profile, ...startArgs], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: database.url,
-      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_FACTOR: '1000000',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(`${url}/api/ready`, child)
+  const dataKey = randomBytes(32).toString('base64')
+  const { child, url } = await spawnServer(
+    (port) =>
+      spawn(process.execPath, [...profile, ...startArgs], {
+        cwd: root,
+        env: {
+          ...process.env,
+          NODE_ENV: 'production',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATABASE_URL: database.url,
+          DATA_ENCRYPTION_KEY: dataKey,
+          LOG_LEVEL: 'info',
+          RATE_LIMIT_FACTOR: '1000000',
+          ...env,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
+    '/api/ready',
+  )
   return {
     url,
     pid: child.pid!,
@@ -131,10 +151,10 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
 
 /** The bare Fastify hello-world every figure is compared with (or, with 'pricing', the same body and headers as /api/pricing; with 'db', one round trip to `databaseUrl` per request). */
 export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', databaseUrl = ''): Promise<Running> {
-  const port = freePort()
-  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(`${url}/`, child)
+  const { child, url } = await spawnServer(
+    (port) => spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
+    '/',
+  )
   return { url, pid: child.pid!, stop: () => stopChild(child) }
 }
 
@@ -143,13 +163,13 @@ export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', 
  * headers (same-work-server.ts): `sites`, `patch` or `turn`, with that mode's settings.
  */
 export async function startSameWork(mode: 'sites' | 'patch' | 'turn', databaseUrl: string, settings: Record<string, unknown> & { headers: Record<string, string> }): Promise<Running> {
-  const port = freePort()
   const dir = mkdtempSync(join(tmpdir(), 'wps-same-work-'))
   const file = join(dir, 'settings.json')
   writeFileSync(file, JSON.stringify(settings))
-  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./same-work-server.ts', import.meta.url)), String(port), mode, databaseUrl, file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(`${url}/ready`, child)
+  const { child, url } = await spawnServer(
+    (port) => spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./same-work-server.ts', import.meta.url)), String(port), mode, databaseUrl, file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
+    '/ready',
+  )
   return {
     url: `${url}/`,
     pid: child.pid!,
