@@ -119,7 +119,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service to that folder when it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
   const dataKey = randomBytes(32).toString('base64')
-  const { child, url } = await spawnServer(
+  const started = spawnServer(
     (port) =>
       spawn(process.execPath, [...profile, ...startArgs], {
         cwd: root,
@@ -137,7 +137,11 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
         stdio: ['ignore', 'ignore', 'inherit'],
       }),
     '/api/ready',
-  )
+  ).catch(async (error: unknown) => {
+    await database.drop()
+    throw error
+  })
+  const { child, url } = await started
   return {
     url,
     pid: child.pid!,
