@@ -5,16 +5,12 @@
 //   one connection making them in order). Target: the query at 3x the REST sequences per second.
 // - `sites(first: 50)` with REST's site fields against GET /v1/sites?per_page=50 on the same 50
 //   sites. Target: 0.8x GET /v1/sites or more.
-import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import type autocannon from 'autocannon'
-import { load, median, report, startBaseline, startService, warm, type LoadResult } from './lib.ts'
+import { benchAccountToken, load, median, report, startBaseline, startService, warm, type LoadResult } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const dataKey = randomBytes(32).toString('base64')
 const PAGES = 10
 const BLOCKS_PER_PAGE = 5
@@ -39,15 +35,7 @@ const SITES = `query Sites {
 const bare = await startBaseline()
 const service = await startService({ DATA_ENCRYPTION_KEY: dataKey })
 try {
-  // The account and its token come from the admin CLI, on the running service's database.
-  const admin = async (...args: string[]) => {
-    const env = { ...process.env, DATABASE_URL: service.databaseUrl, DATA_ENCRYPTION_KEY: dataKey, NODE_ENV: 'production' }
-    const { stdout } = await promisify(execFile)(process.execPath, ['scripts/admin.ts', ...args, '--json'], { cwd: root, env })
-    return JSON.parse(stdout) as Record<string, string>
-  }
-  const account = await admin('account', 'create', '--email', 'bench@example.com', '--plan', 'max')
-  await admin('account', 'set-quota', account['id']!, '100000000')
-  const { token } = await admin('token', 'create', account['id']!, '--scopes', 'read:sites,write:pages', '--name', 'bench')
+  const { token } = await benchAccountToken(service.databaseUrl, dataKey, 'read:sites,write:pages')
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 
   const api = async (method: string, path: string, body?: unknown) => {

@@ -3,13 +3,14 @@
  * processes on loopback, autocannon drives them from this process, and every figure is printed
  * beside the baseline measured in the same run.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 
@@ -154,6 +155,22 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
 }
 
 /** The bare Fastify hello-world every figure is compared with (or, with 'pricing', the same body and headers as /api/pricing; with 'db', one round trip to `databaseUrl` per request). */
+/**
+ * A max account with an hourly budget no bench reaches and an API token of `scopes`, made with the
+ * admin CLI on the running service's database, as an operator would.
+ */
+export async function benchAccountToken(databaseUrl: string, dataKey: string, scopes: string): Promise<{ accountId: string; token: string }> {
+  const admin = async (...args: string[]) => {
+    const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_ENCRYPTION_KEY: dataKey, NODE_ENV: 'production' }
+    const { stdout } = await promisify(execFile)(process.execPath, ['scripts/admin.ts', ...args, '--json'], { cwd: root, env })
+    return JSON.parse(stdout) as Record<string, string>
+  }
+  const account = await admin('account', 'create', '--email', 'bench@example.com', '--plan', 'max')
+  await admin('account', 'set-quota', account['id']!, '100000000')
+  const { token } = await admin('token', 'create', account['id']!, '--scopes', scopes, '--name', 'bench')
+  return { accountId: account['id']!, token: token! }
+}
+
 export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', databaseUrl = ''): Promise<Running> {
   const { child, url } = await spawnServer(
     (port) => spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),

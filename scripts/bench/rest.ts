@@ -5,30 +5,18 @@
 //   PATCH /v1/blocks/{id} (validation, If-Match, audit, idempotency): >= 0.4x a bare
 //     `update … returning` of the block, p99 < 40 ms
 // The bare Fastify hello-world is printed beside them for scale.
-import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { compared, measureInTurn, median, repeatableHeaders, report, startBaseline, startSameWork, startService } from './lib.ts'
+import { benchAccountToken, compared, measureInTurn, median, repeatableHeaders, report, startBaseline, startSameWork, startService } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const dataKey = randomBytes(32).toString('base64')
 
 const bare = await startBaseline()
 const service = await startService({ DATA_ENCRYPTION_KEY: dataKey })
 const references: Array<{ stop(): Promise<void> }> = []
 try {
-  // The account and its token come from the admin CLI, on the running service's database.
-  const admin = async (...args: string[]) => {
-    const env = { ...process.env, DATABASE_URL: service.databaseUrl, DATA_ENCRYPTION_KEY: dataKey, NODE_ENV: 'production' }
-    const { stdout } = await promisify(execFile)(process.execPath, ['scripts/admin.ts', ...args, '--json'], { cwd: root, env })
-    return JSON.parse(stdout) as Record<string, string>
-  }
-  const account = await admin('account', 'create', '--email', 'bench@example.com', '--plan', 'max')
-  await admin('account', 'set-quota', account['id']!, '100000000')
-  const { token } = await admin('token', 'create', account['id']!, '--scopes', 'read:sites,write:pages', '--name', 'bench')
+  const { accountId, token } = await benchAccountToken(service.databaseUrl, dataKey, 'read:sites,write:pages')
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 
   const api = async (method: string, path: string, body?: unknown) => {
@@ -50,7 +38,7 @@ try {
   const patched = (await api('PATCH', `/v1/blocks/${block.id}`, JSON.parse(patchBody))).res
 
   const config = { BASE_URL: `http://localhost:${new URL(service.url).port}`, SITES_DOMAIN: 'localhost' }
-  const sitesReference = await startSameWork('sites', service.databaseUrl, { headers: repeatableHeaders(listed.headers), accountId: account['id'], perPage: 50, config })
+  const sitesReference = await startSameWork('sites', service.databaseUrl, { headers: repeatableHeaders(listed.headers), accountId, perPage: 50, config })
   references.push(sitesReference)
   const patchReference = await startSameWork('patch', service.databaseUrl, { headers: repeatableHeaders(patched.headers), blockId: block.id })
   references.push(patchReference)
