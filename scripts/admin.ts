@@ -2,10 +2,10 @@
 // Works on DATABASE_URL beside running servers (PostgreSQL); see HELP for the embedded database.
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
-import { accountByEmailHash, accountById, listAccounts, updateAccount } from '../src/domain/accounts.ts'
+import { accountByEmailHash, accountById, listAccounts, updateAccount } from '../src/domain/accounts/accounts.ts'
 import { describeAddOns, MAX_QUANTITY, setAddOn } from '../src/domain/accounts/add-ons.ts'
-import { API_SCOPES, createApiToken } from '../src/domain/api-tokens.ts'
-import { ADD_ONS, isAddOn, isPlan, PLANS } from '../src/domain/plans.ts'
+import { API_SCOPES, createApiToken } from '../src/domain/accounts/api-tokens.ts'
+import { ADD_ONS, isAddOn, isPlan, PLANS } from '../src/domain/accounts/plans.ts'
 import { runDueReports } from '../src/domain/seo-reports/reports.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { openKeyring } from '../src/infra/data-key.ts'

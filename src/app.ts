@@ -10,7 +10,7 @@ import mailer from './infra/mailer.ts'
 import accountFrame from './frame/index.ts'
 import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/logger.ts'
 import openapi from './infra/openapi.ts'
-import rateLimit from './infra/rate-limit.ts'
+import rateLimit from './infra/rate-limit/plugin.ts'
 import security from './infra/security.ts'
 import connections from './infra/connections.ts'
 import agentRoutes, { salesAgentInterface } from './agent/index.ts'
@@ -24,6 +24,7 @@ import restRoutes from './rest/index.ts'
 import graphqlRoutes from './graphql/index.ts'
 import mcpRoutes from './mcp/index.ts'
 import dashboardRoutes from './dashboard/index.ts'
+import jobs from './jobs.ts'
 
 export type App = FastifyInstance
 
@@ -114,6 +115,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(graphqlRoutes, { prefix: '/v1' })
   await app.register(mcpRoutes)
   await app.register(dashboardRoutes)
+  // Every background job's definition, and the recurring ones scheduled once the app is ready.
+  await app.register(jobs)
   for (const plugin of options.plugins ?? []) await app.register(plugin)
 
   await app.ready()

@@ -41,6 +41,12 @@ describe('the layout of docs/architecture.md', () => {
     expect(sourceFiles(src).flatMap((file) => crossings(file, readFileSync(file, 'utf8')))).toEqual([])
   })
 
+  it('has every job defined by the jobs plugin, none in a room', () => {
+    const defining = sourceFiles(src).filter((file) => ROOMS.includes(areaOf(file)) && /\bjobs\.define\s*[<(]/.test(readFileSync(file, 'utf8')))
+    expect(defining.map((file) => relative(src, file))).toEqual([])
+    expect(readFileSync(join(src, 'jobs.ts'), 'utf8')).toMatch(/app\.jobs\.define\(/)
+  })
+
   it('knows every folder of src/', () => {
     const areas = readdirSync(src, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
     expect(areas.filter((area) => !ROOMS.includes(area) && !SHARED.includes(area))).toEqual([])

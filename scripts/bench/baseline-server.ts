@@ -7,7 +7,7 @@
 import Fastify from 'fastify'
 import pg from 'pg'
 import { helmetHeaders } from '../../src/infra/security.ts'
-import { loadPricing } from '../../src/domain/plans.ts'
+import { loadPricing } from '../../src/domain/accounts/plans.ts'
 
 const mode = process.argv[3] ?? 'hello'
 const app = Fastify({ logger: false })

@@ -7,8 +7,8 @@ import Fastify from 'fastify'
 import pg from 'pg'
 import { Type } from 'typebox'
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server'
-import { Site, siteView } from '../../src/domain/views.ts'
-import type { SiteRecord } from '../../src/domain/sites.ts'
+import { Site, siteView } from '../../src/domain/sites/views.ts'
+import type { SiteRecord } from '../../src/domain/sites/sites.ts'
 import { serveMcp } from '../../src/mcp/transport.ts'
 
 const port = Number(process.argv[2] ?? 3998)

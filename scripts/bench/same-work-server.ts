@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import pg from 'pg'
-import { blockView } from '../../src/domain/blocks.ts'
-import { siteView } from '../../src/domain/views.ts'
+import { blockView } from '../../src/domain/sites/blocks.ts'
+import { siteView } from '../../src/domain/sites/views.ts'
 
 const [, , port, mode, databaseUrl, settingsFile] = process.argv
 const settings = JSON.parse(readFileSync(settingsFile!, 'utf8')) as {

@@ -1,5 +1,5 @@
 import type { Db } from '../infra/db.ts'
-import { assistantEnabledOn } from '../domain/sites.ts'
+import { assistantEnabledOn } from '../domain/sites/sites.ts'
 
 const TTL_MS = 30_000
 const MAX_ENTRIES = 10_000

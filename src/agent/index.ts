@@ -3,15 +3,14 @@ import { Ajv } from 'ajv'
 import { ajvFormats } from '../infra/ajv-formats.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { createLimiter } from '../infra/rate-limits.ts'
-import { seedPlatformSite } from '../domain/sites.ts'
+import { createLimiter } from '../infra/rate-limit/budgets.ts'
+import { seedPlatformSite } from '../domain/sites/sites.ts'
 import type { AgentDeps } from './context.ts'
 import { originPolicy } from './cors.ts'
 import { agentErrorHandler, agentNotFoundHandler, rateLimited } from './errors.ts'
 import { buildKnowledgeBase } from './knowledge.ts'
 import { builtinResponder } from './responder/builtin.ts'
 import { syncSiteKnowledge } from './site-knowledge.ts'
-import { defineRetention } from './retention.ts'
 import { llmResponder } from './responder/llm.ts'
 import bootstrapRoutes from './routes/bootstrap.ts'
 import chatRoute from './routes/chat.ts'
@@ -37,7 +36,6 @@ export default async function agentRoutes(app: FastifyInstance) {
     ? llmResponder(kb, { url: config.AGENT_LLM_URL, apiKey: config.AGENT_LLM_API_KEY, model: config.AGENT_LLM_MODEL, log })
     : builtinResponder(kb)
   app.log.info({ responder: responder.name }, 'sales assistant ready')
-  defineRetention(app)
   const deps: AgentDeps = { kb, responder }
   // Hosted sites' published pages join the knowledge, kept in step with their live builds.
   let stopSiteKnowledge: (() => Promise<void>) | undefined

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../infra/crypto.ts'
-import { canonicalJson } from '../domain/consent.ts'
+import { canonicalJson } from '../domain/leads/consent.ts'
 import { interfaceSchemas } from './schemas.ts'
 
 export const INTERFACE_LABEL = 'sales-agent-public.v2'

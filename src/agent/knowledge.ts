@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { loadPricing, type Pricing } from '../domain/plans.ts'
+import { loadPricing, type Pricing } from '../domain/accounts/plans.ts'
 import { LOCALES } from '../domain/locales.ts'
 import type { Locale } from '../domain/locales.ts'
 import { Bm25Index } from './bm25.ts'

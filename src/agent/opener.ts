@@ -1,4 +1,4 @@
-import type { ResolvedAssistant } from '../domain/site-settings.ts'
+import type { ResolvedAssistant } from '../domain/sites/settings.ts'
 import type { Locale } from '../domain/locales.ts'
 import { openerSuggestions, phrases } from './phrases.ts'
 import type { AgentSuggestion } from './schemas.ts'

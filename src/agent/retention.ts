@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
-import type { FastifyInstance } from 'fastify'
 import type { Db } from '../infra/db.ts'
-import { enqueueJob } from '../infra/jobs.ts'
+import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 
 /**
  * Sessions nobody has used for this long are erased like a visitor's DELETE would: transcript,
@@ -38,18 +37,16 @@ export function schedulePurge(db: Db, from = new Date()) {
   return enqueueJob(db, PURGE_JOB, {}, { runAt: at, uniqueKey: utcDay(at), maxAttempts: 5 })
 }
 
-/** Defines the daily purge and makes sure one is scheduled once the app is ready. */
-export function defineRetention(app: FastifyInstance) {
-  app.jobs.define(PURGE_JOB, {
+/** The daily purge of stale sessions. */
+export function retentionJob(db: Db): NamedJob {
+  const definition: JobDefinition = {
     handler: async (_payload, { log }) => {
       // Schedule tomorrow's run first, so a failing purge still leaves the next one in place.
-      await schedulePurge(app.db)
+      await schedulePurge(db)
       const cutoff = new Date(Date.now() - SESSION_RETENTION_DAYS * 86_400_000)
-      const erased = await purgeStaleSessions(app.db, cutoff)
+      const erased = await purgeStaleSessions(db, cutoff)
       log.info({ erased, cutoff }, 'stale assistant sessions erased')
     },
-  })
-  app.addHook('onReady', async () => {
-    await schedulePurge(app.db).catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule the session purge'))
-  })
+  }
+  return { name: PURGE_JOB, definition, scheduleNext: () => schedulePurge(db) }
 }

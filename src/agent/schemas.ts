@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { CONSENT_VERSION } from '../domain/consent.ts'
+import { CONSENT_VERSION } from '../domain/leads/consent.ts'
 import { LOCALES } from '../domain/locales.ts'
 import { literalUnion } from '../schemas.ts'
 

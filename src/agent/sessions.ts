@@ -1,12 +1,12 @@
 import { sql } from 'kysely'
 import { newId, randomToken, safeEqual, sha256Hex, type Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
-import { detachLeadsFromSession } from '../domain/leads.ts'
-import type { SiteSettings } from '../domain/site-settings.ts'
+import { detachLeadsFromSession } from '../domain/leads/leads.ts'
+import type { SiteSettings } from '../domain/sites/settings.ts'
 import type { SiteStatus } from '../infra/tables.ts'
 import type { Locale } from '../domain/locales.ts'
 import type { AgentMessage, HandoffState } from './schemas.ts'
-import { messageContext } from '../domain/conversations.ts'
+import { messageContext } from '../domain/leads/conversations.ts'
 
 /** A session as the routes need it: the session row joined with what its site says about the assistant. */
 export interface SessionContext {

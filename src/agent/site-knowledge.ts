@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { DataStore, Unlisten } from '../infra/db.ts'
-import { HOSTED_SITES_CHANNEL, livePassages, type LiveSitePassages } from '../domain/site-passages.ts'
+import { HOSTED_SITES_CHANNEL, livePassages, type LiveSitePassages } from '../domain/sites/passages.ts'
 import { LOCALES } from '../domain/locales.ts'
 import type { KnowledgeBase } from './knowledge.ts'
 

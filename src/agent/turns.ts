@@ -3,11 +3,11 @@ import { sql } from 'kysely'
 import type { Keyring } from '../infra/crypto.ts'
 import { sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
-import { canonicalJson } from '../domain/consent.ts'
-import type { SiteSettings } from '../domain/site-settings.ts'
+import { canonicalJson } from '../domain/leads/consent.ts'
+import type { SiteSettings } from '../domain/sites/settings.ts'
 import type { HandoffState } from './schemas.ts'
-import { messageContext } from '../domain/conversations.ts'
-import { nextHandoffState } from '../domain/handoff.ts'
+import { messageContext } from '../domain/leads/conversations.ts'
+import { nextHandoffState } from '../domain/leads/handoff.ts'
 
 /**
  * Durable, idempotent chat turns keyed by (session_id, turn_id) (DESIGN.md 6).

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { AuditBatcher, auditRecord, insertAuditRecords, type AuditEntry } from '../domain/audit-log.ts'
+import { AuditBatcher, auditRecord, insertAuditRecords, type AuditEntry } from '../domain/accounts/audit-log.ts'
 import type { Db } from '../infra/db.ts'
 import type { Principal } from './principal.ts'
 

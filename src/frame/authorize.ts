@@ -1,4 +1,4 @@
-import { PLANS, type Plan } from '../domain/plans.ts'
+import { PLANS, type Plan } from '../domain/accounts/plans.ts'
 import { apiAllows } from '../domain/accounts/entitlements.ts'
 import { errors, withHeaders } from '../errors.ts'
 import { challenge, resourceMetadataUrl } from '../infra/bearer.ts'

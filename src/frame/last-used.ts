@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { touchApiTokens } from '../domain/api-tokens.ts'
+import { touchApiTokens } from '../domain/accounts/api-tokens.ts'
 import type { Db } from '../infra/db.ts'
 
 /** Last-used times are written every few seconds for all tokens at once, never on the request path. */

@@ -1,6 +1,6 @@
 import type { Role } from '../domain/accounts/members.ts'
-import type { Plan } from '../domain/plans.ts'
-import type { Charge } from '../domain/quota.ts'
+import type { Plan } from '../domain/accounts/plans.ts'
+import type { Charge } from '../domain/accounts/quota.ts'
 
 /** Who a call on an account's data speaks for, as `authenticate` found it. */
 export type Principal = ApiPrincipal | SessionPrincipal

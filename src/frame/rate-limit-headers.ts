@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { WINDOW_SECONDS, type Charge } from '../domain/quota.ts'
+import { WINDOW_SECONDS, type Charge } from '../domain/accounts/quota.ts'
 
 /** Whole seconds until the hour's budget resets, at least one (Retry-After). */
 export function secondsUntilReset(charge: Charge, now = Date.now()): number {

@@ -1,4 +1,4 @@
-import type { ApiTokenRow } from '../domain/api-tokens.ts'
+import type { ApiTokenRow } from '../domain/accounts/api-tokens.ts'
 import type { Role } from '../domain/accounts/members.ts'
 import { changedSince } from '../domain/accounts/changes.ts'
 

@@ -1,8 +1,8 @@
 import { sql, type RawBuilder } from 'kysely'
-import type { Block } from '../domain/blocks.ts'
-import type { Build } from '../domain/builds.ts'
-import type { Domain } from '../domain/domains.ts'
-import type { Page } from '../domain/pages.ts'
+import type { Block } from '../domain/sites/blocks.ts'
+import type { Build } from '../domain/sites/builds.ts'
+import type { Domain } from '../domain/sites/domains.ts'
+import type { Page } from '../domain/sites/pages.ts'
 import type { Db } from '../infra/db.ts'
 import type { Window } from './paging.ts'
 

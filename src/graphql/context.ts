@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { MercuriusContext } from 'mercurius'
-import { webhooksAllowed } from '../domain/webhooks.ts'
+import { webhooksAllowed } from '../domain/webhooks/endpoints.ts'
 import { errors } from '../errors.ts'
 import type { ApiPrincipal, AuthorizeOptions, Entitlement } from '../frame/index.ts'
 

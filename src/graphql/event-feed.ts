@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { openEvent, type StoredEvent } from '../domain/events.ts'
+import { openEvent, type StoredEvent } from '../domain/webhooks/events.ts'
 
 /**
  * The account's events as they commit, on every instance (DESIGN.md 13). Each stored event is

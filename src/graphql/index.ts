@@ -9,7 +9,7 @@ import { EventFeed } from './event-feed.ts'
 import { acceptsGraphqlResponse, errorFormatter, GRAPHQL_RESPONSE, requestErrorHandler } from './http.ts'
 import { checkDepth, checkLimits, costOfRequest } from './limits.ts'
 import { loaders } from './loaders.ts'
-import { definePersistedQueryPurge, persistedQueries } from './persisted-queries.ts'
+import { persistedQueries } from './persisted-queries.ts'
 import { domainResolvers } from './resolvers/domains.ts'
 import { pageResolvers } from './resolvers/pages.ts'
 import { queryResolvers } from './resolvers/query.ts'
@@ -66,7 +66,6 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
     errorFormatter: errorFormatter as never,
     subscription: { onConnect: subscriptions.onConnect() as never, keepAlive: 30_000 },
   })
-  definePersistedQueryPurge(app)
 
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const request = (context as GraphqlContext).reply.request

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv'
 import type { Static, TSchema } from 'typebox'
-import { BlockPatch, NewBlock, NewDomain, NewPage, NewSite, PagePatch, Rollback, SitePatch } from '../domain/content-inputs.ts'
+import { BlockPatch, NewBlock, NewDomain, NewPage, NewSite, PagePatch, Rollback, SitePatch } from '../domain/sites/content-inputs.ts'
 import { validationMessage, type ValidationIssue } from '../errors.ts'
 import { checkedCompiler } from '../infra/unsafe-values.ts'
 import { badInput, graphqlWording } from './errors.ts'

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { PersistedQueryProvider } from 'mercurius'
 import type { Db } from '../infra/db.ts'
-import { enqueueJob } from '../infra/jobs.ts'
+import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 
 /**
  * Automatic persisted queries (DESIGN.md 13, the protocol of Apollo's APQ): a request with only
@@ -83,15 +83,14 @@ function scheduleNext(app: FastifyInstance, from = new Date()) {
   return enqueueJob(app.db, PERSISTED_PURGE_JOB, {}, { runAt: at, uniqueKey: at.toISOString().slice(0, 10), maxAttempts: 5 })
 }
 
-export function definePersistedQueryPurge(app: FastifyInstance): void {
-  app.jobs.define(PERSISTED_PURGE_JOB, {
+/** The daily purge of persisted queries nobody has used for a while. */
+export function persistedQueryPurgeJob(app: FastifyInstance): NamedJob {
+  const definition: JobDefinition = {
     handler: async (_payload, { log }) => {
       await scheduleNext(app)
       const { numAffectedRows } = await sql`delete from graphql_persisted_queries where used_at < now() - make_interval(days => ${KEEP_UNUSED_DAYS})`.execute(app.db)
       log.info({ purged: Number(numAffectedRows ?? 0) }, 'unused persisted GraphQL queries dropped')
     },
-  })
-  app.addHook('onReady', async () => {
-    await scheduleNext(app).catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule the persisted query purge'))
-  })
+  }
+  return { name: PERSISTED_PURGE_JOB, definition, scheduleNext: () => scheduleNext(app) }
 }

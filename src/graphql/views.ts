@@ -1,17 +1,17 @@
 import type { Config } from '../config.ts'
-import type { AuditRow } from '../domain/audit-log.ts'
-import { blockView, type Block } from '../domain/blocks.ts'
-import { buildView, type Build } from '../domain/builds.ts'
-import { domainView, type Domain } from '../domain/domains.ts'
-import type { Lead } from '../domain/leads.ts'
-import type { Page } from '../domain/pages.ts'
-import type { SiteRecord } from '../domain/sites.ts'
-import { leadView, pageView, siteView } from '../domain/views.ts'
-import { endpointView, type EndpointRow } from '../domain/webhooks.ts'
+import type { AuditRow } from '../domain/accounts/audit-log.ts'
+import { blockView, type Block } from '../domain/sites/blocks.ts'
+import { buildView, type Build } from '../domain/sites/builds.ts'
+import { domainView, type Domain } from '../domain/sites/domains.ts'
+import type { Lead } from '../domain/leads/leads.ts'
+import type { Page } from '../domain/sites/pages.ts'
+import type { SiteRecord } from '../domain/sites/sites.ts'
+import { leadView, pageView, siteView } from '../domain/sites/views.ts'
+import { endpointView, type EndpointRow } from '../domain/webhooks/endpoints.ts'
 import { etagOf } from '../infra/etag.ts'
 
 /**
- * The objects GraphQL answers: the REST representation (src/domain/views.ts) with its field names
+ * The objects GraphQL answers: the REST representation (src/domain/sites/views.ts) with its field names
  * in camelCase, and the ETag REST gives the same item (made from that representation when asked).
  */
 

@@ -5,7 +5,6 @@ import discoveryRoutes from './discovery.ts'
 import jwksRoute from './jwks.ts'
 import oauthRoutes from './oauth.ts'
 import pageRoutes from './pages.ts'
-import { schedulePurge } from './purge.ts'
 import { answerUnrouted, recordOAuthRoutes } from './unrouted.ts'
 import { loadEmailHasher } from './users.ts'
 
@@ -17,7 +16,6 @@ export default async function identityRoutes(app: FastifyInstance) {
   const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, timeoutMs: 5000, maxBytes: 10_240, maxRedirects: 0 })
   app.addHook('onClose', async () => fetcher.close())
   app.decorate('resolveClientMetadata', clientMetadataResolver(app, fetcher))
-  schedulePurge(app)
   const oauthRoutesSeen = recordOAuthRoutes(app)
   await app.register(jwksRoute)
   await app.register(discoveryRoutes)

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify'
 import type { Db } from '../infra/db.ts'
+import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 
 export const PURGE_JOB = 'identity.purge'
 const EVERY_MS = 6 * 3600_000
@@ -31,19 +31,19 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Record<str
   return counts
 }
 
-/** Runs the purge every six hours as a job; each run schedules the next slot. */
-export function schedulePurge(app: FastifyInstance): void {
-  app.jobs.define(PURGE_JOB, {
+/** The purge, every six hours; each run schedules the next slot. */
+export function identityPurgeJob(db: Db): NamedJob {
+  const scheduleNext = () => {
+    const next = nextSlot()
+    return enqueueJob(db, PURGE_JOB, {}, { runAt: next.runAt, uniqueKey: next.key })
+  }
+  const definition: JobDefinition = {
     maxAttempts: 3,
     handler: async (_payload, { log }) => {
-      const counts = await purgeExpired(app.db)
+      const counts = await purgeExpired(db)
       log.info({ counts }, 'identity rows purged')
-      const next = nextSlot()
-      await app.jobs.enqueue(PURGE_JOB, {}, { runAt: next.runAt, uniqueKey: next.key })
+      await scheduleNext()
     },
-  })
-  app.addHook('onReady', async () => {
-    const next = nextSlot()
-    await app.jobs.enqueue(PURGE_JOB, {}, { runAt: next.runAt, uniqueKey: next.key })
-  })
+  }
+  return { name: PURGE_JOB, definition, scheduleNext }
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../infra/crypto.ts'
-import { routeLimit } from '../infra/rate-limits.ts'
+import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { insertRegisteredClient, redirectUriProblem } from './clients.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
 

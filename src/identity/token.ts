@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { routeLimit } from '../infra/rate-limits.ts'
+import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { CLAIM_GRANTS, JWT_BEARER_GRANT } from './constants.ts'
 import { authorizationCodeGrant } from './grants/authorization-code.ts'
 import { claimGrant } from './grants/claim.ts'

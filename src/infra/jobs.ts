@@ -35,6 +35,16 @@ export interface JobDefinition<P = unknown> {
   backoffMs?: (attempt: number) => number
 }
 
+/**
+ * A job as the jobs plugin (src/jobs.ts) registers it on the runner: its name and definition and,
+ * for a recurring job, how its next run is put in place (once the app is ready, and by each run).
+ */
+export interface NamedJob<P = any> {
+  name: string
+  definition: JobDefinition<P>
+  scheduleNext?: () => Promise<unknown>
+}
+
 export interface EnqueueOptions {
   delayMs?: number
   runAt?: Date

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { Locale } from '../domain/locales.ts'
-import type { Plan } from '../domain/plans.ts'
-import type { SiteSettings } from '../domain/site-settings.ts'
+import type { Plan } from '../domain/accounts/plans.ts'
+import type { SiteSettings } from '../domain/sites/settings.ts'
 
 /**
  * Every table of the service, in one place beside the migrations that create them. Types only:
@@ -99,7 +99,7 @@ export interface SitesTables {
 
 // Sales assistant (src/agent)
 
-/** The handoff state machine's states (DESIGN.md 6); src/domain/handoff.ts moves between them. */
+/** The handoff state machine's states (DESIGN.md 6); src/domain/leads/handoff.ts moves between them. */
 export type HandoffState = 'none' | 'requested' | 'active' | 'resolved'
 
 export interface AgentSessionsTable {
@@ -476,7 +476,7 @@ export interface BlocksTable {
   id: string
   page_id: string
   type: string
-  /** Dense per page: 0..n-1, kept so by src/domain/blocks.ts under a lock on the page. */
+  /** Dense per page: 0..n-1, kept so by src/domain/sites/blocks.ts under a lock on the page. */
   position: number
   content: ColumnType<unknown, string, string>
   created_at: CreatedAt
@@ -575,7 +575,7 @@ export interface HostedSiteTables {
 
 export interface McpTables {}
 
-// Events, webhooks, site audits and social posts (src/domain/events.ts, webhooks*, social*)
+// Events, webhooks, site audits and social posts (src/domain/webhooks, src/domain/social)
 
 export interface EventsTable {
   id: string

@@ -1,10 +1,10 @@
 import { Type, type TSchema } from 'typebox'
-import { BLOCK_TYPES, type BlockType, type TypedBlock } from '../domain/block-content.ts'
-import { BlockId, PageId } from '../domain/views.ts'
+import { BLOCK_TYPES, type BlockType, type TypedBlock } from '../domain/sites/block-content.ts'
+import { BlockId, PageId } from '../domain/sites/views.ts'
 import { literalUnion } from '../schemas.ts'
 
 /**
- * What the tools answer beyond the shared views of src/domain/views.ts: a block with content as any
+ * What the tools answer beyond the shared views of src/domain/sites/views.ts: a block with content as any
  * object (an output schema must be an object, not the union /v1 describes) and the list envelope.
  */
 

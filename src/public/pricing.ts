@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { Type } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import { Problem } from '../schemas.ts'
-import { routeLimit } from '../infra/rate-limits.ts'
-import { loadPricing, Pricing } from '../domain/plans.ts'
+import { routeLimit } from '../infra/rate-limit/budgets.ts'
+import { loadPricing, Pricing } from '../domain/accounts/plans.ts'
 
 export default async function pricingRoute(app: FastifyInstance) {
   // The list changes only with a deploy: serialise it once and let caches revalidate by ETag.

@@ -1,9 +1,9 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { accountById } from '../domain/accounts.ts'
-import { PlanId } from '../domain/plans.ts'
-import { PLAN_ACCESS, WINDOW_SECONDS } from '../domain/quota.ts'
+import { accountById } from '../domain/accounts/accounts.ts'
+import { PlanId } from '../domain/accounts/plans.ts'
+import { PLAN_ACCESS, WINDOW_SECONDS } from '../domain/accounts/quota.ts'
 import { notFound, sendItem } from './http.ts'
 
 const Account = Type.Object(

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { listAuditRecords, type AuditRow } from '../domain/audit-log.ts'
+import { listAuditRecords, type AuditRow } from '../domain/accounts/audit-log.ts'
 import { envelope, ListEnvelope, listQuery, pageOf } from './http.ts'
 
 const Nullable = (schema: ReturnType<typeof Type.String>) => Type.Union([schema, Type.Null()])

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { purgeAuditLog } from '../domain/audit-log.ts'
-import { purgeQuotaWindows } from '../domain/quota.ts'
-import { enqueueJob } from '../infra/jobs.ts'
+import { purgeAuditLog } from '../domain/accounts/audit-log.ts'
+import { purgeQuotaWindows } from '../domain/accounts/quota.ts'
+import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 import { purgeIdempotencyKeys } from './idempotency-store.ts'
 
 export const REST_PURGE_JOB = 'rest.purge'
@@ -22,15 +22,14 @@ export async function purgeRestData(app: FastifyInstance, now = Date.now()): Pro
   }
 }
 
-export function defineRestPurge(app: FastifyInstance): void {
-  app.jobs.define(REST_PURGE_JOB, {
+/** The daily purge of what /v1 keeps only for a while. */
+export function restPurgeJob(app: FastifyInstance): NamedJob {
+  const definition: JobDefinition = {
     handler: async (_payload, { log }) => {
       // Tomorrow's run first, so a failing purge still leaves the next one in place.
       await scheduleNext(app)
       log.info({ counts: await purgeRestData(app) }, 'REST API records purged')
     },
-  })
-  app.addHook('onReady', async () => {
-    await scheduleNext(app).catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule the REST API purge'))
-  })
+  }
+  return { name: REST_PURGE_JOB, definition, scheduleNext: () => scheduleNext(app) }
 }

@@ -1,12 +1,9 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { Logger } from 'pino'
-import { getAccountSite } from '../domain/sites.ts'
-import { defineReportJobs, scheduleNextPass } from '../domain/seo-reports/reports.ts'
+import { getAccountSite } from '../domain/sites/sites.ts'
 import { auditSummary, auditView, getSiteAudit, listSiteAudits, queueSiteAudit } from '../domain/seo-reports/site-audits.ts'
 import { errors } from '../errors.ts'
-import { createSafeFetcher } from '../infra/fetcher.ts'
 import { answerChange } from './audit.ts'
 import { envelope, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { requireSite } from './sites.ts'
@@ -40,22 +37,9 @@ const SiteAudit = Type.Object(
 const SiteParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 const AuditParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), audit_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 
-/** GET and POST /v1/sites/{id}/audits, GET one audit, and the audit, report and scheduling jobs. */
+/** GET and POST /v1/sites/{id}/audits and GET one audit (the audit runs as a job, src/jobs.ts). */
 export default async function auditRoutes(app: FastifyInstance) {
   const { db } = app
-  const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connections: 4 })
-  app.addHook('onClose', () => fetcher.close())
-  defineReportJobs(app.jobs, {
-    db,
-    fetcher,
-    mailer: app.mailer,
-    keyring: app.keyring,
-    log: app.log as unknown as Logger,
-    urls: { api: app.config.API_URL, base: app.config.BASE_URL, sitesDomain: app.config.SITES_DOMAIN },
-  })
-  app.addHook('onReady', async () => {
-    await scheduleNextPass(db).catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule the SEO reports'))
-  })
 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
   typed.post(

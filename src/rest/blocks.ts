@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { blockView, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, updateBlock, type Block as BlockRow } from '../domain/blocks.ts'
+import { blockView, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, updateBlock, type Block as BlockRow } from '../domain/sites/blocks.ts'
 import { answerChange, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { requirePage } from './pages.ts'

@@ -1,9 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { dnsResolver } from '../domain/dns-verify.ts'
-import { addDomain, deleteDomain, domainView, getAccountDomain, listSiteDomains, parseHostname, requestVerification, verifyDomain, VERIFY_JOB } from '../domain/domains.ts'
-import { serviceHostnames } from '../domain/subdomains.ts'
+import { addDomain, deleteDomain, domainView, getAccountDomain, listSiteDomains, parseHostname, requestVerification, VERIFY_JOB } from '../domain/sites/domains.ts'
+import { serviceHostnames } from '../domain/sites/subdomains.ts'
 import { enqueueJob } from '../infra/jobs.ts'
 import { answerChange, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
@@ -20,13 +19,6 @@ const tags = ['domains']
 export default async function domainRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
   const ownHostnames = serviceHostnames(app.config)
-  const resolver = dnsResolver(app.config.DNS_SERVERS)
-  app.jobs.define<{ domain_id: string }>(VERIFY_JOB, {
-    maxAttempts: 1,
-    handler: async ({ domain_id: domainId }) => {
-      await verifyDomain(app.db, resolver, domainId)
-    },
-  })
 
   typed.get(
     '/sites/:site_id/domains',

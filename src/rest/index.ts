@@ -6,7 +6,6 @@ import accountRoutes from './account.ts'
 import auditLogRoutes from './audit-log.ts'
 import backlinkRoutes from './backlinks.ts'
 import { auditHook } from './audit.ts'
-import { defineRestPurge } from './audit-purge.ts'
 import { authenticate, type RestRouteConfig } from './auth.ts'
 import blockRoutes from './blocks.ts'
 import buildRoutes from './builds.ts'
@@ -127,7 +126,6 @@ export default async function restRoutes(app: FastifyInstance) {
   app.addHook('onResponse', auditHook(app))
   app.setNotFoundHandler(problemNotFoundHandler)
   app.setErrorHandler((error: FastifyError, request, reply) => problemErrorHandler(goneMeanwhile(error) ? (notFound('A resource this request refers to') as FastifyError) : error, request, reply))
-  defineRestPurge(app)
 
   await app.register(accountRoutes)
   await app.register(memberRoutes)

@@ -1,14 +1,13 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { getAccountSite } from '../domain/sites.ts'
-import { connectSocialAccount, deleteSocialAccount, findPost, findSocialAccount, LENGTH_LIMITS, listPosts, listSocialAccounts, MASTODON_URL_LENGTH, postLength, postText, schedulePost, SOCIAL_POST_JOB, type SocialAccountRow, type SocialPostRow } from '../domain/social.ts'
-import { publishPost } from '../domain/social-publish.ts'
+import { getAccountSite } from '../domain/sites/sites.ts'
+import { connectSocialAccount, deleteSocialAccount, findPost, findSocialAccount, LENGTH_LIMITS, listPosts, listSocialAccounts, MASTODON_URL_LENGTH, postLength, postText, schedulePost, type SocialAccountRow, type SocialPostRow } from '../domain/social/social.ts'
 import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
 import { answerChange, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
-import { checkEndpointUrl } from '../domain/webhook-endpoint-url.ts'
+import { checkEndpointUrl } from '../domain/webhooks/endpoint-url.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
@@ -82,10 +81,6 @@ export default async function socialRoutes(app: FastifyInstance) {
   const allowPrivateNetworks = app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS
   const fetcher = createSafeFetcher({ allowPrivateNetworks, connections: 4 })
   app.addHook('onClose', () => fetcher.close())
-  app.jobs.define<{ post_id: string }>(SOCIAL_POST_JOB, {
-    maxAttempts: 5,
-    handler: (payload, { job }) => publishPost({ db, keyring, fetcher }, payload.post_id, job.attempts >= 5),
-  })
   const urlPolicy = { requireHttps: app.config.NODE_ENV === 'production', allowPrivateNetworks }
   const checkServer = (url: string) =>
     checkEndpointUrl(url, urlPolicy, fetcher).catch((error: unknown) => {

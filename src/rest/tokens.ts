@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, tokenHolder, toApiToken } from '../domain/api-tokens.ts'
+import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, tokenHolder, toApiToken } from '../domain/accounts/api-tokens.ts'
 import { errors } from '../errors.ts'
 import { literalUnion } from '../schemas.ts'
 import { answerChange, withAudit } from './audit.ts'

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
-import { BUILD_JOB, finishBuild, startBuild } from '../domain/builds.ts'
-import { recordEvent } from '../domain/events.ts'
+import { BUILD_JOB, finishBuild, startBuild } from '../domain/sites/builds.ts'
+import { recordEvent } from '../domain/webhooks/events.ts'
 import { withTransaction } from '../domain/transaction.ts'
 import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
+import type { NamedJob } from '../infra/jobs.ts'
 import { savePassages, sitePassages } from './passages.ts'
 import { compressFiles, saveReleaseFiles } from './release-store.ts'
 import { placePages, RenderError, renderSite } from './render/index.ts'
@@ -71,10 +72,8 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
   }
 }
 
-export function defineBuildJob(app: FastifyInstance): void {
+/** The build job: renders a site's build and makes it live. */
+export function buildJob(app: FastifyInstance): NamedJob<{ build_id: string }> {
   const deps = { db: app.db, keyring: app.keyring, config: app.config }
-  app.jobs.define<{ build_id: string }>(BUILD_JOB, {
-    maxAttempts: 3,
-    handler: (payload, { log }) => runBuild({ ...deps, log }, payload.build_id),
-  })
+  return { name: BUILD_JOB, definition: { maxAttempts: 3, handler: (payload, { log }) => runBuild({ ...deps, log }, payload.build_id) } }
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { normaliseHostname } from '../domain/sites.ts'
+import { normaliseHostname } from '../domain/sites/sites.ts'
 import type { LiveSites } from './live-sites.ts'
 
 /** The site a hosted request belongs to and where its pages live (its own domain, or the preview prefix). */

@@ -4,13 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import { errors } from '../errors.ts'
-import { createSafeFetcher } from '../infra/fetcher.ts'
-import { defineBuildJob } from './build-job.ts'
 import contactFormRoutes from './contact-form.ts'
 import { requestHostname } from './hosted-site.ts'
 import { LiveSites } from './live-sites.ts'
 import { serveFromRelease, type ServeContext } from './serve-file.ts'
-import webmentionRoutes, { defineWebmentionJob } from './webmention.ts'
+import webmentionRoutes from './webmention.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -112,10 +110,6 @@ async function hostedSites(app: FastifyInstance) {
     )
   })
 
-  const fetcher = createSafeFetcher({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, timeoutMs: 10_000, maxBytes: 1024 * 1024 })
-  app.addHook('onClose', () => fetcher.close())
-  defineBuildJob(app)
-  defineWebmentionJob(app, fetcher)
 
   await app.register(async (scope) => {
     if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody, { bodyLimit: 16_384 })

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino'
 import type { DataStore, Db, Unlisten } from '../infra/db.ts'
-import { normaliseHostname } from '../domain/sites.ts'
-import { HOSTED_SITES_CHANNEL } from '../domain/site-passages.ts'
-import { subdomainHost } from '../domain/subdomains.ts'
+import { normaliseHostname } from '../domain/sites/sites.ts'
+import { HOSTED_SITES_CHANNEL } from '../domain/sites/passages.ts'
+import { subdomainHost } from '../domain/sites/subdomains.ts'
 import { loadReleaseFiles, type ReleaseFile } from './release-store.ts'
 
 /** Releases kept in memory; each is immutable, so one is only ever dropped to make room. */

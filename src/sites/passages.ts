@@ -1,5 +1,5 @@
 import type { Db } from '../infra/db.ts'
-import type { StoredPassage as Passage } from '../domain/site-passages.ts'
+import type { StoredPassage as Passage } from '../domain/sites/passages.ts'
 import type { PlacedPage } from './render/page.ts'
 import type { Block, RenderSite } from './render/index.ts'
 

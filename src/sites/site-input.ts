@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts'
-import { leadConsentFor } from '../domain/consent.ts'
+import { leadConsentFor } from '../domain/leads/consent.ts'
 import { isLocale, type Locale } from '../domain/locales.ts'
-import { resolveAssistant, type SiteSettings } from '../domain/site-settings.ts'
-import { subdomainOrigin } from '../domain/subdomains.ts'
+import { resolveAssistant, type SiteSettings } from '../domain/sites/settings.ts'
+import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
 import type { Keyring } from '../infra/crypto.ts'
 import { signFormToken } from './form-token.ts'
@@ -59,7 +59,7 @@ export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, 
     builtAt,
   }
   const blocksByPage = new Map<string, Block[]>()
-  // Contents were validated per type when written (src/domain/block-content.ts).
+  // Contents were validated per type when written (src/domain/sites/block-content.ts).
   for (const b of blockRows) blocksByPage.set(b.page_id, [...(blocksByPage.get(b.page_id) ?? []), { type: b.type, content: b.content } as Block])
   const pages: RenderPage[] = pageRows.map((p) => ({ path: p.path, locale: p.locale, title: p.title, description: p.description, updatedAt: p.updated_at, blocks: blocksByPage.get(p.id) ?? [] }))
   return { site, pages, accountId: row.account_id }

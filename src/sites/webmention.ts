@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto'
 import * as cheerio from 'cheerio'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { recordEvent } from '../domain/events.ts'
+import { recordEvent } from '../domain/webhooks/events.ts'
 import { withTransaction } from '../domain/transaction.ts'
 import { errors } from '../errors.ts'
 import { newId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import { FetchError, type SafeFetcher } from '../infra/fetcher.ts'
-import { routeLimit } from '../infra/rate-limits.ts'
+import type { JobDefinition, NamedJob } from '../infra/jobs.ts'
+import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { siteOfRequest } from './hosted-site.ts'
 import type { LiveSites } from './live-sites.ts'
 
@@ -114,8 +115,9 @@ async function storeBacklink(db: Db, mention: MentionJob): Promise<void> {
   })
 }
 
-export function defineWebmentionJob(app: FastifyInstance, fetcher: SafeFetcher) {
-  app.jobs.define<MentionJob>(WEBMENTION_JOB, {
+/** The job that fetches a Webmention's source and keeps or retracts the backlink it proves. */
+export function webmentionJob(db: Db, fetcher: SafeFetcher): NamedJob<MentionJob> {
+  const definition: JobDefinition<MentionJob> = {
     maxAttempts: 4,
     handler: async (mention, { log }) => {
       let result
@@ -129,12 +131,13 @@ export function defineWebmentionJob(app: FastifyInstance, fetcher: SafeFetcher) 
       }
       const verified = result.status >= 200 && result.status < 300 && linksTo(result.text(), result.url, mention.target)
       if (verified) {
-        await storeBacklink(app.db, mention)
+        await storeBacklink(db, mention)
         return
       }
       // A source that no longer links (or is gone) retracts a backlink it made earlier (Webmention 3.2.2).
-      await app.db.deleteFrom('site_backlinks').where('site_id', '=', mention.site_id).where('source', '=', mention.source).where('target', '=', mention.target).execute()
+      await db.deleteFrom('site_backlinks').where('site_id', '=', mention.site_id).where('source', '=', mention.source).where('target', '=', mention.target).execute()
       log.info({ source: mention.source, status: result.status }, 'webmention refused: the source does not link to the target')
     },
-  })
+  }
+  return { name: WEBMENTION_JOB, definition }
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../src/infra/crypto.ts'
-import { canonicalJson } from '../../src/domain/consent.ts'
-import { listLeads } from '../../src/domain/leads.ts'
-import { createSite } from '../../src/domain/sites.ts'
+import { canonicalJson } from '../../src/domain/leads/consent.ts'
+import { listLeads } from '../../src/domain/leads/leads.ts'
+import { createSite } from '../../src/domain/sites/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { bootstrap, chat, event, expectAgentError, freshIp } from './helpers.ts'
 

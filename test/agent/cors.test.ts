@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createSite } from '../../src/domain/sites.ts'
+import { createSite } from '../../src/domain/sites/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshIp } from './helpers.ts'
 

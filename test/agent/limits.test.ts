@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clientKey, RATE_LIMITS } from '../../src/infra/rate-limits.ts'
+import { clientKey, RATE_LIMITS } from '../../src/infra/rate-limit/budgets.ts'
 
 const AGENT_REQUESTS_PER_MINUTE = RATE_LIMITS['agent.requests'].perMinute
 const TURNS_PER_MINUTE = RATE_LIMITS['agent.turns'].perMinute

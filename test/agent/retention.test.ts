@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { PURGE_JOB, purgeStaleSessions, schedulePurge, SESSION_RETENTION_DAYS } from '../../src/agent/retention.ts'
-import { listLeads } from '../../src/domain/leads.ts'
+import { listLeads } from '../../src/domain/leads/leads.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { bootstrap, chat, event } from './helpers.ts'
 

@@ -6,7 +6,7 @@ import { addOnWording, planWording } from '../../src/agent/responder/catalog.ts'
 import { plansMentioned } from '../../src/agent/responder/plan-mentions.ts'
 import { clip, SHORT_REPLY } from '../../src/agent/responder/types.ts'
 import { frenchTypography, terms } from '../../src/agent/text.ts'
-import { loadPricing } from '../../src/domain/plans.ts'
+import { loadPricing } from '../../src/domain/accounts/plans.ts'
 import type { Locale } from '../../src/domain/locales.ts'
 import { turnInput } from './turn-input.ts'
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { rollbackTo } from '../../src/domain/builds.ts'
-import type { Site } from '../../src/domain/sites.ts'
+import { rollbackTo } from '../../src/domain/sites/builds.ts'
+import type { Site } from '../../src/domain/sites/sites.ts'
 import type { RenderPage } from '../../src/sites/render/index.ts'
 import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'

@@ -1,6 +1,6 @@
 import * as cheerio from 'cheerio'
 import { describe, expect, it } from 'vitest'
-import { updateAccount } from '../../src/domain/accounts.ts'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { dashboardBrowser, formToken, get, post, signedIn, until } from './helpers.ts'

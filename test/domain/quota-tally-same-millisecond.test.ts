@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { updateAccount } from '../../src/domain/accounts.ts'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { changeSequence } from '../../src/domain/accounts/changes.ts'
-import { chargeRequest } from '../../src/domain/quota.ts'
-import { accountChanged, QuotaTally } from '../../src/domain/quota-tally.ts'
+import { chargeRequest } from '../../src/domain/accounts/quota.ts'
+import { accountChanged, QuotaTally } from '../../src/domain/accounts/quota-tally.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { buildTestApp } from '../helpers/app.ts'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { updateAccount } from '../../src/domain/accounts.ts'
-import { chargeRequest, usage, windowStart, WINDOW_SECONDS } from '../../src/domain/quota.ts'
-import { exactBelow, QuotaTally } from '../../src/domain/quota-tally.ts'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
+import { chargeRequest, usage, windowStart, WINDOW_SECONDS } from '../../src/domain/accounts/quota.ts'
+import { exactBelow, QuotaTally } from '../../src/domain/accounts/quota-tally.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { buildTestApp } from '../helpers/app.ts'
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { CONSENT_VERSION, consentDigest, leadConsentFor } from '../../src/domain/consent.ts'
-import { insertLead, listLeads } from '../../src/domain/leads.ts'
-import { createSite, findSiteByHostname, findSiteById, PLATFORM_SITE_ID, seedPlatformSite, updateSiteSettings } from '../../src/domain/sites.ts'
-import { DEFAULT_CONSENT, resolveAssistant } from '../../src/domain/site-settings.ts'
+import { CONSENT_VERSION, consentDigest, leadConsentFor } from '../../src/domain/leads/consent.ts'
+import { insertLead, listLeads } from '../../src/domain/leads/leads.ts'
+import { createSite, findSiteByHostname, findSiteById, PLATFORM_SITE_ID, seedPlatformSite, updateSiteSettings } from '../../src/domain/sites/sites.ts'
+import { DEFAULT_CONSENT, resolveAssistant } from '../../src/domain/sites/settings.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
 const { app } = await buildTestApp({ env: { BASE_URL: 'https://www.platform.test' } })

@@ -1,6 +1,6 @@
 import { get } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { revokeApiToken } from '../../src/domain/api-tokens.ts'
+import { revokeApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import { afterAuditFlush, clientFor, listeningApp, makeAccount, oauthToken, post } from './helpers.ts'
 
 const { app, endpoint, config } = await listeningApp()

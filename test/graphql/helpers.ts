@@ -1,8 +1,8 @@
 import { GraphQLClient } from 'graphql-request'
 import type { App } from '../../src/app.ts'
-import { insertBlock } from '../../src/domain/blocks.ts'
-import { createPage } from '../../src/domain/pages.ts'
-import { createAccountSite, type SiteRecord } from '../../src/domain/sites.ts'
+import { insertBlock } from '../../src/domain/sites/blocks.ts'
+import { createPage } from '../../src/domain/sites/pages.ts'
+import { createAccountSite, type SiteRecord } from '../../src/domain/sites/sites.ts'
 import { buildTestApp, type TestAppOptions } from '../helpers/app.ts'
 import type { TestAccount } from '../rest/helpers.ts'
 

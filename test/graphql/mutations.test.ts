@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { insertLead } from '../../src/domain/leads.ts'
-import { createAccountSite } from '../../src/domain/sites.ts'
+import { insertLead } from '../../src/domain/leads/leads.ts'
+import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { clientFor, listeningApp, makeAccount, siteWithContent } from './helpers.ts'
 
 const { app, endpoint, origin } = await listeningApp()

@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { addDomain } from '../../src/domain/domains.ts'
-import { insertLead } from '../../src/domain/leads.ts'
-import { queueBuild } from '../../src/domain/builds.ts'
-import { createEndpoint } from '../../src/domain/webhooks.ts'
+import { addDomain } from '../../src/domain/sites/domains.ts'
+import { insertLead } from '../../src/domain/leads/leads.ts'
+import { queueBuild } from '../../src/domain/sites/builds.ts'
+import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
 import { afterAuditFlush, clientFor, listeningApp, makeAccount, post, siteWithContent } from './helpers.ts'
 
 const { app, endpoint, origin } = await listeningApp()

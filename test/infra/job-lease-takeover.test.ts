@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { recordEvent } from '../../src/domain/events.ts'
-import { createEndpoint } from '../../src/domain/webhooks.ts'
+import { recordEvent } from '../../src/domain/webhooks/events.ts'
+import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
 import { createKeyring } from '../../src/infra/crypto.ts'
 import { TEST_DATA_KEY } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { createAccountSite, getAccountSite, listAccountSites } from '../../src/domain/sites.ts'
+import { createAccountSite, getAccountSite, listAccountSites } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { executePrepared } from '../../src/infra/prepared.ts'
 import { buildTestApp } from '../helpers/app.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RATE_LIMITS, scaledLimit } from '../../src/infra/rate-limits.ts'
+import { RATE_LIMITS, scaledLimit } from '../../src/infra/rate-limit/budgets.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
 // A twentieth of every budget: the public reads get 3 a minute, the audits 1.

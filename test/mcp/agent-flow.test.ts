@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { updateAccount } from '../../src/domain/accounts.ts'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { claimAgent, connect, post, preClaimToken, registerAgent, textOf } from './helpers.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { updateAccount } from '../../src/domain/accounts.ts'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { bootstrap, chat, expectAgentError, freshIp } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { planEntitlements } from '../../src/domain/accounts/entitlements.ts'
-import { addDomain } from '../../src/domain/domains.ts'
-import { createAccountSite } from '../../src/domain/sites.ts'
-import { PLANS, type Plan } from '../../src/domain/plans.ts'
+import { addDomain } from '../../src/domain/sites/domains.ts'
+import { createAccountSite } from '../../src/domain/sites/sites.ts'
+import { PLANS, type Plan } from '../../src/domain/accounts/plans.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { signedIn } from '../dashboard/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { owner } from './helpers.ts'
 
-// The price list (src/domain/pricing-data.json) is the one source of truth (DESIGN.md 12): this
+// The price list (src/domain/accounts/pricing-data.json) is the one source of truth (DESIGN.md 12): this
 // file reads it as data and checks that /api/pricing, the enforcement, the dashboard's plan text
 // and the assistant's answers all say what it says. Change a number there and every room follows;
 // a room that kept its own copy fails here.
@@ -27,7 +27,7 @@ interface ListedPlan {
   seats: number | null
   seo_reports: 'none' | 'monthly' | 'weekly'
 }
-const list = JSON.parse(readFileSync(new URL('../../src/domain/pricing-data.json', import.meta.url), 'utf8')) as { plans: ListedPlan[]; add_ons: Array<{ id: string; available_from: Plan; per_unit: boolean }> }
+const list = JSON.parse(readFileSync(new URL('../../src/domain/accounts/pricing-data.json', import.meta.url), 'utf8')) as { plans: ListedPlan[]; add_ons: Array<{ id: string; available_from: Plan; per_unit: boolean }> }
 const listed = (plan: Plan) => list.plans.find((p) => p.id === plan)!
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv'
 import { describe, expect, it } from 'vitest'
-import { Pricing } from '../../src/domain/plans.ts'
+import { Pricing } from '../../src/domain/accounts/plans.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
 const { app } = await buildTestApp()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createSite } from '../../src/domain/sites.ts'
+import { createSite } from '../../src/domain/sites/sites.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { updateAccount } from '../../src/domain/accounts.ts'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { claimAgent, JWT_BEARER, preClaimToken, registerAgent } from '../mcp/helpers.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { auditRecord, insertAuditRecords, purgeAuditLog } from '../../src/domain/audit-log.ts'
+import { auditRecord, insertAuditRecords, purgeAuditLog } from '../../src/domain/accounts/audit-log.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'
 

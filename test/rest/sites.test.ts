@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { finishBuild } from '../../src/domain/builds.ts'
+import { finishBuild } from '../../src/domain/sites/builds.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'
 import { client, expectProblem } from './sites-helpers.ts'

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Site } from '../../src/domain/sites.ts'
+import type { Site } from '../../src/domain/sites/sites.ts'
 import { WEBMENTION_JOB } from '../../src/sites/webmention.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSafeFetcher } from '../../src/infra/fetcher.ts'
-import { checkEndpointUrl } from '../../src/domain/webhook-endpoint-url.ts'
+import { checkEndpointUrl } from '../../src/domain/webhooks/endpoint-url.ts'
 
 const production = { requireHttps: true, allowPrivateNetworks: false }
 const development = { requireHttps: false, allowPrivateNetworks: true }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { createSite } from '../../src/domain/sites.ts'
+import { createSite } from '../../src/domain/sites/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
 

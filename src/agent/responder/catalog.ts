@@ -1,11 +1,11 @@
 import type { Locale } from '../../domain/locales.ts'
-import type { Plan } from '../../domain/plans.ts'
+import type { Plan } from '../../domain/accounts/plans.ts'
 
 type Localized = Record<Locale, string>
 
 /**
  * What the assistant says about each plan and add-on, keyed by the price list's ids. The price list
- * (src/domain/pricing-data.json) holds the amounts and the English names /api/pricing serves; the
+ * (src/domain/accounts/pricing-data.json) holds the amounts and the English names /api/pricing serves; the
  * names and summaries visitors read in each language live here, next to the words visitors use
  * for them. `{api}` in a summary is the plan's API requests an hour from the price list.
  */

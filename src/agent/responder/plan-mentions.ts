@@ -1,5 +1,5 @@
 import type { Locale } from '../../domain/locales.ts'
-import { isPlan, type Plan } from '../../domain/plans.ts'
+import { isPlan, type Plan } from '../../domain/accounts/plans.ts'
 
 /**
  * Which plans a message names. Some plan names are everyday words ("pro Monat" in German, "le plus"

@@ -1,5 +1,5 @@
 import type { Locale } from '../../domain/locales.ts'
-import type { Plan, Pricing } from '../../domain/plans.ts'
+import type { Plan, Pricing } from '../../domain/accounts/plans.ts'
 import { formatCount, formatEuro, formatPercent, isConfident, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { intents, joinList, priceWording as w } from '../phrases.ts'
 import { has, terms, words } from '../text.ts'

@@ -1,4 +1,4 @@
-import type { AssistantCapabilities } from '../../domain/site-settings.ts'
+import type { AssistantCapabilities } from '../../domain/sites/settings.ts'
 import type { Locale } from '../../domain/locales.ts'
 import type { Passage } from '../knowledge.ts'
 import type { AgentAction, AgentMessage, AgentSource, AgentSuggestion, HandoffState } from '../schemas.ts'

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { membershipsOf, removeMember } from '../../domain/accounts/members.ts'
-import { chooseSessionAccount, webCookieNames } from '../../domain/web-sessions.ts'
+import { chooseSessionAccount, webCookieNames } from '../../domain/accounts/web-sessions.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { audited } from '../audited.ts'

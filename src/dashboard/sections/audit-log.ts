@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { listMembers } from '../../domain/accounts/members.ts'
-import { listAuditRecords } from '../../domain/audit-log.ts'
+import { listAuditRecords } from '../../domain/accounts/audit-log.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { dataTable, when } from '../layout.ts'

@@ -1,7 +1,7 @@
 import type { AccountLimits } from '../../domain/accounts/add-ons.ts'
 import { addOnTerms, apiAllows, cheapestPlan, countOf, planEntitlements, within } from '../../domain/accounts/entitlements.ts'
 import type { SiteUsage } from '../../domain/accounts/limits.ts'
-import { ADD_ONS, PLANS } from '../../domain/plans.ts'
+import { ADD_ONS, PLANS } from '../../domain/accounts/plans.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 
 const sites = (n: number | null) => countOf(n, 'site', 'sites')

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { getAccountSite } from '../../domain/sites.ts'
+import { getAccountSite } from '../../domain/sites/sites.ts'
 import type { AuditReport } from '../../domain/seo-audit/engine.ts'
 import { findingsByPage, type PageFindings } from '../../domain/seo-reports/page-findings.ts'
 import { scoreHistory, type AuditRow } from '../../domain/seo-reports/site-audits.ts'

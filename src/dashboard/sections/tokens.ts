@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, tokenHolder } from '../../domain/api-tokens.ts'
+import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, tokenHolder } from '../../domain/accounts/api-tokens.ts'
 import { listMembers } from '../../domain/accounts/members.ts'
 import { errors } from '../../errors.ts'
 import type { FastifyRequest } from 'fastify'

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
-import { ADD_ONS, isAddOn, type AddOnId, type Plan } from '../plans.ts'
+import { ADD_ONS, isAddOn, type AddOnId, type Plan } from './plans.ts'
 import { withTransaction } from '../transaction.ts'
 import { accountEntitlements, addOnAvailable, addOnTerms, type AccountEntitlements, type AddOnQuantities } from './entitlements.ts'
 

@@ -1,7 +1,7 @@
-import { loadPricing, PLANS, type AddOnId, type Plan, type Pricing, type SeoReportCadence } from '../plans.ts'
+import { loadPricing, PLANS, type AddOnId, type Plan, type Pricing, type SeoReportCadence } from './plans.ts'
 
 /**
- * What each plan gets, read from the price list (src/domain/pricing-data.json) and nowhere else:
+ * What each plan gets, read from the price list (src/domain/accounts/pricing-data.json) and nowhere else:
  * /api/pricing serves the same data, so enforcement, the dashboard and the assistant cannot drift
  * from what the list promises (DESIGN.md 12). A count of null is unlimited.
  */

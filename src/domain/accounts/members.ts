@@ -3,7 +3,7 @@ import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { MemberRole } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
-import type { Plan } from '../plans.ts'
+import type { Plan } from './plans.ts'
 import { withTransaction } from '../transaction.ts'
 import { markChanged } from './changes.ts'
 

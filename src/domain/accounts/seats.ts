@@ -2,7 +2,7 @@ import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
 import { entitlementsOf } from './add-ons.ts'
 import { addOnAvailable, addOnTerms, cheapestPlan, countOf, planEntitlements, within } from './entitlements.ts'
-import type { Plan } from '../plans.ts'
+import type { Plan } from './plans.ts'
 
 /**
  * Seats (DESIGN.md 12): the plan's included seats plus the extra_seat add-on's quantity. A member

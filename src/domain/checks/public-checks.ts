@@ -6,8 +6,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import type { AuditReportSchema } from '../seo-audit/schema.ts'
-import type { McsResultSchema } from '../site-quality-schema.ts'
-import type { CwvHistory, CwvLookup, CwvTrack } from '../web-vitals-schema.ts'
+import type { McsResultSchema } from './site-quality-schema.ts'
+import type { CwvHistory, CwvLookup, CwvTrack } from './web-vitals-schema.ts'
 
 export type CwvAction = 'lookup' | 'history' | 'track'
 export type CwvAnswer = Static<typeof CwvLookup> | Static<typeof CwvHistory> | Static<typeof CwvTrack>

@@ -4,7 +4,7 @@
  * matching rule wins and allow wins a tie; `*` matches any run of characters and `$` ends a rule.
  */
 
-import { AI_CRAWLERS, type CrawlerPurpose } from '../ai-crawlers.ts'
+import { AI_CRAWLERS, type CrawlerPurpose } from '../sites/ai-crawlers.ts'
 
 export interface RobotsGroup {
   agents: string[]

@@ -1,5 +1,5 @@
 import MarkdownIt from 'markdown-it'
-import { safeHref } from '../safe-href.ts'
+import { safeHref } from './safe-href.ts'
 
 /**
  * Text blocks are Markdown written by the site owner, rendered by this one renderer wherever

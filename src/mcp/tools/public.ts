@@ -1,8 +1,8 @@
 import { Type, type TSchema } from 'typebox'
-import { loadPricing, Pricing } from '../../domain/plans.ts'
+import { loadPricing, Pricing } from '../../domain/accounts/plans.ts'
 import { AuditReportSchema } from '../../domain/seo-audit/schema.ts'
-import { McsResultSchema } from '../../domain/site-quality-schema.ts'
-import { CwvHistory, CwvLookup } from '../../domain/web-vitals-schema.ts'
+import { McsResultSchema } from '../../domain/checks/site-quality-schema.ts'
+import { CwvHistory, CwvLookup } from '../../domain/checks/web-vitals-schema.ts'
 import type { PublicChecks } from '../../domain/checks/public-checks.ts'
 import { defineTool, type Caller, type ToolSpec } from '../tool.ts'
 

@@ -1,11 +1,11 @@
 import { Type, type TSchema } from 'typebox'
-import { BLOCK_TYPES, BlockContents } from '../../domain/block-content.ts'
+import { BLOCK_TYPES, BlockContents } from '../../domain/sites/block-content.ts'
 import { literalUnion } from '../../schemas.ts'
-import { Position } from '../../domain/content-inputs.ts'
-import { DateTime, Locale, nullable, SiteId } from '../../domain/views.ts'
+import { Position } from '../../domain/sites/content-inputs.ts'
+import { DateTime, Locale, nullable, SiteId } from '../../domain/sites/views.ts'
 
-// The resources' own shapes are shared with the MCP tools (src/domain/views.ts).
-export { Assistant, Block, BlockId, Build, BuildId, Domain, DomainId, Lead, LeadId, Locale, Page, PageId, Site, SiteId } from '../../domain/views.ts'
+// The resources' own shapes are shared with the MCP tools (src/domain/sites/views.ts).
+export { Assistant, Block, BlockId, Build, BuildId, Domain, DomainId, Lead, LeadId, Locale, Page, PageId, Site, SiteId } from '../../domain/sites/views.ts'
 
 /** The TypeBox schemas of the site-content resources of /v1 (DESIGN.md 7 "Fields"). */
 
@@ -13,12 +13,12 @@ const strict = { additionalProperties: false } as const
 
 export const SessionId = Type.String({ pattern: '^ag_[A-Za-z0-9_-]+$', minLength: 4, maxLength: 200, description: 'ag_…' })
 
-// Sites and pages: the bodies the dashboard's forms are checked against too (src/domain/content-inputs.ts).
-export { NewPage, NewSite, PagePatch, SitePatch } from '../../domain/content-inputs.ts'
+// Sites and pages: the bodies the dashboard's forms are checked against too (src/domain/sites/content-inputs.ts).
+export { NewPage, NewSite, PagePatch, SitePatch } from '../../domain/sites/content-inputs.ts'
 
-// Blocks: the bodies GraphQL's block inputs are checked against too (src/domain/content-inputs.ts).
+// Blocks: the bodies GraphQL's block inputs are checked against too (src/domain/sites/content-inputs.ts).
 
-export { BlockPatch, BlockType, NewBlock } from '../../domain/content-inputs.ts'
+export { BlockPatch, BlockType, NewBlock } from '../../domain/sites/content-inputs.ts'
 
 /** One shape per block type, `type` naming it and `content` typed by it. */
 const typedBlocks = (title: (type: string) => string) =>
@@ -52,11 +52,11 @@ export const BlockPatchDocumented = Type.Union(
 
 // Domains
 
-export { NewDomain } from '../../domain/content-inputs.ts'
+export { NewDomain } from '../../domain/sites/content-inputs.ts'
 
 // Builds
 
-export { Rollback } from '../../domain/content-inputs.ts'
+export { Rollback } from '../../domain/sites/content-inputs.ts'
 
 // Leads
 

@@ -1,11 +1,11 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhooks.ts'
+import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhooks/endpoints.ts'
 import type { SafeFetcher } from '../../infra/fetcher.ts'
 import { answerChange, withAudit } from '../audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from '../http.ts'
-import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhook-endpoint-url.ts'
+import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/endpoint-url.ts'
 import { Endpoint, EndpointParams, EndpointPatch, EndpointWithSecret, NewEndpoint } from './schemas.ts'
 
 const tags = ['webhooks']

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { EVENT_TYPES } from '../../domain/events.ts'
+import { EVENT_TYPES } from '../../domain/webhooks/events.ts'
 import { literalUnion } from '../../schemas.ts'
 
 const DateTime = Type.String({ format: 'date-time' })

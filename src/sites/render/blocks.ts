@@ -1,5 +1,5 @@
 import type { Locale } from '../../domain/locales.ts'
-import { safeHref, safeImageSrc } from '../../domain/safe-href.ts'
+import { safeHref, safeImageSrc } from '../../domain/sites/safe-href.ts'
 import { esc } from './escape.ts'
 import { LABELS } from './labels.ts'
 import { markdownToHtml } from './markdown.ts'

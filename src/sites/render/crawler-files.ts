@@ -1,7 +1,7 @@
 import { LABELS } from './labels.ts'
 import { markdownPath } from './paths.ts'
 import { absoluteUrl, type PlacedPage } from './page.ts'
-import { AI_CRAWLERS, CRAWLER_PURPOSES } from '../../domain/ai-crawlers.ts'
+import { AI_CRAWLERS, CRAWLER_PURPOSES } from '../../domain/sites/ai-crawlers.ts'
 import type { RenderSite } from './types.ts'
 
 /** Everyone may crawl the pages (not the form and Webmention endpoints); AI crawlers of a refused purpose may not. */

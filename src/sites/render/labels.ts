@@ -1,5 +1,5 @@
 import type { Locale } from '../../domain/locales.ts'
-import { CONTACT_HEADING } from '../../domain/page-markdown.ts'
+import { CONTACT_HEADING } from '../../domain/sites/page-markdown.ts'
 
 /** The few words a page says on its own (navigation, form labels), per locale. */
 export interface Labels {

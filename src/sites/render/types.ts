@@ -1,4 +1,4 @@
-import type { CrawlerPurpose } from '../../domain/ai-crawlers.ts'
+import type { CrawlerPurpose } from '../../domain/sites/ai-crawlers.ts'
 import type { Locale } from '../../domain/locales.ts'
 
 /** Block content by type, as DESIGN.md 7 pins it. */
@@ -34,7 +34,7 @@ export interface Organization {
   address?: { street: string; locality: string; postal_code?: string; country: string }
 }
 
-/** The consent a contact form shows and hands back, per locale (src/domain/consent.ts). */
+/** The consent a contact form shows and hands back, per locale (src/domain/leads/consent.ts). */
 export interface FormConsent {
   version: string
   text: string

@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { afterAll, describe, expect, it } from 'vitest'
 import { nextDailyUpdate } from '../../../src/public/audits/cwv/field-data.ts'
-import { CwvHistory, CwvLookup, CwvTrack } from '../../../src/domain/web-vitals-schema.ts'
+import { CwvHistory, CwvLookup, CwvTrack } from '../../../src/domain/checks/web-vitals-schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 
 const ajv = new Ajv({ strict: false })

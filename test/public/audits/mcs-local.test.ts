@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv'
 import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { describe, expect, it } from 'vitest'
-import { McsResultSchema } from '../../../src/domain/site-quality-schema.ts'
+import { McsResultSchema } from '../../../src/domain/checks/site-quality-schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 import { serveFixtureForFile } from '../../fixtures/sites/serve.ts'
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
 import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { afterAll, describe, expect, it } from 'vitest'
-import { McsResultSchema } from '../../../src/domain/site-quality-schema.ts'
+import { McsResultSchema } from '../../../src/domain/checks/site-quality-schema.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 import { closedPort, serveFixtureForFile } from '../../fixtures/sites/serve.ts'
 

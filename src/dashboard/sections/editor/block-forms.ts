@@ -1,4 +1,4 @@
-import type { BlockContent, BlockType } from '../../../domain/block-content.ts'
+import type { BlockContent, BlockType } from '../../../domain/sites/block-content.ts'
 import { renderMarkdown } from '../../../domain/sites/markdown.ts'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { textOf, type FieldSpec, type FormBody } from './form.ts'
@@ -7,7 +7,7 @@ import { textOf, type FieldSpec, type FormBody } from './form.ts'
  * One form per block type (DESIGN.md 7 "Block content by type"): its fields, named by their path
  * in the content (`cta.href`, `items.2.title`), how typed values become content and back, and a
  * one-line summary for the page's list of blocks. The content is checked by the type's schema in
- * src/domain/block-content.ts, as on /v1.
+ * src/domain/sites/block-content.ts, as on /v1.
  */
 
 /** A field of a block form; `keepEmpty`: sent even when empty (an image's alt text may be empty, but is always given). */

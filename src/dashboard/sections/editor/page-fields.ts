@@ -1,6 +1,6 @@
 import type { Locale } from '../../../domain/locales.ts'
-import type { Page } from '../../../domain/pages.ts'
-import type { SiteRecord } from '../../../domain/sites.ts'
+import type { Page } from '../../../domain/sites/pages.ts'
+import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { localeOptions } from './context.ts'
 import { choice, field, specsOf, textOf, type FieldSpec, type FormBody, type FormState } from './form.ts'

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import { enqueueJob } from '../../../infra/jobs.ts'
+import { enqueueJob, type JobDefinition, type NamedJob } from '../../../infra/jobs.ts'
 import type { Db } from '../../../infra/db.ts'
 import type { CruxClient } from './crux.ts'
 import { lookupFieldData, nextDailyUpdate } from './field-data.ts'
@@ -29,20 +28,21 @@ export function nextSnapshotAt(now: Date): Date {
  * The daily tracking job: stores today's CrUX lookup as a snapshot, refreshes the lookup cache,
  * and schedules itself for the next daily update.
  */
-export function defineSnapshotJob(app: FastifyInstance, crux: CruxClient) {
-  app.jobs.define<{ domain: string }>(SNAPSHOT_JOB, {
+export function snapshotJob(db: Db, crux: CruxClient): NamedJob<{ domain: string }> {
+  const definition: JobDefinition<{ domain: string }> = {
     maxAttempts: 8,
     // Retries back off from a minute to about an hour: CrUX quota and outages pass slowly.
     backoffMs: (attempt) => Math.min(3_600_000, 60_000 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2),
     handler: async ({ domain }, { log }) => {
       const now = new Date()
       // Tomorrow's job first: a day whose snapshot fails for good must not end the tracking.
-      await scheduleSnapshot(app.db, domain, nextSnapshotAt(now), 'daily')
-      await reserveCruxQueries(app.db, 2)
+      await scheduleSnapshot(db, domain, nextSnapshotAt(now), 'daily')
+      await reserveCruxQueries(db, 2)
       const data = await lookupFieldData(crux, domain)
-      await saveSnapshot(app.db, domain, utcDay(now), data)
-      await writeCache(app.db, `lookup:${domain}`, { ...data, fetched_at: now.toISOString() }, nextDailyUpdate(now))
+      await saveSnapshot(db, domain, utcDay(now), data)
+      await writeCache(db, `lookup:${domain}`, { ...data, fetched_at: now.toISOString() }, nextDailyUpdate(now))
       log.info({ domain, status: data.status }, 'cwv snapshot stored')
     },
-  })
+  }
+  return { name: SNAPSHOT_JOB, definition }
 }

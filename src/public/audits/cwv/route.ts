@@ -3,13 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errors, withHeaders } from '../../../errors.ts'
 import type { CwvAction, CwvAnswer } from '../../../domain/checks/public-checks.ts'
-import { routeLimit } from '../../../infra/rate-limits.ts'
+import { routeLimit } from '../../../infra/rate-limit/budgets.ts'
 import { Problem } from '../../../schemas.ts'
 import { createCruxClient, CruxUnavailableError, type CruxClient } from './crux.ts'
 import { historyFieldData, lookupFieldData, nextDailyUpdate, type HistoryData, type LookupData } from './field-data.ts'
-import { defineSnapshotJob, nextSnapshotAt, scheduleSnapshot, utcDay } from './job.ts'
+import { nextSnapshotAt, scheduleSnapshot, utcDay } from './job.ts'
 import { reserveCruxQueries } from './limiter.ts'
-import { CwvHistory, CwvLookup, CwvQuery, CwvTrack } from '../../../domain/web-vitals-schema.ts'
+import { CwvHistory, CwvLookup, CwvQuery, CwvTrack } from '../../../domain/checks/web-vitals-schema.ts'
 import { hasSnapshotOn, isTracked, listSnapshots, readCache, trackDomain, writeCache } from './store.ts'
 import { ATTRIBUTION } from './metrics.ts'
 
@@ -24,7 +24,6 @@ export type CoreWebVitals = (domain: string, action: CwvAction) => Promise<CwvAn
  */
 export function coreWebVitals(app: FastifyInstance): CoreWebVitals {
   const crux: CruxClient | undefined = app.config.CRUX_API_KEY ? createCruxClient(app.config.CRUX_API_URL, app.config.CRUX_API_KEY) : undefined
-  if (crux) defineSnapshotJob(app, crux)
   const inFlight = new Map<string, Promise<{ body: unknown; expires_at: Date; cached: boolean }>>()
 
   /** CrUX data from the cache until the next daily update, else two queries within the shared budget. */

@@ -1,0 +1,54 @@
+import { Ajv } from 'ajv'
+import { Type, type Static, type TSchema } from 'typebox'
+import { errors, validationMessage, type ValidationIssue } from '../../errors.ts'
+
+/**
+ * The content of each block type (DESIGN.md 7 "Block content by type"). Every object refuses
+ * unknown fields; links may only be web, relative, fragment, mail or phone addresses (never
+ * javascript:), and images come over https or from the site itself.
+ */
+const text = (maxLength: number) => Type.String({ minLength: 1, maxLength })
+const Href = Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?://|/|#|mailto:|tel:)' })
+const ImageSrc = Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https://|/)' })
+const strict = { additionalProperties: false } as const
+
+export const BlockContents = {
+  hero: Type.Object(
+    {
+      heading: text(200),
+      subheading: Type.Optional(text(500)),
+      cta: Type.Optional(Type.Object({ label: text(80), href: Href }, strict)),
+      image: Type.Optional(Type.Object({ src: ImageSrc, alt: Type.String({ maxLength: 300 }) }, strict)),
+    },
+    strict,
+  ),
+  text: Type.Object({ markdown: text(20_000) }, strict),
+  image: Type.Object({ src: ImageSrc, alt: Type.String({ maxLength: 300 }), caption: Type.Optional(text(500)) }, strict),
+  features: Type.Object({ heading: Type.Optional(text(200)), items: Type.Array(Type.Object({ title: text(200), text: text(2000) }, strict), { minItems: 1, maxItems: 50 }) }, strict),
+  faq: Type.Object({ heading: Type.Optional(text(200)), items: Type.Array(Type.Object({ question: text(300), answer: text(5000) }, strict), { minItems: 1, maxItems: 50 }) }, strict),
+  cta: Type.Object({ heading: text(200), text: Type.Optional(text(1000)), label: text(80), href: Href }, strict),
+  contact_form: Type.Object({ heading: Type.Optional(text(200)), submit_label: Type.Optional(text(80)) }, strict),
+  testimonial: Type.Object({ quote: text(2000), author: text(200), role: Type.Optional(text(200)) }, strict),
+} as const satisfies Record<string, TSchema>
+
+export type BlockType = keyof typeof BlockContents
+export const BLOCK_TYPES = Object.keys(BlockContents) as BlockType[]
+export type BlockContent<T extends BlockType = BlockType> = Static<(typeof BlockContents)[T]>
+
+/** A block as a discriminated union on `type`: each type with its own content. */
+export type TypedBlock = { [T in BlockType]: { type: T; content: BlockContent<T> } }[BlockType]
+
+export function isBlockType(value: unknown): value is BlockType {
+  return typeof value === 'string' && Object.hasOwn(BlockContents, value)
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false })
+const validators = Object.fromEntries(BLOCK_TYPES.map((type) => [type, ajv.compile(BlockContents[type])])) as Record<BlockType, ReturnType<Ajv['compile']>>
+
+/** Checks content against its type's schema; a mismatch is 400 invalid_block_content naming the field. */
+export function checkBlockContent(type: BlockType, content: unknown): TypedBlock {
+  const validate = validators[type]
+  if (validate(content)) return { type, content } as TypedBlock
+  const issues = (validate.errors ?? []).map((e) => ({ ...e, instancePath: `/content${e.instancePath}` })) as ValidationIssue[]
+  throw new errors.invalidBlockContent(`${validationMessage(issues).message} for a block of type ${type}`)
+}

@@ -1,0 +1,100 @@
+import type { Selectable } from 'kysely'
+import { newId } from '../../infra/crypto.ts'
+import type { Db } from '../../infra/db.ts'
+import type { PagesTable } from '../../infra/tables.ts'
+import { errors } from '../../errors.ts'
+import type { Locale } from '../locales.ts'
+import type { Site } from './sites.ts'
+import { uniqueViolation, withTransaction } from '../transaction.ts'
+
+export type Page = Selectable<PagesTable>
+
+/** A page path: "/" or lower-case segments of letters, digits, "-", "_" and "." (never "." or ".." alone), no trailing slash. */
+export const PAGE_PATH_PATTERN = '^/(?:[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)*)?$'
+
+export interface PageInput {
+  path: string
+  locale?: Locale
+  title: string
+  description?: string
+}
+
+function pathTaken(path: string, locale: Locale) {
+  return new errors.pagePathTaken(`A page with path ${path} in locale ${locale} already exists on this site`)
+}
+
+function checkLocale(site: Pick<Site, 'locales'>, locale: Locale): void {
+  if (!site.locales.includes(locale)) throw new errors.localeNotOnSite(`The site does not offer locale '${locale}'; add it to the site's locales first`)
+}
+
+/** Runs a write and turns the path's unique index into 409 page_path_taken. */
+async function guardPath<T>(write: Promise<T>, path: string, locale: Locale): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    if (uniqueViolation(error) === 'pages_site_locale_path') throw pathTaken(path, locale)
+    throw error
+  }
+}
+
+function accountPages(db: Db, accountId: string) {
+  return db.selectFrom('pages').innerJoin('sites', 'sites.id', 'pages.site_id').selectAll('pages').where('sites.account_id', '=', accountId)
+}
+
+export async function listSitePages(db: Db, siteId: string, page: { limit: number; offset: number }): Promise<{ items: Page[]; total: number }> {
+  const [items, count] = await Promise.all([
+    db.selectFrom('pages').selectAll().where('site_id', '=', siteId).orderBy('locale').orderBy('path').limit(page.limit).offset(page.offset).execute(),
+    db.selectFrom('pages').select((eb) => eb.fn.countAll<string>().as('n')).where('site_id', '=', siteId).executeTakeFirstOrThrow(),
+  ])
+  return { items, total: Number(count.n) }
+}
+
+export async function getAccountPage(db: Db, accountId: string, pageId: string): Promise<Page | undefined> {
+  return accountPages(db, accountId).where('pages.id', '=', pageId).executeTakeFirst()
+}
+
+export async function createPage(db: Db, site: Pick<Site, 'id' | 'locales' | 'default_locale'>, input: PageInput): Promise<Page> {
+  const locale = input.locale ?? site.default_locale
+  checkLocale(site, locale)
+  const write = db
+    .insertInto('pages')
+    .values({ id: newId('page'), site_id: site.id, path: input.path, locale, title: input.title, description: input.description ?? '' })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return guardPath(write, input.path, locale)
+}
+
+/** Changes a page under a row lock, so `check` (the caller's If-Match) sees the version it changes. */
+export async function updatePage(db: Db, accountId: string, pageId: string, patch: Partial<PageInput>, check: (current: Page) => void = () => {}): Promise<Page | undefined> {
+  return withTransaction(db, async (trx) => {
+    const current = await accountPages(trx, accountId).where('pages.id', '=', pageId).forUpdate().executeTakeFirst()
+    if (!current) return undefined
+    check(current)
+    const locale = patch.locale ?? current.locale
+    const path = patch.path ?? current.path
+    if (patch.locale) {
+      const site = await trx.selectFrom('sites').select('locales').where('id', '=', current.site_id).executeTakeFirstOrThrow()
+      checkLocale(site, locale)
+    }
+    // Checked first: a unique violation would abort the caller's transaction.
+    const clash = await trx.selectFrom('pages').select('id').where('site_id', '=', current.site_id).where('locale', '=', locale).where('path', '=', path).where('id', '<>', pageId).executeTakeFirst()
+    if (clash) throw pathTaken(path, locale)
+    const write = trx
+      .updateTable('pages')
+      .set({ path, locale, title: patch.title ?? current.title, description: patch.description ?? current.description, updated_at: new Date() })
+      .where('id', '=', pageId)
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    return guardPath(write, path, locale)
+  })
+}
+
+export async function deletePage(db: Db, accountId: string, pageId: string, check: (current: Page) => void = () => {}): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const current = await accountPages(trx, accountId).where('pages.id', '=', pageId).forUpdate().executeTakeFirst()
+    if (!current) return false
+    check(current)
+    await trx.deleteFrom('pages').where('id', '=', pageId).execute()
+    return true
+  })
+}

@@ -1,0 +1,289 @@
+import { sql, type Selectable } from 'kysely'
+import { newId } from '../../infra/crypto.ts'
+import type { Db } from '../../infra/db.ts'
+import { executePrepared } from '../../infra/prepared.ts'
+import { errors } from '../../errors.ts'
+import { resolveAssistant, withAssistant, type AssistantView, type SiteSettings } from './settings.ts'
+import { entitlementsOf } from '../accounts/add-ons.ts'
+import { assertMayPublish, assertSiteAllowed } from '../accounts/limits.ts'
+import type { SitesTable, SiteStatus } from '../../infra/tables.ts'
+import type { Locale } from '../locales.ts'
+import { insertActiveDomain, normaliseHostname, PLATFORM_DOMAIN_ID } from './domains.ts'
+import { checkSlug, slugCandidate, slugFromName, slugOfHostname, subdomainTaken } from './subdomains.ts'
+import { uniqueViolation, withTransaction } from '../transaction.ts'
+
+export { normaliseHostname }
+
+export type Site = Selectable<SitesTable>
+
+/** A site with the hostname it is known by: its primary active domain, or null. */
+export type SiteRecord = Site & { domain: string | null }
+
+/** The platform's own marketing site has a fixed id, so re-seeding with another BASE_URL moves it instead of duplicating it. */
+export const PLATFORM_SITE_ID = 'site_platform'
+
+/** The platform's own assistant: every capability on, booking through the demo page. */
+export function platformSettings(baseUrl: string): SiteSettings {
+  return {
+    assistant: {
+      enabled: true,
+      persona: 'Ava',
+      capabilities: { booking: true, booking_url: `${baseUrl}/demo`, lead: true, handoff: true },
+    },
+  }
+}
+
+/**
+ * The assistant of a site answers on its active domains whether or not the site is published;
+ * only a site taken offline silences it (DESIGN.md 7).
+ */
+export function assistantAnswers(status: SiteStatus): boolean {
+  return status !== 'offline'
+}
+
+/**
+ * Creates the platform site on first start and keeps its domain in step with BASE_URL; settings
+ * an operator changed later are left alone. Safe to run from several instances at once.
+ */
+export async function seedPlatformSite(db: Db, baseUrl: string): Promise<void> {
+  const hostname = normaliseHostname(new URL(baseUrl).hostname)
+  await withTransaction(db, async (trx) => {
+    const exists = await trx.selectFrom('sites').select('id').where('id', '=', PLATFORM_SITE_ID).executeTakeFirst()
+    const slug = exists ? undefined : await freeSlug(trx, slugFromName('Web Presence'))
+    await trx
+      .insertInto('sites')
+      .values({ id: PLATFORM_SITE_ID, account_id: null, name: 'Web Presence', slug, status: 'live', published_at: new Date(), default_locale: 'en', settings: JSON.stringify(platformSettings(baseUrl)) })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute()
+    await trx
+      .insertInto('domains')
+      .values({ id: PLATFORM_DOMAIN_ID, site_id: PLATFORM_SITE_ID, hostname, status: 'active', primary: true, verification_value: 'platform', verified_at: new Date() })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ hostname }).where('domains.hostname', '<>', hostname))
+      .execute()
+  })
+}
+
+export interface NewSite {
+  name: string
+  /** An active primary domain to give the site at once (the platform's own sites, tests). */
+  hostname?: string
+  accountId?: string | null
+  /** The subdomain's label; made from the name (unique, with a -N suffix when taken) when not given. */
+  slug?: string
+  status?: SiteStatus
+  defaultLocale?: Locale
+  locales?: Locale[]
+  settings?: SiteSettings
+}
+
+/** Checks the locale list: no repeats, and the default among them. */
+function checkLocales(defaultLocale: Locale, locales: readonly Locale[]): void {
+  if (new Set(locales).size !== locales.length) throw new errors.invalidLocales('The locales must not repeat')
+  if (!locales.includes(defaultLocale)) throw new errors.invalidLocales('The default_locale must be one of the locales')
+}
+
+/** The first of slug, slug-2, slug-3, … that no site has. */
+async function freeSlug(db: Db, base: string): Promise<string> {
+  const rows = await db.selectFrom('sites').select('slug').where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)])).execute()
+  const taken = new Set(rows.map((r) => r.slug))
+  for (let n = 1; ; n++) {
+    const candidate = slugCandidate(base, n)
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+/**
+ * Stores a site. No plan limit is checked here: an account's site is made through
+ * `createAccountSite`; this is also how the platform's own sites and fixtures are made. An
+ * account's site notes whether the account's plan and add-ons include its sales assistant.
+ */
+export async function createSite(db: Db, site: NewSite): Promise<Site> {
+  const defaultLocale = site.defaultLocale ?? site.locales?.[0] ?? 'en'
+  const locales = site.locales ?? [defaultLocale]
+  checkLocales(defaultLocale, locales)
+  const chosen = site.slug === undefined ? undefined : checkSlug(site.slug)
+  const status = site.status ?? 'draft'
+  return withTransaction(db, async (trx) => {
+    const included = site.accountId ? ((await entitlementsOf(trx, site.accountId))?.assistant ?? false) : undefined
+    const settings: SiteSettings = included === undefined ? (site.settings ?? {}) : { ...site.settings, assistant_included: included }
+    let row: Site | undefined
+    // A slug another creation took in the meantime is skipped (the insert does nothing) and the next free one tried.
+    while (!row) {
+      row = await trx
+        .insertInto('sites')
+        .values({
+          id: newId('site'),
+          account_id: site.accountId ?? null,
+          name: site.name,
+          slug: chosen ?? (await freeSlug(trx, slugFromName(site.name))),
+          status,
+          published_at: status === 'draft' ? null : new Date(),
+          default_locale: defaultLocale,
+          locales: JSON.stringify(locales),
+          settings: JSON.stringify(settings),
+        })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returningAll()
+        .executeTakeFirst()
+      if (!row && chosen) throw subdomainTaken(chosen)
+    }
+    if (site.hostname !== undefined) await insertActiveDomain(trx, row.id, site.hostname)
+    return row
+  })
+}
+
+export async function updateSiteSettings(db: Db, siteId: string, settings: SiteSettings): Promise<void> {
+  await db.updateTable('sites').set({ settings: JSON.stringify(settings), updated_at: new Date() }).where('id', '=', siteId).execute()
+}
+
+export async function findSiteById(db: Db, id: string): Promise<Site | undefined> {
+  return db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * The site a hostname belongs to: the site on which it is an active domain, or, given the
+ * SITES_DOMAIN, the site whose platform subdomain it is.
+ */
+export async function findSiteByHostname(db: Db, hostname: string, sitesDomain?: string): Promise<Site | undefined> {
+  const slug = sitesDomain === undefined ? undefined : slugOfHostname(normaliseHostname(hostname), sitesDomain)
+  if (slug !== undefined) return db.selectFrom('sites').selectAll().where('slug', '=', slug).executeTakeFirst()
+  return db
+    .selectFrom('sites')
+    .innerJoin('domains', 'domains.site_id', 'sites.id')
+    .selectAll('sites')
+    .where('domains.hostname', '=', normaliseHostname(hostname))
+    .where('domains.status', '=', 'active')
+    .executeTakeFirst()
+}
+
+/** True when a site answering on this hostname has its assistant switched on (the CORS allow-list). */
+export async function assistantEnabledOn(db: Db, hostname: string, sitesDomain?: string): Promise<boolean> {
+  const site = await findSiteByHostname(db, hostname, sitesDomain)
+  return site !== undefined && assistantAnswers(site.status) && resolveAssistant(site.settings).enabled
+}
+
+// The account's sites, as the REST API and MCP see them.
+
+/** The primary active hostname; an active one when the primary flag sits on a domain not yet verified. */
+const primaryHostname = sql<string | null>`(
+  select d.hostname from domains d where d.site_id = sites.id and d.status = 'active'
+  order by d."primary" desc, d.verified_at, d.id limit 1)`
+
+function accountSites(db: Db, accountId: string) {
+  return db.selectFrom('sites').where('sites.account_id', '=', accountId)
+}
+
+/** The account's number of sites, kept by a trigger on sites (migration list-totals). */
+const siteCount = (accountId: string) => sql<number>`coalesce((select c.sites from account_site_counts c where c.account_id = ${accountId}), 0)`
+
+/**
+ * One page of the account's sites and their total, in one round trip. The page's ids come from
+ * the index in list order, skipped rows read from the index alone; only the page's own rows are
+ * read with their domain. The total, which rides on each row, is the account's site count. Only
+ * a page past the end (no rows to carry it) asks for the count alone.
+ */
+export async function listAccountSites(db: Db, accountId: string, page: { limit: number; offset: number }): Promise<{ items: SiteRecord[]; total: number }> {
+  const ids = db.selectFrom('sites as listed').select('listed.id').where('listed.account_id', '=', accountId).orderBy('listed.created_at').orderBy('listed.id').limit(page.limit).offset(page.offset)
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('sites')
+      .where('sites.id', 'in', ids)
+      .selectAll('sites')
+      .select([primaryHostname.as('domain'), siteCount(accountId).as('total_count')])
+      .orderBy('created_at')
+      .orderBy('id'),
+  )
+  const items = rows.map(({ total_count: _total, ...site }) => site)
+  if (rows.length) return { items, total: Number(rows[0]!.total_count) }
+  const { rows: count } = await sql<{ n: number }>`select ${siteCount(accountId)} as n`.execute(db)
+  return { items, total: Number(count[0]!.n) }
+}
+
+export async function getAccountSite(db: Db, accountId: string, siteId: string): Promise<SiteRecord | undefined> {
+  const [site] = await executePrepared(db, accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId))
+  return site
+}
+
+export interface SiteInput {
+  name: string
+  /** The subdomain's label; from the name when not given. */
+  slug?: string
+  default_locale?: Locale
+  locales?: Locale[]
+  assistant?: Partial<AssistantView>
+}
+
+/** Creates an account's draft site, within the plan's site limit (403 plan_limit, nothing stored). */
+export async function createAccountSite(db: Db, accountId: string, input: SiteInput): Promise<SiteRecord> {
+  const settings = withAssistant({}, input.assistant ?? {})
+  return withTransaction(db, async (trx) => {
+    await assertSiteAllowed(trx, accountId)
+    const site = await createSite(trx, { name: input.name, slug: input.slug, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
+    return { ...site, domain: null }
+  })
+}
+
+export interface SitePatch {
+  name?: string
+  /** A new subdomain label; served at once, the old one stops answering (409 subdomain_taken when another site has it). */
+  slug?: string
+  /** live brings back a published site; offline takes it (and its assistant) down. */
+  status?: 'live' | 'offline'
+  default_locale?: Locale
+  locales?: Locale[]
+  assistant?: Partial<AssistantView>
+}
+
+/**
+ * Changes a site under a row lock, so `check` (the caller's If-Match) sees the version it changes.
+ * Answers undefined when the site is not the account's.
+ */
+export async function updateAccountSite(db: Db, accountId: string, siteId: string, patch: SitePatch, check: (current: SiteRecord) => void = () => {}): Promise<SiteRecord | undefined> {
+  return withTransaction(db, async (trx) => {
+    const current = await accountSites(trx, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).forUpdate().executeTakeFirst()
+    if (!current) return undefined
+    check(current)
+    const defaultLocale = patch.default_locale ?? current.default_locale
+    const locales = patch.locales ?? current.locales
+    checkLocales(defaultLocale, locales)
+    if (patch.locales) {
+      const orphaned = await trx.selectFrom('pages').select('locale').where('site_id', '=', siteId).where('locale', 'not in', locales).executeTakeFirst()
+      if (orphaned) throw new errors.localeInUse(`Pages in locale '${orphaned.locale}' exist; delete them before removing the locale`)
+    }
+    if (patch.status === 'live' && current.live_build_id === null) throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
+    if (patch.status === 'live' && current.status !== 'live') await assertMayPublish(trx, siteId)
+    const slug = patch.slug === undefined || patch.slug === current.slug ? current.slug : checkSlug(patch.slug)
+    if (slug !== current.slug && (await trx.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirst())) throw subdomainTaken(slug)
+    const updated = await trx
+      .updateTable('sites')
+      .set({
+        name: patch.name ?? current.name,
+        slug,
+        status: patch.status ?? current.status,
+        default_locale: defaultLocale,
+        locales: JSON.stringify(locales),
+        settings: JSON.stringify(patch.assistant ? withAssistant(current.settings, patch.assistant) : current.settings),
+        updated_at: new Date(),
+      })
+      .where('id', '=', siteId)
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch((error: unknown) => {
+        if (uniqueViolation(error) === 'sites_slug') throw subdomainTaken(slug)
+        throw error
+      })
+    return { ...updated, domain: current.domain }
+  })
+}
+
+/** Deletes a site with its pages, blocks, domains, builds, leads and conversations. */
+export async function deleteAccountSite(db: Db, accountId: string, siteId: string, check: (current: SiteRecord) => void = () => {}): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const current = await accountSites(trx, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).forUpdate().executeTakeFirst()
+    if (!current) return false
+    check(current)
+    await trx.deleteFrom('sites').where('id', '=', siteId).execute()
+    return true
+  })
+}
