@@ -1,4 +1,4 @@
-import type { Compilable } from 'kysely'
+import type { Compilable, RawBuilder } from 'kysely'
 import type pg from 'pg'
 import type { Db } from './db.ts'
 
@@ -17,9 +17,9 @@ export function preparedName(text: string): string | undefined {
   return names.get(text)
 }
 
-/** Runs a query as a named prepared statement (the same rows as `.execute()`). */
-export async function executePrepared<R>(db: Db, query: Compilable<R>): Promise<R[]> {
-  const compiled = query.compile()
+/** Runs a query (a query builder's, or raw SQL of fixed text) as a named prepared statement (the same rows as `.execute()`). */
+export async function executePrepared<R>(db: Db, query: Compilable<R> | RawBuilder<R>): Promise<R[]> {
+  const compiled = 'isRawBuilder' in query ? query.compile(db) : query.compile()
   if (!names.has(compiled.sql) && names.size < MAX_PREPARED) names.set(compiled.sql, `wps_${names.size + 1}`)
   return (await db.executeQuery(compiled)).rows
 }

@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify'
 import { auditEntry } from '../frame/index.ts'
 import type { Db } from '../infra/db.ts'
@@ -16,6 +17,14 @@ import { storeAnswer } from './idempotency-store.ts'
  */
 export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 200): Promise<T> {
   return request.server.frame.audit.change(request, request.principal, status, work)
+}
+
+/**
+ * A /v1 change made in one statement with its audit record (the frame's `changeInOneStatement`);
+ * undefined when the statement changed nothing, and the caller takes `withAudit`'s way.
+ */
+export async function changeInOneStatement<T>(request: FastifyRequest, work: (alongside: (changed: string) => RawBuilder<unknown>) => Promise<T | undefined>, status = 200): Promise<T | undefined> {
+  return request.server.frame.audit.changeInOneStatement(request, request.principal, status, work)
 }
 
 /** The answer of a change: its status, body and, for an item, where it lives and what its ETag is made of. */

@@ -42,6 +42,22 @@ describe('concurrent changes of one block', () => {
     expect(mine.find((b) => b.id === ids[2])!.content.markdown).toBe('b2 changed')
   })
 
+  it('a change of content and its audit record commit together, one record a call, refused changes recorded as refused', async () => {
+    const block = (await api('POST', `/v1/pages/${page.id}/blocks`, { type: 'text', content: { markdown: 'audited' } })).json() as { id: string }
+    const etag = (await api('GET', `/v1/blocks/${block.id}`)).headers['etag'] as string
+    const changed = await api('PATCH', `/v1/blocks/${block.id}`, { content: { markdown: 'audited again' } }, { 'if-match': etag })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect((await api('GET', `/v1/blocks/${block.id}`)).headers['etag']).toBe(changed.headers['etag'])
+    expect((await api('PATCH', `/v1/blocks/${block.id}`, { content: { heading: 'Not text' } })).statusCode).toBe(400)
+    expect((await api('PATCH', `/v1/blocks/${block.id}`, { type: 'cta', content: { markdown: 'Not a cta' } })).statusCode).toBe(400)
+    const retyped = await api('PATCH', `/v1/blocks/${block.id}`, { type: 'testimonial', content: { quote: 'Good', author: 'Ana' } })
+    expect(retyped.json()).toMatchObject({ type: 'testimonial', content: { quote: 'Good', author: 'Ana' } })
+    await app.frame.audit.flush()
+    const records = await app.db.selectFrom('audit_log').select(['status', 'request_id']).where('account_id', '=', owner.accountId).where('operation', '=', 'blocks.update').orderBy('id').execute()
+    expect(records.slice(-4).map((r) => r.status)).toEqual([200, 400, 400, 200])
+    expect(new Set(records.map((r) => r.request_id)).size).toBe(records.length)
+  })
+
   it("another account's block is not found, changed or deleted", async () => {
     const block = (await api('POST', `/v1/pages/${page.id}/blocks`, { type: 'text', content: { markdown: 'mine' } })).json() as { id: string }
     const stranger = client(app, other.headers)

@@ -45,6 +45,11 @@ export function isBlockType(value: unknown): value is BlockType {
 const ajv = new Ajv({ allErrors: false, strict: false })
 const validators = Object.fromEntries(BLOCK_TYPES.map((type) => [type, ajv.compile(BlockContents[type])])) as Record<BlockType, ReturnType<Ajv['compile']>>
 
+/** Whether content is valid for a block of this type (no error made: for trying several types). */
+export function contentFits(type: BlockType, content: unknown): boolean {
+  return validators[type](content) === true
+}
+
 /** Checks content against its type's schema; a mismatch is 400 invalid_block_content naming the field. */
 export function checkBlockContent(type: BlockType, content: unknown): TypedBlock {
   const validate = validators[type]

@@ -1,9 +1,10 @@
-import { sql, type Selectable } from 'kysely'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { newId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { BlocksTable } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
-import { checkBlockContent, isBlockType, type BlockType, type TypedBlock } from './block-content.ts'
+import { BLOCK_TYPES, checkBlockContent, contentFits, isBlockType, type BlockType, type TypedBlock } from './block-content.ts'
+import { executePrepared } from '../../infra/prepared.ts'
 import { withTransaction } from '../transaction.ts'
 
 export type Block = Selectable<BlocksTable>
@@ -122,6 +123,53 @@ export async function updateBlock(db: Db, accountId: string, blockId: string, pa
       .returningAll()
       .executeTakeFirstOrThrow()
   })
+}
+
+/** A statement run in the WITH clause of a change, seeing the changed rows as the CTE named `changed` (its audit record). */
+export type Alongside = (changed: string) => RawBuilder<unknown>
+
+/**
+ * A change of a block's content (with its type, when given) made in one statement, together
+ * with `alongside`, committed on its own: no transaction stays open between round trips, so
+ * concurrent changes of one block wait for each other one statement long. Moves (`position`)
+ * and a type without content are not made here. The content is checked in advance against
+ * every type it fits; the statement changes the block only when its type is one of them, the
+ * account owns it and, with `expected`, it still is that version (the If-Match check, made by
+ * the caller on `expected`, held in the WHERE clause). Content changes keep positions as they
+ * are, so the page's row lock, which orders inserts, moves and deletes, is not taken: the
+ * block's own lock orders this change with any other of the block.
+ *
+ * Answers undefined when the statement changed nothing (no such block in the account, content
+ * of another type, a version other than `expected`): nothing was written, and `updateBlock`
+ * decides, with the answer each case has.
+ */
+export async function changeBlockContent(
+  db: Db,
+  accountId: string,
+  blockId: string,
+  patch: BlockPatch,
+  options: { expected?: Block | undefined; alongside?: Alongside } = {},
+): Promise<Block | undefined> {
+  if (patch.position !== undefined || patch.content === undefined) return undefined
+  const types = patch.type === undefined ? BLOCK_TYPES.filter((type) => contentFits(type, patch.content)) : isBlockType(patch.type) && contentFits(patch.type, patch.content) ? [patch.type] : []
+  if (!types.length) return undefined
+  const { expected, alongside } = options
+  const newType = patch.type ?? null
+  const unchanged = expected
+    ? sql`and blocks.page_id = ${expected.page_id}::text and blocks.type = ${expected.type}::text and blocks.position = ${expected.position}::int and blocks.content = ${JSON.stringify(expected.content)}::jsonb`
+    : sql``
+  const [changed] = await executePrepared(
+    db,
+    sql<Block>`with changed as (
+      update blocks set type = coalesce(${newType}::text, blocks.type), content = ${JSON.stringify(patch.content)}::jsonb, updated_at = ${new Date()}::timestamptz
+      from pages, sites
+      where blocks.id = ${blockId}::text and pages.id = blocks.page_id and sites.id = pages.site_id and sites.account_id = ${accountId}::text
+        and coalesce(${newType}::text, blocks.type) = any(${types}::text[]) ${unchanged}
+      returning blocks.*
+    )${alongside ? sql`, recorded as (${alongside('changed')})` : sql``}
+    select * from changed`,
+  )
+  return changed
 }
 
 /** Deletes a block and closes the gap it leaves. */
