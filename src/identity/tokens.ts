@@ -3,7 +3,6 @@ import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import { denyJtis } from '../infra/revocations.ts'
 import type { Signer } from '../infra/signer.ts'
-import { expiryOf } from './assertions.ts'
 import { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL } from './constants.ts'
 
 export interface AccessTokenClaims {
@@ -35,7 +34,7 @@ export const newJti = () => `at_${randomUUID()}`
 export async function signAccessToken(signer: Signer, claims: AccessTokenClaims): Promise<SignedAccessToken> {
   const jti = claims.jti ?? newJti()
   const expiresIn = claims.expiresIn ?? ACCESS_TOKEN_TTL
-  const token = await signer.sign(
+  const { token, payload } = await signer.signJwt(
     {
       client_id: claims.clientId,
       scope: claims.scope.join(' '),
@@ -44,7 +43,8 @@ export async function signAccessToken(signer: Signer, claims: AccessTokenClaims)
     },
     { typ: 'at+jwt', subject: claims.subject, audience: claims.audience, expiresInSeconds: expiresIn, jti },
   )
-  return { token, jti, expiresIn, expiresAt: expiryOf(token) }
+  // The expiry the token states (see expiryOf), taken from the claims signed rather than decoded back.
+  return { token, jti, expiresIn, expiresAt: new Date((payload.exp as number) * 1000) }
 }
 
 export interface TokenResponse {

@@ -30,9 +30,17 @@ export interface VerifyOptions {
   clockToleranceSeconds?: number
 }
 
+export interface SignedJwt {
+  token: string
+  /** The claims as signed, `iat`, `exp` and `jti` included. */
+  payload: JWTPayload
+}
+
 export interface Signer {
   readonly issuer: string
   sign(claims: JWTPayload, options: SignOptions): Promise<string>
+  /** `sign`, answering the claims it signed too, so a caller needing `exp` need not decode the token again. */
+  signJwt(claims: JWTPayload, options: SignOptions): Promise<SignedJwt>
   verify(token: string, options?: VerifyOptions): Promise<JWTVerifyResult>
   /** The public keys: the current one and those retired within the grace period. */
   jwks(): { keys: JWK[] }
@@ -52,9 +60,9 @@ interface LoadedKey {
  * key; `kid` is the RFC 7638 thumbprint of the public key.
  */
 export async function createSigner(db: Db, keyring: Keyring, issuer: string): Promise<Signer> {
-  let current!: { kid: string; privateKey: KeyObject }
+  let current!: { kid: string; privateKey: KeyObject; headers: Map<string, string> }
   let verifying = new Map<string, LoadedKey>()
-  const verified = new Map<string, { result: JWTVerifyResult; until: number }>()
+  const verified = new Map<string, { options: string; result: JWTVerifyResult; until: number }>()
 
   const load = async () => {
     await ensureActiveKey(db, keyring)
@@ -71,7 +79,7 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
       next.set(row.kid, { kid: row.kid, publicJwk, publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey, createdAt: row.created_at })
       if (row.status === 'active') {
         const privateJwk = JSON.parse(keyring.open(row.private_jwk_sealed, `signing_keys:${row.kid}`)) as JWK
-        current = { kid: row.kid, privateKey: createPrivateKey({ key: privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }) }
+        current = { kid: row.kid, privateKey: createPrivateKey({ key: privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }), headers: new Map() }
       }
     }
     verifying = next
@@ -90,20 +98,35 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
     return key.publicKey
   }
 
+  /** The encoded protected header of the current key for a `typ`: the same few bytes for every token. */
+  const headerOf = (key: typeof current, typ: string) => {
+    let encoded = key.headers.get(typ)
+    if (encoded === undefined) {
+      encoded = base64url({ alg: ALG, kid: key.kid, typ })
+      key.headers.set(typ, encoded)
+    }
+    return encoded
+  }
+
+  const signJwt = async (claims: JWTPayload, options: SignOptions): Promise<SignedJwt> => {
+    // The RSA signature runs in libuv's thread pool (node:crypto's callback form), so the event
+    // loop keeps serving while tokens are signed; jose's WebCrypto path signs on the main thread.
+    const key = current
+    const now = Math.floor(Date.now() / 1000)
+    const payload: JWTPayload = { ...claims, iss: issuer, iat: now, exp: now + options.expiresInSeconds, jti: options.jti ?? newId('jti') }
+    if (options.subject) payload.sub = options.subject
+    if (options.audience) payload.aud = options.audience
+    const signingInput = `${headerOf(key, options.typ ?? 'JWT')}.${base64url(payload)}`
+    const signature = await signAsync('sha256', Buffer.from(signingInput), key.privateKey)
+    return { token: `${signingInput}.${signature.toString('base64url')}`, payload }
+  }
+
   return {
     issuer,
     async sign(claims, options) {
-      // The RSA signature runs in libuv's thread pool (node:crypto's callback form), so the event
-      // loop keeps serving while tokens are signed; jose's WebCrypto path signs on the main thread.
-      const now = Math.floor(Date.now() / 1000)
-      const payload: JWTPayload = { ...claims, iss: issuer, iat: now, exp: now + options.expiresInSeconds, jti: options.jti ?? newId('jti') }
-      if (options.subject) payload.sub = options.subject
-      if (options.audience) payload.aud = options.audience
-      const header = { alg: ALG, kid: current.kid, typ: options.typ ?? 'JWT' }
-      const signingInput = `${base64url(header)}.${base64url(payload)}`
-      const signature = await signAsync('sha256', Buffer.from(signingInput), current.privateKey)
-      return `${signingInput}.${signature.toString('base64url')}`
+      return (await signJwt(claims, options)).token
     },
+    signJwt,
     /**
      * A token that verified once verifies the same way until it expires: its bytes, and so its
      * signature and claims, cannot change, and a key stays trusted for days after it is retired
@@ -112,10 +135,12 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
      * decided here: callers check their denylist on every use.
      */
     async verify(token, options = {}) {
-      const key = `${options.typ ?? ''} ${[options.audience ?? []].flat().join(',')} ${options.clockToleranceSeconds ?? 5} ${token}`
-      const known = verified.get(key)
-      if (known && Date.now() < known.until) return known.result
-      if (known) verified.delete(key)
+      // Keyed by the token itself, with the options it was checked under beside it: no copy of
+      // the whole token into a longer key on every call.
+      const checkedUnder = `${options.typ ?? ''} ${typeof options.audience === 'string' ? options.audience : (options.audience ?? []).join(',')} ${options.clockToleranceSeconds ?? 5}`
+      const known = verified.get(token)
+      if (known && known.options === checkedUnder && Date.now() < known.until) return known.result
+      if (known) verified.delete(token)
       const result = await jwtVerify(token, keyFor, {
         issuer,
         algorithms: [ALG],
@@ -127,7 +152,7 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
       Object.freeze(result.payload)
       Object.freeze(result.protectedHeader)
       if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
-      verified.set(key, { result, until: (result.payload.exp as number) * 1000 })
+      verified.set(token, { options: checkedUnder, result, until: (result.payload.exp as number) * 1000 })
       return result
     },
     jwks() {
