@@ -23,7 +23,9 @@ const MODERN = '2026-07-28'
 
 async function startMinimal(database: string[] = []) {
   const port = 20_000 + Math.floor(Math.random() * 20_000)
-  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...database], { stdio: ['ignore', 'ignore', 'inherit'] })
+  // BENCH_CPU_PROF profiles the minimal servers too (their files begin MCP-minimal-), so their costs can be set beside the service's.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=MCP-minimal-${database.length ? 'db' : 'constant'}-${port}.cpuprofile`] : []
+  const child = spawn(process.execPath, [...runtimeFlags, ...profile, fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...database], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
     if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break

@@ -56,7 +56,8 @@ export function challenge(parts: Record<string, string | undefined>): string {
  */
 export async function verifyBearer(request: FastifyRequest, options: BearerOptions): Promise<BearerAuth> {
   const required = options.scopes ?? []
-  const refuse = refusal(options.audience, required)
+  // The challenge (its metadata URL parsed from the audience) is made only for a refusal.
+  const refuse: Refuse = (error, description) => refusal(options.audience, required)(error, description)
   const header = request.headers.authorization
   // RFC 6750 3.1: a request without credentials gets a challenge with no error code.
   if (!header) throw refuse(undefined, 'A bearer access token is required')

@@ -44,6 +44,8 @@ export default async function mcpRoutes(app: FastifyInstance) {
   const audience = `${app.config.BASE_URL}/mcp`
   const metadata = resourceMetadataUrl(audience)
   const hostname = new URL(app.config.BASE_URL).hostname
+  // The resource every token here is for; the SDK only reads it, so one URL serves every request.
+  const resource = new URL(audience)
 
   app.addHook('onRequest', hostHeaderValidation([hostname]))
   app.addHook('onRequest', originValidation([hostname]))
@@ -93,7 +95,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
         clientId: auth.clientId,
         scopes: auth.scopes,
         expiresAt: Math.floor(auth.expiresAt.getTime() / 1000),
-        resource: new URL(audience),
+        resource,
         resourceMetadataUrl: metadata,
         extra: { caller },
       }

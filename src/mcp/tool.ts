@@ -43,8 +43,14 @@ function standard(schema: TSchema): StandardSchemaWithJSON {
   return found
 }
 
-/** Dates and other JSON-able values become what the client will see, so the output schema checks that. */
-const plain = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>
+/**
+ * Dates and other JSON-able values become what the client will see, so the output schema checks
+ * that; the JSON text made for it is the text content too (serialised once).
+ */
+function plain(value: unknown): { text: string; output: Record<string, unknown> } {
+  const text = JSON.stringify(value)
+  return { text, output: JSON.parse(text) as Record<string, unknown> }
+}
 
 function errorResult(code: string, message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
@@ -92,8 +98,8 @@ export function registerTool(server: McpServer, spec: ToolSpec, caller: Caller) 
     },
     async (args: unknown): Promise<CallToolResult> => {
       try {
-        const output = plain(await spec.run(args as never, caller))
-        return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output }
+        const { text, output } = plain(await spec.run(args as never, caller))
+        return { content: [{ type: 'text', text }], structuredContent: output }
       } catch (error) {
         return toolFailure(caller, error)
       }
