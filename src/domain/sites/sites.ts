@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import { newId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
-import { executePrepared } from '../../infra/prepared.ts'
+import { preparedQuery } from '../../infra/prepared.ts'
 import { errors } from '../../errors.ts'
 import { resolveAssistant, withAssistant, type AssistantView, type SiteSettings } from './settings.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
@@ -182,26 +182,28 @@ const siteCount = (accountId: string) => sql<number>`coalesce((select c.sites fr
  * read with their domain. The total, which rides on each row, is the account's site count. Only
  * a page past the end (no rows to carry it) asks for the count alone.
  */
+const accountSitePage = preparedQuery((db: Db, accountId: string, limit: number, offset: number) =>
+  db
+    .selectFrom('sites')
+    .where('sites.id', 'in', db.selectFrom('sites as listed').select('listed.id').where('listed.account_id', '=', accountId).orderBy('listed.created_at').orderBy('listed.id').limit(limit).offset(offset))
+    .selectAll('sites')
+    .select([primaryHostname.as('domain'), siteCount(accountId).as('total_count')])
+    .orderBy('created_at')
+    .orderBy('id'),
+)
+
 export async function listAccountSites(db: Db, accountId: string, page: { limit: number; offset: number }): Promise<{ items: SiteRecord[]; total: number }> {
-  const ids = db.selectFrom('sites as listed').select('listed.id').where('listed.account_id', '=', accountId).orderBy('listed.created_at').orderBy('listed.id').limit(page.limit).offset(page.offset)
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('sites')
-      .where('sites.id', 'in', ids)
-      .selectAll('sites')
-      .select([primaryHostname.as('domain'), siteCount(accountId).as('total_count')])
-      .orderBy('created_at')
-      .orderBy('id'),
-  )
+  const rows = await accountSitePage(db, accountId, page.limit, page.offset)
   const items = rows.map(({ total_count: _total, ...site }) => site)
   if (rows.length) return { items, total: Number(rows[0]!.total_count) }
   const { rows: count } = await sql<{ n: number }>`select ${siteCount(accountId)} as n`.execute(db)
   return { items, total: Number(count[0]!.n) }
 }
 
+const accountSite = preparedQuery((db: Db, accountId: string, siteId: string) => accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId))
+
 export async function getAccountSite(db: Db, accountId: string, siteId: string): Promise<SiteRecord | undefined> {
-  const [site] = await executePrepared(db, accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId))
+  const [site] = await accountSite(db, accountId, siteId)
   return site
 }
 
