@@ -8,7 +8,7 @@
 // BENCH_RESPONDER_ONLY=1 runs that comparison alone.
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -38,16 +38,16 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 type Responder = { kb: unknown; plan: (kb: never, input: TurnInput) => { reply: string } }
 
 /**
- * The previous responder as it was at `rev`: its src/agent from git in a temporary tree beside the
- * current src/domain and src/infra (which it imports), and node_modules. It read stems through
- * snowball-stemmers, since replaced by multilingual-stemmer (the same Snowball algorithms): its
- * stemmer is bound to the current package, and stems are cached per word either way.
+ * The previous responder as it was at `rev`: the whole src tree of that commit from git (its
+ * src/agent imports src/domain and src/infra as they were laid out then) in a temporary folder
+ * beside node_modules. It read stems through snowball-stemmers, since replaced by
+ * multilingual-stemmer (the same Snowball algorithms): its stemmer is bound to the current
+ * package, and stems are cached per word either way.
  */
 async function previousResponder(rev: string): Promise<{ responder: Responder; cleanup: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-previous-'))
-  const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src/agent'])
+  const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src'], { maxBuffer: 256 * 1024 * 1024 })
   execFileSync('tar', ['-x', '-C', dir], { input: tar })
-  for (const entry of readdirSync(join(root, 'src'))) if (entry !== 'agent') symlinkSync(join(root, 'src', entry), join(dir, 'src', entry))
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
   const textFile = join(dir, 'src/agent/text.ts')
   const text = readFileSync(textFile, 'utf8')

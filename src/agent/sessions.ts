@@ -1,3 +1,4 @@
+import { hash, timingSafeEqual } from 'node:crypto'
 import { sql } from 'kysely'
 import { newId, randomToken, safeEqual, sha256Hex, type Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
@@ -101,7 +102,8 @@ export async function recordEvent(db: Db, sessionId: string, type: string): Prom
  * refuses to store an answer computed from a stale view. Bounded, and per process only.
  */
 export class SessionCache {
-  readonly #entries = new Map<string, { view: SessionContext; tokenHash: string; until: number }>()
+  /** The token's SHA-256 is kept as bytes: a turn compares them without formatting hex. */
+  readonly #entries = new Map<string, { view: SessionContext; tokenHash: Buffer; until: number }>()
   readonly #ttlMs: number
   readonly #max: number
 
@@ -118,7 +120,7 @@ export class SessionCache {
       this.#entries.delete(sessionId)
       return undefined
     }
-    return safeEqual(sha256Hex(token), entry.tokenHash) ? entry.view : undefined
+    return timingSafeEqual(hash('sha256', token, 'buffer'), entry.tokenHash) ? entry.view : undefined
   }
 
   set(view: SessionContext, token: string): void {
@@ -131,7 +133,7 @@ export class SessionCache {
       }
     }
     this.#entries.delete(view.id)
-    this.#entries.set(view.id, { view, tokenHash: sha256Hex(token), until: Date.now() + this.#ttlMs })
+    this.#entries.set(view.id, { view, tokenHash: hash('sha256', token, 'buffer'), until: Date.now() + this.#ttlMs })
   }
 
   delete(sessionId: string): void {
