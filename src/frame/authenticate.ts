@@ -40,6 +40,8 @@ export class Authenticator {
   readonly #tokens = new ApiTokenCache()
   readonly #lastUsed: LastUsedRecorder
   readonly #members: MemberRoles
+  /** Readings of a token under way, by token id (settled, never rejected). */
+  readonly #reading = new Map<string, Promise<void>>()
 
   constructor(app: FastifyInstance) {
     this.#app = app
@@ -90,16 +92,42 @@ export class Authenticator {
   async #checkAndCharge(secret: string): Promise<{ checked: SecretCheck; charge: Charge | undefined; role: Role | null }> {
     const tokenId = apiTokenIdOf(secret)
     if (!tokenId) return { checked: { ok: false, reason: 'malformed' }, charge: undefined, role: null }
+    const fromCache = this.#fromCache(tokenId, secret)
+    if (fromCache) return fromCache
+    // The calls that find the reading stale together (every second, a burst of them) wait for one
+    // reading instead of each reading the token and charging the account's one counter row, where
+    // they queued for each other's row lock: the slowest calls of a busy token.
+    const reading = this.#reading.get(tokenId)
+    if (reading) {
+      await reading
+      const joined = this.#fromCache(tokenId, secret)
+      if (joined) return joined
+    }
+    const seen = changeSequence()
+    const read = chargeApiToken(this.#app.db, tokenId, secret)
+    const settled = read.then(
+      () => {},
+      () => {},
+    )
+    this.#reading.set(tokenId, settled)
+    try {
+      const found = await read
+      const checked = checkApiToken(found.token, secret)
+      if (checked.ok) this.#remember({ row: checked.token, role: found.role }, found.charge, seen)
+      return { checked, charge: found.charge, role: found.role }
+    } finally {
+      if (this.#reading.get(tokenId) === settled) this.#reading.delete(tokenId)
+    }
+  }
+
+  /** A live token of this secret read a moment ago, charged in the tally; undefined when the database must answer. */
+  #fromCache(tokenId: string, secret: string): { checked: SecretCheck; charge: Charge; role: Role | null } | undefined {
     const cached = this.#tokens.get(tokenId)
     const cachedCheck = cached && checkApiToken(cached.row, secret)
-    const local = cachedCheck?.ok ? this.tally.charge(cachedCheck.token.account_id) : undefined
     // A refusal is never taken from the cache: the secret may have been rotated elsewhere a moment ago.
-    if (cached && cachedCheck && local) return { checked: cachedCheck, charge: local, role: cached.role }
-    const seen = changeSequence()
-    const found = await chargeApiToken(this.#app.db, tokenId, secret)
-    const checked = checkApiToken(found.token, secret)
-    if (checked.ok) this.#remember({ row: checked.token, role: found.role }, found.charge, seen)
-    return { checked, charge: found.charge, role: found.role }
+    if (!cached || !cachedCheck?.ok) return undefined
+    const local = this.tally.charge(cachedCheck.token.account_id)
+    return local && { checked: cachedCheck, charge: local, role: cached.role }
   }
 
   #remember(reading: TokenReading, charge: Charge | undefined, seen: number): void {
