@@ -38,17 +38,22 @@ export function windowOf(args: { first?: number | null; after?: string | null },
   return { limit: first, offset }
 }
 
-/** One page of a list as a connection: its items from `offset`, and the list's total. */
+/**
+ * One page of a list as a connection: its items from `offset`, and the list's total. The edges
+ * and their cursors are made when a query asks for them (most ask for `nodes`).
+ */
 export function connection<T>(items: T[], total: number, offset: number): Connection<T> {
-  const edges = items.map((node, i) => ({ cursor: encodeCursor(offset + i + 1), node }))
+  let edges: Connection<T>['edges'] | undefined
   return {
-    edges,
+    get edges() {
+      return (edges ??= items.map((node, i) => ({ cursor: encodeCursor(offset + i + 1), node })))
+    },
     nodes: items,
     pageInfo: {
       hasNextPage: offset + items.length < total,
       hasPreviousPage: offset > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      startCursor: items.length ? encodeCursor(offset + 1) : null,
+      endCursor: items.length ? encodeCursor(offset + items.length) : null,
     },
     totalCount: total,
   }
