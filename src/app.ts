@@ -83,15 +83,12 @@ function validatorCompiler(): FastifySchemaCompiler<unknown> {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const app = Fastify(serverOptions(config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
   app.setValidatorCompiler(validatorCompiler())
 
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
+  // Every response's request id and security headers.
   await app.register(security)
   await app.register(connections)
   await app.register(rateLimit, { config })

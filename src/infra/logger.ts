@@ -52,6 +52,24 @@ export function genReqId(req: IncomingMessage): string {
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
 }
 
+/** What the access line names a request by when no route of the router answered it (a published site's page). */
+export interface AccessLabel {
+  route: string
+  operation: string
+}
+
+const accessLabels = new WeakMap<IncomingMessage, AccessLabel>()
+
+/** Names the request in its access line: for answers made before or instead of a route (a published site's page). */
+export function labelAccess(raw: IncomingMessage, label: AccessLabel): void {
+  accessLabels.set(raw, label)
+}
+
+/** The access line of a request that completed: the same fields whichever way it was answered. */
+export function logAccess(log: FastifyBaseLogger, reqId: string, method: string | undefined, route: string, operation: unknown, status: number, ms: number): void {
+  log.info({ reqId, method, route, operation, status, ms: Math.round(ms) }, 'request')
+}
+
 /**
  * One log line per request, written when it completes, instead of Fastify's two. It goes through
  * the root logger with the request id as a field, so a request that logs nothing else never needs
@@ -61,16 +79,19 @@ export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = {
-      reqId: request.id,
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      operation: request.routeOptions.config.operation,
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime),
+    // routeOptions is built anew on every read: read it once.
+    const label = accessLabels.get(request.raw)
+    let route: string
+    let operation: unknown
+    if (label) ({ route, operation } = label)
+    else {
+      const options = request.routeOptions
+      route = options.url ?? 'unmatched'
+      operation = options.config.operation
     }
-    if (!error) request.server.log.info(line, 'request')
-    else if (isClientAbort(error, request)) request.server.log.info({ ...line, reason: errorCode(error) }, 'request aborted by the client')
+    if (!error) return logAccess(request.server.log, request.id, request.method, route, operation, reply.statusCode, reply.elapsedTime)
+    const line = { reqId: request.id, method: request.method, route, operation, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }
+    if (isClientAbort(error, request)) request.server.log.info({ ...line, reason: errorCode(error) }, 'request aborted by the client')
     else request.server.log.error({ ...line, err: error }, 'request errored')
   }
 

@@ -41,9 +41,23 @@ export function contentSecurityPolicy(reply: FastifyReply, directives: Record<st
   return reply.header('content-security-policy', csp)
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The headers every response starts with, in order: its request id first, then the security headers. */
+    responseHeaders(requestId: string): Record<string, string>
+  }
+}
+
+/**
+ * Every response starts with its request id (so logs and a client's report join up) and the
+ * security headers, set by one synchronous hook; an answer made before routing (a published
+ * site's page) takes the same headers from `app.responseHeaders`.
+ */
 async function security(app: FastifyInstance) {
   const headers = helmetHeaders()
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.decorate('responseHeaders', (requestId: string) => ({ 'x-request-id': requestId, ...headers }))
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id)
     reply.headers(headers)
     done()
   })

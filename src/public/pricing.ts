@@ -21,10 +21,11 @@ export default async function pricingRoute(app: FastifyInstance) {
         response: { 200: Pricing, 304: Type.Null({ description: 'Not modified' }), 400: Problem, 429: Problem },
       },
     },
-    async (request, reply) => {
+    // Synchronous: nothing to wait for, so no promise to settle per request.
+    (request, reply) => {
       reply.header('cache-control', 'public, max-age=300').header('etag', etag)
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send()
-      return reply.type('application/json; charset=utf-8').send(body)
+      if (request.headers['if-none-match'] === etag) reply.code(304).send()
+      else reply.type('application/json; charset=utf-8').send(body)
     },
   )
 }
