@@ -4,6 +4,7 @@ import { Redis } from 'ioredis'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Config } from '../../config.ts'
 import { groupedStore } from './grouped-store.ts'
+import { routeBudgets } from './route-hook.ts'
 
 /** How often an outage of the Redis store is mentioned again while it lasts. */
 export const OUTAGE_REMINDER_MS = 60_000
@@ -62,9 +63,13 @@ async function rateLimiting(app: FastifyInstance, options: { config: Config }) {
     })
     redis = client
   }
+  const Store = groupedStore(redis, 'wps-rl:')
+  // The budgets of the table (`routeLimit()`) are counted by a synchronous hook of our own
+  // (route-hook.ts) in the same group stores; the plugin counts the rest and `createLimiter()`'s.
+  app.addHook('onRoute', routeBudgets(new Store({} as never)))
   await app.register(rateLimit, {
     global: false,
-    store: groupedStore(redis, 'wps-rl:'),
+    store: Store,
     skipOnError: true,
   })
 }
