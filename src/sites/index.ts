@@ -1,10 +1,13 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import formbody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import { errors } from '../errors.ts'
+import { labelAccess } from '../infra/logger.ts'
 import contactFormRoutes from './contact-form.ts'
+import { frontDoor, HOSTED_PAGE, knownNotHosted } from './front-door.ts'
 import { requestHostname } from './hosted-site.ts'
 import { LiveSites } from './live-sites.ts'
 import { serveFromRelease, type ServeContext } from './serve-file.ts'
@@ -92,12 +95,29 @@ async function hostedSites(app: FastifyInstance) {
   app.addHook('onReady', () => live.start(app.store))
   app.addHook('onClose', () => live.stop())
 
+  // A page of a published site is answered before the router (front-door.ts); what that leaves to
+  // the router, and every injected request, is answered by the hook below, with the same bytes.
+  const door = frontDoor({ live, ownHosts, ctx: domainContext, trustProxy: config.TRUST_PROXY, responseHeaders: app.responseHeaders, log: app.log })
+  const [routing, ...others] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>
+  if (routing && others.length === 0) {
+    app.server.removeListener('request', routing)
+    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (!door.answer(req, res)) routing(req, res)
+    })
+  }
+  app.addHook('preClose', (done) => {
+    door.close()
+    done()
+  })
+
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    if (knownNotHosted(request.raw)) return done()
     const hostname = requestHostname(request)
     const hosted = ownHosts.has(hostname) ? undefined : live.byHost(hostname)
     if (!hosted) return done()
     const { method, url } = request
     if (url.startsWith(ENDPOINTS) && method === 'POST') return done()
+    labelAccess(request.raw, HOSTED_PAGE)
     if (method !== 'GET' && method !== 'HEAD') {
       reply.header('allow', 'GET, HEAD')
       return done(new errors.methodNotAllowed('A published site answers GET and HEAD only'))
@@ -119,4 +139,4 @@ async function hostedSites(app: FastifyInstance) {
   })
 }
 
-export default fp(hostedSites, { name: 'hosted-sites', dependencies: ['core'] })
+export default fp(hostedSites, { name: 'hosted-sites', dependencies: ['core', 'security'] })

@@ -30,6 +30,7 @@ export class LiveSites {
   #previews = new Map<string, Promise<string | undefined>>()
   #releases = new Map<string, Release>()
   #loading = new Map<string, Promise<Release>>()
+  #lastUsed: string | undefined
   // Reloads run one after another, so an older answer never overwrites a newer one.
   #queue: Promise<void> = Promise.resolve()
   #unlisten: Unlisten | undefined
@@ -115,18 +116,27 @@ export class LiveSites {
     return build
   }
 
-  /** A release's files, loaded once and kept (least recently used dropped first). */
-  release(buildId: string): Release | Promise<Release> {
+  /** A release's files if they are in memory (marked as just used), else undefined. */
+  loadedRelease(buildId: string): Release | undefined {
     const ready = this.#releases.get(buildId)
-    if (ready) {
+    // Most requests are for the release used last: it is already the last to be dropped.
+    if (ready && buildId !== this.#lastUsed) {
       this.#releases.delete(buildId)
       this.#releases.set(buildId, ready)
-      return ready
+      this.#lastUsed = buildId
     }
+    return ready
+  }
+
+  /** A release's files, loaded once and kept (least recently used dropped first). */
+  release(buildId: string): Release | Promise<Release> {
+    const ready = this.loadedRelease(buildId)
+    if (ready) return ready
     let loading = this.#loading.get(buildId)
     if (!loading) {
       loading = loadReleaseFiles(this.#db, buildId).then((files) => {
         this.#releases.set(buildId, files)
+        this.#lastUsed = buildId
         if (this.#releases.size > MAX_RELEASES) this.#releases.delete(this.#releases.keys().next().value!)
         return files
       })

@@ -61,7 +61,8 @@ function locate(release: Release, path: string): { file: ReleaseFile } | { redir
   return undefined
 }
 
-function decodePath(raw: string): string | undefined {
+/** The path of a request target, percent-decoded; undefined when it does not decode. */
+export function decodePath(raw: string): string | undefined {
   const end = raw.search(/[?#]/)
   try {
     return decodeURIComponent(end === -1 ? raw : raw.slice(0, end))
@@ -70,20 +71,38 @@ function decodePath(raw: string): string | undefined {
   }
 }
 
+/** How a file of a release answers a request: status, the header set of its variant, the body if any. */
+export interface FileAnswer {
+  status: 200 | 304 | 404
+  headers: Record<string, string | number>
+  body: Buffer | undefined
+}
+
 /**
- * Answers a GET or HEAD from a release: the file with a strong ETag, 304 when the client has it,
- * the br or gzip copy the client accepts, the release's 404 page for anything else.
+ * The answer from a release's files to a (decoded) path: the file with a strong ETag, 304 when the
+ * client has it, the br or gzip copy the client accepts, the release's 404 page for anything else.
+ * Undefined when it is no file's answer: a redirect to the trailing-slash variant, or a release
+ * without a 404 page.
  */
+export function fileAnswer(release: Release, decoded: string | undefined, ifNoneMatch: string | undefined, acceptEncoding: string | undefined, ctx: ServeContext): FileAnswer | undefined {
+  const found = decoded === undefined ? undefined : release.get(decoded)
+  if (!found) {
+    if (decoded !== undefined && locate(release, decoded)) return undefined
+    const page = release.get(NOT_FOUND_PATH)
+    // The 404 page is small and answered uncompressed.
+    return page && { status: 404, headers: headersFor(ctx, page, 'not-found'), body: page.body }
+  }
+  if (notModified(ifNoneMatch, found.etag)) return { status: 304, headers: headersFor(ctx, found, 'not-modified'), body: undefined }
+  const encoding = pickEncoding(acceptEncoding)
+  return { status: 200, headers: headersFor(ctx, found, encoding), body: encoding === 'br' ? found.br : encoding === 'gzip' ? found.gzip : found.body }
+}
+
+/** Answers a GET or HEAD from a release (see `fileAnswer`), or with a redirect or a plain 404. */
 export function serveFromRelease(request: FastifyRequest, reply: FastifyReply, release: Release, path: string, ctx: ServeContext): FastifyReply {
   const decoded = decodePath(path)
+  const answer = fileAnswer(release, decoded, request.headers['if-none-match'], request.headers['accept-encoding'], ctx)
+  if (answer) return reply.code(answer.status).headers(answer.headers).send(answer.body)
   const found = decoded === undefined ? undefined : locate(release, decoded)
   if (found && 'redirect' in found) return reply.code(301).headers(ctx.headers).header('location', `${ctx.prefix}${found.redirect}`).header('cache-control', CACHE_NOT_FOUND).send()
-  const file = found?.file ?? release.get(NOT_FOUND_PATH)
-  if (!file) return reply.code(404).headers(ctx.headers).type('text/plain; charset=utf-8').send('Not found')
-  if (found && notModified(request.headers['if-none-match'], file.etag)) return reply.code(304).headers(headersFor(ctx, file, 'not-modified')).send()
-  // The 404 page is small and answered uncompressed.
-  if (!found) return reply.code(404).headers(headersFor(ctx, file, 'not-found')).send(file.body)
-  const encoding = pickEncoding(request.headers['accept-encoding'])
-  const body = encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body
-  return reply.code(200).headers(headersFor(ctx, file, encoding)).send(body)
+  return reply.code(404).headers(ctx.headers).type('text/plain; charset=utf-8').send('Not found')
 }

@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import type { FastifyBaseLogger } from 'fastify'
+import { normaliseHostname } from '../domain/sites/sites.ts'
+import { genReqId, logAccess, type AccessLabel } from '../infra/logger.ts'
+import type { LiveSites } from './live-sites.ts'
+import { decodePath, fileAnswer, type ServeContext } from './serve-file.ts'
+
+/** What the access line names a published site's page by: no route of the service answered it. */
+export const HOSTED_PAGE: AccessLabel = { route: 'hosted site', operation: 'sites.page' }
+
+/**
+ * The host a request names, as Fastify's `request.hostname` reads it (the last X-Forwarded-Host
+ * when proxies are trusted, the port and an IPv6 literal's brackets handled alike), normalised.
+ */
+export function hostOf(req: IncomingMessage, trustProxy: boolean): string {
+  // Node joins a repeated X-Forwarded-Host with commas: one string.
+  const forwarded = trustProxy ? (req.headers['x-forwarded-host'] as string | undefined) : undefined
+  let host: string
+  if (forwarded && req.socket != null) {
+    const last = forwarded.lastIndexOf(',')
+    host = last === -1 ? forwarded.trim() : forwarded.slice(last + 1).trim()
+  } else host = req.headers.host ?? ''
+  const colon = host.indexOf(':')
+  const name = host[0] === '[' ? host.slice(0, host.indexOf(']') + 1) : colon === -1 ? host : host.slice(0, colon)
+  return normaliseHostname(name)
+}
+
+const checked = Symbol('host checked')
+
+/** Whether the front door already found that no published site answers on this request's host. */
+export function knownNotHosted(req: IncomingMessage): boolean {
+  return (req as IncomingMessage & { [checked]?: true })[checked] === true
+}
+
+export interface FrontDoorOptions {
+  live: LiveSites
+  /** The service's own hostnames: never a site's. */
+  ownHosts: ReadonlySet<string>
+  ctx: ServeContext
+  trustProxy: boolean
+  /** The headers every response of the service starts with (its request id, the security headers). */
+  responseHeaders: (requestId: string) => Record<string, string>
+  log: FastifyBaseLogger
+}
+
+interface Pending {
+  reqId: string
+  method: string
+  start: number
+}
+
+const pending = Symbol('access line')
+
+/**
+ * Answers a GET or HEAD for a published site's file before the router runs: the request is
+ * recognised by its host alone, and the answer is one of a few header sets fixed per file (see
+ * serve-file.ts). Each carries the same bytes as the answer made by the sites plugin's onRequest
+ * hook (which serves `app.inject` and everything this leaves to the router); the answer is made
+ * straight on Node's response, without the router's request and reply objects, which cost more
+ * than the rest of the answer. Anything else (another method, a release not loaded yet, a
+ * redirect, a path that does not decode, a closing server) returns false and goes to the router.
+ */
+export function frontDoor(options: FrontDoorOptions) {
+  const { live, ownHosts, ctx, trustProxy, log } = options
+  // The complete header list of each variant's answer, in the order the hooks set them, the request id first.
+  const wire = new WeakMap<object, Array<string | number>>()
+  const wireHeaders = (headers: Record<string, string | number>): Array<string | number> => {
+    let list = wire.get(headers)
+    if (!list) wire.set(headers, (list = Object.entries({ ...options.responseHeaders(''), ...headers }).flat()))
+    return list
+  }
+  // Writes the access line once the answer is handed over, as the router's requests get theirs.
+  function onFinish(this: ServerResponse & { [pending]?: Pending }) {
+    const line = this[pending]!
+    logAccess(log, line.reqId, line.method, HOSTED_PAGE.route, HOSTED_PAGE.operation, this.statusCode, performance.now() - line.start)
+  }
+  let closing = false
+
+  return {
+    /** From now on every request goes to the router (which answers 503 while the server closes). */
+    close(): void {
+      closing = true
+    },
+    answer(req: IncomingMessage, res: ServerResponse): boolean {
+      const method = req.method
+      if ((method !== 'GET' && method !== 'HEAD') || closing) return false
+      const host = hostOf(req, trustProxy)
+      const hosted = ownHosts.has(host) ? undefined : live.byHost(host)
+      if (!hosted) {
+        ;(req as IncomingMessage & { [checked]?: true })[checked] = true
+        return false
+      }
+      const release = live.loadedRelease(hosted.buildId)
+      if (!release) return false
+      const decoded = decodePath(req.url ?? '/')
+      if (decoded === undefined) return false
+      const answer = fileAnswer(release, decoded, req.headers['if-none-match'], req.headers['accept-encoding'], ctx)
+      if (!answer) return false
+      const start = performance.now()
+      const reqId = genReqId(req)
+      const headers = wireHeaders(answer.headers).slice()
+      headers[1] = reqId
+      ;(res as ServerResponse & { [pending]?: Pending })[pending] = { reqId, method, start }
+      res.on('finish', onFinish)
+      res.writeHead(answer.status, headers)
+      res.end(answer.body)
+      return true
+    },
+  }
+}
