@@ -42,6 +42,8 @@ export interface Signer {
   /** `sign`, answering the claims it signed too, so a caller needing `exp` need not decode the token again. */
   signJwt(claims: JWTPayload, options: SignOptions): Promise<SignedJwt>
   verify(token: string, options?: VerifyOptions): Promise<JWTVerifyResult>
+  /** What `verify` would answer from memory for a token it verified before under these options, without waiting; else undefined. */
+  remembered(token: string, options?: VerifyOptions): JWTVerifyResult | undefined
   /** The public keys: the current one and those retired within the grace period. */
   jwks(): { keys: JWK[] }
   /** Makes a new key current and retires the old one. */
@@ -54,6 +56,13 @@ interface LoadedKey {
   publicKey: CryptoKey
   createdAt: Date
 }
+
+/**
+ * The options a token was verified under, kept beside it: verified tokens are remembered by the
+ * token itself, not copied into a longer key on every call.
+ */
+const optionsKey = (options: VerifyOptions) =>
+  `${options.typ ?? ''} ${typeof options.audience === 'string' ? options.audience : (options.audience ?? []).join(',')} ${options.clockToleranceSeconds ?? 5}`
 
 /**
  * RS256 signing with keys generated on first start. Private keys are stored sealed under the data
@@ -135,9 +144,7 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
      * decided here: callers check their denylist on every use.
      */
     async verify(token, options = {}) {
-      // Keyed by the token itself, with the options it was checked under beside it: no copy of
-      // the whole token into a longer key on every call.
-      const checkedUnder = `${options.typ ?? ''} ${typeof options.audience === 'string' ? options.audience : (options.audience ?? []).join(',')} ${options.clockToleranceSeconds ?? 5}`
+      const checkedUnder = optionsKey(options)
       const known = verified.get(token)
       if (known && known.options === checkedUnder && Date.now() < known.until) return known.result
       if (known) verified.delete(token)
@@ -154,6 +161,10 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
       if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
       verified.set(token, { options: checkedUnder, result, until: (result.payload.exp as number) * 1000 })
       return result
+    },
+    remembered(token, options = {}) {
+      const known = verified.get(token)
+      return known && known.options === optionsKey(options) && Date.now() < known.until ? known.result : undefined
     },
     jwks() {
       return { keys: [...verifying.values()].map((k) => k.publicJwk) }

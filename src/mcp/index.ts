@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server'
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify'
 import { classify, logFailure, problemErrorHandler } from '../errors.ts'
-import { requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
+import { rememberedBearer, requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { buildMcpServer } from './server.ts'
 import type { Caller } from './tool.ts'
@@ -62,8 +62,15 @@ export default async function mcpRoutes(app: FastifyInstance) {
 
   // A refusal of the token is an HTTP answer (RFC 6750: problem+json with its challenge), not a
   // JSON-RPC error; a failure behind the check (the database away) stays a JSON-RPC error.
-  const guard = requireBearer({ audience, scopes: ['mcp:read'] })
+  const bearer = { audience, scopes: ['mcp:read'] }
+  const guard = requireBearer(bearer)
   const bearerGuard = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A token checked a moment ago is taken as it stands, with no refusal to shape.
+    const known = rememberedBearer(request, bearer)
+    if (known) {
+      request.auth = known
+      return
+    }
     try {
       await guard.call(app, request, reply)
     } catch (error) {
