@@ -36,9 +36,16 @@ export interface Resources {
   rest: string
 }
 
-/** RFC 8707 resource indicators: the MCP server and the REST API. */
+const resourcesOf = new WeakMap<Config, Resources>()
+
+/** RFC 8707 resource indicators: the MCP server and the REST API (made once per configuration; every token request asks). */
 export function resources(config: Config): Resources {
-  return { mcp: `${config.BASE_URL}/mcp`, rest: `${config.API_URL}/v1` }
+  let found = resourcesOf.get(config)
+  if (!found) {
+    found = Object.freeze({ mcp: `${config.BASE_URL}/mcp`, rest: `${config.API_URL}/v1` })
+    resourcesOf.set(config, found)
+  }
+  return found
 }
 
 export function scopesOf(resource: string, config: Config): readonly string[] {

@@ -20,7 +20,8 @@ import { registrationById } from '../registrations.ts'
 export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): Promise<TokenResponse> {
   if (!body.assertion) throw invalidRequest('The assertion parameter is required')
   if (body.assertion.length > MAX_ASSERTION_LENGTH) throw invalidRequest('The assertion is too long')
-  const claims = await verifyAssertion(app, body.assertion)
+  // An assertion verified before is taken from memory without waiting on a promise.
+  const claims = verifiedAssertions.get(body.assertion) ?? (await verifyAssertion(app, body.assertion))
   const registrationId = claims['sub']
   const version = claims['ver']
   if (typeof registrationId !== 'string' || (version !== 1 && version !== 2)) throw invalidGrant('The assertion is invalid')
@@ -60,8 +61,6 @@ const anonymousRegistrations = new ShortCache<true>(10_000)
 const REGISTRATION_RECHECK_MS = 5000
 
 async function verifyAssertion(app: FastifyInstance, assertion: string): Promise<Record<string, unknown>> {
-  const known = verifiedAssertions.get(assertion)
-  if (known) return known
   try {
     const { payload } = await app.signer.verify(assertion, { audience: assertionAudience(app.signer.issuer), typ: IDENTITY_ASSERTION_TYP, clockToleranceSeconds: 0 })
     if (typeof payload.exp === 'number') verifiedAssertions.set(assertion, payload as Record<string, unknown>, payload.exp * 1000)
