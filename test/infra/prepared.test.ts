@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createAccountSite, getAccountSite, listAccountSites } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
-import { executePrepared } from '../../src/infra/prepared.ts'
+import { executePrepared, preparedQuery } from '../../src/infra/prepared.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
 // One connection, so every statement below meets the prepared statements of the ones before it.
@@ -60,5 +60,18 @@ describe('hot reads as prepared statements', () => {
     const query = (n: number) => app.db.selectNoFrom(sql<number>`${n}::int + 1`.as('next'))
     expect(await executePrepared(app.db, query(1))).toEqual([{ next: 2 }])
     expect(await executePrepared(app.db, query(41))).toEqual([{ next: 42 }])
+  })
+
+  it('a query built once binds each call its own values, an argument used twice in both places, constants kept', async () => {
+    let built = 0
+    const sum = preparedQuery((db, a: number, b: number) => {
+      built++
+      return db.selectNoFrom(sql<number>`${a}::int + ${b}::int + ${a}::int + ${100}::int`.as('n'))
+    })
+    expect(await sum(app.db, 1, 2)).toEqual([{ n: 104 }])
+    expect(await sum(app.db, 10, 20)).toEqual([{ n: 140 }])
+    expect(built).toBe(1)
+    const unused = preparedQuery((db, _a: number) => db.selectNoFrom(sql<number>`1`.as('n')))
+    await expect(unused(app.db, 1)).rejects.toThrow(/every argument/)
   })
 })
