@@ -13,10 +13,12 @@ export default async function oauthRoutes(app: FastifyInstance, options: { email
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody, { bodyLimit: 65_536 })
   app.setErrorHandler(oauthErrorHandler)
   // Tokens and secrets pass through every answer here, errors included: nothing may be cached
-  // (RFC 6749 5.1). One hook for the whole scope, so no route has to remember it.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // (RFC 6749 5.1). One hook for the whole scope, so no route has to remember it; set as the
+  // request arrives, so every answer made after it carries them (Fastify's last-resort error
+  // answer too, which runs no onSend hook) and no answer pays an onSend hook chain.
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-    done(null, payload)
+    done()
   })
   await app.register(agentRegistrationRoute)
   await app.register(agentClaimRoute, options)
