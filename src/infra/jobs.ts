@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { newId } from './crypto.ts'
 import type { DataStore, Db, Unlisten } from './db.ts'
 import type { JobsTable } from './tables.ts'
+import { preparedQuery } from './prepared.ts'
 import type { Selectable } from 'kysely'
 
 export type Job = Selectable<JobsTable>
@@ -20,6 +21,32 @@ export interface JobContext {
    * returns; at most `concurrency` jobs wait so at once, beyond that the call changes nothing.
    */
   releaseSlot(): void
+  /**
+   * Says the handler has written the job's success itself, in the statement that records its
+   * work (the SET of SUCCEEDED_JOB, fenced by `job.lease_owner`), so the runner writes nothing
+   * more when it returns. Should the handler fail after all, the outcome the runner writes is
+   * fenced by the same owner token, which the completion cleared: it changes nothing.
+   */
+  completed(): void
+}
+
+/**
+ * How a handler that calls `completed()` marks its job done: `update jobs set <this> where id = …
+ * and lease_owner = …`, the same change the runner's own outcome makes for a success.
+ */
+export const SUCCEEDED_JOB = `state = 'succeeded', finished_at = now(), last_error = null, lease_owner = null, lease_until = null`
+
+/**
+ * A claim a job's handler makes for work it queues (see JobRunner.reserve): the jobs are inserted
+ * already running under this owner and lease, and handed to the runner once they are committed.
+ */
+export interface ClaimToken {
+  owner: string
+  leaseMs: number
+  /** How many of the new jobs the runner takes; the rest are queued as usual. */
+  room: number
+  /** When the claim was made (performance.now()), before the lease started in the database. */
+  claimedAt: number
 }
 
 export interface JobDefinition<P = unknown> {
@@ -114,6 +141,36 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Arra
     .execute()
   const inserted = new Set(rows.map((r) => r.id))
   return values.map((v) => (inserted.has(v.id) ? v.id : undefined))
+}
+
+/**
+ * Adds jobs already claimed, as a claim would leave them (running, first attempt, leased to the
+ * token's owner), for the runner that made the token to run once they commit (JobRunner.adopt):
+ * they cost no claim, and no NOTIFY, since no other worker may take them before their lease runs
+ * out. Answers the rows inserted (none where a pending job with the same unique key existed).
+ */
+export async function enqueueClaimedJobs(db: Db, jobs: readonly NewJob[], token: ClaimToken): Promise<Job[]> {
+  if (jobs.length === 0) return []
+  const values = jobs.map(({ name, payload, options = {} }) => ({
+    id: newId('job'),
+    name,
+    payload: JSON.stringify(payload ?? null),
+    state: 'running' as const,
+    attempts: 1,
+    max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    run_at: options.runAt ?? new Date(Date.now() + (options.delayMs ?? 0)),
+    unique_key: options.uniqueKey ?? null,
+    lease_owner: token.owner,
+    lease_until: sql<Date>`now() + make_interval(secs => ${token.leaseMs / 1000})`,
+    last_error: null,
+    finished_at: null,
+  }))
+  return db
+    .insertInto('jobs')
+    .values(values)
+    .onConflict((oc) => oc.columns(['name', 'unique_key']).where('unique_key', 'is not', null).where('state', 'in', ['queued', 'running']).doNothing())
+    .returningAll()
+    .execute()
 }
 
 /**
@@ -261,6 +318,26 @@ export class JobRunner {
     return this.#inFlight.size + this.#released.size
   }
 
+  /**
+   * A claim for up to `count` jobs a handler is about to queue, as many as this runner would claim
+   * now (its free slots and claim-ahead): they go in already running (enqueueClaimedJobs) and are
+   * handed over with adopt() once committed, instead of being claimed back moments later.
+   */
+  reserve(count: number): ClaimToken {
+    const ahead = Math.min(this.#concurrency, this.#finishedAt.length)
+    const room = this.#running ? Math.max(0, Math.min(count, this.#concurrency + ahead - this.#inFlight.size - this.#ready.length)) : 0
+    return { owner: randomUUID(), leaseMs: this.#claimLeaseMs(), room, claimedAt: performance.now() }
+  }
+
+  /** Takes jobs inserted under a claim of reserve(), committed now, as if this runner had claimed them. */
+  adopt(jobs: readonly Job[], token: ClaimToken): void {
+    for (const job of jobs) {
+      if (this.#running) this.#ready.push({ job, claimedAt: token.claimedAt })
+      else this.#handBack(job)
+    }
+    if (this.#running) this.#startReady()
+  }
+
   /** Claims as many jobs as there is room for; coalesces wake-ups that arrive meanwhile. */
   wake(): void {
     if (!this.#running) return
@@ -357,28 +434,7 @@ export class JobRunner {
   }
 
   async #claim(limit: number): Promise<Job[]> {
-    const names = [...this.#definitions.keys()]
-    const owner = randomUUID()
-    const leaseMs = this.#claimLeaseMs()
-    // Jobs whose claimant died (lease run out) first, then queued ones by due time; each branch
-    // reads its own index in order, so a long backlog costs a claim nothing extra.
-    const { rows } = await sql<Job>`
-      with expired as (
-        select id from jobs
-        where state = 'running' and lease_until < now() and name = any(${names}::text[])
-        order by lease_until limit ${limit}
-        for update skip locked
-      ), queued as (
-        select id from jobs
-        where state = 'queued' and run_at <= now() and name = any(${names}::text[])
-        order by run_at limit ${limit}
-        for update skip locked
-      )
-      update jobs set state = 'running', attempts = attempts + 1, lease_owner = ${owner},
-        lease_until = now() + make_interval(secs => ${leaseMs / 1000})
-      where id in (select id from expired union all select id from queued limit ${limit})
-      returning *`.execute(this.#store.db)
-    return rows
+    return claimJobs(this.#store.db, [...this.#definitions.keys()], limit, randomUUID(), this.#claimLeaseMs() / 1000)
   }
 
   /**
@@ -409,6 +465,7 @@ export class JobRunner {
         })
         .catch(() => {})
     }, Math.max(50, definition.leaseMs / 3))
+    let completed = false
     try {
       await definition.handler(job.payload, {
         job,
@@ -417,8 +474,11 @@ export class JobRunner {
           return log()
         },
         releaseSlot,
+        completed: () => {
+          completed = true
+        },
       })
-      this.#record(job, 'succeeded', null, undefined, log)
+      if (!completed) this.#record(job, 'succeeded', null, undefined, log)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       if (job.attempts >= definition.maxAttempts) {
@@ -457,20 +517,48 @@ export class JobRunner {
 
   /** Outcomes of jobs that finish together are written by one statement; each is fenced by its owner token. */
   readonly #writeOutcome = batched<Outcome, boolean>(async (outcomes) => {
-    // The ids as an array as well: the planner cannot see into the JSON, and joining on it alone
-    // lets it scan the whole table; `= any(array)` finds the rows through the primary key.
-    const { rows } = await sql<{ id: string; owner: string }>`
-      with v as (
-        select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
-          as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)
-      )
-      update jobs as j set state = case when v.state = 'released' then 'queued' else v.state end,
-        attempts = j.attempts - case when v.state = 'released' then 1 else 0 end,
-        run_at = coalesce(v.run_at, j.run_at), finished_at = v.finished_at, last_error = v.error, lease_owner = null, lease_until = null
-      from v
-      where j.id = any(array(select id from v)) and j.id = v.id and j.lease_owner = v.owner
-      returning j.id, v.owner`.execute(this.#store.db)
+    const rows = await writeOutcomes(this.#store.db, JSON.stringify(outcomes))
     const recorded = new Set(rows.map((r) => `${r.id} ${r.owner}`))
     return outcomes.map((o) => recorded.has(`${o.id} ${o.owner}`))
   })
 }
+
+/**
+ * A claim: jobs whose claimant died (lease run out) first, then queued ones by due time; each
+ * branch reads its own index in order, so a long backlog costs a claim nothing extra. Built once
+ * and run prepared: PostgreSQL plans it once per connection, and no query is built per claim.
+ */
+const claimJobs = preparedQuery((db, names: string[], limit: number, owner: string, leaseSeconds: number) => sql<Job>`
+  with expired as (
+    select id from jobs
+    where state = 'running' and lease_until < now() and name = any(${names}::text[])
+    order by lease_until limit ${limit}
+    for update skip locked
+  ), queued as (
+    select id from jobs
+    where state = 'queued' and run_at <= now() and name = any(${names}::text[])
+    order by run_at limit ${limit}
+    for update skip locked
+  )
+  update jobs set state = 'running', attempts = attempts + 1, lease_owner = ${owner},
+    lease_until = now() + make_interval(secs => ${leaseSeconds}::float8)
+  where id in (select id from expired union all select id from queued limit ${limit})
+  returning *`)
+
+/**
+ * Outcomes of jobs that finish together, written by one statement (built once, run prepared);
+ * each is fenced by its owner token. The ids are matched as an array as well: the planner cannot
+ * see into the JSON, and joining on it alone lets it scan the whole table; `= any(array)` finds
+ * the rows through the primary key.
+ */
+const writeOutcomes = preparedQuery((db, outcomes: string) => sql<{ id: string; owner: string }>`
+  with v as (
+    select * from jsonb_to_recordset(${outcomes}::jsonb)
+      as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)
+  )
+  update jobs as j set state = case when v.state = 'released' then 'queued' else v.state end,
+    attempts = j.attempts - case when v.state = 'released' then 1 else 0 end,
+    run_at = coalesce(v.run_at, j.run_at), finished_at = v.finished_at, last_error = v.error, lease_owner = null, lease_until = null
+  from v
+  where j.id = any(array(select id from v)) and j.id = v.id and j.lease_owner = v.owner
+  returning j.id, v.owner`)

@@ -3,7 +3,8 @@ import type { Logger } from 'pino'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { FetchError, type FetchResult, type SafeFetcher } from '../../infra/fetcher.ts'
-import { batched, enqueueJob, enqueueJobs, type JobRunner, type NewJob } from '../../infra/jobs.ts'
+import { batched, enqueueClaimedJobs, enqueueJob, enqueueJobs, SUCCEEDED_JOB, type ClaimToken, type Job, type JobContext, type JobRunner, type NewJob } from '../../infra/jobs.ts'
+import { preparedQuery } from '../../infra/prepared.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import type { EventsTable } from '../../infra/tables.ts'
 import { nextAttemptAt, parseRetryAfter, type RetryClock } from './retry.ts'
@@ -105,17 +106,78 @@ export async function fanOut(db: Db, eventId: string): Promise<number> {
  * Answers the number of endpoints per event, in order.
  */
 export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise<number[]> {
+  return fanOutBatch(db, eventIds)
+}
+
+/**
+ * The read of a fan-out: the events with their accounts' plans and matching endpoints, and
+ * whether they were fanned out already. Built once and run prepared, whatever the number of events.
+ */
+const fanOutRead = preparedQuery((db, ids: string[]) =>
+  db
+    .selectFrom('events as e')
+    .innerJoin('accounts as a', 'a.id', 'e.account_id')
+    .leftJoin('webhook_endpoints as w', (join) =>
+      join.onRef('w.account_id', '=', 'e.account_id').on(sql<boolean>`(w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array(e.type))`),
+    )
+    .select([
+      'e.id',
+      'e.account_id',
+      'e.created_at',
+      'e.site_id',
+      'e.type',
+      'e.data',
+      'e.personal_sealed',
+      'a.plan',
+      'w.id as endpoint_id',
+      'w.enabled',
+      'w.url',
+      'w.secret_sealed',
+      'w.previous_secret_sealed',
+      'w.previous_expires_at',
+      'w.failing_since',
+      sql<boolean>`exists (select 1 from webhook_deliveries x where x.event_id = e.id)`.as('done'),
+    ])
+    .where('e.id', '=', sql<string>`any(${ids}::text[])`),
+)
+
+/**
+ * What a fan-out read about the first attempts it handed to its own runner: the attempt's read,
+ * as of the fan-out's transaction a moment before, taken once by the attempt instead of reading
+ * it again. An entry not taken within MAX_PRIMED_AGE_MS (its job went back to the queue) is
+ * dropped, and that attempt reads for itself.
+ */
+type Primed = Map<string, { input: AttemptInput; at: number }>
+const MAX_PRIMED_AGE_MS = 1000
+
+function takePrimed(primed: Primed, deliveryId: string): AttemptInput | undefined {
+  const entry = primed.get(deliveryId)
+  if (!entry) return undefined
+  primed.delete(deliveryId)
+  return performance.now() - entry.at <= MAX_PRIMED_AGE_MS ? entry.input : undefined
+}
+
+function prime(primed: Primed, inputs: readonly AttemptInput[]): void {
+  const now = performance.now()
+  // Entries are added in time order: the stale ones are at the front.
+  for (const [id, entry] of primed) {
+    if (now - entry.at <= MAX_PRIMED_AGE_MS) break
+    primed.delete(id)
+  }
+  for (const input of inputs) primed.set(input.delivery.id, { input, at: now })
+}
+
+/**
+ * The fan-out of several events. Given the runner that runs it, the first attempts it has room
+ * for go in already claimed by it (JobRunner.reserve) and start as soon as the transaction
+ * commits: no claim of their own, no NOTIFY, and no queued row turned running a moment later.
+ */
+async function fanOutBatch(db: Db, eventIds: readonly string[], runner?: JobRunner, primed?: Primed): Promise<number[]> {
   const ids = [...new Set(eventIds)]
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom('events as e')
-      .innerJoin('accounts as a', 'a.id', 'e.account_id')
-      .leftJoin('webhook_endpoints as w', (join) =>
-        join.onRef('w.account_id', '=', 'e.account_id').on(sql<boolean>`(w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array(e.type))`),
-      )
-      .select(['e.id', 'e.account_id', 'e.created_at', 'a.plan', 'w.id as endpoint_id', 'w.enabled', sql<boolean>`exists (select 1 from webhook_deliveries x where x.event_id = e.id)`.as('done')])
-      .where('e.id', 'in', ids)
-      .execute()
+  let claimed: { jobs: Job[]; token: ClaimToken } | undefined
+  const inputs = new Map<string, AttemptInput>()
+  const counts = await db.transaction().execute(async (trx) => {
+    const rows = await fanOutRead(trx, ids)
     const counts = new Map<string, number>()
     const deliveries: Array<{ id: string; account_id: string; endpoint_id: string; event_id: string; state?: 'dead'; last_error?: string; failed_at?: Date }> = []
     const jobs: NewJob[] = []
@@ -128,6 +190,23 @@ export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise
       if (row.enabled && allowed) {
         deliveries.push(delivery)
         jobs.push(firstAttemptJob(delivery.id, row.created_at))
+        if (primed) {
+          inputs.set(delivery.id, {
+            delivery: { id: delivery.id, state: 'pending', attempts: 0, first_attempt_at: null },
+            endpoint: {
+              id: row.endpoint_id,
+              account_id: row.account_id,
+              url: row.url!,
+              enabled: row.enabled,
+              secret_sealed: row.secret_sealed!,
+              previous_secret_sealed: row.previous_secret_sealed,
+              previous_expires_at: row.previous_expires_at,
+              failing_since: row.failing_since,
+              plan: row.plan,
+            },
+            event: { id: row.id, account_id: row.account_id, site_id: row.site_id, type: row.type, data: row.data, personal_sealed: row.personal_sealed, created_at: row.created_at },
+          })
+        }
       } else {
         deliveries.push({ ...delivery, state: 'dead', last_error: row.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: now })
       }
@@ -138,10 +217,18 @@ export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise
         .insertInto('webhook_deliveries')
         .values(deliveries.map((d) => ({ state: 'pending' as const, last_error: null, failed_at: null, ...d })))
         .execute()
-      await enqueueJobs(trx, jobs)
+      const token = runner?.reserve(jobs.length)
+      const room = token?.room ?? 0
+      if (room > 0) claimed = { jobs: await enqueueClaimedJobs(trx, jobs.slice(0, room), token!), token: token! }
+      await enqueueJobs(trx, jobs.slice(room))
     }
-    return eventIds.map((id, i) => (eventIds.indexOf(id) === i ? (counts.get(id) ?? 0) : 0))
+    return counts
   })
+  if (claimed) {
+    if (primed) prime(primed, claimed.jobs.flatMap((job) => inputs.get((job.payload as DeliverPayload).delivery_id) ?? []))
+    runner!.adopt(claimed.jobs, claimed.token)
+  }
+  return eventIds.map((id, i) => (eventIds.indexOf(id) === i ? (counts.get(id) ?? 0) : 0))
 }
 
 type Outcome =
@@ -196,9 +283,9 @@ interface AttemptInput {
   event: Selectable<EventsTable>
 }
 
-/** The deliveries of attempts that start together, read with their endpoints and events in one query. */
-async function readAttempts(db: Db, deliveryIds: readonly string[]): Promise<Array<AttemptInput | undefined>> {
-  const rows = await db
+/** The deliveries of attempts that start together, read with their endpoints and events in one query (built once, run prepared). */
+const attemptsRead = preparedQuery((db, ids: string[]) =>
+  db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .innerJoin('accounts as a', 'a.id', 'w.account_id')
@@ -225,8 +312,11 @@ async function readAttempts(db: Db, deliveryIds: readonly string[]): Promise<Arr
       'e.personal_sealed',
       'e.created_at',
     ])
-    .where('d.id', 'in', [...new Set(deliveryIds)])
-    .execute()
+    .where('d.id', '=', sql<string>`any(${ids}::text[])`),
+)
+
+async function readAttempts(db: Db, deliveryIds: readonly string[]): Promise<Array<AttemptInput | undefined>> {
+  const rows = await attemptsRead(db, [...new Set(deliveryIds)])
   const byId = new Map(
     rows.map((r): [string, AttemptInput] => [
       r.id,
@@ -252,6 +342,9 @@ async function readAttempts(db: Db, deliveryIds: readonly string[]): Promise<Arr
 
 /** A first or later attempt that the receiver accepted while its endpoint was healthy: nothing but the delivery and the attempt row to write. */
 interface PlainSuccess {
+  /** The attempt's job and its claim's owner token: the job is marked done by the same statement. */
+  job_id: string
+  job_owner: string
   delivery_id: string
   endpoint_id: string
   attempt: number
@@ -265,17 +358,19 @@ interface PlainSuccess {
 }
 
 /**
- * Records plain successes in one statement: each delivery is updated only while it still waits
- * for that attempt (the guard), and the attempt row is written for exactly those updated. Answers
- * per success whether it was recorded.
+ * The statement of recordSuccesses, built once and run prepared. The ids are matched as an array
+ * too: the planner cannot see into the JSON, and a join on it alone may scan every pending
+ * delivery; `= any(array)` goes through the primary key.
  */
-async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Promise<boolean[]> {
-  // The ids are matched as an array too: the planner cannot see into the JSON, and a join on it
-  // alone may scan every pending delivery; `= any(array)` goes through the primary key.
-  const { rows } = await sql<{ id: string }>`
+const successesWrite = preparedQuery((db, successes: string) => sql<{ id: string }>`
     with v as (
-      select * from jsonb_to_recordset(${JSON.stringify(successes)}::jsonb) as v(delivery_id text, endpoint_id text, attempt int,
+      select * from jsonb_to_recordset(${successes}::jsonb) as v(job_id text, job_owner text, delivery_id text, endpoint_id text, attempt int,
         first_attempt_at timestamptz, attempted_at timestamptz, delivered_at timestamptz, status int, duration_ms int, attempt_id text, response text)
+    ), done as (
+      update jobs as j set ${sql.raw(SUCCEEDED_JOB)}
+      from v
+      where j.id = any(array(select job_id from v)) and j.id = v.job_id and j.lease_owner = v.job_owner
+      returning j.id
     ), recorded as (
       update webhook_deliveries as d
       set attempts = v.attempt, first_attempt_at = v.first_attempt_at, last_status = v.status, last_error = null, state = 'succeeded', delivered_at = v.delivered_at
@@ -287,7 +382,16 @@ async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Prom
       select v.attempt_id, v.delivery_id, v.endpoint_id, v.attempt, v.attempted_at, v.status, v.duration_ms, v.response, null
       from v join recorded on recorded.id = v.delivery_id
     )
-    select id from recorded`.execute(db)
+    select id from recorded`)
+
+/**
+ * Records plain successes in one statement: each delivery is updated only while it still waits
+ * for that attempt (the guard), and the attempt row is written for exactly those updated; each
+ * attempt's job is marked done too, fenced by its claim's owner token (JobContext.completed), as
+ * the runner would mark it when the handler returns. Answers per success whether it was recorded.
+ */
+async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Promise<boolean[]> {
+  const rows = await successesWrite(db, JSON.stringify(successes))
   const recorded = new Set(rows.map((r) => r.id))
   return successes.map((s) => recorded.has(s.delivery_id))
 }
@@ -296,7 +400,8 @@ async function recordSuccesses(db: Db, successes: readonly PlainSuccess[]): Prom
 interface Engine {
   read: (deliveryId: string) => Promise<AttemptInput | undefined>
   recordSuccess: (success: PlainSuccess) => Promise<boolean>
-  fanOut: (eventId: string) => Promise<number>
+  /** First attempts' reads made by the fan-out that handed them to this runner. */
+  primed: Primed
 }
 
 const engines = new WeakMap<WebhookDeps, Engine>()
@@ -308,7 +413,7 @@ function engineFor(deps: WebhookDeps): Engine {
     engine = {
       read: batched((ids: string[]) => readAttempts(db, ids), { maxInFlight: 2 }),
       recordSuccess: batched((successes: PlainSuccess[]) => recordSuccesses(db, successes), { maxInFlight: 2 }),
-      fanOut: batched((ids: string[]) => fanOutEvents(db, ids)),
+      primed: new Map(),
     }
     engines.set(deps, engine)
   }
@@ -433,10 +538,10 @@ async function recordAttempt(deps: WebhookDeps, input: AttemptInput, sent: Sent,
  * called once the request is answered: only writing the outcome remains, so another job may
  * start its request meanwhile.
  */
-export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload, signal: AbortSignal, releaseSlot?: () => void): Promise<void> {
+export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload, signal: AbortSignal, releaseSlot?: () => void, job?: Pick<JobContext, 'job' | 'completed'>): Promise<void> {
   const { keyring, clock } = deps
   const engine = engineFor(deps)
-  const input = await engine.read(payload.delivery_id)
+  const input = (payload.attempt === 1 ? takePrimed(engine.primed, payload.delivery_id) : undefined) ?? (await engine.read(payload.delivery_id))
   if (!input || input.delivery.state !== 'pending' || input.delivery.attempts !== payload.attempt - 1) return
   if (await holdBack(deps, input, payload.attempt)) return
   const { delivery, endpoint } = input
@@ -449,10 +554,12 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
   const outcome = classify(result, finished)
   const firstAttemptAt = delivery.first_attempt_at?.getTime() ?? started
 
-  if (outcome.kind === 'delivered' && endpoint.failing_since === null && !(result instanceof FetchError)) {
+  if (job && outcome.kind === 'delivered' && endpoint.failing_since === null && !(result instanceof FetchError)) {
     // The common case: nothing changes but the delivery and its attempt row.
     const attemptId = newId('wha')
     await engine.recordSuccess({
+      job_id: job.job.id,
+      job_owner: job.job.lease_owner!,
       delivery_id: delivery.id,
       endpoint_id: endpoint.id,
       attempt: payload.attempt,
@@ -464,6 +571,7 @@ export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload
       attempt_id: attemptId,
       response: keyring.seal(result.body.toString('utf8'), responseContext(attemptId)),
     })
+    job.completed()
     return
   }
 
@@ -502,19 +610,21 @@ async function mailDisabled(deps: WebhookDeps, endpoint: Pick<EndpointRow, 'id' 
 
 /** Defines the fan-out and delivery jobs on a runner (every instance runs them). */
 export function defineWebhookJobs(jobs: JobRunner, deps: WebhookDeps): void {
+  // Fan-outs that run together share one transaction, and hand the first attempts to this runner.
   const engine = engineFor(deps)
+  const fanOut = batched((ids: string[]) => fanOutBatch(deps.db, ids, jobs, engine.primed))
   jobs.define<{ event_id: string }>(FANOUT_JOB, {
     maxAttempts: 20,
     leaseMs: deps.clock.leaseMs,
     handler: async (payload, { releaseSlot }) => {
       // A fan-out is database writes only: it needs no slot that a request could use.
       releaseSlot()
-      await engine.fanOut(payload.event_id)
+      await fanOut(payload.event_id)
     },
   })
   jobs.define<DeliverPayload>(DELIVER_JOB, {
     maxAttempts: 10,
     leaseMs: deps.clock.leaseMs,
-    handler: (payload, { signal, releaseSlot }) => attemptDelivery(deps, payload, signal, releaseSlot),
+    handler: (payload, context) => attemptDelivery(deps, payload, context.signal, context.releaseSlot, context),
   })
 }
