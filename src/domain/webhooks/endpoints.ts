@@ -158,11 +158,33 @@ export async function rotateSecret(trx: Db, keyring: Keyring, accountId: string,
 /** The columns of an endpoint that sign a delivery. */
 export type SigningColumns = Pick<EndpointRow, 'id' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_expires_at'>
 
+/**
+ * Secrets opened lately, by keyring and by sealed text with its context: opening is a pure
+ * function of those, so a burst of deliveries to one endpoint decrypts its secret once. The
+ * sealed text still comes from the row read for each delivery, so a rotated secret is used at
+ * once. Bounded: cleared whole when full.
+ */
+const openedSecrets = new WeakMap<Keyring, Map<string, string>>()
+const MAX_OPENED_SECRETS = 1000
+
+function openSecret(keyring: Keyring, sealed: string, context: string): string {
+  let opened = openedSecrets.get(keyring)
+  if (!opened) openedSecrets.set(keyring, (opened = new Map()))
+  const key = `${context} ${sealed}`
+  let secret = opened.get(key)
+  if (secret === undefined) {
+    secret = keyring.open(sealed, context)
+    if (opened.size >= MAX_OPENED_SECRETS) opened.clear()
+    opened.set(key, secret)
+  }
+  return secret
+}
+
 /** The secrets that sign a delivery made at `now`: the current one, and the previous during its overlap. */
 export function signingSecrets(keyring: Keyring, row: SigningColumns, now: Date): string[] {
-  const secrets = [keyring.open(row.secret_sealed, secretContext(row.id, 'secret'))]
+  const secrets = [openSecret(keyring, row.secret_sealed, secretContext(row.id, 'secret'))]
   if (row.previous_secret_sealed && row.previous_expires_at && row.previous_expires_at > now) {
-    secrets.push(keyring.open(row.previous_secret_sealed, secretContext(row.id, 'previous_secret')))
+    secrets.push(openSecret(keyring, row.previous_secret_sealed, secretContext(row.id, 'previous_secret')))
   }
   return secrets
 }

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
 /**
  * Signing per the Standard Webhooks convention:
@@ -19,8 +19,25 @@ function secretBytes(secret: string): Buffer {
   return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
 }
 
+/**
+ * HMAC keys of the secrets that signed lately, so a burst to one endpoint decodes and imports its
+ * secret once rather than per delivery. Bounded: cleared whole when full.
+ */
+const hmacKeys = new Map<string, KeyObject>()
+const MAX_HMAC_KEYS = 1000
+
+function hmacKey(secret: string): KeyObject {
+  let key = hmacKeys.get(secret)
+  if (!key) {
+    if (hmacKeys.size >= MAX_HMAC_KEYS) hmacKeys.clear()
+    key = createSecretKey(secretBytes(secret))
+    hmacKeys.set(secret, key)
+  }
+  return key
+}
+
 export function signature(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', secretBytes(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')
+  const mac = createHmac('sha256', hmacKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')
   return `v1,${mac}`
 }
 
