@@ -34,12 +34,15 @@ function calledTool(context: McpRequestContext) {
  * the resources was a tenth of the cost of a call.
  */
 export function buildMcpServer(caller: Caller, context: McpRequestContext): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } })
   const called = calledTool(context)
   if (called) {
+    // Declaring the resources capability installs the resource handlers; a tools/call answers
+    // neither its capabilities nor its instructions, so this server declares tools alone.
+    const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } } })
     registerTool(server, called, caller)
     return server
   }
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } })
   for (const spec of TOOLS) registerTool(server, spec, caller)
   registerResources(server, caller)
   return server
