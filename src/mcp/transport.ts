@@ -11,7 +11,9 @@ import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server'
 export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest, reply: FastifyReply, url: string, authInfo: AuthInfo) {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue
+    // The credential, verified already, reaches the SDK as `authInfo`; the bearer token itself
+    // stays out of the request the SDK and its tools see.
+    if (value === undefined || name === 'authorization') continue
     if (Array.isArray(value)) for (const item of value) headers.append(name, item)
     else headers.set(name, value)
   }
