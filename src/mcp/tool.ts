@@ -85,17 +85,23 @@ function toolsScope(caller: Caller): ScopeChallengeHandler {
   }
 }
 
+/** What the SDK is told of a tool apart from its caller: made once per tool (the SDK keeps, never changes, it). */
+const described = new WeakMap<ToolSpec, { title: string; description: string; annotations: ToolAnnotations; inputSchema: StandardSchemaWithJSON; outputSchema: StandardSchemaWithJSON }>()
+
+function descriptionOf(spec: ToolSpec) {
+  let found = described.get(spec)
+  if (!found) {
+    found = { title: spec.title, description: spec.description, annotations: { title: spec.title, ...spec.annotations }, inputSchema: standard(spec.input), outputSchema: standard(spec.output) }
+    described.set(spec, found)
+  }
+  return found
+}
+
 export function registerTool(server: McpServer, spec: ToolSpec, caller: Caller) {
+  const description = descriptionOf(spec)
   server.registerTool(
     spec.name,
-    {
-      title: spec.title,
-      description: spec.description,
-      annotations: { title: spec.title, ...spec.annotations },
-      inputSchema: standard(spec.input),
-      outputSchema: standard(spec.output),
-      ...(spec.scope === 'mcp:tools' ? { scopeChallenge: toolsScope(caller) } : {}),
-    },
+    spec.scope === 'mcp:tools' ? { ...description, scopeChallenge: toolsScope(caller) } : description,
     async (args: unknown): Promise<CallToolResult> => {
       try {
         const { text, output } = plain(await spec.run(args as never, caller))
