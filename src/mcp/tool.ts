@@ -44,12 +44,31 @@ function standard(schema: TSchema): StandardSchemaWithJSON {
 }
 
 /**
+ * Whether a value is already what a JSON round trip gives back: plain objects and arrays (no
+ * holes) of strings, finite numbers, booleans and null, no undefined, no Date or other class.
+ */
+function isPlainJson(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0)
+  if (typeof value !== 'object' || depth > 32) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false
+    return true
+  }
+  const proto = Object.getPrototypeOf(value) as unknown
+  if (proto !== Object.prototype || 'toJSON' in value) return false
+  for (const key in value) if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+  return true
+}
+
+/**
  * Dates and other JSON-able values become what the client will see, so the output schema checks
- * that; the JSON text made for it is the text content too (serialised once).
+ * that; the JSON text made for it is the text content too (serialised once). A view that is plain
+ * JSON already (the shared views are) is used as it is, without parsing its text back.
  */
 function plain(value: unknown): { text: string; output: Record<string, unknown> } {
   const text = JSON.stringify(value)
-  return { text, output: JSON.parse(text) as Record<string, unknown> }
+  return { text, output: (isPlainJson(value) ? value : JSON.parse(text)) as Record<string, unknown> }
 }
 
 function errorResult(code: string, message: string): CallToolResult {
