@@ -4,7 +4,7 @@ import type { Db } from '../../infra/db.ts'
 import type { BlocksTable } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
 import { BLOCK_TYPES, checkBlockContent, contentFits, isBlockType, type BlockType, type TypedBlock } from './block-content.ts'
-import { executePrepared } from '../../infra/prepared.ts'
+import { executePrepared, preparedQuery } from '../../infra/prepared.ts'
 import { withTransaction } from '../transaction.ts'
 
 export type Block = Selectable<BlocksTable>
@@ -44,8 +44,11 @@ export async function listPageBlocks(db: Db, pageId: string, page: { limit: numb
   return { items, total: Number(count.n) }
 }
 
+const accountBlock = preparedQuery((db: Db, accountId: string, blockId: string) => accountBlocks(db, accountId).where('blocks.id', '=', blockId))
+
 export async function getAccountBlock(db: Db, accountId: string, blockId: string): Promise<Block | undefined> {
-  return accountBlocks(db, accountId).where('blocks.id', '=', blockId).executeTakeFirst()
+  const [block] = await accountBlock(db, accountId, blockId)
+  return block
 }
 
 /**
