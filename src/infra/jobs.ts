@@ -38,7 +38,8 @@ export const SUCCEEDED_JOB = `state = 'succeeded', finished_at = now(), last_err
 
 /**
  * A claim a job's handler makes for work it queues (see JobRunner.reserve): the jobs are inserted
- * already running under this owner and lease, and handed to the runner once they are committed.
+ * already running under this owner and lease (jobsInsert), and handed to the runner once they
+ * are committed.
  */
 export interface ClaimToken {
   owner: string
@@ -144,33 +145,41 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Arra
 }
 
 /**
- * Adds jobs already claimed, as a claim would leave them (running, first attempt, leased to the
- * token's owner), for the runner that made the token to run once they commit (JobRunner.adopt):
- * they cost no claim, and no NOTIFY, since no other worker may take them before their lease runs
- * out. Answers the rows inserted (none where a pending job with the same unique key existed).
+ * Jobs as rows for jobsInsert: their ids made here, as JSON for one parameter, so a statement
+ * that queues them keeps one text (and runs prepared) whatever their number.
  */
-export async function enqueueClaimedJobs(db: Db, jobs: readonly NewJob[], token: ClaimToken): Promise<Job[]> {
-  if (jobs.length === 0) return []
-  const values = jobs.map(({ name, payload, options = {} }) => ({
-    id: newId('job'),
-    name,
-    payload: JSON.stringify(payload ?? null),
-    state: 'running' as const,
-    attempts: 1,
-    max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-    run_at: options.runAt ?? new Date(Date.now() + (options.delayMs ?? 0)),
-    unique_key: options.uniqueKey ?? null,
-    lease_owner: token.owner,
-    lease_until: sql<Date>`now() + make_interval(secs => ${token.leaseMs / 1000})`,
-    last_error: null,
-    finished_at: null,
-  }))
-  return db
-    .insertInto('jobs')
-    .values(values)
-    .onConflict((oc) => oc.columns(['name', 'unique_key']).where('unique_key', 'is not', null).where('state', 'in', ['queued', 'running']).doNothing())
-    .returningAll()
-    .execute()
+export function jobRows(jobs: readonly NewJob[]): string {
+  const now = Date.now()
+  return JSON.stringify(
+    jobs.map(({ name, payload, options = {} }) => ({
+      id: newId('job'),
+      name,
+      payload: payload ?? null,
+      max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      run_at: options.runAt ?? new Date(now + (options.delayMs ?? 0)),
+      unique_key: options.uniqueKey ?? null,
+    })),
+  )
+}
+
+/**
+ * The insert of jobRows' rows, to run as part of a caller's statement (a CTE): queued, each with
+ * its NOTIFY sent at commit, or, given a claim's owner and lease, as a claim would leave them
+ * (running, first attempt, leased to that owner) for the runner that made the claim to run once
+ * they commit (JobRunner.adopt): no claim of their own, and no NOTIFY, since no other worker may
+ * take them before their lease runs out. A pending job with the same unique key makes it a
+ * no-op. Returns the rows inserted.
+ */
+export function jobsInsert(rows: string, claim?: { owner: string; leaseSeconds: number }) {
+  const columns = sql`from jsonb_to_recordset(${rows}::jsonb) as v(id text, name text, payload jsonb, max_attempts int, run_at timestamptz, unique_key text)`
+  const conflict = sql`on conflict (name, unique_key) where unique_key is not null and state in ('queued', 'running') do nothing`
+  return claim
+    ? sql<Job>`insert into jobs (id, name, payload, state, attempts, max_attempts, run_at, unique_key, lease_owner, lease_until)
+        select id, name, payload, 'running', 1, max_attempts, run_at, unique_key, ${claim.owner}, now() + make_interval(secs => ${claim.leaseSeconds}::float8) ${columns}
+        ${conflict} returning *`
+    : sql<{ id: string }>`insert into jobs (id, name, payload, max_attempts, run_at, unique_key)
+        select id, name, payload, max_attempts, run_at, unique_key ${columns}
+        ${conflict} returning id, pg_notify(${JOBS_CHANNEL}, name)`
 }
 
 /**
@@ -320,7 +329,7 @@ export class JobRunner {
 
   /**
    * A claim for up to `count` jobs a handler is about to queue, as many as this runner would claim
-   * now (its free slots and claim-ahead): they go in already running (enqueueClaimedJobs) and are
+   * now (its free slots and claim-ahead): they go in already running (jobsInsert) and are
    * handed over with adopt() once committed, instead of being claimed back moments later.
    */
   reserve(count: number): ClaimToken {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { FetchError, type FetchResult, type SafeFetcher } from '../../infra/fetcher.ts'
-import { batched, enqueueClaimedJobs, enqueueJob, enqueueJobs, SUCCEEDED_JOB, type ClaimToken, type Job, type JobContext, type JobRunner, type NewJob } from '../../infra/jobs.ts'
+import { batched, enqueueJob, enqueueJobs, jobRows, jobsInsert, SUCCEEDED_JOB, type Job, type JobContext, type JobRunner, type NewJob } from '../../infra/jobs.ts'
 import { preparedQuery } from '../../infra/prepared.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import type { EventsTable } from '../../infra/tables.ts'
@@ -101,9 +101,9 @@ export async function fanOut(db: Db, eventId: string): Promise<number> {
 }
 
 /**
- * fanOut for several events in one transaction of three statements: one read of the events with
- * their accounts' plans and matching endpoints, one insert of the deliveries, one of their jobs.
- * Answers the number of endpoints per event, in order.
+ * fanOut for several events in two statements: one read of the events with their accounts' plans
+ * and matching endpoints, one write of the deliveries with their jobs. Answers the number of
+ * endpoints per event, in order.
  */
 export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise<number[]> {
   return fanOutBatch(db, eventIds)
@@ -168,65 +168,68 @@ function prime(primed: Primed, inputs: readonly AttemptInput[]): void {
 }
 
 /**
+ * The write of a fan-out, one statement built once and run prepared: the deliveries, the first
+ * attempts the runner takes (claimed by it) and the others (queued). Returns the claimed jobs.
+ */
+const fanOutWrite = preparedQuery((db, deliveries: string, claimedJobs: string, owner: string, leaseSeconds: number, queuedJobs: string) => sql<Job>`
+  with d as (
+    insert into webhook_deliveries (id, account_id, endpoint_id, event_id, state, last_error, failed_at)
+    select id, account_id, endpoint_id, event_id, state, last_error, failed_at
+    from jsonb_to_recordset(${deliveries}::jsonb) as v(id text, account_id text, endpoint_id text, event_id text, state text, last_error text, failed_at timestamptz)
+  ), queued as (${jobsInsert(queuedJobs)}), claimed as (${jobsInsert(claimedJobs, { owner, leaseSeconds })})
+  select * from claimed`)
+
+/**
  * The fan-out of several events. Given the runner that runs it, the first attempts it has room
  * for go in already claimed by it (JobRunner.reserve) and start as soon as the transaction
  * commits: no claim of their own, no NOTIFY, and no queued row turned running a moment later.
  */
 async function fanOutBatch(db: Db, eventIds: readonly string[], runner?: JobRunner, primed?: Primed): Promise<number[]> {
   const ids = [...new Set(eventIds)]
-  let claimed: { jobs: Job[]; token: ClaimToken } | undefined
+  const rows = await fanOutRead(db, ids)
+  const counts = new Map<string, number>()
+  const deliveries: Array<{ id: string; account_id: string; endpoint_id: string; event_id: string; state: 'pending' | 'dead'; last_error: string | null; failed_at: Date | null }> = []
+  const jobs: NewJob[] = []
   const inputs = new Map<string, AttemptInput>()
-  const counts = await db.transaction().execute(async (trx) => {
-    const rows = await fanOutRead(trx, ids)
-    const counts = new Map<string, number>()
-    const deliveries: Array<{ id: string; account_id: string; endpoint_id: string; event_id: string; state?: 'dead'; last_error?: string; failed_at?: Date }> = []
-    const jobs: NewJob[] = []
-    const now = new Date()
-    for (const row of rows) {
-      if (row.done || row.endpoint_id === null) continue
-      counts.set(row.id, (counts.get(row.id) ?? 0) + 1)
-      const delivery = { id: newId('dlv'), account_id: row.account_id, endpoint_id: row.endpoint_id, event_id: row.id }
-      const allowed = webhooksAllowed(row.plan)
-      if (row.enabled && allowed) {
-        deliveries.push(delivery)
-        jobs.push(firstAttemptJob(delivery.id, row.created_at))
-        if (primed) {
-          inputs.set(delivery.id, {
-            delivery: { id: delivery.id, state: 'pending', attempts: 0, first_attempt_at: null },
-            endpoint: {
-              id: row.endpoint_id,
-              account_id: row.account_id,
-              url: row.url!,
-              enabled: row.enabled,
-              secret_sealed: row.secret_sealed!,
-              previous_secret_sealed: row.previous_secret_sealed,
-              previous_expires_at: row.previous_expires_at,
-              failing_since: row.failing_since,
-              plan: row.plan,
-            },
-            event: { id: row.id, account_id: row.account_id, site_id: row.site_id, type: row.type, data: row.data, personal_sealed: row.personal_sealed, created_at: row.created_at },
-          })
-        }
-      } else {
-        deliveries.push({ ...delivery, state: 'dead', last_error: row.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: now })
+  const now = new Date()
+  for (const row of rows) {
+    if (row.done || row.endpoint_id === null) continue
+    counts.set(row.id, (counts.get(row.id) ?? 0) + 1)
+    const delivery = { id: newId('dlv'), account_id: row.account_id, endpoint_id: row.endpoint_id, event_id: row.id }
+    const allowed = webhooksAllowed(row.plan)
+    if (row.enabled && allowed) {
+      deliveries.push({ ...delivery, state: 'pending', last_error: null, failed_at: null })
+      jobs.push(firstAttemptJob(delivery.id, row.created_at))
+      if (primed) {
+        inputs.set(delivery.id, {
+          delivery: { id: delivery.id, state: 'pending', attempts: 0, first_attempt_at: null },
+          endpoint: {
+            id: row.endpoint_id,
+            account_id: row.account_id,
+            url: row.url!,
+            enabled: row.enabled,
+            secret_sealed: row.secret_sealed!,
+            previous_secret_sealed: row.previous_secret_sealed,
+            previous_expires_at: row.previous_expires_at,
+            failing_since: row.failing_since,
+            plan: row.plan,
+          },
+          event: { id: row.id, account_id: row.account_id, site_id: row.site_id, type: row.type, data: row.data, personal_sealed: row.personal_sealed, created_at: row.created_at },
+        })
       }
+    } else {
+      deliveries.push({ ...delivery, state: 'dead', last_error: row.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: now })
     }
-    if (deliveries.length > 0) {
-      // One shape for every row: a multi-row insert takes the columns of its first row.
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(deliveries.map((d) => ({ state: 'pending' as const, last_error: null, failed_at: null, ...d })))
-        .execute()
-      const token = runner?.reserve(jobs.length)
-      const room = token?.room ?? 0
-      if (room > 0) claimed = { jobs: await enqueueClaimedJobs(trx, jobs.slice(0, room), token!), token: token! }
-      await enqueueJobs(trx, jobs.slice(room))
+  }
+  if (deliveries.length > 0) {
+    const token = runner?.reserve(jobs.length)
+    const room = token?.room ?? 0
+    // One statement writes the deliveries and their jobs: it commits whole or not at all.
+    const claimed = await fanOutWrite(db, JSON.stringify(deliveries), jobRows(jobs.slice(0, room)), token?.owner ?? '', (token?.leaseMs ?? 0) / 1000, jobRows(jobs.slice(room)))
+    if (token && claimed.length > 0) {
+      if (primed) prime(primed, claimed.flatMap((job) => inputs.get((job.payload as DeliverPayload).delivery_id) ?? []))
+      runner!.adopt(claimed, token)
     }
-    return counts
-  })
-  if (claimed) {
-    if (primed) prime(primed, claimed.jobs.flatMap((job) => inputs.get((job.payload as DeliverPayload).delivery_id) ?? []))
-    runner!.adopt(claimed.jobs, claimed.token)
   }
   return eventIds.map((id, i) => (eventIds.indexOf(id) === i ? (counts.get(id) ?? 0) : 0))
 }
