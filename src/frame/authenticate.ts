@@ -9,7 +9,10 @@ import { LastUsedRecorder } from './last-used.ts'
 import { MemberRoles } from './member-roles.ts'
 import type { ApiPrincipal } from './principal.ts'
 import { setRateLimitHeaders } from './rate-limit-headers.ts'
-import { ApiTokenCache, type TokenReading } from './token-cache.ts'
+import { ApiTokenCache, FRESH_MS, type TokenReading } from './token-cache.ts'
+
+/** Age at which a token's reading is read again by the next call, the others still served from it. */
+const REFRESH_AFTER_MS = FRESH_MS * 0.75
 import type { Role } from '../domain/accounts/members.ts'
 
 export interface AuthenticateOptions {
@@ -92,11 +95,15 @@ export class Authenticator {
   async #checkAndCharge(secret: string): Promise<{ checked: SecretCheck; charge: Charge | undefined; role: Role | null }> {
     const tokenId = apiTokenIdOf(secret)
     if (!tokenId) return { checked: { ok: false, reason: 'malformed' }, charge: undefined, role: null }
-    const fromCache = this.#fromCache(tokenId, secret)
+    // A reading near the end of its second is read again by one call while the others still use
+    // it, so a busy token's calls do not all find it stale at once and wait.
+    const cached = this.#tokens.get(tokenId)
+    const refresh = cached !== undefined && !this.#reading.has(tokenId) && Date.now() - cached.readAt > REFRESH_AFTER_MS
+    const fromCache = refresh ? undefined : this.#fromCache(tokenId, secret)
     if (fromCache) return fromCache
-    // The calls that find the reading stale together (every second, a burst of them) wait for one
-    // reading instead of each reading the token and charging the account's one counter row, where
-    // they queued for each other's row lock: the slowest calls of a busy token.
+    // The calls that find the reading stale together wait for one reading instead of each reading
+    // the token and charging the account's one counter row, where they queued for each other's
+    // row lock: the slowest calls of a busy token.
     const reading = this.#reading.get(tokenId)
     if (reading) {
       await reading

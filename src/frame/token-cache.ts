@@ -3,7 +3,7 @@ import type { Role } from '../domain/accounts/members.ts'
 import { changedSince } from '../domain/accounts/changes.ts'
 
 /** How long a token row read for one call may serve the next calls of the same token. */
-const FRESH_MS = 1000
+export const FRESH_MS = 1000
 /** Bounded: a flood of distinct tokens costs a re-read, never memory. */
 const MAX_TOKENS = 10_000
 
@@ -22,7 +22,7 @@ export interface TokenReading {
 export class ApiTokenCache {
   readonly #rows = new Map<string, TokenReading & { readAt: number; seen: number }>()
 
-  get(id: string, now = Date.now()): TokenReading | undefined {
+  get(id: string, now = Date.now()): (TokenReading & { readAt: number }) | undefined {
     const entry = this.#rows.get(id)
     if (entry && now - entry.readAt <= FRESH_MS && !changedSince(id, entry.seen)) return entry
     if (entry) this.#rows.delete(id)
