@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server'
-import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify'
+import { createMcpHandler, validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server'
 import { classify, logFailure, problemErrorHandler } from '../errors.ts'
 import { rememberedBearer, requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
@@ -31,6 +30,37 @@ function isBatch(body: unknown): boolean {
   return false
 }
 
+/** Checks of one header value, remembered: a client sends the same Host on every call, and parsing it as a URL each time was a cost of every call. */
+function remembered<R>(check: (value: string | undefined) => R): (value: string | undefined) => R {
+  const known = new Map<string | undefined, R>()
+  return (value) => {
+    let result = known.get(value)
+    if (result === undefined) {
+      result = check(value)
+      // Bounded: arbitrary Host values from elsewhere are checked afresh rather than remembered without end.
+      if (known.size >= 64) known.clear()
+      known.set(value, result)
+    }
+    return result
+  }
+}
+
+/**
+ * DNS rebinding protection as the SDK's Fastify hooks (hostHeaderValidation, originValidation) do
+ * it, with the same checks and the same 403 answers, in one synchronous hook: Host must name this
+ * service, and an Origin, when a browser sends one, too.
+ */
+function rebindingGuard(allowedHostnames: string[]) {
+  const host = remembered((value) => validateHostHeader(value, allowedHostnames))
+  const origin = remembered((value) => validateOriginHeader(value, allowedHostnames))
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const result = host(request.headers.host)
+    const refused = !result.ok ? result : origin(request.headers.origin)
+    if (refused.ok) return done()
+    void reply.code(403).send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: null })
+  }
+}
+
 const JsonRpcAnswer = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true, description: 'A JSON-RPC response or error (MCP Streamable HTTP)' })
 const Refusal = Type.Object({}, { additionalProperties: true })
 
@@ -47,8 +77,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
   // The resource every token here is for; the SDK only reads it, so one URL serves every request.
   const resource = new URL(audience)
 
-  app.addHook('onRequest', hostHeaderValidation([hostname]))
-  app.addHook('onRequest', originValidation([hostname]))
+  app.addHook('onRequest', rebindingGuard([hostname]))
   // The SDK parses the body itself, so a malformed one gets its JSON-RPC parse error.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
