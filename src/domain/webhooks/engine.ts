@@ -24,10 +24,12 @@ export const WEBHOOK_USER_AGENT = 'WebPresence-Webhooks/1.1'
  * attempt's job and the endpoint's health are written in one transaction, guarded by the attempt
  * number, so a late outcome from a worker that lost its lease changes nothing.
  *
- * Jobs claimed together share their database work: one read for the attempts that start
- * together, one statement for the fan-outs and for the plain successes that finish together
- * (each still guarded by its own attempt number), so a burst costs a few round trips instead of
- * a few per delivery.
+ * Jobs claimed together share their database work: one read and one write for the fan-outs that
+ * run together, one read for the attempts that start together, one statement for the plain
+ * successes that finish together (each still guarded by its own attempt number, and marking its
+ * job done under its lease), so a burst costs a few round trips instead of a few per delivery.
+ * A fan-out hands the first attempts its runner has room for to that runner already claimed,
+ * with what it read for them: they start without a claim or a read of their own.
  */
 
 export const DELIVER_JOB = 'webhook.deliver'
