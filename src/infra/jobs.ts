@@ -4,8 +4,7 @@ import type { Logger } from 'pino'
 import { newId } from './crypto.ts'
 import type { DataStore, Db, Unlisten } from './db.ts'
 import type { JobsTable } from './tables.ts'
-import { preparedQuery } from './prepared.ts'
-import type { Selectable } from 'kysely'
+import type { Compilable, RawBuilder, Selectable } from 'kysely'
 
 export type Job = Selectable<JobsTable>
 export const JOBS_CHANNEL = 'jobs'
@@ -146,7 +145,7 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Arra
 
 /**
  * Jobs as rows for jobsInsert: their ids made here, as JSON for one parameter, so a statement
- * that queues them keeps one text (and runs prepared) whatever their number.
+ * that queues them keeps one text whatever their number.
  */
 export function jobRows(jobs: readonly NewJob[]): string {
   const now = Date.now()
@@ -533,11 +532,24 @@ export class JobRunner {
 }
 
 /**
- * A claim: jobs whose claimant died (lease run out) first, then queued ones by due time; each
- * branch reads its own index in order, so a long backlog costs a claim nothing extra. Built once
- * and run prepared: PostgreSQL plans it once per connection, and no query is built per claim.
+ * A statement of the job queue or of a job's work, planned by PostgreSQL on every call. Not a
+ * prepared statement (prepared.ts): after five runs PostgreSQL may keep a generic plan chosen from
+ * the tables as they were then, and these tables grow by thousands of rows a minute; a claim's
+ * generic plan (its LIMIT a parameter, its ids unknown) made a backlog's delivery rate fall round
+ * after round. A custom plan each time costs a fraction of a millisecond per batch.
  */
-const claimJobs = preparedQuery((db, names: string[], limit: number, owner: string, leaseSeconds: number) => sql<Job>`
+export function plannedEachTime<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R> | RawBuilder<R>): (db: Db, ...args: A) => Promise<R[]> {
+  return async (db, ...args) => {
+    const query = build(db, ...args)
+    return 'isRawBuilder' in query ? (await query.execute(db)).rows : (await db.executeQuery(query.compile())).rows
+  }
+}
+
+/**
+ * A claim: jobs whose claimant died (lease run out) first, then queued ones by due time; each
+ * branch reads its own index in order, so a long backlog costs a claim nothing extra.
+ */
+const claimJobs = plannedEachTime((db, names: string[], limit: number, owner: string, leaseSeconds: number) => sql<Job>`
   with expired as (
     select id from jobs
     where state = 'running' and lease_until < now() and name = any(${names}::text[])
@@ -555,12 +567,12 @@ const claimJobs = preparedQuery((db, names: string[], limit: number, owner: stri
   returning *`)
 
 /**
- * Outcomes of jobs that finish together, written by one statement (built once, run prepared);
- * each is fenced by its owner token. The ids are matched as an array as well: the planner cannot
+ * Outcomes of jobs that finish together, written by one statement; each is fenced by its owner
+ * token. The ids are matched as an array as well: the planner cannot
  * see into the JSON, and joining on it alone lets it scan the whole table; `= any(array)` finds
  * the rows through the primary key.
  */
-const writeOutcomes = preparedQuery((db, outcomes: string) => sql<{ id: string; owner: string }>`
+const writeOutcomes = plannedEachTime((db, outcomes: string) => sql<{ id: string; owner: string }>`
   with v as (
     select * from jsonb_to_recordset(${outcomes}::jsonb)
       as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)

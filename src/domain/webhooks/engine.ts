@@ -3,8 +3,7 @@ import type { Logger } from 'pino'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { FetchError, type FetchResult, type SafeFetcher } from '../../infra/fetcher.ts'
-import { batched, enqueueJob, enqueueJobs, jobRows, jobsInsert, SUCCEEDED_JOB, type Job, type JobContext, type JobRunner, type NewJob } from '../../infra/jobs.ts'
-import { preparedQuery } from '../../infra/prepared.ts'
+import { batched, enqueueJob, enqueueJobs, jobRows, jobsInsert, plannedEachTime, SUCCEEDED_JOB, type Job, type JobContext, type JobRunner, type NewJob } from '../../infra/jobs.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import type { EventsTable } from '../../infra/tables.ts'
 import { nextAttemptAt, parseRetryAfter, type RetryClock } from './retry.ts'
@@ -113,9 +112,9 @@ export async function fanOutEvents(db: Db, eventIds: readonly string[]): Promise
 
 /**
  * The read of a fan-out: the events with their accounts' plans and matching endpoints, and
- * whether they were fanned out already. Built once and run prepared, whatever the number of events.
+ * whether they were fanned out already; one text whatever the number of events.
  */
-const fanOutRead = preparedQuery((db, ids: string[]) =>
+const fanOutRead = plannedEachTime((db, ids: string[]) =>
   db
     .selectFrom('events as e')
     .innerJoin('accounts as a', 'a.id', 'e.account_id')
@@ -170,10 +169,10 @@ function prime(primed: Primed, inputs: readonly AttemptInput[]): void {
 }
 
 /**
- * The write of a fan-out, one statement built once and run prepared: the deliveries, the first
+ * The write of a fan-out, one statement of one text: the deliveries, the first
  * attempts the runner takes (claimed by it) and the others (queued). Returns the claimed jobs.
  */
-const fanOutWrite = preparedQuery((db, deliveries: string, claimedJobs: string, owner: string, leaseSeconds: number, queuedJobs: string) => sql<Job>`
+const fanOutWrite = plannedEachTime((db, deliveries: string, claimedJobs: string, owner: string, leaseSeconds: number, queuedJobs: string) => sql<Job>`
   with d as (
     insert into webhook_deliveries (id, account_id, endpoint_id, event_id, state, last_error, failed_at)
     select id, account_id, endpoint_id, event_id, state, last_error, failed_at
@@ -288,8 +287,8 @@ interface AttemptInput {
   event: Selectable<EventsTable>
 }
 
-/** The deliveries of attempts that start together, read with their endpoints and events in one query (built once, run prepared). */
-const attemptsRead = preparedQuery((db, ids: string[]) =>
+/** The deliveries of attempts that start together, read with their endpoints and events in one query. */
+const attemptsRead = plannedEachTime((db, ids: string[]) =>
   db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
@@ -363,11 +362,11 @@ interface PlainSuccess {
 }
 
 /**
- * The statement of recordSuccesses, built once and run prepared. The ids are matched as an array
+ * The statement of recordSuccesses. The ids are matched as an array
  * too: the planner cannot see into the JSON, and a join on it alone may scan every pending
  * delivery; `= any(array)` goes through the primary key.
  */
-const successesWrite = preparedQuery((db, successes: string) => sql<{ id: string }>`
+const successesWrite = plannedEachTime((db, successes: string) => sql<{ id: string }>`
     with v as (
       select * from jsonb_to_recordset(${successes}::jsonb) as v(job_id text, job_owner text, delivery_id text, endpoint_id text, attempt int,
         first_attempt_at timestamptz, attempted_at timestamptz, delivered_at timestamptz, status int, duration_ms int, attempt_id text, response text)
