@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../infra/db.ts'
-import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
+import { scheduleDaily, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 
 /**
  * Sessions nobody has used for this long are erased like a visitor's DELETE would: transcript,
@@ -28,13 +28,9 @@ export async function purgeStaleSessions(db: Db, cutoff: Date): Promise<number> 
   }
 }
 
-const utcDay = (at: Date) => at.toISOString().slice(0, 10)
-
 /** The next run at 03:00 UTC after `from`; one pending run per day, whatever the number of instances. */
 export function schedulePurge(db: Db, from = new Date()) {
-  const at = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), 3))
-  if (at <= from) at.setUTCDate(at.getUTCDate() + 1)
-  return enqueueJob(db, PURGE_JOB, {}, { runAt: at, uniqueKey: utcDay(at), maxAttempts: 5 })
+  return scheduleDaily(db, PURGE_JOB, { hour: 3 }, from)
 }
 
 /** The daily purge of stale sessions. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { PersistedQueryProvider } from 'mercurius'
 import type { Db } from '../infra/db.ts'
-import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
+import { scheduleDaily, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 
 /**
  * Automatic persisted queries (DESIGN.md 13, the protocol of Apollo's APQ): a request with only
@@ -76,12 +76,8 @@ export function persistedQueries(db: Db): PersistedQueryProvider {
   } as PersistedQueryProvider
 }
 
-/** One purge a day at 04:30 UTC, keyed by its day so N instances schedule it once. */
-function scheduleNext(app: FastifyInstance, from = new Date()) {
-  const at = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), 4, 30))
-  if (at <= from) at.setUTCDate(at.getUTCDate() + 1)
-  return enqueueJob(app.db, PERSISTED_PURGE_JOB, {}, { runAt: at, uniqueKey: at.toISOString().slice(0, 10), maxAttempts: 5 })
-}
+/** One purge a day at 04:30 UTC. */
+const scheduleNext = (app: FastifyInstance) => scheduleDaily(app.db, PERSISTED_PURGE_JOB, { hour: 4, minute: 30 })
 
 /** The daily purge of persisted queries nobody has used for a while. */
 export function persistedQueryPurgeJob(app: FastifyInstance): NamedJob {

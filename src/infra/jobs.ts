@@ -63,6 +63,16 @@ export interface JobDefinition<P = unknown> {
 }
 
 /**
+ * Queues a recurring job's next daily run at `hour`:`minute` UTC after `from`, keyed by its day, so
+ * N instances (and the run itself, scheduling the next) queue one run a day.
+ */
+export function scheduleDaily(db: Db, name: string, time: { hour: number; minute?: number }, from = new Date()): Promise<string | undefined> {
+  const at = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), time.hour, time.minute ?? 0))
+  if (at <= from) at.setUTCDate(at.getUTCDate() + 1)
+  return enqueueJob(db, name, {}, { runAt: at, uniqueKey: at.toISOString().slice(0, 10), maxAttempts: 5 })
+}
+
+/**
  * A job as the jobs plugin (src/jobs.ts) registers it on the runner: its name and definition and,
  * for a recurring job, how its next run is put in place (once the app is ready, and by each run).
  */

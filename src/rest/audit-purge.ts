@@ -1,17 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { purgeAuditLog } from '../domain/accounts/audit-log.ts'
 import { purgeQuotaWindows } from '../domain/accounts/quota.ts'
-import { enqueueJob, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
+import { scheduleDaily, type JobDefinition, type NamedJob } from '../infra/jobs.ts'
 import { purgeIdempotencyKeys } from './idempotency-store.ts'
 
 export const REST_PURGE_JOB = 'rest.purge'
 
-/** One run a day at 04:00 UTC, keyed by its day so N instances schedule it once. */
-function scheduleNext(app: FastifyInstance, from = new Date()) {
-  const at = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), 4))
-  if (at <= from) at.setUTCDate(at.getUTCDate() + 1)
-  return enqueueJob(app.db, REST_PURGE_JOB, {}, { runAt: at, uniqueKey: at.toISOString().slice(0, 10), maxAttempts: 5 })
-}
+/** One run a day at 04:00 UTC. */
+const scheduleNext = (app: FastifyInstance) => scheduleDaily(app.db, REST_PURGE_JOB, { hour: 4 })
 
 /** What /v1 keeps only for a while: audit records (90 days), Idempotency-Keys (a day), ended quota windows. */
 export async function purgeRestData(app: FastifyInstance, now = Date.now()): Promise<Record<string, number>> {
