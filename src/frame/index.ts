@@ -7,7 +7,7 @@
  *   'oauth'): the credential checked (API token by its hash, account OAuth token by the bearer
  *   guard) and one call charged against the account's hour (`principal.quota`). Given a reply, the
  *   rate-limit headers are set on it. A bad or missing credential throws 401 invalid_token with its
- *   WWW-Authenticate challenge.
+ *   WWW-Authenticate challenge. A credential known in memory is answered without a promise.
  * - `session(request)` → `SessionPrincipal | undefined`: the person signed in on this browser, in
  *   the account they chose there, with their role in it (dashboard; no budget, no scopes).
  *   Every principal names the member who acts (`userId`) and their `role`. The room must have registered @fastify/cookie.
@@ -49,7 +49,8 @@ export { isApiPrincipal, type ApiPrincipal, type ApiTokenPrincipal, type OAuthPr
 export { secondsUntilReset, setRateLimitHeaders } from './rate-limit-headers.ts'
 
 export interface AccountFrame {
-  authenticate(request: FastifyRequest, reply: FastifyReply | null, options: AuthenticateOptions): Promise<ApiPrincipal>
+  /** Without a promise when every answer is in memory: await it in an async function, where a refusal thrown at once rejects. */
+  authenticate(request: FastifyRequest, reply: FastifyReply | null, options: AuthenticateOptions): ApiPrincipal | Promise<ApiPrincipal>
   session(request: FastifyRequest): Promise<SessionPrincipal | undefined>
   authorize(principal: Principal, options?: AuthorizeOptions): void
   setRateLimitHeaders: typeof setRateLimitHeaders

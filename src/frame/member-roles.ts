@@ -23,12 +23,18 @@ export class MemberRoles {
     this.#db = db
   }
 
+  /** The answer of `of` when it is in memory and fresh (`{ acting: undefined }`: not a member); undefined when it must be read. */
+  known(accountId: string, subject: string, now = Date.now()): { acting: Acting | undefined } | undefined {
+    const entry = this.#entries.get(`${accountId} ${subject}`)
+    if (!entry || now - entry.readAt > FRESH_MS || changedSince(memberKey(accountId, entry.acting?.userId ?? subject), entry.seen)) return undefined
+    return entry
+  }
+
   /** The member the subject (`usr_…`, or a claimed agent's `reg_…`) acts as; undefined when they do not belong to the account. */
   async of(accountId: string, subject: string, now = Date.now()): Promise<Acting | undefined> {
+    const known = this.known(accountId, subject, now)
+    if (known) return known.acting
     const key = `${accountId} ${subject}`
-    const entry = this.#entries.get(key)
-    const stale = (acting: Acting | undefined, seen: number) => changedSince(memberKey(accountId, acting?.userId ?? subject), seen)
-    if (entry && now - entry.readAt <= FRESH_MS && !stale(entry.acting, entry.seen)) return entry.acting
     const seen = changeSequence()
     const acting = await actingMember(this.#db, accountId, subject)
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear()

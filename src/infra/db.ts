@@ -3,7 +3,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import { lockDataDir } from './embedded-lock.ts'
-import { queryOn } from './prepared.ts'
+import { queryOn, runDirect, type DirectQuery } from './prepared.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
@@ -264,6 +264,34 @@ function guardedPool(pool: pg.Pool, watch: DatabaseWatch) {
   }
 }
 
+/**
+ * One statement on a pooled connection under one guard of the watch: the hot reads' path
+ * (`preparedQuery`) past Kysely's driver. A connection whose statement was let go, or that holds
+ * a prepared statement gone stale, is destroyed on release, as in `guardedPool`.
+ */
+function directQuery(pool: pg.Pool, watch: DatabaseWatch): DirectQuery {
+  return (text, values) => {
+    let abandoned = false
+    return watch.guard(
+      async () => {
+        const client = await pool.connect()
+        let broken = abandoned
+        try {
+          if (broken) throw new DatabaseUnavailableError()
+          return await queryOn(client, text, values, () => {
+            broken = true
+          })
+        } finally {
+          client.release(broken || abandoned ? true : undefined)
+        }
+      },
+      () => {
+        abandoned = true
+      },
+    )
+  }
+}
+
 async function openPostgres(url: string, options: DataStoreOptions): Promise<DataStore> {
   const { log } = options
   const pool = new pg.Pool({
@@ -285,6 +313,7 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
   })
   const watch = new DatabaseWatch(log)
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, watch) as never }) })
+  runDirect(db, directQuery(pool, watch))
   const stopWatching = startWatching(url, watch)
   const listeners: Array<{ stop: () => Promise<void> }> = []
 

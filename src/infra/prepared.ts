@@ -12,6 +12,18 @@ import type { Db } from './db.ts'
 const names = new Map<string, string>()
 const MAX_PREPARED = 200
 
+/** A database's own path for one statement outside a transaction (the pool's, on PostgreSQL). */
+export type DirectQuery = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>
+const directs = new WeakMap<Db, DirectQuery>()
+
+/**
+ * Registers the path a hot read of `db` itself takes past the query builder's driver. A
+ * transaction is another handle and keeps Kysely's, so its reads stay inside it.
+ */
+export function runDirect(db: Db, direct: DirectQuery): void {
+  directs.set(db, direct)
+}
+
 /** The statement name of an SQL text that runs prepared, if it does. */
 export function preparedName(text: string): string | undefined {
   return names.get(text)
@@ -29,6 +41,7 @@ export async function executePrepared<R>(db: Db, query: Compilable<R> | RawBuild
  * compiled SQL is kept; every call binds its own arguments in their places and runs prepared.
  * A request's kysely builder and compiler cost more than the row lookup they describe (a
  * tenth of a 50-site list's CPU). `build` must give the same SQL whatever the argument values.
+ * On the database itself (not a transaction) it runs on the pool's direct path (`runDirect`).
  *
  *   const siteById = preparedQuery((db, accountId: string, id: string) => db.selectFrom('sites')…)
  *   const rows = await siteById(db, accountId, id)
@@ -49,6 +62,10 @@ export function preparedQuery<A extends unknown[], R>(build: (db: Db, ...args: A
       plan = { compiled, slots }
     }
     const parameters = plan.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value))
+    // Kysely's driver (connection provider, runtime driver, result transform) allocated a fifth
+    // of a /mcp read's database work for a statement that needs none of it.
+    const direct = directs.get(db)
+    if (direct) return (await direct(plan.compiled.sql, parameters)).rows as R[]
     return (await db.executeQuery<R>({ ...plan.compiled, parameters })).rows
   }
 }

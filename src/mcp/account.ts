@@ -37,7 +37,8 @@ export function claimSteps(baseUrl: string): string {
 export async function forAccount<T>(caller: Caller, operation: string, access: 'read' | 'write', work: (call: AccountCall) => Promise<T>): Promise<T> {
   if (!caller.auth.accountId) throw new errors.claimRequired(claimSteps(caller.app.config.BASE_URL))
   const { frame, db } = caller.app
-  const principal = await frame.authenticate(caller.request, null, { audience: caller.auth.audience })
+  const found = frame.authenticate(caller.request, null, { audience: caller.auth.audience })
+  const principal = found instanceof Promise ? await found : found
   const { accountId } = principal
   const entry = (status: number) => auditEntry(caller.request, principal, status, operation)
   try {

@@ -56,6 +56,19 @@ describe('hot reads as prepared statements', () => {
     }
   })
 
+  it('inside a transaction they read what the transaction wrote; the database itself sees it only once committed', async () => {
+    const { accountId, site } = await accountWithSite()
+    await app.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('sites').set({ name: 'Renamed inside' }).where('id', '=', site.id).execute()
+        expect(await getAccountSite(trx, accountId, site.id)).toMatchObject({ name: 'Renamed inside' })
+        throw new Error('roll back')
+      })
+      .catch(() => {})
+    expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ name: 'Prepared' })
+  })
+
   it('any query can run prepared, with its parameters bound each time', async () => {
     const query = (n: number) => app.db.selectNoFrom(sql<number>`${n}::int + 1`.as('next'))
     expect(await executePrepared(app.db, query(1))).toEqual([{ next: 2 }])

@@ -46,17 +46,17 @@ export function auditRecord(entry: AuditEntry): AuditRecord {
 }
 
 /**
- * Writes records with one fixed statement whatever their number: each column travels as one
- * array parameter. A multi-row VALUES list of 500 records was 5,500 parameters to compile, bind
- * and plan, and cost more than the rest of a /mcp call.
+ * Writes records with one fixed statement whatever their number: the batch travels as one JSON
+ * parameter. A multi-row VALUES list of 500 records was 5,500 parameters to compile, bind and
+ * plan; a text array per column was cheaper, but the driver's escaping of every element into
+ * array literals was still most of the batch's cost on a busy /mcp, where JSON.stringify is one
+ * native pass.
  */
 export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promise<void> {
   if (!records.length) return
-  const column = <K extends keyof AuditRecord>(key: K) => records.map((record) => record[key] ?? null)
   await sql`insert into audit_log (id, at, account_id, token_id, client_id, user_id, operation, method, path, status, request_id, ip)
-    select * from unnest(${column('id')}::text[], ${column('at')}::timestamptz[], ${column('account_id')}::text[], ${column('token_id')}::text[],
-      ${column('client_id')}::text[], ${column('user_id')}::text[], ${column('operation')}::text[], ${column('method')}::text[], ${column('path')}::text[],
-      ${column('status')}::int[], ${column('request_id')}::text[], ${column('ip')}::text[])`.execute(db)
+    select * from json_to_recordset(${JSON.stringify(records)}::json) as r(id text, at timestamptz, account_id text, token_id text, client_id text,
+      user_id text, operation text, method text, path text, status int, request_id text, ip text)`.execute(db)
 }
 
 /**
