@@ -49,13 +49,29 @@ export function auditRecord(entry: AuditEntry): AuditRecord {
  * Writes records with one fixed statement whatever their number: the batch travels as one JSON
  * parameter. A multi-row VALUES list of 500 records was 5,500 parameters to compile, bind and
  * plan; a text array per column was cheaper, but the driver's escaping of every element into
- * array literals was still most of the batch's cost on a busy /mcp, where JSON.stringify is one
- * native pass.
+ * array literals was still most of the batch's cost on a busy /mcp. Times go as epoch
+ * milliseconds, so the records are plain JSON that JSON.stringify writes in its fast path (a Date
+ * takes its slow one).
  */
 export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promise<void> {
   if (!records.length) return
+  const rows = records.map((r) => ({
+    id: r.id,
+    at: r.at instanceof Date ? r.at.getTime() : Date.parse(String(r.at)),
+    account_id: r.account_id,
+    token_id: r.token_id ?? null,
+    client_id: r.client_id ?? null,
+    user_id: r.user_id ?? null,
+    operation: r.operation,
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    request_id: r.request_id,
+    ip: r.ip,
+  }))
   await sql`insert into audit_log (id, at, account_id, token_id, client_id, user_id, operation, method, path, status, request_id, ip)
-    select * from json_to_recordset(${JSON.stringify(records)}::json) as r(id text, at timestamptz, account_id text, token_id text, client_id text,
+    select id, to_timestamp(at / 1000), account_id, token_id, client_id, user_id, operation, method, path, status, request_id, ip
+    from json_to_recordset(${JSON.stringify(rows)}::json) as r(id text, at float8, account_id text, token_id text, client_id text,
       user_id text, operation text, method text, path text, status int, request_id text, ip text)`.execute(db)
 }
 
