@@ -8,6 +8,7 @@ import { clientErrorHandler, frameworkErrorHandler, problemErrorHandler, problem
 import core from './infra/core.ts'
 import mailer from './infra/mailer.ts'
 import accountFrame from './frame/index.ts'
+import { buildSerializer } from './infra/serializer.ts'
 import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/logger.ts'
 import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit/plugin.ts'
@@ -58,6 +59,7 @@ function serverOptions(config: Config, logStream?: Writable): FastifyServerOptio
     // Refusals made before any route runs answer in the documented shapes too (see errors.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer } },
   }
 }
 

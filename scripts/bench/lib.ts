@@ -111,14 +111,23 @@ const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.
 export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
 
 /**
+ * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service, and of the references that do the
+ * same work, to that folder when each stops (files named by what they profile), so a bench's
+ * costs can be set side by side.
+ */
+export function profiled(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
+}
+
+/**
  * Starts the real service (src/server.ts) on real PostgreSQL with production-like settings:
  * helmet, rate limiting and logging on. Rate limits are scaled up so the load itself is measured,
  * not refused; log lines go to /dev/null as they would to a collector.
  */
 export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
   const database = await freshBenchDatabase()
-  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service to that folder when it stops.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
+  const profile = profiled('service')
   const dataKey = randomBytes(32).toString('base64')
   const started = spawnServer(
     (port) =>
@@ -188,7 +197,7 @@ export async function startSameWork(mode: 'sites' | 'patch' | 'turn', databaseUr
   const file = join(dir, 'settings.json')
   writeFileSync(file, JSON.stringify(settings))
   const { child, url } = await spawnServer(
-    (port) => spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./same-work-server.ts', import.meta.url)), String(port), mode, databaseUrl, file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
+    (port) => spawn(process.execPath, [...runtimeFlags, ...profiled(`same-work-${mode}`), fileURLToPath(new URL('./same-work-server.ts', import.meta.url)), String(port), mode, databaseUrl, file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
     '/ready',
   )
   return {

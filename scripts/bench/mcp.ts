@@ -15,7 +15,7 @@ import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { signAccessToken } from '../../src/identity/tokens.ts'
-import { compared, load, median, report, runtimeFlags, startBaseline, startService, warm, type LoadResult } from './lib.ts'
+import { compared, load, median, profiled, report, runtimeFlags, startBaseline, startService, warm, type LoadResult } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -23,8 +23,7 @@ const MODERN = '2026-07-28'
 
 async function startMinimal(database: string[] = []) {
   const port = 20_000 + Math.floor(Math.random() * 20_000)
-  // BENCH_CPU_PROF profiles the minimal servers too (their files begin MCP-minimal-), so their costs can be set beside the service's.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=MCP-minimal-${database.length ? 'db' : 'constant'}-${port}.cpuprofile`] : []
+  const profile = profiled(`mcp-minimal-${database.length ? 'db' : 'constant'}`)
   const child = spawn(process.execPath, [...runtimeFlags, ...profile, fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...database], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
