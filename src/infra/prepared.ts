@@ -24,6 +24,11 @@ export function runDirect(db: Db, direct: DirectQuery): void {
   directs.set(db, direct)
 }
 
+/** The direct path registered for `db`, if any (a test wraps it to see the statements sent). */
+export function directQueryOf(db: Db): DirectQuery | undefined {
+  return directs.get(db)
+}
+
 /** The statement name of an SQL text that runs prepared, if it does. */
 export function preparedName(text: string): string | undefined {
   return names.get(text)

@@ -4,6 +4,7 @@ import { addDomain } from '../../src/domain/sites/domains.ts'
 import { insertLead } from '../../src/domain/leads/leads.ts'
 import { queueBuild } from '../../src/domain/sites/builds.ts'
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
+import { directQueryOf, runDirect } from '../../src/infra/prepared.ts'
 import { afterAuditFlush, clientFor, listeningApp, makeAccount, post, siteWithContent } from './helpers.ts'
 
 const { app, endpoint, origin } = await listeningApp()
@@ -188,7 +189,8 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
 
 /**
  * Counts the SQL statements the app sends while `work` runs, at the driver: every query of the
- * Kysely instance goes through its connection's executeQuery.
+ * Kysely instance goes through its connection's executeQuery, and a hot read on PostgreSQL
+ * through the database's direct path.
  */
 async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; count: number }> {
   const seen: string[] = []
@@ -205,6 +207,8 @@ async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; 
       })
       return consumer(proxied)
     })
+  const direct = directQueryOf(app.db)
+  if (direct) runDirect(app.db, (text, values) => (seen.push(text), direct(text, values)))
   try {
     const result = await work()
     // Only reads of the content count: other parts of the service (the job runner, batched audit
@@ -213,5 +217,6 @@ async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; 
     return { result, count }
   } finally {
     provider.provideConnection = original
+    if (direct) runDirect(app.db, direct)
   }
 }
