@@ -14,6 +14,11 @@ function isPlainTyped(schema: unknown): schema is Schema & { type: string } {
   return isSchema(schema) && typeof schema['type'] === 'string' && schema['type'] !== 'null' && !['anyOf', 'oneOf', 'allOf', '$ref', 'if', 'not'].some((key) => key in schema)
 }
 
+/** Keywords whose value is data, never a schema. */
+const VALUES = new Set(['enum', 'const', 'examples', 'default'])
+/** Keywords whose value maps names to schemas. */
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+
 /**
  * A copy of a response schema in which every nullable value, TypeBox's `anyOf: [T, { type: 'null' }]`,
  * is written as T with `type: [T's type, 'null']`. Every other keyword and choice is kept as it is.
@@ -22,7 +27,12 @@ export function nullableAsTypeList(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(nullableAsTypeList)
   if (!isSchema(schema)) return schema
   const copy: Schema = {}
-  for (const [key, value] of Object.entries(schema)) copy[key] = key === 'enum' || key === 'const' || key === 'examples' || key === 'default' ? value : nullableAsTypeList(value)
+  for (const [key, value] of Object.entries(schema)) {
+    if (VALUES.has(key)) copy[key] = value
+    // Under these the keys are names (a property may well be called `default` or `enum`), each naming a schema.
+    else if (NAMED_SCHEMAS.has(key) && isSchema(value)) copy[key] = Object.fromEntries(Object.entries(value).map(([name, named]) => [name, nullableAsTypeList(named)]))
+    else copy[key] = nullableAsTypeList(value)
+  }
   const options = copy['anyOf']
   if (!Array.isArray(options) || options.length !== 2) return copy
   const nullAt = options.findIndex(isNull)

@@ -30,6 +30,9 @@ describe('response serialisers', () => {
       either: Type.Union([Type.String(), Type.Integer()]),
       three: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
       nested: Type.Array(Type.Object({ note: Type.Union([Type.String(), Type.Null()]) })),
+      // Properties named like keywords are schemas all the same.
+      default: Type.Union([Type.String(), Type.Null()]),
+      enum: Type.Union([Type.Integer(), Type.Null()]),
     })
     const before = JSON.stringify(schema)
     const rewritten = nullableAsTypeList(schema) as { properties: Record<string, Record<string, unknown> & { items?: { properties: Record<string, unknown> } }> }
@@ -38,6 +41,8 @@ describe('response serialisers', () => {
     expect(rewritten.properties['either']).toHaveProperty('anyOf')
     expect(rewritten.properties['three']).toHaveProperty('anyOf')
     expect(rewritten.properties['nested']!.items!.properties['note']).toEqual({ type: ['string', 'null'] })
+    expect(rewritten.properties['default']).toEqual({ type: ['string', 'null'] })
+    expect(rewritten.properties['enum']).toEqual({ type: ['integer', 'null'] })
     expect(JSON.stringify(schema)).toBe(before)
   })
 
