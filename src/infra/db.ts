@@ -4,6 +4,7 @@ import pg from 'pg'
 import type { Logger } from 'pino'
 import { lockDataDir } from './embedded-lock.ts'
 import { queryOn, runDirect, type DirectQuery } from './prepared.ts'
+import { WaitingList } from './waiting-list.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
@@ -121,7 +122,7 @@ export class DatabaseUnavailableError extends Error {
 class DatabaseWatch {
   #available = true
   #lastAnswer = performance.now()
-  readonly #waiting = new Set<(error: Error) => void>()
+  readonly #waiting = new WaitingList()
   readonly #log: Logger
 
   constructor(log: Logger) {
@@ -141,7 +142,7 @@ class DatabaseWatch {
     if (!this.#available) return
     this.#available = false
     this.#log.warn({ err: reason, waiting: this.#waiting.size }, 'database is not answering: failing database requests fast until it does')
-    for (const fail of [...this.#waiting]) fail(new DatabaseUnavailableError())
+    for (const fail of this.#waiting.all()) fail(new DatabaseUnavailableError())
   }
 
   markBack(): void {
@@ -159,20 +160,19 @@ class DatabaseWatch {
     if (!this.#available) return Promise.reject(new DatabaseUnavailableError())
     return new Promise<T>((resolve, reject) => {
       let settled = false
-      const fail = (error: Error) => {
+      const waiting = this.#waiting.add((error: Error) => {
         if (settled) return
         settled = true
-        this.#waiting.delete(fail)
+        this.#waiting.remove(waiting)
         abandoned()
         reject(error)
-      }
-      this.#waiting.add(fail)
+      })
       start().then(
         (value) => {
           this.#lastAnswer = performance.now()
           if (settled) return late?.(value)
           settled = true
-          this.#waiting.delete(fail)
+          this.#waiting.remove(waiting)
           resolve(value)
         },
         (error: unknown) => {
@@ -180,7 +180,7 @@ class DatabaseWatch {
           if ((error as { code?: unknown })?.code && !isDatabaseUnavailable(error)) this.#lastAnswer = performance.now()
           if (settled) return
           settled = true
-          this.#waiting.delete(fail)
+          this.#waiting.remove(waiting)
           reject(error)
         },
       )
