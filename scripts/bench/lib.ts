@@ -111,9 +111,9 @@ const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.
 export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
 
 /**
- * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service, and of the references that do the
- * same work, to that folder when each stops (files named by what they profile), so a bench's
- * costs can be set side by side.
+ * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service, and of the references (the bare
+ * servers and those doing the same work), to that folder when each stops (files named by what
+ * they profile), so a bench's costs can be set side by side.
  */
 export function profiled(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROF
@@ -182,7 +182,7 @@ export async function benchAccountToken(databaseUrl: string, dataKey: string, sc
 
 export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', databaseUrl = ''): Promise<Running> {
   const { child, url } = await spawnServer(
-    (port) => spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
+    (port) => spawn(process.execPath, [...runtimeFlags, ...profiled(`baseline-${mode}`), fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
     '/',
   )
   return { url, pid: child.pid!, stop: () => stopChild(child) }
