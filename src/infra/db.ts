@@ -4,7 +4,7 @@ import pg from 'pg'
 import type { Logger } from 'pino'
 import { lockDataDir } from './embedded-lock.ts'
 import { queryOn, runDirect, type DirectQuery } from './prepared.ts'
-import { WaitingList } from './waiting-list.ts'
+import { LinkedSet } from './linked-set.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
@@ -122,7 +122,7 @@ export class DatabaseUnavailableError extends Error {
 class DatabaseWatch {
   #available = true
   #lastAnswer = performance.now()
-  readonly #waiting = new WaitingList()
+  readonly #waiting = new LinkedSet<(error: Error) => void>()
   readonly #log: Logger
 
   constructor(log: Logger) {
@@ -142,7 +142,7 @@ class DatabaseWatch {
     if (!this.#available) return
     this.#available = false
     this.#log.warn({ err: reason, waiting: this.#waiting.size }, 'database is not answering: failing database requests fast until it does')
-    for (const fail of this.#waiting.all()) fail(new DatabaseUnavailableError())
+    for (const fail of this.#waiting.values()) fail(new DatabaseUnavailableError())
   }
 
   markBack(): void {

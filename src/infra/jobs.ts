@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import { newId } from './crypto.ts'
 import type { DataStore, Db, Unlisten } from './db.ts'
+import { LinkedSet, type Linked } from './linked-set.ts'
 import type { JobsTable } from './tables.ts'
 import type { Compilable, RawBuilder, Selectable } from 'kysely'
 
@@ -272,16 +273,16 @@ export class JobRunner {
   readonly #concurrency: number
   readonly #pollIntervalMs: number
   readonly #definitions = new Map<string, Required<Omit<JobDefinition, 'handler'>> & Pick<JobDefinition, 'handler'>>()
-  /** Jobs running in a slot. */
-  readonly #inFlight = new Set<Promise<void>>()
+  /** Jobs running in a slot (linked sets, not Sets: see linked-set.ts). */
+  readonly #inFlight = new LinkedSet<Promise<void>>()
   /** Jobs that gave their slot back and only record their result. */
-  readonly #released = new Set<Promise<void>>()
+  readonly #released = new LinkedSet<Promise<void>>()
   /** Claimed ahead, waiting for a slot (see #claimRoom). */
   #ready: Array<{ job: Job; claimedAt: number }> = []
   /** When the latest jobs finished, to size how far to claim ahead. */
   readonly #finishedAt: number[] = []
   /** Outcomes on their way to the database; stop() waits for them too. */
-  readonly #recording = new Set<Promise<void>>()
+  readonly #recording = new LinkedSet<Promise<void>>()
   #running = false
   #unlisten: Unlisten | undefined
   #pollTimer: NodeJS.Timeout | undefined
@@ -328,7 +329,7 @@ export class JobRunner {
     this.#unlisten = undefined
     await this.#draining
     for (const { job } of this.#ready.splice(0)) this.#handBack(job)
-    const pending = () => [...this.#inFlight, ...this.#released, ...this.#recording]
+    const pending = () => [...this.#inFlight.values(), ...this.#released.values(), ...this.#recording.values()]
     while (pending().length > 0) await Promise.allSettled(pending())
   }
 
@@ -424,25 +425,24 @@ export class JobRunner {
         this.#handBack(job)
         continue
       }
-      // Set before the handler runs: it may give its slot back at once.
-      let run: Promise<void> | undefined
+      // Declared before the handler runs: it may give its slot back at once.
+      let place: Linked<Promise<void>> | undefined
       let released = false
-      run = this.#run(job, () => {
+      const run = this.#run(job, () => {
         if (released || this.#released.size >= this.#concurrency) return
         released = true
-        if (run) {
-          this.#inFlight.delete(run)
-          this.#released.add(run)
+        if (place) {
+          this.#inFlight.remove(place)
+          place = this.#released.add(place.value)
         }
         this.wake()
       }).finally(() => {
         this.#finishedAt.push(performance.now())
         if (this.#finishedAt.length > this.#concurrency) this.#finishedAt.shift()
-        this.#inFlight.delete(run!)
-        this.#released.delete(run!)
+        place?.set?.remove(place)
         this.wake()
       })
-      ;(released ? this.#released : this.#inFlight).add(run)
+      place = (released ? this.#released : this.#inFlight).add(run)
     }
   }
 
@@ -529,8 +529,8 @@ export class JobRunner {
       },
       (failure: unknown) => log().warn({ err: failure }, 'could not record job outcome; it will run again after its lease'),
     )
-    this.#recording.add(recording)
-    void recording.finally(() => this.#recording.delete(recording))
+    const place = this.#recording.add(recording)
+    void recording.finally(() => this.#recording.remove(place))
   }
 
   /** Outcomes of jobs that finish together are written by one statement; each is fenced by its owner token. */
