@@ -31,6 +31,33 @@ export interface JobContext {
 }
 
 /**
+ * A handler's JobContext, its logger made on first use. A class with the getter on its
+ * prototype, not an object literal with its own `get log()`: each such literal carried a new
+ * accessor, so V8 gave every call a new hidden class reached from a shared one's transitions,
+ * and young-generation collections kept whatever the getter's closure reached (see
+ * LinkedSet for the same effect).
+ */
+class JobCall implements JobContext {
+  readonly job: Job
+  readonly signal: AbortSignal
+  readonly releaseSlot: () => void
+  readonly completed: () => void
+  readonly #log: () => Logger
+
+  constructor(job: Job, signal: AbortSignal, log: () => Logger, releaseSlot: () => void, completed: () => void) {
+    this.job = job
+    this.signal = signal
+    this.#log = log
+    this.releaseSlot = releaseSlot
+    this.completed = completed
+  }
+
+  get log(): Logger {
+    return this.#log()
+  }
+}
+
+/**
  * How a handler that calls `completed()` marks its job done: `update jobs set <this> where id = …
  * and lease_owner = …`, the same change the runner's own outcome makes for a success.
  */
@@ -485,17 +512,12 @@ export class JobRunner {
     }, Math.max(50, definition.leaseMs / 3))
     let completed = false
     try {
-      await definition.handler(job.payload, {
-        job,
-        signal: controller.signal,
-        get log() {
-          return log()
-        },
-        releaseSlot,
-        completed: () => {
+      await definition.handler(
+        job.payload,
+        new JobCall(job, controller.signal, log, releaseSlot, () => {
           completed = true
-        },
-      })
+        }),
+      )
       if (!completed) this.#record(job, 'succeeded', null, undefined, log)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
