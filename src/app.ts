@@ -9,6 +9,7 @@ import core from './infra/core.ts'
 import mailer from './infra/mailer.ts'
 import accountFrame from './frame/index.ts'
 import { buildSerializer } from './infra/serializer.ts'
+import { BatchedDestination } from './infra/log-destination.ts'
 import { genReqId, lazyChildLogger, loggerOptions, RequestLog } from './infra/logger.ts'
 import openapi from './infra/openapi.ts'
 import rateLimit from './infra/rate-limit/plugin.ts'
@@ -31,13 +32,12 @@ export type App = FastifyInstance
 
 /**
  * In production log lines are batched into 4 KiB writes made on the event loop itself, and
- * flushed at least once a second so a quiet instance does not hold its lines back; pino flushes
- * what is pending on exit. (Asynchronous writes hand each batch to the thread pool, which costs
- * more than the write.) In development every line is written as it comes.
+ * flushed at least once a second so a quiet instance does not hold its lines back; the server
+ * flushes what is pending on exit. (Asynchronous writes hand each batch to the thread pool, which
+ * costs more than the write.) In development every line is written as it comes.
  */
 function logDestination(config: Config) {
-  const production = config.NODE_ENV === 'production'
-  return pino.destination({ dest: 1, sync: true, minLength: production ? 4096 : 0, periodicFlush: production ? 1000 : 0 })
+  return config.NODE_ENV === 'production' ? new BatchedDestination({ fd: 1 }) : pino.destination({ dest: 1, sync: true })
 }
 
 /** Options of the HTTP server itself; everything else is registered as plugins below. */
