@@ -12,13 +12,13 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createMailer } from '../src/infra/mailer.ts'
 import { buildTestApp, TEST_DATA_KEY, testConfig } from './helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from './helpers/database.ts'
-import { baseEnv, startServerProcess, waitUntilReady } from './helpers/process.ts'
+import { baseEnv, PROCESS_TIMEOUT_MS, startServerProcess, waitUntilReady } from './helpers/process.ts'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const shared = await buildTestApp()
 
-describe('the server process', () => {
+describe('the server process', { timeout: PROCESS_TIMEOUT_MS }, () => {
   it('refuses to start on a bad configuration, naming the variable', async () => {
     const server = await startServerProcess({ PORT: 'eighty', DATABASE_URL: 'memory://' })
     expect(await server.exited).toBe(78)
@@ -80,7 +80,7 @@ describe('the server process', () => {
 
 // The fault: a second start with another DATA_ENCRYPTION_KEY (compose made a new one on each run)
 // failed with a plain-text error and exit 1, so the container restarted in a loop.
-describe('a data key that opens nothing already stored', () => {
+describe('a data key that opens nothing already stored', { timeout: PROCESS_TIMEOUT_MS }, () => {
   it('is a configuration error (exit 78) naming DATA_ENCRYPTION_KEYS_PREVIOUS; with the old key kept there, the server starts', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wps-key-'))
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -105,7 +105,7 @@ describe('a data key that opens nothing already stored', () => {
 })
 
 // The fault: without SMTP a sign-in code could not be read: the log had no code, the outbox is sealed.
-describe('mail without SMTP', () => {
+describe('mail without SMTP', { timeout: PROCESS_TIMEOUT_MS }, () => {
   const mail = { to: 'ada@example.com', subject: 'Your sign-in code', text: 'Your code is 493817. It expires in 10 minutes.' }
 
   async function mailerLog(nodeEnv: 'development' | 'test' | 'production') {

@@ -16,6 +16,12 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
+/**
+ * How long a test that starts processes of its own may take: each loads the service's modules
+ * and opens its database, which takes ten seconds and more on a busy 2-core machine.
+ */
+export const PROCESS_TIMEOUT_MS = 90_000
+
 /** The environment a child process starts from: not the test runner's (vitest sets BASE_URL='/'). */
 export function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }

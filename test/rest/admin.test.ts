@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
-import { runAdmin } from '../helpers/process.ts'
+import { PROCESS_TIMEOUT_MS, runAdmin } from '../helpers/process.ts'
 
 // Every run opens (and on the embedded database, replays) the database: seconds on a busy machine.
 const SLOW = 240_000
@@ -17,7 +17,7 @@ const live = onPostgres ? await buildTestApp({ databaseUrl }) : undefined
 
 const admin = (...args: string[]) => runAdmin({ DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, ...args)
 
-describe('npm run admin', () => {
+describe('npm run admin', { timeout: PROCESS_TIMEOUT_MS }, () => {
   let accountId = ''
   let secret = ''
 
