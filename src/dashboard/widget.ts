@@ -1,19 +1,11 @@
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { pickEncoding } from '../infra/content-encoding.ts'
+import { compressedAsset, pickEncoding } from '../infra/content-encoding.ts'
 
 /** The widget's script, read and compressed once at start: it changes only with a deploy. */
 function widgetAsset() {
-  const source = readFileSync(new URL('./widget/widget.js', import.meta.url))
-  return {
-    identity: source,
-    br: brotliCompressSync(source, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-    gzip: gzipSync(source, { level: 9 }),
-    etag: `"${createHash('sha256').update(source).digest('base64url').slice(0, 27)}"`,
-  }
+  return compressedAsset(readFileSync(new URL('./widget/widget.js', import.meta.url)))
 }
 
 /**

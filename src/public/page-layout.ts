@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto'
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { pickEncoding } from '../infra/content-encoding.ts'
+import { compressedAsset, pickEncoding, type CompressedAsset } from '../infra/content-encoding.ts'
 import { html, raw, type SafeHtml } from '../infra/html.ts'
 
 // Dark text on white, links and buttons in a blue of 6.7:1 against white, focus ring in amber.
@@ -63,21 +61,10 @@ ${page.body}
 }
 
 /** A page that changes only with a deploy, made once: its bytes, br and gzip copies and a strong ETag. */
-export interface StaticPage {
-  identity: Buffer
-  br: Buffer
-  gzip: Buffer
-  etag: string
-}
+export type StaticPage = CompressedAsset
 
 export function staticPage(markup: string): StaticPage {
-  const identity = Buffer.from(markup, 'utf8')
-  return {
-    identity,
-    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-    gzip: gzipSync(identity, { level: 9 }),
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
-  }
+  return compressedAsset(Buffer.from(markup, 'utf8'))
 }
 
 /** Answers a static page: cacheable for five minutes and revalidated by ETag, in the encoding the client accepts. */
