@@ -56,6 +56,16 @@ export function buildSerializer(externalSchemas: unknown, serializerOptions: Opt
     // As Fastify's own compiler does: a response schema that is itself one of the shared schemas is not passed twice.
     const id = isSchema(schema) ? schema['$id'] : undefined
     const shared = typeof id === 'string' && id in external ? Object.fromEntries(Object.entries(external).filter(([key]) => key !== id)) : external
-    return fastJsonStringify(nullableAsTypeList(schema) as Parameters<typeof fastJsonStringify>[0], { ...serializerOptions, schema: shared as Options['schema'] })
+    const key = JSON.stringify([schema, shared, serializerOptions ?? null])
+    let serialize = serializers.get(key)
+    if (!serialize) serializers.set(key, (serialize = fastJsonStringify(nullableAsTypeList(schema) as Parameters<typeof fastJsonStringify>[0], { ...serializerOptions, schema: shared as Options['schema'] })))
+    return serialize
   }
 }
+
+/**
+ * Serialisers by their schema, shared schemas and options, for the whole process: every app a
+ * process builds compiles the same response schemas, and that was a quarter of an app's start.
+ * Keyed by JSON, which is all a serialiser depends on: routes make their schemas anew each time.
+ */
+const serializers = new Map<string, (data: unknown) => string>()

@@ -68,3 +68,15 @@ describe('response serialisers', () => {
     expect(() => serialize({ count: 'many' })).toThrow(TypeError)
   })
 })
+
+describe('compiled once per process', () => {
+  it('gives an app built later the serialiser of an equal schema, and another schema its own', () => {
+    const first = buildSerializer({}, undefined)({ schema: Type.Object({ name: Type.String(), total: Type.Integer() }) })
+    const again = buildSerializer({}, undefined)({ schema: Type.Object({ name: Type.String(), total: Type.Integer() }) })
+    const other = buildSerializer({}, undefined)({ schema: Type.Object({ name: Type.String() }) })
+    expect(again).toBe(first)
+    expect(other).not.toBe(first)
+    expect(first({ name: 'Bakery', total: 2, extra: true })).toBe('{"name":"Bakery","total":2}')
+    expect(other({ name: 'Bakery', total: 2 })).toBe('{"name":"Bakery"}')
+  })
+})
