@@ -1,6 +1,7 @@
 import cors from '@fastify/cors'
 import { Ajv } from 'ajv'
 import { ajvFormats } from '../infra/ajv-formats.ts'
+import { compiledOnce } from '../infra/compiled-once.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { createLimiter } from '../infra/rate-limit/budgets.ts'
@@ -24,9 +25,12 @@ export default async function agentRoutes(app: FastifyInstance) {
   app.setErrorHandler(agentErrorHandler)
   app.setNotFoundHandler(agentNotFoundHandler)
   // The contract types every field exactly: a number is not a message, so nothing is coerced here.
-  const ajv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false })
-  ajvFormats(ajv)
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  const compile = compiledOnce('agent: exact types', () => {
+    const ajv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false })
+    ajvFormats(ajv)
+    return ajv
+  })
+  app.setValidatorCompiler(({ schema }) => compile(schema as object))
 
   await seedPlatformSite(app.db, config.BASE_URL)
   // Ranking indexes are built once here; a turn then costs no file or index work.

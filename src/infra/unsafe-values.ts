@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { ajvFormats } from './ajv-formats.ts'
+import { compiledOnce } from './compiled-once.ts'
 
 /** What no input value may be, though a schema lets it pass, with the rule it is reported under. */
 type Unsafe = { at: string; keyword: 'pattern' | 'maximum' }
@@ -48,32 +49,17 @@ function refusingUnsafe(validate: ValidateFunction, prepare: (data: unknown) => 
 }
 
 /**
- * Compiled validators by their options and schema, for the whole process: every app a process
- * builds (instances side by side, a test worker building one per file) compiles the same few
- * hundred route schemas, and compiling them was a quarter of an app's start. Keyed by the schema's
- * JSON, not its object: routes make their schemas anew on each registration, and a schema's JSON is
- * all a validator depends on (no schema is added to the instances, so none is referred to by $ref).
- */
-const compiled = new Map<string, ValidateFunction>()
-
-/**
  * Compiles schemas with the service's validation rules: unknown properties are refused, not
  * silently dropped, wherever a schema says so; defaults are applied; with `coerce`, text values
  * (query, path, form fields) are converted to the types their schemas declare; and what passed
  * is refused if it holds a value `unsafeAt` finds. `prepare` turns the input into what is checked.
+ * Each validator is compiled once per process (`compiledOnce`).
  */
 export function checkedCompiler(coerce: boolean): (schema: object, prepare?: (data: unknown) => unknown) => ValidateFunction {
-  let ajv: Ajv | undefined
-  return (schema, prepare) => {
-    const key = `${coerce}${JSON.stringify(schema)}`
-    let validate = compiled.get(key)
-    if (!validate) {
-      if (!ajv) {
-        ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, allErrors: false })
-        ajvFormats(ajv)
-      }
-      compiled.set(key, (validate = ajv.compile(schema)))
-    }
-    return refusingUnsafe(validate, prepare)
-  }
+  const compile = compiledOnce(coerce ? 'checked, text coerced' : 'checked', () => {
+    const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, allErrors: false })
+    ajvFormats(ajv)
+    return ajv
+  })
+  return (schema, prepare) => refusingUnsafe(compile(schema), prepare)
 }

@@ -1,5 +1,7 @@
 import { Type } from 'typebox'
 import { describe, expect, it } from 'vitest'
+import { Ajv } from 'ajv'
+import { compiledOnce } from '../../src/infra/compiled-once.ts'
 import { checkedCompiler } from '../../src/infra/unsafe-values.ts'
 
 const Query = () => Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })), q: Type.Optional(Type.String()) }, { additionalProperties: false })
@@ -31,5 +33,24 @@ describe('validators compiled once per process', () => {
     const validate = checkedCompiler(true)(Query())
     expect(validate({ q: 'bread\u0000' })).toBe(false)
     expect(validate.errors?.[0]).toMatchObject({ keyword: 'pattern', message: 'not storable' })
+  })
+})
+
+describe('compiledOnce', () => {
+  it('compiles an equal schema once under one name, and apart under another', () => {
+    let instances = 0
+    const make = (options: ConstructorParameters<typeof Ajv>[0]) => () => (instances++, new Ajv(options))
+    const first = compiledOnce('test: defaults', make({ useDefaults: true }))
+    const second = compiledOnce('test: defaults', make({ useDefaults: true }))
+    const other = compiledOnce('test: no defaults', make({ useDefaults: false }))
+    const schema = () => ({ type: 'object', properties: { locale: { type: 'string', default: 'en' } } })
+    expect(second(schema())).toBe(first(schema()))
+    expect(instances).toBe(1)
+    const withDefault: Record<string, unknown> = {}
+    const without: Record<string, unknown> = {}
+    expect(first(schema())(withDefault) && other(schema())(without)).toBe(true)
+    expect(withDefault).toEqual({ locale: 'en' })
+    expect(without).toEqual({})
+    expect(instances).toBe(2)
   })
 })
