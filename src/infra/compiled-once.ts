@@ -3,10 +3,10 @@ import type { Ajv, ValidateFunction } from 'ajv'
 /**
  * Compiled validators by their compiler's name and schema, for the whole process: every app a
  * process builds (instances side by side, a test worker building one per file) compiles the same
- * few hundred route schemas, and compiling them was a quarter of an app's start. Keyed by the
- * schema's JSON, not its object: routes make their schemas anew on each registration, and a
- * schema's JSON is all a validator depends on while no schema is added to the instance (so none
- * is reached by $ref). The set is bounded by the service's own schemas.
+ * few hundred route schemas, about 150 ms of a 1.2 s start. Keyed by the schema's JSON, not its
+ * object: routes make their schemas anew on each registration, and a schema's JSON is all a
+ * validator depends on while no schema is added to the instance (so none is reached by $ref).
+ * The set is bounded by the service's own schemas.
  */
 const compiled = new Map<string, ValidateFunction>()
 

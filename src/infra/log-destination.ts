@@ -11,8 +11,9 @@ interface Sink {
  * Production's log destination: lines gather in memory and are handed to SonicBoom about
  * `batchLength` characters at a time, at least every `flushEveryMs`, and on `flushSync` (the
  * server calls it on exit). SonicBoom's own batching (`minLength`) measures the byte length of the
- * whole pending batch again on every line it is given, which cost more than building the line
- * (about 1.4 µs a line against 0.1 µs here); given a whole batch, it writes it at once.
+ * whole pending batch again on every line it is given, which cost more than building the line:
+ * an access line to /dev/null took 1.7–2.9 µs through it and 0.7–1.3 µs through this batch,
+ * building it alone 0.3–0.5 µs. Given a whole batch, SonicBoom writes it at once.
  */
 export class BatchedDestination {
   readonly #sink: Sink
