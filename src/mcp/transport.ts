@@ -5,8 +5,10 @@ import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server'
 /**
  * Hands one Fastify request to the SDK's web-standard handler and sends its answer through the
  * reply, so the headers the app's hooks set (x-request-id, security headers, rate limits) stay on
- * it. The body reaches the SDK unparsed: malformed JSON and wrong media types get the SDK's own
- * JSON-RPC answers. A client that goes away aborts the exchange.
+ * it. A body that parses as JSON is handed over parsed as well (`parsedBody`): the SDK would
+ * otherwise clone the request to read, decode and parse the same bytes again. A body that does
+ * not parse is left to the SDK, so malformed JSON and wrong media types get its own JSON-RPC
+ * answers. A client that goes away aborts the exchange.
  */
 export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest, reply: FastifyReply, url: string, authInfo: AuthInfo) {
   const headers = new Headers()
@@ -23,9 +25,10 @@ export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest,
   }
   reply.raw.once('close', onClose)
 
-  const body = request.body instanceof Buffer ? request.body : undefined
-  const webRequest = new Request(url, { method: request.method, headers, body: body?.length ? body : undefined, signal: abort.signal })
-  const response = await handler.fetch(webRequest, { authInfo })
+  const body = request.body instanceof Buffer && request.body.length > 0 ? request.body : undefined
+  const webRequest = new Request(url, { method: request.method, headers, body, signal: abort.signal })
+  const parsedBody = body && parsedJson(body)
+  const response = await handler.fetch(webRequest, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody })
 
   reply.code(response.status)
   response.headers.forEach((value, name) => {
@@ -37,4 +40,13 @@ export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest,
     return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream))
   }
   return reply.send(Buffer.from(await response.arrayBuffer()))
+}
+
+/** The body's JSON value, or undefined where it is not JSON (the SDK then reads it and answers). */
+function parsedJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown
+  } catch {
+    return undefined
+  }
 }

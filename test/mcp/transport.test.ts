@@ -143,6 +143,16 @@ describe('bad input gets JSON-RPC errors or tool errors, never a 500', () => {
     expect((await rpc(res)).error).toMatchObject({ code: -32700 })
   })
 
+  it('a body only the SDK reads as JSON (after a byte-order mark) is answered as without the mark', async () => {
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list' })
+    const plain = await post(base, list, auth)
+    const marked = await post(base, `\uFEFF${list}`, auth)
+    expect([marked.status, plain.status]).toEqual([200, 200])
+    const [a, b] = [await rpc(marked), await rpc(plain)]
+    expect(a.id).toBe(4)
+    expect(a.result).toEqual(b.result)
+  })
+
   it('a body that is not JSON-RPC: invalid request', async () => {
     const res = await post(base, { hello: 'world' }, auth)
     expect(res.status).toBe(400)
