@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import { expect } from 'vitest'
+import { computeMedianRun } from 'lighthouse/core/lib/median-run.js'
 import { localProvider } from '../../src/public/audits/mcs/providers.ts'
+import type { LighthouseReport } from '../../src/public/audits/mcs/result.ts'
 
 // Local Lighthouse against a page the service serves on loopback. It measures the page, not the
 // database, so callers run it once (in the embedded project). Without Chromium it is skipped with
@@ -15,15 +17,32 @@ const AT_LEAST_95 = expect.toBeOneOf([95, 96, 97, 98, 99, 100])
 
 const runOnce = (url: string) => localProvider(chromePath).run(url, ['127.0.0.1'])
 
-/** Runs Lighthouse on `url` (its host mapped to 127.0.0.1) and expects at least 95 in each of the four categories. */
-export async function expectLighthouseAtLeast95(url: string): Promise<void> {
-  const report = await runOnce(url).catch(async (error: unknown) => {
-    // Lighthouse's own trace recording sometimes misses the navigation on a loaded machine
-    // (NO_NAVSTART, NO_FCP: "Please run Lighthouse again"); the page is measured a second time then.
+/** One run; Lighthouse's own trace recording sometimes misses the navigation on a loaded machine
+ * (NO_NAVSTART, NO_FCP: "Please run Lighthouse again"), and the page is then measured a second time. */
+function measured(url: string): Promise<LighthouseReport> {
+  return runOnce(url).catch(async (error: unknown) => {
     if (!/\((NO_NAVSTART|NO_FCP|NO_TRACING_STARTED)\)/.test(String((error as Error).message))) throw error
     return runOnce(url)
   })
-  const scores = Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((report.categories[c] ?? 0) * 100)]))
+}
+
+const scoresOf = (report: LighthouseReport) => Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((report.categories[c] ?? 0) * 100)]))
+const atLeast95 = (scores: Record<string, number>) => CATEGORIES.every((c) => scores[c]! >= 95)
+
+/**
+ * Runs Lighthouse on `url` (its host mapped to 127.0.0.1) and expects at least 95 in each of the
+ * four categories. Lab figures vary from run to run, the more so on a loaded machine (the suite
+ * runs files side by side on two cores, and a busy moment shows as blocking time): a page below
+ * the bar is measured twice more and judged by the median run, picked by Lighthouse's own
+ * `computeMedianRun`, as Lighthouse's guidance on variability advises.
+ */
+export async function expectLighthouseAtLeast95(url: string): Promise<void> {
+  let report = await measured(url)
+  if (!atLeast95(scoresOf(report))) {
+    const runs = [report, await measured(url), await measured(url)]
+    report = computeMedianRun(runs as never) as unknown as LighthouseReport
+  }
+  const scores = scoresOf(report)
   // Shown when the gate fails: the lab metrics and the audits that lost points.
   const metrics = Object.fromEntries(['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'].map((id) => [id, report.audits[id]?.numericValue]))
   const failing = Object.entries(report.audits).filter(([, a]) => a.score !== null && a.score < 0.9).map(([id]) => id)
