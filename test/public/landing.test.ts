@@ -6,7 +6,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { loadPricing } from '../../src/domain/accounts/plans.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { DESKTOP, haveBrowser, launchBrowser, PHONE } from '../helpers/browser.ts'
-import { expectLighthouseAtLeast95, haveChrome } from '../helpers/lighthouse.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { makeAccount } from '../rest/helpers.ts'
 import { bakerySite, buildSite, eventually } from '../sites/helpers.ts'
@@ -142,9 +141,5 @@ describe('the front door', () => {
         await context.close()
       }
     }
-  })
-
-  it.skipIf(!haveChrome || onPostgres)('scores at least 95 in Lighthouse\'s performance, accessibility, best practices and SEO', { timeout: 180_000 }, async () => {
-    await expectLighthouseAtLeast95(`${t.base}/`)
   })
 })
