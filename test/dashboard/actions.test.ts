@@ -271,9 +271,11 @@ describe('dashboard actions over plain form posts', async () => {
   it('filters the audit log by token and by time', async () => {
     const { token: apiToken, secret: apiSecret } = await createApiToken(app.db, { accountId, name: 'reader', scopes: ['read:sites'] })
     for (let i = 0; i < 2; i++) expect((await app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${apiSecret}` } })).statusCode).toBe(200)
+    // Records are written in batches off the request path, and the count and the rows are read side
+    // by side: wait until both show the two calls.
     const byToken = await until(async () => {
       const body = await page(`/app/audit-log?token_id=${apiToken.id}`)
-      return body.includes('2 records.') ? body : undefined
+      return body.includes('2 records.') && body.match(/data-label="Operation">sites\.list</g)?.length === 2 ? body : undefined
     })
     expect(byToken.match(/data-label="Operation">sites\.list</g)).toHaveLength(2)
     expect(byToken).not.toContain('dashboard.')
