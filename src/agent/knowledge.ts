@@ -308,10 +308,29 @@ function searchIn(collection: Collection, query: string, limit: number): Hit[] {
     .map(({ doc, score, coverage }) => ({ passage: collection.passages[doc]!, score, coverage, similarity: similarities.get(doc) ?? 0 }))
 }
 
+/**
+ * The platform's own collections by the price list they were filled from, made once per process:
+ * indexing every locale was an eighth of an app's start, and several apps built in one process
+ * (instances side by side, a test worker building one per file) index the same passages. A
+ * collection is never changed once made; each knowledge base keeps its sites' passages apart.
+ */
+const platformCollections = new Map<string, ReadonlyMap<Locale, Collection>>()
+
+function platformCollectionsOf(pricing: Pricing): ReadonlyMap<Locale, Collection> {
+  const key = JSON.stringify(pricing)
+  let platform = platformCollections.get(key)
+  if (!platform) {
+    platform = new Map(LOCALES.map((locale) => [locale, indexOf(loadPassages(locale, pricing), locale)]))
+    // Only tests pass other price lists; keep the last few.
+    if (platformCollections.size >= 4) platformCollections.delete(platformCollections.keys().next().value!)
+    platformCollections.set(key, platform)
+  }
+  return platform
+}
+
 /** Builds the ranking index of every locale once; searching is then pure computation. */
 export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeBase {
-  const platform = new Map<Locale, Collection>()
-  for (const locale of LOCALES) platform.set(locale, indexOf(loadPassages(locale, pricing), locale))
+  const platform = platformCollectionsOf(pricing)
   const sites = new Map<string, Map<Locale, Collection>>()
   const knownAmounts = new Set<number>([
     ...pricing.plans.flatMap((p) => [p.monthly_price_cents / 100, p.yearly_price_cents / 100]),

@@ -77,8 +77,20 @@ ${raw(doc.body)}`,
   })
 }
 
+/**
+ * The page last rendered, by its base URL and README: rendering the README was a tenth of an app's
+ * start, and several apps built in one process (a test worker builds one per file) render the same.
+ */
+let lastRendered: { key: string; html: string } | undefined
+
+function renderedDocs(config: Pick<Config, 'BASE_URL'>, markdown: string): string {
+  const key = `${config.BASE_URL}\u0000${markdown}`
+  if (lastRendered?.key !== key) lastRendered = { key, html: docsHtml(config, markdown) }
+  return lastRendered.html
+}
+
 /** GET /docs: the service's documentation (the README), rendered once at start. */
 export default async function docsRoute(app: FastifyInstance) {
-  const page = staticPage(docsHtml(app.config, readFileSync(README, 'utf8')))
+  const page = staticPage(renderedDocs(app.config, readFileSync(README, 'utf8')))
   app.get('/docs', { config: { operation: 'public.docs' }, schema: { hide: true } }, async (request, reply) => sendStaticPage(request, reply, page))
 }
