@@ -18,15 +18,18 @@ export const OUTAGE_REMINDER_MS = 60_000
 export function logStoreState(redis: Redis, log: FastifyBaseLogger, remindEveryMs = OUTAGE_REMINDER_MS): void {
   let downSince: number | undefined
   let remindedAt = 0
+  // The interval runs from the moment the last line was written, after the logger stamped it, so
+  // no two lines' own timestamps stand closer than `remindEveryMs`.
   redis.on('error', (error: Error & { code?: string }) => {
     const now = Date.now()
     const reason = error.code ?? error.message
     if (downSince === undefined) {
-      downSince = remindedAt = now
+      downSince = now
       log.warn({ reason }, 'rate-limit store unreachable: requests pass without a shared limit until it answers')
+      remindedAt = Date.now()
     } else if (now - remindedAt >= remindEveryMs) {
-      remindedAt = now
       log.warn({ reason, downForSeconds: Math.round((now - downSince) / 1000) }, 'rate-limit store still unreachable')
+      remindedAt = Date.now()
     }
   })
   redis.on('ready', () => {
