@@ -5,7 +5,7 @@ import { classify, logFailure, problemErrorHandler } from '../errors.ts'
 import { rememberedBearer, requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { buildMcpServer } from './server.ts'
-import type { Caller } from './tool.ts'
+import { CallerLease } from './tool.ts'
 import { serveMcp } from './transport.ts'
 
 /** JSON-RPC error codes for refusals made before the SDK saw the request. */
@@ -83,7 +83,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   app.setErrorHandler(jsonRpcErrorHandler)
 
-  const handler = createMcpHandler((context) => buildMcpServer(context.authInfo?.extra?.['caller'] as Caller, context), {
+  const handler = createMcpHandler((context) => buildMcpServer(app, context.authInfo?.extra?.['caller'] as CallerLease, context), {
     maxRequestBodySize: app.config.BODY_LIMIT_BYTES,
     onerror: (error) => app.log.debug({ reason: error.message }, 'mcp request refused'),
   })
@@ -125,7 +125,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
         return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' } })
       }
       const auth = request.auth!
-      const caller: Caller = { app, request, auth }
+      const lease = new CallerLease({ app, request, auth })
       const authInfo: AuthInfo = {
         token: '',
         clientId: auth.clientId,
@@ -133,9 +133,9 @@ export default async function mcpRoutes(app: FastifyInstance) {
         expiresAt: Math.floor(auth.expiresAt.getTime() / 1000),
         resource,
         resourceMetadataUrl: metadata,
-        extra: { caller },
+        extra: { caller: lease },
       }
-      return serveMcp(handler, request, reply, audience, authInfo)
+      return serveMcp(handler, request, reply, audience, authInfo, () => lease.end())
     },
   })
 }

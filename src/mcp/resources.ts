@@ -9,7 +9,7 @@ import { getAccountSite, listAccountSites } from '../domain/sites/sites.ts'
 import { mdText as md, pageBlocksMarkdown } from '../domain/sites/page-markdown.ts'
 import { classify, errors } from '../errors.ts'
 import { forAccount, type AccountCall } from './account.ts'
-import type { Caller } from './tool.ts'
+import type { Caller, CallerLease } from './tool.ts'
 import { previewUrl } from '../domain/sites/views.ts'
 import { subdomainHost } from '../domain/sites/subdomains.ts'
 
@@ -32,13 +32,15 @@ function domainLine(domain: DomainView): string {
   return domain.failure_reason ? `${line}, ${domain.failure_reason.code}: ${md(domain.failure_reason.detail)} (${record})` : `${line} (${record})`
 }
 
-async function read(caller: Caller, uri: URL, render: (call: AccountCall) => Promise<string | undefined>): Promise<ReadResourceResult> {
+async function read(lease: CallerLease, uri: URL, render: (call: AccountCall) => Promise<string | undefined>): Promise<ReadResourceResult> {
   try {
-    const text = await forAccount(caller, 'read_resource', 'read', async (call) => {
-      const found = await render(call)
-      if (found === undefined) throw new errors.notFound('No such resource in this account')
-      return found
-    })
+    const text = await lease.use((caller) =>
+      forAccount(caller, 'read_resource', 'read', async (call) => {
+        const found = await render(call)
+        if (found === undefined) throw new errors.notFound('No such resource in this account')
+        return found
+      }),
+    )
     return { contents: [{ uri: uri.href, mimeType: MARKDOWN, text }] }
   } catch (error) {
     throw readFailure(uri.href, error)
@@ -46,23 +48,23 @@ async function read(caller: Caller, uri: URL, render: (call: AccountCall) => Pro
 }
 
 /** The listing is empty for an agent nobody has claimed: it has no account to show. */
-async function listed<T>(caller: Caller, list: (accountId: string) => Promise<T[]>): Promise<T[]> {
-  return caller.auth.accountId ? list(caller.auth.accountId) : []
+async function listed<T>(lease: CallerLease, list: (accountId: string) => Promise<T[]>): Promise<T[]> {
+  return lease.auth.accountId ? list(lease.auth.accountId) : []
 }
 
 /**
  * Each site and page of the account as a Markdown resource: `wps://sites/{id}` (the site with
  * its pages) and `wps://pages/{id}` (the page with its blocks, as its published alternate reads).
  */
-export function registerResources(server: McpServer, caller: Caller) {
-  const { db } = caller.app
-  const base = caller.app.config.BASE_URL
+export function registerResources(server: McpServer, app: Caller['app'], lease: CallerLease) {
+  const { db } = app
+  const base = app.config.BASE_URL
 
   server.registerResource(
     'site',
     new ResourceTemplate('wps://sites/{id}', {
       list: async () => ({
-        resources: (await listed(caller, async (accountId) => (await listAccountSites(db, accountId, LISTED)).items)).map((site) => ({
+        resources: (await listed(lease, async (accountId) => (await listAccountSites(db, accountId, LISTED)).items)).map((site) => ({
           uri: `wps://sites/${site.id}`,
           name: site.name,
           mimeType: MARKDOWN,
@@ -71,7 +73,7 @@ export function registerResources(server: McpServer, caller: Caller) {
     }),
     { title: 'Site', description: 'A site of the account with its status, domain, locales, pages and domains (with the TXT record to publish, or why verification failed), as Markdown', mimeType: MARKDOWN },
     (uri, variables) =>
-      read(caller, uri, async (call) => {
+      read(lease, uri, async (call) => {
         const site = await getAccountSite(call.db, call.accountId, String(variables['id']))
         if (!site) return undefined
         const [{ items: pages }, { items: domains }] = await Promise.all([listSitePages(call.db, site.id, LISTED), listSiteDomains(call.db, site.id, LISTED)])
@@ -81,7 +83,7 @@ export function registerResources(server: McpServer, caller: Caller) {
             `- id: ${site.id}`,
             `- status: ${site.status}`,
             `- domain: ${site.domain ?? 'none'}`,
-            `- subdomain: ${subdomainHost(site.slug, caller.app.config.SITES_DOMAIN)}`,
+            `- subdomain: ${subdomainHost(site.slug, app.config.SITES_DOMAIN)}`,
             `- locales: ${site.locales.join(', ')} (default ${site.default_locale})`,
             `- preview: ${previewUrl(base, site.id)}`,
             `- published: ${site.published_at?.toISOString() ?? 'never'}`,
@@ -99,7 +101,7 @@ export function registerResources(server: McpServer, caller: Caller) {
     new ResourceTemplate('wps://pages/{id}', { list: undefined }),
     { title: 'Page', description: 'A page of the account with its blocks, as Markdown (links resolved against the preview)', mimeType: MARKDOWN },
     (uri, variables) =>
-      read(caller, uri, async (call) => {
+      read(lease, uri, async (call) => {
         const page = await getAccountPage(call.db, call.accountId, String(variables['id']))
         if (!page) return undefined
         const { items } = await listPageBlocks(call.db, page.id, { limit: 1000, offset: 0 })

@@ -1,7 +1,8 @@
+import type { FastifyInstance } from 'fastify'
 import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server'
 import { OPENAPI_INFO } from '../infra/openapi.ts'
 import { registerResources } from './resources.ts'
-import { registerTool, type Caller } from './tool.ts'
+import { registerTool, type CallerLease } from './tool.ts'
 import { leadTools } from './tools/leads.ts'
 import { pageTools } from './tools/pages.ts'
 import { publicTools } from './tools/public.ts'
@@ -33,17 +34,17 @@ function calledTool(context: McpRequestContext) {
  * 2026-07-28 revision gets a server holding only the tool it calls: registering all of them and
  * the resources was a tenth of the cost of a call.
  */
-export function buildMcpServer(caller: Caller, context: McpRequestContext): McpServer {
+export function buildMcpServer(app: FastifyInstance, lease: CallerLease, context: McpRequestContext): McpServer {
   const called = calledTool(context)
   if (called) {
     // Declaring the resources capability installs the resource handlers; a tools/call answers
     // neither its capabilities nor its instructions, so this server declares tools alone.
     const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } } })
-    registerTool(server, called, caller)
+    registerTool(server, called, lease)
     return server
   }
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } })
-  for (const spec of TOOLS) registerTool(server, spec, caller)
-  registerResources(server, caller)
+  for (const spec of TOOLS) registerTool(server, spec, lease)
+  registerResources(server, app, lease)
   return server
 }

@@ -11,6 +11,44 @@ export interface Caller {
   auth: BearerAuth
 }
 
+/**
+ * The caller of one exchange as the per-request server holds it: let go once the answer is sent
+ * and no callback of the exchange still runs. The SDK keeps each registered tool in an object V8
+ * allocates in old space (its literal has a getter), so whatever a tool's callback holds outlives
+ * every scavenge until the next full collection; holding the request, reply and logger of each
+ * call that way promoted them all (docs/decisions.md, "The MCP server's garbage").
+ */
+export class CallerLease {
+  #caller: Caller | undefined
+  #running = 0
+  #ended = false
+  /** The verified token, which the step-up challenge reads synchronously. */
+  readonly auth: BearerAuth
+
+  constructor(caller: Caller) {
+    this.#caller = caller
+    this.auth = caller.auth
+  }
+
+  /** Runs a callback of the exchange with its caller. */
+  async use<T>(work: (caller: Caller) => Promise<T>): Promise<T> {
+    const caller = this.#caller
+    if (!caller) throw new Error('This MCP exchange is over')
+    this.#running++
+    try {
+      return await work(caller)
+    } finally {
+      if (--this.#running === 0 && this.#ended) this.#caller = undefined
+    }
+  }
+
+  /** The exchange's answer is sent (or its client gone): the caller goes once no callback runs. */
+  end(): void {
+    this.#ended = true
+    if (this.#running === 0) this.#caller = undefined
+  }
+}
+
 export type Scope = 'mcp:read' | 'mcp:tools'
 
 export interface ToolSpec<I extends TSchema = TSchema, O extends TSchema = TSchema> {
@@ -94,10 +132,10 @@ export function failureStatus(error: unknown): number {
  * The step-up challenge of the tools that change things: a 403 insufficient_scope naming
  * mcp:tools. An agent nobody has claimed gets it by its person's claim, and is told so.
  */
-function toolsScope(caller: Caller): ScopeChallengeHandler {
+function toolsScope(auth: BearerAuth): ScopeChallengeHandler {
   return () => {
-    if (caller.auth.scopes.includes('mcp:tools')) return undefined
-    const errorDescription = caller.auth.accountId
+    if (auth.scopes.includes('mcp:tools')) return undefined
+    const errorDescription = auth.accountId
       ? 'This tool needs a token with the scope mcp:tools'
       : 'This tool needs the scope mcp:tools, which an agent gets once its person claims it (POST /agent/identity/claim)'
     return { scopes: ['mcp:tools'], errorDescription }
@@ -116,18 +154,19 @@ function descriptionOf(spec: ToolSpec) {
   return found
 }
 
-export function registerTool(server: McpServer, spec: ToolSpec, caller: Caller) {
+export function registerTool(server: McpServer, spec: ToolSpec, lease: CallerLease) {
   const description = descriptionOf(spec)
   server.registerTool(
     spec.name,
-    spec.scope === 'mcp:tools' ? { ...description, scopeChallenge: toolsScope(caller) } : description,
-    async (args: unknown): Promise<CallToolResult> => {
-      try {
-        const { text, output } = plain(await spec.run(args as never, caller))
-        return { content: [{ type: 'text', text }], structuredContent: output }
-      } catch (error) {
-        return toolFailure(caller, error)
-      }
-    },
+    spec.scope === 'mcp:tools' ? { ...description, scopeChallenge: toolsScope(lease.auth) } : description,
+    (args: unknown): Promise<CallToolResult> =>
+      lease.use(async (caller) => {
+        try {
+          const { text, output } = plain(await spec.run(args as never, caller))
+          return { content: [{ type: 'text', text }], structuredContent: output }
+        } catch (error) {
+          return toolFailure(caller, error)
+        }
+      }),
   )
 }

@@ -8,9 +8,10 @@ import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server'
  * it. A body that parses as JSON is handed over parsed as well (`parsedBody`): the SDK would
  * otherwise clone the request to read, decode and parse the same bytes again. A body that does
  * not parse is left to the SDK, so malformed JSON and wrong media types get its own JSON-RPC
- * answers. A client that goes away aborts the exchange.
+ * answers. A client that goes away aborts the exchange. `closed` runs once the answer is sent or
+ * the client gone.
  */
-export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest, reply: FastifyReply, url: string, authInfo: AuthInfo) {
+export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest, reply: FastifyReply, url: string, authInfo: AuthInfo, closed?: () => void) {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
     // The credential, verified already, reaches the SDK as `authInfo`; the bearer token itself
@@ -22,6 +23,7 @@ export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest,
   const abort = new AbortController()
   const onClose = () => {
     if (!reply.raw.writableFinished) abort.abort()
+    closed?.()
   }
   reply.raw.once('close', onClose)
 
