@@ -29,10 +29,12 @@ pool.on('error', () => {})
 const app = Fastify({ logger: false })
 const { headers } = settings
 
-const SITES = `select sites.*, (select d.hostname from domains d where d.site_id = sites.id and d.status = 'active' order by d."primary" desc, d.verified_at, d.id limit 1) as domain,
-  coalesce((select c.sites from account_site_counts c where c.account_id = $1), 0) as total_count
-  from sites where sites.id in (select listed.id from sites as listed where listed.account_id = $1 order by listed.created_at, listed.id limit $2 offset $3)
-  order by sites.created_at, sites.id`
+const SITES = `with "page" as (select "id" from "sites" where "account_id" = $1 order by "created_at", "id" limit $2 offset $3),
+  "primary_domains" as (select distinct on ("site_id") "site_id", "hostname" from "domains" where "status" = 'active' and "site_id" in (select "id" from "page")
+    order by "site_id", "primary" desc, "verified_at", "id")
+  select "sites".*, "primary_domains"."hostname" as "domain", coalesce((select c.sites from account_site_counts c where c.account_id = $1), 0) as "total_count"
+  from "sites" inner join "page" on "page"."id" = "sites"."id" left join "primary_domains" on "primary_domains"."site_id" = "sites"."id"
+  order by "sites"."created_at", "sites"."id"`
 
 const TURN_TABLE = `create table if not exists bench_turns (session_id text not null, turn_id text not null, request_hash text not null, response text not null,
   visitor_text text not null, assistant_text text not null, created_at timestamptz not null default now(), primary key (session_id, turn_id))`

@@ -213,7 +213,7 @@ async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; 
     const result = await work()
     // Only reads of the content count: other parts of the service (the job runner, batched audit
     // records, the quota tally) may run statements of their own meanwhile.
-    const count = seen.filter((text) => /^select/i.test(text.trim()) && /"?(sites|pages|blocks)"?\b/.test(text) && !/\bjobs\b/.test(text)).length
+    const count = seen.filter((text) => /^(select|with)\b/i.test(text.trim()) && /"?(sites|pages|blocks)"?\b/.test(text) && !/\bjobs\b/.test(text)).length
     return { result, count }
   } finally {
     provider.provideConnection = original

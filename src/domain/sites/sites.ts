@@ -179,17 +179,32 @@ const siteCount = (accountId: string) => sql<number>`coalesce((select c.sites fr
 /**
  * One page of the account's sites and their total, in one round trip. The page's ids come from
  * the index in list order, skipped rows read from the index alone; only the page's own rows are
- * read with their domain. The total, which rides on each row, is the account's site count. Only
- * a page past the end (no rows to carry it) asks for the count alone.
+ * read, and their primary domains in one pass over the page's active domains (a subquery per row
+ * cost PostgreSQL a third of the list). The total, which rides on each row, is the account's site
+ * count. Only a page past the end (no rows to carry it) asks for the count alone.
  */
 const accountSitePage = preparedQuery((db: Db, accountId: string, limit: number, offset: number) =>
   db
+    .with('page', (page) => page.selectFrom('sites').select('id').where('account_id', '=', accountId).orderBy('created_at').orderBy('id').limit(limit).offset(offset))
+    .with('primary_domains', (domains) =>
+      domains
+        .selectFrom('domains')
+        .distinctOn('site_id')
+        .select(['site_id', 'hostname'])
+        .where('status', '=', 'active')
+        .where('site_id', 'in', (page) => page.selectFrom('page').select('id'))
+        .orderBy('site_id')
+        .orderBy('primary', 'desc')
+        .orderBy('verified_at')
+        .orderBy('id'),
+    )
     .selectFrom('sites')
-    .where('sites.id', 'in', db.selectFrom('sites as listed').select('listed.id').where('listed.account_id', '=', accountId).orderBy('listed.created_at').orderBy('listed.id').limit(limit).offset(offset))
+    .innerJoin('page', 'page.id', 'sites.id')
+    .leftJoin('primary_domains', 'primary_domains.site_id', 'sites.id')
     .selectAll('sites')
-    .select([primaryHostname.as('domain'), siteCount(accountId).as('total_count')])
-    .orderBy('created_at')
-    .orderBy('id'),
+    .select(['primary_domains.hostname as domain', siteCount(accountId).as('total_count')])
+    .orderBy('sites.created_at')
+    .orderBy('sites.id'),
 )
 
 export async function listAccountSites(db: Db, accountId: string, page: { limit: number; offset: number }): Promise<{ items: SiteRecord[]; total: number }> {
