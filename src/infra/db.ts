@@ -5,6 +5,7 @@ import type { Logger } from 'pino'
 import { lockDataDir } from './embedded-lock.ts'
 import { queryOn, runDirect, type DirectQuery } from './prepared.ts'
 import { LinkedSet } from './linked-set.ts'
+import { poolTypes } from './pg-timestamps.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
@@ -311,6 +312,7 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
     // A connection whose peer vanished without a word is found by the kernel, not by the next query.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    types: poolTypes,
   })
   // A client that loses its server emits 'error': idle ones through the pool, checked-out ones on
   // themselves. Either would crash the process without a listener; the failed query rejects anyway.
