@@ -60,5 +60,10 @@ describe('timestamptz as the pool reads it', () => {
   it('reads the time PostgreSQL writes for now() to the millisecond', () => {
     expect((parseTimestamptz('2026-11-26 06:57:45.098978+00') as Date).toISOString()).toBe('2026-11-26T06:57:45.098Z')
     expect((parseTimestamptz('2026-11-26 01:27:45.5-05:30') as Date).toISOString()).toBe('2026-11-26T06:57:45.500Z')
+    // Leap days and the turns of centuries, where a calendar of its own would slip.
+    for (const text of ['2000-02-29 00:00:00+00', '1900-02-28 23:59:59.999999+00', '1900-03-01 00:00:00+00', '2100-03-01 00:00:00.000001-12', '1600-02-29 12:00:00+14', '0100-01-01 00:00:00+00']) {
+      same(text)
+      expect(isoTimestamptz(text), text).toBeInstanceOf(Date)
+    }
   })
 })
