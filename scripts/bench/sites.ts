@@ -86,7 +86,10 @@ async function startPageServer(capture: string): Promise<Running> {
 
 const NGINX = '/usr/sbin/nginx'
 
-/** nginx with one worker serving the page file with the same headers, when Debian's nginx is installed. */
+/**
+ * nginx with one worker serving the page file with the same headers, when Debian's nginx is
+ * installed; like the service, it logs each request (to /dev/null, where the service's lines go).
+ */
 async function startNginx(dir: string, body: Buffer, headers: Record<string, string>): Promise<Running | undefined> {
   if (!existsSync(NGINX)) return undefined
   const p = port()
@@ -98,7 +101,7 @@ async function startNginx(dir: string, body: Buffer, headers: Record<string, str
     .join('\n')
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `worker_processes 1;\ndaemon off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n  default_type 'text/html; charset=utf-8';\n  types {}\n  server {\n    listen 127.0.0.1:${p};\n    root ${dir};\n    location / {\n      try_files /index.html =404;\n${added}\n    }\n  }\n}\n`,
+    `worker_processes 1;\ndaemon off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents { worker_connections 1024; }\nhttp {\n  access_log /dev/null combined;\n  default_type 'text/html; charset=utf-8';\n  types {}\n  server {\n    listen 127.0.0.1:${p};\n    root ${dir};\n    location / {\n      try_files /index.html =404;\n${added}\n    }\n  }\n}\n`,
   )
   const child = spawn(NGINX, ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${p}`
