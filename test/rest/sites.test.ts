@@ -64,6 +64,28 @@ describe('/v1/sites', () => {
     expect(first.meta).toEqual({ total: 3, page: 1, per_page: 20 })
   })
 
+  it('names a site by its primary active domain, else its earliest verified one, alike in the list and the read', async () => {
+    const site = await newSite({ name: 'Named by domains' })
+    const domain = (id: string, hostname: string, status: 'active' | 'pending', primary: boolean, verifiedAt: string | null) =>
+      ({ id: `dom_${id}${site.id.slice(5, 15)}`, site_id: site.id, hostname: `${hostname}.${site.id.slice(5, 15).toLowerCase()}.example`, status, primary, verification_value: 'v', verified_at: verifiedAt })
+    const later = domain('later', 'later', 'active', false, '2026-02-01T00:00:00Z')
+    const earlier = domain('earlier', 'earlier', 'active', false, '2026-01-01T00:00:00Z')
+    const pending = domain('pending', 'pending', 'pending', true, null)
+    await app.db.insertInto('domains').values([later, earlier, pending]).execute()
+    const named = async () => {
+      const listed = (await api('GET', '/v1/sites?per_page=100')).json().data.find((s: { id: string }) => s.id === site.id)
+      const read = (await api('GET', `/v1/sites/${site.id}`)).json()
+      expect(listed.domain).toBe(read.domain)
+      expect(listed.url).toBe(read.url)
+      return read.domain as string | null
+    }
+    // The primary flag sits on a domain not yet verified: the earliest verified active one names the site.
+    expect(await named()).toBe(earlier.hostname)
+    await app.db.updateTable('domains').set({ primary: false }).where('id', '=', pending.id).execute()
+    await app.db.updateTable('domains').set({ primary: true }).where('id', '=', later.id).execute()
+    expect(await named()).toBe(later.hostname)
+  })
+
   it('changes a site with PATCH, honouring If-Match', async () => {
     const site = await newSite()
     const etag = (await api('GET', `/v1/sites/${site.id}`)).headers['etag'] as string

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
@@ -11,6 +10,7 @@ import { recordEvent } from '../webhooks/events.ts'
 import { runAudit, type AuditReport } from '../seo-audit/engine.ts'
 import { saveReport } from '../seo-audit/store.ts'
 import { PLANS, type Plan } from '../accounts/plans.ts'
+import { primaryHostname } from '../sites/sites.ts'
 import { findingsByPage, type PageFindings } from './page-findings.ts'
 import { periodOf, slotOf, type Cadence } from './schedule.ts'
 import { AUDIT_ATTEMPTS, queueSiteAudit, REPORT_ATTEMPTS, REPORT_JOB, SITE_AUDIT_JOB, type AuditRow } from './site-audits.ts'
@@ -66,7 +66,7 @@ async function reportedSites(db: Db) {
       'sites.account_id',
       'sites.slug',
       'accounts.plan',
-      sql<string | null>`(select d.hostname from domains d where d.site_id = sites.id and d.status = 'active' order by d."primary" desc, d.verified_at, d.id limit 1)`.as('domain'),
+      primaryHostname.as('domain'),
     ])
     .where('sites.status', '=', 'live')
     .where('accounts.plan', 'in', PLANS.filter((plan) => cadenceOf(plan) !== undefined))

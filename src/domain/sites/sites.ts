@@ -164,10 +164,16 @@ export async function assistantEnabledOn(db: Db, hostname: string, sitesDomain?:
 
 // The account's sites, as the REST API and MCP see them.
 
-/** The primary active hostname; an active one when the primary flag sits on a domain not yet verified. */
-const primaryHostname = sql<string | null>`(
+/**
+ * The order in which a site's active domains name it (`domains` is the table's name or alias in
+ * the query): the primary one first, then the earliest verified.
+ */
+const primaryFirst = (domains: string) => sql`${sql.ref(`${domains}.primary`)} desc, ${sql.ref(`${domains}.verified_at`)}, ${sql.ref(`${domains}.id`)}`
+
+/** The primary active hostname of the `sites` row in scope; an active one when the primary flag sits on a domain not yet verified. */
+export const primaryHostname = sql<string | null>`(
   select d.hostname from domains d where d.site_id = sites.id and d.status = 'active'
-  order by d."primary" desc, d.verified_at, d.id limit 1)`
+  order by ${primaryFirst('d')} limit 1)`
 
 function accountSites(db: Db, accountId: string) {
   return db.selectFrom('sites').where('sites.account_id', '=', accountId)
@@ -194,9 +200,7 @@ const accountSitePage = preparedQuery((db: Db, accountId: string, limit: number,
         .where('status', '=', 'active')
         .where('site_id', 'in', (page) => page.selectFrom('page').select('id'))
         .orderBy('site_id')
-        .orderBy('primary', 'desc')
-        .orderBy('verified_at')
-        .orderBy('id'),
+        .orderBy(primaryFirst('domains')),
     )
     .selectFrom('sites')
     .innerJoin('page', 'page.id', 'sites.id')
