@@ -286,6 +286,8 @@ export interface AccountMembersTable {
   user_id: string
   role: MemberRole
   created_at: CreatedAt
+  /** Insertion order, the tie-break of `created_at` (migration member-order); never written. */
+  seq: ColumnType<string, never, never>
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>
 }
 

@@ -1,7 +1,8 @@
 import * as cheerio from 'cheerio'
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { addMember, membershipsOf } from '../../src/domain/accounts/members.ts'
+import { addMember, membershipsOf, ownersOf } from '../../src/domain/accounts/members.ts'
+import { newId } from '../../src/infra/crypto.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { signAccessToken } from '../../src/identity/tokens.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -61,6 +62,19 @@ describe('several accounts per person', async () => {
     expect(refused.statusCode).toBe(404)
     expect((await get(app, `/app/sites/${strangerSite.id}`, cookie)).statusCode).toBe(404)
     expect((await get(app, `/app/sites/${ownSite.id}`, cookie)).statusCode).toBe(200)
+  })
+
+  it('names an account by the owner who joined first, even when both joined within one clock tick', async () => {
+    const people = await Promise.all(['tick-a@example.com', 'tick-b@example.com'].map((email) => person(app, email)))
+    // The one whose id sorts last joins first, so an order by id would name the other.
+    const [early, late] = people.sort((a, b) => (a.id < b.id ? 1 : -1)) as [(typeof people)[0], (typeof people)[0]]
+    const accountId = newId('acct')
+    await app.db.insertInto('accounts').values({ id: accountId }).execute()
+    const at = new Date()
+    for (const member of [early, late]) await app.db.insertInto('account_members').values({ account_id: accountId, user_id: member.id, role: 'owner', created_at: at }).execute()
+    expect(await ownersOf(app.db, accountId)).toEqual([early.id, late.id])
+    const membership = (await membershipsOf(app.db, app.keyring, late.id)).find((m) => m.accountId === accountId)
+    expect(membership?.ownerEmail).toBe(early.email)
   })
 
   it('keeps the last owner: not demoted, not removed, not leaving', async () => {

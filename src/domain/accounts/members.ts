@@ -48,7 +48,7 @@ export async function listMembers(db: Db, keyring: Keyring, accountId: string): 
     .where('account_members.account_id', '=', accountId)
     .orderBy(sql`case account_members.role when 'owner' then 0 when 'editor' then 1 else 2 end`)
     .orderBy('account_members.created_at')
-    .orderBy('users.id')
+    .orderBy('account_members.seq')
     .execute()
   return rows.map((row) => ({ id: row.id, email: keyring.open(row.email_sealed, `users.email:${row.id}`), role: row.role, created_at: row.created_at.toISOString() }))
 }
@@ -93,12 +93,12 @@ export async function membershipsOf(db: Db, keyring: Keyring, userId: string): P
       'm.account_id',
       'm.role',
       'accounts.plan',
-      sql<string | null>`(select u.id from account_members o join users u on u.id = o.user_id where o.account_id = m.account_id and o.role = 'owner' order by o.created_at, u.id limit 1)`.as('owner_id'),
-      sql<string | null>`(select u.email_sealed from account_members o join users u on u.id = o.user_id where o.account_id = m.account_id and o.role = 'owner' order by o.created_at, u.id limit 1)`.as('owner_sealed'),
+      sql<string | null>`(select u.id from account_members o join users u on u.id = o.user_id where o.account_id = m.account_id and o.role = 'owner' order by o.created_at, o.seq limit 1)`.as('owner_id'),
+      sql<string | null>`(select u.email_sealed from account_members o join users u on u.id = o.user_id where o.account_id = m.account_id and o.role = 'owner' order by o.created_at, o.seq limit 1)`.as('owner_sealed'),
     ])
     .where('m.user_id', '=', userId)
     .orderBy('m.created_at')
-    .orderBy('m.account_id')
+    .orderBy('m.seq')
     .execute()
   return rows.map((row) => ({
     accountId: row.account_id,
@@ -110,7 +110,7 @@ export async function membershipsOf(db: Db, keyring: Keyring, userId: string): P
 
 /** The account's owners, oldest first (the first one gets the account's mails). */
 export async function ownersOf(db: Db, accountId: string): Promise<string[]> {
-  const rows = await db.selectFrom('account_members').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').orderBy('created_at').orderBy('user_id').execute()
+  const rows = await db.selectFrom('account_members').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').orderBy('created_at').orderBy('seq').execute()
   return rows.map((row) => row.user_id)
 }
 
@@ -189,7 +189,7 @@ export async function removeMember(db: Db, accountId: string, userId: string): P
     await trx.updateTable('web_sessions').set({ account_id: null }).where('user_id', '=', userId).where('account_id', '=', accountId).execute()
     const user = await trx.selectFrom('users').select('account_id').where('id', '=', userId).executeTakeFirstOrThrow()
     if (user.account_id !== accountId) return
-    const next = await trx.selectFrom('account_members').select('account_id').where('user_id', '=', userId).orderBy('created_at').orderBy('account_id').executeTakeFirst()
+    const next = await trx.selectFrom('account_members').select('account_id').where('user_id', '=', userId).orderBy('created_at').orderBy('seq').executeTakeFirst()
     let home = next?.account_id
     if (!home) {
       home = newId('acct')

@@ -38,7 +38,7 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
     .select(['m.account_id', 'm.role', 'accounts.plan'])
     .where('m.user_id', '=', row.id)
     .orderBy('m.created_at')
-    .orderBy('m.account_id')
+    .orderBy('m.seq')
     .executeTakeFirst()
   return first && { id: row.id, userId: row.id, accountId: first.account_id, email, plan: first.plan, role: first.role }
 }

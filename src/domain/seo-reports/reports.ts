@@ -175,7 +175,7 @@ async function ownerEmail(deps: ReportDeps, accountId: string): Promise<string |
     .where('account_members.account_id', '=', accountId)
     .where('account_members.role', '=', 'owner')
     .orderBy('account_members.created_at')
-    .orderBy('users.id')
+    .orderBy('account_members.seq')
     .executeTakeFirst()
   return user ? deps.keyring.open(user.email_sealed, `users.email:${user.id}`) : undefined
 }
