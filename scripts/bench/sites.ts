@@ -1,7 +1,8 @@
 // Hosted sites: GET of a published page by Host header at 32 connections on real PostgreSQL, beside
 // a bare Fastify server sending the same bytes and headers and, where Debian's nginx is installed
 // (/usr/sbin/nginx; the bench installs nothing), nginx with one worker serving the same file, all
-// in the same run. Targets by server CPU per request: >= 0.9x bare Fastify, >= 1.0x nginx. Also:
+// in the same run. Targets by server CPU per request: >= 0.9x bare Fastify, >= 1.0x nginx. Node's
+// HTTP server alone with the same bytes is measured too, and set beside nginx. Also:
 // how long the service takes to build a 50-page site (target: under 1 s).
 // BENCH_ROUNDS rounds (default 3) measure every target in turn; each figure is the median round.
 import { spawn, spawnSync } from 'node:child_process'
@@ -19,7 +20,7 @@ import { createSite } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { openDataStore } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
-import { compared, load, median, report, runtimeFlags, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
+import { compared, load, median, middle, report, runtimeFlags, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -73,9 +74,9 @@ function port(): number {
   return 20_000 + Math.floor(Math.random() * 20_000)
 }
 
-async function startPageServer(capture: string): Promise<Running> {
+async function startPageServer(capture: string, kind: 'fastify' | 'node'): Promise<Running> {
   const p = port()
-  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${p}`
   for (let i = 0; i < 100; i++) {
     if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break
@@ -137,14 +138,17 @@ try {
   writeFileSync(capture, JSON.stringify({ headers, body: body.toString('base64') }))
   const hello = await startBaseline()
   others.push(hello)
-  const bare = await startPageServer(capture)
+  const bare = await startPageServer(capture, 'fastify')
   others.push(bare)
+  const floor = await startPageServer(capture, 'node')
+  others.push(floor)
   const nginx = await startNginx(dir, body, headers)
   if (nginx) others.push(nginx)
 
   const targets = [
     { name: 'bare Fastify hello-world', url: `${hello.url}/`, pid: hello.pid, headers: {} as Record<string, string> },
     { name: 'bare Fastify, same bytes + headers', url: `${bare.url}/`, pid: bare.pid, headers: {} as Record<string, string> },
+    { name: 'node:http alone, same bytes + headers', url: `${floor.url}/`, pid: floor.pid, headers: {} as Record<string, string> },
     ...(nginx ? [{ name: 'nginx, 1 worker, same file', url: `${nginx.url}/`, pid: nginx.pid, headers: {} }] : []),
     { name: 'GET / by Host (published page)', url: `${service.url}/`, pid: service.pid, headers: { host: HOST } },
   ]
@@ -159,10 +163,16 @@ try {
     medians[0]!,
     targets.slice(1).map((target, i) => ({ name: target.name, result: medians[i + 1]! })),
   )
-  const [, sameRuns, ...restRuns] = runs
+  const [, sameRuns, floorRuns, ...restRuns] = runs
   console.log('')
   console.log(compared('published page by Host vs bare Fastify', runs.at(-1)!, sameRuns!, { by: 'cpu', atLeast: 0.9 }))
   console.log(nginx ? compared('published page by Host vs nginx, 1 worker', runs.at(-1)!, restRuns[0]!, { by: 'cpu', atLeast: 1.0 }) : `nginx not installed (${NGINX}): no nginx figure`)
+  // What any server built on node:http can reach: its HTTP machinery alone, beside nginx.
+  if (nginx) {
+    const cpu = (results: LoadResult[]) => middle(results.map((r) => r.cpuPerRequest ?? NaN))
+    const rounds = floorRuns!.map((r, i) => ((restRuns[0]![i]!.cpuPerRequest ?? NaN) / (r.cpuPerRequest ?? NaN)).toFixed(2)).join(', ')
+    console.log(`  the floor: node:http alone vs nginx, ${(cpu(restRuns[0]!) / cpu(floorRuns!)).toFixed(2)}x by CPU (${cpu(floorRuns!).toFixed(0)} / ${cpu(restRuns[0]!).toFixed(0)} µs per request); by round ${rounds}`)
+  }
   console.log(`${PAGES}-page site builds in ${buildMs.map((ms) => `${ms} ms`).join(', ')} (target under 1000 ms)`)
 } finally {
   for (const other of others) await other.stop()
