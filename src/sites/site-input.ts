@@ -2,6 +2,7 @@ import type { Config } from '../config.ts'
 import { leadConsentFor } from '../domain/leads/consent.ts'
 import { isLocale, type Locale } from '../domain/locales.ts'
 import { resolveAssistant, type SiteSettings } from '../domain/sites/settings.ts'
+import { primaryHostname } from '../domain/sites/sites.ts'
 import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
 import type { Keyring } from '../infra/crypto.ts'
@@ -31,10 +32,10 @@ function crawlerChoices(hosting: HostingSettings): AiCrawlerChoices {
 
 /** Everything a build renders from, read in a few queries; undefined when the site is gone. */
 export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, siteId: string, builtAt: Date): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null } | undefined> {
-  const row = await db.selectFrom('sites').select(['id', 'name', 'slug', 'account_id', 'default_locale', 'locales', 'settings']).where('id', '=', siteId).executeTakeFirst()
+  // The domain that names the site is the one the API, MCP and GraphQL show (primaryHostname).
+  const row = await db.selectFrom('sites').select(['id', 'name', 'slug', 'account_id', 'default_locale', 'locales', 'settings', primaryHostname.as('domain')]).where('id', '=', siteId).executeTakeFirst()
   if (!row) return undefined
-  const [domain, pageRows, blockRows] = await Promise.all([
-    db.selectFrom('domains').select('hostname').where('site_id', '=', siteId).where('status', '=', 'active').orderBy('primary', 'desc').orderBy('created_at').executeTakeFirst(),
+  const [pageRows, blockRows] = await Promise.all([
     db.selectFrom('pages').selectAll().where('site_id', '=', siteId).execute(),
     db.selectFrom('blocks').innerJoin('pages', 'pages.id', 'blocks.page_id').select(['blocks.page_id', 'blocks.type', 'blocks.content']).where('pages.site_id', '=', siteId).orderBy('blocks.page_id').orderBy('blocks.position').execute(),
   ])
@@ -47,7 +48,7 @@ export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, 
     id: row.id,
     name: row.name,
     // Canonical on the primary own domain, else on the platform subdomain: a release is served on both.
-    origin: domain ? `https://${domain.hostname}` : subdomainOrigin(row.slug, config),
+    origin: row.domain ? `https://${row.domain}` : subdomainOrigin(row.slug, config),
     defaultLocale: row.default_locale,
     locales: locales.includes(row.default_locale) ? locales : [row.default_locale, ...locales],
     ...(hosting.description ? { description: hosting.description } : {}),

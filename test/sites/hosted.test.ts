@@ -3,11 +3,11 @@ import * as cheerio from 'cheerio'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { rollbackTo } from '../../src/domain/sites/builds.ts'
 import { deleteDomain } from '../../src/domain/sites/domains.ts'
-import type { Site } from '../../src/domain/sites/sites.ts'
+import { primaryHostname, type Site } from '../../src/domain/sites/sites.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { makeAccount } from '../rest/helpers.ts'
-import { hostilePage, HOSTILE } from '../fixtures/hosted/content.ts'
+import { englishPages, hostilePage, HOSTILE } from '../fixtures/hosted/content.ts'
 import { addPages, bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.ts'
 
 const HOST = 'bakery.example'
@@ -182,5 +182,31 @@ describe('hosted sites: build, publish and serve', () => {
     expect(page.body).not.toContain(HOSTILE.script)
     expect($('[onmouseover], [onerror]').length).toBe(0)
     for (const url of $('[href]:not(link[rel=icon]),[src]').map((_, el) => $(el).attr('href') ?? $(el).attr('src')).get()) expect(url).not.toMatch(/^\s*(javascript|data):/i)
+  })
+
+  it('calls canonical the domain the API names the site by: primary first, else the earliest verified', async () => {
+    const account = await makeAccount(t.app)
+    const named = await bakerySite(t.app, { accountId: account.accountId, pages: [englishPages(new Date())[0]!] })
+    // Added first but verified last: the earliest verified one, not the earliest added, names the site.
+    await t.app.db
+      .insertInto('domains')
+      .values([
+        { id: 'dom_canon_added_first', site_id: named.id, hostname: 'added-first.example', status: 'active', primary: false, verification_value: 'a', verified_at: new Date('2026-03-01T00:00:00Z'), created_at: new Date('2026-01-01T00:00:00Z') },
+        { id: 'dom_canon_verified_first', site_id: named.id, hostname: 'verified-first.example', status: 'active', primary: false, verification_value: 'b', verified_at: new Date('2026-02-01T00:00:00Z'), created_at: new Date('2026-01-02T00:00:00Z') },
+      ])
+      .execute()
+    const canonical = async () => {
+      expect((await buildSite(t.app, named.id)).status).toBe('succeeded')
+      const shown = (await t.app.db.selectFrom('sites').select(primaryHostname.as('domain')).where('id', '=', named.id).executeTakeFirstOrThrow()).domain
+      let href: string | undefined
+      await eventually(async () => {
+        href = cheerio.load((await get('/', {}, 'added-first.example')).body)('link[rel=canonical]').attr('href')
+        expect(href).toBe(`https://${shown}/`)
+      })
+      return href
+    }
+    expect(await canonical()).toBe('https://verified-first.example/')
+    await t.app.db.updateTable('domains').set({ primary: true }).where('id', '=', 'dom_canon_added_first').execute()
+    expect(await canonical()).toBe('https://added-first.example/')
   })
 })
