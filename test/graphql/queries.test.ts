@@ -5,6 +5,9 @@ import { insertLead } from '../../src/domain/leads/leads.ts'
 import { queueBuild } from '../../src/domain/sites/builds.ts'
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
 import { directQueryOf, runDirect } from '../../src/infra/prepared.ts'
+import { addMember, changeRole } from '../../src/domain/accounts/members.ts'
+import { createApiToken } from '../../src/domain/accounts/api-tokens.ts'
+import { person } from '../teams/helpers.ts'
 import { afterAuditFlush, clientFor, listeningApp, makeAccount, post, siteWithContent } from './helpers.ts'
 
 const { app, endpoint, origin } = await listeningApp()
@@ -124,6 +127,22 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
         { operation: 'graphql.B', method: 'POST', path: '/v1/graphql', status: 200, tokenId: owner.tokenId },
       ]),
     )
+  })
+
+  it("gives the viewer the email of the account's first owner, whoever made the account", async () => {
+    const [first, second] = [await person(app, 'viewer-first@example.com'), await person(app, 'viewer-second@example.com')]
+    await app.db.updateTable('accounts').set({ plan: 'pro' }).where('id', '=', first.accountId).execute()
+    const { secret } = await createApiToken(app.db, { accountId: first.accountId, name: 'viewer', scopes: ['read:sites'] })
+    const client = clientFor(endpoint, { headers: { authorization: `Bearer ${secret}` } })
+    const email = async () => (await client.rawRequest<any>('{ viewer { email } }')).data.viewer.email
+    expect(await email()).toBe('viewer-first@example.com')
+    // The second person becomes an owner and the first steps down: the account is now the second's.
+    await addMember(app.db, first.accountId, second.id, 'owner')
+    expect(await email()).toBe('viewer-first@example.com')
+    await changeRole(app.db, first.accountId, first.id, 'editor')
+    expect(await email()).toBe('viewer-second@example.com')
+    // An account nobody has signed in to has no email.
+    expect((await clientFor(endpoint, await makeAccount(app, 'pro')).rawRequest<any>('{ viewer { email } }')).data.viewer.email).toBeNull()
   })
 
   it("answers NOT_FOUND for another account's ids, and for ids that cannot be ids, keeping the other fields' data", async () => {

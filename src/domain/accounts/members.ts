@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { MemberRole } from '../../infra/tables.ts'
@@ -76,6 +76,20 @@ export async function actingMember(db: Db, accountId: string, subject: string): 
   return anyone ? undefined : { userId, role: 'owner' }
 }
 
+/**
+ * The user id of the account's first owner (the oldest owner membership, joins within one clock
+ * tick in the order they were made): the person an account is known by and whose address gets
+ * its mails. `accountId` is the SQL expression naming the account.
+ */
+const firstOwner = (accountId: RawBuilder<unknown>) =>
+  sql<string | null>`(select o.user_id from account_members o where o.account_id = ${accountId} and o.role = 'owner' order by o.created_at, o.seq limit 1)`
+
+/** The email of the account's first owner (see firstOwner), opened from its seal; null for an account without one. */
+export async function accountEmail(db: Db, keyring: Keyring, accountId: string): Promise<string | null> {
+  const owner = await db.selectFrom('users').select(['id', 'email_sealed']).where(sql<boolean>`users.id = ${firstOwner(sql.val(accountId))}`).executeTakeFirst()
+  return owner ? keyring.open(owner.email_sealed, `users.email:${owner.id}`) : null
+}
+
 export interface Membership {
   accountId: string
   plan: Plan
@@ -89,13 +103,8 @@ export async function membershipsOf(db: Db, keyring: Keyring, userId: string): P
   const rows = await db
     .selectFrom('account_members as m')
     .innerJoin('accounts', 'accounts.id', 'm.account_id')
-    .select([
-      'm.account_id',
-      'm.role',
-      'accounts.plan',
-      sql<string | null>`(select u.id from account_members o join users u on u.id = o.user_id where o.account_id = m.account_id and o.role = 'owner' order by o.created_at, o.seq limit 1)`.as('owner_id'),
-      sql<string | null>`(select u.email_sealed from account_members o join users u on u.id = o.user_id where o.account_id = m.account_id and o.role = 'owner' order by o.created_at, o.seq limit 1)`.as('owner_sealed'),
-    ])
+    .leftJoin('users as owner', (join) => join.on(sql<boolean>`owner.id = ${firstOwner(sql.ref('m.account_id'))}`))
+    .select(['m.account_id', 'm.role', 'accounts.plan', 'owner.id as owner_id', 'owner.email_sealed as owner_sealed'])
     .where('m.user_id', '=', userId)
     .orderBy('m.created_at')
     .orderBy('m.seq')

@@ -5,6 +5,7 @@ import type { SafeFetcher } from '../../infra/fetcher.ts'
 import { enqueueJob, type JobRunner } from '../../infra/jobs.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import { planEntitlements } from '../accounts/entitlements.ts'
+import { accountEmail } from '../accounts/members.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
 import { recordEvent } from '../webhooks/events.ts'
 import { runAudit, type AuditReport } from '../seo-audit/engine.ts'
@@ -166,20 +167,6 @@ export async function markAuditFailed(db: Db, auditId: string, error: string): P
   await db.updateTable('site_audits').set({ state: 'failed', error, finished_at: new Date() }).where('id', '=', auditId).where('state', '=', 'queued').execute()
 }
 
-/** The account's first owner: the one the reports go to. */
-async function ownerEmail(deps: ReportDeps, accountId: string): Promise<string | undefined> {
-  const user = await deps.db
-    .selectFrom('account_members')
-    .innerJoin('users', 'users.id', 'account_members.user_id')
-    .select(['users.id', 'users.email_sealed'])
-    .where('account_members.account_id', '=', accountId)
-    .where('account_members.role', '=', 'owner')
-    .orderBy('account_members.created_at')
-    .orderBy('account_members.seq')
-    .executeTakeFirst()
-  return user ? deps.keyring.open(user.email_sealed, `users.email:${user.id}`) : undefined
-}
-
 /**
  * Mails a done report once: the row is marked before the mail goes out, and unmarked when sending
  * fails (the job's next try sends it). A process dying in between loses that mail rather than
@@ -189,7 +176,7 @@ async function mailReport(deps: ReportDeps, audit: AuditRow): Promise<void> {
   const claimed = await deps.db.updateTable('site_audits').set({ mailed_at: new Date() }).where('id', '=', audit.id).where('mailed_at', 'is', null).returning('id').executeTakeFirst()
   if (!claimed) return
   try {
-    const to = await ownerEmail(deps, audit.account_id)
+    const to = await accountEmail(deps.db, deps.keyring, audit.account_id)
     if (!to) return
     await deps.mailer.send({ to, ...(await composeReportMail(deps, audit)) })
   } catch (error) {

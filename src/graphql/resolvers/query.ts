@@ -1,4 +1,5 @@
 import { accountById } from '../../domain/accounts/accounts.ts'
+import { accountEmail } from '../../domain/accounts/members.ts'
 import { listAuditRecords } from '../../domain/accounts/audit-log.ts'
 import { getAccountBlock } from '../../domain/sites/blocks.ts'
 import { listAccountLeads } from '../../domain/leads/leads.ts'
@@ -7,7 +8,6 @@ import { PLAN_ACCESS, WINDOW_SECONDS } from '../../domain/accounts/quota.ts'
 import { getAccountSite, listAccountSites } from '../../domain/sites/sites.ts'
 import { listEndpoints } from '../../domain/webhooks/endpoints.ts'
 import { errors } from '../../errors.ts'
-import type { Db } from '../../infra/db.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { plausibleId } from '../inputs.ts'
 import { connection, windowOf } from '../paging.ts'
@@ -33,17 +33,11 @@ export async function found<T>(id: string, what: string, read: () => Promise<T |
   return value
 }
 
-/** The email of the account's first member, opened from its seal. */
-async function accountEmail(context: GraphqlContext, db: Db, accountId: string): Promise<string | null> {
-  const user = await db.selectFrom('users').select(['id', 'email_sealed']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst()
-  return user ? context.app.keyring.open(user.email_sealed, `users.email:${user.id}`) : null
-}
-
 export const queryResolvers = {
   async viewer(_root: unknown, _args: unknown, context: GraphqlContext) {
     const principal = allowed(context, ACCESS.account)
     const { db } = context.app
-    const [account, email] = await Promise.all([accountById(db, principal.accountId), accountEmail(context, db, principal.accountId)])
+    const [account, email] = await Promise.all([accountById(db, principal.accountId), accountEmail(db, context.app.keyring, principal.accountId)])
     if (!account) throw notFound('Account')
     const { quota } = principal
     return {
