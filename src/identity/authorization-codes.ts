@@ -6,6 +6,8 @@ export interface NewAuthorizationCode {
   code: string
   clientId: string
   userId: string
+  /** The account the person chose on the consent page. */
+  accountId: string
   redirectUri: string
   codeChallenge: string
   scope: string[]
@@ -20,6 +22,7 @@ export async function insertAuthorizationCode(db: Db, grant: NewAuthorizationCod
       code_hash: sha256Hex(grant.code),
       client_id: grant.clientId,
       user_id: grant.userId,
+      account_id: grant.accountId,
       redirect_uri: grant.redirectUri,
       code_challenge: grant.codeChallenge,
       scope: grant.scope.join(' '),

@@ -10,6 +10,7 @@ import { findClient, type Client } from './clients.ts'
 import type { Config } from '../config.ts'
 import { MCP_SCOPES, parseScope, resources, REST_SCOPES, scopesOf } from './constants.ts'
 import { hidden, page } from './html.ts'
+import { accountChoice, accountField, chosenAccount, type AccountChoice } from './account-choice.ts'
 import { CHALLENGE } from './pkce.ts'
 
 const Html = Type.String({ description: 'HTML page' })
@@ -35,6 +36,7 @@ const ConsentForm = Type.Object(
   {
     ...AuthorizationQuery.properties,
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+    account_id: Type.Optional(Type.String({ maxLength: 100 })),
     _csrf: Type.String({ maxLength: 200 }),
   },
   { additionalProperties: false },
@@ -123,8 +125,8 @@ async function check(app: FastifyInstance, params: AuthorizationQuery): Promise<
 
 const errorPage = (reply: FastifyReply, message: string) => sendPage(reply, 400, page('Cannot continue', html`<p>${message}</p><p>Return to the application and try again.</p>`))
 
-/** The consent page: who asks for what, for which resource, and where the person returns to. */
-async function consentPage(reply: FastifyReply, email: string, valid: ValidRequest, query: AuthorizationQuery) {
+/** The consent page: who asks for what, for which resource and account, and where the person returns to. */
+async function consentPage(reply: FastifyReply, email: string, valid: ValidRequest, query: AuthorizationQuery, choice: AccountChoice) {
   const { client, redirectUri, scope, resource } = valid
   const target = new URL(redirectUri)
   // helmet's form-action 'self' would stop the browser following the consent form's redirect
@@ -153,6 +155,7 @@ async function consentPage(reply: FastifyReply, email: string, valid: ValidReque
 <p class="muted">Access is for ${resource}. You will return to <strong>${target.host}</strong>.</p>
 <form method="post" action="/oauth/authorize">
 ${hidden(fields)}
+${accountField(choice)}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
@@ -161,12 +164,13 @@ ${hidden(fields)}
 }
 
 /** An authorization code for the approved request, and where the person takes it to the client. */
-async function issueCode(app: FastifyInstance, valid: ValidRequest, userId: string): Promise<string> {
+async function issueCode(app: FastifyInstance, valid: ValidRequest, userId: string, accountId: string): Promise<string> {
   const code = randomToken(32)
   await insertAuthorizationCode(app.db, {
     code,
     clientId: valid.client.clientId,
     userId,
+    accountId,
     redirectUri: valid.redirectUri,
     codeChallenge: valid.codeChallenge,
     scope: valid.scope,
@@ -197,7 +201,7 @@ export default async function authorizeRoutes(app: FastifyInstance) {
       const checked = await check(app, request.query)
       if (!checked.ok) return 'page' in checked ? errorPage(reply, checked.page) : reply.redirect(checked.redirect, 302)
       if (!request.webUser) return reply.redirect(`/signin?return_to=${encodeURIComponent(request.url)}`, 303)
-      return consentPage(reply, request.webUser.email, checked.request, request.query)
+      return consentPage(reply, request.webUser.email, checked.request, request.query, await accountChoice(app, request, request.webUser.id))
     },
   )
 
@@ -215,7 +219,7 @@ export default async function authorizeRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const { decision, _csrf: _token, ...params } = request.body
+      const { decision, account_id: accountId, _csrf: _token, ...params } = request.body
       const checked = await check(app, params)
       if (!checked.ok) return 'page' in checked ? errorPage(reply, checked.page) : reply.redirect(checked.redirect, 303)
       if (!request.webUser) {
@@ -226,7 +230,9 @@ export default async function authorizeRoutes(app: FastifyInstance) {
       if (decision === 'deny') {
         return reply.redirect(errorRedirect(app.config.BASE_URL, valid.redirectUri, valid.state, 'access_denied', 'The person denied the request'), 303)
       }
-      return reply.redirect(await issueCode(app, valid, request.webUser.id), 303)
+      const account = chosenAccount(await accountChoice(app, request, request.webUser.id), accountId)
+      if (!account) return errorPage(reply, 'You are not a member of the account chosen.')
+      return reply.redirect(await issueCode(app, valid, request.webUser.id, account), 303)
     },
   )
 }

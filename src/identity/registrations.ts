@@ -90,10 +90,10 @@ export async function countWrongAccountEntry(db: Db, attemptId: string, failedEn
 }
 
 /** Records the person's decision once; false when the attempt was decided already. */
-export async function decideClaimAttempt(db: Db, attemptId: string, decision: { approve: boolean; userId: string }): Promise<boolean> {
+export async function decideClaimAttempt(db: Db, attemptId: string, decision: { approve: true; userId: string; accountId: string } | { approve: false }): Promise<boolean> {
   const decided = await db
     .updateTable('claim_attempts')
-    .set({ status: decision.approve ? 'approved' : 'denied', user_id: decision.approve ? decision.userId : null, decided_at: new Date() })
+    .set(decision.approve ? { status: 'approved', user_id: decision.userId, account_id: decision.accountId, decided_at: new Date() } : { status: 'denied', user_id: null, decided_at: new Date() })
     .where('id', '=', attemptId)
     .where('status', '=', 'pending')
     .returning('id')

@@ -66,6 +66,8 @@ export interface RefreshGrant {
   clientId: string
   subject: string
   userId: string
+  /** The account the grant acts for. */
+  accountId: string
   scope: string[]
   resource: string
   access: SignedAccessToken
@@ -83,6 +85,7 @@ export async function issueRefreshToken(db: Db, grant: RefreshGrant): Promise<st
       client_id: grant.clientId,
       subject: grant.subject,
       user_id: grant.userId,
+      account_id: grant.accountId,
       scope: grant.scope.join(' '),
       resource: grant.resource,
       access_jti: grant.access.jti,

@@ -2,6 +2,7 @@ import { newId, type Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import { normaliseEmail } from '../domain/accounts/email-lookup.ts'
 import { withTransaction } from '../domain/transaction.ts'
+import { actingMember } from '../domain/accounts/members.ts'
 
 export { loadEmailHasher, normaliseEmail, type EmailHasher } from '../domain/accounts/email-lookup.ts'
 
@@ -46,8 +47,13 @@ export async function userById(db: Db, keyring: Keyring, id: string): Promise<Us
   return row ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`) } : undefined
 }
 
-/** The account a user acts for, without opening the sealed email. */
-export async function accountOfUser(db: Db, userId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('users').select('account_id').where('id', '=', userId).executeTakeFirst()
-  return row?.account_id
+/**
+ * The account a grant acts for: the one chosen when the person gave it (the consent page, the
+ * claim's verification page), else, for a grant from before that choice, their default account;
+ * undefined once they no longer belong to it (`subject`: the person, or the agent they claimed).
+ */
+export async function grantAccount(db: Db, chosen: string | null, userId: string, subject: string): Promise<string | undefined> {
+  const accountId = chosen ?? (await db.selectFrom('users').select('account_id').where('id', '=', userId).executeTakeFirst())?.account_id
+  if (!accountId) return undefined
+  return (await actingMember(db, accountId, subject)) ? accountId : undefined
 }

@@ -8,6 +8,7 @@ import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
 import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt } from './registrations.ts'
 import { normaliseUserCode } from './user-codes.ts'
+import { accountChoice, accountField, chosenAccount } from './account-choice.ts'
 import type { EmailHasher } from './users.ts'
 
 /** User-code entries a minute per address: with 20^8 codes, guessing one takes centuries. */
@@ -61,6 +62,7 @@ export default async function verifyRoutes(app: FastifyInstance, options: { emai
 <ul><li>read your sites, pages and leads (mcp:read)</li><li>use tools that change them (mcp:tools)</li></ul>
 <form method="post" action="${VERIFY}/decision">
 ${hidden({ _csrf: csrf, user_code: display(code) })}
+${accountField(await accountChoice(app, request, request.webUser.id))}
 <button type="submit" name="decision" value="approve">Connect the agent</button>
 <button type="submit" name="decision" value="deny">Decline</button>
 </form>`,
@@ -103,7 +105,12 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
         summary: 'Approve or decline a claim',
         tags: ['sign-in'],
         consumes: ['application/x-www-form-urlencoded'],
-        body: Type.Object({ user_code: Type.String({ maxLength: 20 }), decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]), _csrf: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({
+          user_code: Type.String({ maxLength: 20 }),
+          decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
+          account_id: Type.Optional(Type.String({ maxLength: 100 })),
+          _csrf: Type.String({ maxLength: 200 }),
+        }),
         response: { 200: Html, 303: Type.Null(), 400: Html, 403: Html, 410: Html },
       },
     },
@@ -123,7 +130,9 @@ ${hidden({ _csrf: csrf, user_code: display(code) })}
       }
 
       const approve = request.body.decision === 'approve'
-      if (!(await decideClaimAttempt(app.db, attempt.id, { approve, userId: user.id }))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+      const accountId = approve ? chosenAccount(await accountChoice(app, request, user.id), request.body.account_id) : undefined
+      if (approve && !accountId) return sendPage(reply, 403, page('Another account', html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`))
+      if (!(await decideClaimAttempt(app.db, attempt.id, accountId ? { approve: true, userId: user.id, accountId } : { approve: false }))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
       return sendPage(
         reply,
         200,

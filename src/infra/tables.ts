@@ -223,6 +223,8 @@ export interface AuthorizationCodesTable {
   scope: string
   resource: string
   family_id: string
+  /** The account the person chose on the consent page; null: their default account. */
+  account_id: string | null
   expires_at: Timestamp
   used_at: NullableTimestamp
   created_at: CreatedAt
@@ -236,6 +238,8 @@ export interface RefreshTokensTable {
   /** `sub` of the access tokens it mints: the user, or the claimed agent registration. */
   subject: string
   user_id: string
+  /** The account the grant acts for; null: the person's default account. */
+  account_id: string | null
   scope: string
   resource: string
   status: Generated<'active' | 'used' | 'revoked'>
@@ -274,6 +278,8 @@ export interface ClaimAttemptsTable {
   failed_entries: Generated<number>
   last_polled_at: NullableTimestamp
   user_id: string | null
+  /** The account the approving person chose for the agent; null: their default account. */
+  account_id: string | null
   decided_at: NullableTimestamp
   expires_at: Timestamp
   created_at: CreatedAt

@@ -81,7 +81,7 @@ export class Browser {
     return this.request(path, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } })
   }
 
-  /** Submits the page's form (the one whose action matches, or the first) with `fields` filled in and the button `submit` pressed. */
+  /** Submits the page's form (the one whose action matches, or the first) with `fields` filled in and the button `submit` pressed; a select sends its selected option. */
   submit(page: Page, fields: Record<string, string> = {}, options: { action?: string; button?: [string, string] } = {}): Promise<Page> {
     const form = options.action ? page.$(`form[action="${options.action}"]`) : page.$('form').first()
     if (!form.length) throw new Error(`no form on the page: ${page.html.slice(0, 500)}`)
@@ -89,6 +89,12 @@ export class Browser {
     form.find('input[name]').each((_i, el) => {
       const input = page.$(el)
       values[input.attr('name') as string] = input.attr('value') ?? ''
+    })
+    // A select sends its selected option, else its first, as a browser does.
+    form.find('select[name]').each((_i, el) => {
+      const select = page.$(el)
+      const option = select.find('option[selected]').first().length ? select.find('option[selected]').first() : select.find('option').first()
+      values[select.attr('name') as string] = option.attr('value') ?? option.text()
     })
     Object.assign(values, fields)
     if (options.button) values[options.button[0]] = options.button[1]

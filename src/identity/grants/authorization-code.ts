@@ -5,7 +5,7 @@ import { findClient } from '../clients.ts'
 import { invalidClient, invalidGrant, invalidRequest } from '../oauth-errors.ts'
 import { verifyPkce } from '../pkce.ts'
 import { issueRefreshToken, revokeFamily, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
-import { accountOfUser } from '../users.ts'
+import { grantAccount } from '../users.ts'
 import type { TokenRequest } from './params.ts'
 
 /**
@@ -38,8 +38,8 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
   if (code.redirect_uri !== body.redirect_uri) throw invalidGrant('The redirect_uri does not match the authorization request')
   if (!body.code_verifier || !verifyPkce(body.code_verifier, code.code_challenge)) throw invalidGrant('PKCE verification failed')
 
-  const accountId = await accountOfUser(app.db, code.user_id)
-  if (!accountId) throw invalidGrant('The authorization code is invalid')
+  const accountId = await grantAccount(app.db, code.account_id, code.user_id, code.user_id)
+  if (!accountId) throw invalidGrant('The person no longer belongs to the account the authorization was for')
   const scope = code.scope.split(' ').filter(Boolean)
   const access = await signAccessToken(app.signer, { subject: code.user_id, clientId: client.clientId, audience: code.resource, scope, accountId })
   const refreshToken = await issueRefreshToken(app.db, {
@@ -47,6 +47,7 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
     clientId: client.clientId,
     subject: code.user_id,
     userId: code.user_id,
+    accountId,
     scope,
     resource: code.resource,
     access,

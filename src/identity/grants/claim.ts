@@ -7,7 +7,7 @@ import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
 import { lockLatestClaimAttempt, lockRegistrationByClaimToken, markClaimAttemptRedeemed, markRegistrationClaimed, recordClaimPoll } from '../registrations.ts'
-import { userById } from '../users.ts'
+import { grantAccount, userById } from '../users.ts'
 
 /** RFC 8628 section 3.5: polling faster than the interval adds 5 seconds to it. */
 const SLOW_DOWN_STEP = 5
@@ -43,24 +43,27 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
     if (attempt.expires_at <= now) throw new OAuthError('expired_token', 'The claim was not collected in time; start a new claim')
     const user = attempt.user_id ? await userById(trx, app.keyring, attempt.user_id) : undefined
     if (!user) throw invalidGrant('The person who approved the claim no longer exists')
+    const accountId = await grantAccount(trx, attempt.account_id, user.id, user.id)
+    if (!accountId) throw invalidGrant('The person who approved the claim no longer belongs to the account they chose')
     await markClaimAttemptRedeemed(trx, attempt.id)
-    await markRegistrationClaimed(trx, registration.id, { userId: user.id, accountId: user.accountId, at: now })
+    await markRegistrationClaimed(trx, registration.id, { userId: user.id, accountId, at: now })
     forgetRegistration(registration.id)
     // Every pre-claim token names this group; it outlives the last of them (one lifetime and a margin).
     await denyJtis(trx, [{ jti: preClaimGroup(registration.id), expiresAt: new Date(now.getTime() + (ACCESS_TOKEN_TTL + 60) * 1000) }])
 
     const audience = resources(app.config).mcp
-    const access = await signAccessToken(app.signer, { subject: registration.id, clientId: registration.id, audience, scope: POST_CLAIM_SCOPES, accountId: user.accountId })
+    const access = await signAccessToken(app.signer, { subject: registration.id, clientId: registration.id, audience, scope: POST_CLAIM_SCOPES, accountId })
     const refreshToken = await issueRefreshToken(trx, {
       familyId: newId('fam'),
       clientId: registration.id,
       subject: registration.id,
       userId: user.id,
+      accountId,
       scope: POST_CLAIM_SCOPES,
       resource: audience,
       access,
     })
-    const identity = await signIdentityAssertion(app.signer, registration.id, { email: user.email, accountId: user.accountId })
+    const identity = await signIdentityAssertion(app.signer, registration.id, { email: user.email, accountId })
     return tokenResponse(access, POST_CLAIM_SCOPES, {
       refresh_token: refreshToken,
       identity_assertion: identity.assertion,

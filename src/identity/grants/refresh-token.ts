@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidGrant, invalidRequest } from '../oauth-errors.ts'
 import { findRefreshToken, issueRefreshToken, retireRefreshToken, revokeFamily, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
-import { accountOfUser } from '../users.ts'
+import { grantAccount } from '../users.ts'
 import { grantedScopes, type TokenRequest } from './params.ts'
 
 /**
@@ -24,14 +24,15 @@ export async function refreshTokenGrant(app: FastifyInstance, body: TokenRequest
     throw invalidGrant('The refresh token has already been used', 'refresh token reused: family revoked')
   }
 
-  const accountId = await accountOfUser(app.db, current.user_id)
-  if (!accountId) throw invalidGrant('The refresh token is invalid')
+  const accountId = await grantAccount(app.db, current.account_id, current.user_id, current.subject)
+  if (!accountId) throw invalidGrant('The person no longer belongs to the account the grant was for')
   const access = await signAccessToken(app.signer, { subject: current.subject, clientId: current.client_id, audience: current.resource, scope, accountId })
   const refreshToken = await issueRefreshToken(app.db, {
     familyId: current.family_id,
     clientId: current.client_id,
     subject: current.subject,
     userId: current.user_id,
+    accountId,
     scope: current.scope.split(' '),
     resource: current.resource,
     access,

@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { membershipsOf, type Membership } from '../domain/accounts/members.ts'
+import { sessionUser, webCookieNames } from '../domain/accounts/web-sessions.ts'
+import { html, type SafeHtml } from '../infra/html.ts'
+
+/**
+ * Which account an application (the consent page) or an agent (the claim's verification page)
+ * will act for. A person may belong to several: the pages offer each of them, the one this
+ * browser works in chosen already, and the answer names the one picked.
+ */
+export interface AccountChoice {
+  /** Every account the person belongs to, the one they joined first first. */
+  accounts: Membership[]
+  /** The account this browser works in (the dashboard's switch), else the person's default. */
+  current: string
+}
+
+export async function accountChoice(app: FastifyInstance, request: FastifyRequest, userId: string): Promise<AccountChoice> {
+  const token = request.cookies[webCookieNames(app.config.BASE_URL).session] ?? ''
+  const [accounts, session] = await Promise.all([membershipsOf(app.db, app.keyring, userId), sessionUser(app.db, app.keyring, token)])
+  const current = session?.userId === userId ? session.accountId : (accounts[0]?.accountId ?? '')
+  return { accounts, current }
+}
+
+/**
+ * The account a submitted form names, when the person belongs to it; without one (a form from
+ * before the field, or a person with one account) the account this browser works in. Undefined:
+ * the person is not a member of the account named.
+ */
+export function chosenAccount(choice: AccountChoice, submitted: string | undefined): string | undefined {
+  const wanted = submitted || choice.current
+  return choice.accounts.some((account) => account.accountId === wanted) ? wanted : undefined
+}
+
+const label = (account: Membership) => `the account of ${account.ownerEmail ?? account.accountId} (you are ${account.role === 'owner' ? 'an owner' : `an ${account.role}`})`
+
+/** The form's account field: a choice among several accounts, or a line naming the only one. */
+export function accountField(choice: AccountChoice): SafeHtml {
+  const only = choice.accounts.length === 1 ? choice.accounts[0] : undefined
+  if (only || choice.accounts.length === 0) return only ? html`<p>For ${label(only)}.</p>` : html``
+  return html`<p><label for="account_id">For which account?</label>
+<select id="account_id" name="account_id">${choice.accounts.map(
+    (account) => html`<option value="${account.accountId}"${account.accountId === choice.current ? html` selected` : html``}>${label(account)}</option>`,
+  )}</select></p>`
+}
