@@ -32,7 +32,14 @@ export function chosenAccount(choice: AccountChoice, submitted: string | undefin
   return choice.accounts.some((account) => account.accountId === wanted) ? wanted : undefined
 }
 
-const label = (account: Membership) => `the account of ${account.ownerEmail ?? account.accountId} (you are ${account.role === 'owner' ? 'an owner' : `an ${account.role}`})`
+const AS_ROLE: Record<Membership['role'], string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
+const label = (account: Membership) => `the account of ${account.ownerEmail ?? account.accountId} (you are ${AS_ROLE[account.role]})`
+
+/** How the pages name one of the person's accounts once chosen: "the account of …". */
+export function accountName(choice: AccountChoice, accountId: string): string {
+  const account = choice.accounts.find((a) => a.accountId === accountId)
+  return `the account of ${account?.ownerEmail ?? accountId}`
+}
 
 /** The form's account field: a choice among several accounts, or a line naming the only one. */
 export function accountField(choice: AccountChoice): SafeHtml {

@@ -8,7 +8,7 @@ import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
 import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt } from './registrations.ts'
 import { normaliseUserCode } from './user-codes.ts'
-import { accountChoice, accountField, chosenAccount } from './account-choice.ts'
+import { accountChoice, accountField, accountName, chosenAccount } from './account-choice.ts'
 import type { EmailHasher } from './users.ts'
 
 /** User-code entries a minute per address: with 20^8 codes, guessing one takes centuries. */
@@ -130,14 +130,15 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
       }
 
       const approve = request.body.decision === 'approve'
-      const accountId = approve ? chosenAccount(await accountChoice(app, request, user.id), request.body.account_id) : undefined
+      const choice = approve ? await accountChoice(app, request, user.id) : undefined
+      const accountId = choice && chosenAccount(choice, request.body.account_id)
       if (approve && !accountId) return sendPage(reply, 403, page('Another account', html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`))
       if (!(await decideClaimAttempt(app.db, attempt.id, accountId ? { approve: true, userId: user.id, accountId } : { approve: false }))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
       return sendPage(
         reply,
         200,
         approve
-          ? page('Agent connected', html`<p>The agent is now connected to your account. You can close this page and return to it.</p>`)
+          ? page('Agent connected', html`<p>The agent is now connected to ${accountName(choice!, accountId!)}. You can close this page and return to it.</p>`)
           : page('Request declined', html`<p>The agent was not connected. You can close this page.</p>`),
       )
     },

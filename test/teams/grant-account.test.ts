@@ -120,7 +120,7 @@ describe('the account an application or an agent acts for', () => {
     const stranger = await person(app, 'claimer-stranger@example.com')
     expect((await browser.submit(confirm, { account_id: stranger.accountId }, { button: ['decision', 'approve'] })).status).toBe(403)
     const done = await browser.submit(confirm, { account_id: team }, { button: ['decision', 'approve'] })
-    expect(done.html).toContain('Agent connected')
+    expect(done.$('p').first().text()).toBe('The agent is now connected to the account of claimer-owner@example.com. You can close this page and return to it.')
 
     const agent: oauth.Client = { client_id: reg.registration_id, token_endpoint_auth_method: 'none' }
     const response = await oauth.genericTokenEndpointRequest(as, agent, oauth.None(), 'urn:presence:agent-auth:grant-type:claim', { claim_token: reg.claim_token }, insecure)
