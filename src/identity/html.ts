@@ -2,7 +2,7 @@ import { html, raw, type SafeHtml } from '../infra/html.ts'
 
 const STYLE = raw(`body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
 h1{font-size:1.4rem}form{margin:1.5rem 0}label{display:block;margin:.75rem 0 .25rem}
-input[type=text],input[type=email]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+input[type=text],input[type=email],select{width:100%;max-width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{padding:.5rem 1rem;font-size:1rem;margin:.75rem .5rem 0 0}.error{color:#a00}.muted{color:#555;font-size:.9rem}
 code{font-size:1.1rem;letter-spacing:.1em}ul{padding-left:1.25rem}`)
 

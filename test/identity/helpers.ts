@@ -55,6 +55,11 @@ export class Browser {
     this.base = base
   }
 
+  /** The cookies this browser holds, to hand to a real browser (playwright's `addCookies`). */
+  cookieList(): Array<{ name: string; value: string; url: string }> {
+    return [...this.cookies].map(([name, value]) => ({ name, value, url: this.base }))
+  }
+
   private cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
   }

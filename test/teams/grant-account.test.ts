@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { addMember, removeMember } from '../../src/domain/accounts/members.ts'
 import { Browser, json, startLiveApp, type Page } from '../identity/helpers.ts'
+import { haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
 import { person } from './helpers.ts'
 
 // A person who belongs to several accounts says which one an application or an agent acts for:
@@ -103,6 +104,24 @@ describe('the account an application or an agent acts for', () => {
     const { consent } = await authorize(browser)
     expect(consent.$('select').length).toBe(0)
     expect(consent.html).toContain('For the account of single@example.com (you are an owner).')
+  })
+
+  it.runIf(haveBrowser)('fits the choice on a phone, without JavaScript', async () => {
+    const { browser, team } = await teamEditor('phone-with-a-rather-long-address')
+    const { consent } = await authorize(browser)
+    expect(consent.status).toBe(200)
+    // The same authorization request, opened in Chromium with the person's cookies.
+    const fields = consent.$('form input[type=hidden]').map((_i, el) => [[consent.$(el).attr('name')!, consent.$(el).attr('value') ?? '']]).get() as Array<[string, string]>
+    const query = new URLSearchParams(fields.filter(([name]) => name !== '_csrf'))
+    const chromium = await launchBrowser()
+    const context = await chromium.newContext({ viewport: PHONE, javaScriptEnabled: false })
+    await context.addCookies(browser.cookieList())
+    const page = await context.newPage()
+    await page.goto(`${base}/oauth/authorize?${query}`)
+    await page.selectOption('#account_id', team)
+    await page.screenshot({ path: screenshotPath('consent-account-choice-phone'), fullPage: true })
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width)
+    expect(await page.locator('#account_id').isVisible()).toBe(true)
   })
 
   it('lets the person who claims an agent pick the account it acts for', async () => {
