@@ -288,17 +288,25 @@ export async function measureInTurn<K extends string>(targets: Record<K, LoadOpt
 }
 
 /**
+ * Server CPU per request of two targets measured in the same rounds: each one's median, and the
+ * ratio (reference / ours, so higher is better) of the medians and of each round.
+ */
+export function cpuCompared(ours: LoadResult[], reference: LoadResult[]): { ours: number; reference: number; ratio: number; perRound: string } {
+  const cpu = (results: LoadResult[]) => middle(results.map((r) => r.cpuPerRequest ?? NaN))
+  const perRound = ours.map((r, i) => ((reference[i]!.cpuPerRequest ?? NaN) / (r.cpuPerRequest ?? NaN)).toFixed(2)).join(', ')
+  return { ours: cpu(ours), reference: cpu(reference), ratio: cpu(reference) / cpu(ours), perRound }
+}
+
+/**
  * One comparison with its reference, measured in the same rounds: the ratio of the medians by
  * throughput and by server CPU per request (reference CPU / ours, so higher is better for both),
  * the per-round ratios, and whether `target` holds for the chosen measure.
  */
 export function compared(name: string, ours: LoadResult[], reference: LoadResult[], target: { by: 'throughput' | 'cpu'; atLeast: number; p99Below?: number }): string {
   const byThroughput = median(ours).requestsPerSecond / median(reference).requestsPerSecond
-  const cpuOurs = middle(ours.map((r) => r.cpuPerRequest ?? NaN))
-  const cpuReference = middle(reference.map((r) => r.cpuPerRequest ?? NaN))
-  const byCpu = cpuReference / cpuOurs
+  const { ours: cpuOurs, reference: cpuReference, ratio: byCpu, perRound: cpuRounds } = cpuCompared(ours, reference)
   const ratio = target.by === 'throughput' ? byThroughput : byCpu
-  const perRound = ours.map((r, i) => (target.by === 'throughput' ? r.requestsPerSecond / reference[i]!.requestsPerSecond : (reference[i]!.cpuPerRequest ?? NaN) / (r.cpuPerRequest ?? NaN)).toFixed(2)).join(', ')
+  const perRound = target.by === 'throughput' ? ours.map((r, i) => (r.requestsPerSecond / reference[i]!.requestsPerSecond).toFixed(2)).join(', ') : cpuRounds
   const p99 = median(ours).p99
   const p99Met = target.p99Below === undefined || p99 < target.p99Below
   const met = ratio >= target.atLeast && p99Met

@@ -20,7 +20,7 @@ import { createSite } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { openDataStore } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
-import { compared, load, median, middle, report, runtimeFlags, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
+import { compared, cpuCompared, load, median, report, runtimeFlags, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -169,9 +169,8 @@ try {
   console.log(nginx ? compared('published page by Host vs nginx, 1 worker', runs.at(-1)!, restRuns[0]!, { by: 'cpu', atLeast: 1.0 }) : `nginx not installed (${NGINX}): no nginx figure`)
   // What any server built on node:http can reach: its HTTP machinery alone, beside nginx.
   if (nginx) {
-    const cpu = (results: LoadResult[]) => middle(results.map((r) => r.cpuPerRequest ?? NaN))
-    const rounds = floorRuns!.map((r, i) => ((restRuns[0]![i]!.cpuPerRequest ?? NaN) / (r.cpuPerRequest ?? NaN)).toFixed(2)).join(', ')
-    console.log(`  the floor: node:http alone vs nginx, ${(cpu(restRuns[0]!) / cpu(floorRuns!)).toFixed(2)}x by CPU (${cpu(floorRuns!).toFixed(0)} / ${cpu(restRuns[0]!).toFixed(0)} µs per request); by round ${rounds}`)
+    const floorCpu = cpuCompared(floorRuns!, restRuns[0]!)
+    console.log(`  the floor: node:http alone vs nginx, ${floorCpu.ratio.toFixed(2)}x by CPU (${floorCpu.ours.toFixed(0)} / ${floorCpu.reference.toFixed(0)} µs per request); by round ${floorCpu.perRound}`)
   }
   console.log(`${PAGES}-page site builds in ${buildMs.map((ms) => `${ms} ms`).join(', ')} (target under 1000 ms)`)
 } finally {
