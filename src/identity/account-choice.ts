@@ -32,19 +32,21 @@ export function chosenAccount(choice: AccountChoice, submitted: string | undefin
   return choice.accounts.some((account) => account.accountId === wanted) ? wanted : undefined
 }
 
-const AS_ROLE: Record<Membership['role'], string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
-const label = (account: Membership) => `the account of ${account.ownerEmail ?? account.accountId} (you are ${AS_ROLE[account.role]})`
+const named = (account: Pick<Membership, 'accountId' | 'ownerEmail'>) => `the account of ${account.ownerEmail ?? account.accountId}`
 
 /** How the pages name one of the person's accounts once chosen: "the account of …". */
 export function accountName(choice: AccountChoice, accountId: string): string {
-  const account = choice.accounts.find((a) => a.accountId === accountId)
-  return `the account of ${account?.ownerEmail ?? accountId}`
+  return named(choice.accounts.find((a) => a.accountId === accountId) ?? { accountId, ownerEmail: null })
 }
+
+const AS_ROLE: Record<Membership['role'], string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
+const label = (account: Membership) => `${named(account)} (you are ${AS_ROLE[account.role]})`
 
 /** The form's account field: a choice among several accounts, or a line naming the only one. */
 export function accountField(choice: AccountChoice): SafeHtml {
-  const only = choice.accounts.length === 1 ? choice.accounts[0] : undefined
-  if (only || choice.accounts.length === 0) return only ? html`<p>For ${label(only)}.</p>` : html``
+  const [first, ...others] = choice.accounts
+  if (!first) return html``
+  if (others.length === 0) return html`<p>For ${label(first)}.</p>`
   return html`<p><label for="account_id">For which account?</label>
 <select id="account_id" name="account_id">${choice.accounts.map(
     (account) => html`<option value="${account.accountId}"${account.accountId === choice.current ? html` selected` : html``}>${label(account)}</option>`,

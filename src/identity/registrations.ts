@@ -89,8 +89,11 @@ export async function countWrongAccountEntry(db: Db, attemptId: string, failedEn
     .execute()
 }
 
+/** A person's answer to a claim: approved for one of their accounts, or declined. */
+export type ClaimDecision = { approve: true; userId: string; accountId: string } | { approve: false }
+
 /** Records the person's decision once; false when the attempt was decided already. */
-export async function decideClaimAttempt(db: Db, attemptId: string, decision: { approve: true; userId: string; accountId: string } | { approve: false }): Promise<boolean> {
+export async function decideClaimAttempt(db: Db, attemptId: string, decision: ClaimDecision): Promise<boolean> {
   const decided = await db
     .updateTable('claim_attempts')
     .set(decision.approve ? { status: 'approved', user_id: decision.userId, account_id: decision.accountId, decided_at: new Date() } : { status: 'denied', user_id: null, decided_at: new Date() })

@@ -6,7 +6,7 @@ import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
-import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt } from './registrations.ts'
+import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt, type ClaimDecision } from './registrations.ts'
 import { normaliseUserCode } from './user-codes.ts'
 import { accountChoice, accountField, accountName, chosenAccount } from './account-choice.ts'
 import type { EmailHasher } from './users.ts'
@@ -129,18 +129,17 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
         return sendPage(reply, 403, page('Another account', html`<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>`))
       }
 
-      const approve = request.body.decision === 'approve'
-      const choice = approve ? await accountChoice(app, request, user.id) : undefined
-      const accountId = choice && chosenAccount(choice, request.body.account_id)
-      if (approve && !accountId) return sendPage(reply, 403, page('Another account', html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`))
-      if (!(await decideClaimAttempt(app.db, attempt.id, accountId ? { approve: true, userId: user.id, accountId } : { approve: false }))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
-      return sendPage(
-        reply,
-        200,
-        approve
-          ? page('Agent connected', html`<p>The agent is now connected to ${accountName(choice!, accountId!)}. You can close this page and return to it.</p>`)
-          : page('Request declined', html`<p>The agent was not connected. You can close this page.</p>`),
-      )
+      let decision: ClaimDecision = { approve: false }
+      let outcome = page('Request declined', html`<p>The agent was not connected. You can close this page.</p>`)
+      if (request.body.decision === 'approve') {
+        const choice = await accountChoice(app, request, user.id)
+        const accountId = chosenAccount(choice, request.body.account_id)
+        if (!accountId) return sendPage(reply, 403, page('Another account', html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`))
+        decision = { approve: true, userId: user.id, accountId }
+        outcome = page('Agent connected', html`<p>The agent is now connected to ${accountName(choice, accountId)}. You can close this page and return to it.</p>`)
+      }
+      if (!(await decideClaimAttempt(app.db, attempt.id, decision))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+      return sendPage(reply, 200, outcome)
     },
   )
 }

@@ -43,7 +43,7 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
     if (attempt.expires_at <= now) throw new OAuthError('expired_token', 'The claim was not collected in time; start a new claim')
     const user = attempt.user_id ? await userById(trx, app.keyring, attempt.user_id) : undefined
     if (!user) throw invalidGrant('The person who approved the claim no longer exists')
-    const accountId = await grantAccount(trx, attempt.account_id, user.id, user.id)
+    const accountId = await grantAccount(trx, attempt.account_id ?? user.accountId, user.id, user.id)
     if (!accountId) throw invalidGrant('The person who approved the claim no longer belongs to the account they chose')
     await markClaimAttemptRedeemed(trx, attempt.id)
     await markRegistrationClaimed(trx, registration.id, { userId: user.id, accountId, at: now })
