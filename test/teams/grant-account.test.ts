@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { addMember, removeMember } from '../../src/domain/accounts/members.ts'
 import { Browser, json, startLiveApp, type Page } from '../identity/helpers.ts'
+import { accessibilityChecker } from '../helpers/accessibility.ts'
 import { haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
 import { person } from './helpers.ts'
 
@@ -94,6 +95,12 @@ describe('the account an application or an agent acts for', () => {
     const refused = await browser.submit(started.consent, { account_id: stranger.accountId }, { button: ['decision', 'allow'] })
     expect(refused.status).toBe(400)
     expect(refused.$('p').first().text()).toBe('You are not a member of the account chosen.')
+    // An id that cannot be one, and one longer than the field allows: refused the same way, never a 500.
+    for (const accountId of ['acct_nobody', 'x'.repeat(101)]) {
+      const bad = await browser.submit(started.consent, { account_id: accountId }, { button: ['decision', 'allow'] })
+      expect(bad.status, accountId).toBe(400)
+      expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    }
     const codesAfter = await app.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
     expect(codesAfter.n).toBe(codesBefore.n)
   })
@@ -106,7 +113,7 @@ describe('the account an application or an agent acts for', () => {
     expect(consent.html).toContain('For the account of single@example.com (you are an owner).')
   })
 
-  it.runIf(haveBrowser)('fits the choice on a phone, without JavaScript', async () => {
+  it.runIf(haveBrowser)('fits the choice on a phone, without JavaScript, and axe finds nothing serious', async () => {
     const { browser, team } = await teamEditor('phone-with-a-rather-long-address')
     const { consent } = await authorize(browser)
     expect(consent.status).toBe(200)
@@ -122,6 +129,9 @@ describe('the account an application or an agent acts for', () => {
     await page.screenshot({ path: screenshotPath('consent-account-choice-phone'), fullPage: true })
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width)
     expect(await page.locator('#account_id').isVisible()).toBe(true)
+    const axe = await accessibilityChecker(chromium, base)
+    await axe.check('consent page with an account choice', page)
+    expect(axe.findings).toEqual([])
   })
 
   it('lets the person who claims an agent pick the account it acts for', async () => {
@@ -138,6 +148,7 @@ describe('the account an application or an agent acts for', () => {
     ])
     const stranger = await person(app, 'claimer-stranger@example.com')
     expect((await browser.submit(confirm, { account_id: stranger.accountId }, { button: ['decision', 'approve'] })).status).toBe(403)
+    expect((await browser.submit(confirm, { account_id: 'x'.repeat(101) }, { button: ['decision', 'approve'] })).status).toBe(400)
     const done = await browser.submit(confirm, { account_id: team }, { button: ['decision', 'approve'] })
     expect(done.$('p').first().text()).toBe('The agent is now connected to the account of claimer-owner@example.com. You can close this page and return to it.')
 
