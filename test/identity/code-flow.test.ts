@@ -1,18 +1,12 @@
 import * as oauth from 'oauth4webapi'
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { Browser, json, startLiveApp, type Page } from './helpers.ts'
+import { Browser, insecure, json, registeredClient, startLiveApp, type Page } from './helpers.ts'
 import { probeRoutes } from './probe.ts'
 
 const { app, base } = await startLiveApp({ plugins: [probeRoutes] })
-const insecure = { [oauth.allowInsecureRequests]: true } as const
-const issuer = new URL(base)
-const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))
 const redirectUri = 'http://127.0.0.1:9/callback'
-
-const client = (await oauth.processDynamicClientRegistrationResponse(
-  await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Site Builder Desktop', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure),
-)) as oauth.Client
+const { as, client } = await registeredClient(base, 'Site Builder Desktop', redirectUri)
 
 const person = new Browser(base)
 let signedIn = false

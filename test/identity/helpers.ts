@@ -1,4 +1,5 @@
 import * as cheerio from 'cheerio'
+import * as oauth from 'oauth4webapi'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -124,6 +125,19 @@ export class Browser {
     const code = await latestCode(app, email)
     return this.follow(await this.submit(sent, { code }))
   }
+}
+
+/** oauth4webapi's option for the plain-http loopback origin the tests listen on. */
+export const insecure = { [oauth.allowInsecureRequests]: true } as const
+
+/** The service's authorization server as oauth4webapi discovers it, and a public client registered there (RFC 7591). */
+export async function registeredClient(base: string, clientName: string, redirectUri: string): Promise<{ as: oauth.AuthorizationServer; client: oauth.Client }> {
+  const issuer = new URL(base)
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))
+  const client = (await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(as, { client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure),
+  )) as oauth.Client
+  return { as, client }
 }
 
 /** The newest sign-in code mailed to `email` (the outbox, since SMTP_URL is not set). */

@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi'
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { addMember, removeMember } from '../../src/domain/accounts/members.ts'
-import { Browser, json, startLiveApp, type Page } from '../identity/helpers.ts'
+import { Browser, insecure, json, registeredClient, startLiveApp, type Page } from '../identity/helpers.ts'
 import { accessibilityChecker } from '../helpers/accessibility.ts'
 import { haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
 import { person } from './helpers.ts'
@@ -12,13 +12,8 @@ import { person } from './helpers.ts'
 // chosen already; tokens, their refreshes and a claimed agent act for the one picked, and stop
 // once the person leaves it.
 const { app, base } = await startLiveApp({ env: { RATE_LIMIT_FACTOR: '10' } })
-const insecure = { [oauth.allowInsecureRequests]: true } as const
-const issuer = new URL(base)
-const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))
 const redirectUri = 'http://127.0.0.1:9/callback'
-const client = (await oauth.processDynamicClientRegistrationResponse(
-  await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Team Helper', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure),
-)) as oauth.Client
+const { as, client } = await registeredClient(base, 'Team Helper', redirectUri)
 
 /** A person signed in through the pages, who also edits the team account of `owner`. */
 async function teamEditor(name: string) {
