@@ -31,10 +31,15 @@ const ContactBody = Type.Object(
 type ContactBody = Static<typeof ContactBody>
 
 /**
- * The post must come from a page of the very origin it is sent to (CSRF): its Origin header, or
- * where a browser sends none its Referer, names this host.
+ * The post must come from a page of the very origin it is sent to (CSRF). A browser says so in
+ * Sec-Fetch-Site, which no page can set; where it sends none, the Origin header, or failing that
+ * the Referer, must name this host. Under `Referrer-Policy: no-referrer` (the service's own
+ * pages' policy, or a visitor's browser settings) a browser sends `Origin: null` even for the
+ * page's own form, so Sec-Fetch-Site is read first.
  */
 function sameOrigin(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site']
+  if (site !== undefined) return site === 'same-origin'
   const from = request.headers.origin ?? request.headers.referer
   if (!from || from === 'null') return false
   try {

@@ -37,7 +37,9 @@ function hostedHeaders(baseUrl: string, apiUrl: string): Record<string, string> 
     "frame-ancestors 'self'",
     "object-src 'none'",
   ].join('; ')
-  return { 'content-security-policy': csp, 'x-frame-options': 'SAMEORIGIN' }
+  // The service's own pages send no referrer at all; a site's pages name themselves to their own
+  // origin, so a browser's post of the contact form carries an Origin that names the site.
+  return { 'content-security-policy': csp, 'x-frame-options': 'SAMEORIGIN', 'referrer-policy': 'same-origin' }
 }
 
 /** Routes of the hosted sites that live on the service's own host: the preview and the TLS check. */

@@ -90,6 +90,17 @@ describe('contact forms on hosted pages', () => {
     expect(res.statusCode).toBe(200)
   })
 
+  it('takes what the browser vouches for in Sec-Fetch-Site, whatever Origin it sends, and says its origin to its own forms', async () => {
+    client = '203.0.113.8'
+    // A page served with `Referrer-Policy: no-referrer` makes the browser send Origin: null even for its own form.
+    expect((await post({ ...visitor(), email: 'nell@example.org' }, { origin: 'null', 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200)
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      expect((await post(visitor(), { origin: `https://${HOST}`, 'sec-fetch-site': site })).statusCode, site).toBe(403)
+    }
+    const page = await t.app.inject({ method: 'GET', url: '/contact', headers: { host: HOST } })
+    expect(page.headers['referrer-policy']).toBe('same-origin')
+  })
+
   it('refuses cross-site posts and forged tokens', async () => {
     client = '203.0.113.2'
     for (const headers of [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, {}, { origin: 'null' }] as Array<Record<string, string>>) {
@@ -116,7 +127,7 @@ describe('contact forms on hosted pages', () => {
     const bad = await post({ ...visitor(), message: 'x'.repeat(5001) })
     expect(bad.statusCode).toBe(400)
     expect(bad.body).not.toMatch(/ajv|instancePath|stack/i)
-    expect(await listLeads(t.app.db, t.app.keyring, site.id)).toHaveLength(3)
+    expect(await listLeads(t.app.db, t.app.keyring, site.id)).toHaveLength(4)
   })
 
   it('is answered under the preview prefix too, and not on a host without a live site', async () => {
