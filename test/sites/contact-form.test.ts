@@ -138,6 +138,17 @@ describe('contact forms on hosted pages', () => {
     expect((await post(visitor(), { origin: 'https://unknown.example' }, '/_wps/forms/contact', 'unknown.example')).statusCode).toBe(404)
   })
 
+  it('keeps every new message of a returning visitor, and one lead for a form sent twice', async () => {
+    client = '203.0.113.9'
+    const mine = async () => (await listLeads(t.app.db, t.app.keyring, site.id)).filter((l) => l.email.toLowerCase() === 'carla@example.org').map((l) => l.note).sort()
+    const first = { ...visitor(), email: 'carla@example.org', message: 'First message: do you deliver?' }
+    expect((await post(first)).statusCode).toBe(200)
+    expect((await post(first)).statusCode).toBe(200)
+    expect(await mine()).toEqual(['First message: do you deliver?'])
+    expect((await post({ ...first, email: 'Carla@example.org', message: 'Second message: and on Sundays?' })).statusCode).toBe(200)
+    expect(await mine()).toEqual(['First message: do you deliver?', 'Second message: and on Sundays?'])
+  })
+
   it('is rate limited per client', async () => {
     client = '203.0.113.5'
     let last = 0

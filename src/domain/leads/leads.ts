@@ -31,9 +31,14 @@ export interface Lead {
 // Each sealed column is bound to its row and column, so a ciphertext cannot be moved elsewhere.
 const context = (leadId: string, column: string) => `leads.${column}:${leadId}`
 
-/** The same visitor submitting the same email again from one session is one lead, not two. */
+/**
+ * When a submission is one already stored: in a chat, the same email again from the same session;
+ * from a contact form, which has no session, the same email with the same name and message (the
+ * form sent twice). A returning visitor's new message is a new lead.
+ */
 function dedupeKey(lead: NewLead): string {
-  return sha256Hex(`${lead.source}\n${lead.sessionId ?? ''}\n${lead.email.trim().toLowerCase()}`)
+  const base = `${lead.source}\n${lead.sessionId ?? ''}\n${lead.email.trim().toLowerCase()}`
+  return sha256Hex(lead.sessionId ? base : `${base}\n${lead.name ?? ''}\n${lead.note ?? ''}`)
 }
 
 /**
