@@ -1,17 +1,19 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
+import { Value } from 'typebox/value'
 import { leadConsentFor } from '../domain/leads/consent.ts'
 import { insertLead } from '../domain/leads/leads.ts'
-import { isLocale } from '../domain/locales.ts'
+import { isLocale, type Locale } from '../domain/locales.ts'
 import { findSiteById } from '../domain/sites/sites.ts'
 import { errors } from '../errors.ts'
 import { html, raw, sendPage } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
-import { formTokenValid } from './form-token.ts'
-import { siteOfRequest } from './hosted-site.ts'
+import { formTokenValid, signFormToken } from './form-token.ts'
+import { siteOfRequest, type SiteOrigin } from './hosted-site.ts'
 import type { LiveSites } from './live-sites.ts'
+import { contactForm, type ContactField, type FormFill } from './render/blocks.ts'
 import { LABELS } from './render/labels.ts'
-import { pageUrlPath } from './render/paths.ts'
+import { consentLinkInLayout, pageUrlPath } from './render/paths.ts'
 import { CSS } from './render/style.ts'
 
 const ContactBody = Type.Object(
@@ -49,27 +51,137 @@ function sameOrigin(request: FastifyRequest): boolean {
   }
 }
 
+/** What the form page says when a post is refused, in the page's language. */
+const REFUSAL: Record<Locale, { title: string; email: string; tooLong: (max: number) => string; consent: string; reload: string; consentChanged: string }> = {
+  en: {
+    title: 'Your message was not sent',
+    email: 'Enter your email address, like name@example.com.',
+    tooLong: (max) => `Use at most ${max} characters.`,
+    consent: 'Tick the box to agree, so that we may answer you.',
+    reload: 'This form is out of date. Your text is still below: send it again.',
+    consentChanged: 'The consent text has changed since you opened the page. Read it again below, then send your message.',
+  },
+  de: {
+    title: 'Ihre Nachricht wurde nicht gesendet',
+    email: 'Geben Sie Ihre E-Mail-Adresse ein, etwa name@example.com.',
+    tooLong: (max) => `Höchstens ${max} Zeichen.`,
+    consent: 'Setzen Sie das Häkchen, damit wir Ihnen antworten dürfen.',
+    reload: 'Dieses Formular ist veraltet. Ihr Text steht noch unten: Senden Sie ihn erneut.',
+    consentChanged: 'Der Einwilligungstext hat sich geändert, seit Sie die Seite geöffnet haben. Lesen Sie ihn unten erneut und senden Sie dann Ihre Nachricht.',
+  },
+  fr: {
+    title: "Votre message n'a pas été envoyé",
+    email: 'Saisissez votre adresse e-mail, par exemple nom@example.com.',
+    tooLong: (max) => `${max} caractères au plus.`,
+    consent: 'Cochez la case pour accepter, afin que nous puissions vous répondre.',
+    reload: 'Ce formulaire est périmé. Votre texte est toujours ci-dessous : envoyez-le à nouveau.',
+    consentChanged: 'Le texte de consentement a changé depuis que vous avez ouvert la page. Relisez-le ci-dessous, puis envoyez votre message.',
+  },
+}
+
+/** Where a refused post goes wrong: the fields the visitor can mend, or the form itself. */
+interface Refusal {
+  status: number
+  fields: Partial<Record<ContactField, string>>
+  /** Said above the form when no field is to blame. */
+  general?: string
+}
+
+/** A problem the schema found: where, and what is missing when a field is. */
+type SchemaProblem = { instancePath: string; params: object }
+
+/**
+ * Every problem of a refused post: each field of the visitor's with what to do about it, and,
+ * where a field of the form itself is wrong (a page from an older release), a word to send again.
+ * The router's validator stops at the first problem; TypeBox lists them all, so the visitor
+ * hears of every field at once.
+ */
+function problemsOf(body: unknown, first: SchemaProblem[], words: (typeof REFUSAL)[Locale]): Refusal {
+  const refusal: Refusal = { status: 400, fields: {} }
+  for (const problem of [...first, ...Value.Errors(ContactBody, body)]) {
+    const missing = (problem.params as { missingProperty?: unknown }).missingProperty
+    const field = problem.instancePath.slice(1) || String(missing ?? '')
+    if (field === 'email') refusal.fields.email = words.email
+    else if (field === 'consent') refusal.fields.consent = words.consent
+    else if (field === 'name' || field === 'message') refusal.fields[field] = words.tooLong(field === 'name' ? 200 : 5000)
+    else refusal.general = words.reload
+  }
+  return refusal
+}
+
+/** The visitor's own fields of a post, as text, whatever else is wrong with it. */
+function sentValues(body: unknown): FormFill['values'] {
+  const sent = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
+  const text = (name: string) => (typeof sent[name] === 'string' ? (sent[name] as string) : undefined)
+  return { name: text('name'), email: text('email'), message: text('message'), consent: sent['consent'] === 'yes' }
+}
+
+/** A browser's form post asks for a page; a script or a client asking for JSON gets the problem document. */
+function wantsPage(request: FastifyRequest): boolean {
+  return request.headers.accept?.includes('text/html') === true
+}
+
 /**
  * POST /_wps/forms/contact on a hosted site's own origin (and under its preview prefix): a
  * contact-form post becomes a lead of the site, with the consent the form showed. Works without
- * JavaScript: the answer is a page.
+ * JavaScript: the answer is a page. A post the browser sends that cannot be taken is answered with
+ * the form again, holding what the visitor typed, each problem said above its field.
  */
 export default async function contactFormRoutes(app: FastifyInstance, options: { live: LiveSites }) {
   const { live } = options
-  const handler = async (request: FastifyRequest<{ Body: ContactBody }>, reply: import('fastify').FastifyReply) => {
+
+  /** The refusal as the form again (for a browser) or as the problem it was (for anyone else). */
+  async function refuse(request: FastifyRequest, reply: FastifyReply, origin: SiteOrigin, refusal: Refusal, problem: Error) {
+    const site = wantsPage(request) ? await findSiteById(app.db, origin.siteId) : undefined
+    if (!site) throw problem
+    const asked = (request.body as { locale?: unknown } | undefined)?.locale
+    const locale = isLocale(asked) && site.locales.includes(asked) ? asked : site.default_locale
+    const sent = request.body as { page?: unknown } | undefined
+    const pagePath = typeof sent?.page === 'string' && /^\/[a-z0-9._/-]{0,300}$/.test(sent.page) ? sent.page : '/'
+    const words = REFUSAL[locale]
+    const consent = leadConsentFor(site.settings ?? {}, locale)
+    const from = '/_wps/forms/contact'
+    const form = contactForm({}, {
+      from,
+      locale,
+      isH1: false,
+      index: 0,
+      formToken: signFormToken(app.keyring, site.id),
+      consent: { ...consent, privacy: { ...consent.privacy, url: consentLinkInLayout(consent.privacy.url, site.default_locale) } },
+      pagePath,
+    }, { values: sentValues(request.body), errors: refusal.fields })
+    const back = `${origin.prefix}${pageUrlPath(locale, pagePath, site.default_locale)}`
+    const l = LABELS[locale]
+    const page = html`<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${words.title} – ${site.name}</title><style>${raw(CSS)}.field-error{display:block;color:#a4001d;font-weight:600}</style></head><body><main id="main"><h1>${words.title}</h1>${refusal.general ? html`<p role="alert">${refusal.general}</p>` : ''}${raw(form)}<p><a href="${back}">${l.back}</a></p></main></body></html>`
+    return sendPage(reply, refusal.status, page)
+  }
+
+  const handler = async (request: FastifyRequest<{ Body: ContactBody }>, reply: FastifyReply) => {
     const origin = siteOfRequest(request, live)
     if (!origin) throw new errors.notFound('No published site answers here')
+    const asked = (request.body as { locale?: unknown } | undefined)?.locale
+    const words = REFUSAL[isLocale(asked) ? asked : 'en']
+    if (request.validationError) {
+      return refuse(request, reply, origin, problemsOf(request.body, request.validationError.validation ?? [], words), request.validationError)
+    }
     if (!sameOrigin(request)) throw new errors.forbidden('The form must be sent from the site itself')
     const body = request.body
-    if (!formTokenValid(app.keyring, body.token, origin.siteId)) throw new errors.forbidden('The form is not one of this site; reload the page and send it again')
+    if (!formTokenValid(app.keyring, body.token, origin.siteId)) {
+      return refuse(request, reply, origin, { status: 403, fields: {}, general: words.reload }, new errors.forbidden('The form is not one of this site; reload the page and send it again'))
+    }
     const site = await findSiteById(app.db, origin.siteId)
     if (!site) throw new errors.notFound('No published site answers here')
     const locale = body.locale
-    if (!isLocale(locale) || !site.locales.includes(locale)) throw new errors.validationFailed('locale: the site does not speak this language')
-    if (body.consent !== 'yes') throw new errors.validationFailed('consent: please agree to the consent text to send the form')
+    if (!isLocale(locale) || !site.locales.includes(locale)) {
+      return refuse(request, reply, origin, { status: 400, fields: {}, general: words.reload }, new errors.validationFailed('locale: the site does not speak this language'))
+    }
+    if (body.consent !== 'yes') {
+      return refuse(request, reply, origin, { status: 400, fields: { consent: words.consent } }, new errors.validationFailed('consent: please agree to the consent text to send the form'))
+    }
     const consent = leadConsentFor(site.settings ?? {}, locale)
     if (body.consent_version !== consent.version || body.consent_digest !== consent.digest) {
-      throw new errors.conflict('The consent text has changed since the page was loaded; reload the page and send the form again')
+      const problem = new errors.conflict('The consent text has changed since the page was loaded; reload the page and send the form again')
+      return refuse(request, reply, origin, { status: 409, fields: {}, general: words.consentChanged }, problem)
     }
     await insertLead(app.db, app.keyring, {
       siteId: site.id,
@@ -88,6 +200,8 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
   const route = {
     config: { operation: 'sites.contact_form', ...routeLimit(app.config, 'sites.contact_form') },
     schema: { hide: true, body: ContactBody },
+    // The handler says what was wrong next to the visitor's fields (or answers the problem as before).
+    attachValidation: true,
   }
   app.post('/_wps/forms/contact', route, handler)
   app.post('/s/:siteId/_wps/forms/contact', route, handler)

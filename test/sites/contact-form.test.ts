@@ -130,6 +130,66 @@ describe('contact forms on hosted pages', () => {
     expect(await listLeads(t.app.db, t.app.keyring, site.id)).toHaveLength(4)
   })
 
+  it('shows a browser the form again with what the visitor typed and each problem above its field', async () => {
+    client = '203.0.113.10'
+    const asPage = { origin: `https://${HOST}`, accept: 'text/html,application/xhtml+xml' }
+    const before = (await listLeads(t.app.db, t.app.keyring, site.id)).length
+    const typed = { ...visitor(), name: 'Dora <Dough>', email: 'dora-at-example', message: 'x'.repeat(5001) }
+    const res = await post(typed, asPage)
+    expect(res.statusCode).toBe(400)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    const $ = cheerio.load(res.body)
+    expect($('h1').text()).toBe('Your message was not sent')
+    const error = (name: string) => $(`#${$(`[name=${name}]`).attr('aria-describedby')}`).text()
+    expect(error('email')).toBe('Enter your email address, like name@example.com.')
+    expect(error('message')).toBe('Use at most 5000 characters.')
+    expect($('[name=name]').attr('aria-invalid')).toBeUndefined()
+    expect($('[name=name]').val()).toBe('Dora <Dough>')
+    expect($('[name=email]').val()).toBe('dora-at-example')
+    expect($('textarea[name=message]').text()).toBe('x'.repeat(5001))
+    expect($('[name=consent]').attr('checked')).toBeDefined()
+    expect(res.body).not.toContain('<Dough>')
+    expect(res.body).not.toMatch(/instancePath|ajv|problem-type/)
+
+    // Mended and sent again from that page, as the browser would: every field of its form.
+    const again = (page: string, changes: Record<string, string>) => {
+      const $page = cheerio.load(page)
+      const fields = Object.fromEntries($page('form input, form textarea').map((_, el) => [[$page(el).attr('name')!, $page(el).is('textarea') ? $page(el).text() : ($page(el).val() as string)]]).get() as Array<[string, string]>)
+      return post({ ...fields, ...changes }, { ...asPage, referer: `https://${HOST}/_wps/forms/contact` })
+    }
+    const sent = await again(res.body, { email: 'dora@example.org', message: 'Short now.' })
+    expect(sent.statusCode).toBe(200)
+    expect(cheerio.load(sent.body)('h1').text()).toBe('Thank you')
+    const leads = await listLeads(t.app.db, t.app.keyring, site.id)
+    expect(leads).toHaveLength(before + 1)
+    expect(leads.find((l) => l.email === 'dora@example.org')).toMatchObject({ name: 'Dora <Dough>', note: 'Short now.' })
+
+    // No consent: said at the box, the message kept.
+    const { consent: _, ...unticked } = visitor()
+    const noConsent = cheerio.load((await post({ ...unticked, message: 'Keep me' }, asPage)).body)
+    expect(noConsent(`#${noConsent('[name=consent]').attr('aria-describedby')}`).text()).toBe('Tick the box to agree, so that we may answer you.')
+    expect(noConsent('textarea[name=message]').text()).toBe('Keep me')
+  })
+
+  it('shows a browser a stale or foreign form again, in its language, with a form that sends', async () => {
+    client = '203.0.113.11'
+    const asPage = { origin: `https://${HOST}`, accept: 'text/html' }
+    const stale = await post({ ...visitor(), locale: 'de', page: '/about', email: 'dieter@example.org', consent_digest: 'b'.repeat(64) }, asPage)
+    expect(stale.statusCode).toBe(409)
+    const $stale = cheerio.load(stale.body)
+    expect($stale('html').attr('lang')).toBe('de')
+    expect($stale('[role=alert]').text()).toMatch(/^Der Einwilligungstext hat sich geändert/)
+    expect($stale('[name=consent_digest]').val()).toBe(leadConsentFor(FIXTURE_SETTINGS, 'de').digest)
+    expect($stale('[name=email]').val()).toBe('dieter@example.org')
+    expect($stale('main > p > a').last().attr('href')).toBe('/de/about')
+    const forged = await post({ ...visitor(), token: 'v1.nope.nope', email: 'frieda@example.org' }, asPage)
+    expect(forged.statusCode).toBe(403)
+    const $forged = cheerio.load(forged.body)
+    const fields = Object.fromEntries($forged('form input, form textarea').map((_, el) => [[$forged(el).attr('name')!, $forged(el).is('textarea') ? $forged(el).text() : ($forged(el).val() as string)]]).get() as Array<[string, string]>)
+    expect((await post(fields, asPage)).statusCode).toBe(200)
+    expect((await listLeads(t.app.db, t.app.keyring, site.id)).some((l) => l.email === 'frieda@example.org')).toBe(true)
+  })
+
   it('is answered under the preview prefix too, and not on a host without a live site', async () => {
     client = '203.0.113.4'
     const preview = await post({ ...visitor(), email: 'carol@example.org' }, { origin: 'http://service.test' }, `/s/${site.id}/_wps/forms/contact`, 'service.test')

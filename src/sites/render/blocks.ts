@@ -48,26 +48,46 @@ function heading(level: number, text: string): string {
   return `<h${level}>${esc(text)}</h${level}>`
 }
 
-function contactForm(block: Extract<Block, { type: 'contact_form' }>, ctx: BlockContext): string {
+/** The contact form's fields a visitor fills in. */
+export type ContactField = 'name' | 'email' | 'message' | 'consent'
+
+/** What a visitor sent and what was wrong with it, when their form is shown to them again. */
+export interface FormFill {
+  values: { name?: string; email?: string; message?: string; consent?: boolean }
+  errors: Partial<Record<ContactField, string>>
+}
+
+/**
+ * The contact form: empty on a page, or, given a fill, with what the visitor typed and each
+ * problem said above its field (and tied to it for screen readers).
+ */
+export function contactForm(content: { heading?: string; submit_label?: string }, ctx: BlockContext, fill?: FormFill): string {
   const l = LABELS[ctx.locale]
   const id = (name: string) => `cf${ctx.index}-${name}`
   const consent = ctx.consent
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${esc(value)}">`
   const privacy = consent ? safeHref(consent.privacy.url) : undefined
   const privacyLink = consent && privacy !== undefined ? ` <a href="${esc(localHref(ctx.from, privacy))}">${esc(consent.privacy.label)}</a>` : ''
+  const error = (field: ContactField) => {
+    const text = fill?.errors[field]
+    return text === undefined ? '' : `<span class="field-error" id="${id(field)}-error">${esc(text)}</span>`
+  }
+  const invalid = (field: ContactField) => (fill?.errors[field] === undefined ? '' : ` aria-invalid="true" aria-describedby="${id(field)}-error"`)
+  const value = (field: 'name' | 'email') => (fill?.values[field] ? ` value="${esc(fill.values[field])}"` : '')
+  const checked = fill?.values.consent ? ' checked' : ''
   return [
     `<section class="contact" id="contact">`,
-    heading(2, block.content.heading ?? l.contact),
+    heading(2, content.heading ?? l.contact),
     `<form method="post" action="${esc(relativePath(ctx.from, '/_wps/forms/contact'))}">`,
     hidden('token', ctx.formToken),
     hidden('locale', ctx.locale),
     hidden('page', ctx.pagePath),
     consent ? hidden('consent_version', consent.version) + hidden('consent_digest', consent.digest) : '',
-    `<p><label for="${id('name')}">${esc(l.name)}</label><input id="${id('name')}" name="name" autocomplete="name" maxlength="200"></p>`,
-    `<p><label for="${id('email')}">${esc(l.email)}</label><input id="${id('email')}" name="email" type="email" autocomplete="email" required maxlength="320"></p>`,
-    `<p><label for="${id('message')}">${esc(l.message)}</label><textarea id="${id('message')}" name="message" rows="5" maxlength="5000"></textarea></p>`,
-    consent ? `<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</p>` : '',
-    `<p><button type="submit">${esc(block.content.submit_label ?? l.send)}</button></p>`,
+    `<p><label for="${id('name')}">${esc(l.name)}</label>${error('name')}<input id="${id('name')}" name="name" autocomplete="name" maxlength="200"${value('name')}${invalid('name')}></p>`,
+    `<p><label for="${id('email')}">${esc(l.email)}</label>${error('email')}<input id="${id('email')}" name="email" type="email" autocomplete="email" required maxlength="254"${value('email')}${invalid('email')}></p>`,
+    `<p><label for="${id('message')}">${esc(l.message)}</label>${error('message')}<textarea id="${id('message')}" name="message" rows="5" maxlength="5000"${invalid('message')}>${esc(fill?.values.message ?? '')}</textarea></p>`,
+    consent ? `<p class="consent">${error('consent')}<input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</p>` : '',
+    `<p><button type="submit">${esc(content.submit_label ?? l.send)}</button></p>`,
     `</form></section>`,
   ].join('')
 }
@@ -103,7 +123,7 @@ export function blockHtml(block: Block, ctx: BlockContext): string {
       return `<section class="cta">${heading(2, c.heading)}${c.text ? paragraphs(c.text) : ''}<p>${anchor(from, { label: c.label, href: c.href }, 'button')}</p></section>`
     }
     case 'contact_form':
-      return contactForm(block, ctx)
+      return contactForm(block.content, ctx)
     case 'testimonial': {
       const c = block.content
       const who = c.role ? `${esc(c.author)}, ${esc(c.role)}` : esc(c.author)

@@ -1,4 +1,4 @@
-import type { Locale } from '../../domain/locales.ts'
+import { isLocale, type Locale } from '../../domain/locales.ts'
 
 /**
  * URL layout of a release: the default locale at the root ('/', '/about'), every other locale
@@ -8,6 +8,15 @@ import type { Locale } from '../../domain/locales.ts'
 export function pageUrlPath(locale: Locale, path: string, defaultLocale: Locale): string {
   const inLocale = path === '/' ? '/' : path
   return locale === defaultLocale ? inLocale : `/${locale}${inLocale}`
+}
+
+/**
+ * Where a consent's privacy link points in this release's layout: the default wording names
+ * '/{locale}/privacy', which lives at '/privacy' for the default locale. Any other link is kept.
+ */
+export function consentLinkInLayout(url: string, defaultLocale: Locale): string {
+  const match = /^\/([a-z]{2})(\/.*)$/.exec(url)
+  return match && isLocale(match[1]) ? pageUrlPath(match[1], match[2]!, defaultLocale) : url
 }
 
 /** Where a page's Markdown alternate lives: /about.md, /index.md for '/', /de/index.md for '/de/'. */
