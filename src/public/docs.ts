@@ -65,9 +65,17 @@ export function readmeHtml(markdown: string): { title: string; contents: Array<{
   return { title, contents, body }
 }
 
+/**
+ * Long code spans and addresses in the README's prose break where they would widen the page on a
+ * phone; tables and code blocks keep their lines and scroll in their own box (break-word, unlike
+ * anywhere, leaves a table's narrowest width alone). Added to the layout's style here, as the
+ * landing page shares that layout and has no such text.
+ */
+const DOCS_STYLE = 'main{overflow-wrap:break-word}'
+
 export function docsHtml(config: Pick<Config, 'BASE_URL'>, markdown: string): string {
   const doc = readmeHtml(markdown)
-  return publicPage({
+  const page = publicPage({
     title: `${doc.title}: documentation`,
     description: 'How to run, configure and use the Web Presence service: its REST API, MCP server, webhooks, hosted sites, dashboard and assistant widget.',
     canonical: `${config.BASE_URL}/docs`,
@@ -75,6 +83,7 @@ export function docsHtml(config: Pick<Config, 'BASE_URL'>, markdown: string): st
 <nav aria-label="Contents"><h2>Contents</h2><ul>${doc.contents.map((c) => html`<li><a href="#${c.id}">${c.text}</a></li>`)}</ul></nav>
 ${raw(doc.body)}`,
   })
+  return page.replace('</style>', `${DOCS_STYLE}</style>`)
 }
 
 /**
