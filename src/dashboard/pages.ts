@@ -8,6 +8,7 @@ import { classify, logFailure } from '../errors.ts'
 import type { SessionPrincipal } from '../frame/index.ts'
 import { html, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited.ts'
+import { neededRole } from './permissions.ts'
 import { layout, type Section } from './layout.ts'
 import accountsSection from './sections/accounts.ts'
 import auditLogSection from './sections/audit-log.ts'
@@ -86,8 +87,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     request.person = person
     // The member's role, in the account chosen in this browser: reading is every member's, a
     // change an editor's; a route or section that needs more or less says so in `config.role`.
-    const role = request.routeOptions.config?.role ?? (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor')
-    app.frame.authorize(person, { role })
+    app.frame.authorize(person, { role: neededRole(request) })
   })
   // generateCsrf makes a new secret (and cookie) on every call while the browser has none yet.
   const formTokens = new WeakMap<FastifyReply, string>()

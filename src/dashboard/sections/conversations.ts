@@ -6,6 +6,7 @@ import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
+import { mayChange } from '../permissions.ts'
 import { audited } from '../audited.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
@@ -55,16 +56,18 @@ export default async function conversationsSection(app: FastifyInstance) {
     const messages = await conversationMessages(db, keyring, conversation.session_id)
     const csrf = reply.formToken()
     const state = conversation.handoff.state
+    // Taking over, replying and resolving are an editor's; a viewer reads the transcript.
+    const may = mayChange(request.person)
     return reply.page(
       `Conversation ${conversation.session_id}`,
       'conversations',
       html`<p>Handoff: <strong>${state}</strong></p>
 <ol class="card" aria-label="Transcript">${messages.map((m) => html`<li><strong>${m.role}</strong> <span class="muted">${when(m.at)}</span><br>${m.text}</li>`)}</ol>
-${state === 'requested' ? actionForm(`/app/conversations/${conversation.session_id}/take`, csrf, 'Take over') : ''}
-${state === 'active'
+${may && state === 'requested' ? actionForm(`/app/conversations/${conversation.session_id}/take`, csrf, 'Take over') : ''}
+${may && state === 'active'
   ? html`<form method="post" action="/app/conversations/${conversation.session_id}/messages" class="card"><input type="hidden" name="_csrf" value="${csrf}"><label for="reply">Your reply</label><textarea id="reply" name="text" required maxlength="2000" rows="3" style="width:100%"></textarea><p><button type="submit">Send reply</button></p></form>`
   : ''}
-${state === 'requested' || state === 'active' ? actionForm(`/app/conversations/${conversation.session_id}/resolve`, csrf, 'Resolve', { kind: 'secondary' }) : ''}`,
+${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conversations/${conversation.session_id}/resolve`, csrf, 'Resolve', { kind: 'secondary' }) : ''}`,
     )
   })
 

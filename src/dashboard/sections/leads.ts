@@ -6,6 +6,7 @@ import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 import { audited } from '../audited.ts'
+import { mayChange } from '../permissions.ts'
 
 const Query = Type.Object({ site_id: Type.Optional(Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' })), done: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false })
 
@@ -37,6 +38,7 @@ export default async function leadsSection(app: FastifyInstance) {
       listAccountSites(db, request.person.accountId, { limit: 100, offset: 0 }),
     ])
     const csrf = reply.formToken()
+    const may = mayChange(request.person)
     return reply.page(
       'Leads',
       'leads',
@@ -47,8 +49,8 @@ ${items.length === 0
   ? html`<p>No leads yet.</p>`
   : dataTable(
       'Leads',
-      ['Received', 'Email', 'Name', 'Note', 'Source', 'Actions'],
-      items.map((l) => [when(l.createdAt), l.email, l.name, l.note, l.source, actionForm(`/app/leads/${l.id}/delete`, csrf, `Delete lead ${l.email}`, { kind: 'danger' })]),
+      ['Received', 'Email', 'Name', 'Note', 'Source', ...(may ? ['Actions'] : [])],
+      items.map((l) => [when(l.createdAt), l.email, l.name, l.note, l.source, ...(may ? [actionForm(`/app/leads/${l.id}/delete`, csrf, `Delete lead ${l.email}`, { kind: 'danger' })] : [])]),
     )}`,
     )
   })

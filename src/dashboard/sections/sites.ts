@@ -4,6 +4,7 @@ import { subdomainHost } from '../../domain/sites/subdomains.ts'
 import { previewUrl } from '../../domain/sites/views.ts'
 import { html } from '../../infra/html.ts'
 import { dataTable, when } from '../layout.ts'
+import { mayChange } from '../permissions.ts'
 import blockScreen from './editor/block.ts'
 import domainsScreen from './editor/domains.ts'
 import newPageScreen from './editor/new-page.ts'
@@ -35,7 +36,7 @@ export default async function sitesSection(app: FastifyInstance) {
               html`<a href="${previewUrl(app.config.BASE_URL, s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a>`,
             ]),
           )}
-<p><a class="button" href="/app/sites/new">Create a site</a></p>`,
+${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">Create a site</a></p>` : ''}`,
     )
   })
 

@@ -11,6 +11,7 @@ import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
 import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { defaultSave, field, fieldErrors, fieldId, FormBodySchema, formState, hidden, issuesOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FieldSpec, type FormBody, type FormState } from './form.ts'
 
 const GROUPS: Record<string, string> = { cta: 'Button', image: 'Picture' }
@@ -64,8 +65,8 @@ function itemRows(form: BlockForm, state: FormState, action: string): SafeHtml {
 ${error ? html`<p class="field-error" id="${fieldId('items')}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}
 ${Array.from({ length: count }, (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
 ${list.fields.map((f) => field(state, { ...f, name: `items.${i}.${f.name}` }))}
-<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button></fieldset>`)}
-<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>
+${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button>`}</fieldset>`)}
+${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>`}
 </fieldset>`
 }
 
@@ -74,6 +75,16 @@ function render(reply: FastifyReply, target: Target, state: FormState, options: 
   const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
   const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
   const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
+  const trail = crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])
+  if (!mayChange(reply.request.person)) {
+    // A viewer reads the block as it is saved; there is nothing to read in a block not added yet.
+    const readOnly = { ...shown, readOnly: true }
+    return reply.page(
+      block ? form.label : `Add ${form.label.toLowerCase()}`,
+      'sites',
+      html`${trail}${viewOnlyNote('this page')}${block ? html`<div class="card">${singleFields(form, readOnly)}${itemRows(form, readOnly, action)}${form.type === 'text' ? html`<h2>How it looks</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}` : ''}</div>` : ''}<p><a href="/app/pages/${page.id}">Back to the page</a></p>`,
+    )
+  }
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
 <p>${form.description}</p>
 ${problems(shown, labelsFor(form, shown.values))}
@@ -187,9 +198,11 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>('/blocks/:id/delete', { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } }, async (request, reply) =>
-    confirmDelete(reply, await ownBlock(app, request.person.accountId, request.params.id)),
-  )
+  app.get<{ Params: { id: string } }>('/blocks/:id/delete', { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } }, async (request, reply) => {
+    const target = await ownBlock(app, request.person.accountId, request.params.id)
+    // A viewer deletes nothing: the block as it is, read-only.
+    return mayChange(request.person) ? confirmDelete(reply, target) : reply.redirect(`/app/blocks/${target.block.id}`, 303)
+  })
 
   app.post<{ Params: { id: string }; Body: { _version?: string } }>(
     '/blocks/:id/delete',

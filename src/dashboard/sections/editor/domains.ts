@@ -10,6 +10,7 @@ import { enqueueJob } from '../../../infra/jobs.ts'
 import { audited } from '../../audited.ts'
 import { actionForm, dataTable } from '../../layout.ts'
 import { addressesOf, crumbs, ownSite, SiteParams } from './context.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { field, fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, specsOf, textOf, type FormBody, type FormState } from './form.ts'
 
 const DomainParams = Type.Object({ id: Type.String({ pattern: '^dom_[A-Za-z0-9_-]{1,64}$' }) })
@@ -24,14 +25,16 @@ async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecor
   const domains = await listSiteDomains(app.db, site.id, { limit: 100, offset: 0 })
   const csrf = reply.formToken()
   const where = addressesOf(app, site)
+  const may = mayChange(reply.request.person)
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains']])}
+${may ? '' : viewOnlyNote()}
 ${problems(state, labelsOf(specs))}
 <p>Your site is always at <strong>${where.subdomain}</strong>. You can also show it at a domain you own. To prove the domain is yours, add the TXT record shown below where you manage the domain (often the company you bought it from), then press Verify. A new record can take up to an hour to be seen.</p>
 ${domains.items.length === 0
   ? html`<p>No domains yet.</p>`
   : dataTable(
       'Domains',
-      ['Hostname', 'Status', 'TXT record', 'Actions'],
+      ['Hostname', 'Status', 'TXT record', ...(may ? ['Actions'] : [])],
       domains.items.map((d) => {
         const view = domainView(d)
         const failure = view.failure_reason?.detail
@@ -39,13 +42,15 @@ ${domains.items.length === 0
           `${view.hostname}${view.primary ? ' (primary)' : ''}`,
           html`${STATUS[view.status]}${failure ? html`: ${failure}` : ''}`,
           html`Name: <code>${view.verification.name}</code><br>Value: <code class="long">${view.verification.value}</code>`,
-          html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${view.hostname}`, { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">Remove ${view.hostname}</a>`,
+          ...(may ? [html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${view.hostname}`, { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">Remove ${view.hostname}</a>`] : []),
         ] satisfies Array<SafeHtml | string>
       }),
     )}
-<form method="post" action="/app/sites/${site.id}/domains" class="card" novalidate>${hidden(csrf)}
+${may
+  ? html`<form method="post" action="/app/sites/${site.id}/domains" class="card" novalidate>${hidden(csrf)}
 ${field(state, HOSTNAME)}
 <button type="submit">Add domain</button></form>`
+  : ''}`
   return reply.page('Domains', 'sites', body, notice ? { notice } : {})
 }
 
@@ -106,6 +111,8 @@ export default async function domainsScreen(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/domains/:id/delete', { config: { operation: 'dashboard.domains.confirmDelete' }, schema: { hide: true, params: DomainParams } }, async (request, reply) => {
     const domain = await ownDomain(app, request.person.accountId, request.params.id)
     const site = await ownSite(app, request.person.accountId, domain.site_id)
+    // A viewer removes nothing: the site's domains, read-only.
+    if (!mayChange(request.person)) return reply.redirect(`/app/sites/${site.id}/domains`, 303)
     return reply.page(
       `Remove ${domain.hostname}?`,
       'sites',

@@ -23,10 +23,12 @@ export interface FormState {
   saved?: Record<string, string>
   /** A problem of the whole form (a stale version, the plan's limit). */
   problem?: SafeHtml
+  /** Shown to a member who may not change it (a viewer): the values, in controls that take no input. */
+  readOnly?: boolean
 }
 
-export function formState(values: Record<string, string>): FormState {
-  return { values, errors: {} }
+export function formState(values: Record<string, string>, options: { readOnly?: boolean } = {}): FormState {
+  return { values, errors: {}, ...(options.readOnly ? { readOnly: true } : {}) }
 }
 
 export interface FieldSpec {
@@ -86,7 +88,7 @@ export function field(state: FormState, spec: FieldSpec): SafeHtml {
   const value = state.values[spec.name] ?? ''
   const by = describedBy(id, { hint: spec.hint, saved, error })
   const kind = spec.kind ?? 'text'
-  const attrs = html` id="${id}" name="${spec.name}"${spec.optional ? '' : html` aria-required="true"`}${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''}`
+  const attrs = html` id="${id}" name="${spec.name}"${spec.optional ? '' : html` aria-required="true"`}${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''}${state.readOnly ? html` readonly` : ''}`
   const { before, after } = notes(id, spec.hint, saved, error)
   const control =
     kind === 'textarea'
@@ -103,7 +105,7 @@ export function choice(state: FormState, spec: FieldSpec, options: ReadonlyArray
   const by = describedBy(id, { hint: spec.hint, saved, error })
   const { before, after } = notes(id, spec.hint, saved, error)
   const current = state.values[spec.name] ?? ''
-  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}</label>${before}<select id="${id}" name="${spec.name}"${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}>${options.map(
+  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}</label>${before}<select id="${id}" name="${spec.name}"${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${state.readOnly ? html` disabled` : ''}>${options.map(
     ([value, label]) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`,
   )}</select>${after}</div>`
 }
@@ -118,7 +120,7 @@ export function checks(state: FormState, spec: FieldSpec, options: ReadonlyArray
   const by = describedBy(id, { hint: spec.hint, saved, error })
   return html`<fieldset class="field${error ? ' invalid' : ''}" id="${id}"${by ? html` aria-describedby="${by}"` : ''}><legend>${spec.label}</legend>${before}${options.map(
     ([value, label]) =>
-      html`<label class="check"><input type="checkbox" name="${spec.name}" value="${value}"${checked.has(value) ? html` checked` : ''}${error ? html` aria-invalid="true"` : ''}> ${label}</label>`,
+      html`<label class="check"><input type="checkbox" name="${spec.name}" value="${value}"${checked.has(value) ? html` checked` : ''}${error ? html` aria-invalid="true"` : ''}${state.readOnly ? html` disabled` : ''}> ${label}</label>`,
   )}${after}</fieldset>`
 }
 
@@ -128,7 +130,7 @@ export function toggle(state: FormState, spec: FieldSpec): SafeHtml {
   const saved = state.saved?.[spec.name]
   const by = describedBy(id, { hint: spec.hint, saved })
   const { before, after } = notes(id, spec.hint, saved === undefined ? undefined : saved === 'on' ? 'on' : 'off', undefined)
-  return html`<div class="field"><label class="check"><input type="checkbox" id="${id}" name="${spec.name}" value="on"${state.values[spec.name] === 'on' ? html` checked` : ''}${by ? html` aria-describedby="${by}"` : ''}> ${spec.label}</label>${before}${after}</div>`
+  return html`<div class="field"><label class="check"><input type="checkbox" id="${id}" name="${spec.name}" value="on"${state.values[spec.name] === 'on' ? html` checked` : ''}${by ? html` aria-describedby="${by}"` : ''}${state.readOnly ? html` disabled` : ''}> ${spec.label}</label>${before}${after}</div>`
 }
 
 /**

@@ -5,12 +5,14 @@ import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { crumbs, ownSite, SiteParams } from './context.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, type FormBody, type FormState } from './form.ts'
 import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValuesFrom } from './page-fields.ts'
 
 /** Adding a page to a site: title, address, language and description, as POST /v1/sites/{id}/pages takes them. */
 export default async function newPageScreen(app: FastifyInstance) {
   function render(reply: FastifyReply, site: SiteRecord, state: FormState) {
+    if (!mayChange(reply.request.person)) return reply.page('Add a page', 'sites', html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}${viewOnlyNote()}<p><a href="/app/sites/${site.id}">Back to the site</a></p>`)
     return reply.page(
       'Add a page',
       'sites',

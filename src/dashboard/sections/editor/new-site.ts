@@ -5,6 +5,7 @@ import { createAccountSite, listAccountSites } from '../../../domain/sites/sites
 import { html } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { crumbs, LOCALE_NAMES, localeOptions } from './context.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { checks, choice, field, fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, listOf, problems, refusalOf, refused, refusedState, specsOf, textOf, type FormBody, type FormState } from './form.ts'
 
 const NAME = { name: 'name', label: 'Name of your site', hint: 'Usually your business’s name. It also makes your site’s address; you can change both later.', maxLength: 200, autocomplete: 'organization' }
@@ -19,6 +20,9 @@ const specs = specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE])
  */
 export default async function newSiteScreen(app: FastifyInstance) {
   function render(reply: FastifyReply, state: FormState, first: boolean) {
+    if (!mayChange(reply.request.person)) {
+      return reply.page(first ? 'No site yet' : 'Create a site', 'sites', html`${first ? '' : crumbs([['Create a site']])}${viewOnlyNote('this account’s sites')}<p><a href="/app/sites">See the sites</a></p>`)
+    }
     return reply.page(
       first ? 'Name your site' : 'Create a site',
       'sites',

@@ -14,6 +14,7 @@ import { BLOCK_FORMS } from './block-forms.ts'
 import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
 import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FormBody, type FormState } from './form.ts'
 import { noticeOf } from './notices.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValues, pageValuesFrom } from './page-fields.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) }
@@ -38,36 +39,46 @@ async function render(app: FastifyInstance, reply: FastifyReply, view: View) {
   const { items: blocks } = await listPageBlocks(app.db, page.id, { limit: 500, offset: 0 })
   const csrf = reply.formToken()
   const previewOfPage = `${addressesOf(app, site).preview}${pageAddress(site, page).slice(1)}`
+  const may = mayChange(reply.request.person)
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title]])}
+${may ? '' : viewOnlyNote('this page')}
 ${view.problem ? html`<div class="error problems" role="alert"><h2>Nothing was changed</h2><p>${view.problem}</p></div>` : ''}
 <p class="actions"><a href="${previewOfPage}">Preview this page<span class="sr-only"> (latest build)</span></a> <span class="muted">${site.locales.length > 1 ? `${LOCALE_NAMES[page.locale]} · ` : ''}<code>${pageAddress(site, page)}</code></span></p>
 <section aria-labelledby="blocks-h"><h2 id="blocks-h">Blocks</h2>
-${blocks.length === 0 ? html`<p>This page has no blocks yet. Add the first one below.</p>` : ''}
+${blocks.length === 0 ? html`<p>This page has no blocks yet.${may ? ' Add the first one below.' : ''}</p>` : ''}
 <ol class="blocks">${blocks.map((block, i) => {
   const form = BLOCK_FORMS[block.type as BlockType]
   const version = versionOf(blockView(block))
   const name = `${form.label.toLowerCase()} block ${i + 1}`
   return html`<li id="block-${block.id}"><p class="kind">${i + 1}. ${form.label}</p>${form.summary(blockView(block).content as never)}
-<div class="actions"><a href="/app/blocks/${block.id}">Edit<span class="sr-only"> ${name}</span></a>
+${may
+  ? html`<div class="actions"><a href="/app/blocks/${block.id}">Edit<span class="sr-only"> ${name}</span></a>
 ${i > 0 ? moveForm(block.id, csrf, version, 'up', name) : ''}
 ${i < blocks.length - 1 ? moveForm(block.id, csrf, version, 'down', name) : ''}
-<a href="/app/blocks/${block.id}/delete">Delete<span class="sr-only"> ${name}</span></a></div></li>`
+<a href="/app/blocks/${block.id}/delete">Delete<span class="sr-only"> ${name}</span></a></div>`
+  : ''}</li>`
 })}</ol>
-<h3 id="add-h">Add a block</h3>
-<ul aria-labelledby="add-h">${BLOCK_TYPES.map((type) => html`<li><a href="/app/pages/${page.id}/blocks/new?type=${type}">${BLOCK_FORMS[type].label}</a>: ${BLOCK_FORMS[type].description}</li>`)}</ul>
+${may
+  ? html`<h3 id="add-h">Add a block</h3>
+<ul aria-labelledby="add-h">${BLOCK_TYPES.map((type) => html`<li><a href="/app/pages/${page.id}/blocks/new?type=${type}">${BLOCK_FORMS[type].label}</a>: ${BLOCK_FORMS[type].description}</li>`)}</ul>`
+  : ''}
 </section>
 <section aria-labelledby="details-h"><h2 id="details-h">Page details</h2>
 ${problems(state, labelsOf(PAGE_SPECS))}
-<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}
+${may
+  ? html`<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}
 ${pageFields(state, site)}
 <button type="submit">Save page details</button>
-</form>
+</form>`
+  : html`<div class="card">${pageFields({ ...state, readOnly: true }, site)}</div>`}
 </section>
-<section aria-labelledby="publish-h"><h2 id="publish-h">Publish</h2>
+${may
+  ? html`<section aria-labelledby="publish-h"><h2 id="publish-h">Publish</h2>
 <p>Your changes show on your site once you publish.</p>
 ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false })}
 <p><a href="/app/pages/${page.id}/delete">Delete this page</a></p>
 </section>`
+  : ''}`
   return reply.page(page.title, 'sites', body, view.notice ? { notice: view.notice } : {})
 }
 
@@ -144,6 +155,8 @@ export default async function pageScreen(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/pages/:id/delete', { config: { operation: 'dashboard.pages.confirmDelete' }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
     const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
     const { total } = await listPageBlocks(app.db, page.id, { limit: 1, offset: 0 })
+    // A viewer deletes nothing: the page as it is, read-only.
+    if (!mayChange(request.person)) return reply.redirect(`/app/pages/${page.id}`, 303)
     return reply.page(
       `Delete the page “${page.title}”?`,
       'sites',

@@ -34,6 +34,7 @@ import {
   type FormState,
 } from './form.ts'
 import { noticeOf } from './notices.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 
 const SITE: FieldSpec[] = [
   { name: 'name', label: 'Name of your site', maxLength: 200 },
@@ -107,10 +108,13 @@ function organizationFrom(values: Record<string, string>): OrganizationData {
 }
 
 /** `version`: the one the person's form had, kept on a refusal so a later save still notices another tab's change. */
-function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, state: FormState, assistant: boolean, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
+function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, shown: FormState, assistant: boolean, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
+  const may = mayChange(reply.request.person)
+  const state = may ? shown : { ...shown, readOnly: true }
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Settings']])}
+${may ? '' : viewOnlyNote()}
 ${problems(state, labels)}
-<form method="post" action="/app/sites/${site.id}/settings" novalidate>${hidden(reply.formToken(), version)}<input type="hidden" name="_was" value="${was}">
+${may ? html`<form method="post" action="/app/sites/${site.id}/settings" novalidate>${hidden(reply.formToken(), version)}<input type="hidden" name="_was" value="${was}">` : html`<div>`}
 <section class="card" aria-labelledby="site-h"><h2 id="site-h">Your site</h2>
 ${field(state, SITE[0]!)}
 ${field(state, { ...SITE[1]!, hint: `Your site is at this name followed by .${app.config.SITES_DOMAIN}. When you change it, the old address stops working at once.` })}
@@ -126,8 +130,8 @@ ${assistant
   ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))
   : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app">see your plan</a> or <a href="/#plans">compare the plans</a>.</p>`}
 </section>
-<button type="submit">Save settings</button>
-</form>`
+${may ? html`<button type="submit">Save settings</button>
+</form>` : html`</div>`}`
   return reply.page(`Settings of ${site.name}`, 'sites', body, notice)
 }
 

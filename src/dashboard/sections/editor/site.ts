@@ -9,6 +9,7 @@ import { actionForm, dataTable, when } from '../../layout.ts'
 import { addressesOf, crumbs, LOCALE_NAMES, ownSite, pageAddress, SiteParams } from './context.ts'
 import { refusalOf, refused } from './form.ts'
 import { noticeOf } from './notices.ts'
+import { mayChange, viewOnlyNote } from '../../permissions.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 
@@ -33,7 +34,9 @@ async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecor
   const csrf = reply.formToken()
   const latest = builds.items[0]
   const published = site.live_build_id !== null
+  const may = mayChange(reply.request.person)
   const body = html`${crumbs([[site.name]])}
+${may ? '' : viewOnlyNote()}
 ${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was published</h2><p>${flash.problem}</p></div>` : ''}
 <section class="card" aria-labelledby="where-h"><h2 id="where-h">Where your site is</h2>
 <p>Status: <strong>${SITE_STATUS[site.status]}</strong></p>
@@ -49,14 +52,14 @@ ${site.locales.map((locale) => {
   if (inLocale.length === 0) return site.locales.length > 1 && pages.items.length > 0 ? html`<h3>${LOCALE_NAMES[locale]}</h3><p>No pages in this language yet.</p>` : ''
   return html`${site.locales.length > 1 ? html`<h3>${LOCALE_NAMES[locale]}</h3>` : ''}<ul>${inLocale.map((p) => html`<li><a href="/app/pages/${p.id}">${p.title}</a> <code>${pageAddress(site, p)}</code></li>`)}</ul>`
 })}
-<p><a class="button" href="/app/sites/${site.id}/pages/new">Add a page</a></p>
+${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">Add a page</a></p>` : ''}
 </section>
 <section aria-labelledby="builds-h"><h2 id="builds-h">Publish</h2>
 <p>Changes you make show on your site after you publish. Latest: <strong>${latest ? buildStatus(latest) : 'never published'}</strong>${latest?.finished_at ? html` <span class="muted">(${when(latest.finished_at)})</span>` : ''}${latest && (latest.status === 'queued' || latest.status === 'running') ? html` <a href="/app/sites/${site.id}">Check again</a>` : ''}</p>
-${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false })}
+${may ? actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false }) : ''}
 ${builds.items.length === 0
   ? ''
-  : html`<h3>Earlier versions</h3><p class="hint">Each publish is kept. Go back to an earlier one if something went wrong; your pages in the editor stay as they are.</p>${dataTable(
+  : html`<h3>Earlier versions</h3><p class="hint">Each publish is kept.${may ? ' Go back to an earlier one if something went wrong; your pages in the editor stay as they are.' : ''}</p>${dataTable(
       'Builds',
       ['Build', 'Status', 'Pages', 'Finished', 'Live'],
       builds.items.map((b) => [
@@ -64,7 +67,7 @@ ${builds.items.length === 0
         buildStatus(b),
         b.pages ?? '–',
         when(b.finished_at),
-        site.live_build_id === b.id ? 'live' : b.status === 'succeeded' ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } }) : '',
+        site.live_build_id === b.id ? 'live' : b.status === 'succeeded' && may ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } }) : '',
       ]),
     )}`}
 </section>`
