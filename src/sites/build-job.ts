@@ -57,6 +57,8 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
     const { site, pages } = input
     const files = await compressFiles(renderSite(site, pages))
     const passages = sitePassages(site, placePages(site, pages))
+    // The owner's pages: a privacy page the release adds (render/privacy-page.ts) is not counted,
+    // nor are its words the assistant's passages.
     const pageCount = pages.filter((p) => site.locales.includes(p.locale)).length
     await withTransaction(db, async (trx) => {
       await saveReleaseFiles(trx, buildId, files)

@@ -139,6 +139,18 @@ describe('renderSite', () => {
     const clash = { ...englishPages(now)[1]!, path: '/about.md' }
     expect(() => renderSite(fixtureRenderSite(origin), [...englishPages(now), clash])).toThrow(/two files of the release would live at \/about.md/)
   })
+
+  it('adds the privacy page the consent links to only where no file of the release is, and never as a reason to fail', () => {
+    const own = englishPages(now).filter((p) => p.path !== '/privacy')
+    const added = byPath(renderSite(fixtureRenderSite(origin), own))
+    expect(cheerio.load(added.get('/privacy')!.body)('h1').text()).toBe('Privacy policy')
+    expect(added.get('/privacy.md')!.body).toMatch(/^# Privacy policy\n/)
+    // An owner's page where the added page's Markdown alternate would be: the owner's page stays, nothing is added.
+    const clash = { ...own[1]!, path: '/privacy.md' }
+    const kept = byPath(renderSite(fixtureRenderSite(origin), [...own, clash]))
+    expect(kept.has('/privacy')).toBe(false)
+    expect(cheerio.load(kept.get('/privacy.md')!.body)('h1').text()).toBe(clash.title)
+  })
 })
 
 describe('hostile content', () => {

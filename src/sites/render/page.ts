@@ -1,11 +1,11 @@
-import { isLocale, type Locale } from '../../domain/locales.ts'
+import type { Locale } from '../../domain/locales.ts'
 import { pageBlocksMarkdown } from '../../domain/sites/page-markdown.ts'
 import { blockHtml } from './blocks.ts'
 import { safeImageSrc } from '../../domain/sites/safe-href.ts'
 import { esc, jsonForScript } from './escape.ts'
 import { jsonLd } from './json-ld.ts'
 import { LABELS } from './labels.ts'
-import { markdownPath, pageUrlPath, relativePath } from './paths.ts'
+import { consentLinkInLayout, markdownPath, pageUrlPath, relativePath } from './paths.ts'
 import { CSS } from './style.ts'
 import type { FormConsent, RenderPage, RenderSite } from './types.ts'
 
@@ -15,6 +15,8 @@ export interface PlacedPage {
   urlPath: string
   /** The same path in every locale that has it, this page included. */
   alternates: Array<{ locale: Locale; urlPath: string }>
+  /** Set on a page the build adds, not the owner (privacy-page.ts): it never joins the navigation. */
+  added?: true
 }
 
 export function absoluteUrl(site: RenderSite, path: string): string {
@@ -53,7 +55,7 @@ export const NAVIGATION_PAGES = 50
 function navigation(placed: PlacedPage, siblings: PlacedPage[]): string {
   const l = LABELS[placed.page.locale]
   const listed = siblings.length > NAVIGATION_PAGES ? siblings.slice(0, NAVIGATION_PAGES) : siblings
-  const shown = listed === siblings || listed.includes(placed) ? listed : [...listed, placed]
+  const shown = listed === siblings || listed.includes(placed) || placed.added ? listed : [...listed, placed]
   const items = shown.map((p) => {
     const current = p.urlPath === placed.urlPath ? ' aria-current="page"' : ''
     return `<li><a href="${esc(relativePath(placed.urlPath, p.urlPath))}"${current}>${esc(p.page.path === '/' ? l.home : p.page.title)}</a></li>`
@@ -95,9 +97,9 @@ function shell(site: RenderSite, locale: Locale, from: string, head: string, mai
  * visitor agrees to, which is unchanged.
  */
 function withPrivacyInLayout(site: RenderSite, consent: FormConsent | undefined): FormConsent | undefined {
-  const match = consent && /^\/([a-z]{2})(\/.*)$/.exec(consent.privacy.url)
-  if (!consent || !match || !isLocale(match[1])) return consent
-  return { ...consent, privacy: { ...consent.privacy, url: pageUrlPath(match[1], match[2]!, site.defaultLocale) } }
+  if (!consent) return consent
+  const url = consentLinkInLayout(consent.privacy.url, site.defaultLocale)
+  return url === consent.privacy.url ? consent : { ...consent, privacy: { ...consent.privacy, url } }
 }
 
 /** One page as a complete HTML document. */
