@@ -10,6 +10,7 @@ import contactFormRoutes from './contact-form.ts'
 import { frontDoor, HOSTED_PAGE, knownNotHosted } from './front-door.ts'
 import { requestHostname } from './hosted-site.ts'
 import { LiveSites } from './live-sites.ts'
+import { sendNoSitePage, wantsPage } from './no-site-page.ts'
 import { serveFromRelease, type ServeContext } from './serve-file.ts'
 import webmentionRoutes from './webmention.ts'
 
@@ -56,7 +57,11 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
   app.get('/s/:siteId/*', { config: { operation: 'sites.preview' }, schema: { hide: true, params: Type.Object({ siteId: SiteParams.properties.siteId, '*': Type.String() }) } }, async (request, reply) => {
     const { siteId } = request.params as { siteId: string; '*': string }
     const buildId = await live.previewBuild(siteId)
-    if (!buildId) throw new errors.notFound('This site has no build to preview yet')
+    if (!buildId) {
+      if (!wantsPage(request)) throw new errors.notFound('This site has no build to preview yet')
+      const text = 'Its pages show here once it has been published. Publish it from the site\'s page in the dashboard.'
+      return sendNoSitePage(reply, { title: 'This site is not published yet', text, dashboard: `${app.config.BASE_URL}/app` })
+    }
     const release = await live.release(buildId)
     const rest = request.url.slice(`/s/${siteId}`.length)
     return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders })
@@ -113,11 +118,18 @@ async function hostedSites(app: FastifyInstance) {
   })
 
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-    if (knownNotHosted(request.raw)) return done()
+    const { method, url } = request
+    const browsing = (method === 'GET' || method === 'HEAD') && wantsPage(request)
+    // The front door found no site on this host already; only a browser's page needs to know more.
+    if (knownNotHosted(request.raw) && !browsing) return done()
     const hostname = requestHostname(request)
     const hosted = ownHosts.has(hostname) ? undefined : live.byHost(hostname)
-    if (!hosted) return done()
-    const { method, url } = request
+    if (!hosted) {
+      // An address under the platform's domain is a site's or nobody's: a browser hears that in words.
+      if (!browsing || ownHosts.has(hostname) || !hostname.endsWith(`.${config.SITES_DOMAIN}`)) return done()
+      const text = `No published site has the address ${hostname}. If the site is yours, check its address in its settings, or publish it.`
+      return void sendNoSitePage(reply, { title: 'No site at this address', text, dashboard: `${config.BASE_URL}/app` })
+    }
     if (url.startsWith(ENDPOINTS) && method === 'POST') return done()
     labelAccess(request.raw, HOSTED_PAGE)
     if (method !== 'GET' && method !== 'HEAD') {
