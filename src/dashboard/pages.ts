@@ -9,6 +9,7 @@ import type { SessionPrincipal } from '../frame/index.ts'
 import { html, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited.ts'
 import { neededRole } from './permissions.ts'
+import { plainPlanWords, roleRefusal } from './refusal-words.ts'
 import { layout, type Section } from './layout.ts'
 import accountsSection from './sections/accounts.ts'
 import auditLogSection from './sections/audit-log.ts'
@@ -107,7 +108,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     logFailure(request, error, classified)
     const expiredForm = error.code?.startsWith('FST_CSRF') === true
     const status = expiredForm ? 403 : classified.status
-    const message = expiredForm ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : classified.detail
+    const message = expiredForm ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : inPlainWords(request, classified)
     reply.code(status)
     if (request.person && request.method === 'POST') await recordRefusal(request, status)
     if (!request.person) return reply.type('text/plain; charset=utf-8').send(message)
@@ -128,6 +129,13 @@ export default async function dashboardPages(app: FastifyInstance) {
   // Every member manages their own API tokens (an owner everyone's), a viewer included.
   await app.register(withRole('viewer', [tokensSection]))
   await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection]))
+}
+
+/** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */
+function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }): string {
+  if (refusal.code === 'role_required' && request.person) return roleRefusal(request.person.role, neededRole(request))
+  if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return plainPlanWords(refusal.detail)
+  return refusal.detail
 }
 
 /** Sections whose routes need `role` unless a route says otherwise. */

@@ -103,6 +103,15 @@ describe('the dashboard as a viewer sees it', async () => {
     }
   })
 
+  it('words a refusal for the role with the right article and without the account’s id', async () => {
+    const editor = await open(team.editor, '/app/members')
+    expect(editor.status).toBe(403)
+    expect(editor.$('main .error').text()).toBe('You are an editor of this account; only an owner can do this. Ask an owner if you need your role changed.')
+    const viewer = await open(team.viewer, '/app/audit-log')
+    expect(viewer.$('main .error').text()).toBe('You are a viewer of this account; only an owner can do this. Ask an owner if you need your role changed.')
+    for (const page of [editor, viewer]) expect(page.body).not.toMatch(/acct_|is a editor|a owner|an viewer/)
+  })
+
   it('still refuses a viewer’s post with 403', async () => {
     // The CSRF token of the header's sign-out form, which every page carries.
     const res = await fetch(`${base}/app/sites`, { headers: { cookie: team.viewer.cookie }, redirect: 'manual' })
@@ -120,6 +129,7 @@ describe('the dashboard as a viewer sees it', async () => {
         redirect: 'manual',
       })
       expect(post.status, path).toBe(403)
+      expect(cheerio.load(await post.text())('main .error').text(), path).toBe('You are a viewer of this account; only an editor or an owner can do this. Ask an owner if you need your role changed.')
     }
     expect((await app.db.selectFrom('sites').select('name').where('id', '=', site.id).executeTakeFirstOrThrow()).name).toBe('Harbour Bakery')
   })

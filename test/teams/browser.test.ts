@@ -96,7 +96,7 @@ describe.skipIf(!haveBrowser || onPostgres)('a team in Chromium without JavaScri
     const refused = await colleaguePage.goto(`${base}/app/members`)
     expect(refused!.status()).toBe(403)
     expect(await colleaguePage.getByRole('heading', { level: 1 }).textContent()).toBe('Not allowed')
-    expect(await colleaguePage.locator('.error').textContent()).toContain('only an owner may do this')
+    expect(await colleaguePage.locator('.error').textContent()).toContain('You are an editor of this account; only an owner can do this.')
     await accessible('members refused to the editor', colleaguePage)
   })
 

@@ -8,6 +8,7 @@ import { classify, errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { audited, recordRefusal } from '../audited.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
+import { plainPlanWords } from '../refusal-words.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const UserParams = Type.Object({ id: Type.String({ pattern: '^usr_[A-Za-z0-9_-]{1,64}$' }) })
@@ -64,7 +65,7 @@ ${pending.length === 0
     )}
 <h2>Invite someone</h2>
 ${seatLine(usage)}
-${seatFree(usage) ? '' : html`<p class="error">${seatsMessage(usage)}.</p>`}
+${seatFree(usage) ? '' : html`<p class="error">${plainPlanWords(seatsMessage(usage))}</p>`}
 <form method="post" action="/app/members/invite" class="card"><input type="hidden" name="_csrf" value="${csrf}">
 <label for="invite-email">Email address</label><input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off" value="${invite.email ?? ''}">
 ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
@@ -92,7 +93,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
         if (!['validation_failed', 'conflict', 'plan_limit', 'rate_limited'].includes(refusal.code)) throw error
         reply.code(refusal.status)
         await recordRefusal(request, refusal.status)
-        return reply.page('Members', 'members', await page(request, reply.formToken(), { email: request.body.email, role }), { error: refusal.detail })
+        return reply.page('Members', 'members', await page(request, reply.formToken(), { email: request.body.email, role }), { error: refusal.code === 'plan_limit' ? plainPlanWords(refusal.detail) : refusal.detail })
       }
       return reply.redirect('/app/members?done=invited', 303)
     },

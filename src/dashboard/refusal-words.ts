@@ -1,0 +1,47 @@
+import { addOnTerms, planEntitlements } from '../domain/accounts/entitlements.ts'
+import type { Role } from '../domain/accounts/members.ts'
+import { ADD_ONS, PLANS, type AddOnId, type Plan } from '../domain/accounts/plans.ts'
+
+/**
+ * Refusals in the words of the dashboard's people. The registry's messages are the API's (their
+ * bodies are part of its contract) and name internal ids (acct_…, plan pro, extra_seat); the
+ * dashboard shows the same refusal with the price list's names and without the ids.
+ */
+
+const A_ROLE: Record<Role, string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
+
+/** 403 role_required as the person reads it: their role, who may, and whom to ask. */
+export function roleRefusal(role: Role, needed: Role): string {
+  const who = needed === 'owner' ? 'an owner' : 'an editor or an owner'
+  return `You are ${A_ROLE[role]} of this account; only ${who} can do this. Ask an owner if you need your role changed.`
+}
+
+/** The add-ons counted in units, and what one unit is. */
+const UNITS: Partial<Record<AddOnId, readonly [one: string, many: string]>> = { extra_seat: ['seat', 'seats'], extra_domain: ['domain', 'domains'] }
+const PLAN_ID = new RegExp(`\\bplan (${PLANS.join('|')})\\b`, 'g')
+const ADD_ON_ID = new RegExp(`\\b(?:the )?(${ADD_ONS.join('|')})\\b`, 'g')
+
+/** A plan_limit or plan_required message with the plans and add-ons as the price list names them, and no ids. */
+export function plainPlanWords(detail: string): string {
+  let text = detail
+    .replace(/^The site site_[\w-]+ is over the limit of the account acct_[\w-]+:/, 'This site is over your account’s limit:')
+    .replace(/\bThe account acct_[\w-]+ is\b/g, 'Your account is')
+    .replace(/\bthe account acct_[\w-]+/g, 'your account')
+  for (const [id, [one, many]] of Object.entries(UNITS) as Array<[AddOnId, readonly [string, string]]>) {
+    text = text
+      .replace(new RegExp(`\\(with the ${id} add-on ×(\\d+): (\\d+)\\)`, 'g'), (_m, n: string, total: string) => `(with ${n} extra ${Number(n) === 1 ? one : many}: ${total} in all)`)
+      .replace(new RegExp(`one more ${id} add-on`, 'g'), `one more ${one}`)
+      .replace(new RegExp(`can book the ${id} add-on`, 'g'), `can add extra ${many}`)
+  }
+  return sentence(
+    text
+      .replace(ADD_ON_ID, (match, id: AddOnId) => `${match.startsWith('the ') ? 'the ' : ''}${addOnTerms(id).name}`)
+      .replace(PLAN_ID, (_m, id: Plan) => `plan ${planEntitlements(id).name}`)
+      .replace(/\s?\b(?:acct|site|usr)_[A-Za-z0-9_-]+/g, ''),
+  )
+}
+
+/** Ends a message with a full stop unless it already ends a sentence. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`
+}
