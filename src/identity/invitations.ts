@@ -13,7 +13,7 @@ import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
 import { CODES_PER_EMAIL } from './sign-in.ts'
 import { challengeCodeHash, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
-import { newSignInCode } from './user-codes.ts'
+import { newSignInCode, NOT_A_SIGN_IN_CODE, readSignInCode } from './user-codes.ts'
 import { findOrCreateUser, type EmailHasher } from './users.ts'
 
 const Html = Type.String({ description: 'HTML page' })
@@ -183,8 +183,10 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
       if (!challenge || challenge.email_hash !== found.row.email_hash || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
         return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has expired or was tried too often.</p><p><a href="/join?token=${encodeURIComponent(token)}">Send a new code</a></p>`))
       }
+      const code = readSignInCode(request.body.code)
+      if (code === undefined) return sendPage(reply, 400, codeForm(await reply.generateCsrf(), token, id, found.email, NOT_A_SIGN_IN_CODE))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
-      if (tries === undefined || !safeEqual(challengeCodeHash(id, request.body.code.trim()), challenge.code_hash)) {
+      if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
         return sendPage(reply, 400, codeForm(await reply.generateCsrf(), token, id, found.email, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
       }

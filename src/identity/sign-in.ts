@@ -7,7 +7,7 @@ import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
 import { challengeCodeHash, challengeEmail, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
-import { newSignInCode } from './user-codes.ts'
+import { newSignInCode, NOT_A_SIGN_IN_CODE, readSignInCode } from './user-codes.ts'
 import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
 import { safeReturnTo } from './web-session.ts'
 
@@ -115,12 +115,13 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     },
     async (request, reply) => {
       const { challenge: id } = request.body
-      const code = request.body.code.trim()
+      const code = readSignInCode(request.body.code)
       const challenge = await findChallenge(app.db, id)
       const csrf = await reply.generateCsrf()
       if (!challenge || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
         return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`))
       }
+      if (code === undefined) return sendPage(reply, 400, codeForm(csrf, id, NOT_A_SIGN_IN_CODE))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries

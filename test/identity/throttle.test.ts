@@ -23,6 +23,23 @@ describe('throttling of guessing and of the machine endpoints', () => {
     expect(right.headers.get('set-cookie') ?? '').not.toContain('wps_session')
   })
 
+  it('spends no try on what cannot be a code, and reads a code typed with a space', async () => {
+    const person = new Browser(base)
+    const sent = await person.follow(await person.submit(await person.get('/signin'), { email: 'typo@example.com' }))
+    const code = await latestCode(app, 'typo@example.com')
+    for (const typed of ['', '12', 'abcdef', '1234567']) {
+      const page = await person.submit(sent, { code: typed })
+      expect(page.status, typed).toBe(400)
+      expect(page.html).toContain('Enter the six digits of the code from the email.')
+      expect(page.html).not.toMatch(/tr(y|ies) left/)
+    }
+    const wrong = code === '000000' ? '000001' : '000000'
+    expect((await person.submit(sent, { code: wrong })).html).toContain('4 tries left')
+    const right = await person.submit(sent, { code: `${code.slice(0, 3)} ${code.slice(3)}` })
+    expect(right.status).toBe(303)
+    expect(right.headers.get('set-cookie') ?? '').toContain('wps_session')
+  })
+
   it('mails at most five codes to one address in a quarter hour', async () => {
     const person = new Browser(base)
     for (let i = 0; i < 5; i++) expect((await person.submit(await person.get('/signin'), { email: 'flood@example.com' })).status).toBe(303)
