@@ -5,7 +5,7 @@ import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
 import { assistantView } from '../../../domain/sites/settings.ts'
 import { Organization, organizationOf, setSiteOrganization, type Organization as OrganizationData } from '../../organization.ts'
 import { updateAccountSite, type SiteRecord } from '../../../domain/sites/sites.ts'
-import { slugFromInput } from '../../../domain/sites/subdomains.ts'
+import { RESERVED_SLUGS, SLUG_PATTERN, slugFromInput } from '../../../domain/sites/subdomains.ts'
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
@@ -59,6 +59,24 @@ const ASSISTANT: FieldSpec[] = [
   { name: 'assistant.lead', label: 'Let the assistant take visitors’ contact details (with their consent)' },
   { name: 'assistant.handoff', label: 'Let visitors ask for a person (answered under Conversations)' },
 ]
+const SUBDOMAIN_FORMAT = SITE[1]!.format!
+const SLUG = new RegExp(SLUG_PATTERN)
+
+/**
+ * What is wrong with a typed address, checked with the other fields so every problem shows at once
+ * (the domain's own check, `slugFromInput`, stops at the first): its length named before its
+ * characters, and the service's reserved names said to be reserved rather than taken.
+ */
+function subdomainProblem(typed: string, sitesDomain: string): string | undefined {
+  const value = typed.trim().toLowerCase().replace(/\.$/, '')
+  const label = value.endsWith(`.${sitesDomain}`) ? value.slice(0, -sitesDomain.length - 1) : value
+  if (label === '') return 'Fill this in.'
+  if (label.length > 63) return `Use at most 63 characters; this address has ${label.length}.`
+  if (!SLUG.test(label)) return SUBDOMAIN_FORMAT
+  if (RESERVED_SLUGS.has(label)) return `The address “${label}” is kept for the service itself, so no site can have it. Choose another.`
+  return undefined
+}
+
 const TOGGLES = new Set(['assistant.enabled', 'assistant.lead', 'assistant.handoff'])
 const specs = specsOf(SITE, [LOCALES_FIELD, DEFAULT_LOCALE], ORGANIZATION, ASSISTANT)
 const labels = { ...labelsOf(specs), subdomain: 'Address' }
@@ -179,6 +197,8 @@ export default async function settingsScreen(app: FastifyInstance) {
       }
       const organization = organizationFrom(values)
       const wrong = { ...fieldErrors(issuesOf(SitePatch, change), specs), ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`) }
+      const subdomain = subdomainProblem(values['subdomain'] ?? '', app.config.SITES_DOMAIN)
+      if (subdomain) wrong['subdomain'] = subdomain
       if (!wrong['locales'] && !wrong['default_locale'] && !locales.includes(change.default_locale)) wrong['default_locale'] = `Choose one of the languages you ticked (${locales.filter(isLocale).map((l) => LOCALE_NAMES[l]).join(', ')}).`
       const version = textOf(request.body, '_version')
       const was = textOf(request.body, '_was')
