@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { pickEncoding } from '../infra/content-encoding.ts'
+import { isLocale } from '../domain/locales.ts'
 import { NOT_FOUND_PATH } from './render/index.ts'
 import type { Release } from './live-sites.ts'
 import type { ReleaseFile } from './release-store.ts'
@@ -58,6 +59,11 @@ function locate(release: Release, path: string): { file: ReleaseFile } | { redir
   if (file) return { file }
   if (path.endsWith('/') && path.length > 1 && release.has(path.slice(0, -1))) return { redirect: path.slice(0, -1) }
   if (!path.endsWith('/') && release.has(`${path}/`)) return { redirect: `${path}/` }
+  // '/en/privacy' where English is the default locale, which lives at the root ('/privacy'): a
+  // link written for any locale (the consent's default privacy link, in the assistant's widget
+  // too) finds the page. A locale the release has a home for keeps its own 404.
+  const prefixed = /^\/([a-z]{2})(\/.*)$/.exec(path)
+  if (prefixed && isLocale(prefixed[1]) && !release.has(`/${prefixed[1]}/`) && release.has(prefixed[2]!)) return { redirect: prefixed[2]! }
   return undefined
 }
 

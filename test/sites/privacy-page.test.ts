@@ -87,6 +87,25 @@ describe('the privacy page a consent links to', () => {
     expect((await get(host, '/llms.txt')).text).not.toContain('privacy')
   })
 
+  it('is found by a link written for the default locale, as the assistant\'s widget shows it', async () => {
+    const host = 'linked-bakery.example'
+    const site = await bakerySite(t.app, { accountId, hostname: host, pages: withoutPrivacy() })
+    expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
+    const location = (path: string) =>
+      new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+        httpRequest({ host: '127.0.0.1', port: new URL(t.base).port, path, headers: { host } }, (res) => {
+          res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }))
+        }).on('error', reject).end()
+      })
+    // English is the bakery's default: its pages live at the root.
+    expect(await location('/en/privacy')).toEqual({ status: 301, location: '/privacy' })
+    expect(await location('/en/about')).toEqual({ status: 301, location: '/about' })
+    // German has its own pages: a German address that is not one stays a 404.
+    expect((await location('/de/privacy')).status).toBe(200)
+    expect((await location('/de/nowhere')).status).toBe(404)
+    expect((await location('/xx/privacy')).status).toBe(404)
+  })
+
   it('offers the contact form for access and deletion when the organization names no email', async () => {
     const host = 'no-email.example'
     const site = await bakerySite(t.app, { accountId, hostname: host, pages: withoutPrivacy() })
