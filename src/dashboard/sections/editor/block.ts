@@ -49,7 +49,7 @@ function singleFields(form: BlockForm, state: FormState): SafeHtml {
     else if (!done.has(group)) {
       done.add(group)
       const members = form.fields.filter((m) => m.name.startsWith(`${group}.`))
-      parts.push(html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => field(state, { ...m, optional: false } satisfies BlockField))}</fieldset>`)
+      parts.push(html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => field(state, { ...m, inOptionalGroup: true } satisfies BlockField))}</fieldset>`)
     }
   }
   return html`${parts}`

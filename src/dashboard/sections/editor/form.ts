@@ -38,6 +38,8 @@ export interface FieldSpec {
   kind?: 'text' | 'textarea' | 'email' | 'tel' | 'link'
   /** Optional fields say so in their label. */
   optional?: boolean
+  /** A field of a group whose legend says the group is optional (the hero's button): neither required nor marked on its own. */
+  inOptionalGroup?: boolean
   maxLength?: number
   rows?: number
   autocomplete?: string
@@ -88,13 +90,14 @@ export function field(state: FormState, spec: FieldSpec): SafeHtml {
   const value = state.values[spec.name] ?? ''
   const by = describedBy(id, { hint: spec.hint, saved, error })
   const kind = spec.kind ?? 'text'
-  const attrs = html` id="${id}" name="${spec.name}"${spec.optional ? '' : html` aria-required="true"`}${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''}${state.readOnly ? html` readonly` : ''}`
+  const required = !spec.optional && !spec.inOptionalGroup
+  const attrs = html` id="${id}" name="${spec.name}"${required ? html` aria-required="true"` : ''}${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''}${state.readOnly ? html` readonly` : ''}`
   const { before, after } = notes(id, spec.hint, saved, error)
   const control =
     kind === 'textarea'
       ? html`<textarea${attrs} rows="${spec.rows ?? 4}">${value}</textarea>`
       : html`<input${attrs} type="${kind === 'link' ? 'text' : kind}"${kind === 'link' ? html` inputmode="url" spellcheck="false"` : ''} value="${value}">`
-  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}${spec.optional ? html` <span class="optional">(optional)</span>` : ''}</label>${before}${control}${after}</div>`
+  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}${spec.optional && !spec.inOptionalGroup ? html` <span class="optional">(optional)</span>` : ''}</label>${before}${control}${after}</div>`
 }
 
 /** A choice of one among a few (a select). */
