@@ -4,7 +4,7 @@ import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { Browser, startLiveApp } from '../identity/helpers.ts'
 
 // What the editor's forms announce, in a browser without JavaScript over HTTP: only a field that
-// must be filled in is required.
+// must be filled in is required, and a refused form lists its problems in the form's own order.
 describe('the editor’s forms announce what they need', async () => {
   const { app, base } = await startLiveApp()
   const browser = new Browser(base)
@@ -28,4 +28,13 @@ describe('the editor’s forms announce what they need', async () => {
     expect(page.$('label[for="f-cta-label"]').text()).toBe('Button text')
   })
 
+  it('lists a refused page’s problems in the order of its fields', async () => {
+    const url = `/app/pages/${home.id}`
+    const refused = await browser.submit(await browser.get(url), { title: '', path: '/Bad Path!' }, { action: url })
+    expect(refused.status).toBe(400)
+    const listed = refused.$('#problems li a').map((_i, el) => refused.$(el).attr('href')).get()
+    expect(listed).toEqual(['#f-title', '#f-path'])
+    const inForm = refused.$(`form[action="${url}"] [aria-invalid="true"]`).map((_i, el) => `#${refused.$(el).attr('id')}`).get()
+    expect(listed).toEqual(inForm)
+  })
 })

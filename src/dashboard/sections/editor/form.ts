@@ -138,10 +138,13 @@ export function toggle(state: FormState, spec: FieldSpec): SafeHtml {
 
 /**
  * The problems of a refused form, first on the page: the whole form's problem and each wrong
- * field by its label, linked to it. Announced when the page loads (role="alert").
+ * field by its label, linked to it, in the order of the form (`labels` is given in that order;
+ * the schema reports in its own). Announced when the page loads (role="alert").
  */
 export function problems(state: FormState, labels: Record<string, string>): SafeHtml {
-  const fields = Object.entries(state.errors)
+  const order = Object.keys(labels)
+  const place = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length)
+  const fields = Object.entries(state.errors).sort(([a], [b]) => place(a) - place(b))
   if (!state.problem && fields.length === 0) return html``
   return html`<div class="error problems" role="alert" id="problems"><h2>${fields.length ? (fields.length === 1 ? 'There is a problem' : `There are ${fields.length} problems`) : 'Nothing was saved'}</h2>
 ${state.problem ? html`<p>${state.problem}</p>` : ''}
