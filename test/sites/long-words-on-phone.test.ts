@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { Block, RenderPage } from '../../src/sites/render/index.ts'
 import type { Site } from '../../src/domain/sites/sites.ts'
 import { onPostgres } from '../helpers/database.ts'
+import { accessibilityChecker } from '../helpers/accessibility.ts'
 import { haveBrowser, launchBrowser, PHONE } from '../helpers/browser.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { makeAccount } from '../rest/helpers.ts'
@@ -62,6 +63,10 @@ describe.skipIf(!haveBrowser || onPostgres)('long unbroken words and URLs on a p
     const pre = await tab.locator('pre').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, lines: el.textContent!.trim().split('\n').length }))
     expect(pre.lines).toBe(1)
     expect(pre.scroll).toBeGreaterThan(pre.client)
+    // axe finds nothing serious on it, a code box that scrolls included (a keyboard can reach it).
+    const { check, findings } = await accessibilityChecker(browser, t.base)
+    await check('the home page of long words', tab)
+    expect(findings).toEqual([])
     await context.close()
   })
 })

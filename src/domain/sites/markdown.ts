@@ -30,6 +30,13 @@ md.core.ruler.push('site_paths', (state) => {
   }
 })
 
+// A code block keeps its lines and scrolls sideways in its own box on a narrow screen: a keyboard
+// must be able to reach it to scroll it.
+for (const rule of ['fence', 'code_block'] as const) {
+  const render = md.renderer.rules[rule]!
+  md.renderer.rules[rule] = (...args) => render(...args).replace(/^<pre/, '<pre tabindex="0"')
+}
+
 /** Markdown to HTML; `href` rewrites link and image targets (a published page makes site paths relative to itself). */
 export function renderMarkdown(markdown: string, href: (target: string) => string = (target) => target): string {
   return md.render(markdown, { href } satisfies Env)
