@@ -52,7 +52,8 @@ ${dataTable(
     html`${m.email}${m.id === userId ? html` <span class="muted">(you)</span>` : ''}`,
     html`<form method="post" action="/app/members/${m.id}/role" class="inline"><input type="hidden" name="_csrf" value="${csrf}">${roleSelect(`role-${m.id}`, html`<span class="sr-only">Role of ${m.email}</span>`, m.role)} <button type="submit" class="secondary">Save<span class="sr-only"> the role of ${m.email}</span></button></form>`,
     when(m.created_at),
-    actionForm(`/app/members/${m.id}/remove`, csrf, m.id === userId ? 'Leave the account' : `Remove ${m.email}`, { kind: 'danger' }),
+    // Removing asks once, on a page of its own (as deleting a page or a block does).
+    html`<a href="/app/members/${m.id}/remove">${m.id === userId ? 'Leave the account' : `Remove ${m.email}`}</a>`,
   ]),
 )}
 <h2>Pending invitations</h2>
@@ -109,6 +110,20 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
       return reply.redirect(request.params.id === request.person.userId && role !== 'owner' ? '/app?done=role-changed' : '/app/members?done=role-changed', 303)
     },
   )
+
+  app.get<{ Params: { id: string } }>('/members/:id/remove', { config: { operation: 'dashboard.members.confirmRemove' }, schema: { hide: true, params: UserParams } }, async (request, reply) => {
+    const member = (await listMembers(app.db, app.keyring, request.person.accountId)).find((m) => m.id === request.params.id)
+    if (!member) throw new errors.notFound('There is no such member in your account')
+    const self = member.id === request.person.userId
+    return reply.page(
+      self ? 'Leave this account?' : `Remove ${member.email}?`,
+      'members',
+      html`<p>${self
+        ? 'You lose access to this account at once, and your API tokens of this account are revoked. An owner can invite you again.'
+        : html`${member.email} (${ROLE_NAMES[member.role].toLowerCase()}) loses access to this account at once, and their API tokens of this account are revoked. You can invite them again later.`}</p>
+<form method="post" action="/app/members/${member.id}/remove" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">${self ? 'Leave the account' : `Remove ${member.email}`}</button> <a href="/app/members">${self ? 'Stay' : 'Keep them'}</a></form>`,
+    )
+  })
 
   app.post<{ Params: { id: string } }>(
     '/members/:id/remove',
