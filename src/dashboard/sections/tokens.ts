@@ -7,6 +7,25 @@ import type { FastifyRequest } from 'fastify'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../audited.ts'
+import { checks, field, FormBodySchema, formState, hidden, listOf, problems, refused, textOf, type FormBody, type FormState } from './editor/form.ts'
+
+const NAME = { name: 'name', label: 'Name', hint: 'So you recognise the token later, for example the tool that uses it.', maxLength: 100 }
+const SCOPES = { name: 'scopes', label: 'Scopes', hint: 'What the token may do.' }
+const EXPIRY = { name: 'expires_in_days', label: 'Expires in (days)', hint: 'A whole number from 1 to 3650; empty for never.', optional: true }
+const LABELS = { name: NAME.label, scopes: SCOPES.label, expires_in_days: EXPIRY.label }
+
+/** The problems of a new token's form, by field, in plain words. */
+function tokenErrors(values: { name: string; scopes: string[]; expires_in_days: string }): Record<string, string> {
+  const wrong: Record<string, string> = {}
+  const name = values.name.trim()
+  if (name === '') wrong['name'] = 'Fill this in.'
+  else if (name.length > 100) wrong['name'] = 'Use at most 100 characters.'
+  if (values.scopes.length === 0) wrong['scopes'] = 'Choose at least one scope.'
+  else if (!values.scopes.every((s) => (API_SCOPES as readonly string[]).includes(s))) wrong['scopes'] = 'Choose among the scopes shown.'
+  const days = values.expires_in_days.trim()
+  if (days !== '' && (!/^[0-9]{1,4}$/.test(days) || Number(days) < 1 || Number(days) > 3650)) wrong['expires_in_days'] = 'Enter a whole number of days from 1 to 3650, or leave it empty for a token that does not expire.'
+  return wrong
+}
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Id = Type.Object({ id: Type.String({ pattern: '^tok_[A-Za-z0-9_-]{1,64}$' }) })
@@ -19,7 +38,7 @@ const Id = Type.Object({ id: Type.String({ pattern: '^tok_[A-Za-z0-9_-]{1,64}$' 
 export default async function tokensSection(app: FastifyInstance) {
   const { db } = app
 
-  async function list(request: FastifyRequest, csrf: string): Promise<SafeHtml> {
+  async function list(request: FastifyRequest, csrf: string, state: FormState = formState({ name: '', scopes: '', expires_in_days: '' })): Promise<SafeHtml> {
     const { accountId, role } = request.person
     const owner = role === 'owner'
     const { rows } = await listApiTokens(db, accountId, 100, 0, tokenHolder(request.person))
@@ -41,11 +60,12 @@ export default async function tokensSection(app: FastifyInstance) {
             html`${actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' })}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
           ]),
         )}
-<h2>Create a token</h2>
-<form method="post" action="/app/tokens" class="card"><input type="hidden" name="_csrf" value="${csrf}">
-<label for="token-name">Name</label><input id="token-name" name="name" required maxlength="100">
-<fieldset><legend>Scopes</legend>${API_SCOPES.map((scope) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"> ${scope}</label>`)}</fieldset>
-<label for="token-expiry">Expires in (days, empty for never)</label><input id="token-expiry" name="expires_in_days" type="number" min="1" max="3650">
+<h2 id="create-token">Create a token</h2>
+${problems(state, LABELS)}
+<form method="post" action="/app/tokens#create-token" class="card" novalidate>${hidden(csrf)}
+${field(state, NAME)}
+${checks(state, SCOPES, API_SCOPES.map((scope) => [scope, scope] as const))}
+${field(state, EXPIRY)}
 <p><button type="submit">Create token</button></p></form>`
   }
 
@@ -53,22 +73,21 @@ export default async function tokensSection(app: FastifyInstance) {
     reply.page('API tokens', 'tokens', await list(request, reply.formToken())),
   )
 
-  app.post<{ Body: { name: string; scopes?: string | string[]; expires_in_days?: string } }>(
+  app.post<{ Body: FormBody }>(
     '/tokens',
-    {
-      config: { operation: 'dashboard.tokens.create' },
-      preHandler: app.csrfProtection,
-      schema: {
-        hide: true,
-        body: Type.Object({ ...Form, name: Type.String({ minLength: 1, maxLength: 100 }), scopes: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])), expires_in_days: Type.Optional(Type.String({ pattern: '^[0-9]{0,4}$' })) }, { additionalProperties: false }),
-      },
-    },
+    { config: { operation: 'dashboard.tokens.create' }, preHandler: app.csrfProtection, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
-      const scopes = [request.body.scopes ?? []].flat()
-      if (scopes.length === 0 || !scopes.every((s) => (API_SCOPES as readonly string[]).includes(s))) throw new errors.validationFailed('Choose at least one scope')
-      const days = Number(request.body.expires_in_days || 0)
+      const scopes = listOf(request.body, 'scopes')
+      const values = { name: textOf(request.body, 'name'), scopes, expires_in_days: textOf(request.body, 'expires_in_days') }
+      const wrong = tokenErrors(values)
+      if (Object.keys(wrong).length) {
+        await refused(request, reply, 400)
+        const state = { values: { name: values.name, scopes: scopes.join(','), expires_in_days: values.expires_in_days }, errors: wrong }
+        return reply.page('API tokens', 'tokens', await list(request, reply.formToken(), state))
+      }
+      const days = Number(values.expires_in_days.trim() || 0)
       const { secret, token } = await audited(request, (trx) =>
-        createApiToken(trx, { accountId: request.person.accountId, userId: request.person.userId, name: request.body.name.trim(), scopes, expiresAt: days > 0 ? new Date(Date.now() + days * 86_400_000) : null }),
+        createApiToken(trx, { accountId: request.person.accountId, userId: request.person.userId, name: values.name.trim(), scopes, expiresAt: days > 0 ? new Date(Date.now() + days * 86_400_000) : null }),
       200)
       const csrf = reply.formToken()
       return reply.page('API tokens', 'tokens', html`${shownOnce(`New token ${token.name}`, secret)}${await list(request, csrf)}`, { notice: 'The token was created.' })

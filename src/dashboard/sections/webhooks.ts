@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { EVENT_TYPES, type EventType } from '../../domain/webhooks/events.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhooks/deliveries.ts'
@@ -13,6 +13,22 @@ import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../audited.ts'
 import type { Entitlement } from '../../frame/index.ts'
+import { checks, field, FormBodySchema, formState, hidden, listOf, problems, refused, textOf, type FormBody, type FormState } from './editor/form.ts'
+
+const URL_FIELD = { name: 'url', label: 'URL', hint: 'The address that receives the events, for example https://example.com/hooks.', kind: 'link' as const, maxLength: 500 }
+const DESCRIPTION = { name: 'description', label: 'Description', optional: true, maxLength: 500 }
+const EVENTS = { name: 'event_types', label: 'Events sent (none checked: all)' }
+const LABELS = { url: URL_FIELD.label, description: DESCRIPTION.label, event_types: EVENTS.label }
+
+/** The receiver's address refused by the URL check, in plain words. */
+function plainUrlRefusal(detail: string): string {
+  if (detail.includes('not a valid absolute URL')) return 'Enter a full web address starting with https://, for example https://example.com/hooks.'
+  if (detail.startsWith('The url must use https')) return 'Use an address starting with https://.'
+  if (detail.includes('user information')) return 'Leave out the user name and password; the address must not contain them.'
+  if (detail.includes('must not name a port')) return 'Leave out the port number (like :8080); the receiver must answer on the usual port.'
+  if (detail.includes('public internet address')) return 'This address is not on the public internet; use the address of a server others can reach.'
+  return detail
+}
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Params = Type.Object({ id: Type.String({ pattern: '^whep_[A-Za-z0-9_-]{1,64}$' }) })
@@ -43,7 +59,9 @@ interface Deps {
 
 /** The list of endpoints and dead letters, and the form that adds an endpoint (its secret shown once). */
 function listRoutes(app: FastifyInstance, { db, keyring, urlPolicy, fetcher }: Deps) {
-  app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) => {
+  app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) => listPage(request, reply, formState({ url: '', description: '', event_types: '' })))
+
+  async function listPage(request: FastifyRequest, reply: FastifyReply, state: FormState) {
     const accountId = request.person.accountId
     const [{ rows }, dead] = await Promise.all([listEndpoints(db, accountId, 100, 0), listDeadLetters(db, accountId, { limit: 100, offset: 0 })])
     const allowed = WEBHOOKS.allows(request.person.plan)
@@ -68,11 +86,12 @@ ${rows.length === 0
       }),
     )}
 ${allowed
-  ? html`<form method="post" action="/app/webhooks" class="card"><input type="hidden" name="_csrf" value="${csrf}">
-<h2 id="new-h">Add an endpoint</h2>
-<label for="endpoint-url">URL</label><input id="endpoint-url" name="url" type="url" required maxlength="500" placeholder="https://example.com/hooks" style="width:100%">
-<label for="endpoint-description">Description (optional)</label><input id="endpoint-description" name="description" maxlength="500" style="width:100%">
-<fieldset><legend>Events sent (none checked: all)</legend>${eventTypeChecks([])}</fieldset>
+  ? html`<h2 id="new-h">Add an endpoint</h2>
+${problems(state, LABELS)}
+<form method="post" action="/app/webhooks#new-h" class="card" novalidate aria-labelledby="new-h">${hidden(csrf)}
+${field(state, URL_FIELD)}
+${field(state, DESCRIPTION)}
+${checks(state, EVENTS, EVENT_TYPES.map((t) => [t, t] as const))}
 <p><button type="submit">Add endpoint</button></p></form>`
   : html`<p>Webhooks need plan pro or above.</p>`}
 <h2 id="dead-h">Dead letters</h2>
@@ -90,23 +109,36 @@ ${dead.items.length === 0
       ]),
     )}`,
     )
-  })
+  }
 
-  app.post<{ Body: { url: string; description?: string; event_types?: string | string[] } }>(
+  app.post<{ Body: FormBody }>(
     '/webhooks',
-    {
-      config: { operation: 'dashboard.webhooks.create' },
-      preHandler: app.csrfProtection,
-      schema: {
-        hide: true,
-        body: Type.Object({ ...Form, url: Type.String({ minLength: 1, maxLength: 500 }), description: Type.Optional(Type.String({ maxLength: 500 })), event_types: EventTypes }, { additionalProperties: false }),
-      },
-    },
+    { config: { operation: 'dashboard.webhooks.create' }, preHandler: app.csrfProtection, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const accountId = request.person.accountId
-      const eventTypes = eventTypesOf(request.body.event_types)
-      const url = await checkEndpointUrl(request.body.url.trim(), urlPolicy, fetcher)
-      const { row, secret } = await audited(request, (trx) => createEndpoint(trx, keyring, accountId, { url, description: request.body.description?.trim() ?? '', eventTypes }), 200)
+      const types = listOf(request.body, 'event_types')
+      const values = { url: textOf(request.body, 'url'), description: textOf(request.body, 'description'), event_types: types.join(',') }
+      const wrong: Record<string, string> = {}
+      const raw = values.url.trim()
+      let url = ''
+      if (raw === '') wrong['url'] = 'Fill this in.'
+      else if (raw.length > 500) wrong['url'] = 'Use at most 500 characters.'
+      else {
+        try {
+          url = await checkEndpointUrl(raw, urlPolicy, fetcher)
+        } catch (error) {
+          if (!(error instanceof errors.invalidWebhookUrl)) throw error
+          wrong['url'] = plainUrlRefusal(error.message)
+        }
+      }
+      if (values.description.trim().length > 500) wrong['description'] = 'Use at most 500 characters.'
+      if (!types.every((t) => (EVENT_TYPES as readonly string[]).includes(t))) wrong['event_types'] = 'Choose among the events shown.'
+      if (Object.keys(wrong).length) {
+        await refused(request, reply, 400)
+        return listPage(request, reply, { values, errors: wrong })
+      }
+      const eventTypes = types as EventType[]
+      const { row, secret } = await audited(request, (trx) => createEndpoint(trx, keyring, accountId, { url, description: values.description.trim(), eventTypes }), 200)
       return reply.page(
         'Webhooks',
         'webhooks',
