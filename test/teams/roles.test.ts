@@ -40,7 +40,10 @@ describe('what each role may do on every interface', async () => {
     const text = await res.text()
     if (res.status < 300) return 'allowed'
     const problem = JSON.parse(text) as { code: string; detail: string }
-    if (res.status === 403) expect(problem.code, problem.detail).toBe('role_required')
+    if (res.status === 403) {
+      expect(problem.code, problem.detail).toBe('role_required')
+      expect(problem.detail).toMatch(/ is (an owner|an editor|a viewer); only (an owner|an editor or an owner|a member) may do this$/)
+    }
     expect([403, 404], text).toContain(res.status)
     return res.status as 403 | 404
   }
