@@ -11,6 +11,12 @@ import { bakerySite, buildSite, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from './hel
 
 const HOST = 'bakery.example'
 
+/** What a browser sends of a page's form: every field by name, a textarea's text as its value. */
+function formFields(page: string, selector = 'form input, form textarea'): Record<string, string> {
+  const $ = cheerio.load(page)
+  return Object.fromEntries($(selector).map((_, el) => [[$(el).attr('name')!, $(el).is('textarea') ? $(el).text() : ($(el).val() as string)]]).get() as Array<[string, string]>)
+}
+
 describe('contact forms on hosted pages', () => {
   let t: TestApp
   let site: Site
@@ -31,7 +37,7 @@ describe('contact forms on hosted pages', () => {
     // What a browser sends: every field of the served form, hidden ones included.
     const page = await t.app.inject({ method: 'GET', url: '/contact', headers: { host: HOST } })
     const $ = cheerio.load(page.body)
-    fields = Object.fromEntries($('form input[type=hidden]').map((_, el) => [[$(el).attr('name')!, $(el).val() as string]]).get() as Array<[string, string]>)
+    fields = formFields(page.body, 'form input[type=hidden]')
     expect($('form').attr('action')).toBe('_wps/forms/contact')
   }, SETUP_TIMEOUT_MS)
 
@@ -152,11 +158,7 @@ describe('contact forms on hosted pages', () => {
     expect(res.body).not.toMatch(/instancePath|ajv|problem-type/)
 
     // Mended and sent again from that page, as the browser would: every field of its form.
-    const again = (page: string, changes: Record<string, string>) => {
-      const $page = cheerio.load(page)
-      const fields = Object.fromEntries($page('form input, form textarea').map((_, el) => [[$page(el).attr('name')!, $page(el).is('textarea') ? $page(el).text() : ($page(el).val() as string)]]).get() as Array<[string, string]>)
-      return post({ ...fields, ...changes }, { ...asPage, referer: `https://${HOST}/_wps/forms/contact` })
-    }
+    const again = (page: string, changes: Record<string, string>) => post({ ...formFields(page), ...changes }, { ...asPage, referer: `https://${HOST}/_wps/forms/contact` })
     const sent = await again(res.body, { email: 'dora@example.org', message: 'Short now.' })
     expect(sent.statusCode).toBe(200)
     expect(cheerio.load(sent.body)('h1').text()).toBe('Thank you')
@@ -184,9 +186,7 @@ describe('contact forms on hosted pages', () => {
     expect($stale('main > p > a').last().attr('href')).toBe('/de/about')
     const forged = await post({ ...visitor(), token: 'v1.nope.nope', email: 'frieda@example.org' }, asPage)
     expect(forged.statusCode).toBe(403)
-    const $forged = cheerio.load(forged.body)
-    const fields = Object.fromEntries($forged('form input, form textarea').map((_, el) => [[$forged(el).attr('name')!, $forged(el).is('textarea') ? $forged(el).text() : ($forged(el).val() as string)]]).get() as Array<[string, string]>)
-    expect((await post(fields, asPage)).statusCode).toBe(200)
+    expect((await post(formFields(forged.body), asPage)).statusCode).toBe(200)
     expect((await listLeads(t.app.db, t.app.keyring, site.id)).some((l) => l.email === 'frieda@example.org')).toBe(true)
   })
 
