@@ -216,7 +216,7 @@ describe.skipIf(!haveBrowser || onPostgres)('the editor in Chromium without Java
     await page.getByRole('link', { name: 'Create a site' }).click()
     await page.getByLabel('Name of your site').fill('Harbour Café')
     await page.getByRole('button', { name: 'Create my site' }).click()
-    expect(await problems()).toMatch(/plan free, which allows 1 site/)
+    expect(await problems()).toMatch(/plan Free, which allows 1 site/)
     expect(await page.getByRole('link', { name: 'compare the plans' }).getAttribute('href')).toBe('/#plans')
     expect(await page.getByLabel('Name of your site').inputValue()).toBe('Harbour Café')
     expect(await app.db.selectFrom('sites').select('id').where('name', '=', 'Harbour Café').execute()).toEqual([])

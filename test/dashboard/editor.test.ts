@@ -317,7 +317,7 @@ describe('dashboard editor over plain form posts', async () => {
     const refusedOnFree = await post(app, url, cookie, form({ hostname: 'www.sonne.example' }))
     expect(refusedOnFree.statusCode).toBe(403)
     let $ = cheerio.load(refusedOnFree.body)
-    expect($('.problems').text()).toMatch(/plan lite/)
+    expect($('.problems').text()).toMatch(/plan Lite/)
     expect($('.problems a[href="/#plans"]').length).toBe(1)
     expect($('#f-hostname').attr('value')).toBe('www.sonne.example')
     expect(await app.db.selectFrom('domains').select('id').where('site_id', '=', siteId).execute()).toEqual([])

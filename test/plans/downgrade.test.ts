@@ -65,7 +65,9 @@ describe('a downgrade that leaves sites over the limit', () => {
     const { cookie: withCsrf, token } = await formToken(app, cookie, `/app/sites/${newest.id}`)
     const publish = await post(app, `/app/sites/${newest.id}/rebuild`, withCsrf, { _csrf: token })
     expect(publish.statusCode).toBe(403)
-    expect(publish.body).toContain(`The site ${newest.id} is over the limit of the account ${who.accountId}`)
+    expect(publish.body).toContain('This site is over your account’s limit: plan Pro allows 10 sites and the account has 11.')
+    expect(publish.body).not.toContain(newest.id + ' is')
+    expect(publish.body).not.toContain(who.accountId)
 
     // One site deleted: within the limit again, the newest publishes.
     const sixth = (await v1('GET', '/v1/sites?per_page=1&page=6')).json().data[0]

@@ -104,8 +104,10 @@ describe('sites per plan', () => {
       const { cookie: withCsrf, token } = await formToken(app, cookie, '/app/sites/new')
       const refused = await post(app, '/app/sites', withCsrf, { _csrf: token, name: 'One too many', locales: 'en', default_locale: 'en' })
       expect(refused.statusCode).toBe(403)
-      expect(refused.body).toContain(`The account ${accountId} is on plan ${plan}, which allows ${limit} ${limit === 1 ? 'site' : 'sites'}, and has ${limit}`)
-      expect(refused.body).toContain(plan === 'plus' ? 'plan pro allows 10 sites' : 'plan plus allows 3 sites')
+      const name = { free: 'Free', lite: 'Lite', plus: 'Plus' }[plan]
+      expect(refused.body).toContain(`Your account is on plan ${name}, which allows ${limit} ${limit === 1 ? 'site' : 'sites'}, and has ${limit}`)
+      expect(refused.body).toContain(plan === 'plus' ? 'plan Pro allows 10 sites' : 'plan Plus allows 3 sites')
+      expect(refused.body).not.toContain(accountId)
       expect(await count(accountId)).toBe(limit)
       // The overview says the same before anyone tries.
       const overview = await app.inject({ method: 'GET', url: '/app', headers: { cookie } })

@@ -6,6 +6,7 @@ import { ajvFormats } from '../../../infra/ajv-formats.ts'
 import { etagOf } from '../../../infra/etag.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { recordRefusal } from '../../audited.ts'
+import { plainPlanWords } from '../../refusal-words.ts'
 
 /**
  * What the editor's forms share: each field with its label, hint and error tied to it
@@ -275,7 +276,7 @@ export function refusalOf(error: unknown, fields: Record<string, readonly [field
       problem: html`Someone changed this ${what} in another tab or window after you opened this form, so nothing was saved. Where the saved version differs from what you typed, it is shown under the field. Check, then save again.`,
     }
   }
-  if (code === 'plan_limit' || code === 'plan_required') return { status, errors: {}, stale: false, problem: html`${detail}${UPGRADE}` }
+  if (code === 'plan_limit' || code === 'plan_required') return { status, errors: {}, stale: false, problem: html`${plainPlanWords(detail)}${UPGRADE}` }
   return undefined
 }
 
