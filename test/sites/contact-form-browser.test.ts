@@ -34,6 +34,9 @@ describe.skipIf(!haveBrowser || onPostgres)('a contact form sent by a visitor\'s
       const page = await context.newPage()
       const email = `visitor-${javaScriptEnabled ? 'js' : 'nojs'}@example.org`
       expect((await page.goto(`http://${host}/contact`))!.status()).toBe(200)
+      // The privacy link reads as words on a phone, not a column of letters beside the consent text.
+      const link = (await page.locator('.consent a').boundingBox())!
+      expect(link.height).toBeLessThan(40)
       await page.getByLabel('Name').fill('Vera Visitor')
       await page.getByLabel('Email').fill(email)
       await page.getByLabel('Message').fill('Do you bake spelt bread on Sundays?')

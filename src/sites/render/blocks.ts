@@ -86,7 +86,7 @@ export function contactForm(content: { heading?: string; submit_label?: string }
     `<p><label for="${id('name')}">${esc(l.name)}</label>${error('name')}<input id="${id('name')}" name="name" autocomplete="name" maxlength="200"${value('name')}${invalid('name')}></p>`,
     `<p><label for="${id('email')}">${esc(l.email)}</label>${error('email')}<input id="${id('email')}" name="email" type="email" autocomplete="email" required maxlength="254"${value('email')}${invalid('email')}></p>`,
     `<p><label for="${id('message')}">${esc(l.message)}</label>${error('message')}<textarea id="${id('message')}" name="message" rows="5" maxlength="5000"${invalid('message')}>${esc(fill?.values.message ?? '')}</textarea></p>`,
-    consent ? `<p class="consent">${error('consent')}<input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</p>` : '',
+    consent ? `${error('consent')}<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><span><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</span></p>` : '',
     `<p><button type="submit">${esc(content.submit_label ?? l.send)}</button></p>`,
     `</form></section>`,
   ].join('')
