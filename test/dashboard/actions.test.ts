@@ -4,6 +4,7 @@ import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { createApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import { insertActiveDomain } from '../../src/domain/sites/domains.ts'
 import { insertLead } from '../../src/domain/leads/leads.ts'
+import { createPage } from '../../src/domain/sites/pages.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { withAssistantAddOn } from '../helpers/add-ons.ts'
@@ -27,6 +28,7 @@ describe('dashboard actions over plain form posts', async () => {
   await updateAccount(app.db, accountId, { plan: 'pro' })
   await withAssistantAddOn(app.db, accountId)
   const site = await createAccountSite(app.db, accountId, { name: 'Owner shop', assistant: { enabled: true, handoff: true, lead: true } })
+  await createPage(app.db, site, { path: '/', title: 'Home' })
   await insertActiveDomain(app.db, site.id, 'owner-shop.example')
   const { cookie, form, page, audited } = await dashboardBrowser(app, owner, '/app')
 

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { insertLead } from '../../src/domain/leads/leads.ts'
+import { createPage } from '../../src/domain/sites/pages.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { insertActiveDomain } from '../../src/domain/sites/domains.ts'
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
@@ -238,6 +239,7 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
   it('takes over a handoff and replies; the visitor sees the reply', async () => {
     await withAssistantAddOn(app.db, (await owner()).accountId)
     const site = await createAccountSite(app.db, (await owner()).accountId, { name: 'Owner shop', assistant: { enabled: true, handoff: true, lead: true } })
+    await createPage(app.db, site, { path: '/', title: 'Home' })
     await insertActiveDomain(app.db, site.id, 'owner-shop.example')
     const boot = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: 'https://owner-shop.example/' } })
     expect(boot.statusCode, boot.body).toBe(200)

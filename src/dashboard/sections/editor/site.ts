@@ -28,7 +28,7 @@ function buildStatus(build: Build): SafeHtml {
   }
 }
 
-async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, flash: { notice?: string; problem?: SafeHtml } = {}) {
+async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, flash: { notice?: string; problem?: SafeHtml; publishProblem?: SafeHtml } = {}) {
   const [builds, pages] = await Promise.all([listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }), listSitePages(app.db, site.id, { limit: 500, offset: 0 })])
   const where = addressesOf(app, site)
   const csrf = reply.formToken()
@@ -56,6 +56,7 @@ ${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">Add a p
 </section>
 <section aria-labelledby="builds-h"><h2 id="builds-h">Publish</h2>
 <p>Changes you make show on your site after you publish. Latest: <strong>${latest ? buildStatus(latest) : 'never published'}</strong>${latest?.finished_at ? html` <span class="muted">(${when(latest.finished_at)})</span>` : ''}${latest && (latest.status === 'queued' || latest.status === 'running') ? html` <a href="/app/sites/${site.id}">Check again</a>` : ''}</p>
+${flash.publishProblem ? html`<p class="field-error" role="alert" id="publish-error"><span class="sr-only">Error: </span>${flash.publishProblem}</p>` : ''}
 ${may ? actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false }) : ''}
 ${builds.items.length === 0
   ? ''
@@ -88,6 +89,13 @@ export default async function siteScreen(app: FastifyInstance) {
     { config: { operation: 'dashboard.sites.rebuild' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: Type.Object(Form, { additionalProperties: false }) } },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
+      // /v1 publishes an empty site (its clients may mean to); a person is told what it would show.
+      if ((await listSitePages(app.db, site.id, { limit: 1, offset: 0 })).total === 0) {
+        await refused(request, reply, 409)
+        return render(app, reply, site, {
+          publishProblem: html`Add a page first: your site has no pages yet, so visitors would see only “Page not found”. <a href="/app/sites/${site.id}/pages/new">Add a page</a>, then publish.`,
+        })
+      }
       try {
         await audited(request, (trx) => queueBuild(trx, site.id))
       } catch (error) {
