@@ -8,6 +8,7 @@ import { planEntitlements } from '../../domain/accounts/entitlements.ts'
 import { errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { dataTable, when } from '../layout.ts'
+import { shownDomain } from './editor/context.ts'
 
 export interface ScorePoint {
   at: Date
@@ -96,7 +97,7 @@ ${rows.length === 0
       ['Finished', 'Kind', 'Address', 'Score', 'Change'],
       [...rows.keys()].reverse().map((i) => {
         const r = rows[i]!
-        return [when(r.finished_at), r.trigger === 'api' || r.trigger === 'mcp' ? 'asked for' : `${r.trigger} report`, r.domain, r.score === null ? '–' : `${r.score}/100`, changeOf(rows, i)]
+        return [when(r.finished_at), r.trigger === 'api' || r.trigger === 'mcp' ? 'asked for' : `${r.trigger} report`, shownDomain(r.domain), r.score === null ? '–' : `${r.score}/100`, changeOf(rows, i)]
       }),
     )}`
     return reply.page(`SEO reports of ${site.name}`, 'sites', body)

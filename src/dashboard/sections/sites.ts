@@ -7,6 +7,7 @@ import { dataTable, when } from '../layout.ts'
 import { mayChange } from '../permissions.ts'
 import blockScreen from './editor/block.ts'
 import domainsScreen from './editor/domains.ts'
+import { shownDomain } from './editor/context.ts'
 import newPageScreen from './editor/new-page.ts'
 import newSiteScreen from './editor/new-site.ts'
 import pageScreen from './editor/page.ts'
@@ -30,7 +31,7 @@ export default async function sitesSection(app: FastifyInstance) {
             items.map((s) => [
               html`<a href="/app/sites/${s.id}">${s.name}</a>`,
               subdomainHost(s.slug, app.config.SITES_DOMAIN),
-              s.domain ?? '–',
+              s.domain === null ? '–' : shownDomain(s.domain),
               STATUS[s.status],
               when(s.published_at),
               html`<a href="${previewUrl(app.config.BASE_URL, s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a>`,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { domainToUnicode } from 'node:url'
 import { Type } from 'typebox'
 import { getAccountBlock } from '../../../domain/sites/blocks.ts'
 import type { Locale } from '../../../domain/locales.ts'
@@ -15,6 +16,11 @@ const id = (prefix: string) => Type.String({ pattern: `^${prefix}_[A-Za-z0-9_-]{
 export const SiteParams = Type.Object({ id: id('site') })
 export const PageParams = Type.Object({ id: id('page') })
 export const BlockParams = Type.Object({ id: id('blk') })
+
+/** A domain as people write it (bäckerei.de), from the ASCII form it is stored and sent in (xn--bckerei-5wa.de); form values and links keep the stored form. */
+export function shownDomain(hostname: string): string {
+  return domainToUnicode(hostname) || hostname
+}
 
 export const LOCALE_NAMES: Record<Locale, string> = { de: 'German (Deutsch)', en: 'English', fr: 'French (français)' }
 

@@ -9,7 +9,7 @@ import { html, type SafeHtml } from '../../../infra/html.ts'
 import { enqueueJob } from '../../../infra/jobs.ts'
 import { audited } from '../../audited.ts'
 import { actionForm, dataTable } from '../../layout.ts'
-import { addressesOf, crumbs, ownSite, SiteParams } from './context.ts'
+import { addressesOf, crumbs, ownSite, shownDomain, SiteParams } from './context.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { field, fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, specsOf, textOf, type FormBody, type FormState } from './form.ts'
 
@@ -38,11 +38,12 @@ ${domains.items.length === 0
       domains.items.map((d) => {
         const view = domainView(d)
         const failure = view.failure_reason?.detail
+        const shown = shownDomain(view.hostname)
         return [
-          `${view.hostname}${view.primary ? ' (primary)' : ''}`,
+          `${shown}${view.primary ? ' (primary)' : ''}`,
           html`${STATUS[view.status]}${failure ? html`: ${failure}` : ''}`,
           html`Name: <code>${view.verification.name}</code><br>Value: <code class="long">${view.verification.value}</code>`,
-          ...(may ? [html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${view.hostname}`, { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">Remove ${view.hostname}</a>`] : []),
+          ...(may ? [html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${shown}`, { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">Remove ${shown}</a>`] : []),
         ] satisfies Array<SafeHtml | string>
       }),
     )}
@@ -113,12 +114,13 @@ export default async function domainsScreen(app: FastifyInstance) {
     const site = await ownSite(app, request.person.accountId, domain.site_id)
     // A viewer removes nothing: the site's domains, read-only.
     if (!mayChange(request.person)) return reply.redirect(`/app/sites/${site.id}/domains`, 303)
+    const shown = shownDomain(domain.hostname)
     return reply.page(
-      `Remove ${domain.hostname}?`,
+      `Remove ${shown}?`,
       'sites',
       html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains', `/app/sites/${site.id}/domains`], ['Remove']])}
-<p>Your site stops answering at ${domain.hostname}. It stays at ${addressesOf(app, site).subdomain}, and you can add the domain again later.</p>
-<form method="post" action="/app/domains/${domain.id}/delete" class="actions">${hidden(reply.formToken())}<button type="submit" class="danger">Remove ${domain.hostname}</button> <a href="/app/sites/${site.id}/domains">Keep it</a></form>`,
+<p>Your site stops answering at ${shown}. It stays at ${addressesOf(app, site).subdomain}, and you can add the domain again later.</p>
+<form method="post" action="/app/domains/${domain.id}/delete" class="actions">${hidden(reply.formToken())}<button type="submit" class="danger">Remove ${shown}</button> <a href="/app/sites/${site.id}/domains">Keep it</a></form>`,
     )
   })
 

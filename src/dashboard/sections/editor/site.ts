@@ -6,7 +6,7 @@ import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { actionForm, dataTable, when } from '../../layout.ts'
-import { addressesOf, crumbs, LOCALE_NAMES, ownSite, pageAddress, SiteParams } from './context.ts'
+import { addressesOf, crumbs, LOCALE_NAMES, ownSite, pageAddress, shownDomain, SiteParams } from './context.ts'
 import { refusalOf, refused } from './form.ts'
 import { noticeOf } from './notices.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
@@ -41,7 +41,7 @@ ${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was 
 <section class="card" aria-labelledby="where-h"><h2 id="where-h">Where your site is</h2>
 <p>Status: <strong>${SITE_STATUS[site.status]}</strong></p>
 <p>Address: ${published && site.status === 'live' ? html`<a href="${where.subdomainUrl}">${where.subdomain}</a>` : html`<strong>${where.subdomain}</strong> <span class="muted">(shows your site once it is published)</span>`}</p>
-<p>Own domain: ${where.domainUrl ? html`<a href="${where.domainUrl}">${site.domain}</a>` : html`none yet`}</p>
+<p>Own domain: ${where.domainUrl ? html`<a href="${where.domainUrl}">${shownDomain(site.domain!)}</a>` : html`none yet`}</p>
 <p class="actions">${latest?.status === 'succeeded' || published ? html`<a href="${where.preview}">Preview the latest build<span class="sr-only"> of ${site.name}</span></a>` : ''}
 <a href="/app/sites/${site.id}/settings">Settings</a> <a href="/app/sites/${site.id}/domains">Domains</a> <a href="/app/sites/${site.id}/reports">SEO reports</a></p>
 </section>
