@@ -7,6 +7,7 @@ import type { Page } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { literalUnion } from '../../../schemas.ts'
 import { errors } from '../../../errors.ts'
+import { contentSecurityPolicy } from '../../../infra/security.ts'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
@@ -70,12 +71,17 @@ ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" 
 </fieldset>`
 }
 
+/** The dashboard's policy, but pictures of the previewed content from any https address (and data:). */
+const PREVIEW_POLICY = { 'img-src': ["'self'", 'https:', 'data:'] }
+
 function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
   const { site, page, form, block } = target
   const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
   const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
   const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
   const trail = crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])
+  // The preview shows the text's pictures, which the site loads from anywhere on https.
+  if (form.type === 'text') contentSecurityPolicy(reply, PREVIEW_POLICY)
   if (!mayChange(reply.request.person)) {
     // A viewer reads the block as it is saved; there is nothing to read in a block not added yet.
     const readOnly = { ...shown, readOnly: true }
