@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { BLOCK_TYPES, BlockContents, type BlockType } from '../../../domain/sites/block-content.ts'
-import { blockView, deleteBlock, insertBlock, updateBlock, type Block } from '../../../domain/sites/blocks.ts'
+import { blockView, deleteBlock, getAccountBlock, insertBlock, updateBlock, type Block } from '../../../domain/sites/blocks.ts'
 import { renderMarkdown } from '../../../domain/sites/markdown.ts'
-import type { Page } from '../../../domain/sites/pages.ts'
+import { getAccountPage, type Page } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { literalUnion } from '../../../schemas.ts'
 import { errors } from '../../../errors.ts'
@@ -94,7 +94,7 @@ function render(reply: FastifyReply, target: Target, state: FormState, options: 
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
 <p>${form.description}</p>
 ${problems(shown, labelsFor(form, shown.values))}
-<form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? '' : html`<input type="hidden" name="type" value="${form.type}">`}
+<form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? html`<input type="hidden" name="_page" value="${page.id}"><input type="hidden" name="_type" value="${form.type}">` : html`<input type="hidden" name="type" value="${form.type}">`}
 ${defaultSave('Save block')}
 ${singleFields(form, shown)}
 ${itemRows(form, shown, action)}
@@ -136,6 +136,7 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
     })
     return reply.redirect(`/app/pages/${target.page.id}?done=${target.block ? 'block-saved' : 'block-added'}#block-${saved.id}`, 303)
   } catch (error) {
+    if (target.block && error instanceof errors.notFound) return blockGone(app, request, reply)
     const refusal = refusalOf(error, {}, 'block')
     if (!refusal) throw error
     await refused(request, reply, refusal.status)
@@ -144,6 +145,37 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
     const current = { ...target, block: now.block, version: versionOf(blockView(now.block)) }
     return render(reply, current, refusedState(values, refusal, valuesFromContent(form, now.block.content as Record<string, unknown>)))
   }
+}
+
+/**
+ * A block's form saved after the block was deleted (in another tab, by someone else): nothing to
+ * save into, so the page says so and shows what was typed, to copy into a new block. The form
+ * names its page and kind (`_page`, `_type`); the page may be gone too.
+ */
+async function blockGone(app: FastifyInstance, request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply) {
+  await refused(request, reply, 404)
+  const body = request.body
+  const type = textOf(body, '_type')
+  const form = (BLOCK_TYPES as readonly string[]).includes(type) ? BLOCK_FORMS[type as BlockType] : undefined
+  const pageId = textOf(body, '_page')
+  const page = /^page_[A-Za-z0-9_-]{1,64}$/.test(pageId) ? await getAccountPage(app.db, request.person.accountId, pageId) : undefined
+  const typed: Array<readonly [string, string]> = form
+    ? (() => {
+        const values = withoutEmptyItems(form, valuesFromBody(form, body))
+        return Object.entries(labelsFor(form, values)).map(([name, label]) => [label, values[name] ?? ''] as const)
+      })()
+    : Object.keys(body).filter((name) => !name.startsWith('_')).map((name) => [name, textOf(body, name)] as const)
+  const kept = typed.filter(([, value]) => value.trim() !== '')
+  const back = page ? html`<a href="/app/pages/${page.id}">Back to the page ${page.title}</a>` : html`<a href="/app/sites">Back to your sites</a>`
+  return reply.page(
+    'This block was deleted meanwhile',
+    'sites',
+    html`<div class="error problems" role="alert"><h2>Nothing was saved</h2><p>Someone deleted this ${form ? html`${form.label.toLowerCase()} ` : ''}block${page ? '' : ' (and its page)'} in another tab or window after you opened this form, so there is nothing to save it into. ${kept.length ? 'What you typed is below: copy what you want to keep into a new block.' : 'You had not typed anything into it.'}</p></div>
+${kept.length
+  ? html`<div class="card">${kept.map(([label, value], i) => html`<div class="field"><label for="typed-${i}">${label}</label><textarea id="typed-${i}" readonly rows="${Math.min(12, Math.max(2, value.split('\n').length + 1))}">${value}</textarea></div>`)}</div>`
+  : ''}
+<p>${back}</p>`,
+  )
 }
 
 function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
@@ -198,6 +230,7 @@ export default async function blockScreen(app: FastifyInstance) {
     '/blocks/:id',
     { config: { operation: 'dashboard.blocks.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: BlockParams, body: FormBodySchema } },
     async (request, reply) => {
+      if (!(await getAccountBlock(app.db, request.person.accountId, request.params.id))) return blockGone(app, request, reply)
       const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
       const version = textOf(request.body, '_version') || undefined
       return submit(app, request, reply, { site, page, block, form: BLOCK_FORMS[block.type as BlockType], ...(version ? { version } : {}) })
