@@ -35,7 +35,8 @@ ${dataTable(
     a.plan,
     ROLE_NAMES[a.role],
     a.accountId === accountId
-      ? html`<strong>You work in this account</strong> ${actionForm('/app/accounts/leave', csrf, 'Leave this account', { kind: 'danger' })}`
+      ? // Leaving asks once, on a page of its own (as removing a member does).
+        html`<strong>You work in this account</strong> <a href="/app/accounts/leave">Leave this account</a>`
       : actionForm('/app/accounts/switch', csrf, `Work in the account of ${a.ownerEmail ?? a.accountId}`, { fields: { account_id: a.accountId } }),
   ]),
 )}`,
@@ -55,6 +56,18 @@ ${dataTable(
       return reply.redirect('/app?done=switched', 303)
     },
   )
+
+  app.get('/accounts/leave', { config: { operation: 'dashboard.accounts.confirmLeave', ...anyMember }, schema: { hide: true } }, async (request, reply) => {
+    const { userId, accountId } = request.person
+    const current = (await membershipsOf(app.db, app.keyring, userId)).find((a) => a.accountId === accountId)
+    const which = current?.ownerEmail ? `the account of ${current.ownerEmail}` : 'this account'
+    return reply.page(
+      'Leave this account?',
+      'accounts',
+      html`<p>You lose access to ${which} at once, and your API tokens of this account are revoked. An owner can invite you again.</p>
+<form method="post" action="/app/accounts/leave" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">Leave the account</button> <a href="/app/accounts">Stay</a></form>`,
+    )
+  })
 
   app.post(
     '/accounts/leave',
