@@ -12,6 +12,7 @@ import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
 import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
+import { backOf, goneMeanwhile } from './gone.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { defaultSave, field, fieldErrors, fieldId, FormBodySchema, formState, hidden, issuesOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FieldSpec, type FormBody, type FormState } from './form.ts'
 
@@ -94,7 +95,7 @@ function render(reply: FastifyReply, target: Target, state: FormState, options: 
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
 <p>${form.description}</p>
 ${problems(shown, labelsFor(form, shown.values))}
-<form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? html`<input type="hidden" name="_page" value="${page.id}"><input type="hidden" name="_type" value="${form.type}">` : html`<input type="hidden" name="type" value="${form.type}">`}
+<form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? html`<input type="hidden" name="_page" value="${page.id}"><input type="hidden" name="_type" value="${form.type}">` : html`<input type="hidden" name="type" value="${form.type}">`}<input type="hidden" name="_site" value="${site.id}">
 ${defaultSave('Save block')}
 ${singleFields(form, shown)}
 ${itemRows(form, shown, action)}
@@ -148,34 +149,29 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
 }
 
 /**
- * A block's form saved after the block was deleted (in another tab, by someone else): nothing to
- * save into, so the page says so and shows what was typed, to copy into a new block. The form
- * names its page and kind (`_page`, `_type`); the page may be gone too.
+ * A block's form saved after the block was deleted: what was typed, to copy into a new block. The
+ * form names its page, site and kind (`_page`, `_site`, `_type`); the page may be gone too.
  */
 async function blockGone(app: FastifyInstance, request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply) {
-  await refused(request, reply, 404)
   const body = request.body
   const type = textOf(body, '_type')
   const form = (BLOCK_TYPES as readonly string[]).includes(type) ? BLOCK_FORMS[type as BlockType] : undefined
   const pageId = textOf(body, '_page')
   const page = /^page_[A-Za-z0-9_-]{1,64}$/.test(pageId) ? await getAccountPage(app.db, request.person.accountId, pageId) : undefined
-  const typed: Array<readonly [string, string]> = form
-    ? (() => {
-        const values = withoutEmptyItems(form, valuesFromBody(form, body))
-        return Object.entries(labelsFor(form, values)).map(([name, label]) => [label, values[name] ?? ''] as const)
-      })()
-    : Object.keys(body).filter((name) => !name.startsWith('_')).map((name) => [name, textOf(body, name)] as const)
-  const kept = typed.filter(([, value]) => value.trim() !== '')
-  const back = page ? html`<a href="/app/pages/${page.id}">Back to the page ${page.title}</a>` : html`<a href="/app/sites">Back to your sites</a>`
-  return reply.page(
-    'This block was deleted meanwhile',
-    'sites',
-    html`<div class="error problems" role="alert"><h2>Nothing was saved</h2><p>Someone deleted this ${form ? html`${form.label.toLowerCase()} ` : ''}block${page ? '' : ' (and its page)'} in another tab or window after you opened this form, so there is nothing to save it into. ${kept.length ? 'What you typed is below: copy what you want to keep into a new block.' : 'You had not typed anything into it.'}</p></div>
-${kept.length
-  ? html`<div class="card">${kept.map(([label, value], i) => html`<div class="field"><label for="typed-${i}">${label}</label><textarea id="typed-${i}" readonly rows="${Math.min(12, Math.max(2, value.split('\n').length + 1))}">${value}</textarea></div>`)}</div>`
-  : ''}
-<p>${back}</p>`,
-  )
+  return goneMeanwhile(request, reply, {
+    title: 'This block was deleted meanwhile',
+    what: `this ${form ? `${form.label.toLowerCase()} ` : ''}block${page ? '' : ' (and its page)'}`,
+    typed: typedIn(form, body),
+    back: await backOf(app.db, request, page),
+    copyInto: 'a new block',
+  })
+}
+
+/** What was typed into a block form, by label (by name, for a form of no known kind). */
+function typedIn(form: BlockForm | undefined, body: FormBody): Array<readonly [string, string]> {
+  if (!form) return Object.keys(body).filter((name) => !name.startsWith('_') && name !== 'type').map((name) => [name, textOf(body, name)] as const)
+  const values = withoutEmptyItems(form, valuesFromBody(form, body))
+  return Object.entries(labelsFor(form, values)).map(([name, label]) => [label, values[name] ?? ''] as const)
 }
 
 function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
@@ -213,8 +209,12 @@ export default async function blockScreen(app: FastifyInstance) {
     '/pages/:id/blocks',
     { config: { operation: 'dashboard.blocks.create' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: FormBodySchema } },
     async (request, reply) => {
-      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
       const type = textOf(request.body, 'type')
+      if (!(await getAccountPage(app.db, request.person.accountId, request.params.id))) {
+        const form = (BLOCK_TYPES as readonly string[]).includes(type) ? BLOCK_FORMS[type as BlockType] : undefined
+        return goneMeanwhile(request, reply, { title: 'This page was deleted meanwhile', what: 'the page of this block', typed: typedIn(form, request.body), back: await backOf(app.db, request), copyInto: 'another page' })
+      }
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
       if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed('Choose a kind of block')
       return submit(app, request, reply, { site, page, form: BLOCK_FORMS[type as BlockType] })
     },

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { BLOCK_TYPES, type BlockType } from '../../../domain/sites/block-content.ts'
 import { blockView, listPageBlocks, updateBlock } from '../../../domain/sites/blocks.ts'
 import { PagePatch } from '../../../domain/sites/content-inputs.ts'
-import { deletePage, updatePage, type Page } from '../../../domain/sites/pages.ts'
+import { deletePage, getAccountPage, updatePage, type Page } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { pageView } from '../../../domain/sites/views.ts'
 import { errors } from '../../../errors.ts'
@@ -13,6 +13,7 @@ import { actionForm } from '../../layout.ts'
 import { BLOCK_FORMS } from './block-forms.ts'
 import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
 import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FormBody, type FormState } from './form.ts'
+import { goneMeanwhile, backOf } from './gone.ts'
 import { noticeOf } from './notices.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValues, pageValuesFrom } from './page-fields.ts'
@@ -66,7 +67,7 @@ ${may
 <section aria-labelledby="details-h"><h2 id="details-h">Page details</h2>
 ${problems(state, labelsOf(PAGE_SPECS))}
 ${may
-  ? html`<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}
+  ? html`<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}<input type="hidden" name="_site" value="${site.id}">
 ${pageFields(state, site)}
 <button type="submit">Save page details</button>
 </form>`
@@ -82,9 +83,23 @@ ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: fal
   return reply.page(page.title, 'sites', body, view.notice ? { notice: view.notice } : {})
 }
 
+/** A page's details saved after the page was deleted: what was typed, and the way back to its site. */
+async function pageGone(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string }; Body: FormBody }>, reply: FastifyReply) {
+  const values = pageValuesFrom(request.body)
+  const labels = labelsOf(PAGE_SPECS)
+  return goneMeanwhile(request, reply, {
+    title: 'This page was deleted meanwhile',
+    what: 'this page',
+    typed: Object.entries(labels).filter(([name]) => name !== 'locale').map(([name, label]) => [label, values[name] ?? ''] as const),
+    back: await backOf(app.db, request),
+    copyInto: 'a new page',
+  })
+}
+
 /** Saves a page's details through updatePage (as PATCH /v1/pages/{id}), or shows the form again with what was refused. */
 async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string }; Body: FormBody }>, reply: FastifyReply) {
   const accountId = request.person.accountId
+  if (!(await getAccountPage(app.db, accountId, request.params.id))) return pageGone(app, request, reply)
   const { site, page } = await ownPage(app, accountId, request.params.id)
   const values = pageValuesFrom(request.body)
   const input = pageInput(values)
@@ -99,6 +114,7 @@ async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ P
       if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
     })
   } catch (error) {
+    if (error instanceof errors.notFound) return pageGone(app, request, reply)
     const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
     if (!refusal) throw error
     await refused(request, reply, refusal.status)
