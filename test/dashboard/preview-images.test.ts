@@ -29,8 +29,16 @@ describe('pictures in the preview of a text block', async () => {
     expect(imgSrc(preview.headers['content-security-policy'])).toBe("'self' https: data:")
     const added = await post(app, `/app/pages/${home.id}/blocks`, cookie, form({ type: 'text', markdown: '![x](https://a.example/x.png)', _do: 'preview' }))
     expect(imgSrc(added.headers['content-security-policy'])).toBe("'self' https: data:")
+    // The page's list of blocks and the question before deleting show the text as it looks too.
+    for (const url of [`/app/pages/${home.id}`, `/app/blocks/${text.id}/delete`]) {
+      const res = await app.inject({ method: 'GET', url, headers: { cookie } })
+      expect(res.body, url).toContain('<img src="https://images.example.com/oven.jpg"')
+      expect(imgSrc(res.headers['content-security-policy']), url).toBe("'self' https: data:")
+    }
     // The rest of the dashboard keeps its own images only; nothing else of the policy is loosened.
-    for (const url of ['/app', `/app/pages/${home.id}`, `/app/blocks/${hero.id}`]) {
+    const plain = await createPage(app.db, site, { path: '/plain', title: 'Plain' })
+    await insertBlock(app.db, plain.id, { type: 'hero', content: { heading: 'Hello' } })
+    for (const url of ['/app', `/app/sites/${site.id}`, `/app/pages/${plain.id}`, `/app/blocks/${hero.id}`, `/app/blocks/${hero.id}/delete`]) {
       const res = await app.inject({ method: 'GET', url, headers: { cookie } })
       expect(imgSrc(res.headers['content-security-policy']), url).toBe("'self' data:")
     }

@@ -1,6 +1,8 @@
 import type { BlockContent, BlockType } from '../../../domain/sites/block-content.ts'
 import { renderMarkdown } from '../../../domain/sites/markdown.ts'
+import type { FastifyReply } from 'fastify'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
+import { contentSecurityPolicy } from '../../../infra/security.ts'
 import { textOf, type FieldSpec, type FormBody } from './form.ts'
 
 /**
@@ -9,6 +11,15 @@ import { textOf, type FieldSpec, type FormBody } from './form.ts'
  * one-line summary for the page's list of blocks. The content is checked by the type's schema in
  * src/domain/sites/block-content.ts, as on /v1.
  */
+
+/**
+ * A page that shows a text block as it will be published (its preview, its summary) shows the
+ * text's pictures, which the site loads from any https address: the dashboard's policy with
+ * images from https and data: too, and nothing else loosened. Other pages keep their own images only.
+ */
+export function allowPreviewImages(reply: FastifyReply): void {
+  contentSecurityPolicy(reply, { 'img-src': ["'self'", 'https:', 'data:'] })
+}
 
 /** A field of a block form; `keepEmpty`: sent even when empty (an image's alt text may be empty, but is always given). */
 export type BlockField = FieldSpec & { keepEmpty?: boolean }

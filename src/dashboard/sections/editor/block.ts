@@ -7,10 +7,9 @@ import { getAccountPage, type Page } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { literalUnion } from '../../../schemas.ts'
 import { errors } from '../../../errors.ts'
-import { contentSecurityPolicy } from '../../../infra/security.ts'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
-import { BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
+import { allowPreviewImages, BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
 import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
 import { backOf, goneMeanwhile } from './gone.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
@@ -72,17 +71,13 @@ ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" 
 </fieldset>`
 }
 
-/** The dashboard's policy, but pictures of the previewed content from any https address (and data:). */
-const PREVIEW_POLICY = { 'img-src': ["'self'", 'https:', 'data:'] }
-
 function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
   const { site, page, form, block } = target
   const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
   const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
   const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
   const trail = crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])
-  // The preview shows the text's pictures, which the site loads from anywhere on https.
-  if (form.type === 'text') contentSecurityPolicy(reply, PREVIEW_POLICY)
+  if (form.type === 'text') allowPreviewImages(reply)
   if (!mayChange(reply.request.person)) {
     // A viewer reads the block as it is saved; there is nothing to read in a block not added yet.
     const readOnly = { ...shown, readOnly: true }
@@ -177,6 +172,7 @@ function typedIn(form: BlockForm | undefined, body: FormBody): Array<readonly [s
 function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
   const { site, page, block } = target
   const form = BLOCK_FORMS[block.type as BlockType]
+  if (block.type === 'text') allowPreviewImages(reply)
   return reply.page(
     `Delete this ${form.label.toLowerCase()} block?`,
     'sites',

@@ -10,7 +10,7 @@ import { errors } from '../../../errors.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { actionForm } from '../../layout.ts'
-import { BLOCK_FORMS } from './block-forms.ts'
+import { allowPreviewImages, BLOCK_FORMS } from './block-forms.ts'
 import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
 import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FormBody, type FormState } from './form.ts'
 import { goneMeanwhile, backOf } from './gone.ts'
@@ -38,6 +38,7 @@ function moveForm(blockId: string, csrf: string, version: string, direction: 'up
 async function render(app: FastifyInstance, reply: FastifyReply, view: View) {
   const { site, page, state } = view
   const { items: blocks } = await listPageBlocks(app.db, page.id, { limit: 500, offset: 0 })
+  if (blocks.some((block) => block.type === 'text')) allowPreviewImages(reply)
   const csrf = reply.formToken()
   const previewOfPage = `${addressesOf(app, site).preview}${pageAddress(site, page).slice(1)}`
   const may = mayChange(reply.request.person)
