@@ -27,6 +27,11 @@ describe('own domains with letters beyond ASCII', async () => {
     // Only the TXT record's name (typed into the DNS) keeps the ASCII form.
     expect(text(domains).replace(/Name:\s+\S+/g, '')).not.toContain('xn--')
 
+    const again = await post(app, `/app/sites/${site.id}/domains`, cookie, form({ hostname: 'WWW.Bäckerei.de' }))
+    expect(again.statusCode).toBe(409)
+    expect(again.body).toContain('www.bäckerei.de is already a domain of this site')
+    expect(again.body).toContain('value="WWW.Bäckerei.de"')
+
     const home = await page(`/app/sites/${site.id}`)
     expect(home).toContain('<a href="https://xn--bckerei-5wa.de/">bäckerei.de</a>')
     const list = await page('/app/sites')

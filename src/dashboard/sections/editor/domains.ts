@@ -90,7 +90,9 @@ export default async function domainsScreen(app: FastifyInstance) {
         const refusal = refusalOf(error, { invalid_hostname: ['hostname'], hostname_taken: ['hostname'] }, 'site')
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
-        return render(app, reply, site, refusedState(values, refusal))
+        // The domain's messages name it in its ASCII form; people read it as they wrote it.
+        const named = Object.fromEntries(Object.entries(refusal.errors).map(([name, message]) => [name, message.replace(/[a-z0-9.-]*xn--[a-z0-9.-]*/gi, (host) => shownDomain(host))]))
+        return render(app, reply, site, refusedState(values, { ...refusal, errors: named }))
       }
       return reply.redirect(`/app/sites/${site.id}/domains?done=domain-added`, 303)
     },
