@@ -1,3 +1,4 @@
+import * as cheerio from 'cheerio'
 import { expect } from 'vitest'
 import type { FastifyInstance as App } from 'fastify'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
@@ -79,4 +80,27 @@ export async function makeTeam(app: App, plan: Plan, name = newId('t').slice(-8)
     members[role] = await credentials(app, accountId, role, joined)
   }
   return { accountId, owner: members.owner!, editor: members.editor!, viewer: members.viewer! }
+}
+
+/**
+ * A member's browser over HTTP, without script: sends the member's session cookie and keeps the
+ * CSRF cookie the pages set; answers pages parsed, and a form's post as its status and location.
+ */
+export function memberBrowser(base: string, member: TeamMember) {
+  let cookie = member.cookie
+  const keep = (res: Response) => {
+    const set = res.headers.getSetCookie().map((line) => line.split(';')[0]!)
+    if (set.length) cookie = `${member.cookie}; ${set.join('; ')}`
+  }
+  return {
+    async get(path: string) {
+      const res = await fetch(`${base}${path}`, { headers: { cookie }, redirect: 'manual' })
+      keep(res)
+      return { status: res.status, $: cheerio.load(await res.text()) }
+    },
+    async post(path: string, form: Record<string, string>) {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' })
+      return { status: res.status, location: res.headers.get('location') }
+    },
+  }
 }

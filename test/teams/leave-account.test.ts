@@ -1,8 +1,7 @@
-import * as cheerio from 'cheerio'
 import { describe, expect, it } from 'vitest'
 import { listMembers } from '../../src/domain/accounts/members.ts'
 import { startLiveApp } from '../identity/helpers.ts'
-import { makeTeam, type TeamMember } from './helpers.ts'
+import { makeTeam, memberBrowser, type TeamMember } from './helpers.ts'
 
 // Regression: "Leave this account" on /app/accounts acted on one click. It now asks once, on a
 // page of its own, as removing a member does; nothing changes until its form is sent.
@@ -10,25 +9,7 @@ describe('leaving an account asks first', async () => {
   const { app, base } = await startLiveApp()
   const team = await makeTeam(app, 'pro', 'leave')
 
-  /** A browser of the member over HTTP: keeps the CSRF cookie the pages set. */
-  function browserOf(member: TeamMember) {
-    let cookie = member.cookie
-    const keep = (res: Response) => {
-      const set = res.headers.getSetCookie().map((line) => line.split(';')[0]!)
-      if (set.length) cookie = `${member.cookie}; ${set.join('; ')}`
-    }
-    return {
-      async get(path: string) {
-        const res = await fetch(`${base}${path}`, { headers: { cookie }, redirect: 'manual' })
-        keep(res)
-        return { status: res.status, $: cheerio.load(await res.text()) }
-      },
-      async post(path: string, form: Record<string, string>) {
-        const res = await fetch(`${base}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' })
-        return { status: res.status, location: res.headers.get('location') }
-      },
-    }
-  }
+  const browserOf = (member: TeamMember) => memberBrowser(base, member)
   const memberIds = async () => (await listMembers(app.db, app.keyring, team.accountId)).map((m) => m.id)
 
   it('offers a link to a confirmation page, not a one-click button', async () => {
