@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { createSite } from '../../src/domain/sites/sites.ts'
@@ -77,4 +78,18 @@ describe('a downgrade that leaves sites over the limit', () => {
     expect(again.isError, textOf(again)).toBeFalsy()
     await client.close()
   }, SETUP_TIMEOUT_MS)
+
+  it('counts a site made earlier in the same millisecond as older', async () => {
+    const who = await owner(app, 'same-millisecond@example.com', 'pro')
+    const sites = []
+    for (let i = 1; i <= 11; i++) sites.push(await createSite(app.db, { name: `Site ${i}`, accountId: who.accountId }))
+    // Ten sites a second apart, the tenth and the eleventh 300 µs apart within one millisecond.
+    for (const [i, site] of sites.entries()) {
+      const at = i < 10 ? `2026-01-01 00:00:0${i}.123100+00` : '2026-01-01 00:00:09.123400+00'
+      await sql`update sites set created_at = ${at}::timestamptz where id = ${site.id}`.execute(app.db)
+    }
+    const rebuild = (id: string) => app.inject({ method: 'POST', url: `/v1/sites/${id}/rebuild`, headers: who.headers })
+    expect((await rebuild(sites[10]!.id)).json()).toMatchObject({ code: 'plan_limit' })
+    expect((await rebuild(sites[9]!.id)).statusCode).toBe(202)
+  })
 })

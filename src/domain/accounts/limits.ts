@@ -99,14 +99,20 @@ export async function assertOwnDomainAllowed(trx: Db, siteId: string): Promise<v
  * is within its limit again. Nothing is deleted.
  */
 export async function assertMayPublish(db: Db, siteId: string): Promise<void> {
-  const site = await db.selectFrom('sites').select(['id', 'account_id', 'created_at']).where('id', '=', siteId).executeTakeFirst()
+  const site = await db.selectFrom('sites').select(['id', 'account_id']).where('id', '=', siteId).executeTakeFirst()
   if (!site?.account_id) return
   const limits = await limitsOf(db, site.account_id, false)
   if (limits.sites === null) return
+  // The site's own time is compared in the database: read into a Date it would lose its
+  // microseconds, and a site made in the same millisecond before it would not count as older.
   const row = await db
-    .selectFrom('sites')
-    .select((eb) => [eb.fn.countAll<string>().as('total'), eb.fn.countAll<string>().filterWhere((w) => w.or([w('created_at', '<', site.created_at), w.and([w('created_at', '=', site.created_at), w('id', '<', site.id)])])).as('older')])
-    .where('account_id', '=', site.account_id)
+    .selectFrom('sites as s')
+    .innerJoin('sites as me', 'me.account_id', 's.account_id')
+    .where('me.id', '=', site.id)
+    .select((eb) => [
+      eb.fn.countAll<string>().as('total'),
+      eb.fn.countAll<string>().filterWhere((w) => w.or([w('s.created_at', '<', w.ref('me.created_at')), w.and([w('s.created_at', '=', w.ref('me.created_at')), w('s.id', '<', w.ref('me.id'))])])).as('older'),
+    ])
     .executeTakeFirstOrThrow()
   const total = Number(row.total)
   if (Number(row.older) < limits.sites) return
