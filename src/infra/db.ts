@@ -101,12 +101,12 @@ async function openEmbedded(dataDir: string | undefined, log: Logger, template?:
 }
 
 /**
- * How often a real server is asked `select 1` on the watch connection, how long the answer may
- * take, and how long opening that connection may take (only after a failure or at start).
+ * How often a real server is asked `select 1` on the watch connection, and how long the answer,
+ * or opening that connection (at start and after a failure), may take: a server that goes silent
+ * while the watch connects is found as soon as one that goes silent while it asks.
  */
 const WATCH_INTERVAL_MS = 250
 const WATCH_TIMEOUT_MS = 1250
-const WATCH_CONNECT_MS = 3000
 /** Longest a statement of the pool may run before the server cancels it. */
 const STATEMENT_TIMEOUT_MS = 15_000
 
@@ -222,13 +222,13 @@ function startWatching(url: string, watch: DatabaseWatch) {
   let stopped = false
   const probe = async () => {
     if (!client) {
-      const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: WATCH_CONNECT_MS, keepAlive: true })
+      const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: WATCH_TIMEOUT_MS, keepAlive: true })
       next.on('error', () => {
         if (client === next) client = undefined
         discardClient(next)
       })
       client = next
-      await withTimeout(next.connect(), WATCH_CONNECT_MS)
+      await withTimeout(next.connect(), WATCH_TIMEOUT_MS)
     }
     await withTimeout(client.query('select 1'), WATCH_TIMEOUT_MS)
   }
