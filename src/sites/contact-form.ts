@@ -10,11 +10,11 @@ import { html, raw, sendPage } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { formTokenValid, signFormToken } from './form-token.ts'
 import { siteOfRequest, type SiteOrigin } from './hosted-site.ts'
+import { plainSitePage, wantsPage } from './no-site-page.ts'
 import type { LiveSites } from './live-sites.ts'
 import { contactForm, type ContactField, type FormFill } from './render/blocks.ts'
 import { LABELS } from './render/labels.ts'
 import { consentLinkInLayout, pageUrlPath } from './render/paths.ts'
-import { CSS } from './render/style.ts'
 
 const ContactBody = Type.Object(
   {
@@ -79,12 +79,17 @@ const REFUSAL: Record<Locale, { title: string; email: string; tooLong: (max: num
   },
 }
 
-/** Where a refused post goes wrong: the fields the visitor can mend, or the form itself. */
+type Words = (typeof REFUSAL)[Locale]
+
+/**
+ * Where a refused post goes wrong: the fields the visitor can mend, or the form itself; worded in
+ * the language of the page that shows it.
+ */
 interface Refusal {
   status: number
-  fields: Partial<Record<ContactField, string>>
+  fields: Partial<Record<ContactField, (words: Words) => string>>
   /** Said above the form when no field is to blame. */
-  general?: string
+  general?: 'reload' | 'consentChanged'
 }
 
 /** A problem the schema found: where, and what is missing when a field is. */
@@ -96,15 +101,15 @@ type SchemaProblem = { instancePath: string; params: object }
  * The router's validator stops at the first problem; TypeBox lists them all, so the visitor
  * hears of every field at once.
  */
-function problemsOf(body: unknown, first: SchemaProblem[], words: (typeof REFUSAL)[Locale]): Refusal {
+function problemsOf(body: unknown, first: SchemaProblem[]): Refusal {
   const refusal: Refusal = { status: 400, fields: {} }
   for (const problem of [...first, ...Value.Errors(ContactBody, body)]) {
     const missing = (problem.params as { missingProperty?: unknown }).missingProperty
     const field = problem.instancePath.slice(1) || String(missing ?? '')
-    if (field === 'email') refusal.fields.email = words.email
-    else if (field === 'consent') refusal.fields.consent = words.consent
-    else if (field === 'name' || field === 'message') refusal.fields[field] = words.tooLong(field === 'name' ? 200 : 5000)
-    else refusal.general = words.reload
+    if (field === 'email') refusal.fields.email = (words) => words.email
+    else if (field === 'consent') refusal.fields.consent = (words) => words.consent
+    else if (field === 'name' || field === 'message') refusal.fields[field] = (words) => words.tooLong(field === 'name' ? 200 : 5000)
+    else refusal.general = 'reload'
   }
   return refusal
 }
@@ -114,11 +119,6 @@ function sentValues(body: unknown): FormFill['values'] {
   const sent = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
   const text = (name: string) => (typeof sent[name] === 'string' ? (sent[name] as string) : undefined)
   return { name: text('name'), email: text('email'), message: text('message'), consent: sent['consent'] === 'yes' }
-}
-
-/** A browser's form post asks for a page; a script or a client asking for JSON gets the problem document. */
-function wantsPage(request: FastifyRequest): boolean {
-  return request.headers.accept?.includes('text/html') === true
 }
 
 /**
@@ -149,39 +149,37 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
       formToken: signFormToken(app.keyring, site.id),
       consent: { ...consent, privacy: { ...consent.privacy, url: consentLinkInLayout(consent.privacy.url, site.default_locale) } },
       pagePath,
-    }, { values: sentValues(request.body), errors: refusal.fields })
+    }, { values: sentValues(request.body), errors: Object.fromEntries(Object.entries(refusal.fields).map(([field, say]) => [field, say(words)])) })
     const back = `${origin.prefix}${pageUrlPath(locale, pagePath, site.default_locale)}`
     const l = LABELS[locale]
-    const page = html`<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${words.title} – ${site.name}</title><style>${raw(CSS)}.field-error{display:block;color:#a4001d;font-weight:600}</style></head><body><main id="main"><h1>${words.title}</h1>${refusal.general ? html`<p role="alert">${refusal.general}</p>` : ''}${raw(form)}<p><a href="${back}">${l.back}</a></p></main></body></html>`
-    return sendPage(reply, refusal.status, page)
+    const main = html`<h1>${words.title}</h1>${refusal.general ? html`<p role="alert">${words[refusal.general]}</p>` : ''}${raw(form)}<p><a href="${back}">${l.back}</a></p>`
+    return sendPage(reply, refusal.status, plainSitePage({ lang: locale, title: `${words.title} – ${site.name}`, main, css: '.field-error{display:block;color:#a4001d;font-weight:600}' }))
   }
 
   const handler = async (request: FastifyRequest<{ Body: ContactBody }>, reply: FastifyReply) => {
     const origin = siteOfRequest(request, live)
     if (!origin) throw new errors.notFound('No published site answers here')
-    const asked = (request.body as { locale?: unknown } | undefined)?.locale
-    const words = REFUSAL[isLocale(asked) ? asked : 'en']
     if (request.validationError) {
-      return refuse(request, reply, origin, problemsOf(request.body, request.validationError.validation ?? [], words), request.validationError)
+      return refuse(request, reply, origin, problemsOf(request.body, request.validationError.validation ?? []), request.validationError)
     }
     if (!sameOrigin(request)) throw new errors.forbidden('The form must be sent from the site itself')
     const body = request.body
     if (!formTokenValid(app.keyring, body.token, origin.siteId)) {
-      return refuse(request, reply, origin, { status: 403, fields: {}, general: words.reload }, new errors.forbidden('The form is not one of this site; reload the page and send it again'))
+      return refuse(request, reply, origin, { status: 403, fields: {}, general: 'reload' }, new errors.forbidden('The form is not one of this site; reload the page and send it again'))
     }
     const site = await findSiteById(app.db, origin.siteId)
     if (!site) throw new errors.notFound('No published site answers here')
     const locale = body.locale
     if (!isLocale(locale) || !site.locales.includes(locale)) {
-      return refuse(request, reply, origin, { status: 400, fields: {}, general: words.reload }, new errors.validationFailed('locale: the site does not speak this language'))
+      return refuse(request, reply, origin, { status: 400, fields: {}, general: 'reload' }, new errors.validationFailed('locale: the site does not speak this language'))
     }
     if (body.consent !== 'yes') {
-      return refuse(request, reply, origin, { status: 400, fields: { consent: words.consent } }, new errors.validationFailed('consent: please agree to the consent text to send the form'))
+      return refuse(request, reply, origin, { status: 400, fields: { consent: (words) => words.consent } }, new errors.validationFailed('consent: please agree to the consent text to send the form'))
     }
     const consent = leadConsentFor(site.settings ?? {}, locale)
     if (body.consent_version !== consent.version || body.consent_digest !== consent.digest) {
       const problem = new errors.conflict('The consent text has changed since the page was loaded; reload the page and send the form again')
-      return refuse(request, reply, origin, { status: 409, fields: {}, general: words.consentChanged }, problem)
+      return refuse(request, reply, origin, { status: 409, fields: {}, general: 'consentChanged' }, problem)
     }
     await insertLead(app.db, app.keyring, {
       siteId: site.id,
@@ -194,8 +192,8 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
     })
     const l = LABELS[locale]
     const back = `${origin.prefix}${pageUrlPath(locale, body.page, site.default_locale)}`
-    const page = html`<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${l.thanksTitle} – ${site.name}</title><style>${raw(CSS)}</style></head><body><main id="main"><h1>${l.thanksTitle}</h1><p>${l.thanksText}</p><p><a href="${back}">${l.back}</a></p></main></body></html>`
-    return sendPage(reply, 200, page)
+    const main = html`<h1>${l.thanksTitle}</h1><p>${l.thanksText}</p><p><a href="${back}">${l.back}</a></p>`
+    return sendPage(reply, 200, plainSitePage({ lang: locale, title: `${l.thanksTitle} – ${site.name}`, main }))
   }
   const route = {
     config: { operation: 'sites.contact_form', ...routeLimit(app.config, 'sites.contact_form') },

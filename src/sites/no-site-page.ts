@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { html, raw, sendPage } from '../infra/html.ts'
+import { html, raw, sendPage, type SafeHtml } from '../infra/html.ts'
 import { CSS } from './render/style.ts'
 
 /** A person's browser asks for a page; an API client or a script gets the problem document. */
@@ -8,11 +8,19 @@ export function wantsPage(request: FastifyRequest): boolean {
 }
 
 /**
+ * A page the service itself answers on a site's origin (a form's answer, a page where no site
+ * answers): the published sites' own style, never indexed.
+ */
+export function plainSitePage(page: { lang: string; title: string; main: SafeHtml; css?: string }): SafeHtml {
+  return html`<!doctype html><html lang="${page.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${page.title}</title><style>${raw(CSS + (page.css ?? ''))}</style></head><body><main id="main">${page.main}</main></body></html>`
+}
+
+/**
  * What a browser is shown where no published site answers (a site not published yet, an
  * address no site has, or no longer has): plain words and the way to the dashboard, in the
  * published sites' own style, never indexed.
  */
 export function sendNoSitePage(reply: FastifyReply, page: { title: string; text: string; dashboard: string }) {
-  const body = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${page.title}</title><style>${raw(CSS)}</style></head><body><main id="main"><h1>${page.title}</h1><p>${page.text}</p><p><a href="${page.dashboard}">Open the dashboard</a></p></main></body></html>`
-  return sendPage(reply, 404, body)
+  const main = html`<h1>${page.title}</h1><p>${page.text}</p><p><a href="${page.dashboard}">Open the dashboard</a></p>`
+  return sendPage(reply, 404, plainSitePage({ lang: 'en', title: page.title, main }))
 }

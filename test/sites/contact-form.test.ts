@@ -184,6 +184,10 @@ describe('contact forms on hosted pages', () => {
     expect($stale('[name=consent_digest]').val()).toBe(leadConsentFor(FIXTURE_SETTINGS, 'de').digest)
     expect($stale('[name=email]').val()).toBe('dieter@example.org')
     expect($stale('main > p > a').last().attr('href')).toBe('/de/about')
+    // A language the site does not speak: the page and every word of it in the site's own.
+    const french = cheerio.load((await post({ ...visitor(), locale: 'fr', email: 'nope' }, asPage)).body)
+    expect(french('html').attr('lang')).toBe('en')
+    expect(french(`#${french('[name=email]').attr('aria-describedby')}`).text()).toBe('Enter your email address, like name@example.com.')
     const forged = await post({ ...visitor(), token: 'v1.nope.nope', email: 'frieda@example.org' }, asPage)
     expect(forged.statusCode).toBe(403)
     expect((await post(formFields(forged.body), asPage)).statusCode).toBe(200)
