@@ -1,14 +1,13 @@
 import { addOnTerms, planEntitlements } from '../domain/accounts/entitlements.ts'
 import type { Role } from '../domain/accounts/members.ts'
 import { ADD_ONS, PLANS, type AddOnId, type Plan } from '../domain/accounts/plans.ts'
+import { A_ROLE } from '../frame/roles.ts'
 
 /**
  * Refusals in the words of the dashboard's people. The registry's messages are the API's (their
  * bodies are part of its contract) and name internal ids (acct_…, plan pro, extra_seat); the
  * dashboard shows the same refusal with the price list's names and without the ids.
  */
-
-const A_ROLE: Record<Role, string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
 
 /** 403 role_required as the person reads it: their role, who may, and whom to ask. */
 export function roleRefusal(role: Role, needed: Role): string {

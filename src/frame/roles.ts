@@ -23,10 +23,11 @@ export function requiredRole(needs: RoleNeeds): Role {
 }
 
 const WORDS: Record<Role, string> = { owner: 'an owner', editor: 'an editor or an owner', viewer: 'a member' }
-const ROLE_NAMES: Record<Role, string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
+/** A member's role as a sentence names it: 'is an editor'. */
+export const A_ROLE: Record<Role, string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
 
 /** 403 role_required when the member's role is below what the action needs. */
 export function assertRole(accountId: string, role: Role, needs: RoleNeeds): void {
   const needed = requiredRole(needs)
-  if (!roleAllows(role, needed)) throw new errors.roleRequired(`This member of the account ${accountId} is ${ROLE_NAMES[role]}; only ${WORDS[needed]} may do this`)
+  if (!roleAllows(role, needed)) throw new errors.roleRequired(`This member of the account ${accountId} is ${A_ROLE[role]}; only ${WORDS[needed]} may do this`)
 }
