@@ -21,7 +21,13 @@ process.env.WPS_TEST_RUN ??= randomBytes(4).toString('hex')
 // Files share a worker's module graph (isolate: false): loading the service's modules once per worker instead of
 // once per file more than halves the suite's time; every file builds its own app on its own database.
 const LIGHTHOUSE = 'test/**/*.lighthouse.test.ts'
-const shared = { testTimeout: 30_000, hookTimeout: 60_000, globalSetup: ['test/setup/templates.ts'], setupFiles: ['test/setup/cleanup.ts'], isolate: false }
+const shared = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  globalSetup: ['test/setup/templates.ts'],
+  setupFiles: ['test/setup/cleanup.ts'],
+  isolate: false,
+}
 
 export default defineConfig({
   test: {
@@ -30,13 +36,40 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     projects: [
       { test: { ...shared, name: 'unit', include: ['test/**/*.unit.test.ts'] } },
-      { test: { ...shared, name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/**/*.unit.test.ts', LIGHTHOUSE], env: { TEST_DB: 'embedded' } } },
+      {
+        test: {
+          ...shared,
+          name: 'embedded',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.unit.test.ts', LIGHTHOUSE],
+          env: { TEST_DB: 'embedded' },
+        },
+      },
       ...(withPostgres
-        ? [{ test: { ...shared, name: 'postgres', include: ['test/**/*.test.ts'], exclude: ['test/**/*.unit.test.ts', LIGHTHOUSE], env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl } } }]
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'postgres',
+                include: ['test/**/*.test.ts'],
+                exclude: ['test/**/*.unit.test.ts', LIGHTHOUSE],
+                env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl },
+              },
+            },
+          ]
         : []),
       // Lab scores measure the page, not a machine busy with the rest of the suite: the Lighthouse
       // gates run once everything else is done, one file at a time, on the embedded database.
-      { test: { ...shared, name: 'lighthouse', include: [LIGHTHOUSE], env: { TEST_DB: 'embedded' }, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        test: {
+          ...shared,
+          name: 'lighthouse',
+          include: [LIGHTHOUSE],
+          env: { TEST_DB: 'embedded' },
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 })

@@ -20,7 +20,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index jobs_queued on jobs (name, run_at) where state = 'queued'`.execute(db)
   await sql`create index jobs_running on jobs (name, lease_until) where state = 'running'`.execute(db)
   // At most one pending job per unique key: enqueueing the same work twice is a no-op.
-  await sql`create unique index jobs_unique_pending on jobs (name, unique_key) where unique_key is not null and state in ('queued', 'running')`.execute(db)
+  await sql`create unique index jobs_unique_pending on jobs (name, unique_key) where unique_key is not null and state in ('queued', 'running')`.execute(
+    db,
+  )
 
   await db.schema
     .createTable('signing_keys')

@@ -45,13 +45,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('token_hash', 'text', (c) => c.notNull())
     .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
     .addColumn('locale', 'text', (c) => c.notNull().check(sql`locale in ('de', 'en', 'fr')`))
-    .addColumn('handoff_state', 'text', (c) => c.notNull().defaultTo('none').check(sql`handoff_state in ('none', 'requested', 'active', 'resolved')`))
+    .addColumn('handoff_state', 'text', (c) =>
+      c.notNull().defaultTo('none').check(sql`handoff_state in ('none', 'requested', 'active', 'resolved')`),
+    )
     .addColumn('handoff_updated_at', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('last_active_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
   await sql`create index agent_sessions_site on agent_sessions (site_id)`.execute(db)
-  await sql`create index agent_sessions_handoff on agent_sessions (site_id, handoff_updated_at) where handoff_state in ('requested', 'active')`.execute(db)
+  await sql`create index agent_sessions_handoff on agent_sessions (site_id, handoff_updated_at) where handoff_state in ('requested', 'active')`.execute(
+    db,
+  )
   await sql`create index agent_sessions_last_active on agent_sessions (last_active_at)`.execute(db)
 
   await db.schema

@@ -129,7 +129,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_code_hash', 'text', (c) => c.notNull().unique())
     .addColumn('email_hash', 'text', (c) => c.notNull())
     .addColumn('email_sealed', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending').check(sql`status in ('pending', 'approved', 'denied', 'redeemed')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().defaultTo('pending').check(sql`status in ('pending', 'approved', 'denied', 'redeemed')`),
+    )
     .addColumn('interval_seconds', 'integer', (c) => c.notNull())
     .addColumn('failed_entries', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_polled_at', 'timestamptz')

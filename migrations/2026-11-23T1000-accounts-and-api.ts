@@ -8,7 +8,10 @@ import { type Kysely, sql } from 'kysely'
 export async function up(db: Kysely<any>): Promise<void> {
   const now = sql`now()`
 
-  await db.schema.alterTable('accounts').addColumn('quota_override', 'integer', (c) => c.check(sql`quota_override >= 0`)).execute()
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('quota_override', 'integer', (c) => c.check(sql`quota_override >= 0`))
+    .execute()
 
   await db.schema
     .createTable('api_tokens')

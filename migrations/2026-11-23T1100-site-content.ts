@@ -10,7 +10,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`update sites set status = 'offline' where status = 'suspended'`.execute(db)
   await sql`alter table sites add constraint sites_status_check check (status in ('draft', 'live', 'offline'))`.execute(db)
   await sql`alter table sites alter column status set default 'draft'`.execute(db)
-  await db.schema.alterTable('sites').addColumn('locales', 'jsonb', (c) => c.notNull().defaultTo(sql`'["en"]'::jsonb`)).execute()
+  await db.schema
+    .alterTable('sites')
+    .addColumn('locales', 'jsonb', (c) => c.notNull().defaultTo(sql`'["en"]'::jsonb`))
+    .execute()
   await sql`update sites set locales = jsonb_build_array(default_locale)`.execute(db)
   await db.schema.alterTable('sites').addColumn('published_at', 'timestamptz').execute()
   // Sites that were live before builds existed count as published when they were made.
@@ -81,7 +84,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index builds_site_created on builds (site_id, created_at desc)`.execute(db)
   // Never two builds of one site at once.
   await sql`create unique index builds_one_active on builds (site_id) where status in ('queued', 'running')`.execute(db)
-  await sql`alter table sites add constraint sites_live_build foreign key (live_build_id) references builds (id) on delete set null`.execute(db)
+  await sql`alter table sites add constraint sites_live_build foreign key (live_build_id) references builds (id) on delete set null`.execute(
+    db,
+  )
 
   await sql`alter table leads add constraint leads_source_check check (source in ('assistant', 'contact_form'))`.execute(db)
 }
@@ -93,7 +98,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('blocks').execute()
   await db.schema.dropTable('pages').execute()
   await db.schema.alterTable('sites').addColumn('hostname', 'text').execute()
-  await sql`update sites set hostname = d.hostname from domains d where d.site_id = sites.id and d."primary" and d.status = 'active'`.execute(db)
+  await sql`update sites set hostname = d.hostname from domains d where d.site_id = sites.id and d."primary" and d.status = 'active'`.execute(
+    db,
+  )
   await sql`update sites set hostname = id || '.invalid' where hostname is null`.execute(db)
   await sql`alter table sites alter column hostname set not null`.execute(db)
   await sql`alter table sites add constraint sites_hostname_key unique (hostname)`.execute(db)

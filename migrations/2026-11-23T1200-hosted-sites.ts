@@ -53,9 +53,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db)
-  await sql`create trigger sites_hosted_notify after update of live_build_id, status or delete on sites for each row execute function hosted_sites_notify()`.execute(db)
-  await sql`create trigger domains_hosted_notify after insert or update or delete on domains for each row execute function hosted_sites_notify()`.execute(db)
-  await sql`create trigger builds_hosted_notify after update of status on builds for each row execute function hosted_sites_notify()`.execute(db)
+  await sql`create trigger sites_hosted_notify after update of live_build_id, status or delete on sites for each row execute function hosted_sites_notify()`.execute(
+    db,
+  )
+  await sql`create trigger domains_hosted_notify after insert or update or delete on domains for each row execute function hosted_sites_notify()`.execute(
+    db,
+  )
+  await sql`create trigger builds_hosted_notify after update of status on builds for each row execute function hosted_sites_notify()`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -123,7 +123,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['social_posts', 'social_accounts', 'site_audits', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'events']) {
+  for (const table of [
+    'social_posts',
+    'social_accounts',
+    'site_audits',
+    'webhook_attempts',
+    'webhook_deliveries',
+    'webhook_endpoints',
+    'events',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute()
   }
 }

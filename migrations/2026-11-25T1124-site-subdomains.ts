@@ -7,7 +7,26 @@ import { type Kysely, sql } from 'kysely'
  * `hosted_sites` channel like a status or a release.
  */
 
-const RESERVED = new Set(['admin', 'api', 'app', 'assets', 'auth', 'cdn', 'dashboard', 'docs', 'help', 'login', 'mail', 'mcp', 'oauth', 'signin', 'static', 'status', 'support', 'www'])
+const RESERVED = new Set([
+  'admin',
+  'api',
+  'app',
+  'assets',
+  'auth',
+  'cdn',
+  'dashboard',
+  'docs',
+  'help',
+  'login',
+  'mail',
+  'mcp',
+  'oauth',
+  'signin',
+  'static',
+  'status',
+  'support',
+  'www',
+])
 
 function slugFromName(name: string): string {
   const base = name
@@ -38,12 +57,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table sites alter column slug set not null`.execute(db)
   await sql`create unique index sites_slug on sites (slug)`.execute(db)
   await sql`drop trigger sites_hosted_notify on sites`.execute(db)
-  await sql`create trigger sites_hosted_notify after update of live_build_id, status, slug or delete on sites for each row execute function hosted_sites_notify()`.execute(db)
+  await sql`create trigger sites_hosted_notify after update of live_build_id, status, slug or delete on sites for each row execute function hosted_sites_notify()`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop trigger sites_hosted_notify on sites`.execute(db)
-  await sql`create trigger sites_hosted_notify after update of live_build_id, status or delete on sites for each row execute function hosted_sites_notify()`.execute(db)
+  await sql`create trigger sites_hosted_notify after update of live_build_id, status or delete on sites for each row execute function hosted_sites_notify()`.execute(
+    db,
+  )
   await sql`drop index sites_slug`.execute(db)
   await db.schema.alterTable('sites').dropColumn('slug').execute()
 }

@@ -19,7 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('account_members_pkey', ['account_id', 'user_id'])
     .execute()
   await db.schema.createIndex('account_members_user').on('account_members').column('user_id').execute()
-  await sql`insert into account_members (account_id, user_id, role, created_at) select account_id, id, 'owner', created_at from users`.execute(db)
+  await sql`insert into account_members (account_id, user_id, role, created_at) select account_id, id, 'owner', created_at from users`.execute(
+    db,
+  )
 
   await db.schema
     .createTable('account_invitations')
@@ -38,9 +40,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('account_invitations_account').on('account_invitations').columns(['account_id', 'created_at']).execute()
 
-  await db.schema.alterTable('web_sessions').addColumn('account_id', 'text', (c) => c.references('accounts.id').onDelete('set null')).execute()
-  await db.schema.alterTable('api_tokens').addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('cascade')).execute()
-  await sql`update api_tokens t set user_id = (select u.id from users u where u.account_id = t.account_id order by u.created_at, u.id limit 1)`.execute(db)
+  await db.schema
+    .alterTable('web_sessions')
+    .addColumn('account_id', 'text', (c) => c.references('accounts.id').onDelete('set null'))
+    .execute()
+  await db.schema
+    .alterTable('api_tokens')
+    .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('cascade'))
+    .execute()
+  await sql`update api_tokens t set user_id = (select u.id from users u where u.account_id = t.account_id order by u.created_at, u.id limit 1)`.execute(
+    db,
+  )
   await db.schema.alterTable('audit_log').addColumn('user_id', 'text').execute()
 }
 

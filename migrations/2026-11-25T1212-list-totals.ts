@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`drop index sites_account`.execute(db)
 
   await sql`create table account_site_counts (account_id text primary key, sites integer not null)`.execute(db)
-  await sql`insert into account_site_counts (account_id, sites) select account_id, count(*) from sites where account_id is not null group by account_id`.execute(db)
+  await sql`insert into account_site_counts (account_id, sites) select account_id, count(*) from sites where account_id is not null group by account_id`.execute(
+    db,
+  )
   await sql`
     create function account_site_counts_change() returns trigger language plpgsql as $$
     begin
@@ -30,10 +32,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db)
-  await sql`create trigger sites_counted after insert or delete or update of account_id on sites for each row execute function account_site_counts_change()`.execute(db)
+  await sql`create trigger sites_counted after insert or delete or update of account_id on sites for each row execute function account_site_counts_change()`.execute(
+    db,
+  )
 
-  await sql`create table audit_log_days (account_id text not null, day date not null, shard smallint not null, calls bigint not null, primary key (account_id, day, shard))`.execute(db)
-  await sql`insert into audit_log_days (account_id, day, shard, calls) select account_id, ("at" at time zone 'UTC')::date, 0, count(*) from audit_log group by 1, 2`.execute(db)
+  await sql`create table audit_log_days (account_id text not null, day date not null, shard smallint not null, calls bigint not null, primary key (account_id, day, shard))`.execute(
+    db,
+  )
+  await sql`insert into audit_log_days (account_id, day, shard, calls) select account_id, ("at" at time zone 'UTC')::date, 0, count(*) from audit_log group by 1, 2`.execute(
+    db,
+  )
   await sql`
     create function audit_log_days_add() returns trigger language plpgsql as $$
     begin
@@ -57,10 +65,18 @@ export async function up(db: Kysely<any>): Promise<void> {
       where d.account_id = empty.account_id and d.day = empty.day;
       return null;
     end $$`.execute(db)
-  await sql`create function audit_log_days_clear() returns trigger language plpgsql as $$ begin truncate audit_log_days; return null; end $$`.execute(db)
-  await sql`create trigger audit_log_counted_insert after insert on audit_log referencing new table as added for each statement execute function audit_log_days_add()`.execute(db)
-  await sql`create trigger audit_log_counted_delete after delete on audit_log referencing old table as removed for each statement execute function audit_log_days_remove()`.execute(db)
-  await sql`create trigger audit_log_counted_truncate after truncate on audit_log for each statement execute function audit_log_days_clear()`.execute(db)
+  await sql`create function audit_log_days_clear() returns trigger language plpgsql as $$ begin truncate audit_log_days; return null; end $$`.execute(
+    db,
+  )
+  await sql`create trigger audit_log_counted_insert after insert on audit_log referencing new table as added for each statement execute function audit_log_days_add()`.execute(
+    db,
+  )
+  await sql`create trigger audit_log_counted_delete after delete on audit_log referencing old table as removed for each statement execute function audit_log_days_remove()`.execute(
+    db,
+  )
+  await sql`create trigger audit_log_counted_truncate after truncate on audit_log for each statement execute function audit_log_days_clear()`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -121,11 +121,17 @@ function parseCommand(): Action {
     case 'account set-plan':
     case 'account set-quota': {
       const id = accountId()
-      const change = verb === 'set-plan' ? { plan: plan(second) } : { quotaOverride: second === 'none' ? null : wholeNumber(second, 'the quota (N or none)') }
+      const change =
+        verb === 'set-plan'
+          ? { plan: plan(second) }
+          : { quotaOverride: second === 'none' ? null : wholeNumber(second, 'the quota (N or none)') }
       return async (db) => {
         await mustExist(db, id)
         const updated = (await updateAccount(db, id, change))!
-        print({ id: updated.id, plan: updated.plan, quota_override: updated.quota_override }, `${updated.id}  plan ${updated.plan}  quota ${updated.quota_override ?? 'of the plan'}`)
+        print(
+          { id: updated.id, plan: updated.plan, quota_override: updated.quota_override },
+          `${updated.id}  plan ${updated.plan}  quota ${updated.quota_override ?? 'of the plan'}`,
+        )
       }
     }
     case 'account add-on': {
@@ -133,12 +139,16 @@ function parseCommand(): Action {
       if (!isAddOn(second)) throw new UsageError(`the add-on must be one of ${ADD_ONS.join(', ')}`)
       if (third !== 'on' && third !== 'off') throw new UsageError('say on or off after the add-on')
       const quantity = values.quantity === undefined ? undefined : wholeNumber(values.quantity, '--quantity')
-      if (quantity !== undefined && (quantity < 1 || quantity > MAX_QUANTITY)) throw new UsageError(`--quantity must be from 1 to ${MAX_QUANTITY}`)
+      if (quantity !== undefined && (quantity < 1 || quantity > MAX_QUANTITY))
+        throw new UsageError(`--quantity must be from 1 to ${MAX_QUANTITY}`)
       const addOn = second
       return async (db) => {
         await mustExist(db, id)
         const result = (await setAddOn(db, { accountId: id, addOn, on: third === 'on', ...(quantity === undefined ? {} : { quantity }) }))!
-        print({ id: result.accountId, plan: result.plan, add_ons: result.addOns }, `${result.accountId}  plan ${result.plan}  add-ons ${describeAddOns(result.addOns) || 'none'}`)
+        print(
+          { id: result.accountId, plan: result.plan, add_ons: result.addOns },
+          `${result.accountId}  plan ${result.plan}  add-ons ${describeAddOns(result.addOns) || 'none'}`,
+        )
       }
     }
     case 'reports run-due': {
@@ -151,8 +161,24 @@ function parseCommand(): Action {
           const mailer = createMailer({ config, db, keyring, log })
           const urls = { api: config.API_URL, base: config.BASE_URL, sitesDomain: config.SITES_DOMAIN }
           const outcomes = await runDueReports({ db, fetcher, mailer, keyring, log, urls }, at)
-          const rows = outcomes.map(({ audit }) => ({ id: audit.id, site_id: audit.site_id, domain: audit.domain, period: audit.period, state: audit.state, score: audit.score, error: audit.error }))
-          print(rows, rows.map((r) => `${r.id}  ${r.site_id}  ${r.domain}  ${r.period}  ${r.state}${r.score === null ? '' : `  ${r.score}/100`}${r.error ? `  ${r.error}` : ''}`).join('\n') || '(no reports due)')
+          const rows = outcomes.map(({ audit }) => ({
+            id: audit.id,
+            site_id: audit.site_id,
+            domain: audit.domain,
+            period: audit.period,
+            state: audit.state,
+            score: audit.score,
+            error: audit.error,
+          }))
+          print(
+            rows,
+            rows
+              .map(
+                (r) =>
+                  `${r.id}  ${r.site_id}  ${r.domain}  ${r.period}  ${r.state}${r.score === null ? '' : `  ${r.score}/100`}${r.error ? `  ${r.error}` : ''}`,
+              )
+              .join('\n') || '(no reports due)',
+          )
           if (outcomes.some((o) => o.error)) process.exitCode = 1
         } finally {
           await fetcher.close()
@@ -161,7 +187,10 @@ function parseCommand(): Action {
     }
     case 'token create': {
       const id = accountId()
-      const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+      const scopes = (values.scopes ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
       const unknown = scopes.filter((s) => !(API_SCOPES as readonly string[]).includes(s))
       if (!scopes.length || unknown.length) throw new UsageError(`--scopes must list scopes among ${API_SCOPES.join(', ')}`)
       const name = values.name ?? 'admin'
@@ -172,7 +201,10 @@ function parseCommand(): Action {
         await mustExist(db, id)
         const expiresAt = expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000)
         const { token, secret } = await createApiToken(db, { accountId: id, name, scopes, expiresAt })
-        print({ id: token.id, token: secret, scopes: token.scopes, expires_at: token.expires_at }, `${token.id}\n${secret}\n(the secret is shown this once)`)
+        print(
+          { id: token.id, token: secret, scopes: token.scopes, expires_at: token.expires_at },
+          `${token.id}\n${secret}\n(the secret is shown this once)`,
+        )
       }
     }
     default:
@@ -195,10 +227,12 @@ try {
 
 const log = pino({ level: 'warn' }, pino.destination(2))
 const config = loadConfig()
-const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: 2 }).catch((error: unknown) => {
-  console.error(`error: ${(error as Error).message}`)
-  process.exit(1)
-})
+const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: 2 }).catch(
+  (error: unknown) => {
+    console.error(`error: ${(error as Error).message}`)
+    process.exit(1)
+  },
+)
 try {
   await migrateToLatest(store.db)
   await action(store.db, openKeyring(config, log), config)

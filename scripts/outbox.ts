@@ -26,6 +26,8 @@ try {
     await store.close()
   }
 } catch (error) {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : `outbox: ${error instanceof Error ? error.message : String(error)}`}\n`)
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : `outbox: ${error instanceof Error ? error.message : String(error)}`}\n`,
+  )
   process.exitCode = error instanceof ConfigError ? 78 : 1
 }

@@ -9,7 +9,10 @@ const EnvSchema = Type.Object({
   BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   /** Where every site gets its platform subdomain {slug}.{SITES_DOMAIN}; localhost (browsers resolve *.localhost to loopback) when unset. */
-  SITES_DOMAIN: Type.String({ pattern: '^(?=.{1,190}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$', default: 'localhost' }),
+  SITES_DOMAIN: Type.String({
+    pattern: '^(?=.{1,190}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$',
+    default: 'localhost',
+  }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './.data' }),
@@ -33,7 +36,10 @@ const EnvSchema = Type.Object({
   AUDIT_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
   /** Resolvers for domain verification, comma-separated IP[:port] ([IPv6]:port); unset: the system's. */
   DNS_SERVERS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:\\[\\]]+(,\\s*[0-9A-Fa-f.:\\[\\]]+)*$' })),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
   TRUST_PROXY: Type.Boolean({ default: false }),
   RATE_LIMIT_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 }),
   JOB_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 64, default: 4 }),
@@ -100,7 +106,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     }
     throw new ConfigError([...problems])
   }
-  const baseUrl = env['BASE_URL'] as string | undefined ?? `http://localhost:${env['PORT'] as number}`
+  const baseUrl = (env['BASE_URL'] as string | undefined) ?? `http://localhost:${env['PORT'] as number}`
   const config: Config = {
     ...(env as Env),
     BASE_URL: baseUrl,
@@ -111,7 +117,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   config.OUTBOUND_ALLOW_PRIVATE_NETWORKS = config.AUDIT_ALLOW_PRIVATE_NETWORKS = allowPrivate
   if (config.NODE_ENV === 'production') {
     const problems: string[] = []
-    if (!config.DATA_ENCRYPTION_KEY) problems.push(`DATA_ENCRYPTION_KEY: is required in production (expected ${hints['DATA_ENCRYPTION_KEY']})`)
+    if (!config.DATA_ENCRYPTION_KEY)
+      problems.push(`DATA_ENCRYPTION_KEY: is required in production (expected ${hints['DATA_ENCRYPTION_KEY']})`)
     for (const name of ['OUTBOUND_ALLOW_PRIVATE_NETWORKS', 'AUDIT_ALLOW_PRIVATE_NETWORKS'] as const) {
       if (env[name] === true) problems.push(`${name}: must not be true in production`)
     }

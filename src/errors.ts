@@ -190,11 +190,22 @@ export function validationMessage(issues: readonly ValidationIssue[], context = 
   // Ajv reports the branches of an anyOf before the anyOf itself; the last issue is the outermost.
   const issue = issues[issues.length - 1] ?? issues[0]
   const noun = NOUNS[context] ?? 'field'
-  const named = typeof issue?.params['missingProperty'] === 'string' ? issue.params['missingProperty']
-    : typeof issue?.params['additionalProperty'] === 'string' ? issue.params['additionalProperty'] : undefined
-  const path = (issue?.instancePath ?? '').split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+  const named =
+    typeof issue?.params['missingProperty'] === 'string'
+      ? issue.params['missingProperty']
+      : typeof issue?.params['additionalProperty'] === 'string'
+        ? issue.params['additionalProperty']
+        : undefined
+  const path = (issue?.instancePath ?? '')
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
   const field = [...path, ...(named === undefined ? [] : [named])].join('.') || undefined
-  if (!issue || !field) return { field, message: context === 'body' ? 'The request body is not in the expected form' : `The ${noun}s are not in the expected form` }
+  if (!issue || !field)
+    return {
+      field,
+      message: context === 'body' ? 'The request body is not in the expected form' : `The ${noun}s are not in the expected form`,
+    }
   const subject = `The ${noun} '${field.length > 64 ? `${field.slice(0, 64)}…` : field}'`
   const limit = issue.params['limit']
   switch (issue.keyword) {
@@ -205,7 +216,10 @@ export function validationMessage(issues: readonly ValidationIssue[], context = 
     case 'type':
       return { field, message: `${subject} must be ${article(String(issue.params['type']))}` }
     case 'minLength':
-      return { field, message: limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(limit)} characters long` }
+      return {
+        field,
+        message: limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(limit)} characters long`,
+      }
     case 'maxLength':
       return { field, message: `${subject} must be at most ${String(limit)} characters long` }
     case 'minimum':
@@ -247,7 +261,13 @@ export function classify(error: FastifyError): Classified {
     // @fastify/error upper-cases codes; the wire format is the lower-case code of the registry.
     // A registry error is a deliberate answer (a 503 for a missing provider, say), not a bug.
     const headers = headersOf(error)
-    return { status: error.statusCode, code: error.code.toLowerCase(), detail: error.message, internal: error.code === INTERNAL, ...(headers ? { headers } : {}) }
+    return {
+      status: error.statusCode,
+      code: error.code.toLowerCase(),
+      detail: error.message,
+      internal: error.code === INTERNAL,
+      ...(headers ? { headers } : {}),
+    }
   }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, code: 'service_unavailable', detail: 'The service is temporarily unavailable; try again shortly', internal: true }
@@ -268,12 +288,16 @@ export function problem(status: number, code: string, detail: string): Problem {
 }
 
 export function sendProblem(reply: FastifyReply, status: number, code: string, detail: string): FastifyReply {
-  return reply.code(status).type('application/problem+json; charset=utf-8').send(problem(status, code, detail))
+  return reply
+    .code(status)
+    .type('application/problem+json; charset=utf-8')
+    .send(problem(status, code, detail))
 }
 
 /** Logs what the client must not see, once, with the request's context. */
 export function logFailure(request: FastifyRequest, error: FastifyError, classified: Classified): void {
-  if (isClientAbort(error, request)) request.log.info({ code: classified.code, reason: error.code ?? error.name }, 'request aborted by the client')
+  if (isClientAbort(error, request))
+    request.log.info({ code: classified.code, reason: error.code ?? error.name }, 'request aborted by the client')
   else if (classified.internal) request.log.error({ err: error, code: classified.code }, 'request failed')
   else request.log.info({ code: classified.code, status: classified.status, reason: error.message }, 'request refused')
 }
@@ -315,7 +339,11 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 }
 
 const clientErrors: Record<string, { status: number; code: string; detail: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', detail: 'The request line and headers are larger than the service accepts' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    detail: 'The request line and headers are larger than the service accepts',
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', detail: 'The request took too long to arrive' },
   ERR_HTTP_HEADERS_TIMEOUT: { status: 408, code: 'request_timeout', detail: 'The request headers took too long to arrive' },
 }
@@ -330,7 +358,11 @@ const REFUSED_LINGER_MS = 2000
  * and no body for HEAD. The socket is half-closed rather than destroyed: destroying it with
  * unread input makes the kernel send a reset that can discard the answer before the client reads it.
  */
-export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
+export function clientErrorHandler(
+  this: { log: FastifyBaseLogger },
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Socket,
+) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const { status, code, detail } = clientErrors[error.code ?? ''] ?? badHttp
   this.log.info({ code, status, reason: error.code ?? error.message }, 'request refused before routing')

@@ -42,13 +42,17 @@ describe('the layout of docs/architecture.md', () => {
   })
 
   it('has every job defined by the jobs plugin, none in a room', () => {
-    const defining = sourceFiles(src).filter((file) => ROOMS.includes(areaOf(file)) && /\bjobs\.define\s*[<(]/.test(readFileSync(file, 'utf8')))
+    const defining = sourceFiles(src).filter(
+      (file) => ROOMS.includes(areaOf(file)) && /\bjobs\.define\s*[<(]/.test(readFileSync(file, 'utf8')),
+    )
     expect(defining.map((file) => relative(src, file))).toEqual([])
     expect(readFileSync(join(src, 'jobs.ts'), 'utf8')).toMatch(/app\.jobs\.define\(/)
   })
 
   it('knows every folder of src/', () => {
-    const areas = readdirSync(src, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    const areas = readdirSync(src, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
     expect(areas.filter((area) => !ROOMS.includes(area) && !SHARED.includes(area))).toEqual([])
   })
 
@@ -62,9 +66,17 @@ describe('the layout of docs/architecture.md', () => {
       "import type { AccountFrame } from '../frame/index.ts'",
       "import { registerTool } from './tool.ts'",
     ].join('\n')
-    expect(crossings(join(src, 'mcp', 'x.ts'), text)).toEqual(['mcp/x.ts → rest/audit.ts', 'mcp/x.ts → dashboard/layout.ts', 'mcp/x.ts → sites/index.ts'])
+    expect(crossings(join(src, 'mcp', 'x.ts'), text)).toEqual([
+      'mcp/x.ts → rest/audit.ts',
+      'mcp/x.ts → dashboard/layout.ts',
+      'mcp/x.ts → sites/index.ts',
+    ])
     expect(crossings(join(src, 'infra', 'x.ts'), "import { toolFailure } from '../mcp/tool.ts'")).toEqual(['infra/x.ts → mcp/tool.ts'])
-    expect(crossings(join(src, 'frame', 'x.ts'), "import { audited } from '../dashboard/audited.ts'")).toEqual(['frame/x.ts → dashboard/audited.ts'])
-    expect(crossings(join(src, 'domain', 'accounts', 'x.ts'), "import { entryOf } from '../../rest/audit.ts'")).toEqual(['domain/accounts/x.ts → rest/audit.ts'])
+    expect(crossings(join(src, 'frame', 'x.ts'), "import { audited } from '../dashboard/audited.ts'")).toEqual([
+      'frame/x.ts → dashboard/audited.ts',
+    ])
+    expect(crossings(join(src, 'domain', 'accounts', 'x.ts'), "import { entryOf } from '../../rest/audit.ts'")).toEqual([
+      'domain/accounts/x.ts → rest/audit.ts',
+    ])
   })
 })

@@ -16,7 +16,16 @@ function problemsOf(env: Record<string, string>): string[] {
 describe('configuration', () => {
   it('fills the documented defaults', () => {
     const config = loadConfig({})
-    expect(config).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', BASE_URL: 'http://localhost:3000', API_URL: 'http://localhost:3000', DATA_DIR: './.data', NODE_ENV: 'development', AUDIT_ALLOW_PRIVATE_NETWORKS: false, databaseKind: 'embedded' })
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      BASE_URL: 'http://localhost:3000',
+      API_URL: 'http://localhost:3000',
+      DATA_DIR: './.data',
+      NODE_ENV: 'development',
+      AUDIT_ALLOW_PRIVATE_NETWORKS: false,
+      databaseKind: 'embedded',
+    })
   })
 
   it('derives BASE_URL from PORT and API_URL from BASE_URL', () => {
@@ -41,7 +50,9 @@ describe('configuration', () => {
   })
 
   it('names the allowed values of a listed variable once', () => {
-    expect(problemsOf({ LOG_LEVEL: 'verbose' })).toEqual(["LOG_LEVEL: 'verbose' is not one of fatal, error, warn, info, debug, trace, silent"])
+    expect(problemsOf({ LOG_LEVEL: 'verbose' })).toEqual([
+      "LOG_LEVEL: 'verbose' is not one of fatal, error, warn, info, debug, trace, silent",
+    ])
     expect(problemsOf({ NODE_ENV: 'prod', LOG_LEVEL: 'info' })).toEqual(["NODE_ENV: 'prod' is not one of development, production, test"])
   })
 
@@ -64,7 +75,9 @@ describe('configuration', () => {
     const allowed = loadConfig({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, ALLOW_EMBEDDED_DATABASE: 'true' })
     expect(allowed.databaseKind).toBe('embedded')
     // memory:// stays refused: it loses everything on restart.
-    expect(problemsOf({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, DATABASE_URL: 'memory://', ALLOW_EMBEDDED_DATABASE: 'true' })).toEqual(['DATABASE_URL: memory:// loses all data on restart and is refused in production'])
+    expect(
+      problemsOf({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, DATABASE_URL: 'memory://', ALLOW_EMBEDDED_DATABASE: 'true' }),
+    ).toEqual(['DATABASE_URL: memory:// loses all data on restart and is refused in production'])
     // Outside production the embedded database needs nothing.
     expect(loadConfig({ NODE_ENV: 'development' }).databaseKind).toBe('embedded')
   })

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest'
 // No container engine runs here: the image's contents are read from the Dockerfile and .dockerignore.
 const root = fileURLToPath(new URL('..', import.meta.url))
 const read = (path: string) => readFileSync(join(root, path), 'utf8')
-const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> }
+const pkg = JSON.parse(read('package.json')) as {
+  scripts: Record<string, string>
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+}
 
 /** The context paths the final stage copies (COPY lines without --from), and what .dockerignore leaves out. */
 function imageContents() {
@@ -15,9 +19,19 @@ function imageContents() {
   const finalStage = lines.slice(lines.findLastIndex((line) => /^FROM\s/i.test(line)))
   const copied = finalStage
     .filter((line) => /^COPY\s/i.test(line) && !/--from=/.test(line))
-    .flatMap((line) => line.trim().split(/\s+/).slice(1).filter((arg) => !arg.startsWith('--')).slice(0, -1))
+    .flatMap((line) =>
+      line
+        .trim()
+        .split(/\s+/)
+        .slice(1)
+        .filter((arg) => !arg.startsWith('--'))
+        .slice(0, -1),
+    )
     .map((source) => source.replace(/^\.\//, '').replace(/\/$/, ''))
-  const ignored = read('.dockerignore').split('\n').map((line) => line.trim().replace(/\/$/, '')).filter((line) => line && !line.startsWith('#'))
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .map((line) => line.trim().replace(/\/$/, ''))
+    .filter((line) => line && !line.startsWith('#'))
   const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`)
   return (path: string) => copied.some((source) => under(path, source)) && !ignored.some((pattern) => under(path, pattern))
 }
@@ -45,7 +59,8 @@ function loadGraph(entry: string): Graph {
     ]
     for (const specifier of specifiers) {
       if (specifier.startsWith('.')) visit(relative(root, resolve(root, dirname(path), specifier)))
-      else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier)) graph.packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!)
+      else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier))
+        graph.packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!)
     }
     for (const m of source.matchAll(/new URL\('([^'$]+)', import\.meta\.url\)/g)) {
       const target = relative(root, resolve(root, dirname(path), m[1]!))

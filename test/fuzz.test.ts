@@ -47,8 +47,14 @@ function leaked(body: string, pattern: RegExp, request: { url?: unknown; payload
 const LEAKS: Array<[string, RegExp]> = [
   ['stack trace', /\n\s+at [^\n]+:\d+:\d+|at [\w.<>]+ \([^)]*\.(ts|js|mjs):\d+/],
   ['source path', /node_modules|\/src\/[\w/-]+\.ts|file:\/\//],
-  ['driver message', /duplicate key|violates|syntax error at or near|invalid input syntax|relation "|column "|PGlite|DB_UNAVAILABLE|ECONNREFUSED|Connection terminated|Query read timeout/i],
-  ['validator internals', /must be equal to constant|must match a schema|must have required property|must NOT have|must be equal to one of|(body|querystring|params|headers)\/\w+ must|\b(body|querystring) must\b|instancePath|schemaPath|#\/properties|FST_[A-Z_]+/],
+  [
+    'driver message',
+    /duplicate key|violates|syntax error at or near|invalid input syntax|relation "|column "|PGlite|DB_UNAVAILABLE|ECONNREFUSED|Connection terminated|Query read timeout/i,
+  ],
+  [
+    'validator internals',
+    /must be equal to constant|must match a schema|must have required property|must NOT have|must be equal to one of|(body|querystring|params|headers)\/\w+ must|\b(body|querystring) must\b|instancePath|schemaPath|#\/properties|FST_[A-Z_]+/,
+  ],
 ]
 
 /** mulberry32: small, fast and the same on every machine. */
@@ -69,12 +75,57 @@ function prng(seed: number) {
 type Random = ReturnType<typeof prng>
 
 const STRINGS = [
-  '', ' ', 'a', 'null', 'undefined', 'true', '0', '-1', '1e309', 'NaN', '\u0000', '\ud800', '💥'.repeat(40), 'é', 'ß',
-  "' OR 1=1 --", '"; drop table sites; --', '<script>alert(1)</script>', '{{7*7}}', '${jndi:x}', '../../etc/passwd', '%zz', '%00',
-  'http://127.0.0.1:1/', 'https://169.254.169.254/latest/meta-data', 'javascript:alert(1)', 'file:///etc/passwd', 'example.com',
-  'xn--80ak6aa92e.com', 'localhost', '[::1]', 'a@b', 'ada@example.com', 'not an email', 'ag_' + 'A'.repeat(22), 'turn-0001',
-  '2026-07-24.1', 'en', 'de', 'zz', 'lookup', 'history', 'track', 'anonymous', 'authorization_code', 'refresh_token',
-  'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:presence:agent-auth:grant-type:claim', 'S256', 'plain', 'mcp:read mcp:tools',
+  '',
+  ' ',
+  'a',
+  'null',
+  'undefined',
+  'true',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  '\u0000',
+  '\ud800',
+  '💥'.repeat(40),
+  'é',
+  'ß',
+  "' OR 1=1 --",
+  '"; drop table sites; --',
+  '<script>alert(1)</script>',
+  '{{7*7}}',
+  '${jndi:x}',
+  '../../etc/passwd',
+  '%zz',
+  '%00',
+  'http://127.0.0.1:1/',
+  'https://169.254.169.254/latest/meta-data',
+  'javascript:alert(1)',
+  'file:///etc/passwd',
+  'example.com',
+  'xn--80ak6aa92e.com',
+  'localhost',
+  '[::1]',
+  'a@b',
+  'ada@example.com',
+  'not an email',
+  'ag_' + 'A'.repeat(22),
+  'turn-0001',
+  '2026-07-24.1',
+  'en',
+  'de',
+  'zz',
+  'lookup',
+  'history',
+  'track',
+  'anonymous',
+  'authorization_code',
+  'refresh_token',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  'urn:presence:agent-auth:grant-type:claim',
+  'S256',
+  'plain',
+  'mcp:read mcp:tools',
 ]
 
 function randomString(r: Random): string {
@@ -131,7 +182,22 @@ interface Schema {
 
 /** A value near the schema (right shape, hostile content) or far from it (another type altogether). */
 function valueFor(r: Random, schema: Schema | undefined, real: string[], depth = 0): unknown {
-  if (!schema || depth > 4 || r.chance(0.2)) return r.pick<unknown>([null, true, 0, -1, 1.5, 2 ** 53, 'x', [], {}, randomString(r), [randomString(r)], { a: { b: {} } }, randomToken(r, real)])
+  if (!schema || depth > 4 || r.chance(0.2))
+    return r.pick<unknown>([
+      null,
+      true,
+      0,
+      -1,
+      1.5,
+      2 ** 53,
+      'x',
+      [],
+      {},
+      randomString(r),
+      [randomString(r)],
+      { a: { b: {} } },
+      randomToken(r, real),
+    ])
   const union = schema.anyOf ?? schema.oneOf
   if (union) return valueFor(r, r.pick(union), real, depth + 1)
   if (schema.const !== undefined) return r.chance(0.7) ? schema.const : randomString(r)
@@ -143,7 +209,8 @@ function valueFor(r: Random, schema: Schema | undefined, real: string[], depth =
       for (const [key, child] of Object.entries(schema.properties ?? {})) {
         if (r.chance(schema.required?.includes(key) ? 0.85 : 0.5)) out[key] = valueFor(r, child, real, depth + 1)
       }
-      if (r.chance(0.15)) out[r.pick(['__proto__', 'constructor', 'extra', randomString(r).slice(0, 30)])] = valueFor(r, undefined, real, depth + 1)
+      if (r.chance(0.15))
+        out[r.pick(['__proto__', 'constructor', 'extra', randomString(r).slice(0, 30)])] = valueFor(r, undefined, real, depth + 1)
       return out
     }
     case 'array':
@@ -161,7 +228,23 @@ function valueFor(r: Random, schema: Schema | undefined, real: string[], depth =
 }
 
 /** Strings a valid body is made of; those a field's pattern and length allow are picked from. */
-const SAMPLES = ['Hello', 'Welcome to the shop', '/', '/about', '/news/today', 'https://example.com/', 'https://example.com/a.png', '#contact', 'mailto:ada@example.com', 'ada@example.com', 'en', 'de', 'shop.example', 'www.shop-1.fuzz.example', 'x']
+const SAMPLES = [
+  'Hello',
+  'Welcome to the shop',
+  '/',
+  '/about',
+  '/news/today',
+  'https://example.com/',
+  'https://example.com/a.png',
+  '#contact',
+  'mailto:ada@example.com',
+  'ada@example.com',
+  'en',
+  'de',
+  'shop.example',
+  'www.shop-1.fuzz.example',
+  'x',
+]
 
 /**
  * A value the schema accepts, so the request reaches its handler, with now and then one part
@@ -201,7 +284,10 @@ function validFor(r: Random, schema: Schema | undefined, real: string[], samples
       if (schema.format === 'date-time') return '2030-01-01T00:00:00.000Z'
       if (schema.format === 'uri') return 'https://example.com/'
       const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined
-      const fits = samples.filter((sample) => sample.length >= (schema.minLength ?? 0) && sample.length <= (schema.maxLength ?? Infinity) && (!pattern || pattern.test(sample)))
+      const fits = samples.filter(
+        (sample) =>
+          sample.length >= (schema.minLength ?? 0) && sample.length <= (schema.maxLength ?? Infinity) && (!pattern || pattern.test(sample)),
+      )
       return fits.length ? r.pick(fits) : 'x'.repeat(Math.max(1, schema.minLength ?? 1))
     }
   }
@@ -209,8 +295,22 @@ function validFor(r: Random, schema: Schema | undefined, real: string[], samples
 
 function rawBody(r: Random): string {
   return r.pick([
-    '{"a":', '{', '[', '"', 'null', '[]', '1', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"x":1}}}',
-    '['.repeat(5000) + ']'.repeat(5000), '\ufeff{}', '{"a":1e999999}', '{"a":"\\ud800"}', 'a=1&a=2&b', '%zz=%zz', '\u0000',
+    '{"a":',
+    '{',
+    '[',
+    '"',
+    'null',
+    '[]',
+    '1',
+    '{"__proto__":{"polluted":true}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+    '['.repeat(5000) + ']'.repeat(5000),
+    '\ufeff{}',
+    '{"a":1e999999}',
+    '{"a":"\\ud800"}',
+    'a=1&a=2&b',
+    '%zz=%zz',
+    '\u0000',
     JSON.stringify({ x: 'y'.repeat(70_000) }),
   ])
 }
@@ -227,11 +327,24 @@ function inlined(value: unknown, named: Record<string, unknown>, depth = 0): unk
   if (Array.isArray(value)) return value.map((item) => inlined(item, named, depth))
   if (typeof value !== 'object' || value === null || depth > 20) return value
   const ref = (value as { $ref?: unknown }).$ref
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inlined(named[ref.slice('#/components/schemas/'.length)], named, depth + 1)
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/'))
+    return inlined(named[ref.slice('#/components/schemas/'.length)], named, depth + 1)
   return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, inlined(child, named, depth + 1)]))
 }
 
-function operationsOf(document: { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema?: Schema; required?: boolean }>; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>; components?: { schemas?: Record<string, unknown> } }): Operation[] {
+function operationsOf(document: {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Array<{ in: string; name: string; schema?: Schema; required?: boolean }>
+        requestBody?: { content?: Record<string, { schema?: Schema }> }
+      }
+    >
+  >
+  components?: { schemas?: Record<string, unknown> }
+}): Operation[] {
   const named = document.components?.schemas ?? {}
   const operations: Operation[] = []
   for (const [path, item] of Object.entries(document.paths)) {
@@ -266,7 +379,14 @@ interface RestFixture {
 
 /** The resource a path parameter names: `{site_id}` → sites, `/v1/blocks/{id}` → blocks. */
 function resourceOf(path: string, parameter: string, before: string): string {
-  const named: Record<string, string> = { site_id: 'sites', page_id: 'pages', session_id: 'conversations', build_id: 'builds', audit_id: 'audits', delivery_id: 'dead-letters' }
+  const named: Record<string, string> = {
+    site_id: 'sites',
+    page_id: 'pages',
+    session_id: 'conversations',
+    build_id: 'builds',
+    audit_id: 'audits',
+    delivery_id: 'dead-letters',
+  }
   if (named[parameter]) return named[parameter]
   return parameter === 'id' ? (before.split('/').filter(Boolean).at(-1) ?? path) : parameter
 }
@@ -296,7 +416,8 @@ function requestFor(r: Random, op: Operation, real: string[], rest: RestFixture)
   if (v1 && r.chance(0.8)) headers['authorization'] = `Bearer ${rest.secret}`
   else if (r.chance(0.4)) headers['authorization'] = r.pick(['Bearer ', 'Basic ', 'bearer ', 'DPoP ', '']) + randomToken(r, real)
   if (r.chance(0.15)) headers['cookie'] = `${r.pick(['__Host-session', 'session', '_csrf', 'x'])}=${encodeSegment(randomString(r))}`
-  if (r.chance(0.15)) headers['origin'] = r.pick(['null', 'https://evil.example', 'http://localhost:3000', randomString(r).replace(/[^\x20-\x7e]/g, '')])
+  if (r.chance(0.15))
+    headers['origin'] = r.pick(['null', 'https://evil.example', 'http://localhost:3000', randomString(r).replace(/[^\x20-\x7e]/g, '')])
   if (r.chance(0.1)) headers['accept'] = r.pick(['text/html', 'application/xml', '*/*;q=0', '', 'application/json, text/event-stream'])
   if (r.chance(0.1)) headers['if-none-match'] = r.pick(['*', '"x"', 'W/"', randomString(r).replace(/[^\x20-\x7e]/g, '')])
   if (r.chance(0.1)) headers['idempotency-key'] = randomString(r).replace(/[^\x20-\x7e]/g, '')
@@ -310,11 +431,24 @@ function requestFor(r: Random, op: Operation, real: string[], rest: RestFixture)
     const kind = r.int(10)
     if (kind < 6) {
       const value = v1 && r.chance(0.5) ? validFor(r, op.body?.schema, real, samples) : valueFor(r, op.body?.schema, real)
-      payload = form && value && typeof value === 'object' ? new URLSearchParams(Object.entries(value).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString() : JSON.stringify(value)
+      payload =
+        form && value && typeof value === 'object'
+          ? new URLSearchParams(
+              Object.entries(value).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+            ).toString()
+          : JSON.stringify(value)
       headers['content-type'] = form && typeof value === 'object' ? 'application/x-www-form-urlencoded' : 'application/json'
     } else {
       payload = rawBody(r)
-      headers['content-type'] = r.pick(['application/json', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded; charset=latin1', 'garbage'])
+      headers['content-type'] = r.pick([
+        'application/json',
+        'application/x-www-form-urlencoded',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=utf-16',
+        'application/x-www-form-urlencoded; charset=latin1',
+        'garbage',
+      ])
     }
   }
   const search = query.toString()
@@ -329,7 +463,17 @@ function requestFor(r: Random, op: Operation, real: string[], rest: RestFixture)
 async function restFixture(app: App): Promise<RestFixture> {
   const owner = await makeAccount(app, 'pro', undefined, 10_000_000)
   await withAssistantAddOn(app.db, owner.accountId)
-  const ids: Record<string, string[]> = { sites: [], pages: [], blocks: [], domains: [], builds: [], leads: [], tokens: [], webhooks: [], conversations: [] }
+  const ids: Record<string, string[]> = {
+    sites: [],
+    pages: [],
+    blocks: [],
+    domains: [],
+    builds: [],
+    leads: [],
+    tokens: [],
+    webhooks: [],
+    conversations: [],
+  }
   const v1 = async (method: 'POST', url: string, payload: object = {}) => {
     const res = await app.inject({ method, url, headers: owner.headers, payload })
     expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300)
@@ -338,7 +482,12 @@ async function restFixture(app: App): Promise<RestFixture> {
   const consent = { version: CONSENT_VERSION, digest: 'a'.repeat(64), locale: 'en' as const, acceptedAt: new Date() }
   for (let n = 0; n < 3; n++) {
     const hostname = `shop-${n}.fuzz.example`
-    const site = await createSite(app.db, { name: `Shop ${n}`, accountId: owner.accountId, hostname, settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
+    const site = await createSite(app.db, {
+      name: `Shop ${n}`,
+      accountId: owner.accountId,
+      hostname,
+      settings: { assistant: { enabled: true, capabilities: { handoff: true } } },
+    })
     ids['sites']!.push(site.id)
     for (const path of ['/', '/about']) {
       const page = await v1('POST', `/v1/sites/${site.id}/pages`, { path, title: `Page ${path}` })
@@ -348,7 +497,15 @@ async function restFixture(app: App): Promise<RestFixture> {
     }
     ids['domains']!.push((await v1('POST', `/v1/sites/${site.id}/domains`, { hostname: `www.shop-${n}.fuzz.example` })).id)
     ids['builds']!.push((await v1('POST', `/v1/sites/${site.id}/rebuild`)).id)
-    ids['leads']!.push((await insertLead(app.db, app.keyring, { siteId: site.id, sessionId: null, email: `lead-${n}@example.com`, consent, source: 'assistant' }))!)
+    ids['leads']!.push(
+      (await insertLead(app.db, app.keyring, {
+        siteId: site.id,
+        sessionId: null,
+        email: `lead-${n}@example.com`,
+        consent,
+        source: 'assistant',
+      }))!,
+    )
     const session = await bootstrap(app, { url: `https://${hostname}/` })
     await chat(app, session, 'Can I talk to a human please?')
     ids['conversations']!.push(session.session_id)
@@ -367,11 +524,34 @@ describe('fuzz: malformed requests across every route of /openapi.json', () => {
     expect(operations.length).toBeGreaterThan(10)
 
     // Real credentials to mutate: an agent registration, its token, a chat session.
-    const registration = (await app.inject({ method: 'POST', url: '/agent/identity', payload: { type: 'anonymous' } })).json() as Record<string, string>
-    const token = (await app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: registration['identity_assertion'] ?? '' }).toString() })).json() as Record<string, string>
-    const session = (await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { locale: 'en' } })).json() as Record<string, string>
+    const registration = (await app.inject({ method: 'POST', url: '/agent/identity', payload: { type: 'anonymous' } })).json() as Record<
+      string,
+      string
+    >
+    const token = (
+      await app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: registration['identity_assertion'] ?? '',
+        }).toString(),
+      })
+    ).json() as Record<string, string>
+    const session = (await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { locale: 'en' } })).json() as Record<
+      string,
+      string
+    >
     const rest = await restFixture(app)
-    const real = [registration['identity_assertion'], registration['claim_token'], token['access_token'], session['session_id'], session['session_token'], rest.secret].filter((v): v is string => typeof v === 'string' && v.length > 0)
+    const real = [
+      registration['identity_assertion'],
+      registration['claim_token'],
+      token['access_token'],
+      session['session_id'],
+      session['session_token'],
+      rest.secret,
+    ].filter((v): v is string => typeof v === 'string' && v.length > 0)
     expect(real.length).toBe(6)
 
     const r = prng(SEED)
@@ -400,7 +580,8 @@ describe('fuzz: malformed requests across every route of /openapi.json', () => {
                 return undefined
               }
             })()
-            if (!(res.statusCode === 503 && code && UNCONFIGURED_PROVIDER_CODES.has(code))) failures.push(`${label}: ${res.body.slice(0, 200)}`)
+            if (!(res.statusCode === 503 && code && UNCONFIGURED_PROVIDER_CODES.has(code)))
+              failures.push(`${label}: ${res.body.slice(0, 200)}`)
           }
           for (const [what, pattern] of LEAKS) {
             const leak = leaked(res.body, pattern, request)
@@ -410,9 +591,13 @@ describe('fuzz: malformed requests across every route of /openapi.json', () => {
       )
     }
     const seconds = (performance.now() - started) / 1000
-    console.info(`fuzz: ${requests.length} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; /v1 ${JSON.stringify(Object.fromEntries([...v1Statuses].sort()))}`)
+    console.info(
+      `fuzz: ${requests.length} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; /v1 ${JSON.stringify(Object.fromEntries([...v1Statuses].sort()))}`,
+    )
     const v1Operations = operations.filter((op) => op.path.startsWith('/v1/')).map((op) => `${op.method} ${op.path}`)
-    console.info(`fuzz: /v1 handlers reached ${reached.size} of ${v1Operations.length}; not reached: ${v1Operations.filter((op) => !reached.has(op)).join(', ')}`)
+    console.info(
+      `fuzz: /v1 handlers reached ${reached.size} of ${v1Operations.length}; not reached: ${v1Operations.filter((op) => !reached.has(op)).join(', ')}`,
+    )
     expect(failures, failures.slice(0, 20).join('\n')).toEqual([])
     // The token works, so the handlers themselves are fuzzed, not only the frame's refusals.
     expect(reached.size).toBeGreaterThanOrEqual(Math.floor(v1Operations.length * 0.8))

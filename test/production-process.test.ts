@@ -34,10 +34,19 @@ const alive = (pid: number) => {
 }
 
 describe('npm start in production', () => {
-  it('hands SIGTERM to the server: the last request lines and "shutting down" reach stdout, npm exits 0 and nothing keeps the port', { timeout: 90_000 }, async () => {
+  it('hands SIGTERM to the server: the last request lines and "shutting down" reach stdout, npm exits 0 and nothing keeps the port', {
+    timeout: 90_000,
+  }, async () => {
     const npm = spawn('npm', ['start'], {
       cwd: root,
-      env: { ...baseEnv(), NODE_ENV: 'production', DATA_ENCRYPTION_KEY: TEST_DATA_KEY, HOST: '127.0.0.1', PORT: '0', ...(await productionDatabase()) },
+      env: {
+        ...baseEnv(),
+        NODE_ENV: 'production',
+        DATA_ENCRYPTION_KEY: TEST_DATA_KEY,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        ...(await productionDatabase()),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -47,7 +56,11 @@ describe('npm start in production', () => {
     cleanUpAfter(() => {
       if (npm.exitCode === null) npm.kill('SIGKILL')
     })
-    const lines = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; pid: number; reqId?: string; signal?: string })
+    const lines = () =>
+      stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string; pid: number; reqId?: string; signal?: string })
 
     // Production batches log lines, written at least once a second.
     let url = ''
@@ -68,7 +81,11 @@ describe('npm start in production', () => {
     expect(await exited).toEqual({ code: 0, signal: null })
 
     const written = lines()
-    for (const id of ids) expect(written.some((l) => l.msg === 'request' && l.reqId === id), id).toBe(true)
+    for (const id of ids)
+      expect(
+        written.some((l) => l.msg === 'request' && l.reqId === id),
+        id,
+      ).toBe(true)
     expect(written.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', pid })
     expect(alive(pid)).toBe(false)
     await expect(fetch(`${url}/api/ready`)).rejects.toThrow()

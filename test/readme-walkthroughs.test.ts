@@ -61,7 +61,12 @@ async function runWalkthrough(script: string, replacements: Array<[string, strin
     expect(text, `the walkthrough names ${from}`).toContain(from)
     text = text.replaceAll(from, to)
   }
-  const env = { ...baseEnv(), PORT: String(port), DATA_DIR: join(dir, 'data'), ...(onPostgres ? { DATABASE_URL: await freshDatabaseUrl() } : {}) }
+  const env = {
+    ...baseEnv(),
+    PORT: String(port),
+    DATA_DIR: join(dir, 'data'),
+    ...(onPostgres ? { DATABASE_URL: await freshDatabaseUrl() } : {}),
+  }
   const child = spawn('bash', ['-c', `set -euo pipefail\n${text}`], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -77,9 +82,13 @@ async function runWalkthrough(script: string, replacements: Array<[string, strin
   }
   cleanUpAfter(killGroup)
   const [code] = (await once(child, 'exit')) as [number | null]
-  const stillServing = await fetch(`http://127.0.0.1:${port}/api/ready`).then(() => true, () => false)
+  const stillServing = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
+    () => true,
+    () => false,
+  )
   killGroup()
-  const log = () => `exit ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr.slice(-4000)}\n--- server log\n${readFileSync(`${dir}/wps-server.log`, 'utf8').slice(-4000)}`
+  const log = () =>
+    `exit ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr.slice(-4000)}\n--- server log\n${readFileSync(`${dir}/wps-server.log`, 'utf8').slice(-4000)}`
   return { code, stdout, stillServing, log }
 }
 
@@ -94,7 +103,9 @@ describe.skipIf(missing.length > 0)('the README walkthroughs', () => {
     const out = run.stdout
     expect(out).toContain('{"status":"live","preview_url":')
     expect(out.match(/<h1>Fresh bread<\/h1>/g), run.log()).toHaveLength(2)
-    expect(out).toMatch(/\{"status":"failed","failure_reason":\{"code":"no_record","detail":"No TXT record was found at _wps-challenge\.bakery\.example"\}\}/)
+    expect(out).toMatch(
+      /\{"status":"failed","failure_reason":\{"code":"no_record","detail":"No TXT record was found at _wps-challenge\.bakery\.example"\}\}/,
+    )
     expect(out).toContain('{"status":"active","failure_reason":null}')
     expect(out).toContain('{"email":"vera@example.org","name":"Vera","source":"contact_form"}')
     expect(out).toContain('{"operation":"leads.list","method":"GET","path":"/v1/leads","status":200}')

@@ -31,11 +31,20 @@ describe('the server process', { timeout: PROCESS_TIMEOUT_MS }, () => {
     // A request whose body is still arriving is in flight: the signal must not cut it off.
     const { port } = new URL(server.url)
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/pricing', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let body = ''
-        res.on('data', (d: Buffer) => (body += d.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      })
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/pricing',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = ''
+          res.on('data', (d: Buffer) => (body += d.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        },
+      )
       req.on('error', reject)
       req.write('{"partial":')
       setTimeout(() => server.child.kill('SIGTERM'), 200)
@@ -74,7 +83,12 @@ describe('the server process', { timeout: PROCESS_TIMEOUT_MS }, () => {
     expect(stdout).toContain('database migrated')
     const again = await run(process.execPath, ['scripts/migrate.ts'], { cwd: root, env })
     expect(again.stdout).toContain('database already current')
-    await expect(run(process.execPath, ['scripts/migrate.ts'], { cwd: root, env: { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' } })).rejects.toMatchObject({ code: 1 })
+    await expect(
+      run(process.execPath, ['scripts/migrate.ts'], {
+        cwd: root,
+        env: { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' },
+      }),
+    ).rejects.toMatchObject({ code: 1 })
   })
 })
 
@@ -130,18 +144,25 @@ describe('mail without SMTP', { timeout: PROCESS_TIMEOUT_MS }, () => {
     expect(JSON.stringify(await mailerLog('test'))).not.toContain('493817')
   })
 
-  it.runIf(onPostgres)('npm run outbox opens the outbox with the data key and prints the latest mails', async () => {
-    await shared.app.mailer.send({ ...mail, to: 'grace@example.com', text: 'Your code is 111222.' })
-    const env = { ...baseEnv(), DATABASE_URL: shared.databaseUrl, DATA_ENCRYPTION_KEY: TEST_DATA_KEY }
-    const { stdout } = await run(process.execPath, ['scripts/outbox.ts'], { cwd: root, env })
-    expect(stdout).toContain('To: grace@example.com')
-    expect(stdout).toContain('Your code is 111222.')
-    const onlyAda = await run(process.execPath, ['scripts/outbox.ts', '1', 'ada@example.com'], { cwd: root, env })
-    expect(onlyAda.stdout).toContain('To: ada@example.com')
-    expect(onlyAda.stdout).not.toContain('grace@')
-    // Another key opens nothing: a clear message, not a stack.
-    const wrongKey = await run(process.execPath, ['scripts/outbox.ts'], { cwd: root, env: { ...env, DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64') } }).catch((error: { code: number; stderr: string }) => error)
-    expect(wrongKey).toMatchObject({ code: 1 })
-    expect((wrongKey as { stderr: string }).stderr).toMatch(/no data key/)
-  }, 120_000)
+  it.runIf(onPostgres)(
+    'npm run outbox opens the outbox with the data key and prints the latest mails',
+    async () => {
+      await shared.app.mailer.send({ ...mail, to: 'grace@example.com', text: 'Your code is 111222.' })
+      const env = { ...baseEnv(), DATABASE_URL: shared.databaseUrl, DATA_ENCRYPTION_KEY: TEST_DATA_KEY }
+      const { stdout } = await run(process.execPath, ['scripts/outbox.ts'], { cwd: root, env })
+      expect(stdout).toContain('To: grace@example.com')
+      expect(stdout).toContain('Your code is 111222.')
+      const onlyAda = await run(process.execPath, ['scripts/outbox.ts', '1', 'ada@example.com'], { cwd: root, env })
+      expect(onlyAda.stdout).toContain('To: ada@example.com')
+      expect(onlyAda.stdout).not.toContain('grace@')
+      // Another key opens nothing: a clear message, not a stack.
+      const wrongKey = await run(process.execPath, ['scripts/outbox.ts'], {
+        cwd: root,
+        env: { ...env, DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+      }).catch((error: { code: number; stderr: string }) => error)
+      expect(wrongKey).toMatchObject({ code: 1 })
+      expect((wrongKey as { stderr: string }).stderr).toMatch(/no data key/)
+    },
+    120_000,
+  )
 })

@@ -13,7 +13,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
-import { compared, load, measureInTurn, median, middle, repeatableHeaders, report, startBaseline, startSameWork, startService, type Running } from './lib.ts'
+import {
+  compared,
+  load,
+  measureInTurn,
+  median,
+  middle,
+  repeatableHeaders,
+  report,
+  startBaseline,
+  startSameWork,
+  startService,
+  type Running,
+} from './lib.ts'
 import { buildKnowledgeBase } from '../../src/agent/knowledge.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import type { TurnInput } from '../../src/agent/responder/types.ts'
@@ -62,7 +74,10 @@ async function previousResponder(rev: string): Promise<{ responder: Responder; c
   }
   const knowledge = (await import(join(dir, 'src/agent/knowledge.ts'))) as { buildKnowledgeBase(): unknown }
   const builtin = (await import(join(dir, 'src/agent/responder/builtin.ts'))) as { planTurn: Responder['plan'] }
-  return { responder: { kb: knowledge.buildKnowledgeBase(), plan: builtin.planTurn }, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+  return {
+    responder: { kb: knowledge.buildKnowledgeBase(), plan: builtin.planTurn },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  }
 }
 
 /** Visitor questions in the three languages: the load run's, and some as visitors type them. */
@@ -74,7 +89,7 @@ const responderQuestions: Array<[Locale, string]> = [
   ['de', 'Was kostet der Pro-Tarif?'],
   ['de', 'bin ich ein jahr lang gebunden'],
   ['de', 'Wann ist der Support erreichbar?'],
-  ['fr', "Y a-t-il une offre gratuite ?"],
+  ['fr', 'Y a-t-il une offre gratuite ?'],
   ['fr', 'Comment connecter mon propre domaine ?'],
   ['fr', 'Quel temps fera-t-il demain à Paris ?'],
 ]
@@ -155,12 +170,23 @@ try {
     setupRequest: (request) => {
       n += 1
       const session = sessions[n % sessions.length]!
-      return { ...request, body: JSON.stringify({ ...session, turn_id: `b${prefix}${n.toString(36).padStart(8, '0')}`, message: questions[n % questions.length] }) }
+      return {
+        ...request,
+        body: JSON.stringify({
+          ...session,
+          turn_id: `b${prefix}${n.toString(36).padStart(8, '0')}`,
+          message: questions[n % questions.length],
+        }),
+      }
     },
   })
 
   // One turn by hand first: a benchmark of refusals would measure nothing.
-  const probe = await fetch(`${service.url}/api/agent/chat`, { method: 'POST', headers: json, body: JSON.stringify({ ...sessions[0], turn_id: `probe${prefix}`, message: questions[0] }) })
+  const probe = await fetch(`${service.url}/api/agent/chat`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ ...sessions[0], turn_id: `probe${prefix}`, message: questions[0] }),
+  })
   const answer = await probe.text()
   if (probe.status !== 200) throw new Error(`a chat turn answered ${probe.status}: ${answer}`)
   // The reference stores a row holding what a turn stores (the answer and both texts) and sends the same answer and headers.
@@ -174,20 +200,33 @@ try {
     },
     rounds,
   )
-  const bootstrap = await load({ url: `${service.url}/api/agent/bootstrap`, method: 'POST', headers: json, body: bootstrapBody, connections, pid: service.pid })
+  const bootstrap = await load({
+    url: `${service.url}/api/agent/bootstrap`,
+    method: 'POST',
+    headers: json,
+    body: bootstrapBody,
+    connections,
+    pid: service.pid,
+  })
 
   const turns = median(results.turns)
-  report(`sales assistant (${connections} connections, loopback, PostgreSQL, built-in responder, median of ${rounds} rounds)`, median(results.hello), [
-    { name: 'bare Fastify + pg, one insert … returning', result: median(results.reference), unit: 'turns/s' },
-    { name: 'POST /api/agent/chat (new turns)', result: turns, unit: 'turns/s' },
-    { name: 'POST /api/agent/bootstrap (create)', result: bootstrap },
-  ])
+  report(
+    `sales assistant (${connections} connections, loopback, PostgreSQL, built-in responder, median of ${rounds} rounds)`,
+    median(results.hello),
+    [
+      { name: 'bare Fastify + pg, one insert … returning', result: median(results.reference), unit: 'turns/s' },
+      { name: 'POST /api/agent/chat (new turns)', result: turns, unit: 'turns/s' },
+      { name: 'POST /api/agent/bootstrap (create)', result: bootstrap },
+    ],
+  )
   console.log('')
   // Target: CPU per turn at most 4x the reference's, i.e. at least 0.25x by CPU.
   console.log(compared('chat turn', results.turns, results.reference, { by: 'cpu', atLeast: 0.25, p99Below: 30 }))
   const cpu = middle(results.turns.map((r) => r.cpuPerRequest ?? NaN))
   const referenceCpu = middle(results.reference.map((r) => r.cpuPerRequest ?? NaN))
-  console.log(`server CPU per turn ${cpu.toFixed(0)} µs = ${(cpu / referenceCpu).toFixed(2)}x the reference's ${referenceCpu.toFixed(0)} µs (target at most 4x), about ${(1_000_000 / cpu).toFixed(0)} turns/s per core; ${turns.requestsPerSecond.toFixed(0)} turns/s, p50 ${turns.p50} ms, p99 ${turns.p99} ms (target < 30 ms)`)
+  console.log(
+    `server CPU per turn ${cpu.toFixed(0)} µs = ${(cpu / referenceCpu).toFixed(2)}x the reference's ${referenceCpu.toFixed(0)} µs (target at most 4x), about ${(1_000_000 / cpu).toFixed(0)} turns/s per core; ${turns.requestsPerSecond.toFixed(0)} turns/s, p50 ${turns.p50} ms, p99 ${turns.p99} ms (target < 30 ms)`,
+  )
   console.log(responderLine)
 } finally {
   await reference?.stop()

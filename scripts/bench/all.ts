@@ -22,8 +22,13 @@ async function postgresVersion(): Promise<string> {
   }
 }
 
-const load = () => loadavg().map((n) => n.toFixed(2)).join(', ')
-console.log(`machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}; PostgreSQL ${await postgresVersion()} on loopback; Node ${process.version}`)
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ')
+console.log(
+  `machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}; PostgreSQL ${await postgresVersion()} on loopback; Node ${process.version}`,
+)
 console.log(`load average before: ${load()}`)
 
 const targets: string[] = []

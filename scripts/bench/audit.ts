@@ -21,7 +21,9 @@ function premiumOverrides(): Record<string, string> {
   const links = Array.from({ length: 49 }, (_, i) => `<a href="/page-${i}">Page ${i}</a>`).join(' ')
   const overrides: Record<string, string> = { '/': readFileSync(`${dir}index.html`, 'utf8').replace('</main>', `<p>${links}</p></main>`) }
   for (let i = 0; i < 49; i++) {
-    overrides[`/page-${i}`] = about.replaceAll('/about', `/page-${i}`).replace(/<title>[^<]*<\/title>/, `<title>Sample Bakery page ${i} – our team</title>`)
+    overrides[`/page-${i}`] = about
+      .replaceAll('/about', `/page-${i}`)
+      .replace(/<title>[^<]*<\/title>/, `<title>Sample Bakery page ${i} – our team</title>`)
   }
   return overrides
 }
@@ -37,7 +39,8 @@ async function auditOnce(base: string, domain: string, premium: boolean): Promis
   const res = await fetch(`${base}/api/seo-check/audit?d=${encodeURIComponent(domain)}${premium ? '&premium=1' : ''}`)
   const body = (await res.json()) as { pages_checked?: number; cached?: boolean; reachable?: boolean }
   const ms = performance.now() - started
-  if (res.status !== 200 || body.cached || !body.reachable) throw new Error(`unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 200)}`)
+  if (res.status !== 200 || body.cached || !body.reachable)
+    throw new Error(`unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 200)}`)
   return { ms, pages: body.pages_checked ?? 0 }
 }
 
@@ -81,7 +84,11 @@ try {
   const targets = [
     { name: 'hello', url: `${baseline.url}/`, pid: baseline.pid },
     { name: 'GET /api/ready', url: `${service.url}/api/ready`, pid: service.pid },
-    { name: 'GET audit, repeat served from store', url: `${service.url}/api/seo-check/audit?d=${encodeURIComponent(sites[0]!.domain)}`, pid: service.pid },
+    {
+      name: 'GET audit, repeat served from store',
+      url: `${service.url}/api/seo-check/audit?d=${encodeURIComponent(sites[0]!.domain)}`,
+      pid: service.pid,
+    },
   ]
   for (const target of targets) await warm({ url: target.url, connections })
   const runs = targets.map((): LoadResult[] => [])
@@ -94,14 +101,22 @@ try {
     { name: 'GET audit, repeat served from store', result: cached },
   ])
   const byRound = runs[2]!.map((r, i) => (r.requestsPerSecond / runs[1]![i]!.requestsPerSecond).toFixed(2)).join(', ')
-  console.log(`\nrepeat audit at ${(cached.requestsPerSecond / ready.requestsPerSecond).toFixed(2)}x the req/s of /api/ready (target 0.5x); by round: ${byRound}; p50 ${cached.p50} ms`)
+  console.log(
+    `\nrepeat audit at ${(cached.requestsPerSecond / ready.requestsPerSecond).toFixed(2)}x the req/s of /api/ready (target 0.5x); by round: ${byRound}; p50 ${cached.p50} ms`,
+  )
 
   const s = stats(sequential)
   const p = stats(premiumTimes)
   console.log(`\nuncached audits of fixture sites on loopback (each its own domain)`)
-  console.log(`single page, one at a time   median ${s.median.toFixed(1)} ms  p95 ${s.p95.toFixed(1)} ms  mean ${s.mean.toFixed(1)} ms  → ${(1000 / s.mean).toFixed(1)} audits/s  (n=${SINGLE}, target median < 50 ms)`)
-  console.log(`single page, ${PARALLEL} at a time     ${(SINGLE / parallelSeconds).toFixed(1)} audits/s  ${((parallelSeconds * 1000 * PARALLEL) / SINGLE).toFixed(1)} ms per audit`)
-  console.log(`premium (${pages} pages)          median ${p.median.toFixed(0)} ms  p95 ${p.p95.toFixed(0)} ms  → ${(1000 / p.mean).toFixed(2)} audits/s  (n=${premiumTimes.length}, target < 2000 ms)`)
+  console.log(
+    `single page, one at a time   median ${s.median.toFixed(1)} ms  p95 ${s.p95.toFixed(1)} ms  mean ${s.mean.toFixed(1)} ms  → ${(1000 / s.mean).toFixed(1)} audits/s  (n=${SINGLE}, target median < 50 ms)`,
+  )
+  console.log(
+    `single page, ${PARALLEL} at a time     ${(SINGLE / parallelSeconds).toFixed(1)} audits/s  ${((parallelSeconds * 1000 * PARALLEL) / SINGLE).toFixed(1)} ms per audit`,
+  )
+  console.log(
+    `premium (${pages} pages)          median ${p.median.toFixed(0)} ms  p95 ${p.p95.toFixed(0)} ms  → ${(1000 / p.mean).toFixed(2)} audits/s  (n=${premiumTimes.length}, target < 2000 ms)`,
+  )
 } finally {
   await Promise.all(sites.map((s) => s.close()))
   await service.stop()

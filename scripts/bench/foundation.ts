@@ -30,7 +30,9 @@ try {
   // At most 1.3x the reference's CPU per request is at least 1/1.3 of its efficiency.
   console.log(compared('GET /api/pricing', results.pricing, results.same, { by: 'cpu', atLeast: 1 / 1.3 }))
   const cpu = (name: keyof typeof results) => middle(results[name].map((r) => r.cpuPerRequest ?? NaN))
-  console.log(`server CPU per request: /api/pricing ${cpu('pricing').toFixed(1)} µs = ${(cpu('pricing') / cpu('same')).toFixed(2)}x the same body and headers' ${cpu('same').toFixed(1)} µs (target at most 1.3x); hello-world ${cpu('hello').toFixed(1)} µs`)
+  console.log(
+    `server CPU per request: /api/pricing ${cpu('pricing').toFixed(1)} µs = ${(cpu('pricing') / cpu('same')).toFixed(2)}x the same body and headers' ${cpu('same').toFixed(1)} µs (target at most 1.3x); hello-world ${cpu('hello').toFixed(1)} µs`,
+  )
 } finally {
   await service.stop()
   await samePayload.stop()

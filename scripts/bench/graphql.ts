@@ -48,21 +48,40 @@ try {
   const siteId = sites[0]!
   const pages: string[] = []
   for (let p = 0; p < PAGES; p++) {
-    const page = await api('POST', `/v1/sites/${siteId}/pages`, { path: p === 0 ? '/' : `/page-${p}`, title: `Page ${p}`, description: 'A page of the bench site' })
+    const page = await api('POST', `/v1/sites/${siteId}/pages`, {
+      path: p === 0 ? '/' : `/page-${p}`,
+      title: `Page ${p}`,
+      description: 'A page of the bench site',
+    })
     pages.push(page.id)
-    for (let b = 0; b < BLOCKS_PER_PAGE; b++) await api('POST', `/v1/pages/${page.id}/blocks`, { type: 'text', content: { markdown: `Block ${b} of page ${p}: ${'lorem ipsum '.repeat(10)}` } })
+    for (let b = 0; b < BLOCKS_PER_PAGE; b++)
+      await api('POST', `/v1/pages/${page.id}/blocks`, {
+        type: 'text',
+        content: { markdown: `Block ${b} of page ${p}: ${'lorem ipsum '.repeat(10)}` },
+      })
   }
 
   // As clients send them: `variables` only for an operation that has some.
-  const graphql = (query: string, variables?: Record<string, unknown>) => ({ url: `${service.url}/v1/graphql`, pid: service.pid, connections, method: 'POST', headers, body: JSON.stringify(variables ? { query, variables } : { query }) })
+  const graphql = (query: string, variables?: Record<string, unknown>) => ({
+    url: `${service.url}/v1/graphql`,
+    pid: service.pid,
+    connections,
+    method: 'POST',
+    headers,
+    body: JSON.stringify(variables ? { query, variables } : { query }),
+  })
   const siteQuery = graphql(SITE_WITH_PAGES, { id: siteId })
   const sitesQuery = graphql(SITES)
   const check = async (target: { body: string }, expect: (data: any) => boolean) => {
     const res = await fetch(`${service.url}/v1/graphql`, { method: 'POST', headers, body: target.body })
     const answer = (await res.json()) as { data?: unknown; errors?: unknown }
-    if (res.status !== 200 || answer.errors || !expect(answer.data)) throw new Error(`GraphQL answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`)
+    if (res.status !== 200 || answer.errors || !expect(answer.data))
+      throw new Error(`GraphQL answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`)
   }
-  await check(siteQuery, (data) => data.site.pages.nodes.length === PAGES && data.site.pages.nodes.every((p: any) => p.blocks.nodes.length === BLOCKS_PER_PAGE))
+  await check(
+    siteQuery,
+    (data) => data.site.pages.nodes.length === PAGES && data.site.pages.nodes.every((p: any) => p.blocks.nodes.length === BLOCKS_PER_PAGE),
+  )
   await check(sitesQuery, (data) => data.sites.nodes.length === 50)
 
   // The REST sequence: each connection makes the 21 requests in order, again and again.
@@ -78,12 +97,19 @@ try {
   const targets = { hello, restSequence, siteQuery, restList, sitesQuery }
   for (const target of Object.values(targets)) await warm(target)
   // The machine may be shared: the targets alternate over several rounds and medians are compared.
-  const results = Object.fromEntries(Object.keys(targets).map((name) => [name, [] as LoadResult[]])) as Record<keyof typeof targets, LoadResult[]>
+  const results = Object.fromEntries(Object.keys(targets).map((name) => [name, [] as LoadResult[]])) as Record<
+    keyof typeof targets,
+    LoadResult[]
+  >
   for (let i = 0; i < rounds; i++) {
     for (const [name, target] of Object.entries(targets)) results[name as keyof typeof targets].push(await load(target))
   }
   // A REST "request" above is one of the sequence's 21: a sequence per second is 21 of them.
-  const perSequence = (r: LoadResult): LoadResult => ({ ...r, requestsPerSecond: r.requestsPerSecond / sequence.length, cpuPerRequest: r.cpuPerRequest == null ? null : r.cpuPerRequest * sequence.length })
+  const perSequence = (r: LoadResult): LoadResult => ({
+    ...r,
+    requestsPerSecond: r.requestsPerSecond / sequence.length,
+    cpuPerRequest: r.cpuPerRequest == null ? null : r.cpuPerRequest * sequence.length,
+  })
   const restSequenceResult = perSequence(median(results.restSequence))
   const siteQueryResult = median(results.siteQuery)
   const restListResult = median(results.restList)
@@ -96,7 +122,9 @@ try {
   ])
   const nested = siteQueryResult.requestsPerSecond / restSequenceResult.requestsPerSecond
   const flat = sitesQueryResult.requestsPerSecond / restListResult.requestsPerSecond
-  console.log(`\nsite with ${PAGES} pages and their blocks: GraphQL ${nested.toFixed(2)}x the REST sequence (target >= 3): ${nested >= 3 ? 'met' : 'NOT met'}`)
+  console.log(
+    `\nsite with ${PAGES} pages and their blocks: GraphQL ${nested.toFixed(2)}x the REST sequence (target >= 3): ${nested >= 3 ? 'met' : 'NOT met'}`,
+  )
   console.log(`sites(first: 50): ${flat.toFixed(2)}x GET /v1/sites (target >= 0.8): ${flat >= 0.8 ? 'met' : 'NOT met'}`)
 } finally {
   await service.stop()

@@ -106,7 +106,12 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
  * The service's arguments as `npm start` gives them, V8 flags included (the Dockerfile starts it
  * the same way), so the benchmarks measure the process production runs.
  */
-const startArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec /, '').split(' ').slice(1)
+const startArgs = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .replace(/^exec /, '')
+  .split(' ')
+  .slice(1)
 /** Those V8 flags alone: every reference server runs with them too, so runtimes compare like for like. */
 export const runtimeFlags = startArgs.filter((arg) => arg.startsWith('--'))
 
@@ -168,7 +173,11 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
  * A max account with an hourly budget no bench reaches and an API token of `scopes`, made with the
  * admin CLI on the running service's database, as an operator would.
  */
-export async function benchAccountToken(databaseUrl: string, dataKey: string, scopes: string): Promise<{ accountId: string; token: string }> {
+export async function benchAccountToken(
+  databaseUrl: string,
+  dataKey: string,
+  scopes: string,
+): Promise<{ accountId: string; token: string }> {
   const admin = async (...args: string[]) => {
     const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_ENCRYPTION_KEY: dataKey, NODE_ENV: 'production' }
     const { stdout } = await promisify(execFile)(process.execPath, ['scripts/admin.ts', ...args, '--json'], { cwd: root, env })
@@ -182,7 +191,19 @@ export async function benchAccountToken(databaseUrl: string, dataKey: string, sc
 
 export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', databaseUrl = ''): Promise<Running> {
   const { child, url } = await spawnServer(
-    (port) => spawn(process.execPath, [...runtimeFlags, ...profiled(`baseline-${mode}`), fileURLToPath(new URL('./baseline-server.ts', import.meta.url)), String(port), mode, databaseUrl], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
+    (port) =>
+      spawn(
+        process.execPath,
+        [
+          ...runtimeFlags,
+          ...profiled(`baseline-${mode}`),
+          fileURLToPath(new URL('./baseline-server.ts', import.meta.url)),
+          String(port),
+          mode,
+          databaseUrl,
+        ],
+        { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+      ),
     '/',
   )
   return { url, pid: child.pid!, stop: () => stopChild(child) }
@@ -192,12 +213,29 @@ export async function startBaseline(mode: 'hello' | 'pricing' | 'db' = 'hello', 
  * A bare Fastify server doing the database work of one route and sending the same bytes and
  * headers (same-work-server.ts): `sites`, `patch` or `turn`, with that mode's settings.
  */
-export async function startSameWork(mode: 'sites' | 'patch' | 'turn', databaseUrl: string, settings: Record<string, unknown> & { headers: Record<string, string> }): Promise<Running> {
+export async function startSameWork(
+  mode: 'sites' | 'patch' | 'turn',
+  databaseUrl: string,
+  settings: Record<string, unknown> & { headers: Record<string, string> },
+): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'wps-same-work-'))
   const file = join(dir, 'settings.json')
   writeFileSync(file, JSON.stringify(settings))
   const { child, url } = await spawnServer(
-    (port) => spawn(process.execPath, [...runtimeFlags, ...profiled(`same-work-${mode}`), fileURLToPath(new URL('./same-work-server.ts', import.meta.url)), String(port), mode, databaseUrl, file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }),
+    (port) =>
+      spawn(
+        process.execPath,
+        [
+          ...runtimeFlags,
+          ...profiled(`same-work-${mode}`),
+          fileURLToPath(new URL('./same-work-server.ts', import.meta.url)),
+          String(port),
+          mode,
+          databaseUrl,
+          file,
+        ],
+        { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+      ),
     '/ready',
   )
   return {
@@ -212,7 +250,10 @@ export async function startSameWork(mode: 'sites' | 'patch' | 'turn', databaseUr
 
 /** The headers of an answer a reference server repeats: all but those of the connection and the moment. */
 export function repeatableHeaders(headers: Headers | Record<string, string | string[] | undefined>): Record<string, string> {
-  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')] as const)
+  const entries =
+    headers instanceof Headers
+      ? [...headers.entries()]
+      : Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')] as const)
   const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
   return Object.fromEntries(entries.filter(([name]) => !skip.has(name.toLowerCase())))
 }
@@ -291,7 +332,10 @@ export async function measureInTurn<K extends string>(targets: Record<K, LoadOpt
  * Server CPU per request of two targets measured in the same rounds: each one's median, and the
  * ratio (reference / ours, so higher is better) of the medians and of each round.
  */
-export function cpuCompared(ours: LoadResult[], reference: LoadResult[]): { ours: number; reference: number; ratio: number; perRound: string } {
+export function cpuCompared(
+  ours: LoadResult[],
+  reference: LoadResult[],
+): { ours: number; reference: number; ratio: number; perRound: string } {
   const cpu = (results: LoadResult[]) => middle(results.map((r) => r.cpuPerRequest ?? NaN))
   const perRound = ours.map((r, i) => ((reference[i]!.cpuPerRequest ?? NaN) / (r.cpuPerRequest ?? NaN)).toFixed(2)).join(', ')
   return { ours: cpu(ours), reference: cpu(reference), ratio: cpu(reference) / cpu(ours), perRound }
@@ -302,11 +346,19 @@ export function cpuCompared(ours: LoadResult[], reference: LoadResult[]): { ours
  * throughput and by server CPU per request (reference CPU / ours, so higher is better for both),
  * the per-round ratios, and whether `target` holds for the chosen measure.
  */
-export function compared(name: string, ours: LoadResult[], reference: LoadResult[], target: { by: 'throughput' | 'cpu'; atLeast: number; p99Below?: number }): string {
+export function compared(
+  name: string,
+  ours: LoadResult[],
+  reference: LoadResult[],
+  target: { by: 'throughput' | 'cpu'; atLeast: number; p99Below?: number },
+): string {
   const byThroughput = median(ours).requestsPerSecond / median(reference).requestsPerSecond
   const { ours: cpuOurs, reference: cpuReference, ratio: byCpu, perRound: cpuRounds } = cpuCompared(ours, reference)
   const ratio = target.by === 'throughput' ? byThroughput : byCpu
-  const perRound = target.by === 'throughput' ? ours.map((r, i) => (r.requestsPerSecond / reference[i]!.requestsPerSecond).toFixed(2)).join(', ') : cpuRounds
+  const perRound =
+    target.by === 'throughput'
+      ? ours.map((r, i) => (r.requestsPerSecond / reference[i]!.requestsPerSecond).toFixed(2)).join(', ')
+      : cpuRounds
   const p99 = median(ours).p99
   const p99Met = target.p99Below === undefined || p99 < target.p99Below
   const met = ratio >= target.atLeast && p99Met
@@ -323,7 +375,10 @@ export async function warm(options: LoadOptions): Promise<void> {
 }
 
 export function report(title: string, baseline: LoadResult, rows: Array<{ name: string; result: LoadResult; unit?: string }>): void {
-  const cpu = (r: LoadResult) => (r.cpuPerRequest == null ? '' : `  cpu ${r.cpuPerRequest.toFixed(1).padStart(6)} µs/req (ratio ${baseline.cpuPerRequest ? (baseline.cpuPerRequest / r.cpuPerRequest).toFixed(2) : '-'})`)
+  const cpu = (r: LoadResult) =>
+    r.cpuPerRequest == null
+      ? ''
+      : `  cpu ${r.cpuPerRequest.toFixed(1).padStart(6)} µs/req (ratio ${baseline.cpuPerRequest ? (baseline.cpuPerRequest / r.cpuPerRequest).toFixed(2) : '-'})`
   const line = (name: string, r: LoadResult, unit = 'req/s') =>
     `${name.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}${cpu(r)}  non-2xx ${r.non2xx}  errors ${r.errors}`
   console.log(`\n${title}`)

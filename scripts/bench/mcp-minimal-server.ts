@@ -18,7 +18,9 @@ const config = { BASE_URL: process.argv[5] ?? '', SITES_DOMAIN: process.argv[6] 
 const pool = databaseUrl ? new pg.Pool({ connectionString: databaseUrl, max: 10 }) : undefined
 pool?.on('error', () => {})
 const url = `http://127.0.0.1:${port}/mcp`
-const input = fromJsonSchema(Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }) as never)
+const input = fromJsonSchema(
+  Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }) as never,
+)
 const constantOutput = fromJsonSchema(Type.Object({ id: Type.String(), name: Type.String() }) as never)
 const answer = { id: 'site_constant', name: 'Constant' }
 
@@ -34,7 +36,10 @@ const handler = createMcpHandler(() => {
       return { content: [{ type: 'text', text: JSON.stringify(site) }], structuredContent: site }
     })
   } else {
-    server.registerTool('get_site', { inputSchema: input, outputSchema: constantOutput }, async () => ({ content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer }))
+    server.registerTool('get_site', { inputSchema: input, outputSchema: constantOutput }, async () => ({
+      content: [{ type: 'text', text: JSON.stringify(answer) }],
+      structuredContent: answer,
+    }))
   }
   return server
 })
@@ -45,4 +50,11 @@ app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => d
 app.get('/', async () => ({ ready: true }))
 app.post('/mcp', (request, reply) => serveMcp(handler, request, reply, url, { token: '', clientId: 'bench', scopes: [] }))
 await app.listen({ port, host: '127.0.0.1' })
-process.on('SIGTERM', () => void app.close().then(() => pool?.end()).then(() => process.exit(0)))
+process.on(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool?.end())
+      .then(() => process.exit(0)),
+)

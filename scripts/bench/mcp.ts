@@ -24,10 +24,20 @@ const MODERN = '2026-07-28'
 async function startMinimal(database: string[] = []) {
   const port = 20_000 + Math.floor(Math.random() * 20_000)
   const profile = profiled(`mcp-minimal-${database.length ? 'db' : 'constant'}`)
-  const child = spawn(process.execPath, [...runtimeFlags, ...profile, fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...database], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [...runtimeFlags, ...profile, fileURLToPath(new URL('./mcp-minimal-server.ts', import.meta.url)), String(port), ...database],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  )
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break
+    if (
+      await fetch(`${url}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
     await new Promise((r) => setTimeout(r, 100))
   }
   return {
@@ -68,30 +78,66 @@ try {
   const port = new URL(service.url).port
   const base = `http://localhost:${port}`
   // A max-plan account with one site, and an access token for it, made with the service's own keys.
-  const setup = await buildApp(loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: service.databaseUrl, DATA_ENCRYPTION_KEY: key, BASE_URL: base, JOB_CONCURRENCY: '0' }))
+  const setup = await buildApp(
+    loadConfig({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: service.databaseUrl,
+      DATA_ENCRYPTION_KEY: key,
+      BASE_URL: base,
+      JOB_CONCURRENCY: '0',
+    }),
+  )
   const accountId = newId('acct')
   await setup.db.insertInto('accounts').values({ id: accountId }).execute()
   await updateAccount(setup.db, accountId, { plan: 'max', quotaOverride: 100_000_000 })
   const site = await createAccountSite(setup.db, accountId, { name: 'Bench site' })
-  const { token } = await signAccessToken(setup.signer, { subject: 'usr_bench', clientId: 'bench', audience: `${base}/mcp`, scope: ['mcp:read', 'mcp:tools'], accountId })
+  const { token } = await signAccessToken(setup.signer, {
+    subject: 'usr_bench',
+    clientId: 'bench',
+    audience: `${base}/mcp`,
+    scope: ['mcp:read', 'mcp:tools'],
+    accountId,
+  })
   await setup.close()
   minimalDb = await startMinimal([service.databaseUrl, accountId, base, 'localhost'])
 
   const body = toolCall(site.id)
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'get_site' }
-  const serviceRequest = { url: `${service.url}/mcp`, method: 'POST', body, headers: { ...headers, host: `localhost:${port}`, authorization: `Bearer ${token}` }, pid: service.pid, connections }
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': 'tools/call',
+    'mcp-name': 'get_site',
+  }
+  const serviceRequest = {
+    url: `${service.url}/mcp`,
+    method: 'POST',
+    body,
+    headers: { ...headers, host: `localhost:${port}`, authorization: `Bearer ${token}` },
+    pid: service.pid,
+    connections,
+  }
   const minimalRequest = { url: `${minimal.url}/mcp`, method: 'POST', body, headers, pid: minimal.pid, connections }
   const minimalDbRequest = { ...minimalRequest, url: `${minimalDb.url}/mcp`, pid: minimalDb.pid }
 
   const structured: Record<string, string> = {}
-  for (const [name, request] of [['service', serviceRequest], ['minimal', minimalRequest], ['minimal with database', minimalDbRequest]] as const) {
+  for (const [name, request] of [
+    ['service', serviceRequest],
+    ['minimal', minimalRequest],
+    ['minimal with database', minimalDbRequest],
+  ] as const) {
     // undici's request, unlike fetch, sends the Host header given.
     const res = await send(request.url, { method: 'POST', headers: request.headers, body })
     const text = await res.body.text()
-    if (res.statusCode !== 200 || !text.includes('"structuredContent"') || text.includes('"isError":true')) throw new Error(`${name} answered ${res.statusCode}: ${text.slice(0, 300)}`)
-    structured[name] = JSON.stringify((JSON.parse(text.replace(/^(event: [^\n]*\n)?data: /, '')) as { result: { structuredContent: unknown } }).result.structuredContent)
+    if (res.statusCode !== 200 || !text.includes('"structuredContent"') || text.includes('"isError":true'))
+      throw new Error(`${name} answered ${res.statusCode}: ${text.slice(0, 300)}`)
+    structured[name] = JSON.stringify(
+      (JSON.parse(text.replace(/^(event: [^\n]*\n)?data: /, '')) as { result: { structuredContent: unknown } }).result.structuredContent,
+    )
   }
-  if (structured['service'] !== structured['minimal with database']) throw new Error(`the minimal server answers another site view:\n${structured['minimal with database']}\n${structured['service']}`)
+  if (structured['service'] !== structured['minimal with database'])
+    throw new Error(`the minimal server answers another site view:\n${structured['minimal with database']}\n${structured['service']}`)
 
   const targets = [
     { name: 'bare Fastify hello-world', request: { url: `${baseline.url}/`, pid: baseline.pid, connections } },
@@ -112,7 +158,9 @@ try {
   ])
   console.log('')
   console.log(compared('MCP get_site', runs[3]!, runs[2]!, { by: 'throughput', atLeast: 0.7, p99Below: 30 }))
-  console.log(`beside the minimal server answering a constant: ${(ours.requestsPerSecond / small.requestsPerSecond).toFixed(2)}x its calls/s`)
+  console.log(
+    `beside the minimal server answering a constant: ${(ours.requestsPerSecond / small.requestsPerSecond).toFixed(2)}x its calls/s`,
+  )
 } finally {
   await minimalDb?.stop()
   await service.stop()

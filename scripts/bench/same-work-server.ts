@@ -73,4 +73,11 @@ if (mode === 'sites') {
 }
 app.get('/ready', async () => ({ ready: true }))
 await app.listen({ port: Number(port), host: '127.0.0.1' })
-process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)))
+process.on(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+)

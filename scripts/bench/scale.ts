@@ -35,7 +35,12 @@ const DAY = 86_400_000
 
 const dataKey = randomBytes(32)
 // Webhooks reach the loopback receiver only outside production (OUTBOUND_ALLOW_PRIVATE_NETWORKS).
-const service = await startService({ NODE_ENV: 'development', DATA_ENCRYPTION_KEY: dataKey.toString('base64'), OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', JOB_CONCURRENCY: '16' })
+const service = await startService({
+  NODE_ENV: 'development',
+  DATA_ENCRYPTION_KEY: dataKey.toString('base64'),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+  JOB_CONCURRENCY: '16',
+})
 const store = await openDataStore({ databaseUrl: service.databaseUrl, dataDir: tmpdir(), log: pino({ level: 'silent' }) })
 const { db } = store
 const keyring = createKeyring(dataKey)
@@ -82,7 +87,10 @@ const stamp = () => `${Date.now().toString(36)}${randomBytes(3).toString('hex')}
 
 async function account(plan = 'max'): Promise<{ id: string; headers: Record<string, string> }> {
   const id = newId('acct')
-  await db.insertInto('accounts').values({ id, plan: plan as 'max', quota_override: 1_000_000_000 }).execute()
+  await db
+    .insertInto('accounts')
+    .values({ id, plan: plan as 'max', quota_override: 1_000_000_000 })
+    .execute()
   const { secret } = await createApiToken(db, { accountId: id, name: 'scale', scopes: ['read:sites', 'write:pages', 'manage:tokens'] })
   return { id, headers: { authorization: `Bearer ${secret}` } }
 }
@@ -126,14 +134,20 @@ type Session = { session_id: string; session_token: string }
 let turnCounter = 0
 const turn = (session: Session) => {
   turnCounter += 1
-  return JSON.stringify({ ...session, turn_id: `scale${turnCounter.toString(36).padStart(8, '0')}`, message: 'How much does the Pro plan cost?' })
+  return JSON.stringify({
+    ...session,
+    turn_id: `scale${turnCounter.toString(36).padStart(8, '0')}`,
+    message: 'How much does the Pro plan cost?',
+  })
 }
 
 /** `count` sessions of the platform's assistant, each holding `messages` transcript messages (two a turn). */
 async function sessionsWith(count: number, messages: number): Promise<Session[]> {
   const sessions: Session[] = []
   for (let i = 0; i < count; i++) {
-    const { session_id, session_token } = JSON.parse(await call('POST', '/api/agent/bootstrap', json, JSON.stringify({ url: '/en/pricing' }))) as Session
+    const { session_id, session_token } = JSON.parse(
+      await call('POST', '/api/agent/bootstrap', json, JSON.stringify({ url: '/en/pricing' })),
+    ) as Session
     sessions.push({ session_id, session_token })
   }
   const seeding = new Agent({ connections: 8 })
@@ -142,7 +156,12 @@ async function sessionsWith(count: number, messages: number): Promise<Session[]>
     Array.from({ length: 8 }, async () => {
       for (let session = queue.shift(); session; session = queue.shift()) {
         for (let t = 0; t < messages / 2; t++) {
-          const res = await request(`${service.url}/api/agent/chat`, { method: 'POST', headers: json, body: turn(session), dispatcher: seeding })
+          const res = await request(`${service.url}/api/agent/chat`, {
+            method: 'POST',
+            headers: json,
+            body: turn(session),
+            dispatcher: seeding,
+          })
           await res.body.dump()
           if (res.statusCode !== 200) throw new Error(`a seeding turn answered ${res.statusCode}`)
         }
@@ -150,7 +169,11 @@ async function sessionsWith(count: number, messages: number): Promise<Session[]>
     }),
   )
   await seeding.close()
-  const held = await db.selectFrom('agent_messages').select((eb) => eb.fn.countAll<string>().as('n')).where('session_id', '=', sessions[0]!.session_id).executeTakeFirstOrThrow()
+  const held = await db
+    .selectFrom('agent_messages')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('session_id', '=', sessions[0]!.session_id)
+    .executeTakeFirstOrThrow()
   if (Number(held.n) !== messages) throw new Error(`a session holds ${held.n} messages, not ${messages}`)
   return sessions
 }
@@ -160,7 +183,14 @@ async function sessionsWith(count: number, messages: number): Promise<Session[]>
 async function siteWithPages(accountId: string, pages: number): Promise<string> {
   const site = await createSite(db, { name: `Scale build ${pages}`, accountId, locales: ['en'], defaultLocale: 'en' })
   const [home, ...rest] = englishPages(new Date())
-  const all = [home!, ...Array.from({ length: pages - 1 }, (_, i) => ({ ...rest[i % rest.length]!, path: `${rest[i % rest.length]!.path}-${i}`, title: `${rest[i % rest.length]!.title} ${i}` }))]
+  const all = [
+    home!,
+    ...Array.from({ length: pages - 1 }, (_, i) => ({
+      ...rest[i % rest.length]!,
+      path: `${rest[i % rest.length]!.path}-${i}`,
+      title: `${rest[i % rest.length]!.title} ${i}`,
+    })),
+  ]
   for (const p of all) {
     const page = await createPage(db, site, { path: p.path, locale: 'en', title: p.title, description: p.description })
     for (const block of p.blocks) await insertBlock(db, page.id, { type: block.type, content: block.content })
@@ -195,9 +225,16 @@ async function accountWithEndpoints(receiverUrl: string, endpoints: number): Pro
 
 /** One event committed, until the last of its `endpoints` deliveries is recorded as succeeded. */
 async function fanOut(accountId: string, endpoints: number): Promise<void> {
-  const eventId = await db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId: null, type: 'site.published', data: { site_id: 'site_scale' } }))
+  const eventId = await db
+    .transaction()
+    .execute((trx) => recordEvent(trx, { accountId, siteId: null, type: 'site.published', data: { site_id: 'site_scale' } }))
   for (;;) {
-    const done = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('event_id', '=', eventId).where('state', '=', 'succeeded').executeTakeFirstOrThrow()
+    const done = await db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('event_id', '=', eventId)
+      .where('state', '=', 'succeeded')
+      .executeTakeFirstOrThrow()
     if (Number(done.n) === endpoints) return
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
@@ -231,7 +268,8 @@ try {
     const meta = (JSON.parse(body) as { meta: { total: number } }).meta
     if (meta.total < total || meta.total > total + 2 * samples + 100) throw new Error(`a list says ${meta.total} items, not ${total}`)
   }
-  const get = (path: string, headers: Record<string, string>, check: (body: string) => void) => async () => check(await call('GET', path, headers))
+  const get = (path: string, headers: Record<string, string>, check: (body: string) => void) => async () =>
+    check(await call('GET', path, headers))
 
   const siteCounts = [100, 1000, 10_000]
   const listers = []
@@ -256,22 +294,66 @@ try {
   for (const endpoints of endpointCounts) fanOutAccounts.push(await accountWithEndpoints(receiverUrl, endpoints))
   await settle('pages', 'blocks', 'webhook_endpoints')
 
-  const row = (operation: string, scales: string[], once: Array<(i: number) => Promise<void>>, extra: Partial<Row> = {}) => ({ operation, scales, once, samples: once.map(() => new Samples()), withCpu: true, ...extra })
+  const row = (operation: string, scales: string[], once: Array<(i: number) => Promise<void>>, extra: Partial<Row> = {}) => ({
+    operation,
+    scales,
+    once,
+    samples: once.map(() => new Samples()),
+    withCpu: true,
+    ...extra,
+  })
   const reads = [
-    row('GET /v1/sites, page 1', ['100', '1,000', '10,000 sites'], listers.map((owner, i) => get('/v1/sites', owner.headers, expectTotal(siteCounts[i]!)))),
-    row('GET /v1/sites, page 50 (2 a page)', ['100', '1,000', '10,000 sites'], listers.map((owner, i) => get('/v1/sites?page=50&per_page=2', owner.headers, expectTotal(siteCounts[i]!)))),
-    row('GET /v1/audit-log, page 1', ['10^4', '10^5', '10^6 records'], auditors.map((owner, i) => get('/v1/audit-log', owner.headers, expectTotal(recordCounts[i]!)))),
+    row(
+      'GET /v1/sites, page 1',
+      ['100', '1,000', '10,000 sites'],
+      listers.map((owner, i) => get('/v1/sites', owner.headers, expectTotal(siteCounts[i]!))),
+    ),
+    row(
+      'GET /v1/sites, page 50 (2 a page)',
+      ['100', '1,000', '10,000 sites'],
+      listers.map((owner, i) => get('/v1/sites?page=50&per_page=2', owner.headers, expectTotal(siteCounts[i]!))),
+    ),
+    row(
+      'GET /v1/audit-log, page 1',
+      ['10^4', '10^5', '10^6 records'],
+      auditors.map((owner, i) => get('/v1/audit-log', owner.headers, expectTotal(recordCounts[i]!))),
+    ),
   ]
   // Warm-up, then the measured rounds.
-  await measure(reads.map((r) => ({ ...r, samples: r.samples.map(() => new Samples()) })), 20)
+  await measure(
+    reads.map((r) => ({ ...r, samples: r.samples.map(() => new Samples()) })),
+    20,
+  )
   await measure(reads, samples)
   // Each turn goes to a session of its own, which then holds two messages more: one round per session.
-  const turns = row('POST /api/agent/chat', ['2', '20', '200 messages'], sessions.map((group) => async (i: number) => void (await call('POST', '/api/agent/chat', json, turn(group[i]!)))))
+  const turns = row(
+    'POST /api/agent/chat',
+    ['2', '20', '200 messages'],
+    sessions.map((group) => async (i: number) => void (await call('POST', '/api/agent/chat', json, turn(group[i]!)))),
+  )
   const warmTurns = Math.min(10, Math.floor(turnSessions / 4))
-  await measure([{ ...turns, once: turns.once.map((once) => (i: number) => once(turnSessions - 1 - i)), samples: turns.samples.map(() => new Samples()) }], warmTurns)
+  await measure(
+    [
+      {
+        ...turns,
+        once: turns.once.map((once) => (i: number) => once(turnSessions - 1 - i)),
+        samples: turns.samples.map(() => new Samples()),
+      },
+    ],
+    warmTurns,
+  )
   await measure([turns], turnSessions - warmTurns)
-  const builds = row('build of a site', ['50', '500 pages'], [], { work: [1, 10], byCpu: true, samples: pageCounts.map(() => new Samples()) })
-  const fanOuts = row('one event to every endpoint', ['1', '10', '100 endpoints'], fanOutAccounts.map((id, i) => () => fanOut(id, endpointCounts[i]!)), { work: [1, 10, 100], withCpu: false })
+  const builds = row('build of a site', ['50', '500 pages'], [], {
+    work: [1, 10],
+    byCpu: true,
+    samples: pageCounts.map(() => new Samples()),
+  })
+  const fanOuts = row(
+    'one event to every endpoint',
+    ['1', '10', '100 endpoints'],
+    fanOutAccounts.map((id, i) => () => fanOut(id, endpointCounts[i]!)),
+    { work: [1, 10, 100], withCpu: false },
+  )
   await measure([{ ...fanOuts, samples: fanOuts.samples.map(() => new Samples()) }], 1)
   await measure([fanOuts], Number(process.env.BENCH_FANOUTS ?? 9))
   // A build's duration is the job's own, read from the database; its CPU is the service's while it
@@ -284,20 +366,25 @@ try {
     }
   }
 
-  console.log(`\nhow cost grows with data (PostgreSQL on loopback, all scales in one database, measured in turn; reads one at a time, median of ${samples})`)
+  console.log(
+    `\nhow cost grows with data (PostgreSQL on loopback, all scales in one database, measured in turn; reads one at a time, median of ${samples})`,
+  )
   console.log('| operation | data | cost at each scale | last / first | limit | |')
   console.log('|---|---|---|---|---|---|')
   for (const r of [...reads, turns, builds, fanOuts]) {
     const first = r.samples[0]!
     const last = r.samples.at(-1)!
-    const cost = (s: Samples) => `${s.median.toFixed(s.median < 100 ? 2 : 0)} ms${r.withCpu ? ` (${s.cpuPerSample >= 10_000 ? `${(s.cpuPerSample / 1000).toFixed(0)} ms` : `${s.cpuPerSample.toFixed(0)} µs`} CPU)` : ''}`
+    const cost = (s: Samples) =>
+      `${s.median.toFixed(s.median < 100 ? 2 : 0)} ms${r.withCpu ? ` (${s.cpuPerSample >= 10_000 ? `${(s.cpuPerSample / 1000).toFixed(0)} ms` : `${s.cpuPerSample.toFixed(0)} µs`} CPU)` : ''}`
     const ratio = r.byCpu ? last.cpuPerSample / first.cpuPerSample : last.median / first.median
     // Work that grows with the data (pages, endpoints) is compared per unit of work.
     const growth = r.work?.at(-1)
     const perUnit = growth ? ratio / growth : ratio
     const limit = growth ? 1 : 1.5
     const shown = `${growth ? `${ratio.toFixed(2)}x for ${growth}x the work: ${perUnit.toFixed(2)}x per unit` : `${ratio.toFixed(2)}x`}${r.byCpu ? ' (by CPU)' : ''}`
-    console.log(`| ${r.operation} | ${r.scales.join(' / ')} | ${r.samples.map(cost).join(' / ')} | ${shown} | ${limit.toFixed(1)}x | ${perUnit <= limit ? 'within' : 'OVER'} |`)
+    console.log(
+      `| ${r.operation} | ${r.scales.join(' / ')} | ${r.samples.map(cost).join(' / ')} | ${shown} | ${limit.toFixed(1)}x | ${perUnit <= limit ? 'within' : 'OVER'} |`,
+    )
   }
 } finally {
   receiver.kill('SIGTERM')

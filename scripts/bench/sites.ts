@@ -20,7 +20,19 @@ import { createSite } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { openDataStore } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
-import { compared, cpuCompared, load, median, report, runtimeFlags, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
+import {
+  compared,
+  cpuCompared,
+  load,
+  median,
+  report,
+  runtimeFlags,
+  startBaseline,
+  startService,
+  warm,
+  type LoadResult,
+  type Running,
+} from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -34,7 +46,14 @@ async function seed(databaseUrl: string): Promise<{ siteId: string; stop(): Prom
   await store.db.insertInto('accounts').values({ id: accountId, plan: 'pro' }).execute()
   const site = await createSite(store.db, { name: 'Hansen Bakery', accountId, hostname: HOST, locales: ['en'], defaultLocale: 'en' })
   const [home, ...rest] = englishPages(new Date())
-  const pages = [home!, ...Array.from({ length: PAGES - 1 }, (_, i) => ({ ...rest[i % rest.length]!, path: `${rest[i % rest.length]!.path}-${i}`, title: `${rest[i % rest.length]!.title} ${i}` }))]
+  const pages = [
+    home!,
+    ...Array.from({ length: PAGES - 1 }, (_, i) => ({
+      ...rest[i % rest.length]!,
+      path: `${rest[i % rest.length]!.path}-${i}`,
+      title: `${rest[i % rest.length]!.title} ${i}`,
+    })),
+  ]
   for (const p of pages) {
     const page = await createPage(store.db, site, { path: p.path, locale: 'en', title: p.title, description: p.description })
     for (const block of p.blocks) await insertBlock(store.db, page.id, { type: block.type, content: block.content })
@@ -76,10 +95,20 @@ function port(): number {
 
 async function startPageServer(capture: string, kind: 'fastify' | 'node'): Promise<Running> {
   const p = port()
-  const child = spawn(process.execPath, [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  )
   const url = `http://127.0.0.1:${p}`
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break
+    if (
+      await fetch(`${url}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return { url, pid: child.pid!, stop: async () => void (child.kill('SIGTERM'), await once(child, 'exit')) }
@@ -107,11 +136,20 @@ async function startNginx(dir: string, body: Buffer, headers: Record<string, str
   const child = spawn(NGINX, ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${p}`
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break
+    if (
+      await fetch(`${url}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   // The master forks the one worker; the worker does the serving, so its CPU is what is measured.
-  const worker = spawnSync('pgrep', ['-P', String(child.pid)]).stdout.toString().trim().split('\n')[0]
+  const worker = spawnSync('pgrep', ['-P', String(child.pid)])
+    .stdout.toString()
+    .trim()
+    .split('\n')[0]
   return { url, pid: Number(worker) || child.pid!, stop: async () => void (child.kill('SIGQUIT'), await once(child, 'exit')) }
 }
 
@@ -133,7 +171,11 @@ try {
   }
   if (page.status !== 200) throw new Error(`the published page answers ${page.status}`)
   const { body } = page
-  const headers = Object.fromEntries(Object.entries(page.headers).filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name))) as Record<string, string>
+  const headers = Object.fromEntries(
+    Object.entries(page.headers).filter(
+      ([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name),
+    ),
+  ) as Record<string, string>
   const capture = join(dir, 'page.json')
   writeFileSync(capture, JSON.stringify({ headers, body: body.toString('base64') }))
   const hello = await startBaseline()
@@ -155,7 +197,8 @@ try {
   for (const target of targets) await warm({ url: target.url, connections, headers: target.headers })
   const runs = targets.map((): LoadResult[] => [])
   for (let round = 0; round < rounds; round++) {
-    for (const [i, target] of targets.entries()) runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers }))
+    for (const [i, target] of targets.entries())
+      runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers }))
   }
   const medians = runs.map(median)
   report(
@@ -166,11 +209,17 @@ try {
   const [, sameRuns, floorRuns, ...restRuns] = runs
   console.log('')
   console.log(compared('published page by Host vs bare Fastify', runs.at(-1)!, sameRuns!, { by: 'cpu', atLeast: 0.9 }))
-  console.log(nginx ? compared('published page by Host vs nginx, 1 worker', runs.at(-1)!, restRuns[0]!, { by: 'cpu', atLeast: 1.0 }) : `nginx not installed (${NGINX}): no nginx figure`)
+  console.log(
+    nginx
+      ? compared('published page by Host vs nginx, 1 worker', runs.at(-1)!, restRuns[0]!, { by: 'cpu', atLeast: 1.0 })
+      : `nginx not installed (${NGINX}): no nginx figure`,
+  )
   // What any server built on node:http can reach: its HTTP machinery alone, beside nginx.
   if (nginx) {
     const floorCpu = cpuCompared(floorRuns!, restRuns[0]!)
-    console.log(`  the floor: node:http alone vs nginx, ${floorCpu.ratio.toFixed(2)}x by CPU (${floorCpu.ours.toFixed(0)} / ${floorCpu.reference.toFixed(0)} µs per request); by round ${floorCpu.perRound}`)
+    console.log(
+      `  the floor: node:http alone vs nginx, ${floorCpu.ratio.toFixed(2)}x by CPU (${floorCpu.ours.toFixed(0)} / ${floorCpu.reference.toFixed(0)} µs per request); by round ${floorCpu.perRound}`,
+    )
   }
   console.log(`${PAGES}-page site builds in ${buildMs.map((ms) => `${ms} ms`).join(', ')} (target under 1000 ms)`)
 } finally {

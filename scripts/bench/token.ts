@@ -42,19 +42,36 @@ async function rawSigningRate(concurrency: number, durationSeconds: number): Pro
   return { perSecond: count / ((Date.now() - started) / 1000), cpuPerSignature: (cpu.user + cpu.system) / count }
 }
 
-const asResult = (rate: RawRate): LoadResult => ({ requestsPerSecond: rate.perSecond, p50: 0, p99: 0, non2xx: 0, errors: 0, total: Math.round(rate.perSecond * seconds), cpuPerRequest: rate.cpuPerSignature })
+const asResult = (rate: RawRate): LoadResult => ({
+  requestsPerSecond: rate.perSecond,
+  p50: 0,
+  p99: 0,
+  non2xx: 0,
+  errors: 0,
+  total: Math.round(rate.perSecond * seconds),
+  cpuPerRequest: rate.cpuPerSignature,
+})
 
 const baseline = await startBaseline()
 const service = await startService()
 try {
-  const registration = (await (await fetch(`${service.url}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' })).json()) as { identity_assertion: string }
+  const registration = (await (
+    await fetch(`${service.url}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":"anonymous"}',
+    })
+  ).json()) as { identity_assertion: string }
   const request = {
     url: `${service.url}/oauth/token`,
     pid: service.pid,
     method: 'POST',
     connections,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: registration.identity_assertion }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: registration.identity_assertion,
+    }).toString(),
   }
   const check = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body })
   if (check.status !== 200) throw new Error(`token endpoint answered ${check.status}: ${await check.text()}`)
@@ -75,17 +92,24 @@ try {
   const median = <T>(values: T[], key: (v: T) => number) => [...values].sort((a, b) => key(a) - key(b))[Math.floor(values.length / 2)] as T
   const raw = median(raws, (v) => v.perSecond)
   const tokens = median(issued, (r) => r.requestsPerSecond)
-  console.log(`rounds: raw ${raws.map((r) => r.perSecond.toFixed(0)).join(', ')} sig/s; issued ${issued.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')} tok/s`)
+  console.log(
+    `rounds: raw ${raws.map((r) => r.perSecond.toFixed(0)).join(', ')} sig/s; issued ${issued.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')} tok/s`,
+  )
 
   report(`token issuance (${connections} connections, loopback, PostgreSQL)`, bare, [
     { name: 'jose RS256 sign, raw (in-process)', result: asResult(raw), unit: 'sig/s' },
     { name: 'POST /oauth/token jwt-bearer', result: tokens, unit: 'tok/s' },
   ])
-  console.log(`\njwt-bearer issuance reaches ${((tokens.requestsPerSecond / raw.perSecond) * 100).toFixed(1)} % of jose's raw RS256 signing rate`)
+  console.log(
+    `\njwt-bearer issuance reaches ${((tokens.requestsPerSecond / raw.perSecond) * 100).toFixed(1)} % of jose's raw RS256 signing rate`,
+  )
   // CPU per token against CPU per raw signature does not depend on what else the machine runs.
   const medianCpu = median(issued, (r) => r.cpuPerRequest ?? 0).cpuPerRequest
   const rawCpu = median(raws, (r) => r.cpuPerSignature).cpuPerSignature
-  if (medianCpu) console.log(`jwt-bearer token: CPU per token ${medianCpu.toFixed(0)} µs against ${rawCpu.toFixed(0)} µs per raw signature: ${((rawCpu / medianCpu) * 100).toFixed(1)} % efficiency (target >= 85 %): ${rawCpu / medianCpu >= 0.85 ? 'met' : 'NOT met'}`)
+  if (medianCpu)
+    console.log(
+      `jwt-bearer token: CPU per token ${medianCpu.toFixed(0)} µs against ${rawCpu.toFixed(0)} µs per raw signature: ${((rawCpu / medianCpu) * 100).toFixed(1)} % efficiency (target >= 85 %): ${rawCpu / medianCpu >= 0.85 ? 'met' : 'NOT met'}`,
+    )
 } finally {
   await service.stop()
   await baseline.stop()

@@ -92,7 +92,13 @@ try {
   }
   const ours = await newAccount()
   const peer = await newAccount()
-  const data = (i: number) => ({ site_id: 'site_bench', build_id: `bld_${i}`, url: 'https://bench.example/', pages: 12, published_at: new Date().toISOString() })
+  const data = (i: number) => ({
+    site_id: 'site_bench',
+    build_id: `bld_${i}`,
+    url: 'https://bench.example/',
+    pages: 12,
+    published_at: new Date().toISOString(),
+  })
 
   /**
    * CPU seconds so far of this process and of the database's backends, the latter sampled every
@@ -100,7 +106,9 @@ try {
    */
   const backendCpu = new Map<number, number>()
   const sampleBackends = async () => {
-    const { rows } = await watcher.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')
+    const { rows } = await watcher.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    )
     for (const { pid } of rows) {
       const seconds = cpuSeconds(pid)
       if (seconds !== undefined) backendCpu.set(pid, seconds)
@@ -122,7 +130,12 @@ try {
       Array.from({ length: concurrency }, async () => {
         while (next++ < total) {
           const headers = webhookHeaders([ours.secret], `evt_${next}`, Math.floor(Date.now() / 1000), body)
-          const res = await request(receiver.url, { method: 'POST', dispatcher: rawAgent, body, headers: { ...headers, 'content-type': 'application/json' } })
+          const res = await request(receiver.url, {
+            method: 'POST',
+            dispatcher: rawAgent,
+            body,
+            headers: { ...headers, 'content-type': 'application/json' },
+          })
           await res.body.dump()
         }
       }),
@@ -147,12 +160,19 @@ try {
       const event = openEvent(keyring, row)
       const payloadText = eventBody(event)
       const started = new Date()
-      const signatures = signingSecrets(keyring, { ...row, id: row.endpoint_id }, started).map((secret) => new Webhook(secret).sign(event.id, started, payloadText))
+      const signatures = signingSecrets(keyring, { ...row, id: row.endpoint_id }, started).map((secret) =>
+        new Webhook(secret).sign(event.id, started, payloadText),
+      )
       const res = await request(row.url, {
         method: 'POST',
         dispatcher: peerAgent,
         body: payloadText,
-        headers: { 'webhook-id': event.id, 'webhook-timestamp': String(Math.floor(started.getTime() / 1000)), 'webhook-signature': signatures.join(' '), 'content-type': 'application/json' },
+        headers: {
+          'webhook-id': event.id,
+          'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
+          'webhook-signature': signatures.join(' '),
+          'content-type': 'application/json',
+        },
       })
       const answer = (await res.body.text()).slice(0, 1024)
       const finished = new Date()
@@ -164,13 +184,33 @@ try {
             values ($1, $2, $3, $4, 'succeeded', 1, $5, $6, $7) returning id)
           insert into webhook_attempts (id, delivery_id, endpoint_id, attempt, attempted_at, status, duration_ms, response)
           select $8, d.id, $3, 1, $5, $6, $9, $10 from d`,
-        values: [newId('dlv'), row.account_id, row.endpoint_id, event.id, started, res.statusCode, finished, attemptId, finished.getTime() - started.getTime(), keyring.seal(answer, responseContext(attemptId))],
+        values: [
+          newId('dlv'),
+          row.account_id,
+          row.endpoint_id,
+          event.id,
+          started,
+          res.statusCode,
+          finished,
+          attemptId,
+          finished.getTime() - started.getTime(),
+          keyring.seal(answer, responseContext(attemptId)),
+        ],
       })
     }
   }
 
   const delivered = async (accountId: string) =>
-    Number((await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('state', '=', 'succeeded').executeTakeFirstOrThrow()).n)
+    Number(
+      (
+        await db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('state', '=', 'succeeded')
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
 
   /** Commits `events` events of the account, 100 to a transaction; `queue` adds each one's job. */
   async function commitEvents(accountId: string, queue: 'ours' | 'peer', count: number): Promise<void> {
@@ -181,7 +221,17 @@ try {
             await recordEvent(trx, { accountId, siteId: 'site_bench', type: 'site.published', data: data(j) })
           } else {
             const id = newId('evt')
-            await trx.insertInto('events').values({ id, account_id: accountId, site_id: 'site_bench', type: 'site.published', data: JSON.stringify(data(j)), personal_sealed: null }).execute()
+            await trx
+              .insertInto('events')
+              .values({
+                id,
+                account_id: accountId,
+                site_id: 'site_bench',
+                type: 'site.published',
+                data: JSON.stringify(data(j)),
+                personal_sealed: null,
+              })
+              .execute()
             await sql`select graphile_worker.add_job('deliver', json_build_object('event_id', ${id}::text))`.execute(trx)
           }
         }
@@ -205,12 +255,26 @@ try {
     let stop: () => Promise<void>
     if (system === 'ours') {
       const runner = new JobRunner({ store, log, concurrency, pollIntervalMs: 1000 })
-      defineWebhookJobs(runner, { db, keyring, fetcher, mailer: { transport: 'outbox', send: async () => {} }, log, clock: defaultRetryClock() })
+      defineWebhookJobs(runner, {
+        db,
+        keyring,
+        fetcher,
+        mailer: { transport: 'outbox', send: async () => {} },
+        log,
+        clock: defaultRetryClock(),
+      })
       await runner.start()
       ourRunner = runner
       stop = () => runner.stop()
     } else {
-      const runner = await run({ pgPool: peerPool, concurrency, noHandleSignals: true, pollInterval: 1000, taskList: { deliver }, logger: new Logger(() => () => {}) })
+      const runner = await run({
+        pgPool: peerPool,
+        concurrency,
+        noHandleSignals: true,
+        pollInterval: 1000,
+        taskList: { deliver },
+        logger: new Logger(() => () => {}),
+      })
       stop = () => runner.stop()
     }
     while ((await delivered(accountId)) < before + count) await sleep(50)
@@ -238,14 +302,23 @@ try {
 
   // Latency: events one at a time at a steady rate, each timed from its commit to its first attempt.
   const runner = new JobRunner({ store, log, concurrency, pollIntervalMs: 1000 })
-  defineWebhookJobs(runner, { db, keyring, fetcher, mailer: { transport: 'outbox', send: async () => {} }, log, clock: defaultRetryClock() })
+  defineWebhookJobs(runner, {
+    db,
+    keyring,
+    fetcher,
+    mailer: { transport: 'outbox', send: async () => {} },
+    log,
+    clock: defaultRetryClock(),
+  })
   await runner.start()
   ourRunner = runner
   const deliveredBefore = await delivered(ours.id)
   const committedAt = new Map<string, number>()
   for (let i = 0; i < latencyEvents; i++) {
     const due = performance.now() + 1000 / rate
-    const id = await db.transaction().execute((trx) => recordEvent(trx, { accountId: ours.id, siteId: 'site_bench', type: 'site.published', data: data(i) }))
+    const id = await db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { accountId: ours.id, siteId: 'site_bench', type: 'site.published', data: data(i) }))
     committedAt.set(id, Date.now())
     await sleep(Math.max(0, due - performance.now()))
   }
@@ -267,14 +340,20 @@ try {
   const byRound = measured.ours.map((r, i) => (r.perSecond / measured.peer[i]!.perSecond).toFixed(2)).join(', ')
   const p50 = percentile(latencies, 50)
   const p99 = percentile(latencies, 99)
-  console.log(`\nwebhooks (PostgreSQL, loopback receiver in its own process, ${concurrency} jobs in flight, ${events} events a round, median of ${rounds} rounds)`)
-  console.log(`  raw undici POSTs                   ${raw.toFixed(0).padStart(6)}/s (before ${rawBefore.toFixed(0)}, after ${rawAfter.toFixed(0)})`)
+  console.log(
+    `\nwebhooks (PostgreSQL, loopback receiver in its own process, ${concurrency} jobs in flight, ${events} events a round, median of ${rounds} rounds)`,
+  )
+  console.log(
+    `  raw undici POSTs                   ${raw.toFixed(0).padStart(6)}/s (before ${rawBefore.toFixed(0)}, after ${rawAfter.toFixed(0)})`,
+  )
   console.log(line('graphile-worker (same task)', measured.peer))
   console.log(line('ours (fan-out + delivery jobs)', measured.ours))
   console.log(
     `\nwebhooks vs graphile-worker: ${ratio.toFixed(2)}x its deliveries/s (by round ${byRound}), ${(med(measured.ours, 'perCoreWithDatabase') / med(measured.peer, 'perCoreWithDatabase')).toFixed(2)}x its deliveries per core with the database, ${(med(measured.ours, 'perCoreWorker') / med(measured.peer, 'perCoreWorker')).toFixed(2)}x per core of the worker; target >= 1.0x: ${ratio >= 1 ? 'met' : 'NOT met'}`,
   )
-  console.log(`  commit -> first attempt (ours)    p50 ${p50} ms, p99 ${p99} ms, max ${latencies.at(-1)} ms over ${latencies.length} events at ${rate}/s (targets p50 < 50, p99 < 250)`)
+  console.log(
+    `  commit -> first attempt (ours)    p50 ${p50} ms, p99 ${p99} ms, max ${latencies.at(-1)} ms over ${latencies.length} events at ${rate}/s (targets p50 < 50, p99 < 250)`,
+  )
 } finally {
   await ourRunner?.stop()
   await watcher.end().catch(() => {})

@@ -178,7 +178,8 @@ function vocabulary(locale: Locale): Vocabulary {
   let found = vocabularies.get(locale)
   if (found) return found
   const all = new Set<string>()
-  for (const group of lexicon[locale]) for (const entry of group) for (const word of words(entry)) if (usable(fold(word))) all.add(fold(word))
+  for (const group of lexicon[locale])
+    for (const entry of group) for (const word of words(entry)) if (usable(fold(word))) all.add(fold(word))
   for (const word of stopwordList(locale)) if (usable(fold(word))) all.add(fold(word))
   const deletes = new Map<string, string[]>()
   const byStem = new Map<string, string>()

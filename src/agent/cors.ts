@@ -26,7 +26,8 @@ export function originPolicy(db: Db, baseUrl: string, options: { allowLoopback?:
     } catch {
       return false
     }
-    if (options.allowLoopback && url.origin === origin && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith('.localhost'))) return true
+    if (options.allowLoopback && url.origin === origin && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith('.localhost')))
+      return true
     if (url.protocol !== 'https:' || url.port !== '' || url.origin !== origin) return false
     return assistantEnabledOn(db, url.hostname, options.sitesDomain)
   }

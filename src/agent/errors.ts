@@ -54,7 +54,11 @@ export function agentError(kind: AgentErrorKind): AgentHttpError {
 
 export function rateLimited(retryAfterSeconds: number): AgentHttpError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds))
-  return new AgentHttpError(429, { error: 'Too many requests; retry later', code: 'RATE_LIMITED', retryAfterSeconds: seconds }, { 'retry-after': String(seconds) })
+  return new AgentHttpError(
+    429,
+    { error: 'Too many requests; retry later', code: 'RATE_LIMITED', retryAfterSeconds: seconds },
+    { 'retry-after': String(seconds) },
+  )
 }
 
 export function turnInProgress(retryAfterSeconds: number): AgentHttpError {

@@ -48,7 +48,10 @@ export default async function agentRoutes(app: FastifyInstance) {
   })
   app.addHook('onClose', async () => stopSiteKnowledge?.())
 
-  const allowed = originPolicy(app.db, config.BASE_URL, { allowLoopback: config.NODE_ENV !== 'production', sitesDomain: config.SITES_DOMAIN })
+  const allowed = originPolicy(app.db, config.BASE_URL, {
+    allowLoopback: config.NODE_ENV !== 'production',
+    sitesDomain: config.SITES_DOMAIN,
+  })
   await app.register(cors, {
     origin: (origin, callback) => {
       if (!origin) return callback(null, false)

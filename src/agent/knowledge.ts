@@ -96,7 +96,9 @@ export function choose(hits: readonly Hit[]): Choice {
   const best = confident[0]
   if (!best || best.similarity >= SURE_SIMILARITY) return { best, alternative: undefined }
   // Another section of the same page is not another meaning: the page answers both.
-  const alternative = confident.find((h) => h.passage.url !== best.passage.url && h.passage.siteId === best.passage.siteId && h.score >= CLOSE * best.score)
+  const alternative = confident.find(
+    (h) => h.passage.url !== best.passage.url && h.passage.siteId === best.passage.siteId && h.score >= CLOSE * best.score,
+  )
   return { best, alternative }
 }
 
@@ -128,8 +130,18 @@ export interface KnowledgeBase {
 const knowledgeDir = new URL('./knowledge/', import.meta.url)
 
 const intlLocale: Record<Locale, string> = { de: 'de-DE', en: 'en-IE', fr: 'fr-FR' }
-const wholeEuro = Object.fromEntries(LOCALES.map((l) => [l, new Intl.NumberFormat(intlLocale[l], { style: 'currency', currency: 'EUR', minimumFractionDigits: 0, maximumFractionDigits: 0 })]))
-const centEuro = Object.fromEntries(LOCALES.map((l) => [l, new Intl.NumberFormat(intlLocale[l], { style: 'currency', currency: 'EUR', minimumFractionDigits: 2, maximumFractionDigits: 2 })]))
+const wholeEuro = Object.fromEntries(
+  LOCALES.map((l) => [
+    l,
+    new Intl.NumberFormat(intlLocale[l], { style: 'currency', currency: 'EUR', minimumFractionDigits: 0, maximumFractionDigits: 0 }),
+  ]),
+)
+const centEuro = Object.fromEntries(
+  LOCALES.map((l) => [
+    l,
+    new Intl.NumberFormat(intlLocale[l], { style: 'currency', currency: 'EUR', minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  ]),
+)
 
 /**
  * An amount as readers of the locale write it: "€49" and "€470.40" in English, "49 €" and
@@ -154,7 +166,11 @@ export function formatCount(n: number, locale: Locale): string {
 const perMonth: Record<Locale, string> = { de: 'pro Monat', en: 'a month', fr: 'par mois' }
 // French sets a colon apart like the other two-part signs.
 const colon: Record<Locale, string> = { de: ': ', en: ': ', fr: ' : ' }
-const perYear: Record<Locale, string> = { de: 'pro Jahr bei jährlicher Zahlung', en: 'a year when paid yearly', fr: 'par an en paiement annuel' }
+const perYear: Record<Locale, string> = {
+  de: 'pro Jahr bei jährlicher Zahlung',
+  en: 'a year when paid yearly',
+  fr: 'par an en paiement annuel',
+}
 
 const unlimited: Record<Locale, string> = { de: 'unbegrenzt', en: 'unlimited', fr: 'illimité' }
 const cadences: Record<Locale, Record<'monthly' | 'weekly', string>> = {
@@ -167,11 +183,16 @@ function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: 
   return body.replace(/\{\{([a-z_]+)(?::([a-z_]+))?\}\}/g, (_m, name: string, arg: string | undefined) => {
     if (name === 'plans') {
       return pricing.plans
-        .map((p) => `- ${planName(p.id, locale)}${colon[locale]}${formatEuro(p.monthly_price_cents, locale)} ${perMonth[locale]} (${formatEuro(p.yearly_price_cents, locale)} ${perYear[locale]})`)
+        .map(
+          (p) =>
+            `- ${planName(p.id, locale)}${colon[locale]}${formatEuro(p.monthly_price_cents, locale)} ${perMonth[locale]} (${formatEuro(p.yearly_price_cents, locale)} ${perYear[locale]})`,
+        )
         .join('\n')
     }
     if (name === 'addons') {
-      return pricing.add_ons.map((a) => `- ${addOnName(a.id, locale)}${colon[locale]}${formatEuro(a.monthly_price_cents, locale)} ${perMonth[locale]}`).join('\n')
+      return pricing.add_ons
+        .map((a) => `- ${addOnName(a.id, locale)}${colon[locale]}${formatEuro(a.monthly_price_cents, locale)} ${perMonth[locale]}`)
+        .join('\n')
     }
     if (name === 'yearly_discount') return formatPercent(pricing.yearly_discount_percent, locale)
     if (name === 'price') {
@@ -186,7 +207,9 @@ function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: 
     // unlimited" (plans including none left out), the report cadence per plan, the plan an add-on
     // starts from.
     if (name === 'allowance' && (arg === 'sites' || arg === 'own_domains' || arg === 'seats')) {
-      const items = pricing.plans.filter((p) => p[arg] !== 0).map((p) => `${planName(p.id, locale)} ${p[arg] === null ? unlimited[locale] : formatCount(p[arg], locale)}`)
+      const items = pricing.plans
+        .filter((p) => p[arg] !== 0)
+        .map((p) => `${planName(p.id, locale)} ${p[arg] === null ? unlimited[locale] : formatCount(p[arg], locale)}`)
       return joinList(items, locale)
     }
     if (name === 'reports') {
@@ -225,7 +248,9 @@ function parseFile(source: string, file: string): { meta: Record<string, string>
 export function loadPassages(locale: Locale, pricing: Pricing = loadPricing()): Passage[] {
   const dir = new URL(`${locale}/`, knowledgeDir)
   const passages: Passage[] = []
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.md')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()) {
     const { meta, body } = parseFile(readFileSync(new URL(file, dir), 'utf8'), `${locale}/${file}`)
     const [label, prompt] = (meta['suggestion'] ?? '').split('|').map((s) => s.trim())
     const suggestion = label && prompt ? { label: typeset(label, locale), prompt: typeset(prompt, locale) } : undefined
@@ -236,14 +261,29 @@ export function loadPassages(locale: Locale, pricing: Pricing = loadPricing()): 
       const [heading, ...rest] = i === 0 ? ['', section] : section.split('\n')
       const lines = (i === 0 ? section : rest.join('\n')).split('\n')
       const questions = lines.filter((l) => l.startsWith('? ')).map((l) => l.slice(2).trim())
-      const fact = lines.find((l) => l.startsWith('! '))?.slice(2).trim()
+      const fact = lines
+        .find((l) => l.startsWith('! '))
+        ?.slice(2)
+        .trim()
       const text = lines
         .filter((l) => !l.startsWith('? ') && !l.startsWith('! '))
         .join('\n')
         .trim()
       if (!text) return
       const title = i === 0 ? meta['title']! : `${meta['title']}: ${heading!.trim()}`
-      passages.push({ siteId: undefined, seq: passages.length, topic: meta['topic']!, keywords: meta['keywords'] ?? '', title, pageTitle: meta['title']!, url: meta['url']!, text, suggestion, questions, fact })
+      passages.push({
+        siteId: undefined,
+        seq: passages.length,
+        topic: meta['topic']!,
+        keywords: meta['keywords'] ?? '',
+        title,
+        pageTitle: meta['title']!,
+        url: meta['url']!,
+        text,
+        suggestion,
+        questions,
+        fact,
+      })
     })
   }
   if (passages.length === 0) throw new Error(`knowledge base for ${locale} is empty`)
@@ -288,7 +328,13 @@ export function indexOf(passages: Passage[], locale: Locale): Collection {
   const index = new Bm25Index(
     passages.map((p) => {
       const title = analyzer.index(heading(p))
-      return [...title, ...title, ...analyzer.index(p.keywords), ...analyzer.index(p.text), ...p.questions.flatMap((q) => analyzer.index(q))]
+      return [
+        ...title,
+        ...title,
+        ...analyzer.index(p.keywords),
+        ...analyzer.index(p.text),
+        ...p.questions.flatMap((q) => analyzer.index(q)),
+      ]
     }),
     { b: 0.5 },
   )
@@ -351,7 +397,21 @@ export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeB
       const passages = inputs
         .map((p) => ({ ...p, url: sitePath(p.url) }))
         .filter((p): p is SitePassageInput => p.url !== undefined && p.text.trim() !== '')
-        .map((p, seq): Passage => ({ siteId, topic: 'site', title: p.title, pageTitle: p.title.split(': ')[0]!, url: p.url, text: p.text.trim(), keywords: p.keywords ?? '', suggestion: undefined, seq, questions: [], fact: undefined }))
+        .map(
+          (p, seq): Passage => ({
+            siteId,
+            topic: 'site',
+            title: p.title,
+            pageTitle: p.title.split(': ')[0]!,
+            url: p.url,
+            text: p.text.trim(),
+            keywords: p.keywords ?? '',
+            suggestion: undefined,
+            seq,
+            questions: [],
+            fact: undefined,
+          }),
+        )
       let byLocale = sites.get(siteId)
       if (passages.length === 0) {
         byLocale?.delete(locale)

@@ -16,7 +16,9 @@ export async function purgeStaleSessions(db: Db, cutoff: Date): Promise<number> 
   for (;;) {
     const erased = await db.transaction().execute(async (trx) => {
       const { rows } = await sql<{ id: string }>`
-        select id from agent_sessions where last_active_at < ${cutoff} order by last_active_at limit ${BATCH} for update skip locked`.execute(trx)
+        select id from agent_sessions where last_active_at < ${cutoff} order by last_active_at limit ${BATCH} for update skip locked`.execute(
+        trx,
+      )
       const ids = rows.map((r) => r.id)
       if (ids.length === 0) return 0
       await trx.updateTable('leads').set({ session_id: null }).where('session_id', 'in', ids).execute()

@@ -29,7 +29,10 @@ export interface CreatedSession {
 export async function createSession(db: Db, siteId: string, locale: Locale): Promise<CreatedSession> {
   const id = newId('ag')
   const token = randomToken(32)
-  await db.insertInto('agent_sessions').values({ id, token_hash: sha256Hex(token), site_id: siteId, locale, handoff_updated_at: null }).execute()
+  await db
+    .insertInto('agent_sessions')
+    .values({ id, token_hash: sha256Hex(token), site_id: siteId, locale, handoff_updated_at: null })
+    .execute()
   return { id, token }
 }
 
@@ -41,7 +44,17 @@ export async function findSession(db: Db, sessionId: string, token: string): Pro
   const row = await db
     .selectFrom('agent_sessions as s')
     .innerJoin('sites', 'sites.id', 's.site_id')
-    .select(['s.id', 's.token_hash', 's.site_id', 's.locale', 's.handoff_state', 'sites.name', 'sites.status', 'sites.settings', 'sites.default_locale'])
+    .select([
+      's.id',
+      's.token_hash',
+      's.site_id',
+      's.locale',
+      's.handoff_state',
+      'sites.name',
+      'sites.status',
+      'sites.settings',
+      'sites.default_locale',
+    ])
     .where('s.id', '=', sessionId)
     .executeTakeFirst()
   const presented = sha256Hex(token)
@@ -72,7 +85,9 @@ export async function loadTranscript(db: Db, keyring: Keyring, sessionId: string
     .limit(limit)
     .execute()
   const context = messageContext(sessionId)
-  return rows.reverse().map((row) => ({ role: row.role, text: keyring.open(row.text_sealed, context), at: new Date(row.created_at).toISOString() }))
+  return rows
+    .reverse()
+    .map((row) => ({ role: row.role, text: keyring.open(row.text_sealed, context), at: new Date(row.created_at).toISOString() }))
 }
 
 /**

@@ -17,7 +17,12 @@ export async function syncSiteKnowledge(store: DataStore, kb: KnowledgeBase, log
     for (const site of live) {
       seen.add(site.siteId)
       if (indexed.get(site.siteId) === site.buildId) continue
-      for (const locale of LOCALES) kb.indexSitePassages(site.siteId, locale, site.passages.filter((p) => p.locale === locale))
+      for (const locale of LOCALES)
+        kb.indexSitePassages(
+          site.siteId,
+          locale,
+          site.passages.filter((p) => p.locale === locale),
+        )
       indexed.set(site.siteId, site.buildId)
     }
     for (const gone of siteId ? [siteId] : [...indexed.keys()]) {

@@ -10,13 +10,19 @@ const stemmers: Record<Locale, (word: string) => string> = { de: german, en: eng
 // question that matches a passage only on those has not matched it at all.
 const stopwords: Record<Locale, ReadonlySet<string>> = {
   en: new Set(
-    'a an and are as at be but by can could do does did for from get got give have has how i if in is it its me my of on or our please so that the their them there this to us was we what when where which who why will with would you your much many any some also just there tell know like want need offer offers offering provide provides possible way ok okay thanks thank yes no include includes included including contain contains come comes work works working put use using take takes current currently existing already still later now anytime anything something everything really actually exactly pls plz please thx hey guys then than too very quite one ones bit lot lots kind sort stuff thing things should shall might must may am were been being had into about up out over just even ever here these those such only own well yet else instead rather ur ya exist exists existing whenever two three four five six seven eight nine ten'.split(' '),
+    'a an and are as at be but by can could do does did for from get got give have has how i if in is it its me my of on or our please so that the their them there this to us was we what when where which who why will with would you your much many any some also just there tell know like want need offer offers offering provide provides possible way ok okay thanks thank yes no include includes included including contain contains come comes work works working put use using take takes current currently existing already still later now anytime anything something everything really actually exactly pls plz please thx hey guys then than too very quite one ones bit lot lots kind sort stuff thing things should shall might must may am were been being had into about up out over just even ever here these those such only own well yet else instead rather ur ya exist exists existing whenever two three four five six seven eight nine ten'.split(
+      ' ',
+    ),
   ),
   de: new Set(
-    'aber als am an auch auf aus bei bin bis bitte da das dass dein dem den der des die doch du ein eine einem einen einer es für hab habe haben hat ich ihr ihre ihnen im in ist ja kann können könnte man mein meine mich mir mit nach nicht noch nur ob oder sich sie sind so und uns unser von was welche welcher welches welchen welchem wenn wer wie wir wo zu zum zur gibt geben gib bieten bietet biete möglich viel denn mal danke gern gerne etwas enthält enthalten umfasst beinhaltet beinhalten dabei inklusive meiner meinen meinem meines deiner deinen ihrem ihren ihres unsere unseren unserem unserer euer eure sein seine wird werden würde gut später jetzt jederzeit funktioniert funktionieren geht läuft brauche brauchen benötige benötigen verwenden nutzen benutzen einsetzen bekomme bekommen erhalte kriege vielen viele vieles eigentlich genau wirklich alles irgendwie irgendwas ganz sehr schon dann also halt eben dazu darauf damit davon dafür hier dort diese dieser dieses diesen diesem jede jeder jedes jeden welchen gibts kriegt kriegen bekommt mache machen macht sollte sollten soll muss müssen möchte möchten will wollen würden hätte hätten wäre bzw ca eh einfach eure euren eurem euch ihr ihm ihn seid bist heißt heisst nennt existiert existieren zwei drei vier fünf sechs sieben acht neun zehn'.split(' '),
+    'aber als am an auch auf aus bei bin bis bitte da das dass dein dem den der des die doch du ein eine einem einen einer es für hab habe haben hat ich ihr ihre ihnen im in ist ja kann können könnte man mein meine mich mir mit nach nicht noch nur ob oder sich sie sind so und uns unser von was welche welcher welches welchen welchem wenn wer wie wir wo zu zum zur gibt geben gib bieten bietet biete möglich viel denn mal danke gern gerne etwas enthält enthalten umfasst beinhaltet beinhalten dabei inklusive meiner meinen meinem meines deiner deinen ihrem ihren ihres unsere unseren unserem unserer euer eure sein seine wird werden würde gut später jetzt jederzeit funktioniert funktionieren geht läuft brauche brauchen benötige benötigen verwenden nutzen benutzen einsetzen bekomme bekommen erhalte kriege vielen viele vieles eigentlich genau wirklich alles irgendwie irgendwas ganz sehr schon dann also halt eben dazu darauf damit davon dafür hier dort diese dieser dieses diesen diesem jede jeder jedes jeden welchen gibts kriegt kriegen bekommt mache machen macht sollte sollten soll muss müssen möchte möchten will wollen würden hätte hätten wäre bzw ca eh einfach eure euren eurem euch ihr ihm ihn seid bist heißt heisst nennt existiert existieren zwei drei vier fünf sechs sieben acht neun zehn'.split(
+      ' ',
+    ),
   ),
   fr: new Set(
-    "a au aux avec ce ces dans de des du elle en est et il je la le les leur ma mais me mes mon ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te tes ton tu un une vos votre vous y c d j l m n s t est-ce quel quelle quels quelles comment ce cela ça proposez propose proposer offrez il y a peut peux puis pouvez avez ai fait faire merci oui non bien si comprend comprennent inclus inclut incluse contient fonctionne fonctionnent marche faut mettre utiliser obtenir combien avoir incluent ils elles tard maintenant vraiment exactement tout tous toute toutes quelque chose choses alors donc aussi très trop ici là cette cet celui celle ceux celles être suis es sommes êtes sont était sera serait ai as avons avez ont aurai aurais voudrais veux voulez souhaite souhaiterais dois doit devez svp stp merci bon ben bah hein genre quoi existe existent exister appelle deux trois quatre cinq sept huit neuf dix".split(' '),
+    'a au aux avec ce ces dans de des du elle en est et il je la le les leur ma mais me mes mon ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te tes ton tu un une vos votre vous y c d j l m n s t est-ce quel quelle quels quelles comment ce cela ça proposez propose proposer offrez il y a peut peux puis pouvez avez ai fait faire merci oui non bien si comprend comprennent inclus inclut incluse contient fonctionne fonctionnent marche faut mettre utiliser obtenir combien avoir incluent ils elles tard maintenant vraiment exactement tout tous toute toutes quelque chose choses alors donc aussi très trop ici là cette cet celui celle ceux celles être suis es sommes êtes sont était sera serait ai as avons avez ont aurai aurais voudrais veux voulez souhaite souhaiterais dois doit devez svp stp merci bon ben bah hein genre quoi existe existent exister appelle deux trois quatre cinq sept huit neuf dix'.split(
+      ' ',
+    ),
   ),
 }
 
@@ -25,7 +31,11 @@ const CACHE_LIMIT = 50_000
 
 /** Letters without their accents, ß as ss: "résilier" and "resilier" are one word to a reader. */
 export function fold(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}+/gu, '').replace(/ß/g, 'ss').normalize('NFC')
+  return word
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ß/g, 'ss')
+    .normalize('NFC')
 }
 
 const folds = new Map<string, string>()
@@ -51,7 +61,12 @@ export function stem(word: string, locale: Locale): string {
 
 /** The lower-cased words of a text, apostrophes and hyphens splitting words (l'offre, SEO-Audit). */
 export function words(text: string): string[] {
-  return text.toLowerCase().normalize('NFC').match(/[\p{L}\p{N}]+/gu) ?? []
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFC')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  )
 }
 
 export const isStopword = (word: string, locale: Locale) => stopwords[locale].has(word)

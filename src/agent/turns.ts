@@ -53,9 +53,10 @@ export interface TurnPayload {
 export function requestHash(payload: TurnPayload): string {
   const { message, url = null, locale = null } = payload
   // Text JCS refuses (a lone surrogate) goes through the canonicaliser, which refuses it as before.
-  const canonical = message.isWellFormed() && (url?.isWellFormed() ?? true) && (locale?.isWellFormed() ?? true)
-    ? `{"locale":${JSON.stringify(locale)},"message":${JSON.stringify(message)},"url":${JSON.stringify(url)}}`
-    : canonicalJson({ message, url, locale })
+  const canonical =
+    message.isWellFormed() && (url?.isWellFormed() ?? true) && (locale?.isWellFormed() ?? true)
+      ? `{"locale":${JSON.stringify(locale)},"message":${JSON.stringify(message)},"url":${JSON.stringify(url)}}`
+      : canonicalJson({ message, url, locale })
   return hash('sha256', canonical, 'hex')
 }
 
@@ -132,7 +133,6 @@ const sessionUpdate = (requestHandoff: boolean) => sql`
   handoff_state = case when ${movesOnRequest(requestHandoff)} then ${nextHandoffState('none', 'visitor_requested')} else handoff_state end,
   handoff_updated_at = case when ${movesOnRequest(requestHandoff)} then now() else handoff_updated_at end`
 
-
 /** What the answer of a turn was computed from; the turn is stored only if it still holds. */
 export interface TurnBasis {
   handoff: HandoffState
@@ -190,10 +190,21 @@ const RECORD_TURN = { withAssistant: recordTurnText(true), visitorOnly: recordTu
  */
 export async function recordFinishedTurn(db: Db, keyring: Keyring, t: TurnRecord, basis: TurnBasis): Promise<RecordOutcome> {
   const context = messageContext(t.sessionId)
-  const values: unknown[] = [t.sessionId, basis.handoff, JSON.stringify(basis.siteSettings), t.turnId, t.requestHash, t.response, t.requestHandoff, keyring.seal(t.visitorText, context)]
+  const values: unknown[] = [
+    t.sessionId,
+    basis.handoff,
+    JSON.stringify(basis.siteSettings),
+    t.turnId,
+    t.requestHash,
+    t.response,
+    t.requestHandoff,
+    keyring.seal(t.visitorText, context),
+  ]
   if (t.assistantText !== undefined) values.push(keyring.seal(t.assistantText, context))
   const text = t.assistantText !== undefined ? RECORD_TURN.withAssistant : RECORD_TURN.visitorOnly
-  const rows = await executePrepared(db, { compile: () => CompiledQuery.raw(text, values) as CompiledQuery<{ valid: number; inserted: number }> })
+  const rows = await executePrepared(db, {
+    compile: () => CompiledQuery.raw(text, values) as CompiledQuery<{ valid: number; inserted: number }>,
+  })
   const row = rows[0]
   if (!row || row.valid === 0) return 'stale'
   return row.inserted > 0 ? 'stored' : 'exists'
@@ -228,6 +239,11 @@ export async function completeTurn(db: Db, keyring: Keyring, c: TurnRecord & { o
 
 /** The turn as it stands now, for a claimant that lost its lease and must answer something. */
 export async function storedResponse(db: Db, sessionId: string, turnId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('agent_turns').select(['state', 'response']).where('session_id', '=', sessionId).where('turn_id', '=', turnId).executeTakeFirst()
+  const row = await db
+    .selectFrom('agent_turns')
+    .select(['state', 'response'])
+    .where('session_id', '=', sessionId)
+    .where('turn_id', '=', turnId)
+    .executeTakeFirst()
   return row?.state === 'done' && row.response ? row.response : undefined
 }

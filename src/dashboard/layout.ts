@@ -61,7 +61,14 @@ code{overflow-wrap:anywhere}}`
  * A dashboard page: navigation (the sections the person's role opens), who is signed in with their role, sign-out (a form posting to /signout with the CSRF token), a
  * flash line and the section's content; no script but the copy button's.
  */
-export function layout(title: string, section: Section, viewer: Viewer, csrf: string, body: SafeHtml, flash?: { notice?: string; error?: string }): string {
+export function layout(
+  title: string,
+  section: Section,
+  viewer: Viewer,
+  csrf: string,
+  body: SafeHtml,
+  flash?: { notice?: string; error?: string },
+): string {
   const sections = SECTIONS.filter(([id]) => viewer.role === 'owner' || !OWNER_SECTIONS.has(id))
   return html`<!doctype html>
 <html lang="en">
@@ -91,7 +98,12 @@ ${body}
 }
 
 /** A form that posts one action with the CSRF token (POST-redirect-GET on the server side). */
-export function actionForm(action: string, csrf: string, label: string, options: { fields?: Record<string, string>; kind?: 'secondary' | 'danger'; inline?: boolean } = {}): SafeHtml {
+export function actionForm(
+  action: string,
+  csrf: string,
+  label: string,
+  options: { fields?: Record<string, string>; kind?: 'secondary' | 'danger'; inline?: boolean } = {},
+): SafeHtml {
   return html`<form method="post" action="${action}"${options.inline === false ? '' : html` class="inline"`}><input type="hidden" name="_csrf" value="${csrf}">${Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${options.kind ? html` class="${options.kind}"` : ''}>${label}</button></form>`
 }
 

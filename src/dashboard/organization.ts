@@ -17,7 +17,9 @@ export const Organization = Type.Object(
     telephone: Type.Optional(Type.String({ minLength: 3, maxLength: 40, pattern: '^\\+?[0-9][0-9 ()./-]*[0-9]$' })),
     // The logo is shown as the pages' og:image, which must be an absolute address.
     logo: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '^https://' })),
-    address: Type.Optional(Type.Object({ street: text(200), postal_code: Type.Optional(text(20)), locality: text(100), country: text(100) }, strict)),
+    address: Type.Optional(
+      Type.Object({ street: text(200), postal_code: Type.Optional(text(20)), locality: text(100), country: text(100) }, strict),
+    ),
   },
   strict,
 )
@@ -36,5 +38,9 @@ export async function setSiteOrganization(db: Db, siteId: string, organization: 
   const row = await db.selectFrom('sites').select('settings').where('id', '=', siteId).executeTakeFirstOrThrow()
   const settings = row.settings as SiteSettings & { hosting?: Record<string, unknown> }
   const next = { ...settings, hosting: { ...settings.hosting, organization } }
-  await db.updateTable('sites').set({ settings: JSON.stringify(next), updated_at: new Date() }).where('id', '=', siteId).execute()
+  await db
+    .updateTable('sites')
+    .set({ settings: JSON.stringify(next), updated_at: new Date() })
+    .where('id', '=', siteId)
+    .execute()
 }

@@ -62,7 +62,13 @@ const NOTICES: Record<string, string> = {
   joined: 'You joined the account. Welcome!',
 }
 
-const TITLES: Record<number, string> = { 400: 'Something is wrong with this request', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many attempts' }
+const TITLES: Record<number, string> = {
+  400: 'Something is wrong with this request',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Cannot do that now',
+  429: 'Too many attempts',
+}
 
 /**
  * The dashboard at /app (DESIGN.md 11): server-rendered pages behind the passwordless sign-in,
@@ -97,22 +103,36 @@ export default async function dashboardPages(app: FastifyInstance) {
     if (!token) formTokens.set(this, (token = this.generateCsrf()))
     return token
   })
-  app.decorateReply('page', async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
-    const done = (this.request.query as { done?: string } | undefined)?.done
-    const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
-    const { email, role } = this.request.person
-    return this.type('text/html; charset=utf-8').send(layout(title, section, { email, role }, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }))
-  })
+  app.decorateReply(
+    'page',
+    async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
+      const done = (this.request.query as { done?: string } | undefined)?.done
+      const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
+      const { email, role } = this.request.person
+      return this.type('text/html; charset=utf-8').send(
+        layout(title, section, { email, role }, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }),
+      )
+    },
+  )
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const classified = classify(error)
     logFailure(request, error, classified)
     const expiredForm = error.code?.startsWith('FST_CSRF') === true
     const status = expiredForm ? 403 : classified.status
-    const message = expiredForm ? 'The form was open too long. Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Try again shortly.' : inPlainWords(request, classified)
+    const message = expiredForm
+      ? 'The form was open too long. Go back, reload the page and try again.'
+      : status >= 500
+        ? 'Something went wrong on our side. Try again shortly.'
+        : inPlainWords(request, classified)
     reply.code(status)
     if (request.person && request.method === 'POST') await recordRefusal(request, status)
     if (!request.person) return reply.type('text/plain; charset=utf-8').send(message)
-    return reply.page(expiredForm ? 'This form has expired' : (TITLES[status] ?? 'Cannot continue'), 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: message })
+    return reply.page(
+      expiredForm ? 'This form has expired' : (TITLES[status] ?? 'Cannot continue'),
+      'overview',
+      html`<p><a href="/app">Back to the dashboard</a></p>`,
+      { error: message },
+    )
   })
   app.setNotFoundHandler(async (request, reply) => {
     reply.code(404)
@@ -120,12 +140,14 @@ export default async function dashboardPages(app: FastifyInstance) {
   })
 
   // The one script of the dashboard: a copy button for a secret shown once (the page works without it).
-  const copyScript = "(function(){var b=document.getElementById('copy'),s=document.getElementById('secret');if(!b||!s||!navigator.clipboard)return;b.hidden=false;b.onclick=function(){navigator.clipboard.writeText(s.textContent).then(function(){b.textContent='Copied'})}})()"
+  const copyScript =
+    "(function(){var b=document.getElementById('copy'),s=document.getElementById('secret');if(!b||!s||!navigator.clipboard)return;b.hidden=false;b.onclick=function(){navigator.clipboard.writeText(s.textContent).then(function(){b.textContent='Copied'})}})()"
   app.get('/copy.js', { config: { operation: 'dashboard.script' }, schema: { hide: true } }, async (_request, reply) =>
     reply.header('cache-control', 'private, max-age=300').type('text/javascript; charset=utf-8').send(copyScript),
   )
 
-  for (const section of [overviewSection, sitesSection, reportsSection, conversationsSection, leadsSection, accountsSection]) await app.register(section)
+  for (const section of [overviewSection, sitesSection, reportsSection, conversationsSection, leadsSection, accountsSection])
+    await app.register(section)
   // Every member manages their own API tokens (an owner everyone's), a viewer included.
   await app.register(withRole('viewer', [tokensSection]))
   await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection]))

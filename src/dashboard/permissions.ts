@@ -11,7 +11,9 @@ import { html, type SafeHtml } from '../infra/html.ts'
 
 /** The least role a dashboard request needs: what its route says, else a viewer to read and an editor to change. */
 export function neededRole(request: FastifyRequest): Role {
-  return request.routeOptions.config?.role ?? requiredRole({ access: request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write' })
+  return (
+    request.routeOptions.config?.role ?? requiredRole({ access: request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write' })
+  )
 }
 
 /** Whether the person may change the account's sites, pages, blocks, domains and leads and publish. */

@@ -16,7 +16,10 @@ export function roleRefusal(role: Role, needed: Role): string {
 }
 
 /** The add-ons counted in units, and what one unit is. */
-const UNITS: Partial<Record<AddOnId, readonly [one: string, many: string]>> = { extra_seat: ['seat', 'seats'], extra_domain: ['domain', 'domains'] }
+const UNITS: Partial<Record<AddOnId, readonly [one: string, many: string]>> = {
+  extra_seat: ['seat', 'seats'],
+  extra_domain: ['domain', 'domains'],
+}
 const PLAN_ID = new RegExp(`\\bplan (${PLANS.join('|')})\\b`, 'g')
 const ADD_ON_ID = new RegExp(`\\b(?:the )?(${ADD_ONS.join('|')})\\b`, 'g')
 
@@ -28,7 +31,10 @@ export function plainPlanWords(detail: string): string {
     .replace(/\bthe account acct_[\w-]+/g, 'your account')
   for (const [id, [one, many]] of Object.entries(UNITS) as Array<[AddOnId, readonly [string, string]]>) {
     text = text
-      .replace(new RegExp(`\\(with the ${id} add-on ×(\\d+): (\\d+)\\)`, 'g'), (_m, n: string, total: string) => `(with ${n} extra ${Number(n) === 1 ? one : many}: ${total} in all)`)
+      .replace(
+        new RegExp(`\\(with the ${id} add-on ×(\\d+): (\\d+)\\)`, 'g'),
+        (_m, n: string, total: string) => `(with ${n} extra ${Number(n) === 1 ? one : many}: ${total} in all)`,
+      )
       .replace(new RegExp(`one more ${id} add-on`, 'g'), `one more ${one}`)
       .replace(new RegExp(`can book the ${id} add-on`, 'g'), `can add extra ${many}`)
   }

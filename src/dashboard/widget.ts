@@ -19,7 +19,11 @@ export default async function widgetRoute(app: FastifyInstance) {
     '/widget.js',
     {
       config: { operation: 'widget.script' },
-      schema: { summary: 'The embeddable sales-assistant widget', tags: ['widget'], querystring: Type.Object({}, { additionalProperties: false }) },
+      schema: {
+        summary: 'The embeddable sales-assistant widget',
+        tags: ['widget'],
+        querystring: Type.Object({}, { additionalProperties: false }),
+      },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       reply

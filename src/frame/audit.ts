@@ -27,7 +27,11 @@ export function auditEntry(request: FastifyRequest, principal: Principal, status
  *
  *   const site = await withAudit(app.db, entry, (trx) => updateSite(trx, ...))
  */
-export async function withAudit<T>(db: Db, entry: AuditEntry | ((value: NoInfer<T>) => AuditEntry), work: (trx: Db) => Promise<T>): Promise<T> {
+export async function withAudit<T>(
+  db: Db,
+  entry: AuditEntry | ((value: NoInfer<T>) => AuditEntry),
+  work: (trx: Db) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const value = await work(trx)
     await insertAuditRecords(trx, [auditRecord(typeof entry === 'function' ? entry(value) : entry)])
@@ -74,7 +78,12 @@ export class AuditTrail {
    * changed a row) and answers undefined when it changed nothing, which then left no record
    * either. One round trip for change, record and commit, where `change` takes four.
    */
-  async changeInOneStatement<T>(request: FastifyRequest, principal: Principal, status: number, work: (alongside: (changed: string) => RawBuilder<unknown>) => Promise<T | undefined>): Promise<T | undefined> {
+  async changeInOneStatement<T>(
+    request: FastifyRequest,
+    principal: Principal,
+    status: number,
+    work: (alongside: (changed: string) => RawBuilder<unknown>) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const record = auditRecord(auditEntry(request, principal, status))
     const value = await work((changed) => auditRecordAlongside(record, changed))
     if (value !== undefined) this.written(request)

@@ -107,7 +107,18 @@ export class Authenticator {
     const role: Role | null = token.user_id === null ? 'owner' : memberRole
     if (!role) throw invalidToken(audience, 'The member who made this API token no longer belongs to the account')
     this.#lastUsed.used(token.id, token.last_used_at)
-    return { kind: 'api_token', accountId: token.account_id, plan: charge.plan, scopes: token.scopes.split(' '), quota: charge, audience, tokenId: token.id, clientId: null, userId: token.user_id, role }
+    return {
+      kind: 'api_token',
+      accountId: token.account_id,
+      plan: charge.plan,
+      scopes: token.scopes.split(' '),
+      quota: charge,
+      audience,
+      tokenId: token.id,
+      clientId: null,
+      userId: token.user_id,
+      role,
+    }
   }
 
   /**
@@ -185,16 +196,28 @@ export class Authenticator {
     const charge = this.tally.charge(accountId)
     const member = this.#members.known(accountId, auth.subject)
     if (charge && member) return this.#oauthPrincipal(auth, accountId, charge, member.acting)
-    return Promise.all([charge ?? chargeAccount(this.#app.db, this.tally, accountId), member?.acting ?? this.#members.of(accountId, auth.subject)]).then(([charged, acting]) =>
-      this.#oauthPrincipal(auth, accountId, charged, acting),
-    )
+    return Promise.all([
+      charge ?? chargeAccount(this.#app.db, this.tally, accountId),
+      member?.acting ?? this.#members.of(accountId, auth.subject),
+    ]).then(([charged, acting]) => this.#oauthPrincipal(auth, accountId, charged, acting))
   }
 
   #oauthPrincipal(auth: BearerAuth, accountId: string, charge: Charge | undefined, acting: Acting | undefined): ApiPrincipal {
     const { audience } = auth
     if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
     if (!acting) throw invalidToken(audience, 'The person of this access token no longer belongs to the account')
-    return { kind: 'oauth', accountId, plan: charge.plan, scopes: auth.scopes, quota: charge, audience, tokenId: null, clientId: auth.clientId, subject: auth.subject, ...acting }
+    return {
+      kind: 'oauth',
+      accountId,
+      plan: charge.plan,
+      scopes: auth.scopes,
+      quota: charge,
+      audience,
+      tokenId: null,
+      clientId: auth.clientId,
+      subject: auth.subject,
+      ...acting,
+    }
   }
 
   async close(): Promise<void> {

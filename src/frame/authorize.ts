@@ -66,11 +66,18 @@ export function authorize(principal: Principal, options: AuthorizeOptions, acces
     const { quota } = principal
     if (quota.used > quota.limit) {
       const seconds = secondsUntilReset(quota)
-      const refused = new errors.rateLimited(`The account ${accountId} has used its ${quota.limit} calls for this hour; retry in ${seconds} seconds`)
+      const refused = new errors.rateLimited(
+        `The account ${accountId} has used its ${quota.limit} calls for this hour; retry in ${seconds} seconds`,
+      )
       throw withHeaders(refused, { 'retry-after': String(seconds) })
     }
     if (options.scope && !principal.scopes.includes(options.scope)) {
-      const header = challenge({ error: 'insufficient_scope', error_description: `This call needs the scope ${options.scope}`, resource_metadata: resourceMetadataUrl(principal.audience), scope: options.scope })
+      const header = challenge({
+        error: 'insufficient_scope',
+        error_description: `This call needs the scope ${options.scope}`,
+        resource_metadata: resourceMetadataUrl(principal.audience),
+        scope: options.scope,
+      })
       throw withHeaders(new errors.insufficientScope(`The token lacks the scope ${options.scope}`), { 'www-authenticate': header })
     }
     if (options.access === 'write' && !access.write.allows(plan)) throw planRequired(accountId, plan, access.write)

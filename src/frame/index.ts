@@ -45,7 +45,14 @@ export type { AuditEntry } from '../domain/accounts/audit-log.ts'
 export type { AuthenticateOptions } from './authenticate.ts'
 export { planRequired, type ApiAccess, type AuthorizeOptions, type Entitlement } from './authorize.ts'
 export { auditEntry, withAudit } from './audit.ts'
-export { isApiPrincipal, type ApiPrincipal, type ApiTokenPrincipal, type OAuthPrincipal, type Principal, type SessionPrincipal } from './principal.ts'
+export {
+  isApiPrincipal,
+  type ApiPrincipal,
+  type ApiTokenPrincipal,
+  type OAuthPrincipal,
+  type Principal,
+  type SessionPrincipal,
+} from './principal.ts'
 export { secondsUntilReset, setRateLimitHeaders } from './rate-limit-headers.ts'
 
 export interface AccountFrame {

@@ -26,7 +26,8 @@ export class MemberRoles {
   /** The answer of `of` when it is in memory and fresh (`{ acting: undefined }`: not a member); undefined when it must be read. */
   known(accountId: string, subject: string, now = Date.now()): { acting: Acting | undefined } | undefined {
     const entry = this.#entries.get(`${accountId} ${subject}`)
-    if (!entry || now - entry.readAt > FRESH_MS || changedSince(memberKey(accountId, entry.acting?.userId ?? subject), entry.seen)) return undefined
+    if (!entry || now - entry.readAt > FRESH_MS || changedSince(memberKey(accountId, entry.acting?.userId ?? subject), entry.seen))
+      return undefined
     return entry
   }
 

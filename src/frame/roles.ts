@@ -29,5 +29,6 @@ export const A_ROLE: Record<Role, string> = { owner: 'an owner', editor: 'an edi
 /** 403 role_required when the member's role is below what the action needs. */
 export function assertRole(accountId: string, role: Role, needs: RoleNeeds): void {
   const needed = requiredRole(needs)
-  if (!roleAllows(role, needed)) throw new errors.roleRequired(`This member of the account ${accountId} is ${A_ROLE[role]}; only ${WORDS[needed]} may do this`)
+  if (!roleAllows(role, needed))
+    throw new errors.roleRequired(`This member of the account ${accountId} is ${A_ROLE[role]}; only ${WORDS[needed]} may do this`)
 }

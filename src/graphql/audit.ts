@@ -27,12 +27,18 @@ export function operationName(name: string | undefined): string {
 export function operationOf(request: FastifyRequest): string {
   const known = operations.get(request)
   if (known) return `graphql.${known}`
-  const given = (request.body as { operationName?: unknown } | undefined)?.operationName ?? (request.query as { operationName?: unknown } | undefined)?.operationName
+  const given =
+    (request.body as { operationName?: unknown } | undefined)?.operationName ??
+    (request.query as { operationName?: unknown } | undefined)?.operationName
   return `graphql.${typeof given === 'string' && OPERATION_NAME.test(given) ? given : 'anonymous'}`
 }
 
 /** The record of a request (or of one subscription on a WebSocket, whose operation is named by its own document). */
-export function graphqlAuditEntry(request: FastifyRequest, context: Pick<GraphqlContext, 'principal'> & { operation?: string }, status: number): AuditEntry {
+export function graphqlAuditEntry(
+  request: FastifyRequest,
+  context: Pick<GraphqlContext, 'principal'> & { operation?: string },
+  status: number,
+): AuditEntry {
   const { principal } = context
   return {
     accountId: principal.accountId,

@@ -21,7 +21,14 @@ export interface Slice<T> {
 
 type Ranked<T> = T & { parent_id: string; rn: number; total_count: number }
 
-async function windowed<T>(db: Db, table: string, parent: string, order: RawBuilder<unknown>, parentIds: readonly string[], window: Window): Promise<Map<string, Slice<T>>> {
+async function windowed<T>(
+  db: Db,
+  table: string,
+  parent: string,
+  order: RawBuilder<unknown>,
+  parentIds: readonly string[],
+  window: Window,
+): Promise<Map<string, Slice<T>>> {
   const { rows } = await sql<Ranked<T>>`
     select * from (
       select t.*, t.${sql.ref(parent)} as parent_id,

@@ -68,7 +68,14 @@ export function graphqlWording(message: string): string {
 }
 
 /** Refusals of the HTTP request itself, before any GraphQL was read. */
-const REQUEST_CODES: ReadonlySet<string> = new Set(['bad_request', 'malformed_json', 'body_too_large', 'unsupported_media_type', 'uri_too_long', 'method_not_allowed'])
+const REQUEST_CODES: ReadonlySet<string> = new Set([
+  'bad_request',
+  'malformed_json',
+  'body_too_large',
+  'unsupported_media_type',
+  'uri_too_long',
+  'method_not_allowed',
+])
 
 /** SQLSTATE 23503: a change referred to a row deleted meanwhile by a concurrent call (as /v1 answers it: not found). */
 function goneMeanwhile(error: unknown): boolean {
@@ -82,8 +89,14 @@ function goneMeanwhile(error: unknown): boolean {
  */
 export function mapError(error: unknown, request?: FastifyRequest): MappedError {
   if (error instanceof GraphqlRefusal) return { message: error.message, extensions: error.extensions, status: error.statusCode }
-  if (error instanceof GraphQLError && typeof error.extensions['code'] === 'string') return { message: error.message, extensions: error.extensions as GraphqlExtensions, status: 400 }
-  if (goneMeanwhile(error)) return { message: 'A resource this request refers to was not found', extensions: { code: 'NOT_FOUND', reason: 'not_found' }, status: 404 }
+  if (error instanceof GraphQLError && typeof error.extensions['code'] === 'string')
+    return { message: error.message, extensions: error.extensions as GraphqlExtensions, status: 400 }
+  if (goneMeanwhile(error))
+    return {
+      message: 'A resource this request refers to was not found',
+      extensions: { code: 'NOT_FOUND', reason: 'not_found' },
+      status: 404,
+    }
   const classified = classify(error as FastifyError)
   if (request) logFailure(request, error as FastifyError, classified)
   const { status, code, detail, headers } = classified

@@ -18,10 +18,13 @@ export const GRAPHQL_RESPONSE = 'application/graphql-response+json'
 
 export function acceptsGraphqlResponse(request: FastifyRequest): boolean {
   const accept = request.headers.accept
-  return accept !== undefined && accept.split(',').some((part) => {
-    const [type, ...params] = part.trim().split(';')
-    return type?.trim().toLowerCase() === GRAPHQL_RESPONSE && !params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(param))
-  })
+  return (
+    accept !== undefined &&
+    accept.split(',').some((part) => {
+      const [type, ...params] = part.trim().split(';')
+      return type?.trim().toLowerCase() === GRAPHQL_RESPONSE && !params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(param))
+    })
+  )
 }
 
 interface WireError {
@@ -63,15 +66,32 @@ function requestFailure(error: FastifyError & { errors?: GraphQLError[] }, reque
         ? { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] }
         : { errors: [{ message: 'The request has no query', extensions: { code: 'BAD_REQUEST' } }] }
     case 'MER_ERR_GQL_PERSISTED_QUERY_NOT_SUPPORTED':
-      return { errors: [{ message: 'Persisted queries are version 1 with a sha256Hash of 64 hex digits', extensions: { code: 'BAD_REQUEST' } }] }
+      return {
+        errors: [{ message: 'Persisted queries are version 1 with a sha256Hash of 64 hex digits', extensions: { code: 'BAD_REQUEST' } }],
+      }
     case 'MER_ERR_GQL_PERSISTED_QUERY_MISMATCH':
-      return { errors: [{ message: 'The sha256Hash does not match the query', extensions: { code: 'BAD_USER_INPUT', reason: 'persisted_query_mismatch' } }] }
+      return {
+        errors: [
+          {
+            message: 'The sha256Hash does not match the query',
+            extensions: { code: 'BAD_USER_INPUT', reason: 'persisted_query_mismatch' },
+          },
+        ],
+      }
     case 'MER_ERR_METHOD_NOT_ALLOWED':
-      return { errors: [{ message: 'Only queries may be sent with GET; send a mutation with POST', extensions: { code: 'BAD_REQUEST' } }], status: 405, headers: { allow: 'POST' } }
+      return {
+        errors: [{ message: 'Only queries may be sent with GET; send a mutation with POST', extensions: { code: 'BAD_REQUEST' } }],
+        status: 405,
+        headers: { allow: 'POST' },
+      }
   }
   const mapped = mapError(error, request)
   const own = error instanceof GraphqlRefusal
-  return { errors: [{ message: mapped.message, extensions: mapped.extensions }], ...(own ? {} : { status: mapped.status }), ...(mapped.headers ? { headers: mapped.headers } : {}) }
+  return {
+    errors: [{ message: mapped.message, extensions: mapped.extensions }],
+    ...(own ? {} : { status: mapped.status }),
+    ...(mapped.headers ? { headers: mapped.headers } : {}),
+  }
 }
 
 /** mercurius's `errorHandler`: a request that did not run, answered in GraphQL's shape. */

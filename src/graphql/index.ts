@@ -21,13 +21,19 @@ import { Subscriptions } from './subscriptions.ts'
 export const SCHEMA_FILE = new URL('./schema.graphql', import.meta.url)
 
 /** GraphiQL loads its scripts and styles from unpkg. */
-const GRAPHIQL_POLICY = { 'script-src': ["'self'", 'https://unpkg.com'], 'style-src': ["'self'", 'https://unpkg.com', "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https://unpkg.com'] }
+const GRAPHIQL_POLICY = {
+  'script-src': ["'self'", 'https://unpkg.com'],
+  'style-src': ["'self'", 'https://unpkg.com', "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:', 'https://unpkg.com'],
+}
 
 /** Node marks the request it hands over as an upgrade (a WebSocket handshake). */
 const isUpgrade = (request: FastifyRequest) => (request.raw as { upgrade?: boolean }).upgrade === true
 
 function operationRequested(request: FastifyRequest): string | undefined {
-  const given = (request.body as { operationName?: unknown } | undefined)?.operationName ?? (request.query as { operationName?: unknown } | undefined)?.operationName
+  const given =
+    (request.body as { operationName?: unknown } | undefined)?.operationName ??
+    (request.query as { operationName?: unknown } | undefined)?.operationName
   return typeof given === 'string' ? given : undefined
 }
 
@@ -84,7 +90,8 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
   // The frame, before the body is read: who calls, one call charged, the plan's API access and the budget.
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url !== path) {
-      if (request.routeOptions.url?.startsWith(`${path.slice(0, -'/graphql'.length)}/graphiql`)) contentSecurityPolicy(reply, GRAPHIQL_POLICY)
+      if (request.routeOptions.url?.startsWith(`${path.slice(0, -'/graphql'.length)}/graphiql`))
+        contentSecurityPolicy(reply, GRAPHIQL_POLICY)
       return
     }
     // A WebSocket brings its credential in connection_init (subscriptions.ts). Only a request Node
@@ -101,7 +108,8 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
   })
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url !== path || !request.principal || isUpgrade(request)) return
-    if (!app.frame.audit.isWritten(request)) app.frame.audit.record(graphqlAuditEntry(request, { principal: request.principal }, reply.statusCode))
+    if (!app.frame.audit.isWritten(request))
+      app.frame.audit.record(graphqlAuditEntry(request, { principal: request.principal }, reply.statusCode))
   })
 
   app.addHook('onReady', async () => {

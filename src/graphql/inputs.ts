@@ -34,8 +34,17 @@ function checker<S extends TSchema>(schema: S): (input: Record<string, unknown>)
     const body = bodyOf(input)
     if (validate(body)) return body as Static<S>
     const { field, message } = validationMessage((validate.errors ?? []) as unknown as ValidationIssue[])
-    const named = field === undefined ? undefined : field.split('.').map((part) => part.replace(/_([a-z0-9])/g, (_m, letter: string) => letter.toUpperCase())).join('.')
-    throw badInput(graphqlWording(message.replace('The request body is not in the expected form', 'The input is not in the expected form')), named)
+    const named =
+      field === undefined
+        ? undefined
+        : field
+            .split('.')
+            .map((part) => part.replace(/_([a-z0-9])/g, (_m, letter: string) => letter.toUpperCase()))
+            .join('.')
+    throw badInput(
+      graphqlWording(message.replace('The request body is not in the expected form', 'The input is not in the expected form')),
+      named,
+    )
   }
 }
 

@@ -1,6 +1,15 @@
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
 import type { FastifyRequest } from 'fastify'
-import { getNamedType, isCompositeType, isListType, getNullableType, validate, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql/index.js'
+import {
+  getNamedType,
+  isCompositeType,
+  isListType,
+  getNullableType,
+  validate,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+} from 'graphql/index.js'
 import { getComplexity, type ComplexityEstimatorArgs } from 'graphql-query-complexity'
 import { badInput, GraphqlRefusal } from './errors.ts'
 import { MAX_FIRST } from './paging.ts'
@@ -39,7 +48,7 @@ function estimate({ type, field, args, childComplexity }: ComplexityEstimatorArg
     // edges, nodes, node: their items were multiplied by the connection already.
     return field.name === 'edges' ? childComplexity : field.name === 'pageInfo' ? 0 : 1 + childComplexity
   }
-  const first = typeof args['first'] === 'number' ? args['first'] : DEFAULT_FIRST[field.name] ?? 20
+  const first = typeof args['first'] === 'number' ? args['first'] : (DEFAULT_FIRST[field.name] ?? 20)
   if (named.name.endsWith('Connection')) return 1 + Math.min(Math.max(first, 0), MAX_FIRST * 10) * childComplexity
   if (isListType(returned)) return 1 + Math.min(Math.max(first, 0), MAX_FIRST * 10) * childComplexity
   return 1 + childComplexity
@@ -50,7 +59,15 @@ const depthChecked = new WeakMap<DocumentNode, GraphQLError | null>()
 function depthError(schema: GraphQLSchema, document: DocumentNode): GraphQLError | null {
   let known = depthChecked.get(document)
   if (known === undefined) {
-    known = validate(schema, document, [maxDepthRule({ n: MAX_DEPTH, flattenFragments: true, propagateOnRejection: false, onReject: [(context, error) => context?.reportError(error)] })])[0] ?? null
+    known =
+      validate(schema, document, [
+        maxDepthRule({
+          n: MAX_DEPTH,
+          flattenFragments: true,
+          propagateOnRejection: false,
+          onReject: [(context, error) => context?.reportError(error)],
+        }),
+      ])[0] ?? null
     depthChecked.set(document, known)
   }
   return known
@@ -58,19 +75,34 @@ function depthError(schema: GraphQLSchema, document: DocumentNode): GraphQLError
 
 /** Refuses an operation nested too deeply (subscriptions, whose variables the hooks do not see, are checked for depth only). */
 export function checkDepth(schema: GraphQLSchema, document: DocumentNode): void {
-  if (depthError(schema, document)) throw new GraphqlRefusal(`The operation is nested deeper than ${MAX_DEPTH} levels`, { code: 'QUERY_TOO_COMPLEX', depth: { limit: MAX_DEPTH } })
+  if (depthError(schema, document))
+    throw new GraphqlRefusal(`The operation is nested deeper than ${MAX_DEPTH} levels`, {
+      code: 'QUERY_TOO_COMPLEX',
+      depth: { limit: MAX_DEPTH },
+    })
 }
 
 /** Costs of a document by its operation and variables (documents are reused by mercurius's cache). */
 const costs = new WeakMap<DocumentNode, Map<string, number>>()
 const COSTS_PER_DOCUMENT = 32
 
-function costOf(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined): number {
+function costOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+): number {
   const key = `${operationName ?? ''}\n${variables === undefined ? '' : JSON.stringify(variables)}`
   let known = costs.get(document)
   const cached = known?.get(key)
   if (cached !== undefined) return cached
-  const cost = getComplexity({ schema, query: document, variables: variables ?? {}, ...(operationName ? { operationName } : {}), estimators: [estimate] })
+  const cost = getComplexity({
+    schema,
+    query: document,
+    variables: variables ?? {},
+    ...(operationName ? { operationName } : {}),
+    estimators: [estimate],
+  })
   if (!known) costs.set(document, (known = new Map()))
   if (known.size >= COSTS_PER_DOCUMENT) known.clear()
   known.set(key, cost)
@@ -88,7 +120,13 @@ export function costOfRequest(request: FastifyRequest | undefined): Cost {
  * Prices an operation and refuses it (QUERY_TOO_COMPLEX with the cost, and the depth when that is
  * what is over) before it runs. `request` keeps the price for the answer's extensions.
  */
-export function checkLimits(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined, request?: FastifyRequest): Cost {
+export function checkLimits(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+  request?: FastifyRequest,
+): Cost {
   let requested: number
   try {
     requested = costOf(schema, document, variables, operationName)
@@ -101,9 +139,17 @@ export function checkLimits(schema: GraphQLSchema, document: DocumentNode, varia
   const cost = { requested, limit: MAX_COST }
   if (request) requestCosts.set(request, cost)
   const tooDeep = depthError(schema, document)
-  if (tooDeep) throw new GraphqlRefusal(`The operation is nested deeper than ${MAX_DEPTH} levels`, { code: 'QUERY_TOO_COMPLEX', cost, depth: { limit: MAX_DEPTH } })
+  if (tooDeep)
+    throw new GraphqlRefusal(`The operation is nested deeper than ${MAX_DEPTH} levels`, {
+      code: 'QUERY_TOO_COMPLEX',
+      cost,
+      depth: { limit: MAX_DEPTH },
+    })
   if (requested > MAX_COST) {
-    throw new GraphqlRefusal(`The operation costs ${requested}, above the limit of ${MAX_COST}; ask for fewer items (first) or fewer nested lists`, { code: 'QUERY_TOO_COMPLEX', cost })
+    throw new GraphqlRefusal(
+      `The operation costs ${requested}, above the limit of ${MAX_COST}; ask for fewer items (first) or fewer nested lists`,
+      { code: 'QUERY_TOO_COMPLEX', cost },
+    )
   }
   return cost
 }

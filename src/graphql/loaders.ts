@@ -38,7 +38,9 @@ async function byWindow<P extends { id: string }, T>(
   })
   const read_ = new Map<string, Map<string, Slice<T>>>()
   await Promise.all([...groups].map(async ([key, group]) => read_.set(key, await read([...group.ids], group.window))))
-  return windows.map((entry, i) => (entry instanceof Error ? entry : { slice: read_.get(entry.key)!.get(queries[i]!.obj.id)!, window: entry.window }))
+  return windows.map((entry, i) =>
+    entry instanceof Error ? entry : { slice: read_.get(entry.key)!.get(queries[i]!.obj.id)!, window: entry.window },
+  )
 }
 
 export function loaders(db: Db): MercuriusLoaders {

@@ -31,7 +31,8 @@ function decodeCursor(cursor: string): number | undefined {
 /** The window `first` and `after` ask for; out of range or a cursor not ours is BAD_USER_INPUT. */
 export function windowOf(args: { first?: number | null; after?: string | null }, defaultFirst = 20): Window {
   const first = args.first ?? defaultFirst
-  if (!Number.isInteger(first) || first < 1 || first > MAX_FIRST) throw badInput(`The argument 'first' must be between 1 and ${MAX_FIRST}`, 'first')
+  if (!Number.isInteger(first) || first < 1 || first > MAX_FIRST)
+    throw badInput(`The argument 'first' must be between 1 and ${MAX_FIRST}`, 'first')
   if (args.after === undefined || args.after === null) return { limit: first, offset: 0 }
   const offset = decodeCursor(args.after)
   if (offset === undefined) throw badInput("The argument 'after' is not a cursor of this list", 'after')

@@ -53,7 +53,9 @@ export function persistedQueries(db: Db): PersistedQueryProvider {
     isPersistedQueryRetry: (body: PersistedBody) => Boolean(body.query) && persisted(body) !== undefined,
     getHash: (body: PersistedBody) => {
       const given = persisted(body)
-      return given?.version === 1 && typeof given.sha256Hash === 'string' && /^[0-9a-f]{64}$/.test(given.sha256Hash) ? given.sha256Hash : false
+      return given?.version === 1 && typeof given.sha256Hash === 'string' && /^[0-9a-f]{64}$/.test(given.sha256Hash)
+        ? given.sha256Hash
+        : false
     },
     async getQueryFromHash(hash: string) {
       const known = memory.get(hash)
@@ -68,7 +70,9 @@ export function persistedQueries(db: Db): PersistedQueryProvider {
     async saveQuery(hash: string, query: string) {
       if (query.length > MAX_STORED_LENGTH) return
       memory.set(hash, query)
-      await sql`insert into graphql_persisted_queries (hash, query) values (${hash}, ${query}) on conflict (hash) do update set used_at = now()`.execute(db)
+      await sql`insert into graphql_persisted_queries (hash, query) values (${hash}, ${query}) on conflict (hash) do update set used_at = now()`.execute(
+        db,
+      )
     },
     notFoundError: 'PersistedQueryNotFound',
     notSupportedError: 'PersistedQueryNotSupported',
@@ -84,7 +88,8 @@ export function persistedQueryPurgeJob(app: FastifyInstance): NamedJob {
   const definition: JobDefinition = {
     handler: async (_payload, { log }) => {
       await scheduleNext(app)
-      const { numAffectedRows } = await sql`delete from graphql_persisted_queries where used_at < now() - make_interval(days => ${KEEP_UNUSED_DAYS})`.execute(app.db)
+      const { numAffectedRows } =
+        await sql`delete from graphql_persisted_queries where used_at < now() - make_interval(days => ${KEEP_UNUSED_DAYS})`.execute(app.db)
       log.info({ purged: Number(numAffectedRows ?? 0) }, 'unused persisted GraphQL queries dropped')
     },
   }

@@ -34,7 +34,8 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
 
 function parseDateTime(value: unknown): Date {
   const date = typeof value === 'string' && DATE_TIME.test(value) ? new Date(value) : undefined
-  if (!date || Number.isNaN(date.getTime())) throw new TypeError('A DateTime is an ISO 8601 date and time with its offset, e.g. 2026-11-25T10:00:00Z')
+  if (!date || Number.isNaN(date.getTime()))
+    throw new TypeError('A DateTime is an ISO 8601 date and time with its offset, e.g. 2026-11-25T10:00:00Z')
   return date
 }
 

@@ -41,7 +41,11 @@ interface MercuriusConnection {
 }
 
 /** WebSocket close reasons are at most 123 bytes. */
-const reason = (text: string) => Buffer.from(text).subarray(0, 123).toString('utf8').replace(/\uFFFD$/, '')
+const reason = (text: string) =>
+  Buffer.from(text)
+    .subarray(0, 123)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')
 
 export class Subscriptions {
   readonly #app: FastifyInstance
@@ -113,7 +117,10 @@ export class Subscriptions {
       const row = tokenId && (await findApiToken(db, principal.accountId, tokenId))
       if (!row || !checkApiToken(row, secret.replace(/^Bearer +/i, '')).ok) return false
     } else {
-      const verified = await verifyBearer(request, { audience: this.#audience }).then(() => true, () => false)
+      const verified = await verifyBearer(request, { audience: this.#audience }).then(
+        () => true,
+        () => false,
+      )
       if (!verified) return false
     }
     const account = await accountById(db, principal.accountId)
@@ -126,7 +133,10 @@ export class Subscriptions {
       [...this.#open].map(async (connection) => {
         try {
           if (await this.#stillAllowed(connection)) return
-          connection.request.log.info({ account: connection.principal.accountId }, 'GraphQL subscription closed: its credential no longer holds')
+          connection.request.log.info(
+            { account: connection.principal.accountId },
+            'GraphQL subscription closed: its credential no longer holds',
+          )
           connection.socket.close(FORBIDDEN, 'FORBIDDEN: the credential was revoked or expired, or the plan no longer includes webhooks')
           this.#open.delete(connection)
         } catch (error) {

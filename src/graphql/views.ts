@@ -97,7 +97,9 @@ export function siteNode(site: SiteRecord, config: Config) {
   const node = siteFields(view) as unknown as Record<string | symbol, unknown>
   node['assistant'] = assistantFields(view.assistant)
   node[REST] = view
-  return node as unknown as { [REST]: typeof view } & Omit<CamelCased<typeof view>, 'assistant'> & { assistant: CamelCased<typeof view.assistant> }
+  return node as unknown as { [REST]: typeof view } & Omit<CamelCased<typeof view>, 'assistant'> & {
+      assistant: CamelCased<typeof view.assistant>
+    }
 }
 export type SiteNode = ReturnType<typeof siteNode>
 

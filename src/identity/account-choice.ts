@@ -49,6 +49,7 @@ export function accountField(choice: AccountChoice): SafeHtml {
   if (others.length === 0) return html`<p>For ${label(first)}.</p>`
   return html`<p><label for="account_id">For which account?</label>
 <select id="account_id" name="account_id">${choice.accounts.map(
-    (account) => html`<option value="${account.accountId}"${account.accountId === choice.current ? html` selected` : html``}>${label(account)}</option>`,
+    (account) =>
+      html`<option value="${account.accountId}"${account.accountId === choice.current ? html` selected` : html``}>${label(account)}</option>`,
   )}</select></p>`
 }

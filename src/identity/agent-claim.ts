@@ -54,7 +54,14 @@ export default async function agentClaimRoute(app: FastifyInstance, options: { e
         summary: 'Ask a person to claim an agent registration',
         tags: ['identity'],
         body: ClaimRequest,
-        response: { 200: ClaimResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 409: OAuthErrorBody, 410: OAuthErrorBody, 429: OAuthErrorBody },
+        response: {
+          200: ClaimResponse,
+          400: OAuthErrorBody,
+          401: OAuthErrorBody,
+          409: OAuthErrorBody,
+          410: OAuthErrorBody,
+          429: OAuthErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -68,7 +75,8 @@ export default async function agentClaimRoute(app: FastifyInstance, options: { e
         if (!registration) throw claimErrors.invalidToken()
         if (registration.status === 'claimed') throw claimErrors.busy('The registration has already been claimed')
         if (registration.expires_at <= now) throw claimErrors.expired()
-        if (await hasOpenClaimAttempt(trx, registration.id, now)) throw claimErrors.busy('A claim of this registration is already in progress')
+        if (await hasOpenClaimAttempt(trx, registration.id, now))
+          throw claimErrors.busy('A claim of this registration is already in progress')
         await insertClaimAttempt(trx, app.keyring, {
           registrationId: registration.id,
           userCodeHash: sha256Hex(normaliseUserCode(userCode) as string),

@@ -14,7 +14,11 @@ export interface IdentityAssertion {
  * The identity assertion of an agent registration: an RS256 JWT whose subject is the registration.
  * Version 1 is anonymous; version 2 is issued once a person has claimed it and carries their email.
  */
-export async function signIdentityAssertion(signer: Signer, registrationId: string, claimed?: { email: string; accountId: string }): Promise<IdentityAssertion> {
+export async function signIdentityAssertion(
+  signer: Signer,
+  registrationId: string,
+  claimed?: { email: string; accountId: string },
+): Promise<IdentityAssertion> {
   const claims = claimed
     ? { ver: 2, registration_type: 'anonymous', claimed: true, email: claimed.email, email_verified: true, account_id: claimed.accountId }
     : { ver: 1, registration_type: 'anonymous', claimed: false }

@@ -35,7 +35,13 @@ export async function insertAuthorizationCode(db: Db, grant: NewAuthorizationCod
 
 /** Marks the code used and returns it, atomically: of two concurrent redemptions only one gets it. */
 export async function redeemAuthorizationCode(db: Db, codeHash: string) {
-  return db.updateTable('authorization_codes').set({ used_at: new Date() }).where('code_hash', '=', codeHash).where('used_at', 'is', null).returningAll().executeTakeFirst()
+  return db
+    .updateTable('authorization_codes')
+    .set({ used_at: new Date() })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
 }
 
 /** A code that exists but was used already: its family is what a replay revokes. */

@@ -66,7 +66,13 @@ const SCOPE_TEXT: Record<string, string> = {
 }
 
 /** Where the person returns to the client with an error (RFC 6749 4.1.2.1), with state and, per RFC 9207, iss. */
-function errorRedirect(issuer: string, redirectUri: string, state: string | undefined, error: OAuthRedirectErrorCode, description: string): string {
+function errorRedirect(
+  issuer: string,
+  redirectUri: string,
+  state: string | undefined,
+  error: OAuthRedirectErrorCode,
+  description: string,
+): string {
   const url = new URL(redirectUri)
   url.searchParams.set('error', error)
   url.searchParams.set('error_description', description)
@@ -76,7 +82,10 @@ function errorRedirect(issuer: string, redirectUri: string, state: string | unde
 }
 
 /** Step 1: the client and the exact redirect URI; without them no redirect can be trusted, so the person sees the error. */
-async function checkClient(app: FastifyInstance, params: AuthorizationQuery): Promise<{ client: Client; redirectUri: string } | { page: string }> {
+async function checkClient(
+  app: FastifyInstance,
+  params: AuthorizationQuery,
+): Promise<{ client: Client; redirectUri: string } | { page: string }> {
   if (!params.client_id) return { page: 'The request names no client (client_id is missing).' }
   const client = await findClient(app, params.client_id)
   if (!client) return { page: 'The application that sent you here is not registered.' }
@@ -94,7 +103,10 @@ type Refusal = { error: OAuthRedirectErrorCode; description: string }
  * refused, OAuth 2.1 / BCP 2.1.1); resource (RFC 8707) names the MCP server or the REST API, and
  * the scopes belong to it.
  */
-function checkParameters(config: Config, params: AuthorizationQuery): Refusal | { codeChallenge: string; scope: string[]; resource: string } {
+function checkParameters(
+  config: Config,
+  params: AuthorizationQuery,
+): Refusal | { codeChallenge: string; scope: string[]; resource: string } {
   const known = resources(config)
   const refuse = (error: OAuthRedirectErrorCode, description: string): Refusal => ({ error, description })
   if (params.response_type !== 'code') return refuse('unsupported_response_type', 'Only response_type=code is supported')
@@ -106,7 +118,8 @@ function checkParameters(config: Config, params: AuthorizationQuery): Refusal | 
   if (params.resource !== undefined && params.resource !== known.mcp && params.resource !== known.rest) {
     return refuse('invalid_target', `Unknown resource; use ${known.mcp} or ${known.rest}`)
   }
-  const resource = params.resource ?? (asked.length && asked.every((s) => (REST_SCOPES as readonly string[]).includes(s)) ? known.rest : known.mcp)
+  const resource =
+    params.resource ?? (asked.length && asked.every((s) => (REST_SCOPES as readonly string[]).includes(s)) ? known.rest : known.mcp)
   const allowed = scopesOf(resource, config)
   const scope = asked.length ? asked : [...(resource === known.mcp ? MCP_SCOPES : REST_SCOPES)]
   const refused = scope.filter((s) => !allowed.includes(s))
@@ -119,11 +132,13 @@ async function check(app: FastifyInstance, params: AuthorizationQuery): Promise<
   const client = await checkClient(app, params)
   if ('page' in client) return { ok: false, page: client.page }
   const checked = checkParameters(app.config, params)
-  if ('error' in checked) return { ok: false, redirect: errorRedirect(app.config.BASE_URL, client.redirectUri, params.state, checked.error, checked.description) }
+  if ('error' in checked)
+    return { ok: false, redirect: errorRedirect(app.config.BASE_URL, client.redirectUri, params.state, checked.error, checked.description) }
   return { ok: true, request: { ...client, state: params.state, ...checked } }
 }
 
-const errorPage = (reply: FastifyReply, message: string) => sendPage(reply, 400, page('Cannot continue', html`<p>${message}</p><p>Return to the application and try again.</p>`))
+const errorPage = (reply: FastifyReply, message: string) =>
+  sendPage(reply, 400, page('Cannot continue', html`<p>${message}</p><p>Return to the application and try again.</p>`))
 
 /** The consent page: who asks for what, for which resource and account, and where the person returns to. */
 async function consentPage(reply: FastifyReply, email: string, valid: ValidRequest, query: AuthorizationQuery, choice: AccountChoice) {
@@ -195,13 +210,24 @@ export default async function authorizeRoutes(app: FastifyInstance) {
     '/oauth/authorize',
     {
       config: { operation: 'oauth.authorize', ...routeLimit(app.config, 'oauth.authorize') },
-      schema: { summary: 'Authorization endpoint: sign-in and consent', tags: ['identity'], querystring: AuthorizationQuery, response: { 200: Html, 302: Type.Null(), 303: Type.Null(), 400: Html } },
+      schema: {
+        summary: 'Authorization endpoint: sign-in and consent',
+        tags: ['identity'],
+        querystring: AuthorizationQuery,
+        response: { 200: Html, 302: Type.Null(), 303: Type.Null(), 400: Html },
+      },
     },
     async (request, reply) => {
       const checked = await check(app, request.query)
       if (!checked.ok) return 'page' in checked ? errorPage(reply, checked.page) : reply.redirect(checked.redirect, 302)
       if (!request.webUser) return reply.redirect(`/signin?return_to=${encodeURIComponent(request.url)}`, 303)
-      return consentPage(reply, request.webUser.email, checked.request, request.query, await accountChoice(app, request, request.webUser.id))
+      return consentPage(
+        reply,
+        request.webUser.email,
+        checked.request,
+        request.query,
+        await accountChoice(app, request, request.webUser.id),
+      )
     },
   )
 
@@ -228,7 +254,10 @@ export default async function authorizeRoutes(app: FastifyInstance) {
       }
       const valid = checked.request
       if (decision === 'deny') {
-        return reply.redirect(errorRedirect(app.config.BASE_URL, valid.redirectUri, valid.state, 'access_denied', 'The person denied the request'), 303)
+        return reply.redirect(
+          errorRedirect(app.config.BASE_URL, valid.redirectUri, valid.state, 'access_denied', 'The person denied the request'),
+          303,
+        )
       }
       const account = chosenAccount(await accountChoice(app, request, request.webUser.id), accountId)
       if (!account) return errorPage(reply, 'You are not a member of the account chosen.')

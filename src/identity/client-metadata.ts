@@ -18,17 +18,30 @@ const MAX_BYTES = 10_240
 export function clientMetadataResolver(app: FastifyInstance, fetcher: SafeFetcher) {
   return async function resolveClientMetadata(clientId: string): Promise<Client | undefined> {
     if (!isMetadataUrl(clientId)) return undefined
-    const cached = await app.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).where('source', '=', 'metadata_document').executeTakeFirst()
+    const cached = await app.db
+      .selectFrom('oauth_clients')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('source', '=', 'metadata_document')
+      .executeTakeFirst()
     if (cached && Date.now() - cached.refreshed_at.getTime() < FRESH_MS) {
       return { clientId, clientName: cached.client_name, redirectUris: cached.redirect_uris, grantTypes: cached.grant_types }
     }
     let document: Record<string, unknown>
     try {
-      const response = await fetcher.fetch(clientId, { headers: { accept: 'application/json' }, maxRedirects: 0, maxBytes: MAX_BYTES, timeoutMs: 5000 })
+      const response = await fetcher.fetch(clientId, {
+        headers: { accept: 'application/json' },
+        maxRedirects: 0,
+        maxBytes: MAX_BYTES,
+        timeoutMs: 5000,
+      })
       if (response.status !== 200) throw new Error(`status ${response.status}`)
       document = JSON.parse(response.text()) as Record<string, unknown>
     } catch (error) {
-      app.log.info({ clientId, reason: error instanceof FetchError ? error.code : (error as Error).message }, 'client metadata document unavailable')
+      app.log.info(
+        { clientId, reason: error instanceof FetchError ? error.code : (error as Error).message },
+        'client metadata document unavailable',
+      )
       return undefined
     }
     const client = parseDocument(clientId, document)
@@ -36,7 +49,12 @@ export function clientMetadataResolver(app: FastifyInstance, fetcher: SafeFetche
       app.log.info({ clientId, reason: client }, 'client metadata document refused')
       return undefined
     }
-    const values = { client_name: client.clientName, redirect_uris: JSON.stringify(client.redirectUris), grant_types: JSON.stringify(client.grantTypes), refreshed_at: new Date() }
+    const values = {
+      client_name: client.clientName,
+      redirect_uris: JSON.stringify(client.redirectUris),
+      grant_types: JSON.stringify(client.grantTypes),
+      refreshed_at: new Date(),
+    }
     await app.db
       .insertInto('oauth_clients')
       .values({ client_id: clientId, source: 'metadata_document', ...values })
@@ -64,9 +82,15 @@ function parseDocument(clientId: string, doc: Record<string, unknown>): Client |
   const method = doc['token_endpoint_auth_method'] ?? 'none'
   if (method !== 'none' || 'client_secret' in doc) return 'only public clients may use a metadata document'
   const redirectUris = doc['redirect_uris']
-  if (!Array.isArray(redirectUris) || !redirectUris.length || redirectUris.length > 10 || !redirectUris.every((u) => typeof u === 'string' && !redirectUriProblem(u))) {
+  if (
+    !Array.isArray(redirectUris) ||
+    !redirectUris.length ||
+    redirectUris.length > 10 ||
+    !redirectUris.every((u) => typeof u === 'string' && !redirectUriProblem(u))
+  ) {
     return 'redirect_uris are missing or not allowed'
   }
-  const name = typeof doc['client_name'] === 'string' && doc['client_name'].trim() ? doc['client_name'].trim().slice(0, 200) : new URL(clientId).host
+  const name =
+    typeof doc['client_name'] === 'string' && doc['client_name'].trim() ? doc['client_name'].trim().slice(0, 200) : new URL(clientId).host
   return { clientId, clientName: name, redirectUris: redirectUris as string[], grantTypes: ['authorization_code', 'refresh_token'] }
 }

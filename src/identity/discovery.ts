@@ -64,8 +64,13 @@ export default async function discoveryRoutes(app: FastifyInstance) {
     },
   }
 
-  app.get('/.well-known/oauth-authorization-server', { config: { operation: 'discovery.authorization_server' }, schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
-    json(reply, 'application/json; charset=utf-8', authorizationServer),
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      config: { operation: 'discovery.authorization_server' },
+      schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['discovery'], response: { 200: Doc } },
+    },
+    (_request, reply) => json(reply, 'application/json; charset=utf-8', authorizationServer),
   )
 
   const protectedResource = (resource: string, scopes: readonly string[], name: string) => ({
@@ -83,8 +88,15 @@ export default async function discoveryRoutes(app: FastifyInstance) {
     ['/.well-known/oauth-protected-resource/v1', protectedResource(rest, REST_SCOPES, 'Web Presence REST API')],
   ]
   for (const [path, body] of resourceDocs) {
-    app.get(path, { config: { operation: `discovery.protected_resource${path.slice('/.well-known/oauth-protected-resource'.length).replace('/', '.')}` }, schema: { summary: 'Protected resource metadata (RFC 9728)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
-      json(reply, 'application/json; charset=utf-8', body),
+    app.get(
+      path,
+      {
+        config: {
+          operation: `discovery.protected_resource${path.slice('/.well-known/oauth-protected-resource'.length).replace('/', '.')}`,
+        },
+        schema: { summary: 'Protected resource metadata (RFC 9728)', tags: ['discovery'], response: { 200: Doc } },
+      },
+      (_request, reply) => json(reply, 'application/json; charset=utf-8', body),
     )
   }
 
@@ -106,21 +118,49 @@ export default async function discoveryRoutes(app: FastifyInstance) {
       },
     ],
   }
-  app.get('/.well-known/api-catalog', { config: { operation: 'discovery.api_catalog' }, schema: { summary: 'API catalog (RFC 9727)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
-    json(reply.header('link', `<${catalogUrl}>; rel="api-catalog"`), 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"', apiCatalog),
+  app.get(
+    '/.well-known/api-catalog',
+    {
+      config: { operation: 'discovery.api_catalog' },
+      schema: { summary: 'API catalog (RFC 9727)', tags: ['discovery'], response: { 200: Doc } },
+    },
+    (_request, reply) =>
+      json(
+        reply.header('link', `<${catalogUrl}>; rel="api-catalog"`),
+        'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
+        apiCatalog,
+      ),
   )
 
   const skills = loadSkills()
   const skillIndex = {
     $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
-    skills: skills.map((s) => ({ name: s.name, type: 'skill-md', description: s.description, url: `/.well-known/agent-skills/${s.name}/SKILL.md`, digest: s.digest })),
+    skills: skills.map((s) => ({
+      name: s.name,
+      type: 'skill-md',
+      description: s.description,
+      url: `/.well-known/agent-skills/${s.name}/SKILL.md`,
+      digest: s.digest,
+    })),
   }
-  app.get('/.well-known/agent-skills/index.json', { config: { operation: 'discovery.skills' }, schema: { summary: 'Agent skills index (discovery 0.2.0)', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
-    json(reply, 'application/json; charset=utf-8', skillIndex),
+  app.get(
+    '/.well-known/agent-skills/index.json',
+    {
+      config: { operation: 'discovery.skills' },
+      schema: { summary: 'Agent skills index (discovery 0.2.0)', tags: ['discovery'], response: { 200: Doc } },
+    },
+    (_request, reply) => json(reply, 'application/json; charset=utf-8', skillIndex),
   )
   for (const skill of skills) {
-    app.get(`/.well-known/agent-skills/${skill.name}/SKILL.md`, { config: { operation: `discovery.skill.${skill.name}` }, schema: { summary: `Skill ${skill.name}`, tags: ['discovery'] } }, (_request, reply) =>
-      reply.type('text/markdown; charset=utf-8').header('cache-control', CACHE).header('etag', `"${skill.digest.slice(7, 50)}"`).send(skill.body),
+    app.get(
+      `/.well-known/agent-skills/${skill.name}/SKILL.md`,
+      { config: { operation: `discovery.skill.${skill.name}` }, schema: { summary: `Skill ${skill.name}`, tags: ['discovery'] } },
+      (_request, reply) =>
+        reply
+          .type('text/markdown; charset=utf-8')
+          .header('cache-control', CACHE)
+          .header('etag', `"${skill.digest.slice(7, 50)}"`)
+          .send(skill.body),
     )
   }
 
@@ -141,7 +181,12 @@ export default async function discoveryRoutes(app: FastifyInstance) {
       scopes: [...MCP_SCOPES],
     },
   }
-  app.get('/.well-known/mcp/server-card.json', { config: { operation: 'discovery.mcp_server_card' }, schema: { summary: 'MCP server card', tags: ['discovery'], response: { 200: Doc } } }, (_request, reply) =>
-    json(reply, 'application/json; charset=utf-8', serverCard),
+  app.get(
+    '/.well-known/mcp/server-card.json',
+    {
+      config: { operation: 'discovery.mcp_server_card' },
+      schema: { summary: 'MCP server card', tags: ['discovery'], response: { 200: Doc } },
+    },
+    (_request, reply) => json(reply, 'application/json; charset=utf-8', serverCard),
   )
 }

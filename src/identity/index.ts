@@ -13,7 +13,12 @@ export default async function identityRoutes(app: FastifyInstance) {
   const emailHash = await loadEmailHasher(app.db, app.keyring)
   // Client ID Metadata Documents are fetched from URLs a client names: only through the SSRF-safe
   // fetcher, which allows private networks only where every outbound fetch may (tests, development).
-  const fetcher = createSafeFetcher({ allowPrivateNetworks: app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, timeoutMs: 5000, maxBytes: 10_240, maxRedirects: 0 })
+  const fetcher = createSafeFetcher({
+    allowPrivateNetworks: app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+    timeoutMs: 5000,
+    maxBytes: 10_240,
+    maxRedirects: 0,
+  })
   app.addHook('onClose', async () => fetcher.close())
   app.decorate('resolveClientMetadata', clientMetadataResolver(app, fetcher))
   const oauthRoutesSeen = recordOAuthRoutes(app)

@@ -12,7 +12,14 @@ import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
 import { CODES_PER_EMAIL } from './sign-in.ts'
-import { challengeCodeHash, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
+import {
+  challengeCodeHash,
+  consumeChallenge,
+  countChallengeTry,
+  countRecentChallenges,
+  findChallenge,
+  insertChallenge,
+} from './sign-in-challenges.ts'
 import { newSignInCode, NOT_A_SIGN_IN_CODE, readSignInCode } from './user-codes.ts'
 import { findOrCreateUser, type EmailHasher } from './users.ts'
 
@@ -33,15 +40,45 @@ function unusable(state: InvitationUnusable['state'], found?: FoundInvitation): 
   const ask = 'Ask the owner of the account to invite you again.'
   switch (state) {
     case 'accepted':
-      return { status: 410, page: page('This invitation has been used', html`<p>This link was used to join the account already: an invitation link works once.</p><p>If it was you, <a href="/signin?return_to=%2Fapp">sign in</a> to open the dashboard.</p>`) }
+      return {
+        status: 410,
+        page: page(
+          'This invitation has been used',
+          html`<p>This link was used to join the account already: an invitation link works once.</p><p>If it was you, <a href="/signin?return_to=%2Fapp">sign in</a> to open the dashboard.</p>`,
+        ),
+      }
     case 'withdrawn':
-      return { status: 410, page: page('This invitation was withdrawn', html`<p>The owner of the account withdrew this invitation, so the link no longer works. ${ask}</p>`) }
+      return {
+        status: 410,
+        page: page(
+          'This invitation was withdrawn',
+          html`<p>The owner of the account withdrew this invitation, so the link no longer works. ${ask}</p>`,
+        ),
+      }
     case 'expired':
-      return { status: 410, page: page('This invitation has expired', html`<p>Invitation links work for 7 days; this one ended on ${found ? day(found.row.expires_at) : 'its last day'}. ${ask}</p>`) }
+      return {
+        status: 410,
+        page: page(
+          'This invitation has expired',
+          html`<p>Invitation links work for 7 days; this one ended on ${found ? day(found.row.expires_at) : 'its last day'}. ${ask}</p>`,
+        ),
+      }
     case 'other_person':
-      return { status: 403, page: page('This invitation is for someone else', html`<p>This link invites another email address. Open it from the mail it came in.</p>`) }
+      return {
+        status: 403,
+        page: page(
+          'This invitation is for someone else',
+          html`<p>This link invites another email address. Open it from the mail it came in.</p>`,
+        ),
+      }
     case 'unknown':
-      return { status: 404, page: page('This invitation link is not valid', html`<p>No invitation has this link. Check that the whole address from the mail was copied. ${ask}</p>`) }
+      return {
+        status: 404,
+        page: page(
+          'This invitation link is not valid',
+          html`<p>No invitation has this link. Check that the whole address from the mail was copied. ${ask}</p>`,
+        ),
+      }
   }
 }
 
@@ -96,7 +133,14 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
       }
       const refusal = classify(error as FastifyError)
       if (refusal.code === 'plan_limit') {
-        await sendPage(reply, 403, page('No seat is free', html`<p>Every seat of this account is taken, so you cannot join it now. The owner can free a seat or add one (${refusal.detail}).</p>`))
+        await sendPage(
+          reply,
+          403,
+          page(
+            'No seat is free',
+            html`<p>Every seat of this account is taken, so you cannot join it now. The owner can free a seat or add one (${refusal.detail}).</p>`,
+          ),
+        )
         return undefined
       }
       throw error
@@ -105,7 +149,15 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
 
   typed.get(
     '/join',
-    { config: { operation: 'invitation.page' }, schema: { summary: 'An invitation to an account', tags: ['sign-in'], querystring: Type.Object({ token: Token }), response: { 200: Html, 403: Html, 404: Html, 410: Html } } },
+    {
+      config: { operation: 'invitation.page' },
+      schema: {
+        summary: 'An invitation to an account',
+        tags: ['sign-in'],
+        querystring: Type.Object({ token: Token }),
+        response: { 200: Html, 403: Html, 404: Html, 410: Html },
+      },
+    },
     async (request, reply) => {
       const { token } = request.query
       const found = await pending(reply, token)
@@ -113,8 +165,15 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
       const csrf = await reply.generateCsrf()
       const person = request.webUser
       if (person && person.email === found.email) {
-        return sendPage(reply, 200, page('Join an account', html`${invitationIntro(found)}
-<form method="post" action="/join/accept">${hidden({ _csrf: csrf, token })}<button type="submit">Join the account</button></form>`))
+        return sendPage(
+          reply,
+          200,
+          page(
+            'Join an account',
+            html`${invitationIntro(found)}
+<form method="post" action="/join/accept">${hidden({ _csrf: csrf, token })}<button type="submit">Join the account</button></form>`,
+          ),
+        )
       }
       return sendPage(
         reply,
@@ -152,7 +211,13 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
         return sendPage(reply, 429, page('Too many codes', html`<p>Too many codes were sent to this address. Try again in 15 minutes.</p>`))
       }
       const code = newSignInCode()
-      const challenge = await insertChallenge(app.db, app.keyring, { emailHash: found.row.email_hash, email: found.email, code, returnTo: '/app', expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000) })
+      const challenge = await insertChallenge(app.db, app.keyring, {
+        emailHash: found.row.email_hash,
+        email: found.email,
+        code,
+        returnTo: '/app',
+        expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000),
+      })
       await app.mailer.send({
         to: found.email,
         subject: 'Your Web Presence sign-in code',
@@ -171,7 +236,12 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
         summary: 'Check the code and join the account',
         tags: ['sign-in'],
         consumes: ['application/x-www-form-urlencoded'],
-        body: Type.Object({ token: Token, challenge: Type.String({ maxLength: 100 }), code: Type.String({ maxLength: 20 }), _csrf: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({
+          token: Token,
+          challenge: Type.String({ maxLength: 100 }),
+          code: Type.String({ maxLength: 20 }),
+          _csrf: Type.String({ maxLength: 200 }),
+        }),
         response: { 303: Type.Null(), 400: Html, 403: Html, 404: Html, 410: Html },
       },
     },
@@ -180,17 +250,43 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
       const found = await pending(reply, token)
       if (!found) return reply
       const challenge = await findChallenge(app.db, id)
-      if (!challenge || challenge.email_hash !== found.row.email_hash || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
-        return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has expired or was tried too often.</p><p><a href="/join?token=${encodeURIComponent(token)}">Send a new code</a></p>`))
+      if (
+        !challenge ||
+        challenge.email_hash !== found.row.email_hash ||
+        challenge.consumed_at ||
+        challenge.expires_at <= new Date() ||
+        challenge.attempts >= SIGN_IN_CODE_ATTEMPTS
+      ) {
+        return sendPage(
+          reply,
+          410,
+          page(
+            'Code no longer valid',
+            html`<p>This code has expired or was tried too often.</p><p><a href="/join?token=${encodeURIComponent(token)}">Send a new code</a></p>`,
+          ),
+        )
       }
       const code = readSignInCode(request.body.code)
       if (code === undefined) return sendPage(reply, 400, codeForm(await reply.generateCsrf(), token, id, found.email, NOT_A_SIGN_IN_CODE))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
-        return sendPage(reply, 400, codeForm(await reply.generateCsrf(), token, id, found.email, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
+        return sendPage(
+          reply,
+          400,
+          codeForm(
+            await reply.generateCsrf(),
+            token,
+            id,
+            found.email,
+            left > 0
+              ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.`
+              : 'That code is not right, and no tries are left. Ask for a new code.',
+          ),
+        )
       }
-      if (!(await consumeChallenge(app.db, id))) return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has already been used.</p>`))
+      if (!(await consumeChallenge(app.db, id)))
+        return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has already been used.</p>`))
       // The person and their membership are made together: a refused invitation leaves no person behind.
       const joined = await join(reply, found, () =>
         withTransaction(app.db, async (trx) => {

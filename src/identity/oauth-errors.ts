@@ -11,7 +11,6 @@ export const OAuthErrorBody = Type.Object(
   { additionalProperties: false },
 )
 
-
 /** An OAuth error: `error` and `error_description` go to the client, `detail` only to the log. */
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode

@@ -25,9 +25,22 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Record<str
   counts['refresh_tokens'] = count(await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute())
   counts['sign_in_challenges'] = count(await db.deleteFrom('sign_in_challenges').where('expires_at', '<', dayAgo).execute())
   counts['authorization_codes'] = count(await db.deleteFrom('authorization_codes').where('expires_at', '<', dayAgo).execute())
-  counts['claim_attempts'] = count(await db.deleteFrom('claim_attempts').where('expires_at', '<', dayAgo).where('status', 'in', ['pending', 'denied', 'redeemed']).execute())
-  counts['agent_registrations'] = count(await db.deleteFrom('agent_registrations').where('status', '=', 'anonymous').where('expires_at', '<', dayAgo).execute())
-  counts['outbox'] = count(await db.deleteFrom('outbox').where('created_at', '<', new Date(now.getTime() - 7 * DAY_MS)).execute())
+  counts['claim_attempts'] = count(
+    await db
+      .deleteFrom('claim_attempts')
+      .where('expires_at', '<', dayAgo)
+      .where('status', 'in', ['pending', 'denied', 'redeemed'])
+      .execute(),
+  )
+  counts['agent_registrations'] = count(
+    await db.deleteFrom('agent_registrations').where('status', '=', 'anonymous').where('expires_at', '<', dayAgo).execute(),
+  )
+  counts['outbox'] = count(
+    await db
+      .deleteFrom('outbox')
+      .where('created_at', '<', new Date(now.getTime() - 7 * DAY_MS))
+      .execute(),
+  )
   return counts
 }
 

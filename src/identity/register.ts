@@ -72,17 +72,15 @@ export default async function registerRoute(app: FastifyInstance) {
       const clientName = body.client_name ?? 'Unnamed client'
       const createdAt = new Date()
       await insertRegisteredClient(app.db, { clientId, clientName, redirectUris: body.redirect_uris, grantTypes, createdAt })
-      return reply
-        .code(201)
-        .send({
-          client_id: clientId,
-          client_id_issued_at: Math.floor(createdAt.getTime() / 1000),
-          client_name: clientName,
-          redirect_uris: body.redirect_uris,
-          grant_types: grantTypes as Array<'authorization_code' | 'refresh_token'>,
-          response_types: ['code' as const],
-          token_endpoint_auth_method: 'none' as const,
-        })
+      return reply.code(201).send({
+        client_id: clientId,
+        client_id_issued_at: Math.floor(createdAt.getTime() / 1000),
+        client_name: clientName,
+        redirect_uris: body.redirect_uris,
+        grant_types: grantTypes as Array<'authorization_code' | 'refresh_token'>,
+        response_types: ['code' as const],
+        token_endpoint_auth_method: 'none' as const,
+      })
     },
   )
 }

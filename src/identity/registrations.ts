@@ -4,7 +4,10 @@ import type { Db } from '../infra/db.ts'
 /** Agent registrations and the claim attempts that bind one to a person's account. */
 
 export async function insertRegistration(db: Db, registration: { id: string; claimToken: string; expiresAt: Date }): Promise<void> {
-  await db.insertInto('agent_registrations').values({ id: registration.id, claim_token_hash: sha256Hex(registration.claimToken), expires_at: registration.expiresAt }).execute()
+  await db
+    .insertInto('agent_registrations')
+    .values({ id: registration.id, claim_token_hash: sha256Hex(registration.claimToken), expires_at: registration.expiresAt })
+    .execute()
 }
 
 export async function registrationById(db: Db, id: string) {
@@ -13,11 +16,20 @@ export async function registrationById(db: Db, id: string) {
 
 /** The registration a claim token names, locked for the rest of the transaction. */
 export async function lockRegistrationByClaimToken(trx: Db, claimToken: string) {
-  return trx.selectFrom('agent_registrations').select(['id', 'status', 'expires_at']).where('claim_token_hash', '=', sha256Hex(claimToken)).forUpdate().executeTakeFirst()
+  return trx
+    .selectFrom('agent_registrations')
+    .select(['id', 'status', 'expires_at'])
+    .where('claim_token_hash', '=', sha256Hex(claimToken))
+    .forUpdate()
+    .executeTakeFirst()
 }
 
 export async function markRegistrationClaimed(trx: Db, id: string, claim: { userId: string; accountId: string; at: Date }): Promise<void> {
-  await trx.updateTable('agent_registrations').set({ status: 'claimed', user_id: claim.userId, account_id: claim.accountId, claimed_at: claim.at }).where('id', '=', id).execute()
+  await trx
+    .updateTable('agent_registrations')
+    .set({ status: 'claimed', user_id: claim.userId, account_id: claim.accountId, claimed_at: claim.at })
+    .where('id', '=', id)
+    .execute()
 }
 
 /** An attempt still waiting for the person or for the agent to collect it. */
@@ -60,7 +72,14 @@ export async function insertClaimAttempt(trx: Db, keyring: Keyring, attempt: New
 
 /** The newest attempt of a registration, locked: the polling agent and the person race for it. */
 export async function lockLatestClaimAttempt(trx: Db, registrationId: string) {
-  return trx.selectFrom('claim_attempts').selectAll().where('registration_id', '=', registrationId).orderBy('created_at', 'desc').limit(1).forUpdate().executeTakeFirst()
+  return trx
+    .selectFrom('claim_attempts')
+    .selectAll()
+    .where('registration_id', '=', registrationId)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
 export async function recordClaimPoll(trx: Db, attemptId: string, at: Date, intervalSeconds?: number): Promise<void> {
@@ -76,7 +95,11 @@ export async function markClaimAttemptRedeemed(trx: Db, attemptId: string): Prom
 }
 
 export async function claimAttemptByUserCode(db: Db, userCodeHash: string) {
-  return db.selectFrom('claim_attempts').select(['id', 'status', 'expires_at', 'email_hash', 'failed_entries']).where('user_code_hash', '=', userCodeHash).executeTakeFirst()
+  return db
+    .selectFrom('claim_attempts')
+    .select(['id', 'status', 'expires_at', 'email_hash', 'failed_entries'])
+    .where('user_code_hash', '=', userCodeHash)
+    .executeTakeFirst()
 }
 
 /** A code confirmed by the wrong account counts against the attempt; enough of them decline it. */
@@ -96,7 +119,11 @@ export type ClaimDecision = { approve: true; userId: string; accountId: string }
 export async function decideClaimAttempt(db: Db, attemptId: string, decision: ClaimDecision): Promise<boolean> {
   const decided = await db
     .updateTable('claim_attempts')
-    .set(decision.approve ? { status: 'approved', user_id: decision.userId, account_id: decision.accountId, decided_at: new Date() } : { status: 'denied', user_id: null, decided_at: new Date() })
+    .set(
+      decision.approve
+        ? { status: 'approved', user_id: decision.userId, account_id: decision.accountId, decided_at: new Date() }
+        : { status: 'denied', user_id: null, decided_at: new Date() },
+    )
     .where('id', '=', attemptId)
     .where('status', '=', 'pending')
     .returning('id')

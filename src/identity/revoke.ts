@@ -32,7 +32,11 @@ export default async function revokeRoute(app: FastifyInstance) {
         tags: ['identity'],
         consumes: ['application/x-www-form-urlencoded'],
         body: RevocationRequest,
-        response: { 200: Type.String({ maxLength: 0, description: 'Revoked, or unknown: an empty body' }), 400: OAuthErrorBody, 429: OAuthErrorBody },
+        response: {
+          200: Type.String({ maxLength: 0, description: 'Revoked, or unknown: an empty body' }),
+          400: OAuthErrorBody,
+          429: OAuthErrorBody,
+        },
       },
     },
     async (request, reply) => {

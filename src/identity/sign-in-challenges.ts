@@ -6,11 +6,20 @@ import type { Db } from '../infra/db.ts'
 export const challengeCodeHash = (challengeId: string, code: string) => sha256Hex(`${challengeId}:${code}`)
 
 export async function countRecentChallenges(db: Db, emailHash: string, since: Date): Promise<number> {
-  const row = await db.selectFrom('sign_in_challenges').select((eb) => eb.fn.countAll<string>().as('n')).where('email_hash', '=', emailHash).where('created_at', '>', since).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('sign_in_challenges')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('email_hash', '=', emailHash)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
-export async function insertChallenge(db: Db, keyring: Keyring, challenge: { emailHash: string; email: string; code: string; returnTo: string; expiresAt: Date }): Promise<string> {
+export async function insertChallenge(
+  db: Db,
+  keyring: Keyring,
+  challenge: { emailHash: string; email: string; code: string; returnTo: string; expiresAt: Date },
+): Promise<string> {
   const id = newId('sic')
   await db
     .insertInto('sign_in_challenges')
@@ -30,7 +39,8 @@ export async function findChallenge(db: Db, id: string) {
   return db.selectFrom('sign_in_challenges').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export const challengeEmail = (keyring: Keyring, challenge: { id: string; email_sealed: string }) => keyring.open(challenge.email_sealed, `sign_in_challenges.email:${challenge.id}`)
+export const challengeEmail = (keyring: Keyring, challenge: { id: string; email_sealed: string }) =>
+  keyring.open(challenge.email_sealed, `sign_in_challenges.email:${challenge.id}`)
 
 /** Counts one try before the comparison, so parallel guesses cannot exceed the budget; the tries made, or undefined when none is left. */
 export async function countChallengeTry(db: Db, id: string, maxTries: number): Promise<number | undefined> {
@@ -47,6 +57,12 @@ export async function countChallengeTry(db: Db, id: string, maxTries: number): P
 
 /** Uses the challenge once; false when it was used already. */
 export async function consumeChallenge(db: Db, id: string): Promise<boolean> {
-  const consumed = await db.updateTable('sign_in_challenges').set({ consumed_at: new Date() }).where('id', '=', id).where('consumed_at', 'is', null).returning('id').executeTakeFirst()
+  const consumed = await db
+    .updateTable('sign_in_challenges')
+    .set({ consumed_at: new Date() })
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
   return consumed !== undefined
 }

@@ -6,7 +6,15 @@ import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
-import { challengeCodeHash, challengeEmail, consumeChallenge, countChallengeTry, countRecentChallenges, findChallenge, insertChallenge } from './sign-in-challenges.ts'
+import {
+  challengeCodeHash,
+  challengeEmail,
+  consumeChallenge,
+  countChallengeTry,
+  countRecentChallenges,
+  findChallenge,
+  insertChallenge,
+} from './sign-in-challenges.ts'
 import { newSignInCode, NOT_A_SIGN_IN_CODE, readSignInCode } from './user-codes.ts'
 import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
 import { safeReturnTo } from './web-session.ts'
@@ -57,7 +65,15 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
 
   typed.get(
     '/signin',
-    { config: { operation: 'signin.page' }, schema: { summary: 'Sign-in page', tags: ['sign-in'], querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 4000 })) }), response: { 200: Html } } },
+    {
+      config: { operation: 'signin.page' },
+      schema: {
+        summary: 'Sign-in page',
+        tags: ['sign-in'],
+        querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 4000 })) }),
+        response: { 200: Html },
+      },
+    },
     async (request, reply) => sendPage(reply, 200, emailForm(await reply.generateCsrf(), safeReturnTo(request.query.return_to))),
   )
 
@@ -70,21 +86,36 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
         summary: 'Send a sign-in code',
         tags: ['sign-in'],
         consumes: ['application/x-www-form-urlencoded'],
-        body: Type.Object({ email: Type.String({ maxLength: 254 }), return_to: Type.Optional(Type.String({ maxLength: 4000 })), _csrf: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({
+          email: Type.String({ maxLength: 254 }),
+          return_to: Type.Optional(Type.String({ maxLength: 4000 })),
+          _csrf: Type.String({ maxLength: 200 }),
+        }),
         response: { 303: Type.Null(), 400: Html, 429: Html },
       },
     },
     async (request, reply) => {
       const returnTo = safeReturnTo(request.body.return_to)
       const email = normaliseEmail(request.body.email)
-      if (!EMAIL_FORMAT.test(email) || email.length < 3) return sendPage(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
+      if (!EMAIL_FORMAT.test(email) || email.length < 3)
+        return sendPage(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
       const hash = emailHash(email)
       if ((await countRecentChallenges(app.db, hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
         reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
-        return sendPage(reply, 429, emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email))
+        return sendPage(
+          reply,
+          429,
+          emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email),
+        )
       }
       const code = newSignInCode()
-      const id = await insertChallenge(app.db, app.keyring, { emailHash: hash, email, code, returnTo, expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000) })
+      const id = await insertChallenge(app.db, app.keyring, {
+        emailHash: hash,
+        email,
+        code,
+        returnTo,
+        expiresAt: new Date(Date.now() + SIGN_IN_CODE_TTL * 1000),
+      })
       await app.mailer.send({
         to: email,
         subject: 'Your Web Presence sign-in code',
@@ -96,7 +127,15 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
 
   typed.get(
     '/signin/code',
-    { config: { operation: 'signin.code_page' }, schema: { summary: 'Sign-in code page', tags: ['sign-in'], querystring: Type.Object({ challenge: Type.String({ maxLength: 100 }) }), response: { 200: Html } } },
+    {
+      config: { operation: 'signin.code_page' },
+      schema: {
+        summary: 'Sign-in code page',
+        tags: ['sign-in'],
+        querystring: Type.Object({ challenge: Type.String({ maxLength: 100 }) }),
+        response: { 200: Html },
+      },
+    },
     async (request, reply) => sendPage(reply, 200, codeForm(await reply.generateCsrf(), request.query.challenge)),
   )
 
@@ -109,7 +148,11 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
         summary: 'Check a sign-in code',
         tags: ['sign-in'],
         consumes: ['application/x-www-form-urlencoded'],
-        body: Type.Object({ challenge: Type.String({ maxLength: 100 }), code: Type.String({ maxLength: 20 }), _csrf: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({
+          challenge: Type.String({ maxLength: 100 }),
+          code: Type.String({ maxLength: 20 }),
+          _csrf: Type.String({ maxLength: 200 }),
+        }),
         response: { 303: Type.Null(), 400: Html, 410: Html },
       },
     },
@@ -119,15 +162,37 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       const challenge = await findChallenge(app.db, id)
       const csrf = await reply.generateCsrf()
       if (!challenge || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
-        return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`))
+        return sendPage(
+          reply,
+          410,
+          page(
+            'Code no longer valid',
+            html`<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`,
+          ),
+        )
       }
       if (code === undefined) return sendPage(reply, 400, codeForm(csrf, id, NOT_A_SIGN_IN_CODE))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
-        return sendPage(reply, 400, codeForm(csrf, id, left > 0 ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.` : 'That code is not right, and no tries are left. Ask for a new code.'))
+        return sendPage(
+          reply,
+          400,
+          codeForm(
+            csrf,
+            id,
+            left > 0
+              ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.`
+              : 'That code is not right, and no tries are left. Ask for a new code.',
+          ),
+        )
       }
-      if (!(await consumeChallenge(app.db, id))) return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>`))
+      if (!(await consumeChallenge(app.db, id)))
+        return sendPage(
+          reply,
+          410,
+          page('Code no longer valid', html`<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>`),
+        )
       const email = challengeEmail(app.keyring, challenge)
       const user = await findOrCreateUser(app.db, app.keyring, challenge.email_hash, email)
       await reply.startWebSession(user.id)
@@ -135,11 +200,16 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     },
   )
 
-  typed.get('/signin/done', { config: { operation: 'signin.done' }, schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } }, async (request, reply) => {
-    if (!request.webUser) return sendPage(reply, 200, page('Not signed in', html`<p>You are not signed in. <a href="/signin">Sign in</a></p>`))
-    const signOut = html`<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
-    return sendPage(reply, 200, page('Signed in', html`<p>You are signed in as ${request.webUser.email}.</p>${signOut}`))
-  })
+  typed.get(
+    '/signin/done',
+    { config: { operation: 'signin.done' }, schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } },
+    async (request, reply) => {
+      if (!request.webUser)
+        return sendPage(reply, 200, page('Not signed in', html`<p>You are not signed in. <a href="/signin">Sign in</a></p>`))
+      const signOut = html`<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
+      return sendPage(reply, 200, page('Signed in', html`<p>You are signed in as ${request.webUser.email}.</p>${signOut}`))
+    },
+  )
 
   typed.post(
     '/signout',

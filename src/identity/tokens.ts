@@ -107,7 +107,10 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
     .where('family_id', '=', familyId)
     .returning(['access_jti', 'access_expires_at'])
     .execute()
-  await denyJtis(db, rows.map((r) => ({ jti: r.access_jti, expiresAt: r.access_expires_at })))
+  await denyJtis(
+    db,
+    rows.map((r) => ({ jti: r.access_jti, expiresAt: r.access_expires_at })),
+  )
 }
 
 /** The revocation group of an agent's pre-claim tokens: completing the claim revokes it. */
@@ -119,6 +122,12 @@ export async function findRefreshToken(db: Db, secret: string) {
 
 /** Retires an active refresh token atomically: of two concurrent uses, one wins and the other counts as reuse. */
 export async function retireRefreshToken(db: Db, id: string): Promise<boolean> {
-  const retired = await db.updateTable('refresh_tokens').set({ status: 'used', used_at: new Date() }).where('id', '=', id).where('status', '=', 'active').returning('id').executeTakeFirst()
+  const retired = await db
+    .updateTable('refresh_tokens')
+    .set({ status: 'used', used_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .returning('id')
+    .executeTakeFirst()
   return retired !== undefined
 }

@@ -17,7 +17,13 @@ export interface User {
  * which they are the owner. A person who signs in first to join an account they were invited to
  * (`joining`) gets no account of their own: the one they join becomes their default.
  */
-export async function findOrCreateUser(db: Db, keyring: Keyring, emailHash: string, email: string, options: { joining?: string } = {}): Promise<User> {
+export async function findOrCreateUser(
+  db: Db,
+  keyring: Keyring,
+  emailHash: string,
+  email: string,
+  options: { joining?: string } = {},
+): Promise<User> {
   const existing = await db.selectFrom('users').select(['id', 'account_id']).where('email_hash', '=', emailHash).executeTakeFirst()
   if (existing) {
     await db.updateTable('users').set({ last_sign_in_at: new Date() }).where('id', '=', existing.id).execute()
@@ -29,11 +35,18 @@ export async function findOrCreateUser(db: Db, keyring: Keyring, emailHash: stri
     if (!options.joining) await trx.insertInto('accounts').values({ id: accountId }).execute()
     const user = await trx
       .insertInto('users')
-      .values({ id: userId, account_id: accountId, email_hash: emailHash, email_sealed: keyring.seal(normaliseEmail(email), `users.email:${userId}`), last_sign_in_at: new Date() })
+      .values({
+        id: userId,
+        account_id: accountId,
+        email_hash: emailHash,
+        email_sealed: keyring.seal(normaliseEmail(email), `users.email:${userId}`),
+        last_sign_in_at: new Date(),
+      })
       .onConflict((oc) => oc.column('email_hash').doNothing())
       .returning(['id', 'account_id'])
       .executeTakeFirst()
-    if (user && !options.joining) await trx.insertInto('account_members').values({ account_id: accountId, user_id: userId, role: 'owner' }).execute()
+    if (user && !options.joining)
+      await trx.insertInto('account_members').values({ account_id: accountId, user_id: userId, role: 'owner' }).execute()
     return user
   })
   if (created) return { id: created.id, accountId: created.account_id, email: normaliseEmail(email) }

@@ -43,7 +43,15 @@ export default async function verifyRoutes(app: FastifyInstance, options: { emai
 
   typed.get(
     VERIFY,
-    { config: { operation: 'agent.identity.verify_page' }, schema: { summary: 'Claim verification page', tags: ['sign-in'], querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 20 })) }), response: { 200: Html } } },
+    {
+      config: { operation: 'agent.identity.verify_page' },
+      schema: {
+        summary: 'Claim verification page',
+        tags: ['sign-in'],
+        querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 20 })) }),
+        response: { 200: Html },
+      },
+    },
     async (request, reply) => {
       const csrf = await reply.generateCsrf()
       const code = request.query.user_code ? normaliseUserCode(request.query.user_code) : undefined
@@ -88,8 +96,10 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
       const csrf = await reply.generateCsrf()
       const code = normaliseUserCode(request.body.user_code)
       const attempt = code ? await pendingAttempt(code) : undefined
-      if (!code || !attempt || attempt.status !== 'pending') return sendPage(reply, 400, entryForm(csrf, request.body.user_code, 'This code is not known. Check it and try again.'))
-      if (attempt.expires_at <= new Date()) return sendPage(reply, 410, entryForm(csrf, '', 'This code has expired. Ask the agent to start again.'))
+      if (!code || !attempt || attempt.status !== 'pending')
+        return sendPage(reply, 400, entryForm(csrf, request.body.user_code, 'This code is not known. Check it and try again.'))
+      if (attempt.expires_at <= new Date())
+        return sendPage(reply, 410, entryForm(csrf, '', 'This code has expired. Ask the agent to start again.'))
       const next = `${VERIFY}?user_code=${display(code)}`
       const location = request.webUser ? next : `/signin?return_to=${encodeURIComponent(next)}`
       return reply.redirect(location, 303)
@@ -120,13 +130,22 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
       if (!code) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known.'))
       if (!user) return reply.redirect(`/signin?return_to=${encodeURIComponent(`${VERIFY}?user_code=${display(code)}`)}`, 303)
       const attempt = await pendingAttempt(code)
-      if (!attempt || attempt.status !== 'pending') return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known or was already used.'))
-      if (attempt.expires_at <= new Date()) return sendPage(reply, 410, entryForm(await reply.generateCsrf(), '', 'This code has expired. Ask the agent to start again.'))
+      if (!attempt || attempt.status !== 'pending')
+        return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known or was already used.'))
+      if (attempt.expires_at <= new Date())
+        return sendPage(reply, 410, entryForm(await reply.generateCsrf(), '', 'This code has expired. Ask the agent to start again.'))
 
       if (attempt.email_hash !== options.emailHash(user.email)) {
         const failed = attempt.failed_entries + 1
         await countWrongAccountEntry(app.db, attempt.id, failed, failed >= CLAIM_ENTRY_ATTEMPTS)
-        return sendPage(reply, 403, page('Another account', html`<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>`))
+        return sendPage(
+          reply,
+          403,
+          page(
+            'Another account',
+            html`<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>`,
+          ),
+        )
       }
 
       let decision: ClaimDecision = { approve: false }
@@ -134,11 +153,23 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
       if (request.body.decision === 'approve') {
         const choice = await accountChoice(app, request, user.id)
         const accountId = chosenAccount(choice, request.body.account_id)
-        if (!accountId) return sendPage(reply, 403, page('Another account', html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`))
+        if (!accountId)
+          return sendPage(
+            reply,
+            403,
+            page(
+              'Another account',
+              html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`,
+            ),
+          )
         decision = { approve: true, userId: user.id, accountId }
-        outcome = page('Agent connected', html`<p>The agent is now connected to ${accountName(choice, accountId)}. You can close this page and return to it.</p>`)
+        outcome = page(
+          'Agent connected',
+          html`<p>The agent is now connected to ${accountName(choice, accountId)}. You can close this page and return to it.</p>`,
+        )
       }
-      if (!(await decideClaimAttempt(app.db, attempt.id, decision))) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+      if (!(await decideClaimAttempt(app.db, attempt.id, decision)))
+        return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
       return sendPage(reply, 200, outcome)
     },
   )

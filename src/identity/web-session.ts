@@ -48,7 +48,13 @@ async function webSession(app: FastifyInstance) {
     const token = randomToken(32)
     await app.db
       .insertInto('web_sessions')
-      .values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: userId, account_id: accountId ?? null, expires_at: new Date(Date.now() + WEB_SESSION_TTL * 1000) })
+      .values({
+        id: newId('ses'),
+        token_hash: sha256Hex(token),
+        user_id: userId,
+        account_id: accountId ?? null,
+        expires_at: new Date(Date.now() + WEB_SESSION_TTL * 1000),
+      })
       .execute()
     this.setCookie(names.session, token, { ...cookieOptions, maxAge: WEB_SESSION_TTL })
   })

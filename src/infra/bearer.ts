@@ -50,7 +50,9 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i
 const ACCESS_TOKEN_TYP = 'at+jwt'
 
 /** The identifying claims of a verified token, or undefined when one is missing or not a string. */
-function identityOf(claims: Record<string, unknown>): { jti: string; sub: string; clientId: string; scope: string; group: string | undefined } | undefined {
+function identityOf(
+  claims: Record<string, unknown>,
+): { jti: string; sub: string; clientId: string; scope: string; group: string | undefined } | undefined {
   const { jti, sub, client_id: clientId, scope } = claims
   if (typeof jti !== 'string' || typeof sub !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string') return undefined
   const group = claims['revocation_group']
@@ -92,7 +94,9 @@ export async function verifyBearer(request: FastifyRequest, options: BearerOptio
 export function rememberedBearer(request: FastifyRequest, options: BearerOptions): BearerAuth | undefined {
   const token = BEARER.exec(request.headers.authorization ?? '')?.[1]
   if (!token) return undefined
-  const claims = request.server.signer.remembered(token, { audience: options.audience, typ: ACCESS_TOKEN_TYP })?.payload as Record<string, unknown> | undefined
+  const claims = request.server.signer.remembered(token, { audience: options.audience, typ: ACCESS_TOKEN_TYP })?.payload as
+    | Record<string, unknown>
+    | undefined
   const identity = claims && identityOf(claims)
   if (!claims || !identity || !knownClean(identity.jti, identity.group)) return undefined
   const auth = bearerAuth(claims, identity, options.audience)
@@ -116,7 +120,8 @@ async function checkBearer(request: FastifyRequest, options: BearerOptions): Pro
   if (await isRevoked(request.server.db, identity.jti, identity.group)) throw refuse('invalid_token', 'The access token has been revoked')
 
   const auth = bearerAuth(claims, identity, options.audience)
-  if (!required.every((s) => auth.scopes.includes(s))) throw refuse('insufficient_scope', `The access token lacks the scope ${required.join(' ')}`)
+  if (!required.every((s) => auth.scopes.includes(s)))
+    throw refuse('insufficient_scope', `The access token lacks the scope ${required.join(' ')}`)
   return auth
 }
 
@@ -127,9 +132,15 @@ function refusal(audience: string, required: readonly string[]): Refuse {
   const metadata = resourceMetadataUrl(audience)
   const scope = required.length ? required.join(' ') : undefined
   return (error, description) => {
-    const headers = { 'www-authenticate': challenge({ error, error_description: error ? description : undefined, resource_metadata: metadata, scope }) }
+    const headers = {
+      'www-authenticate': challenge({ error, error_description: error ? description : undefined, resource_metadata: metadata, scope }),
+    }
     const refused =
-      error === 'insufficient_scope' ? new errors.insufficientScope(description) : error === 'invalid_request' ? new errors.invalidBearerRequest(description) : new errors.invalidToken(description)
+      error === 'insufficient_scope'
+        ? new errors.insufficientScope(description)
+        : error === 'invalid_request'
+          ? new errors.invalidBearerRequest(description)
+          : new errors.invalidToken(description)
     return withHeaders(refused, headers)
   }
 }

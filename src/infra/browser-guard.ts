@@ -34,7 +34,17 @@ export interface BrowserGuard {
 
 const CONNECT_TIMEOUT_MS = 10_000
 /** Headers about the hop to the proxy, not for the server. */
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
+const HOP_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
 
 export async function startBrowserGuard(options: BrowserGuardOptions): Promise<BrowserGuard> {
   const allowPrivate = options.allowPrivateNetworks
@@ -81,10 +91,19 @@ export async function startBrowserGuard(options: BrowserGuardOptions): Promise<B
     }
     const headers: Record<string, string | string[]> = {}
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value
-    const upstream = request({ host: address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false, timeout: CONNECT_TIMEOUT_MS })
+    const upstream = request({
+      host: address,
+      port,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      setHost: false,
+      timeout: CONNECT_TIMEOUT_MS,
+    })
     upstream.on('response', (answer) => {
       const answerHeaders: Record<string, string | string[]> = {}
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_HEADERS.has(name)) answerHeaders[name] = value
+      for (const [name, value] of Object.entries(answer.headers))
+        if (value !== undefined && !HOP_HEADERS.has(name)) answerHeaders[name] = value
       res.writeHead(answer.statusCode ?? 502, answerHeaders)
       answer.pipe(res)
     })

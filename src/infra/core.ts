@@ -26,7 +26,13 @@ declare module 'fastify' {
 async function core(app: FastifyInstance, options: { config: Config; embeddedTemplate?: Blob | undefined }) {
   const { config } = options
   const log = app.log as unknown as import('pino').Logger
-  const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: config.DATABASE_POOL_SIZE, embeddedTemplate: options.embeddedTemplate })
+  const store = await openDataStore({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    log,
+    poolSize: config.DATABASE_POOL_SIZE,
+    embeddedTemplate: options.embeddedTemplate,
+  })
   try {
     await migrateToLatest(store.db)
   } catch (error) {

@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, randomFillSync, timingSafeEqual, type KeyObject } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  randomBytes,
+  randomFillSync,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto'
 
 /** SHA-256 of a secret, hex. Secrets (tokens, codes) are stored only in this form. */
 export function sha256Hex(value: string | Buffer): string {

@@ -38,7 +38,9 @@ export interface DataStoreOptions {
 
 export async function openDataStore(options: DataStoreOptions): Promise<DataStore> {
   const url = options.databaseUrl
-  return !url || url === 'memory://' ? openEmbedded(url ? undefined : options.dataDir, options.log, options.embeddedTemplate) : openPostgres(url, options)
+  return !url || url === 'memory://'
+    ? openEmbedded(url ? undefined : options.dataDir, options.log, options.embeddedTemplate)
+    : openPostgres(url, options)
 }
 
 async function ping(db: Db, timeoutMs: number): Promise<boolean> {
@@ -46,7 +48,10 @@ async function ping(db: Db, timeoutMs: number): Promise<boolean> {
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs)
   })
-  const query = sql`select 1`.execute(db).then(() => true, () => false)
+  const query = sql`select 1`.execute(db).then(
+    () => true,
+    () => false,
+  )
   try {
     return await Promise.race([query, timeout])
   } finally {
@@ -68,7 +73,9 @@ async function openEmbedded(dataDir: string | undefined, log: Logger, template?:
   const unlock = dataDir ? lockDataDir(dataDir) : () => {}
   let pglite: InstanceType<typeof PGlite>
   try {
-    pglite = dataDir ? await PGlite.create(`${dataDir}/pgdata`) : await PGlite.create({ ...(template && { loadDataDir: template }), startParams: [...PGlite.defaultStartParams, ...IN_MEMORY_START] })
+    pglite = dataDir
+      ? await PGlite.create(`${dataDir}/pgdata`)
+      : await PGlite.create({ ...(template && { loadDataDir: template }), startParams: [...PGlite.defaultStartParams, ...IN_MEMORY_START] })
   } catch (error) {
     unlock()
     throw error
@@ -269,7 +276,14 @@ function guardedPool(pool: pg.Pool, watch: DatabaseWatch) {
     }
   }
   return {
-    connect: async () => wrap(await watch.guard(() => pool.connect(), () => {}, (late) => late.release(true))),
+    connect: async () =>
+      wrap(
+        await watch.guard(
+          () => pool.connect(),
+          () => {},
+          (late) => late.release(true),
+        ),
+      ),
     end: () => pool.end(),
   }
 }
@@ -409,7 +423,25 @@ function startListener(url: string, channel: string, onNotify: (payload: string)
 }
 
 // 57014: a statement the server cancelled (statement_timeout): it could not answer in time.
-const unavailableCodes = new Set(['57014', 'DB_UNAVAILABLE', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'])
+const unavailableCodes = new Set([
+  '57014',
+  'DB_UNAVAILABLE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+])
 
 /** True for errors that mean "the database cannot be reached right now", as opposed to a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -417,5 +449,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown }
   if (typeof code === 'string' && unavailableCodes.has(code)) return true
   if (typeof message !== 'string') return false
-  return /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection is closed|Client has encountered a connection error|PGlite is closed/i.test(message)
+  return /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection is closed|Client has encountered a connection error|PGlite is closed/i.test(
+    message,
+  )
 }

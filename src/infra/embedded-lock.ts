@@ -102,7 +102,8 @@ function takeOverIfStale(dir: string, lockPath: string): void {
   const found = readHolder(lockPath)
   if (!found) return
   // A pid equal to ours is a lock from before a restart that reused it (pid 1 in a container).
-  if (found.holder && found.holder.pid !== process.pid && running(found.holder.pid)) throw new EmbeddedDatabaseInUseError(resolve(dir), lockPath, found.holder)
+  if (found.holder && found.holder.pid !== process.pid && running(found.holder.pid))
+    throw new EmbeddedDatabaseInUseError(resolve(dir), lockPath, found.holder)
   // Removed only while it still reads the same, so a lock another process has just taken over stays.
   if (readHolder(lockPath)?.text !== found.text) return
   try {

@@ -68,7 +68,8 @@ export function normaliseDomain(input: string, options: NormaliseOptions = {}): 
   } catch {
     throw new FetchError('invalid_domain', 'The domain is not a valid host name')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('invalid_domain', 'Only http and https sites can be checked')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError('invalid_domain', 'Only http and https sites can be checked')
   if (url.username || url.password) throw new FetchError('invalid_domain', 'The domain must not contain user information')
   if (url.pathname !== '/' || url.search || url.hash) throw new FetchError('invalid_domain', 'Give a domain only, without a path or query')
   const allow = options.allowPrivateNetworks === true
@@ -199,7 +200,8 @@ function checkUrl(raw: string, allowPrivateNetworks: boolean): URL {
   } catch {
     throw new FetchError('invalid_url', 'The URL is not valid', raw)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('invalid_url', `The scheme ${url.protocol} is not fetched`, raw)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError('invalid_url', `The scheme ${url.protocol} is not fetched`, raw)
   if (url.username || url.password) throw new FetchError('invalid_url', 'URLs with user information are not fetched', raw)
   if (url.port && !allowPrivateNetworks) throw new FetchError('invalid_url', 'URLs with an explicit port are not fetched', raw)
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
@@ -250,7 +252,11 @@ function checkedResolver(resolver: NonNullable<SafeFetcherOptions['resolver']>, 
 }
 
 /** The connection pool: its lookup runs inside net.connect, so the address checked is the address connected to. */
-function guardedAgent(checkedAddresses: (hostname: string) => Promise<LookupAddress[]>, options: SafeFetcherOptions, defaultTimeout: number): Agent {
+function guardedAgent(
+  checkedAddresses: (hostname: string) => Promise<LookupAddress[]>,
+  options: SafeFetcherOptions,
+  defaultTimeout: number,
+): Agent {
   const lookup = (
     hostname: string,
     lookupOptions: { all?: boolean },
@@ -281,7 +287,12 @@ function guardedAgent(checkedAddresses: (hostname: string) => Promise<LookupAddr
 type Answer = { status: number; headers: Record<string, string>; body: Buffer; truncated: boolean }
 
 /** Reads a body up to `maxBytes` decoded bytes, so a small compressed bomb is cut like any large body. */
-async function readBody(body: Dispatcher.ResponseData['body'], headers: Record<string, string>, url: URL, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  headers: Record<string, string>,
+  url: URL,
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const decoder = decoderFor(headers['content-encoding'])
   if (decoder) body.on('error', (error) => decoder.destroy(error)).pipe(decoder)
   const source = (decoder ?? body) as AsyncIterable<Buffer>
@@ -315,7 +326,14 @@ async function readBody(body: Dispatcher.ResponseData['body'], headers: Record<s
 }
 
 /** One request, no redirect followed: its status, headers and (capped) body. */
-async function fetchOnce(agent: Agent, userAgent: string, url: URL, init: FetchInit, signal: AbortSignal, maxBytes: number): Promise<Answer> {
+async function fetchOnce(
+  agent: Agent,
+  userAgent: string,
+  url: URL,
+  init: FetchInit,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<Answer> {
   const response = await request(url, {
     method: init.method ?? 'GET',
     dispatcher: agent,
@@ -394,7 +412,8 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       }
       const location = answer.headers['location']
       if (REDIRECT_STATUSES.has(answer.status) && location) {
-        if (redirects.length >= maxRedirects) throw new FetchError('too_many_redirects', `More than ${maxRedirects} redirects`, current.href)
+        if (redirects.length >= maxRedirects)
+          throw new FetchError('too_many_redirects', `More than ${maxRedirects} redirects`, current.href)
         redirects.push({ url: current.href, status: answer.status })
         current = redirectTarget(location, current, allowPrivate)
         continue

@@ -94,7 +94,12 @@ export interface JobDefinition<P = unknown> {
  * Queues a recurring job's next daily run at `hour`:`minute` UTC after `from`, keyed by its day, so
  * N instances (and the run itself, scheduling the next) queue one run a day.
  */
-export function scheduleDaily(db: Db, name: string, time: { hour: number; minute?: number }, from = new Date()): Promise<string | undefined> {
+export function scheduleDaily(
+  db: Db,
+  name: string,
+  time: { hour: number; minute?: number },
+  from = new Date(),
+): Promise<string | undefined> {
   const at = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), time.hour, time.minute ?? 0))
   if (at <= from) at.setUTCDate(at.getUTCDate() + 1)
   return enqueueJob(db, name, {}, { runAt: at, uniqueKey: at.toISOString().slice(0, 10), maxAttempts: 5 })
@@ -174,7 +179,9 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Arra
   const rows = await db
     .insertInto('jobs')
     .values(values)
-    .onConflict((oc) => oc.columns(['name', 'unique_key']).where('unique_key', 'is not', null).where('state', 'in', ['queued', 'running']).doNothing())
+    .onConflict((oc) =>
+      oc.columns(['name', 'unique_key']).where('unique_key', 'is not', null).where('state', 'in', ['queued', 'running']).doNothing(),
+    )
     .returning(['id', sql<void>`pg_notify(${JOBS_CHANNEL}, name)`.as('notified')])
     .execute()
   const inserted = new Set(rows.map((r) => r.id))
@@ -227,7 +234,10 @@ export function jobsInsert(rows: string, claim?: { owner: string; leaseSeconds: 
  * so one bad item fails only its own caller; `run` must therefore write nothing when it throws
  * (one statement or one transaction).
  */
-export function batched<T, R>(run: (items: T[]) => Promise<R[]>, options: { maxBatch?: number; maxInFlight?: number } = {}): (item: T) => Promise<R> {
+export function batched<T, R>(
+  run: (items: T[]) => Promise<R[]>,
+  options: { maxBatch?: number; maxInFlight?: number } = {},
+): (item: T) => Promise<R> {
   const maxBatch = options.maxBatch ?? 100
   const maxInFlight = options.maxInFlight ?? 1
   type Waiting = { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }
@@ -498,18 +508,21 @@ export class JobRunner {
     }
     const controller = new AbortController()
     // Renew the lease while the handler works, so long jobs are not taken over.
-    const renew = setInterval(() => {
-      void this.#store.db
-        .updateTable('jobs')
-        .set({ lease_until: sql`now() + make_interval(secs => ${definition.leaseMs / 1000})` })
-        .where('id', '=', job.id)
-        .where('lease_owner', '=', job.lease_owner)
-        .executeTakeFirst()
-        .then((r) => {
-          if (r.numUpdatedRows === 0n) controller.abort(new Error('lease lost'))
-        })
-        .catch(() => {})
-    }, Math.max(50, definition.leaseMs / 3))
+    const renew = setInterval(
+      () => {
+        void this.#store.db
+          .updateTable('jobs')
+          .set({ lease_until: sql`now() + make_interval(secs => ${definition.leaseMs / 1000})` })
+          .where('id', '=', job.id)
+          .where('lease_owner', '=', job.lease_owner)
+          .executeTakeFirst()
+          .then((r) => {
+            if (r.numUpdatedRows === 0n) controller.abort(new Error('lease lost'))
+          })
+          .catch(() => {})
+      },
+      Math.max(50, definition.leaseMs / 3),
+    )
     let completed = false
     try {
       await definition.handler(
@@ -545,7 +558,14 @@ export class JobRunner {
    */
   #record(job: Job, state: Outcome['state'], error: string | null, runAt: Date | undefined, log: () => Logger): void {
     const finished = state === 'succeeded' || state === 'failed'
-    const recording = this.#writeOutcome({ id: job.id, owner: job.lease_owner!, state, error, run_at: runAt?.toISOString() ?? null, finished_at: finished ? new Date().toISOString() : null }).then(
+    const recording = this.#writeOutcome({
+      id: job.id,
+      owner: job.lease_owner!,
+      state,
+      error,
+      run_at: runAt?.toISOString() ?? null,
+      finished_at: finished ? new Date().toISOString() : null,
+    }).then(
       (recorded) => {
         if (!recorded) log().warn('lease was lost before the outcome was recorded')
       },
@@ -570,7 +590,9 @@ export class JobRunner {
  * generic plan (its LIMIT a parameter, its ids unknown) made a backlog's delivery rate fall round
  * after round. A custom plan each time costs a fraction of a millisecond per batch.
  */
-export function plannedEachTime<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R> | RawBuilder<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function plannedEachTime<A extends unknown[], R>(
+  build: (db: Db, ...args: A) => Compilable<R> | RawBuilder<R>,
+): (db: Db, ...args: A) => Promise<R[]> {
   return async (db, ...args) => {
     const query = build(db, ...args)
     return 'isRawBuilder' in query ? (await query.execute(db)).rows : (await db.executeQuery(query.compile())).rows
@@ -581,7 +603,8 @@ export function plannedEachTime<A extends unknown[], R>(build: (db: Db, ...args:
  * A claim: jobs whose claimant died (lease run out) first, then queued ones by due time; each
  * branch reads its own index in order, so a long backlog costs a claim nothing extra.
  */
-const claimJobs = plannedEachTime((db, names: string[], limit: number, owner: string, leaseSeconds: number) => sql<Job>`
+const claimJobs = plannedEachTime(
+  (db, names: string[], limit: number, owner: string, leaseSeconds: number) => sql<Job>`
   with expired as (
     select id from jobs
     where state = 'running' and lease_until < now() and name = any(${names}::text[])
@@ -596,7 +619,8 @@ const claimJobs = plannedEachTime((db, names: string[], limit: number, owner: st
   update jobs set state = 'running', attempts = attempts + 1, lease_owner = ${owner},
     lease_until = now() + make_interval(secs => ${leaseSeconds}::float8)
   where id in (select id from expired union all select id from queued limit ${limit})
-  returning *`)
+  returning *`,
+)
 
 /**
  * Outcomes of jobs that finish together, written by one statement; each is fenced by its owner
@@ -604,7 +628,8 @@ const claimJobs = plannedEachTime((db, names: string[], limit: number, owner: st
  * see into the JSON, and joining on it alone lets it scan the whole table; `= any(array)` finds
  * the rows through the primary key.
  */
-const writeOutcomes = plannedEachTime((db, outcomes: string) => sql<{ id: string; owner: string }>`
+const writeOutcomes = plannedEachTime(
+  (db, outcomes: string) => sql<{ id: string; owner: string }>`
   with v as (
     select * from jsonb_to_recordset(${outcomes}::jsonb)
       as v(id text, owner text, state text, error text, run_at timestamptz, finished_at timestamptz)
@@ -614,4 +639,5 @@ const writeOutcomes = plannedEachTime((db, outcomes: string) => sql<{ id: string
     run_at = coalesce(v.run_at, j.run_at), finished_at = v.finished_at, last_error = v.error, lease_owner = null, lease_until = null
   from v
   where j.id = any(array(select id from v)) and j.id = v.id and j.lease_owner = v.owner
-  returning j.id, v.owner`)
+  returning j.id, v.owner`,
+)

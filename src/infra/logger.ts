@@ -65,7 +65,19 @@ export function labelAccess(raw: IncomingMessage, label: AccessLabel): void {
   accessLabels.set(raw, label)
 }
 
-type PinoSymbol = 'lsCacheSym' | 'timeSym' | 'chindingsSym' | 'streamSym' | 'endSym' | 'messageKeySym' | 'formattersSym' | 'mixinSym' | 'hooksSym' | 'msgPrefixSym' | 'nestedKeySym' | 'needsMetadataGsym'
+type PinoSymbol =
+  | 'lsCacheSym'
+  | 'timeSym'
+  | 'chindingsSym'
+  | 'streamSym'
+  | 'endSym'
+  | 'messageKeySym'
+  | 'formattersSym'
+  | 'mixinSym'
+  | 'hooksSym'
+  | 'msgPrefixSym'
+  | 'nestedKeySym'
+  | 'needsMetadataGsym'
 type PinoInternals = Record<symbol, unknown> & { isLevelEnabled(level: string): boolean }
 type LineWriter = (reqId: string, method: string | undefined, route: string, operation: unknown, status: number, ms: number) => void
 
@@ -87,15 +99,36 @@ function jsonString(value: string): string {
  */
 function lineWriter(log: FastifyBaseLogger): LineWriter {
   // msgPrefixSym is missing from pino's types only.
-  const { lsCacheSym, timeSym, chindingsSym, streamSym, endSym, messageKeySym, formattersSym, mixinSym, hooksSym, msgPrefixSym, nestedKeySym, needsMetadataGsym } = pino.symbols as unknown as Record<PinoSymbol, symbol>
+  const {
+    lsCacheSym,
+    timeSym,
+    chindingsSym,
+    streamSym,
+    endSym,
+    messageKeySym,
+    formattersSym,
+    mixinSym,
+    hooksSym,
+    msgPrefixSym,
+    nestedKeySym,
+    needsMetadataGsym,
+  } = pino.symbols as unknown as Record<PinoSymbol, symbol>
   const logger = log as unknown as PinoInternals
   const formatters = logger[formattersSym] as { log?: unknown } | undefined
   const stream = logger[streamSym] as ({ write(line: string): void } & Record<symbol, unknown>) | undefined
   const plain =
-    stream !== undefined && typeof logger[timeSym] === 'function' && logger[lsCacheSym] !== undefined &&
-    !formatters?.log && !logger[mixinSym] && !(logger[hooksSym] as { streamWrite?: unknown } | undefined)?.streamWrite &&
-    !logger[msgPrefixSym] && !logger[nestedKeySym] && stream[needsMetadataGsym] !== true
-  if (!plain) return (reqId, method, route, operation, status, ms) => log.info({ reqId, method, route, operation, status, ms: Math.round(ms) }, 'request')
+    stream !== undefined &&
+    typeof logger[timeSym] === 'function' &&
+    logger[lsCacheSym] !== undefined &&
+    !formatters?.log &&
+    !logger[mixinSym] &&
+    !(logger[hooksSym] as { streamWrite?: unknown } | undefined)?.streamWrite &&
+    !logger[msgPrefixSym] &&
+    !logger[nestedKeySym] &&
+    stream[needsMetadataGsym] !== true
+  if (!plain)
+    return (reqId, method, route, operation, status, ms) =>
+      log.info({ reqId, method, route, operation, status, ms: Math.round(ms) }, 'request')
   const time = logger[timeSym] as () => string
   const message = `,${jsonString(logger[messageKeySym] as string)}:"request"${logger[endSym] as string}`
   return (reqId, method, route, operation, status, ms) => {
@@ -110,7 +143,15 @@ function lineWriter(log: FastifyBaseLogger): LineWriter {
 }
 
 /** The access line of a request that completed: the same fields whichever way it was answered. */
-export function logAccess(log: FastifyBaseLogger, reqId: string, method: string | undefined, route: string, operation: unknown, status: number, ms: number): void {
+export function logAccess(
+  log: FastifyBaseLogger,
+  reqId: string,
+  method: string | undefined,
+  route: string,
+  operation: unknown,
+  status: number,
+  ms: number,
+): void {
   let write = lineWriters.get(log)
   if (!write) lineWriters.set(log, (write = lineWriter(log)))
   write(reqId, method, route, operation, status, ms)
@@ -136,18 +177,33 @@ export class RequestLog extends LogController {
       operation = options.config.operation
     }
     if (!error) return logAccess(request.server.log, request.id, request.method, route, operation, reply.statusCode, reply.elapsedTime)
-    const line = { reqId: request.id, method: request.method, route, operation, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }
+    const line = {
+      reqId: request.id,
+      method: request.method,
+      route,
+      operation,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    }
     if (isClientAbort(error, request)) request.server.log.info({ ...line, reason: errorCode(error) }, 'request aborted by the client')
     else request.server.log.error({ ...line, err: error }, 'request errored')
   }
 
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
-    if (isClientAbort(error, request)) request.server.log.info({ reqId: request.id, status: reply.statusCode, reason: errorCode(error) }, 'request aborted by the client')
+    if (isClientAbort(error, request))
+      request.server.log.info({ reqId: request.id, status: reply.statusCode, reason: errorCode(error) }, 'request aborted by the client')
     else super.streamError(error, request, reply)
   }
 }
 
-const ABORT_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ABORT_ERR'])
+const ABORT_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_STREAM_DESTROYED',
+  'ABORT_ERR',
+])
 
 function errorCode(error: Error): string {
   return (error as Error & { code?: unknown }).code?.toString() ?? error.name

@@ -49,16 +49,25 @@ export function createMailer({ config, db, keyring, log }: MailerOptions): Maile
     }
   }
   const development = config.NODE_ENV === 'development'
-  if (config.NODE_ENV === 'production') log.warn('SMTP_URL is not set: sign-in and claim codes are only stored in the outbox table, and nobody receives them')
+  if (config.NODE_ENV === 'production')
+    log.warn('SMTP_URL is not set: sign-in and claim codes are only stored in the outbox table, and nobody receives them')
   return {
     transport: 'outbox',
     async send(mail) {
       const id = newId('mail')
       await db
         .insertInto('outbox')
-        .values({ id, to_sealed: keyring.seal(mail.to, `outbox.to:${id}`), subject: mail.subject, body_sealed: keyring.seal(mail.text, `outbox.body:${id}`) })
+        .values({
+          id,
+          to_sealed: keyring.seal(mail.to, `outbox.to:${id}`),
+          subject: mail.subject,
+          body_sealed: keyring.seal(mail.text, `outbox.body:${id}`),
+        })
         .execute()
-      log.info({ mailId: id, subject: mail.subject, ...(development ? { text: mail.text } : {}) }, 'mail stored in the outbox (SMTP_URL is not set)')
+      log.info(
+        { mailId: id, subject: mail.subject, ...(development ? { text: mail.text } : {}) },
+        'mail stored in the outbox (SMTP_URL is not set)',
+      )
     },
   }
 }

@@ -34,7 +34,12 @@ function documented(schema: RouteSchema | undefined, config: FastifyContextConfi
   if (extras?.body) out = { ...out, body: extras.body }
   const headers = extras?.responseHeaders
   if (headers && out.response) {
-    const response = Object.fromEntries(Object.entries(out.response).map(([status, answer]) => [status, headers[status] ? { ...answer, headers: { ...(answer['headers'] as object | undefined), ...headers[status] } } : answer]))
+    const response = Object.fromEntries(
+      Object.entries(out.response).map(([status, answer]) => [
+        status,
+        headers[status] ? { ...answer, headers: { ...(answer['headers'] as object | undefined), ...headers[status] } } : answer,
+      ]),
+    )
     out = { ...out, response }
   }
   return out
@@ -49,7 +54,10 @@ const REST_SCOPE_TEXT = {
   'manage:tokens': 'Manage API tokens and read the audit log',
 }
 
-type Document = { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>; components?: Record<string, unknown> }
+type Document = {
+  paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>
+  components?: Record<string, unknown>
+}
 
 /**
  * A response header described the same way on every answer that carries it is written once, in
@@ -57,17 +65,22 @@ type Document = { paths?: Record<string, Record<string, { responses?: Record<str
  */
 function shareHeaders(document: Document): Document {
   const seen = new Map<string, Set<string>>()
-  const answers = Object.values(document.paths ?? {}).flatMap((item) => Object.values(item).flatMap((operation) => Object.values(operation.responses ?? {})))
+  const answers = Object.values(document.paths ?? {}).flatMap((item) =>
+    Object.values(item).flatMap((operation) => Object.values(operation.responses ?? {})),
+  )
   for (const answer of answers) {
     for (const [name, header] of Object.entries(answer.headers ?? {})) {
       const forms = seen.get(name) ?? new Set<string>()
       seen.set(name, forms.add(JSON.stringify(header)))
     }
   }
-  const shared = Object.fromEntries([...seen].filter(([, forms]) => forms.size === 1).map(([name, forms]) => [name, JSON.parse([...forms][0]!) as unknown]))
+  const shared = Object.fromEntries(
+    [...seen].filter(([, forms]) => forms.size === 1).map(([name, forms]) => [name, JSON.parse([...forms][0]!) as unknown]),
+  )
   if (!Object.keys(shared).length) return document
   for (const answer of answers) {
-    for (const name of Object.keys(answer.headers ?? {})) if (name in shared) answer.headers![name] = { $ref: `#/components/headers/${name}` }
+    for (const name of Object.keys(answer.headers ?? {}))
+      if (name in shared) answer.headers![name] = { $ref: `#/components/headers/${name}` }
   }
   document.components = { ...document.components, headers: { ...(document.components?.['headers'] as object | undefined), ...shared } }
   return document
@@ -95,9 +108,21 @@ async function openapi(app: FastifyInstance, options: { extensions?: Record<stri
           oauth2: {
             type: 'oauth2',
             description: 'Account OAuth 2.0 access token for the resource {api_url}/v1 (authorization code with PKCE S256).',
-            flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: REST_SCOPE_TEXT } },
+            flows: {
+              authorizationCode: {
+                authorizationUrl: '/oauth/authorize',
+                tokenUrl: '/oauth/token',
+                refreshUrl: '/oauth/token',
+                scopes: REST_SCOPE_TEXT,
+              },
+            },
           },
-          apiToken: { type: 'http', scheme: 'bearer', bearerFormat: 'wps_<token id>_<secret>', description: 'API token created in the dashboard, by the admin CLI or at POST /v1/tokens.' },
+          apiToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'wps_<token id>_<secret>',
+            description: 'API token created in the dashboard, by the admin CLI or at POST /v1/tokens.',
+          },
         },
       },
     },
@@ -109,7 +134,8 @@ async function openapi(app: FastifyInstance, options: { extensions?: Record<stri
       }
       return { schema: documented(schema as RouteSchema | undefined, route.config) as typeof schema, url }
     },
-    transformObject: (generated) => shareHeaders(('openapiObject' in generated ? generated.openapiObject : generated.swaggerObject) as Document) as never,
+    transformObject: (generated) =>
+      shareHeaders(('openapiObject' in generated ? generated.openapiObject : generated.swaggerObject) as Document) as never,
   })
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.header('cache-control', 'public, max-age=300').send(app.swagger())

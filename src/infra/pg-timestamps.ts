@@ -59,7 +59,8 @@ export function isoTimestamptz(text: string): Date | undefined {
       at += 3
     }
   }
-  if (!(sign !== 0 && at === n && year >= 100 && month >= 1 && day >= 1 && hour >= 0 && minute >= 0 && second >= 0 && offset >= 0)) return undefined
+  if (!(sign !== 0 && at === n && year >= 100 && month >= 1 && day >= 1 && hour >= 0 && minute >= 0 && second >= 0 && offset >= 0))
+    return undefined
   return new Date(daysFromCivil(year, month, day) * DAY + ((hour * 60 + minute) * 60 + second - sign * offset) * 1000 + ms)
 }
 
@@ -81,5 +82,6 @@ function daysFromCivil(year: number, month: number, day: number): number {
 
 /** The pool's type parsers: the driver's, but for timestamptz in text. */
 export const poolTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === TIMESTAMPTZ && format !== 'binary' ? parseTimestamptz : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMPTZ && format !== 'binary' ? parseTimestamptz : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }

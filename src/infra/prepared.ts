@@ -51,7 +51,9 @@ export async function executePrepared<R>(db: Db, query: Compilable<R> | RawBuild
  *   const siteById = preparedQuery((db, accountId: string, id: string) => db.selectFrom('sites')…)
  *   const rows = await siteById(db, accountId, id)
  */
-export function preparedQuery<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R> | RawBuilder<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function preparedQuery<A extends unknown[], R>(
+  build: (db: Db, ...args: A) => Compilable<R> | RawBuilder<R>,
+): (db: Db, ...args: A) => Promise<R[]> {
   let plan: { compiled: CompiledQuery<R>; slots: Array<{ arg: number } | { value: unknown }> } | undefined
   return async (db, ...args) => {
     if (!plan) {
@@ -62,7 +64,8 @@ export function preparedQuery<A extends unknown[], R>(build: (db: Db, ...args: A
         const arg = placeholders.indexOf(value as string)
         return arg >= 0 ? { arg } : { value }
       })
-      if (slots.filter((slot) => 'arg' in slot).length < args.length) throw new Error('preparedQuery: every argument must be a parameter of the query')
+      if (slots.filter((slot) => 'arg' in slot).length < args.length)
+        throw new Error('preparedQuery: every argument must be a parameter of the query')
       if (!names.has(compiled.sql) && names.size < MAX_PREPARED) names.set(compiled.sql, `wps_${names.size + 1}`)
       plan = { compiled, slots }
     }

@@ -37,7 +37,9 @@ export function helmetHeaders(options: HelmetOptions = helmetOptions): Record<st
 
 /** Replaces the Content-Security-Policy of one response with helmet's defaults plus `directives`. */
 export function contentSecurityPolicy(reply: FastifyReply, directives: Record<string, string[]>): FastifyReply {
-  const csp = helmetHeaders({ contentSecurityPolicy: { useDefaults: true, directives: { 'frame-ancestors': ["'none'"], ...directives } } })['content-security-policy']
+  const csp = helmetHeaders({ contentSecurityPolicy: { useDefaults: true, directives: { 'frame-ancestors': ["'none'"], ...directives } } })[
+    'content-security-policy'
+  ]
   return reply.header('content-security-policy', csp)
 }
 

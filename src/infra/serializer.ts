@@ -11,7 +11,12 @@ function isNull(schema: unknown): boolean {
 
 /** One option of a single named type with no choice of its own inside (no anyOf, oneOf, allOf, $ref, if). */
 function isPlainTyped(schema: unknown): schema is Schema & { type: string } {
-  return isSchema(schema) && typeof schema['type'] === 'string' && schema['type'] !== 'null' && !['anyOf', 'oneOf', 'allOf', '$ref', 'if', 'not'].some((key) => key in schema)
+  return (
+    isSchema(schema) &&
+    typeof schema['type'] === 'string' &&
+    schema['type'] !== 'null' &&
+    !['anyOf', 'oneOf', 'allOf', '$ref', 'if', 'not'].some((key) => key in schema)
+  )
 }
 
 /** Keywords whose value is data, never a schema. */
@@ -30,7 +35,8 @@ export function nullableAsTypeList(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (VALUES.has(key)) copy[key] = value
     // Under these the keys are names (a property may well be called `default` or `enum`), each naming a schema.
-    else if (NAMED_SCHEMAS.has(key) && isSchema(value)) copy[key] = Object.fromEntries(Object.entries(value).map(([name, named]) => [name, nullableAsTypeList(named)]))
+    else if (NAMED_SCHEMAS.has(key) && isSchema(value))
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, named]) => [name, nullableAsTypeList(named)]))
     else copy[key] = nullableAsTypeList(value)
   }
   const options = copy['anyOf']
@@ -62,10 +68,18 @@ export function buildSerializer(externalSchemas: unknown, serializerOptions: Opt
   return ({ schema }: { schema?: unknown }) => {
     // As Fastify's own compiler does: a response schema that is itself one of the shared schemas is not passed twice.
     const id = isSchema(schema) ? schema['$id'] : undefined
-    const shared = typeof id === 'string' && id in external ? Object.fromEntries(Object.entries(external).filter(([key]) => key !== id)) : external
+    const shared =
+      typeof id === 'string' && id in external ? Object.fromEntries(Object.entries(external).filter(([key]) => key !== id)) : external
     const key = JSON.stringify([schema, shared, serializerOptions ?? null])
     let serialize = serializers.get(key)
-    if (!serialize) serializers.set(key, (serialize = fastJsonStringify(nullableAsTypeList(schema) as Parameters<typeof fastJsonStringify>[0], { ...serializerOptions, schema: shared as Options['schema'] })))
+    if (!serialize)
+      serializers.set(
+        key,
+        (serialize = fastJsonStringify(nullableAsTypeList(schema) as Parameters<typeof fastJsonStringify>[0], {
+          ...serializerOptions,
+          schema: shared as Options['schema'],
+        })),
+      )
     return serialize
   }
 }

@@ -1,6 +1,16 @@
 import { createPrivateKey, sign as rsaSign, type KeyObject } from 'node:crypto'
 import { promisify } from 'node:util'
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyResult } from 'jose'
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyResult,
+} from 'jose'
 import { sql } from 'kysely'
 import type { Keyring } from './crypto.ts'
 import { newId } from './crypto.ts'
@@ -88,7 +98,11 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
       next.set(row.kid, { kid: row.kid, publicJwk, publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey, createdAt: row.created_at })
       if (row.status === 'active') {
         const privateJwk = JSON.parse(keyring.open(row.private_jwk_sealed, `signing_keys:${row.kid}`)) as JWK
-        current = { kid: row.kid, privateKey: createPrivateKey({ key: privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }), headers: new Map() }
+        current = {
+          kid: row.kid,
+          privateKey: createPrivateKey({ key: privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }),
+          headers: new Map(),
+        }
       }
     }
     verifying = next
@@ -172,7 +186,12 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
     async rotate() {
       await db.transaction().execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(${KEY_LOCK})`.execute(trx)
-        await trx.updateTable('signing_keys').set({ status: 'retired', retired_at: new Date() }).where('status', '=', 'active').where('alg', '=', ALG).execute()
+        await trx
+          .updateTable('signing_keys')
+          .set({ status: 'retired', retired_at: new Date() })
+          .where('status', '=', 'active')
+          .where('alg', '=', ALG)
+          .execute()
         await insertNewKey(trx, keyring)
       })
       await load()
@@ -182,11 +201,21 @@ export async function createSigner(db: Db, keyring: Keyring, issuer: string): Pr
 
 /** Generates the first key exactly once, even when several instances start together. */
 async function ensureActiveKey(db: Db, keyring: Keyring): Promise<void> {
-  const existing = await db.selectFrom('signing_keys').select('kid').where('status', '=', 'active').where('alg', '=', ALG).executeTakeFirst()
+  const existing = await db
+    .selectFrom('signing_keys')
+    .select('kid')
+    .where('status', '=', 'active')
+    .where('alg', '=', ALG)
+    .executeTakeFirst()
   if (existing) return
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${KEY_LOCK})`.execute(trx)
-    const again = await trx.selectFrom('signing_keys').select('kid').where('status', '=', 'active').where('alg', '=', ALG).executeTakeFirst()
+    const again = await trx
+      .selectFrom('signing_keys')
+      .select('kid')
+      .where('status', '=', 'active')
+      .where('alg', '=', ALG)
+      .executeTakeFirst()
     if (!again) await insertNewKey(trx, keyring)
   })
 }

@@ -710,4 +710,14 @@ export interface EventTables {
 }
 
 /** Every table of the service. */
-export interface Database extends FoundationTables, SitesTables, AgentTables, IdentityTables, PublicTables, AccountTables, ContentTables, HostedSiteTables, McpTables, EventTables {}
+export interface Database
+  extends FoundationTables,
+    SitesTables,
+    AgentTables,
+    IdentityTables,
+    PublicTables,
+    AccountTables,
+    ContentTables,
+    HostedSiteTables,
+    McpTables,
+    EventTables {}

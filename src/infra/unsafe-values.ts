@@ -15,7 +15,10 @@ type Unsafe = { at: string; keyword: 'pattern' | 'maximum' }
  */
 function unsafeAt(value: unknown, path = ''): Unsafe | undefined {
   if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? { at: path, keyword: 'pattern' } : undefined
-  if (typeof value === 'number') return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)) ? undefined : { at: path, keyword: 'maximum' }
+  if (typeof value === 'number')
+    return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value))
+      ? undefined
+      : { at: path, keyword: 'maximum' }
   if (typeof value !== 'object' || value === null) return undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

@@ -20,7 +20,7 @@ export interface AccountToolSpec<I extends TSchema, O extends TSchema> extends O
 /** What an agent nobody has claimed is told: how its person claims it (INTERFACE.md 5.3). */
 export function claimSteps(baseUrl: string): string {
   return (
-    'This tool acts for a person\'s account, and no person has claimed this agent yet. Ask your person to claim it: ' +
+    "This tool acts for a person's account, and no person has claimed this agent yet. Ask your person to claim it: " +
     `1. POST ${baseUrl}/agent/identity/claim with {"claim_token": <your claim_token>, "email": <their email>}; ` +
     '2. show them the verification_uri and user_code from the answer; ' +
     `3. poll POST ${baseUrl}/oauth/token with grant_type=urn:presence:agent-auth:grant-type:claim and claim_token, every interval seconds, while it answers authorization_pending; ` +
@@ -34,7 +34,12 @@ export function claimSteps(baseUrl: string): string {
  * under `operation`. A change commits together with its audit record; reads and refusals are
  * recorded in batches.
  */
-export async function forAccount<T>(caller: Caller, operation: string, access: 'read' | 'write', work: (call: AccountCall) => Promise<T>): Promise<T> {
+export async function forAccount<T>(
+  caller: Caller,
+  operation: string,
+  access: 'read' | 'write',
+  work: (call: AccountCall) => Promise<T>,
+): Promise<T> {
   if (!caller.auth.accountId) throw new errors.claimRequired(claimSteps(caller.app.config.BASE_URL))
   const { frame, db } = caller.app
   const found = frame.authenticate(caller.request, null, { audience: caller.auth.audience })

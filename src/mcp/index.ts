@@ -17,7 +17,10 @@ function jsonRpcErrorHandler(error: FastifyError, request: FastifyRequest, reply
   const classified = classify(error)
   logFailure(request, error, classified)
   const code = classified.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST
-  return reply.code(classified.status).type('application/json; charset=utf-8').send({ jsonrpc: '2.0', id: null, error: { code, message: classified.detail } })
+  return reply
+    .code(classified.status)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id: null, error: { code, message: classified.detail } })
 }
 
 /** JSON-RPC batches left MCP with the 2025-06-18 revision; a body opening with `[` is one. */
@@ -61,7 +64,10 @@ function rebindingGuard(allowedHostnames: string[]) {
   }
 }
 
-const JsonRpcAnswer = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true, description: 'A JSON-RPC response or error (MCP Streamable HTTP)' })
+const JsonRpcAnswer = Type.Object(
+  { jsonrpc: Type.Literal('2.0') },
+  { additionalProperties: true, description: 'A JSON-RPC response or error (MCP Streamable HTTP)' },
+)
 const Refusal = Type.Object({}, { additionalProperties: true })
 
 /**
@@ -109,33 +115,41 @@ export default async function mcpRoutes(app: FastifyInstance) {
   }
 
   // One route per method, so each has its own operation name (and OpenAPI operationId).
-  for (const method of ['POST', 'GET', 'DELETE'] as const) app.route({
-    method,
-    url: '/mcp',
-    preHandler: bearerGuard,
-    config: { ...routeLimit(app.config, 'mcp'), operation: `mcp.${method.toLowerCase()}` },
-    schema: {
-      summary: 'MCP server (Streamable HTTP, stateless)',
-      description: 'JSON-RPC over POST; GET and DELETE answer 405 (no sessions). Bearer token for audience {base_url}/mcp; tools needing mcp:tools answer 403 insufficient_scope for a token without it.',
-      tags: ['mcp'],
-      response: { 200: JsonRpcAnswer, 202: Type.Null(), '4xx': Refusal },
-    },
-    handler: async (request, reply) => {
-      if (isBatch(request.body)) {
-        return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' } })
-      }
-      const auth = request.auth!
-      const lease = new CallerLease({ app, request, auth })
-      const authInfo: AuthInfo = {
-        token: '',
-        clientId: auth.clientId,
-        scopes: auth.scopes,
-        expiresAt: Math.floor(auth.expiresAt.getTime() / 1000),
-        resource,
-        resourceMetadataUrl: metadata,
-        extra: { caller: lease },
-      }
-      return serveMcp(handler, request, reply, audience, authInfo, () => lease.end())
-    },
-  })
+  for (const method of ['POST', 'GET', 'DELETE'] as const)
+    app.route({
+      method,
+      url: '/mcp',
+      preHandler: bearerGuard,
+      config: { ...routeLimit(app.config, 'mcp'), operation: `mcp.${method.toLowerCase()}` },
+      schema: {
+        summary: 'MCP server (Streamable HTTP, stateless)',
+        description:
+          'JSON-RPC over POST; GET and DELETE answer 405 (no sessions). Bearer token for audience {base_url}/mcp; tools needing mcp:tools answer 403 insufficient_scope for a token without it.',
+        tags: ['mcp'],
+        response: { 200: JsonRpcAnswer, 202: Type.Null(), '4xx': Refusal },
+      },
+      handler: async (request, reply) => {
+        if (isBatch(request.body)) {
+          return reply
+            .code(400)
+            .send({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' },
+            })
+        }
+        const auth = request.auth!
+        const lease = new CallerLease({ app, request, auth })
+        const authInfo: AuthInfo = {
+          token: '',
+          clientId: auth.clientId,
+          scopes: auth.scopes,
+          expiresAt: Math.floor(auth.expiresAt.getTime() / 1000),
+          resource,
+          resourceMetadataUrl: metadata,
+          extra: { caller: lease },
+        }
+        return serveMcp(handler, request, reply, audience, authInfo, () => lease.end())
+      },
+    })
 }

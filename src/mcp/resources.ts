@@ -1,5 +1,12 @@
 import type { FastifyError } from 'fastify'
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server'
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type McpServer,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/server'
 import { listPageBlocks, blockView } from '../domain/sites/blocks.ts'
 import type { TypedBlock } from '../domain/sites/block-content.ts'
 import { domainView, listSiteDomains, type DomainView } from '../domain/sites/domains.ts'
@@ -29,7 +36,9 @@ function domainLine(domain: DomainView): string {
   const line = `- ${domain.hostname}${domain.primary ? ' (primary)' : ''}: ${domain.status}`
   if (domain.status === 'active') return line
   const record = `TXT \`${domain.verification.name}\` = \`${domain.verification.value}\``
-  return domain.failure_reason ? `${line}, ${domain.failure_reason.code}: ${md(domain.failure_reason.detail)} (${record})` : `${line} (${record})`
+  return domain.failure_reason
+    ? `${line}, ${domain.failure_reason.code}: ${md(domain.failure_reason.detail)} (${record})`
+    : `${line} (${record})`
 }
 
 async function read(lease: CallerLease, uri: URL, render: (call: AccountCall) => Promise<string | undefined>): Promise<ReadResourceResult> {
@@ -71,35 +80,51 @@ export function registerResources(server: McpServer, app: Caller['app'], lease: 
         })),
       }),
     }),
-    { title: 'Site', description: 'A site of the account with its status, domain, locales, pages and domains (with the TXT record to publish, or why verification failed), as Markdown', mimeType: MARKDOWN },
+    {
+      title: 'Site',
+      description:
+        'A site of the account with its status, domain, locales, pages and domains (with the TXT record to publish, or why verification failed), as Markdown',
+      mimeType: MARKDOWN,
+    },
     (uri, variables) =>
       read(lease, uri, async (call) => {
         const site = await getAccountSite(call.db, call.accountId, String(variables['id']))
         if (!site) return undefined
-        const [{ items: pages }, { items: domains }] = await Promise.all([listSitePages(call.db, site.id, LISTED), listSiteDomains(call.db, site.id, LISTED)])
-        return [
-          `# ${md(site.name)}`,
+        const [{ items: pages }, { items: domains }] = await Promise.all([
+          listSitePages(call.db, site.id, LISTED),
+          listSiteDomains(call.db, site.id, LISTED),
+        ])
+        return (
           [
-            `- id: ${site.id}`,
-            `- status: ${site.status}`,
-            `- domain: ${site.domain ?? 'none'}`,
-            `- subdomain: ${subdomainHost(site.slug, app.config.SITES_DOMAIN)}`,
-            `- locales: ${site.locales.join(', ')} (default ${site.default_locale})`,
-            `- preview: ${previewUrl(base, site.id)}`,
-            `- published: ${site.published_at?.toISOString() ?? 'never'}`,
-          ].join('\n'),
-          '## Pages',
-          pages.length ? pages.map((page) => `- [${md(page.title)}](wps://pages/${page.id}) ${page.locale} \`${page.path}\``).join('\n') : 'No pages yet.',
-          '## Domains',
-          domains.length ? domains.map((domain) => domainLine(domainView(domain))).join('\n') : 'No domains yet.',
-        ].join('\n\n') + '\n'
+            `# ${md(site.name)}`,
+            [
+              `- id: ${site.id}`,
+              `- status: ${site.status}`,
+              `- domain: ${site.domain ?? 'none'}`,
+              `- subdomain: ${subdomainHost(site.slug, app.config.SITES_DOMAIN)}`,
+              `- locales: ${site.locales.join(', ')} (default ${site.default_locale})`,
+              `- preview: ${previewUrl(base, site.id)}`,
+              `- published: ${site.published_at?.toISOString() ?? 'never'}`,
+            ].join('\n'),
+            '## Pages',
+            pages.length
+              ? pages.map((page) => `- [${md(page.title)}](wps://pages/${page.id}) ${page.locale} \`${page.path}\``).join('\n')
+              : 'No pages yet.',
+            '## Domains',
+            domains.length ? domains.map((domain) => domainLine(domainView(domain))).join('\n') : 'No domains yet.',
+          ].join('\n\n') + '\n'
+        )
       }),
   )
 
   server.registerResource(
     'page',
     new ResourceTemplate('wps://pages/{id}', { list: undefined }),
-    { title: 'Page', description: 'A page of the account with its blocks, as Markdown (links resolved against the preview)', mimeType: MARKDOWN },
+    {
+      title: 'Page',
+      description: 'A page of the account with its blocks, as Markdown (links resolved against the preview)',
+      mimeType: MARKDOWN,
+    },
     (uri, variables) =>
       read(lease, uri, async (call) => {
         const page = await getAccountPage(call.db, call.accountId, String(variables['id']))
@@ -108,10 +133,17 @@ export function registerResources(server: McpServer, app: Caller['app'], lease: 
         // Site-relative links point into the preview, as they do on the published site's own host.
         const preview = previewUrl(base, page.site_id)
         const absolute = (href: string) => new URL(href.startsWith('/') ? `.${href}` : href, new URL(`.${page.path}`, preview)).href
-        const { h1, body } = pageBlocksMarkdown(items.map((block) => blockView(block) as TypedBlock), page.locale, absolute)
+        const { h1, body } = pageBlocksMarkdown(
+          items.map((block) => blockView(block) as TypedBlock),
+          page.locale,
+          absolute,
+        )
         const heading = h1 ?? `# ${md(page.title)}`
         const about = `- id: ${page.id}\n- site: wps://sites/${page.site_id}\n- path: \`${page.path}\` (${page.locale})\n- title: ${md(page.title)}`
-        return [heading, page.description ? `> ${page.description.replace(/\s+/g, ' ')}` : '', about, ...body].filter(Boolean).join('\n\n') + '\n'
+        return (
+          [heading, page.description ? `> ${page.description.replace(/\s+/g, ' ')}` : '', about, ...body].filter(Boolean).join('\n\n') +
+          '\n'
+        )
       }),
   )
 }

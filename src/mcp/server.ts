@@ -43,7 +43,10 @@ export function buildMcpServer(app: FastifyInstance, lease: CallerLease, context
     registerTool(server, called, lease)
     return server
   }
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } })
+  const server = new McpServer(SERVER_INFO, {
+    instructions: INSTRUCTIONS,
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+  })
   for (const spec of TOOLS) registerTool(server, spec, lease)
   registerResources(server, app, lease)
   return server

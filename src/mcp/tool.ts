@@ -1,6 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import type { Static, TSchema } from 'typebox'
-import { fromJsonSchema, type CallToolResult, type McpServer, type ScopeChallengeHandler, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server'
+import {
+  fromJsonSchema,
+  type CallToolResult,
+  type McpServer,
+  type ScopeChallengeHandler,
+  type StandardSchemaWithJSON,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/server'
 import { classify, logFailure } from '../errors.ts'
 import type { BearerAuth } from '../infra/bearer.ts'
 
@@ -143,12 +150,27 @@ function toolsScope(auth: BearerAuth): ScopeChallengeHandler {
 }
 
 /** What the SDK is told of a tool apart from its caller: made once per tool (the SDK keeps, never changes, it). */
-const described = new WeakMap<ToolSpec, { title: string; description: string; annotations: ToolAnnotations; inputSchema: StandardSchemaWithJSON; outputSchema: StandardSchemaWithJSON }>()
+const described = new WeakMap<
+  ToolSpec,
+  {
+    title: string
+    description: string
+    annotations: ToolAnnotations
+    inputSchema: StandardSchemaWithJSON
+    outputSchema: StandardSchemaWithJSON
+  }
+>()
 
 function descriptionOf(spec: ToolSpec) {
   let found = described.get(spec)
   if (!found) {
-    found = { title: spec.title, description: spec.description, annotations: { title: spec.title, ...spec.annotations }, inputSchema: standard(spec.input), outputSchema: standard(spec.output) }
+    found = {
+      title: spec.title,
+      description: spec.description,
+      annotations: { title: spec.title, ...spec.annotations },
+      inputSchema: standard(spec.input),
+      outputSchema: standard(spec.output),
+    }
     described.set(spec, found)
   }
   return found

@@ -11,7 +11,14 @@ import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server'
  * answers. A client that goes away aborts the exchange. `closed` runs once the answer is sent or
  * the client gone.
  */
-export async function serveMcp(handler: McpHttpHandler, request: FastifyRequest, reply: FastifyReply, url: string, authInfo: AuthInfo, closed?: () => void) {
+export async function serveMcp(
+  handler: McpHttpHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url: string,
+  authInfo: AuthInfo,
+  closed?: () => void,
+) {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
     // The credential, verified already, reaches the SDK as `authInfo`; the bearer token itself

@@ -24,7 +24,13 @@ export const BlockSchema = Type.Object(
 /** One page of a list: the /v1 envelope. */
 export function ListOf<T extends TSchema>(item: T) {
   return Type.Object(
-    { data: Type.Array(item), meta: Type.Object({ total: Type.Integer({ minimum: 0 }), page: Type.Integer({ minimum: 1 }), per_page: Type.Integer({ minimum: 1 }) }, strict) },
+    {
+      data: Type.Array(item),
+      meta: Type.Object(
+        { total: Type.Integer({ minimum: 0 }), page: Type.Integer({ minimum: 1 }), per_page: Type.Integer({ minimum: 1 }) },
+        strict,
+      ),
+    },
     strict,
   )
 }

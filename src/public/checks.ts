@@ -26,7 +26,8 @@ async function publicChecks(app: FastifyInstance) {
   app.decorate('publicChecks', {
     async charge(request, budget) {
       const limit = await budgets[budget](request)
-      if (!limit.isAllowed && limit.isExceeded) throw withHeaders(new errors.rateLimited('Too many requests; retry later'), { 'retry-after': String(limit.ttlInSeconds) })
+      if (!limit.isAllowed && limit.isExceeded)
+        throw withHeaders(new errors.rateLimited('Too many requests; retry later'), { 'retry-after': String(limit.ttlInSeconds) })
     },
     async seoAudit(domain, premium) {
       const { stored, cached } = await audits(requestedDomain(app.config, domain, 'd'), premium)

@@ -12,7 +12,12 @@ const ABSOLUTE = /^(https?:|mailto:|#)/i
 
 /** An anchor for a heading's text: lower case, words joined by hyphens. */
 function anchor(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'section'
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'section'
+  )
 }
 
 /**
@@ -61,7 +66,10 @@ export function readmeHtml(markdown: string): { title: string; contents: Array<{
   if (firstH1 !== -1) tokens.splice(firstH1, 3)
   // Code and tables scroll sideways on a narrow screen, so keyboards must reach them (raw HTML is
   // off: every <pre> and <table> here is the renderer's own).
-  const body = md.renderer.render(tokens, md.options, {}).replaceAll('<pre>', '<pre tabindex="0">').replaceAll('<table>', '<table tabindex="0">')
+  const body = md.renderer
+    .render(tokens, md.options, {})
+    .replaceAll('<pre>', '<pre tabindex="0">')
+    .replaceAll('<table>', '<table tabindex="0">')
   return { title, contents, body }
 }
 
@@ -77,7 +85,8 @@ export function docsHtml(config: Pick<Config, 'BASE_URL'>, markdown: string): st
   const doc = readmeHtml(markdown)
   const page = publicPage({
     title: `${doc.title}: documentation`,
-    description: 'How to run, configure and use the Web Presence service: its REST API, MCP server, webhooks, hosted sites, dashboard and assistant widget.',
+    description:
+      'How to run, configure and use the Web Presence service: its REST API, MCP server, webhooks, hosted sites, dashboard and assistant widget.',
     canonical: `${config.BASE_URL}/docs`,
     body: html`<h1>${doc.title}</h1>
 <nav aria-label="Contents"><h2>Contents</h2><ul>${doc.contents.map((c) => html`<li><a href="#${c.id}">${c.text}</a></li>`)}</ul></nav>
@@ -101,5 +110,7 @@ function renderedDocs(config: Pick<Config, 'BASE_URL'>, markdown: string): strin
 /** GET /docs: the service's documentation (the README), rendered once at start. */
 export default async function docsRoute(app: FastifyInstance) {
   const page = staticPage(renderedDocs(app.config, readFileSync(README, 'utf8')))
-  app.get('/docs', { config: { operation: 'public.docs' }, schema: { hide: true } }, async (request, reply) => sendStaticPage(request, reply, page))
+  app.get('/docs', { config: { operation: 'public.docs' }, schema: { hide: true } }, async (request, reply) =>
+    sendStaticPage(request, reply, page),
+  )
 }

@@ -29,7 +29,8 @@ ${plan.yearly_price_cents > 0 ? html`<p class="muted">or ${euros(plan.yearly_pri
 export function landingHtml(config: Pick<Config, 'BASE_URL'>, pricing: Pricing): string {
   return publicPage({
     title: 'Web Presence: build, publish and grow your website',
-    description: 'Build a fast, accessible website, publish it on your own subdomain or domain, check its SEO and let an AI sales assistant answer visitors. Start free.',
+    description:
+      'Build a fast, accessible website, publish it on your own subdomain or domain, check its SEO and let an AI sales assistant answer visitors. Start free.',
     canonical: `${config.BASE_URL}/`,
     body: html`<h1>Your website, published in minutes and found by people and AI</h1>
 <p class="lead">Web Presence builds fast, accessible websites from simple blocks and publishes them on a subdomain of their own at once, or on your domain. It checks your pages for search engines and AI answers, and can add a sales assistant that answers visitors and takes their leads.</p>

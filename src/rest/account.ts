@@ -50,19 +50,23 @@ export default async function accountRoutes(app: FastifyInstance) {
       const charge = request.principal.quota
       if (!account) throw notFound('Account')
       const limit = charge.limit
-      return sendItem(reply, {
-        id: account.id,
-        plan: account.plan,
-        api_access: PLAN_ACCESS[account.plan].access,
-        quota: { requests_per_hour: limit, window_seconds: WINDOW_SECONDS, override: account.quota_override !== null },
-        usage: {
-          used: charge.used,
-          remaining: Math.max(0, limit - charge.used),
-          window_start: new Date(charge.resetAt.getTime() - WINDOW_SECONDS * 1000).toISOString(),
-          resets_at: charge.resetAt.toISOString(),
+      return sendItem(
+        reply,
+        {
+          id: account.id,
+          plan: account.plan,
+          api_access: PLAN_ACCESS[account.plan].access,
+          quota: { requests_per_hour: limit, window_seconds: WINDOW_SECONDS, override: account.quota_override !== null },
+          usage: {
+            used: charge.used,
+            remaining: Math.max(0, limit - charge.used),
+            window_start: new Date(charge.resetAt.getTime() - WINDOW_SECONDS * 1000).toISOString(),
+            resets_at: charge.resetAt.toISOString(),
+          },
+          created_at: account.created_at.toISOString(),
         },
-        created_at: account.created_at.toISOString(),
-      }, { id: account.id, plan: account.plan, quota_override: account.quota_override })
+        { id: account.id, plan: account.plan, quota_override: account.quota_override },
+      )
     },
   )
 }

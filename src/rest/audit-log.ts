@@ -13,7 +13,12 @@ const AuditItem = Type.Object(
     account_id: Type.String(),
     token_id: Nullable(Type.String({ description: 'The API token used, for calls made with one.' })),
     client_id: Nullable(Type.String({ description: 'The OAuth client, for calls made with an access token.' })),
-    user_id: Nullable(Type.String({ description: 'The member who acted (usr_…): who made the API token, whose access token it was, or who claimed the agent. Null for a token the operator made.' })),
+    user_id: Nullable(
+      Type.String({
+        description:
+          'The member who acted (usr_…): who made the API token, whose access token it was, or who claimed the agent. Null for a token the operator made.',
+      }),
+    ),
     operation: Type.String({ description: 'The operation name, e.g. sites.list.' }),
     method: Type.String(),
     path: Type.String({ description: 'The route template, e.g. /v1/sites/:id.' }),
@@ -42,12 +47,23 @@ export default async function auditLogRoutes(app: FastifyInstance) {
     '/audit-log',
     {
       config: { operation: 'audit_log.list', scope: 'manage:tokens', access: 'read', role: 'owner' },
-      schema: { summary: 'List recorded API calls', tags: ['audit log'], querystring: AuditQuery, response: { 200: ListEnvelope(AuditItem, 'Recorded calls, newest first') } },
+      schema: {
+        summary: 'List recorded API calls',
+        tags: ['audit log'],
+        querystring: AuditQuery,
+        response: { 200: ListEnvelope(AuditItem, 'Recorded calls, newest first') },
+      },
     },
     async (request) => {
       const { since, until, token_id: tokenId, user_id: userId, operation } = request.query
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const filter = { ...(since ? { since: new Date(since) } : {}), ...(until ? { until: new Date(until) } : {}), ...(tokenId ? { tokenId } : {}), ...(userId ? { userId } : {}), ...(operation ? { operation } : {}) }
+      const filter = {
+        ...(since ? { since: new Date(since) } : {}),
+        ...(until ? { until: new Date(until) } : {}),
+        ...(tokenId ? { tokenId } : {}),
+        ...(userId ? { userId } : {}),
+        ...(operation ? { operation } : {}),
+      }
       const { rows, total } = await listAuditRecords(app.db, request.principal.accountId, filter, limit, offset)
       return envelope(rows.map(toItem), total, page, perPage)
     },

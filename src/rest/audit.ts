@@ -23,7 +23,11 @@ export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => P
  * A /v1 change made in one statement with its audit record (the frame's `changeInOneStatement`);
  * undefined when the statement changed nothing, and the caller takes `withAudit`'s way.
  */
-export async function changeInOneStatement<T>(request: FastifyRequest, work: (alongside: (changed: string) => RawBuilder<unknown>) => Promise<T | undefined>, status = 200): Promise<T | undefined> {
+export async function changeInOneStatement<T>(
+  request: FastifyRequest,
+  work: (alongside: (changed: string) => RawBuilder<unknown>) => Promise<T | undefined>,
+  status = 200,
+): Promise<T | undefined> {
   return request.server.frame.audit.changeInOneStatement(request, request.principal, status, work)
 }
 
@@ -47,19 +51,28 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  *
  *   return answerChange(request, reply, (trx) => createSite(trx, ...), (site) => ({ status: 201, body: view(site), location: `/v1/sites/${site.id}` }))
  */
-export async function answerChange<T>(request: FastifyRequest, reply: FastifyReply, work: (trx: Db) => Promise<T>, answer: (value: T, trx: Db) => ChangeAnswer | Promise<ChangeAnswer>): Promise<FastifyReply> {
+export async function answerChange<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (trx: Db) => Promise<T>,
+  answer: (value: T, trx: Db) => ChangeAnswer | Promise<ChangeAnswer>,
+): Promise<FastifyReply> {
   const key = claimedKeyOf(request)
   const { frame } = request.server
-  const sent = await frame.withAudit(request.server.db, (done) => auditEntry(request, request.principal, done.status), async (trx: Db) => {
-    const outcome = await answer(await work(trx), trx)
-    const serialize = reply.getSerializationFunction(String(outcome.status)) ?? JSON.stringify
-    const payload = serialize(outcome.body)
-    const headers: Record<string, string> = { 'content-type': JSON_TYPE }
-    if (outcome.location !== undefined) headers['location'] = outcome.location
-    if (outcome.etagSource !== false) headers['etag'] = etagOf(outcome.etagSource ?? outcome.body)
-    if (key !== undefined) await storeAnswer(trx, request.principal.accountId, key, { status: outcome.status, headers, body: payload })
-    return { status: outcome.status, headers, payload }
-  })
+  const sent = await frame.withAudit(
+    request.server.db,
+    (done) => auditEntry(request, request.principal, done.status),
+    async (trx: Db) => {
+      const outcome = await answer(await work(trx), trx)
+      const serialize = reply.getSerializationFunction(String(outcome.status)) ?? JSON.stringify
+      const payload = serialize(outcome.body)
+      const headers: Record<string, string> = { 'content-type': JSON_TYPE }
+      if (outcome.location !== undefined) headers['location'] = outcome.location
+      if (outcome.etagSource !== false) headers['etag'] = etagOf(outcome.etagSource ?? outcome.body)
+      if (key !== undefined) await storeAnswer(trx, request.principal.accountId, key, { status: outcome.status, headers, body: payload })
+      return { status: outcome.status, headers, payload }
+    },
+  )
   frame.audit.written(request)
   if (key !== undefined) answerStored(request)
   return reply.code(sent.status).headers(sent.headers).send(sent.payload)

@@ -15,13 +15,18 @@ import { requireSite } from './sites.ts'
  * work, so it needs write:pages (as a rebuild does); reading them needs read:sites.
  */
 
-const Axes = Type.Union([Type.Object({ seo: Type.Number(), aeo: Type.Number(), geo: Type.Number() }, { additionalProperties: false }), Type.Null()])
+const Axes = Type.Union([
+  Type.Object({ seo: Type.Number(), aeo: Type.Number(), geo: Type.Number() }, { additionalProperties: false }),
+  Type.Null(),
+])
 const summaryFields = {
   id: Type.String({ description: 'audit_…' }),
   site_id: Type.String(),
   domain: Type.String({ description: 'The address audited: the primary active domain, or the platform subdomain' }),
   state: Type.Union([Type.Literal('queued'), Type.Literal('done'), Type.Literal('failed')]),
-  trigger: Type.Union([Type.Literal('api'), Type.Literal('mcp'), Type.Literal('weekly'), Type.Literal('monthly')], { description: 'api: asked for; weekly, monthly: the scheduled report of the plan' }),
+  trigger: Type.Union([Type.Literal('api'), Type.Literal('mcp'), Type.Literal('weekly'), Type.Literal('monthly')], {
+    description: 'api: asked for; weekly, monthly: the scheduled report of the plan',
+  }),
   period: Type.Union([Type.String(), Type.Null()], { description: 'The week ("2026-W48") or month ("2026-11") of a scheduled report' }),
   score: Type.Union([Type.Integer(), Type.Null()]),
   axes: Axes,
@@ -29,13 +34,25 @@ const summaryFields = {
   created_at: Type.String({ format: 'date-time' }),
   finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 }
-const SiteAuditSummary = Type.Object(summaryFields, { additionalProperties: false, description: 'A site audit or scheduled report, without its full report' })
+const SiteAuditSummary = Type.Object(summaryFields, {
+  additionalProperties: false,
+  description: 'A site audit or scheduled report, without its full report',
+})
 const SiteAudit = Type.Object(
-  { ...summaryFields, report: Type.Union([Type.Object({}, { additionalProperties: true, description: 'The full report (findings, quick wins, …) once done.' }), Type.Null()]) },
+  {
+    ...summaryFields,
+    report: Type.Union([
+      Type.Object({}, { additionalProperties: true, description: 'The full report (findings, quick wins, …) once done.' }),
+      Type.Null(),
+    ]),
+  },
   { additionalProperties: false, description: 'A site audit' },
 )
 const SiteParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
-const AuditParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), audit_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
+const AuditParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64 }), audit_id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+)
 
 /** GET and POST /v1/sites/{id}/audits and GET one audit (the audit runs as a job, src/jobs.ts). */
 export default async function auditRoutes(app: FastifyInstance) {
@@ -46,7 +63,12 @@ export default async function auditRoutes(app: FastifyInstance) {
     '/sites/:id/audits',
     {
       config: { operation: 'audits.create', scope: 'write:pages', access: 'write', location: [202] },
-      schema: { summary: "Audit the site's primary domain (SEO, AEO, GEO) as a job", tags: ['audits'], params: SiteParams, response: { 202: SiteAudit } },
+      schema: {
+        summary: "Audit the site's primary domain (SEO, AEO, GEO) as a job",
+        tags: ['audits'],
+        params: SiteParams,
+        response: { 202: SiteAudit },
+      },
     },
     async (request, reply) => {
       return answerChange(
@@ -56,9 +78,19 @@ export default async function auditRoutes(app: FastifyInstance) {
           const site = await getAccountSite(trx, request.principal.accountId, request.params.id)
           if (!site) throw notFound('Site')
           if (!site.domain) throw new errors.siteHasNoDomain('The site has no active primary domain to audit')
-          return (await queueSiteAudit(trx, { accountId: request.principal.accountId, siteId: site.id, domain: site.domain, trigger: 'api' }))!
+          return (await queueSiteAudit(trx, {
+            accountId: request.principal.accountId,
+            siteId: site.id,
+            domain: site.domain,
+            trigger: 'api',
+          }))!
         },
-        async (row, trx) => ({ status: 202, body: await auditView(trx, row), location: `/v1/sites/${row.site_id}/audits/${row.id}`, etagSource: false }),
+        async (row, trx) => ({
+          status: 202,
+          body: await auditView(trx, row),
+          location: `/v1/sites/${row.site_id}/audits/${row.id}`,
+          etagSource: false,
+        }),
       )
     },
   )
@@ -87,7 +119,12 @@ export default async function auditRoutes(app: FastifyInstance) {
     '/sites/:id/audits/:audit_id',
     {
       config: { operation: 'audits.get', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'Read a site audit; the report is there once it is done', tags: ['audits'], params: AuditParams, response: { 200: SiteAudit } },
+      schema: {
+        summary: 'Read a site audit; the report is there once it is done',
+        tags: ['audits'],
+        params: AuditParams,
+        response: { 200: SiteAudit },
+      },
     },
     async (request, reply) => {
       const row = await getSiteAudit(db, request.principal.accountId, request.params.id, request.params.audit_id)

@@ -8,7 +8,14 @@ import { params, SiteId } from './schemas/content.ts'
 import { requireSite } from './sites.ts'
 
 const Backlink = Type.Object(
-  { id: Type.String(), site_id: SiteId, source: Type.String({ format: 'uri' }), target: Type.String({ format: 'uri' }), verified_at: DateTime, created_at: DateTime },
+  {
+    id: Type.String(),
+    site_id: SiteId,
+    source: Type.String({ format: 'uri' }),
+    target: Type.String({ format: 'uri' }),
+    verified_at: DateTime,
+    created_at: DateTime,
+  },
   { additionalProperties: false },
 )
 
@@ -19,7 +26,14 @@ async function listSiteBacklinks(db: Db, siteId: string, page: { limit: number; 
     base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ])
-  const items = rows.map((r) => ({ id: r.id, site_id: r.site_id, source: r.source, target: r.target, verified_at: r.verified_at.toISOString(), created_at: r.created_at.toISOString() }))
+  const items = rows.map((r) => ({
+    id: r.id,
+    site_id: r.site_id,
+    source: r.source,
+    target: r.target,
+    verified_at: r.verified_at.toISOString(),
+    created_at: r.created_at.toISOString(),
+  }))
   return { items, total: Number(count.n) }
 }
 
@@ -29,7 +43,13 @@ export default async function backlinkRoutes(app: FastifyInstance) {
     '/sites/:id/backlinks',
     {
       config: { operation: 'sites.backlinks', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List the verified backlinks of a site', tags: ['sites'], params: params('id', SiteId), querystring: ListQuery, response: { 200: ListEnvelope(Backlink, 'Backlinks of the site, newest first') } },
+      schema: {
+        summary: 'List the verified backlinks of a site',
+        tags: ['sites'],
+        params: params('id', SiteId),
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Backlink, 'Backlinks of the site, newest first') },
+      },
     },
     async (request) => {
       const site = await requireSite(request, request.params.id)

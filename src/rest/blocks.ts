@@ -1,11 +1,31 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { blockView, changeBlockContent, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, updateBlock, type Block as BlockRow, type BlockPatch as BlockChange } from '../domain/sites/blocks.ts'
+import {
+  blockView,
+  changeBlockContent,
+  deleteBlock,
+  getAccountBlock,
+  insertBlock,
+  listPageBlocks,
+  updateBlock,
+  type Block as BlockRow,
+  type BlockPatch as BlockChange,
+} from '../domain/sites/blocks.ts'
 import { answerChange, changeInOneStatement, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { requirePage } from './pages.ts'
-import { Block, BlockId, BlockPatch, BlockPatchDocumented, NewBlock, NewBlockDocumented, NewBlockSchemas, PageId, params } from './schemas/content.ts'
+import {
+  Block,
+  BlockId,
+  BlockPatch,
+  BlockPatchDocumented,
+  NewBlock,
+  NewBlockDocumented,
+  NewBlockSchemas,
+  PageId,
+  params,
+} from './schemas/content.ts'
 import { orNotFound } from './sites.ts'
 
 const tags = ['blocks']
@@ -17,7 +37,12 @@ const ifMatch = (request: FastifyRequest) => (current: BlockRow) => assertIfMatc
  * at once; one that does is held in the statement, which changes the block only in that version.
  * Undefined when the statement changed nothing: `updateBlock` then decides under its locks.
  */
-async function changeContent(request: FastifyRequest, accountId: string, blockId: string, patch: BlockChange): Promise<BlockRow | undefined> {
+async function changeContent(
+  request: FastifyRequest,
+  accountId: string,
+  blockId: string,
+  patch: BlockChange,
+): Promise<BlockRow | undefined> {
   if (patch.position !== undefined || patch.content === undefined) return undefined
   let expected: BlockRow | undefined
   if (request.headers['if-match'] !== undefined) {
@@ -25,7 +50,9 @@ async function changeContent(request: FastifyRequest, accountId: string, blockId
     if (!expected) return undefined
     ifMatch(request)(expected)
   }
-  return changeInOneStatement(request, (alongside) => changeBlockContent(request.server.db, accountId, blockId, patch, { expected, alongside }))
+  return changeInOneStatement(request, (alongside) =>
+    changeBlockContent(request.server.db, accountId, blockId, patch, { expected, alongside }),
+  )
 }
 
 /**
@@ -39,7 +66,13 @@ export default async function blockRoutes(app: FastifyInstance) {
     '/pages/:page_id/blocks',
     {
       config: { operation: 'blocks.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List the blocks of a page in order', tags, params: params('page_id', PageId), querystring: ListQuery, response: { 200: ListEnvelope(Block, 'Blocks by position') } },
+      schema: {
+        summary: 'List the blocks of a page in order',
+        tags,
+        params: params('page_id', PageId),
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Block, 'Blocks by position') },
+      },
     },
     async (request) => {
       const page = await requirePage(request, request.params.page_id)
@@ -52,12 +85,28 @@ export default async function blockRoutes(app: FastifyInstance) {
   typed.post(
     '/pages/:page_id/blocks',
     {
-      config: { operation: 'blocks.create', scope: 'write:pages', access: 'write', openapi: { body: NewBlockDocumented, schemas: NewBlockSchemas } },
-      schema: { summary: 'Add a block at a position or at the end', tags, params: params('page_id', PageId), body: NewBlock, response: { 201: Block } },
+      config: {
+        operation: 'blocks.create',
+        scope: 'write:pages',
+        access: 'write',
+        openapi: { body: NewBlockDocumented, schemas: NewBlockSchemas },
+      },
+      schema: {
+        summary: 'Add a block at a position or at the end',
+        tags,
+        params: params('page_id', PageId),
+        body: NewBlock,
+        response: { 201: Block },
+      },
     },
     async (request, reply) => {
       const page = await requirePage(request, request.params.page_id)
-      return answerChange(request, reply, (trx) => insertBlock(trx, page.id, request.body), (block) => ({ status: 201, body: blockView(block), location: `/v1/blocks/${block.id}` }))
+      return answerChange(
+        request,
+        reply,
+        (trx) => insertBlock(trx, page.id, request.body),
+        (block) => ({ status: 201, body: blockView(block), location: `/v1/blocks/${block.id}` }),
+      )
     },
   )
 
@@ -67,20 +116,29 @@ export default async function blockRoutes(app: FastifyInstance) {
       config: { operation: 'blocks.get', scope: 'read:sites', access: 'read' },
       schema: { summary: 'Get a block', tags, params: params('id', BlockId), response: { 200: Block } },
     },
-    async (request, reply) => sendItem(reply, blockView(orNotFound(await getAccountBlock(app.db, request.principal.accountId, request.params.id), 'Block'))),
+    async (request, reply) =>
+      sendItem(reply, blockView(orNotFound(await getAccountBlock(app.db, request.principal.accountId, request.params.id), 'Block'))),
   )
 
   typed.patch(
     '/blocks/:id',
     {
       config: { operation: 'blocks.update', scope: 'write:pages', access: 'write', openapi: { body: BlockPatchDocumented } },
-      schema: { summary: 'Change a block’s content or type, or move it', tags, params: params('id', BlockId), body: BlockPatch, response: { 200: Block } },
+      schema: {
+        summary: 'Change a block’s content or type, or move it',
+        tags,
+        params: params('id', BlockId),
+        body: BlockPatch,
+        response: { 200: Block },
+      },
     },
     async (request, reply) => {
       const { accountId } = request.principal
       const block =
         (await changeContent(request, accountId, request.params.id, request.body)) ??
-        (await withAudit(request, async (trx) => orNotFound(await updateBlock(trx, accountId, request.params.id, request.body, ifMatch(request)), 'Block')))
+        (await withAudit(request, async (trx) =>
+          orNotFound(await updateBlock(trx, accountId, request.params.id, request.body, ifMatch(request)), 'Block'),
+        ))
       return sendItem(reply, blockView(block))
     },
   )
@@ -89,10 +147,19 @@ export default async function blockRoutes(app: FastifyInstance) {
     '/blocks/:id',
     {
       config: { operation: 'blocks.delete', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Delete a block; the ones after it move up', tags, params: params('id', BlockId), response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        summary: 'Delete a block; the ones after it move up',
+        tags,
+        params: params('id', BlockId),
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
     },
     async (request, reply) => {
-      await withAudit(request, async (trx) => orNotFound(await deleteBlock(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Block'), 204)
+      await withAudit(
+        request,
+        async (trx) => orNotFound(await deleteBlock(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Block'),
+        204,
+      )
       return reply.code(204).send(null)
     },
   )

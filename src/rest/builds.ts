@@ -22,11 +22,21 @@ export default async function buildRoutes(app: FastifyInstance) {
     '/sites/:id/rebuild',
     {
       config: { operation: 'sites.rebuild', scope: 'write:pages', access: 'write', etag: [202], location: [202] },
-      schema: { summary: 'Rebuild and publish the site (the build in progress if there is one)', tags, params: params('id', SiteId), response: { 202: Build } },
+      schema: {
+        summary: 'Rebuild and publish the site (the build in progress if there is one)',
+        tags,
+        params: params('id', SiteId),
+        response: { 202: Build },
+      },
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.id)
-      return answerChange(request, reply, (trx) => queueBuild(trx, site.id), ({ build }) => ({ status: 202, body: buildView(build), location: `/v1/sites/${site.id}/builds/${build.id}` }))
+      return answerChange(
+        request,
+        reply,
+        (trx) => queueBuild(trx, site.id),
+        ({ build }) => ({ status: 202, body: buildView(build), location: `/v1/sites/${site.id}/builds/${build.id}` }),
+      )
     },
   )
 
@@ -34,7 +44,13 @@ export default async function buildRoutes(app: FastifyInstance) {
     '/sites/:id/builds',
     {
       config: { operation: 'builds.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List the builds of a site', tags, params: params('id', SiteId), querystring: ListQuery, response: { 200: ListEnvelope(Build, 'Builds, newest first') } },
+      schema: {
+        summary: 'List the builds of a site',
+        tags,
+        params: params('id', SiteId),
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Build, 'Builds, newest first') },
+      },
     },
     async (request) => {
       const site = await requireSite(request, request.params.id)
@@ -48,7 +64,12 @@ export default async function buildRoutes(app: FastifyInstance) {
     '/sites/:id/builds/:build_id',
     {
       config: { operation: 'builds.get', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'Get a build', tags, params: Type.Object({ id: SiteId, build_id: BuildId }, { additionalProperties: false }), response: { 200: Build } },
+      schema: {
+        summary: 'Get a build',
+        tags,
+        params: Type.Object({ id: SiteId, build_id: BuildId }, { additionalProperties: false }),
+        response: { 200: Build },
+      },
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.id)
@@ -60,7 +81,13 @@ export default async function buildRoutes(app: FastifyInstance) {
     '/sites/:id/rollback',
     {
       config: { operation: 'sites.rollback', scope: 'write:pages', access: 'write', etag: [200] },
-      schema: { summary: 'Put an earlier succeeded build live again', tags, params: params('id', SiteId), body: Rollback, response: { 200: Site } },
+      schema: {
+        summary: 'Put an earlier succeeded build live again',
+        tags,
+        params: params('id', SiteId),
+        body: Rollback,
+        response: { 200: Site },
+      },
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.id)
@@ -68,7 +95,10 @@ export default async function buildRoutes(app: FastifyInstance) {
         request,
         reply,
         (trx) => rollbackTo(trx, site.id, request.body.build_id),
-        async (_build, trx) => ({ status: 200, body: siteView(orNotFound(await getAccountSite(trx, request.principal.accountId, site.id), 'Site'), app.config) }),
+        async (_build, trx) => ({
+          status: 200,
+          body: siteView(orNotFound(await getAccountSite(trx, request.principal.accountId, site.id), 'Site'), app.config),
+        }),
       )
     },
   )

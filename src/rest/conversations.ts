@@ -1,7 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { conversationMessages, getAccountConversation, listAccountConversations, postOperatorMessage, resolveHandoff, takeHandoff } from '../domain/leads/conversations.ts'
+import {
+  conversationMessages,
+  getAccountConversation,
+  listAccountConversations,
+  postOperatorMessage,
+  resolveHandoff,
+  takeHandoff,
+} from '../domain/leads/conversations.ts'
 import { HandoffTransitionError } from '../domain/leads/handoff.ts'
 import type { Db } from '../infra/db.ts'
 import { errors } from '../errors.ts'
@@ -32,7 +39,11 @@ export default async function conversationRoutes(app: FastifyInstance) {
   }
 
   /** Runs a handoff move on the account's conversation and answers it; a move the state does not allow is 409. */
-  function act(request: FastifyRequest<{ Params: { session_id: string } }>, reply: FastifyReply, move: (db: Db, sessionId: string) => Promise<unknown>) {
+  function act(
+    request: FastifyRequest<{ Params: { session_id: string } }>,
+    reply: FastifyReply,
+    move: (db: Db, sessionId: string) => Promise<unknown>,
+  ) {
     const sessionId = request.params.session_id
     return answerChange(
       request,
@@ -42,7 +53,8 @@ export default async function conversationRoutes(app: FastifyInstance) {
         try {
           await move(trx, sessionId)
         } catch (error) {
-          if (error instanceof HandoffTransitionError) throw new errors.handoffStateConflict(`The conversation is ${error.state ?? 'gone'}; this action does not apply`)
+          if (error instanceof HandoffTransitionError)
+            throw new errors.handoffStateConflict(`The conversation is ${error.state ?? 'gone'}; this action does not apply`)
           throw error
         }
       },
@@ -54,11 +66,21 @@ export default async function conversationRoutes(app: FastifyInstance) {
     '/conversations',
     {
       config: { operation: 'conversations.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List conversations (?handoff=requested for the inbox)', tags, querystring: ConversationsQuery, response: { 200: ListEnvelope(Conversation, 'Conversations') } },
+      schema: {
+        summary: 'List conversations (?handoff=requested for the inbox)',
+        tags,
+        querystring: ConversationsQuery,
+        response: { 200: ListEnvelope(Conversation, 'Conversations') },
+      },
     },
     async (request) => {
       const paging = pageOf(request.query)
-      const { items, total } = await listAccountConversations(app.db, request.principal.accountId, { handoff: request.query.handoff, siteId: request.query.site_id }, paging)
+      const { items, total } = await listAccountConversations(
+        app.db,
+        request.principal.accountId,
+        { handoff: request.query.handoff, siteId: request.query.site_id },
+        paging,
+      )
       return envelope(items, total, paging.page, paging.perPage)
     },
   )
@@ -67,7 +89,12 @@ export default async function conversationRoutes(app: FastifyInstance) {
     '/conversations/:session_id',
     {
       config: { operation: 'conversations.get', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'Get a conversation with its transcript', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
+      schema: {
+        summary: 'Get a conversation with its transcript',
+        tags,
+        params: SessionParams,
+        response: { 200: ConversationWithMessages },
+      },
     },
     async (request, reply) => sendItem(reply, await withMessages(request, request.params.session_id)),
   )
@@ -76,7 +103,12 @@ export default async function conversationRoutes(app: FastifyInstance) {
     '/conversations/:session_id/take',
     {
       config: { operation: 'conversations.take', scope: 'write:pages', access: 'write', etag: [200] },
-      schema: { summary: 'Take over a requested conversation; the assistant falls silent', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
+      schema: {
+        summary: 'Take over a requested conversation; the assistant falls silent',
+        tags,
+        params: SessionParams,
+        response: { 200: ConversationWithMessages },
+      },
     },
     async (request, reply) => act(request, reply, takeHandoff),
   )
@@ -85,7 +117,13 @@ export default async function conversationRoutes(app: FastifyInstance) {
     '/conversations/:session_id/messages',
     {
       config: { operation: 'conversations.message', scope: 'write:pages', access: 'write', etag: [200] },
-      schema: { summary: 'Write to the visitor while holding the conversation', tags, params: SessionParams, body: OperatorMessage, response: { 200: ConversationWithMessages } },
+      schema: {
+        summary: 'Write to the visitor while holding the conversation',
+        tags,
+        params: SessionParams,
+        body: OperatorMessage,
+        response: { 200: ConversationWithMessages },
+      },
     },
     async (request, reply) => {
       const text = request.body.text
@@ -98,7 +136,12 @@ export default async function conversationRoutes(app: FastifyInstance) {
     '/conversations/:session_id/resolve',
     {
       config: { operation: 'conversations.resolve', scope: 'write:pages', access: 'write', etag: [200] },
-      schema: { summary: 'Close the conversation; the assistant answers again', tags, params: SessionParams, response: { 200: ConversationWithMessages } },
+      schema: {
+        summary: 'Close the conversation; the assistant answers again',
+        tags,
+        params: SessionParams,
+        response: { 200: ConversationWithMessages },
+      },
     },
     async (request, reply) => act(request, reply, resolveHandoff),
   )

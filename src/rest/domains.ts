@@ -1,7 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { addDomain, deleteDomain, domainView, getAccountDomain, listSiteDomains, parseHostname, requestVerification, VERIFY_JOB } from '../domain/sites/domains.ts'
+import {
+  addDomain,
+  deleteDomain,
+  domainView,
+  getAccountDomain,
+  listSiteDomains,
+  parseHostname,
+  requestVerification,
+  VERIFY_JOB,
+} from '../domain/sites/domains.ts'
 import { serviceHostnames } from '../domain/sites/subdomains.ts'
 import { enqueueJob } from '../infra/jobs.ts'
 import { answerChange, withAudit } from './audit.ts'
@@ -24,7 +33,13 @@ export default async function domainRoutes(app: FastifyInstance) {
     '/sites/:site_id/domains',
     {
       config: { operation: 'domains.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List the domains of a site', tags, params: params('site_id', SiteId), querystring: ListQuery, response: { 200: ListEnvelope(Domain, 'Domains, oldest first') } },
+      schema: {
+        summary: 'List the domains of a site',
+        tags,
+        params: params('site_id', SiteId),
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Domain, 'Domains, oldest first') },
+      },
     },
     async (request) => {
       const site = await requireSite(request, request.params.site_id)
@@ -38,12 +53,23 @@ export default async function domainRoutes(app: FastifyInstance) {
     '/sites/:site_id/domains',
     {
       config: { operation: 'domains.create', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Add a domain (pending until verified)', tags, params: params('site_id', SiteId), body: NewDomain, response: { 201: Domain } },
+      schema: {
+        summary: 'Add a domain (pending until verified)',
+        tags,
+        params: params('site_id', SiteId),
+        body: NewDomain,
+        response: { 201: Domain },
+      },
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.site_id)
       const hostname = parseHostname(request.body.hostname, ownHostnames)
-      return answerChange(request, reply, (trx) => addDomain(trx, site.id, hostname, request.body.primary), (domain) => ({ status: 201, body: domainView(domain), location: `/v1/domains/${domain.id}` }))
+      return answerChange(
+        request,
+        reply,
+        (trx) => addDomain(trx, site.id, hostname, request.body.primary),
+        (domain) => ({ status: 201, body: domainView(domain), location: `/v1/domains/${domain.id}` }),
+      )
     },
   )
 
@@ -53,14 +79,20 @@ export default async function domainRoutes(app: FastifyInstance) {
       config: { operation: 'domains.get', scope: 'read:sites', access: 'read' },
       schema: { summary: 'Get a domain with its verification record', tags, params: params('id', DomainId), response: { 200: Domain } },
     },
-    async (request, reply) => sendItem(reply, domainView(orNotFound(await getAccountDomain(app.db, request.principal.accountId, request.params.id), 'Domain'))),
+    async (request, reply) =>
+      sendItem(reply, domainView(orNotFound(await getAccountDomain(app.db, request.principal.accountId, request.params.id), 'Domain'))),
   )
 
   typed.delete(
     '/domains/:id',
     {
       config: { operation: 'domains.delete', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Remove a domain', tags, params: params('id', DomainId), response: { 204: Type.Null({ description: 'Removed' }) } },
+      schema: {
+        summary: 'Remove a domain',
+        tags,
+        params: params('id', DomainId),
+        response: { 204: Type.Null({ description: 'Removed' }) },
+      },
     },
     async (request, reply) => {
       await withAudit(
@@ -80,7 +112,12 @@ export default async function domainRoutes(app: FastifyInstance) {
     '/domains/:id/verify',
     {
       config: { operation: 'domains.verify', scope: 'write:pages', access: 'write', etag: [202], location: [202] },
-      schema: { summary: 'Look up the TXT challenge (asynchronously); GET the domain for the outcome', tags, params: params('id', DomainId), response: { 202: Domain } },
+      schema: {
+        summary: 'Look up the TXT challenge (asynchronously); GET the domain for the outcome',
+        tags,
+        params: params('id', DomainId),
+        response: { 202: Domain },
+      },
     },
     async (request, reply) => {
       return answerChange(
@@ -88,7 +125,9 @@ export default async function domainRoutes(app: FastifyInstance) {
         reply,
         async (trx) => {
           const current = orNotFound(await getAccountDomain(trx, request.principal.accountId, request.params.id), 'Domain')
-          return requestVerification(trx, current, (inner) => enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }))
+          return requestVerification(trx, current, (inner) =>
+            enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }),
+          )
         },
         (domain) => ({ status: 202, body: domainView(domain), location: `/v1/domains/${domain.id}` }),
       )

@@ -89,7 +89,9 @@ const problem = (description: string) => Type.Object(Problem.properties, { addit
 export const ProblemResponses = {
   400: problem('The request is invalid (code validation_failed, malformed_json, bad_request)'),
   401: problem('No valid credential (code invalid_token or invalid_request); see WWW-Authenticate'),
-  403: problem('The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required)'),
+  403: problem(
+    'The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required)',
+  ),
   404: problem('No such resource for this account (not_found)'),
   409: problem('A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress)'),
   412: problem('If-Match does not name the current ETag (precondition_failed)'),
@@ -98,7 +100,10 @@ export const ProblemResponses = {
 }
 
 /** The ETag header of an item answer, for OpenAPI. */
-export const ETagHeader = { type: 'string', description: 'Strong entity tag; send it in If-Match to change the item only if unchanged.' } as const
+export const ETagHeader = {
+  type: 'string',
+  description: 'Strong entity tag; send it in If-Match to change the item only if unchanged.',
+} as const
 
 /**
  * Validation of /v1: a JSON body is taken exactly as typed (a number is not a name), while path

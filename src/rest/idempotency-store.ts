@@ -14,7 +14,13 @@ export type StoredKey = Selectable<IdempotencyKeysTable>
  * same body) is claimed in one statement. Otherwise the stored row is returned for the caller to
  * replay or refuse.
  */
-export async function claimKey(db: Db, accountId: string, key: string, requestHash: string, now = Date.now()): Promise<{ claimed: true } | { claimed: false; stored: StoredKey | undefined }> {
+export async function claimKey(
+  db: Db,
+  accountId: string,
+  key: string,
+  requestHash: string,
+  now = Date.now(),
+): Promise<{ claimed: true } | { claimed: false; stored: StoredKey | undefined }> {
   const leaseUntil = new Date(now + LEASE_MS)
   const claimed = await db
     .insertInto('idempotency_keys')
@@ -22,22 +28,44 @@ export async function claimKey(db: Db, accountId: string, key: string, requestHa
     .onConflict((oc) =>
       oc
         .columns(['account_id', 'key'])
-        .doUpdateSet({ request_hash: requestHash, state: 'processing', lease_until: leaseUntil, status: null, headers: null, body: null, created_at: sql`now()` } as never)
+        .doUpdateSet({
+          request_hash: requestHash,
+          state: 'processing',
+          lease_until: leaseUntil,
+          status: null,
+          headers: null,
+          body: null,
+          created_at: sql`now()`,
+        } as never)
         .where((eb) =>
           eb.or([
             eb('idempotency_keys.created_at', '<', new Date(now - KEY_TTL_MS)),
-            eb.and([eb('idempotency_keys.state', '=', 'processing'), eb('idempotency_keys.lease_until', '<', new Date(now)), eb('idempotency_keys.request_hash', '=', requestHash)]),
+            eb.and([
+              eb('idempotency_keys.state', '=', 'processing'),
+              eb('idempotency_keys.lease_until', '<', new Date(now)),
+              eb('idempotency_keys.request_hash', '=', requestHash),
+            ]),
           ]),
         ),
     )
     .returning('key')
     .executeTakeFirst()
   if (claimed) return { claimed: true }
-  const stored = await db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst()
+  const stored = await db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .executeTakeFirst()
   return { claimed: false, stored }
 }
 
-export async function storeAnswer(db: Db, accountId: string, key: string, answer: { status: number; headers: Record<string, string>; body: string }): Promise<void> {
+export async function storeAnswer(
+  db: Db,
+  accountId: string,
+  key: string,
+  answer: { status: number; headers: Record<string, string>; body: string },
+): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({ state: 'done', status: answer.status, headers: JSON.stringify(answer.headers), body: answer.body })
@@ -48,10 +76,18 @@ export async function storeAnswer(db: Db, accountId: string, key: string, answer
 
 /** A request that failed on our side leaves no trace, so the client may simply retry. */
 export async function releaseKey(db: Db, accountId: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('state', '=', 'processing').execute()
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .where('state', '=', 'processing')
+    .execute()
 }
 
 export async function purgeIdempotencyKeys(db: Db, now = Date.now()): Promise<number> {
-  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now - KEY_TTL_MS)).executeTakeFirst()
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now - KEY_TTL_MS))
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

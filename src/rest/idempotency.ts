@@ -9,7 +9,11 @@ export const MAX_KEY_LENGTH = 255
 
 /** The header as OpenAPI shows it on every POST. */
 export const IdempotencyKeyHeader = Type.Optional(
-  Type.String({ minLength: 1, maxLength: MAX_KEY_LENGTH, description: 'Makes a retried POST safe: the same key and body within 24 hours replay the first answer.' }),
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_KEY_LENGTH,
+    description: 'Makes a retried POST safe: the same key and body within 24 hours replay the first answer.',
+  }),
 )
 
 /** Headers of an answer that a replay repeats. */

@@ -34,14 +34,28 @@ const RATE_LIMIT_HEADERS: Headers = {
   'X-RateLimit-Limit': { type: 'integer', description: 'Requests the account may make in the current hour.' },
   'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current hour.' },
   'X-RateLimit-Reset': { type: 'integer', description: 'Seconds until the current hour’s budget resets.' },
-  'RateLimit-Policy': { type: 'string', description: 'The hourly quota (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=1000;w=3600`.' },
+  'RateLimit-Policy': {
+    type: 'string',
+    description: 'The hourly quota (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=1000;w=3600`.',
+  },
   RateLimit: { type: 'string', description: 'What is left of it and when it resets, in seconds, e.g. `"hourly";r=998;t=1200`.' },
 }
 const ETAG: Headers = { ETag: { ...ETagHeader } }
 const LOCATION: Headers = { Location: { type: 'string', description: 'The path of the resource the answer shows, e.g. /v1/sites/site_….' } }
-const REPLAYED: Headers = { 'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when the answer is the stored one of an earlier request with the same Idempotency-Key.' } }
+const REPLAYED: Headers = {
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description: 'Present when the answer is the stored one of an earlier request with the same Idempotency-Key.',
+  },
+}
 const RETRY_AFTER: Headers = {
-  'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before sending the request again: until the hourly budget resets (429), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress).' },
+  'Retry-After': {
+    type: 'integer',
+    minimum: 1,
+    description:
+      'Seconds to wait before sending the request again: until the hourly budget resets (429), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress).',
+  },
 }
 
 /** An answer showing a page of a list rather than one item. */
@@ -74,7 +88,9 @@ function answerHeaders(config: RestRouteConfig, method: string, responses: Recor
   )
 }
 
-const IfMatchHeader = Type.Optional(Type.String({ description: 'Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed.' }))
+const IfMatchHeader = Type.Optional(
+  Type.String({ description: 'Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed.' }),
+)
 
 /**
  * What every /v1 route gets without writing it: its operation name as operationId, the
@@ -125,7 +141,9 @@ export default async function restRoutes(app: FastifyInstance) {
   app.addHook('onSend', idempotencyOnSend)
   app.addHook('onResponse', auditHook(app))
   app.setNotFoundHandler(problemNotFoundHandler)
-  app.setErrorHandler((error: FastifyError, request, reply) => problemErrorHandler(goneMeanwhile(error) ? (notFound('A resource this request refers to') as FastifyError) : error, request, reply))
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    problemErrorHandler(goneMeanwhile(error) ? (notFound('A resource this request refers to') as FastifyError) : error, request, reply),
+  )
 
   await app.register(accountRoutes)
   await app.register(memberRoutes)

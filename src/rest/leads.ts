@@ -38,14 +38,23 @@ export default async function leadRoutes(app: FastifyInstance) {
       config: { operation: 'leads.get', scope: 'manage:leads', access: 'read' },
       schema: { summary: 'Get a lead', tags, params: params('id', LeadId), response: { 200: Lead } },
     },
-    async (request, reply) => sendItem(reply, leadView(orNotFound(await getAccountLead(app.db, app.keyring, request.principal.accountId, request.params.id), 'Lead'))),
+    async (request, reply) =>
+      sendItem(
+        reply,
+        leadView(orNotFound(await getAccountLead(app.db, app.keyring, request.principal.accountId, request.params.id), 'Lead')),
+      ),
   )
 
   typed.delete(
     '/leads/:id',
     {
       config: { operation: 'leads.delete', scope: 'manage:leads', access: 'write' },
-      schema: { summary: 'Delete a lead (erasure)', tags, params: params('id', LeadId), response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        summary: 'Delete a lead (erasure)',
+        tags,
+        params: params('id', LeadId),
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
     },
     async (request, reply) => {
       await withAudit(

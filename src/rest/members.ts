@@ -2,13 +2,22 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { loadEmailHasher } from '../domain/accounts/email-lookup.ts'
-import { inviteMember, listPendingInvitations, mailInvitation, withdrawInvitation, type InvitationDeps } from '../domain/accounts/invitations.ts'
+import {
+  inviteMember,
+  listPendingInvitations,
+  mailInvitation,
+  withdrawInvitation,
+  type InvitationDeps,
+} from '../domain/accounts/invitations.ts'
 import { listMembers, ROLES } from '../domain/accounts/members.ts'
 import { literalUnion } from '../schemas.ts'
 import { withAudit } from './audit.ts'
 import { envelopeOfAll, ListEnvelope, ListQuery, notFound, sendItem } from './http.ts'
 
-const Role = Type.Union(literalUnion(ROLES).anyOf, { description: 'owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only' })
+const Role = Type.Union(literalUnion(ROLES).anyOf, {
+  description:
+    'owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only',
+})
 const InvitationId = Type.String({ pattern: '^inv_[A-Za-z0-9_-]{22}$', description: 'inv_…' })
 
 const Member = Type.Object(
@@ -36,8 +45,14 @@ const Invitation = Type.Object(
 
 const NewInvitation = Type.Object(
   {
-    email: Type.String({ minLength: 3, maxLength: 254, description: 'Where the link is mailed; the invitee signs in with a code sent there.' }),
-    role: Type.Optional(Type.Union(literalUnion(ROLES).anyOf, { default: 'editor', description: 'The role the invitee gets; editor by default.' })),
+    email: Type.String({
+      minLength: 3,
+      maxLength: 254,
+      description: 'Where the link is mailed; the invitee signs in with a code sent there.',
+    }),
+    role: Type.Optional(
+      Type.Union(literalUnion(ROLES).anyOf, { default: 'editor', description: 'The role the invitee gets; editor by default.' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -57,7 +72,12 @@ export default async function memberRoutes(app: FastifyInstance) {
     '/account/members',
     {
       config: { operation: 'account.members.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List the members of the account', tags: ['account'], querystring: ListQuery, response: { 200: ListEnvelope(Member, 'Members: owners first, then by when they joined') } },
+      schema: {
+        summary: 'List the members of the account',
+        tags: ['account'],
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Member, 'Members: owners first, then by when they joined') },
+      },
     },
     async (request) => envelopeOfAll(await listMembers(app.db, app.keyring, request.principal.accountId), request.query),
   )
@@ -69,7 +89,17 @@ export default async function memberRoutes(app: FastifyInstance) {
       schema: { summary: 'Invite a person to the account by email', tags: ['account'], body: NewInvitation, response: { 201: Invitation } },
     },
     async (request, reply) => {
-      const invited = await withAudit(request, (trx) => inviteMember(trx, deps, { accountId: request.principal.accountId, email: request.body.email, role: request.body.role ?? 'editor', invitedBy: request.principal.userId }), 201)
+      const invited = await withAudit(
+        request,
+        (trx) =>
+          inviteMember(trx, deps, {
+            accountId: request.principal.accountId,
+            email: request.body.email,
+            role: request.body.role ?? 'editor',
+            invitedBy: request.principal.userId,
+          }),
+        201,
+      )
       // Mailed once committed: a link nobody received does not stay pending (503, and the key is free again).
       const invitation = await mailInvitation(app.db, app.mailer, invited)
       return sendItem(reply.code(201).header('location', `/v1/account/invitations/${invitation.id}`), invitation)
@@ -80,7 +110,12 @@ export default async function memberRoutes(app: FastifyInstance) {
     '/account/invitations',
     {
       config: { operation: 'account.invitations.list', scope: 'manage:tokens', access: 'read', role: 'owner' },
-      schema: { summary: 'List the pending invitations', tags: ['account'], querystring: ListQuery, response: { 200: ListEnvelope(Invitation, 'Pending invitations, newest first') } },
+      schema: {
+        summary: 'List the pending invitations',
+        tags: ['account'],
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Invitation, 'Pending invitations, newest first') },
+      },
     },
     async (request) => envelopeOfAll(await listPendingInvitations(app.db, app.keyring, request.principal.accountId), request.query),
   )
@@ -92,7 +127,9 @@ export default async function memberRoutes(app: FastifyInstance) {
       schema: { summary: 'Get a pending invitation', tags: ['account'], params: IdParams, response: { 200: Invitation } },
     },
     async (request, reply) => {
-      const found = (await listPendingInvitations(app.db, app.keyring, request.principal.accountId)).find((invitation) => invitation.id === request.params.id)
+      const found = (await listPendingInvitations(app.db, app.keyring, request.principal.accountId)).find(
+        (invitation) => invitation.id === request.params.id,
+      )
       if (!found) throw notFound('Invitation')
       return sendItem(reply, found)
     },
@@ -102,7 +139,12 @@ export default async function memberRoutes(app: FastifyInstance) {
     '/account/invitations/:id',
     {
       config: { operation: 'account.invitations.withdraw', scope: 'manage:tokens', access: 'write', role: 'owner' },
-      schema: { summary: 'Withdraw a pending invitation (its link then says so)', tags: ['account'], params: IdParams, response: { 204: Type.Null({ description: 'Withdrawn' }) } },
+      schema: {
+        summary: 'Withdraw a pending invitation (its link then says so)',
+        tags: ['account'],
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Withdrawn' }) },
+      },
     },
     async (request, reply) => {
       await withAudit(request, (trx) => withdrawInvitation(trx, request.principal.accountId, request.params.id), 204)

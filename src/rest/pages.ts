@@ -24,7 +24,13 @@ export default async function pageRoutes(app: FastifyInstance) {
     '/sites/:site_id/pages',
     {
       config: { operation: 'pages.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List the pages of a site', tags, params: params('site_id', SiteId), querystring: ListQuery, response: { 200: ListEnvelope(Page, 'Pages by locale and path') } },
+      schema: {
+        summary: 'List the pages of a site',
+        tags,
+        params: params('site_id', SiteId),
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Page, 'Pages by locale and path') },
+      },
     },
     async (request) => {
       const site = await requireSite(request, request.params.site_id)
@@ -38,11 +44,22 @@ export default async function pageRoutes(app: FastifyInstance) {
     '/sites/:site_id/pages',
     {
       config: { operation: 'pages.create', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Create a page (locale: the site’s default unless given)', tags, params: params('site_id', SiteId), body: NewPage, response: { 201: Page } },
+      schema: {
+        summary: 'Create a page (locale: the site’s default unless given)',
+        tags,
+        params: params('site_id', SiteId),
+        body: NewPage,
+        response: { 201: Page },
+      },
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.site_id)
-      return answerChange(request, reply, (trx) => createPage(trx, site, request.body), (page) => ({ status: 201, body: pageView(page), location: `/v1/pages/${page.id}` }))
+      return answerChange(
+        request,
+        reply,
+        (trx) => createPage(trx, site, request.body),
+        (page) => ({ status: 201, body: pageView(page), location: `/v1/pages/${page.id}` }),
+      )
     },
   )
 
@@ -62,7 +79,9 @@ export default async function pageRoutes(app: FastifyInstance) {
       schema: { summary: 'Change a page', tags, params: params('id', PageId), body: PagePatch, response: { 200: Page } },
     },
     async (request, reply) => {
-      const page = await withAudit(request, async (trx) => orNotFound(await updatePage(trx, request.principal.accountId, request.params.id, request.body, ifMatch(request)), 'Page'))
+      const page = await withAudit(request, async (trx) =>
+        orNotFound(await updatePage(trx, request.principal.accountId, request.params.id, request.body, ifMatch(request)), 'Page'),
+      )
       return sendItem(reply, pageView(page))
     },
   )
@@ -71,10 +90,19 @@ export default async function pageRoutes(app: FastifyInstance) {
     '/pages/:id',
     {
       config: { operation: 'pages.delete', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Delete a page with its blocks', tags, params: params('id', PageId), response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        summary: 'Delete a page with its blocks',
+        tags,
+        params: params('id', PageId),
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
     },
     async (request, reply) => {
-      await withAudit(request, async (trx) => orNotFound(await deletePage(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Page'), 204)
+      await withAudit(
+        request,
+        async (trx) => orNotFound(await deletePage(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Page'),
+        204,
+      )
       return reply.code(204).send(null)
     },
   )

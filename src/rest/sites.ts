@@ -2,7 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { siteView } from '../domain/sites/views.ts'
-import { createAccountSite, deleteAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../domain/sites/sites.ts'
+import {
+  createAccountSite,
+  deleteAccountSite,
+  getAccountSite,
+  listAccountSites,
+  updateAccountSite,
+  type SiteRecord,
+} from '../domain/sites/sites.ts'
 import { slugFromInput } from '../domain/sites/subdomains.ts'
 import { answerChange, withAudit } from './audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
@@ -32,7 +39,12 @@ export default async function siteRoutes(app: FastifyInstance) {
     '/sites',
     {
       config: { operation: 'sites.list', scope: 'read:sites', access: 'read' },
-      schema: { summary: 'List sites', tags, querystring: ListQuery, response: { 200: ListEnvelope(Site, 'Sites of the account, oldest first') } },
+      schema: {
+        summary: 'List sites',
+        tags,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Site, 'Sites of the account, oldest first') },
+      },
     },
     async (request) => {
       const paging = pageOf(request.query)
@@ -48,7 +60,12 @@ export default async function siteRoutes(app: FastifyInstance) {
       schema: { summary: 'Create a site (draft, no domain yet)', tags, body: NewSite, response: { 201: Site } },
     },
     async (request, reply) => {
-      return answerChange(request, reply, (trx) => createAccountSite(trx, request.principal.accountId, request.body), (site) => ({ status: 201, body: view(site), location: `/v1/sites/${site.id}` }))
+      return answerChange(
+        request,
+        reply,
+        (trx) => createAccountSite(trx, request.principal.accountId, request.body),
+        (site) => ({ status: 201, body: view(site), location: `/v1/sites/${site.id}` }),
+      )
     },
   )
 
@@ -65,12 +82,23 @@ export default async function siteRoutes(app: FastifyInstance) {
     '/sites/:id',
     {
       config: { operation: 'sites.update', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Change a site: name, subdomain, locales, assistant, or status live/offline', tags, params: SiteParams, body: SitePatch, response: { 200: Site } },
+      schema: {
+        summary: 'Change a site: name, subdomain, locales, assistant, or status live/offline',
+        tags,
+        params: SiteParams,
+        body: SitePatch,
+        response: { 200: Site },
+      },
     },
     async (request, reply) => {
       const { subdomain, ...patch } = request.body
       const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, app.config.SITES_DOMAIN) }
-      const site = await withAudit(request, async (trx) => orNotFound(await updateAccountSite(trx, request.principal.accountId, request.params.id, { ...patch, ...slug }, ifMatch(request)), 'Site'))
+      const site = await withAudit(request, async (trx) =>
+        orNotFound(
+          await updateAccountSite(trx, request.principal.accountId, request.params.id, { ...patch, ...slug }, ifMatch(request)),
+          'Site',
+        ),
+      )
       return sendItem(reply, view(site))
     },
   )
@@ -79,10 +107,19 @@ export default async function siteRoutes(app: FastifyInstance) {
     '/sites/:id',
     {
       config: { operation: 'sites.delete', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Delete a site with its pages, domains, builds, leads and conversations', tags, params: SiteParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        summary: 'Delete a site with its pages, domains, builds, leads and conversations',
+        tags,
+        params: SiteParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
     },
     async (request, reply) => {
-      await withAudit(request, async (trx) => orNotFound(await deleteAccountSite(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Site'), 204)
+      await withAudit(
+        request,
+        async (trx) => orNotFound(await deleteAccountSite(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Site'),
+        204,
+      )
       return reply.code(204).send(null)
     },
   )

@@ -2,7 +2,21 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { getAccountSite } from '../domain/sites/sites.ts'
-import { connectSocialAccount, deleteSocialAccount, findPost, findSocialAccount, LENGTH_LIMITS, listPosts, listSocialAccounts, MASTODON_URL_LENGTH, postLength, postText, schedulePost, type SocialAccountRow, type SocialPostRow } from '../domain/social/social.ts'
+import {
+  connectSocialAccount,
+  deleteSocialAccount,
+  findPost,
+  findSocialAccount,
+  LENGTH_LIMITS,
+  listPosts,
+  listSocialAccounts,
+  MASTODON_URL_LENGTH,
+  postLength,
+  postText,
+  schedulePost,
+  type SocialAccountRow,
+  type SocialPostRow,
+} from '../domain/social/social.ts'
 import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
 import { answerChange, withAudit } from './audit.ts'
@@ -13,16 +27,32 @@ const DateTime = Type.String({ format: 'date-time' })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
 const SocialAccount = Type.Object(
-  { id: Type.String({ description: 'soc_…' }), network: Type.Union([Type.Literal('mastodon'), Type.Literal('bluesky')]), server_url: Type.String(), handle: Type.String(), created_at: DateTime },
+  {
+    id: Type.String({ description: 'soc_…' }),
+    network: Type.Union([Type.Literal('mastodon'), Type.Literal('bluesky')]),
+    server_url: Type.String(),
+    handle: Type.String(),
+    created_at: DateTime,
+  },
   { additionalProperties: false, description: 'A connected social account (never its secret)' },
 )
 const NewSocialAccount = Type.Union([
   Type.Object(
-    { network: Type.Literal('mastodon'), server_url: Type.String({ minLength: 1, maxLength: 500, description: 'The instance, e.g. https://mastodon.social' }), handle: Type.String({ minLength: 1, maxLength: 200 }), access_token: Type.String({ minLength: 1, maxLength: 500 }) },
+    {
+      network: Type.Literal('mastodon'),
+      server_url: Type.String({ minLength: 1, maxLength: 500, description: 'The instance, e.g. https://mastodon.social' }),
+      handle: Type.String({ minLength: 1, maxLength: 200 }),
+      access_token: Type.String({ minLength: 1, maxLength: 500 }),
+    },
     { additionalProperties: false },
   ),
   Type.Object(
-    { network: Type.Literal('bluesky'), handle: Type.String({ minLength: 1, maxLength: 253 }), app_password: Type.String({ minLength: 1, maxLength: 200 }), server_url: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'The PDS; default https://bsky.social' })) },
+    {
+      network: Type.Literal('bluesky'),
+      handle: Type.String({ minLength: 1, maxLength: 253 }),
+      app_password: Type.String({ minLength: 1, maxLength: 200 }),
+      server_url: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'The PDS; default https://bsky.social' })),
+    },
     { additionalProperties: false },
   ),
 ])
@@ -54,7 +84,13 @@ const NewSocialPost = Type.Object(
 )
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 
-const accountView = (row: SocialAccountRow) => ({ id: row.id, network: row.network, server_url: row.server_url, handle: row.handle, created_at: row.created_at.toISOString() })
+const accountView = (row: SocialAccountRow) => ({
+  id: row.id,
+  network: row.network,
+  server_url: row.server_url,
+  handle: row.handle,
+  created_at: row.created_at.toISOString(),
+})
 const postView = (row: SocialPostRow) => ({
   id: row.id,
   account_id: row.social_account_id,
@@ -84,13 +120,18 @@ export default async function socialRoutes(app: FastifyInstance) {
   const urlPolicy = { requireHttps: app.config.NODE_ENV === 'production', allowPrivateNetworks }
   const checkServer = (url: string) =>
     checkEndpointUrl(url, urlPolicy, fetcher).catch((error: unknown) => {
-      throw new errors.validationFailed(`server_url: ${error instanceof Error ? error.message.replace(/^The url/, 'the URL') : 'not accepted'}`)
+      throw new errors.validationFailed(
+        `server_url: ${error instanceof Error ? error.message.replace(/^The url/, 'the URL') : 'not accepted'}`,
+      )
     })
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
 
   typed.get(
     '/social-accounts',
-    { config: { operation: 'social.accounts.list', scope: 'read:sites', access: 'read' }, schema: { summary: 'List connected social accounts', tags, querystring: ListQuery, response: { 200: ListEnvelope(SocialAccount) } } },
+    {
+      config: { operation: 'social.accounts.list', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'List connected social accounts', tags, querystring: ListQuery, response: { 200: ListEnvelope(SocialAccount) } },
+    },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
       const { rows, total } = await listSocialAccounts(db, request.principal.accountId, limit, offset)
@@ -100,15 +141,26 @@ export default async function socialRoutes(app: FastifyInstance) {
 
   typed.post(
     '/social-accounts',
-    { config: { operation: 'social.accounts.connect', scope: 'write:pages', access: 'write' }, schema: { summary: 'Connect a Mastodon or Bluesky account', tags, body: NewSocialAccount, response: { 201: SocialAccount } } },
+    {
+      config: { operation: 'social.accounts.connect', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Connect a Mastodon or Bluesky account', tags, body: NewSocialAccount, response: { 201: SocialAccount } },
+    },
     async (request, reply) => {
       const body = request.body
       const serverUrl = await checkServer(body.network === 'mastodon' ? body.server_url : (body.server_url ?? 'https://bsky.social'))
-      const credentials = body.network === 'mastodon' ? { network: 'mastodon' as const, accessToken: body.access_token } : { network: 'bluesky' as const, appPassword: body.app_password }
+      const credentials =
+        body.network === 'mastodon'
+          ? { network: 'mastodon' as const, accessToken: body.access_token }
+          : { network: 'bluesky' as const, appPassword: body.app_password }
       return answerChange(
         request,
         reply,
-        (trx) => connectSocialAccount(trx, keyring, request.principal.accountId, { serverUrl: new URL(serverUrl).origin, handle: body.handle.replace(/^@/, ''), credentials }),
+        (trx) =>
+          connectSocialAccount(trx, keyring, request.principal.accountId, {
+            serverUrl: new URL(serverUrl).origin,
+            handle: body.handle.replace(/^@/, ''),
+            credentials,
+          }),
         (row) => ({ status: 201, body: accountView(row), location: `/v1/social-accounts/${row.id}` }),
       )
     },
@@ -116,7 +168,10 @@ export default async function socialRoutes(app: FastifyInstance) {
 
   typed.get(
     '/social-accounts/:id',
-    { config: { operation: 'social.accounts.get', scope: 'read:sites', access: 'read' }, schema: { summary: 'Read a connected social account', tags, params: IdParams, response: { 200: SocialAccount } } },
+    {
+      config: { operation: 'social.accounts.get', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'Read a connected social account', tags, params: IdParams, response: { 200: SocialAccount } },
+    },
     async (request, reply) => {
       const row = await findSocialAccount(db, request.principal.accountId, request.params.id)
       if (!row) throw notFound('Social account')
@@ -126,7 +181,15 @@ export default async function socialRoutes(app: FastifyInstance) {
 
   typed.delete(
     '/social-accounts/:id',
-    { config: { operation: 'social.accounts.delete', scope: 'write:pages', access: 'write' }, schema: { summary: 'Disconnect a social account', tags, params: IdParams, response: { 204: Type.Null({ description: 'Disconnected' }) } } },
+    {
+      config: { operation: 'social.accounts.delete', scope: 'write:pages', access: 'write' },
+      schema: {
+        summary: 'Disconnect a social account',
+        tags,
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Disconnected' }) },
+      },
+    },
     async (request, reply) => {
       await withAudit(
         request,
@@ -144,7 +207,15 @@ export default async function socialRoutes(app: FastifyInstance) {
 
   typed.get(
     '/social-posts',
-    { config: { operation: 'social.posts.list', scope: 'read:sites', access: 'read' }, schema: { summary: 'List social posts, latest schedule first', tags, querystring: ListQuery, response: { 200: ListEnvelope(SocialPost) } } },
+    {
+      config: { operation: 'social.posts.list', scope: 'read:sites', access: 'read' },
+      schema: {
+        summary: 'List social posts, latest schedule first',
+        tags,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(SocialPost) },
+      },
+    },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
       const { rows, total } = await listPosts(db, request.principal.accountId, limit, offset)
@@ -154,7 +225,10 @@ export default async function socialRoutes(app: FastifyInstance) {
 
   typed.post(
     '/social-posts',
-    { config: { operation: 'social.posts.create', scope: 'write:pages', access: 'write' }, schema: { summary: 'Schedule a post (now by default)', tags, body: NewSocialPost, response: { 201: SocialPost } } },
+    {
+      config: { operation: 'social.posts.create', scope: 'write:pages', access: 'write' },
+      schema: { summary: 'Schedule a post (now by default)', tags, body: NewSocialPost, response: { 201: SocialPost } },
+    },
     async (request, reply) => {
       const body = request.body
       const { accountId } = request.principal
@@ -169,9 +243,17 @@ export default async function socialRoutes(app: FastifyInstance) {
           const limit = LENGTH_LIMITS[social.network]
           if (length > limit) {
             const counted = social.network === 'mastodon' ? ` (every link counted as ${MASTODON_URL_LENGTH}, as Mastodon counts it)` : ''
-            throw new errors.postTooLong(`The post is ${length} characters with its link${counted}; ${social.network} takes at most ${limit}`)
+            throw new errors.postTooLong(
+              `The post is ${length} characters with its link${counted}; ${social.network} takes at most ${limit}`,
+            )
           }
-          return schedulePost(trx, accountId, { socialAccountId: social.id, siteId: body.site_id ?? null, text: body.text, link: body.link ?? null, scheduledAt: body.scheduled_at ? new Date(body.scheduled_at) : new Date() })
+          return schedulePost(trx, accountId, {
+            socialAccountId: social.id,
+            siteId: body.site_id ?? null,
+            text: body.text,
+            link: body.link ?? null,
+            scheduledAt: body.scheduled_at ? new Date(body.scheduled_at) : new Date(),
+          })
         },
         (row) => ({ status: 201, body: postView(row), location: `/v1/social-posts/${row.id}` }),
       )
@@ -180,7 +262,10 @@ export default async function socialRoutes(app: FastifyInstance) {
 
   typed.get(
     '/social-posts/:id',
-    { config: { operation: 'social.posts.get', scope: 'read:sites', access: 'read' }, schema: { summary: 'Read a social post', tags, params: IdParams, response: { 200: SocialPost } } },
+    {
+      config: { operation: 'social.posts.get', scope: 'read:sites', access: 'read' },
+      schema: { summary: 'Read a social post', tags, params: IdParams, response: { 200: SocialPost } },
+    },
     async (request, reply) => {
       const row = await findPost(db, request.principal.accountId, request.params.id)
       if (!row) throw notFound('Social post')

@@ -1,7 +1,19 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { API_SCOPES, apiTokenVersion, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, ROTATION_GRACE_DEFAULT, ROTATION_GRACE_MAX, tokenHolder, toApiToken } from '../domain/accounts/api-tokens.ts'
+import {
+  API_SCOPES,
+  apiTokenVersion,
+  createApiToken,
+  findApiToken,
+  listApiTokens,
+  revokeApiToken,
+  rotateApiToken,
+  ROTATION_GRACE_DEFAULT,
+  ROTATION_GRACE_MAX,
+  tokenHolder,
+  toApiToken,
+} from '../domain/accounts/api-tokens.ts'
 import { errors } from '../errors.ts'
 import { literalUnion } from '../schemas.ts'
 import { answerChange, withAudit } from './audit.ts'
@@ -12,7 +24,10 @@ const TokenId = Type.String({ pattern: '^tok_[A-Za-z0-9_-]{22}$', description: '
 
 const tokenFields = {
   id: TokenId,
-  user_id: Type.Union([Type.String({ description: 'usr_…' }), Type.Null()], { description: 'The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner).' }),
+  user_id: Type.Union([Type.String({ description: 'usr_…' }), Type.Null()], {
+    description:
+      'The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner).',
+  }),
   name: Type.String(),
   scopes: Type.Array(Scope),
   created_at: Type.String({ format: 'date-time' }),
@@ -27,7 +42,9 @@ const TokenWithSecret = Type.Object(
 const RotatedToken = Type.Object(
   {
     ...TokenWithSecret.properties,
-    previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Until when the replaced secret still works; null when it stopped at once.' }),
+    previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Until when the replaced secret still works; null when it stopped at once.',
+    }),
   },
   { additionalProperties: false, description: 'The token with its new secret, shown once' },
 )
@@ -41,7 +58,16 @@ const NewToken = Type.Object(
   { additionalProperties: false },
 )
 const Rotation = Type.Object(
-  { grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_GRACE_MAX, default: ROTATION_GRACE_DEFAULT, description: 'How long the old secret keeps working; 0 stops it at once.' })) },
+  {
+    grace_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: ROTATION_GRACE_MAX,
+        default: ROTATION_GRACE_DEFAULT,
+        description: 'How long the old secret keeps working; 0 stops it at once.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 )
 const IdParams = Type.Object({ id: TokenId }, { additionalProperties: false })
@@ -60,7 +86,12 @@ export default async function tokenRoutes(app: FastifyInstance) {
     '/tokens',
     {
       config: { operation: 'tokens.list', scope: 'manage:tokens', access: 'read' },
-      schema: { summary: 'List API tokens', tags: ['tokens'], querystring: ListQuery, response: { 200: ListEnvelope(Token, 'API tokens, newest first') } },
+      schema: {
+        summary: 'List API tokens',
+        tags: ['tokens'],
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Token, 'API tokens, newest first') },
+      },
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
@@ -84,8 +115,20 @@ export default async function tokenRoutes(app: FastifyInstance) {
       return answerChange(
         request,
         reply,
-        (trx) => createApiToken(trx, { accountId: request.principal.accountId, userId: request.principal.userId, name, scopes, expiresAt: expires }),
-        (created) => ({ status: 201, body: { ...created.token, token: created.secret }, location: `/v1/tokens/${created.token.id}`, etagSource: apiTokenVersion(created.row) }),
+        (trx) =>
+          createApiToken(trx, {
+            accountId: request.principal.accountId,
+            userId: request.principal.userId,
+            name,
+            scopes,
+            expiresAt: expires,
+          }),
+        (created) => ({
+          status: 201,
+          body: { ...created.token, token: created.secret },
+          location: `/v1/tokens/${created.token.id}`,
+          etagSource: apiTokenVersion(created.row),
+        }),
       )
     },
   )
@@ -107,7 +150,13 @@ export default async function tokenRoutes(app: FastifyInstance) {
     '/tokens/:id/rotate',
     {
       config: { operation: 'tokens.rotate', scope: 'manage:tokens', access: 'read', etag: [200] },
-      schema: { summary: 'Rotate a token’s secret, keeping the old one for a grace period', tags: ['tokens'], params: IdParams, body: Rotation, response: { 200: RotatedToken } },
+      schema: {
+        summary: 'Rotate a token’s secret, keeping the old one for a grace period',
+        tags: ['tokens'],
+        params: IdParams,
+        body: Rotation,
+        response: { 200: RotatedToken },
+      },
     },
     async (request, reply) => {
       const grace = request.body?.grace_seconds ?? ROTATION_GRACE_DEFAULT
@@ -121,7 +170,11 @@ export default async function tokenRoutes(app: FastifyInstance) {
         },
         (rotated) => ({
           status: 200,
-          body: { ...rotated.token, token: rotated.secret, previous_secret_expires_at: rotated.row.previous_expires_at?.toISOString() ?? null },
+          body: {
+            ...rotated.token,
+            token: rotated.secret,
+            previous_secret_expires_at: rotated.row.previous_expires_at?.toISOString() ?? null,
+          },
           etagSource: apiTokenVersion(rotated.row),
         }),
       )
@@ -132,7 +185,12 @@ export default async function tokenRoutes(app: FastifyInstance) {
     '/tokens/:id',
     {
       config: { operation: 'tokens.revoke', scope: 'manage:tokens', access: 'read' },
-      schema: { summary: 'Revoke a token at once (both secrets of a rotation)', tags: ['tokens'], params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }) } },
+      schema: {
+        summary: 'Revoke a token at once (both secrets of a rotation)',
+        tags: ['tokens'],
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Revoked' }) },
+      },
     },
     async (request, reply) => {
       await withAudit(

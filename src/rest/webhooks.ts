@@ -17,7 +17,13 @@ import endpointRoutes from './webhooks/endpoints.ts'
 export default async function webhookRoutes(app: FastifyInstance) {
   const allowPrivateNetworks = app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS
   // The endpoint URL checks fetch as a delivery would.
-  const fetcher = createSafeFetcher({ allowPrivateNetworks, userAgent: WEBHOOK_USER_AGENT, maxRedirects: 0, maxBytes: 1024, connections: 4 })
+  const fetcher = createSafeFetcher({
+    allowPrivateNetworks,
+    userAgent: WEBHOOK_USER_AGENT,
+    maxRedirects: 0,
+    maxBytes: 1024,
+    connections: 4,
+  })
   app.addHook('onClose', () => fetcher.close())
 
   app.addHook('onRequest', async (request) => {

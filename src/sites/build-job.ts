@@ -24,13 +24,22 @@ export interface BuildDeps {
  * event exists exactly when the release does. Sites without an account (the platform's own) have
  * no subscribers.
  */
-export async function announceSitePublished(trx: Db, published: { accountId: string | null; siteId: string; buildId: string; url: string; pages: number; at: Date }): Promise<void> {
+export async function announceSitePublished(
+  trx: Db,
+  published: { accountId: string | null; siteId: string; buildId: string; url: string; pages: number; at: Date },
+): Promise<void> {
   if (!published.accountId) return
   await recordEvent(trx, {
     accountId: published.accountId,
     siteId: published.siteId,
     type: 'site.published',
-    data: { site_id: published.siteId, build_id: published.buildId, url: `${published.url}/`, pages: published.pages, published_at: published.at.toISOString() },
+    data: {
+      site_id: published.siteId,
+      build_id: published.buildId,
+      url: `${published.url}/`,
+      pages: published.pages,
+      published_at: published.at.toISOString(),
+    },
   })
 }
 
@@ -64,7 +73,15 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
       await saveReleaseFiles(trx, buildId, files)
       await savePassages(trx, site.id, buildId, passages)
       const finished = await finishBuild(trx, buildId, { status: 'succeeded', pages: pageCount })
-      if (finished?.status === 'succeeded') await announceSitePublished(trx, { accountId: input.accountId, siteId: site.id, buildId, url: site.origin, pages: pageCount, at: finished.finished_at ?? builtAt })
+      if (finished?.status === 'succeeded')
+        await announceSitePublished(trx, {
+          accountId: input.accountId,
+          siteId: site.id,
+          buildId,
+          url: site.origin,
+          pages: pageCount,
+          at: finished.finished_at ?? builtAt,
+        })
     })
     log.info({ buildId, siteId: site.id, files: files.length, ms: Math.round(performance.now() - started) }, 'site build went live')
   } catch (error) {

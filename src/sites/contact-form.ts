@@ -52,7 +52,10 @@ function sameOrigin(request: FastifyRequest): boolean {
 }
 
 /** What the form page says when a post is refused, in the page's language. */
-const REFUSAL: Record<Locale, { title: string; email: string; tooLong: (max: number) => string; consent: string; reload: string; consentChanged: string }> = {
+const REFUSAL: Record<
+  Locale,
+  { title: string; email: string; tooLong: (max: number) => string; consent: string; reload: string; consentChanged: string }
+> = {
   en: {
     title: 'Your message was not sent',
     email: 'Enter your email address, like name@example.com.',
@@ -67,7 +70,8 @@ const REFUSAL: Record<Locale, { title: string; email: string; tooLong: (max: num
     tooLong: (max) => `Höchstens ${max} Zeichen.`,
     consent: 'Setzen Sie das Häkchen, damit wir Ihnen antworten dürfen.',
     reload: 'Dieses Formular ist veraltet. Ihr Text steht noch unten: Senden Sie ihn erneut.',
-    consentChanged: 'Der Einwilligungstext hat sich geändert, seit Sie die Seite geöffnet haben. Lesen Sie ihn unten erneut und senden Sie dann Ihre Nachricht.',
+    consentChanged:
+      'Der Einwilligungstext hat sich geändert, seit Sie die Seite geöffnet haben. Lesen Sie ihn unten erneut und senden Sie dann Ihre Nachricht.',
   },
   fr: {
     title: "Votre message n'a pas été envoyé",
@@ -75,7 +79,8 @@ const REFUSAL: Record<Locale, { title: string; email: string; tooLong: (max: num
     tooLong: (max) => `${max} caractères au plus.`,
     consent: 'Cochez la case pour accepter, afin que nous puissions vous répondre.',
     reload: 'Ce formulaire est périmé. Votre texte est toujours ci-dessous : envoyez-le à nouveau.',
-    consentChanged: 'Le texte de consentement a changé depuis que vous avez ouvert la page. Relisez-le ci-dessous, puis envoyez votre message.',
+    consentChanged:
+      'Le texte de consentement a changé depuis que vous avez ouvert la page. Relisez-le ci-dessous, puis envoyez votre message.',
   },
 }
 
@@ -141,19 +146,35 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
     const words = REFUSAL[locale]
     const consent = leadConsentFor(site.settings ?? {}, locale)
     const from = '/_wps/forms/contact'
-    const form = contactForm({}, {
-      from,
-      locale,
-      isH1: false,
-      index: 0,
-      formToken: signFormToken(app.keyring, site.id),
-      consent: { ...consent, privacy: { ...consent.privacy, url: consentLinkInLayout(consent.privacy.url, site.default_locale) } },
-      pagePath,
-    }, { values: sentValues(request.body), errors: Object.fromEntries(Object.entries(refusal.fields).map(([field, say]) => [field, say(words)])) })
+    const form = contactForm(
+      {},
+      {
+        from,
+        locale,
+        isH1: false,
+        index: 0,
+        formToken: signFormToken(app.keyring, site.id),
+        consent: { ...consent, privacy: { ...consent.privacy, url: consentLinkInLayout(consent.privacy.url, site.default_locale) } },
+        pagePath,
+      },
+      {
+        values: sentValues(request.body),
+        errors: Object.fromEntries(Object.entries(refusal.fields).map(([field, say]) => [field, say(words)])),
+      },
+    )
     const back = `${origin.prefix}${pageUrlPath(locale, pagePath, site.default_locale)}`
     const l = LABELS[locale]
     const main = html`<h1>${words.title}</h1>${refusal.general ? html`<p role="alert">${words[refusal.general]}</p>` : ''}${raw(form)}<p><a href="${back}">${l.back}</a></p>`
-    return sendPage(reply, refusal.status, plainSitePage({ lang: locale, title: `${words.title} – ${site.name}`, main, css: '.field-error{display:block;color:#a4001d;font-weight:600}' }))
+    return sendPage(
+      reply,
+      refusal.status,
+      plainSitePage({
+        lang: locale,
+        title: `${words.title} – ${site.name}`,
+        main,
+        css: '.field-error{display:block;color:#a4001d;font-weight:600}',
+      }),
+    )
   }
 
   const handler = async (request: FastifyRequest<{ Body: ContactBody }>, reply: FastifyReply) => {
@@ -165,16 +186,34 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
     if (!sameOrigin(request)) throw new errors.forbidden('The form must be sent from the site itself')
     const body = request.body
     if (!formTokenValid(app.keyring, body.token, origin.siteId)) {
-      return refuse(request, reply, origin, { status: 403, fields: {}, general: 'reload' }, new errors.forbidden('The form is not one of this site; reload the page and send it again'))
+      return refuse(
+        request,
+        reply,
+        origin,
+        { status: 403, fields: {}, general: 'reload' },
+        new errors.forbidden('The form is not one of this site; reload the page and send it again'),
+      )
     }
     const site = await findSiteById(app.db, origin.siteId)
     if (!site) throw new errors.notFound('No published site answers here')
     const locale = body.locale
     if (!isLocale(locale) || !site.locales.includes(locale)) {
-      return refuse(request, reply, origin, { status: 400, fields: {}, general: 'reload' }, new errors.validationFailed('locale: the site does not speak this language'))
+      return refuse(
+        request,
+        reply,
+        origin,
+        { status: 400, fields: {}, general: 'reload' },
+        new errors.validationFailed('locale: the site does not speak this language'),
+      )
     }
     if (body.consent !== 'yes') {
-      return refuse(request, reply, origin, { status: 400, fields: { consent: (words) => words.consent } }, new errors.validationFailed('consent: please agree to the consent text to send the form'))
+      return refuse(
+        request,
+        reply,
+        origin,
+        { status: 400, fields: { consent: (words) => words.consent } },
+        new errors.validationFailed('consent: please agree to the consent text to send the form'),
+      )
     }
     const consent = leadConsentFor(site.settings ?? {}, locale)
     if (body.consent_version !== consent.version || body.consent_digest !== consent.digest) {

@@ -54,18 +54,25 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
     return reply.code(301).header('location', `/s/${siteId}/`).send()
   })
 
-  app.get('/s/:siteId/*', { config: { operation: 'sites.preview' }, schema: { hide: true, params: Type.Object({ siteId: SiteParams.properties.siteId, '*': Type.String() }) } }, async (request, reply) => {
-    const { siteId } = request.params as { siteId: string; '*': string }
-    const buildId = await live.previewBuild(siteId)
-    if (!buildId) {
-      if (!wantsPage(request)) throw new errors.notFound('This site has no build to preview yet')
-      const text = 'Its pages show here once it has been published. Publish it from the site\'s page in the dashboard.'
-      return sendNoSitePage(reply, { title: 'This site is not published yet', text, dashboard: `${app.config.BASE_URL}/app` })
-    }
-    const release = await live.release(buildId)
-    const rest = request.url.slice(`/s/${siteId}`.length)
-    return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders })
-  })
+  app.get(
+    '/s/:siteId/*',
+    {
+      config: { operation: 'sites.preview' },
+      schema: { hide: true, params: Type.Object({ siteId: SiteParams.properties.siteId, '*': Type.String() }) },
+    },
+    async (request, reply) => {
+      const { siteId } = request.params as { siteId: string; '*': string }
+      const buildId = await live.previewBuild(siteId)
+      if (!buildId) {
+        if (!wantsPage(request)) throw new errors.notFound('This site has no build to preview yet')
+        const text = "Its pages show here once it has been published. Publish it from the site's page in the dashboard."
+        return sendNoSitePage(reply, { title: 'This site is not published yet', text, dashboard: `${app.config.BASE_URL}/app` })
+      }
+      const release = await live.release(buildId)
+      const rest = request.url.slice(`/s/${siteId}`.length)
+      return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders })
+    },
+  )
 
   app.get(
     '/internal/tls-allowed',
@@ -104,7 +111,14 @@ async function hostedSites(app: FastifyInstance) {
 
   // A page of a published site is answered before the router (front-door.ts); what that leaves to
   // the router, and every injected request, is answered by the hook below, with the same bytes.
-  const door = frontDoor({ live, ownHosts, ctx: domainContext, trustProxy: config.TRUST_PROXY, responseHeaders: app.responseHeaders, log: app.log })
+  const door = frontDoor({
+    live,
+    ownHosts,
+    ctx: domainContext,
+    trustProxy: config.TRUST_PROXY,
+    responseHeaders: app.responseHeaders,
+    log: app.log,
+  })
   const [routing, ...others] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>
   if (routing && others.length === 0) {
     app.server.removeListener('request', routing)
@@ -143,7 +157,6 @@ async function hostedSites(app: FastifyInstance) {
       (error: unknown) => done(error as Error),
     )
   })
-
 
   await app.register(async (scope) => {
     if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody, { bodyLimit: 16_384 })

@@ -52,7 +52,9 @@ export class LiveSites {
 
   /** Reloads one site's entries, or every entry when no site is named. */
   refresh(siteId?: string): Promise<void> {
-    this.#queue = this.#queue.then(() => this.#reload(siteId)).catch((error: unknown) => this.#log.warn({ err: error, siteId }, 'reloading hosted sites failed'))
+    this.#queue = this.#queue
+      .then(() => this.#reload(siteId))
+      .catch((error: unknown) => this.#log.warn({ err: error, siteId }, 'reloading hosted sites failed'))
     return this.#queue
   }
 
@@ -64,13 +66,20 @@ export class LiveSites {
       .where('domains.status', '=', 'active')
       .where('sites.status', '=', 'live')
       .where('sites.live_build_id', 'is not', null)
-    let subdomains = this.#db.selectFrom('sites').select(['slug', 'id as site_id', 'live_build_id']).where('status', '=', 'live').where('live_build_id', 'is not', null)
+    let subdomains = this.#db
+      .selectFrom('sites')
+      .select(['slug', 'id as site_id', 'live_build_id'])
+      .where('status', '=', 'live')
+      .where('live_build_id', 'is not', null)
     if (siteId) {
       domains = domains.where('sites.id', '=', siteId)
       subdomains = subdomains.where('id', '=', siteId)
     }
     const [domainRows, slugRows] = await Promise.all([domains.execute(), subdomains.execute()])
-    const rows = [...slugRows.map((r) => ({ hostname: subdomainHost(r.slug, this.#sitesDomain), site_id: r.site_id, live_build_id: r.live_build_id })), ...domainRows]
+    const rows = [
+      ...slugRows.map((r) => ({ hostname: subdomainHost(r.slug, this.#sitesDomain), site_id: r.site_id, live_build_id: r.live_build_id })),
+      ...domainRows,
+    ]
     if (siteId) {
       for (const host of this.#hostsBySite.get(siteId) ?? []) this.#hosts.delete(host)
       this.#hostsBySite.delete(siteId)

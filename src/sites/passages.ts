@@ -45,7 +45,12 @@ export function sitePassages(site: RenderSite, pages: PlacedPage[]): Passage[] {
     const url = `${site.origin}${urlPath}`
     return [{ text: page.description }, ...page.blocks.flatMap(blockPassages)]
       .filter((p) => p.text.length > 0)
-      .map((p) => ({ locale: page.locale, url, title: 'heading' in p && p.heading ? `${page.title}: ${p.heading}` : page.title, text: p.text }))
+      .map((p) => ({
+        locale: page.locale,
+        url,
+        title: 'heading' in p && p.heading ? `${page.title}: ${p.heading}` : page.title,
+        text: p.text,
+      }))
   })
 }
 

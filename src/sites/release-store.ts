@@ -27,7 +27,13 @@ export async function compressFiles(files: RenderedFile[]): Promise<ReleaseFile[
     files.map(async (file) => {
       const body = Buffer.from(file.body, 'utf8')
       const [br, gz] = await Promise.all([
-        brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+        brotli(body, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 5,
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          },
+        }),
         gzipAsync(body, { level: 9 }),
       ])
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
@@ -41,7 +47,9 @@ export async function saveReleaseFiles(db: Db, buildId: string, files: ReleaseFi
   await db.deleteFrom('build_files').where('build_id', '=', buildId).execute()
   // Batches keep one statement's parameters well below the protocol's limit.
   for (let i = 0; i < files.length; i += 200) {
-    const rows = files.slice(i, i + 200).map((f) => ({ build_id: buildId, path: f.path, content_type: f.contentType, etag: f.etag, body: f.body, gzip: f.gzip, br: f.br }))
+    const rows = files
+      .slice(i, i + 200)
+      .map((f) => ({ build_id: buildId, path: f.path, content_type: f.contentType, etag: f.etag, body: f.body, gzip: f.gzip, br: f.br }))
     await db.insertInto('build_files').values(rows).execute()
   }
 }
@@ -51,5 +59,10 @@ const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer
 /** Every file of a release, by path, in one round trip. */
 export async function loadReleaseFiles(db: Db, buildId: string): Promise<Map<string, ReleaseFile>> {
   const rows = await db.selectFrom('build_files').selectAll().where('build_id', '=', buildId).execute()
-  return new Map(rows.map((r) => [r.path, { path: r.path, contentType: r.content_type, etag: r.etag, body: asBuffer(r.body), gzip: asBuffer(r.gzip), br: asBuffer(r.br) }]))
+  return new Map(
+    rows.map((r) => [
+      r.path,
+      { path: r.path, contentType: r.content_type, etag: r.etag, body: asBuffer(r.body), gzip: asBuffer(r.gzip), br: asBuffer(r.br) },
+    ]),
+  )
 }

@@ -29,7 +29,12 @@ function headersFor(ctx: ServeContext, file: ReleaseFile, variant: Variant): Rec
   if (!variants) byFile.set(file, (variants = {}))
   let headers = variants[variant]
   if (!headers) {
-    headers = { ...ctx.headers, etag: file.etag, vary: 'accept-encoding', 'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : CACHE_PAGE }
+    headers = {
+      ...ctx.headers,
+      etag: file.etag,
+      vary: 'accept-encoding',
+      'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : CACHE_PAGE,
+    }
     if (file.contentType.startsWith('text/html')) headers['link'] = `<${ctx.prefix}/_wps/webmention>; rel="webmention"`
     if (variant !== 'not-modified') {
       const encoding: Encoding = variant === 'br' || variant === 'gzip' ? variant : 'identity'
@@ -90,7 +95,13 @@ export interface FileAnswer {
  * Undefined when it is no file's answer: a redirect to the trailing-slash variant, or a release
  * without a 404 page.
  */
-export function fileAnswer(release: Release, decoded: string | undefined, ifNoneMatch: string | undefined, acceptEncoding: string | undefined, ctx: ServeContext): FileAnswer | undefined {
+export function fileAnswer(
+  release: Release,
+  decoded: string | undefined,
+  ifNoneMatch: string | undefined,
+  acceptEncoding: string | undefined,
+  ctx: ServeContext,
+): FileAnswer | undefined {
   const found = decoded === undefined ? undefined : release.get(decoded)
   if (!found) {
     if (decoded !== undefined && locate(release, decoded)) return undefined
@@ -100,15 +111,31 @@ export function fileAnswer(release: Release, decoded: string | undefined, ifNone
   }
   if (notModified(ifNoneMatch, found.etag)) return { status: 304, headers: headersFor(ctx, found, 'not-modified'), body: undefined }
   const encoding = pickEncoding(acceptEncoding)
-  return { status: 200, headers: headersFor(ctx, found, encoding), body: encoding === 'br' ? found.br : encoding === 'gzip' ? found.gzip : found.body }
+  return {
+    status: 200,
+    headers: headersFor(ctx, found, encoding),
+    body: encoding === 'br' ? found.br : encoding === 'gzip' ? found.gzip : found.body,
+  }
 }
 
 /** Answers a GET or HEAD from a release (see `fileAnswer`), or with a redirect or a plain 404. */
-export function serveFromRelease(request: FastifyRequest, reply: FastifyReply, release: Release, path: string, ctx: ServeContext): FastifyReply {
+export function serveFromRelease(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  release: Release,
+  path: string,
+  ctx: ServeContext,
+): FastifyReply {
   const decoded = decodePath(path)
   const answer = fileAnswer(release, decoded, request.headers['if-none-match'], request.headers['accept-encoding'], ctx)
   if (answer) return reply.code(answer.status).headers(answer.headers).send(answer.body)
   const found = decoded === undefined ? undefined : locate(release, decoded)
-  if (found && 'redirect' in found) return reply.code(301).headers(ctx.headers).header('location', `${ctx.prefix}${found.redirect}`).header('cache-control', CACHE_NOT_FOUND).send()
+  if (found && 'redirect' in found)
+    return reply
+      .code(301)
+      .headers(ctx.headers)
+      .header('location', `${ctx.prefix}${found.redirect}`)
+      .header('cache-control', CACHE_NOT_FOUND)
+      .send()
   return reply.code(404).headers(ctx.headers).type('text/plain; charset=utf-8').send('Not found')
 }

@@ -31,13 +31,30 @@ function crawlerChoices(hosting: HostingSettings): AiCrawlerChoices {
 }
 
 /** Everything a build renders from, read in a few queries; undefined when the site is gone. */
-export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, siteId: string, builtAt: Date): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null } | undefined> {
+export async function loadRenderInput(
+  db: Db,
+  keyring: Keyring,
+  config: Config,
+  siteId: string,
+  builtAt: Date,
+): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null } | undefined> {
   // The domain that names the site is the one the API, MCP and GraphQL show (primaryHostname).
-  const row = await db.selectFrom('sites').select(['id', 'name', 'slug', 'account_id', 'default_locale', 'locales', 'settings', primaryHostname.as('domain')]).where('id', '=', siteId).executeTakeFirst()
+  const row = await db
+    .selectFrom('sites')
+    .select(['id', 'name', 'slug', 'account_id', 'default_locale', 'locales', 'settings', primaryHostname.as('domain')])
+    .where('id', '=', siteId)
+    .executeTakeFirst()
   if (!row) return undefined
   const [pageRows, blockRows] = await Promise.all([
     db.selectFrom('pages').selectAll().where('site_id', '=', siteId).execute(),
-    db.selectFrom('blocks').innerJoin('pages', 'pages.id', 'blocks.page_id').select(['blocks.page_id', 'blocks.type', 'blocks.content']).where('pages.site_id', '=', siteId).orderBy('blocks.page_id').orderBy('blocks.position').execute(),
+    db
+      .selectFrom('blocks')
+      .innerJoin('pages', 'pages.id', 'blocks.page_id')
+      .select(['blocks.page_id', 'blocks.type', 'blocks.content'])
+      .where('pages.site_id', '=', siteId)
+      .orderBy('blocks.page_id')
+      .orderBy('blocks.position')
+      .execute(),
   ])
   const settings = row.settings ?? {}
   const hosting = hostingOf(settings)
@@ -61,7 +78,15 @@ export async function loadRenderInput(db: Db, keyring: Keyring, config: Config, 
   }
   const blocksByPage = new Map<string, Block[]>()
   // Contents were validated per type when written (src/domain/sites/block-content.ts).
-  for (const b of blockRows) blocksByPage.set(b.page_id, [...(blocksByPage.get(b.page_id) ?? []), { type: b.type, content: b.content } as Block])
-  const pages: RenderPage[] = pageRows.map((p) => ({ path: p.path, locale: p.locale, title: p.title, description: p.description, updatedAt: p.updated_at, blocks: blocksByPage.get(p.id) ?? [] }))
+  for (const b of blockRows)
+    blocksByPage.set(b.page_id, [...(blocksByPage.get(b.page_id) ?? []), { type: b.type, content: b.content } as Block])
+  const pages: RenderPage[] = pageRows.map((p) => ({
+    path: p.path,
+    locale: p.locale,
+    title: p.title,
+    description: p.description,
+    updatedAt: p.updated_at,
+    blocks: blocksByPage.get(p.id) ?? [],
+  }))
   return { site, pages, accountId: row.account_id }
 }

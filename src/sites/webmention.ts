@@ -22,7 +22,10 @@ interface MentionJob {
   target: string
 }
 
-const MentionBody = Type.Object({ source: Type.String({ minLength: 1, maxLength: 2048 }), target: Type.String({ minLength: 1, maxLength: 2048 }) })
+const MentionBody = Type.Object({
+  source: Type.String({ minLength: 1, maxLength: 2048 }),
+  target: Type.String({ minLength: 1, maxLength: 2048 }),
+})
 type MentionBody = Static<typeof MentionBody>
 
 function httpUrl(value: string): URL | undefined {
@@ -55,7 +58,10 @@ export default async function webmentionRoutes(app: FastifyInstance, options: { 
     if (!target) throw new errors.validationFailed('target: must be an http or https URL')
     if (sameResource(source, target)) throw new errors.validationFailed('source and target must differ')
     const preview = `${app.config.BASE_URL}/s/${origin.siteId}/`
-    const onSite = live.hostsOf(origin.siteId).includes(target.hostname.toLowerCase()) || target.href.startsWith(preview) || target.href === preview.slice(0, -1)
+    const onSite =
+      live.hostsOf(origin.siteId).includes(target.hostname.toLowerCase()) ||
+      target.href.startsWith(preview) ||
+      target.href === preview.slice(0, -1)
     if (!onSite) throw new errors.validationFailed('target: not a page of this site')
     const job: MentionJob = { site_id: origin.siteId, source: source.href, target: target.href }
     // A sender that repeats itself while a check is pending is folded into that check.
@@ -110,7 +116,18 @@ async function storeBacklink(db: Db, mention: MentionJob): Promise<void> {
       .returning('site_id')
       .executeTakeFirst()
     if (first && site.account_id) {
-      await recordEvent(trx, { accountId: site.account_id, siteId: site.id, type: 'backlink.detected', data: { backlink_id: inserted.id, site_id: site.id, source: mention.source, target: mention.target, detected_at: now.toISOString() } })
+      await recordEvent(trx, {
+        accountId: site.account_id,
+        siteId: site.id,
+        type: 'backlink.detected',
+        data: {
+          backlink_id: inserted.id,
+          site_id: site.id,
+          source: mention.source,
+          target: mention.target,
+          detected_at: now.toISOString(),
+        },
+      })
     }
   })
 }
@@ -125,7 +142,8 @@ export function webmentionJob(db: Db, fetcher: SafeFetcher): NamedJob<MentionJob
         result = await fetcher.fetch(mention.source, { headers: { accept: 'text/html, */*;q=0.5' }, maxRedirects: 5, timeoutMs: 10_000 })
       } catch (error) {
         // The sender's server being away is worth another try; a refused address or bad URL is not.
-        if (error instanceof FetchError && (error.code === 'timeout' || error.code === 'connection_failed' || error.code === 'dns_failed')) throw error
+        if (error instanceof FetchError && (error.code === 'timeout' || error.code === 'connection_failed' || error.code === 'dns_failed'))
+          throw error
         log.info({ err: error, source: mention.source }, 'webmention refused: source cannot be fetched')
         return
       }
@@ -135,7 +153,12 @@ export function webmentionJob(db: Db, fetcher: SafeFetcher): NamedJob<MentionJob
         return
       }
       // A source that no longer links (or is gone) retracts a backlink it made earlier (Webmention 3.2.2).
-      await db.deleteFrom('site_backlinks').where('site_id', '=', mention.site_id).where('source', '=', mention.source).where('target', '=', mention.target).execute()
+      await db
+        .deleteFrom('site_backlinks')
+        .where('site_id', '=', mention.site_id)
+        .where('source', '=', mention.source)
+        .where('target', '=', mention.target)
+        .execute()
       log.info({ source: mention.source, status: result.status }, 'webmention refused: the source does not link to the target')
     },
   }

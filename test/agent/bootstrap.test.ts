@@ -30,8 +30,10 @@ await createSite(app.db, {
   },
 })
 
-const post = (payload: unknown, remoteAddress = freshIp()) => app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: payload as object, remoteAddress })
-const erase = (payload: unknown) => app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: payload as object, remoteAddress: freshIp() })
+const post = (payload: unknown, remoteAddress = freshIp()) =>
+  app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: payload as object, remoteAddress })
+const erase = (payload: unknown) =>
+  app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: payload as object, remoteAddress: freshIp() })
 
 describe('POST /api/agent/bootstrap (create)', () => {
   it('opens a session on the platform site when no url is given, with every field of the contract', async () => {
@@ -49,9 +51,17 @@ describe('POST /api/agent/bootstrap (create)', () => {
     expect(opener.text).toContain('Ava')
     expect(opener.suggestions).toHaveLength(2)
     // The digest is SHA-256 of the RFC 8785 form of {version, locale, text, privacy}, reproducible by anyone.
-    const consent = s.lead_consent as unknown as { version: string; locale: string; text: string; privacy: { label: string; url: string }; digest: string }
+    const consent = s.lead_consent as unknown as {
+      version: string
+      locale: string
+      text: string
+      privacy: { label: string; url: string }
+      digest: string
+    }
     expect(consent.version).toBe('2026-07-24.1')
-    expect(consent.digest).toBe(sha256Hex(canonicalJson({ version: consent.version, locale: consent.locale, text: consent.text, privacy: consent.privacy })))
+    expect(consent.digest).toBe(
+      sha256Hex(canonicalJson({ version: consent.version, locale: consent.locale, text: consent.text, privacy: consent.privacy })),
+    )
   })
 
   it('stores the token only as its SHA-256 hash', async () => {
@@ -82,7 +92,11 @@ describe('POST /api/agent/bootstrap (create)', () => {
   it("hands out the site's own consent wording in the session's locale", async () => {
     const s = await bootstrap(app, { url: 'https://atelier.example/' })
     expect(s.locale).toBe('fr')
-    expect(s.lead_consent).toMatchObject({ locale: 'fr', text: 'Je consens à être recontacté.', privacy: { label: 'Confidentialité', url: '/confidentialite' } })
+    expect(s.lead_consent).toMatchObject({
+      locale: 'fr',
+      text: 'Je consens à être recontacté.',
+      privacy: { label: 'Confidentialité', url: '/confidentialite' },
+    })
     expect(s['persona']).toBe('Chloé')
   })
 
@@ -99,13 +113,37 @@ describe('POST /api/agent/bootstrap (create)', () => {
     expectAgentError(await post({ url: 'javascript:alert(1)' }), 400, 'invalid-request')
     expectAgentError(await post({ url: 'http://[::1' }), 400, 'invalid-request')
     expectAgentError(await post([]), 400, 'invalid-request')
-    const malformed = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', headers: { 'content-type': 'application/json' }, payload: '{"url":', remoteAddress: freshIp() })
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"url":',
+      remoteAddress: freshIp(),
+    })
     expectAgentError(malformed, 400, 'malformed-json')
-    const text = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', headers: { 'content-type': 'text/plain' }, payload: 'hi', remoteAddress: freshIp() })
+    const text = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hi',
+      remoteAddress: freshIp(),
+    })
     expectAgentError(text, 400, 'invalid-request')
-    const xml = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', headers: { 'content-type': 'application/xml' }, payload: '<a/>', remoteAddress: freshIp() })
+    const xml = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+      remoteAddress: freshIp(),
+    })
     expectAgentError(xml, 400, 'unsupported-media-type')
-    const huge = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ url: 'a'.repeat(2_000_000) }), remoteAddress: freshIp() })
+    const huge = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: 'a'.repeat(2_000_000) }),
+      remoteAddress: freshIp(),
+    })
     expectAgentError(huge, 400, 'body-too-large')
   })
 
@@ -159,7 +197,11 @@ describe('POST /api/agent/bootstrap (rehydrate)', () => {
   it('answers 404 feature disabled once the site switched its assistant off', async () => {
     const site = await createSite(app.db, { name: 'Flip', hostname: 'flip.example', settings: { assistant: { enabled: true } } })
     const s = await bootstrap(app, { url: 'https://flip.example/' })
-    await app.db.updateTable('sites').set({ settings: JSON.stringify({ assistant: { enabled: false } }) }).where('id', '=', site.id).execute()
+    await app.db
+      .updateTable('sites')
+      .set({ settings: JSON.stringify({ assistant: { enabled: false } }) })
+      .where('id', '=', site.id)
+      .execute()
     expectAgentError(await post({ session_id: s.session_id, session_token: s.session_token }), 404, 'feature-disabled')
   })
 })
@@ -169,7 +211,12 @@ describe('DELETE /api/agent/bootstrap', () => {
     const s = await bootstrap(app)
     await chat(app, s, 'Tell me about domains')
     await event(app, s, 'assistant_opened')
-    const lead = await event(app, s, 'lead_submitted', { email: 'erase@example.com', consent: true, consent_version: '2026-07-24.1', consent_digest: s.lead_consent!.digest })
+    const lead = await event(app, s, 'lead_submitted', {
+      email: 'erase@example.com',
+      consent: true,
+      consent_version: '2026-07-24.1',
+      consent_digest: s.lead_consent!.digest,
+    })
     expect(lead.statusCode).toBe(202)
 
     const res = await erase({ session_id: s.session_id, session_token: s.session_token })
@@ -177,7 +224,11 @@ describe('DELETE /api/agent/bootstrap', () => {
     expect(res.body).toBe('')
     for (const table of ['agent_sessions', 'agent_messages', 'agent_turns', 'agent_events'] as const) {
       const column = table === 'agent_sessions' ? 'id' : 'session_id'
-      const rows = await app.db.selectFrom(table).select(column as never).where(column as never, '=', s.session_id as never).execute()
+      const rows = await app.db
+        .selectFrom(table)
+        .select(column as never)
+        .where(column as never, '=', s.session_id as never)
+        .execute()
       expect(rows, table).toHaveLength(0)
     }
     const leads = (await listLeads(app.db, app.keyring, 'site_platform')).filter((l) => l.email === 'erase@example.com')

@@ -31,7 +31,12 @@ async function ask(session: Session, message: string, extra: Record<string, unkn
 }
 
 const submit = (session: Session, body: Record<string, unknown>) =>
-  app.inject({ method: 'POST', url: '/api/agent/chat', payload: { session_id: session.session_id, session_token: session.session_token, ...body }, remoteAddress: freshIp() })
+  app.inject({
+    method: 'POST',
+    url: '/api/agent/chat',
+    payload: { session_id: session.session_id, session_token: session.session_token, ...body },
+    remoteAddress: freshIp(),
+  })
 
 describe('POST /api/agent/chat: answers', () => {
   it('quotes prices from the price list, cites its sources and keeps to one action and one suggestion', async () => {
@@ -67,8 +72,12 @@ describe('POST /api/agent/chat: answers', () => {
 
   it('offers booking on booking intent and lead capture on buying intent, when the site offers them', async () => {
     const s = await bootstrap(app)
-    expect((await ask(s, 'I would like to book a demo appointment')).actions).toEqual([{ type: 'open_booking', url: 'https://platform.test/demo' }])
-    expect((await ask(s, 'I want to buy the Pro plan, can you send me an offer?')).actions).toEqual([{ type: 'capture_lead', phase: 'suggested' }])
+    expect((await ask(s, 'I would like to book a demo appointment')).actions).toEqual([
+      { type: 'open_booking', url: 'https://platform.test/demo' },
+    ])
+    expect((await ask(s, 'I want to buy the Pro plan, can you send me an offer?')).actions).toEqual([
+      { type: 'capture_lead', phase: 'suggested' },
+    ])
     const plain = await bootstrap(app, { url: 'https://plain.example/' })
     const actions = (await ask(plain, 'I would like to book a demo appointment')).actions ?? []
     expect(actions.every((a) => a['type'] === 'navigate')).toBe(true)
@@ -116,7 +125,16 @@ describe('POST /api/agent/chat: durable, idempotent turns', () => {
     const id = turnId()
     await app.db
       .insertInto('agent_turns')
-      .values({ session_id: s.session_id, turn_id: id, request_hash: requestHash({ message: 'busy' }), state: 'processing', lease_owner: 'other', lease_until: sql<Date>`now() + interval '10 seconds'`, response: null, completed_at: null })
+      .values({
+        session_id: s.session_id,
+        turn_id: id,
+        request_hash: requestHash({ message: 'busy' }),
+        state: 'processing',
+        lease_owner: 'other',
+        lease_until: sql<Date>`now() + interval '10 seconds'`,
+        response: null,
+        completed_at: null,
+      })
       .execute()
     const res = await submit(s, { turn_id: id, message: 'busy' })
     expect(res.statusCode).toBe(409)
@@ -131,12 +149,26 @@ describe('POST /api/agent/chat: durable, idempotent turns', () => {
     const id = turnId()
     await app.db
       .insertInto('agent_turns')
-      .values({ session_id: s.session_id, turn_id: id, request_hash: requestHash({ message: 'What about domains?' }), state: 'processing', lease_owner: 'dead', lease_until: sql<Date>`now() - interval '1 second'`, response: null, completed_at: null })
+      .values({
+        session_id: s.session_id,
+        turn_id: id,
+        request_hash: requestHash({ message: 'What about domains?' }),
+        state: 'processing',
+        lease_owner: 'dead',
+        lease_until: sql<Date>`now() - interval '1 second'`,
+        response: null,
+        completed_at: null,
+      })
       .execute()
     const res = await submit(s, { turn_id: id, message: 'What about domains?' })
     expect(res.statusCode, res.body).toBe(200)
     expect(contractErrors('chat', res.json())).toEqual([])
-    const row = await app.db.selectFrom('agent_turns').selectAll().where('session_id', '=', s.session_id).where('turn_id', '=', id).executeTakeFirstOrThrow()
+    const row = await app.db
+      .selectFrom('agent_turns')
+      .selectAll()
+      .where('session_id', '=', s.session_id)
+      .where('turn_id', '=', id)
+      .executeTakeFirstOrThrow()
     expect(row).toMatchObject({ state: 'done', attempts: 2, lease_owner: null })
     expect(row.response).toBe(res.body)
     // The dead claimant's late write cannot land: its lease is gone.
@@ -192,10 +224,22 @@ describe('POST /api/agent/chat: refusals', () => {
     const s = await bootstrap(app, { url: 'https://changing.example/' })
     expect((await ask(s, 'I would like to book a demo')).actions).toEqual([{ type: 'open_booking', url: 'https://changing.example/old' }])
     // Settings edited: the next turn uses the new booking url.
-    await app.db.updateTable('sites').set({ settings: JSON.stringify({ assistant: { enabled: true, capabilities: { booking: true, booking_url: 'https://changing.example/new' } } }) }).where('id', '=', site.id).execute()
+    await app.db
+      .updateTable('sites')
+      .set({
+        settings: JSON.stringify({
+          assistant: { enabled: true, capabilities: { booking: true, booking_url: 'https://changing.example/new' } },
+        }),
+      })
+      .where('id', '=', site.id)
+      .execute()
     expect((await ask(s, 'I would like to book a demo')).actions).toEqual([{ type: 'open_booking', url: 'https://changing.example/new' }])
     // Assistant switched off: 404 at once.
-    await app.db.updateTable('sites').set({ settings: JSON.stringify({ assistant: { enabled: false } }) }).where('id', '=', site.id).execute()
+    await app.db
+      .updateTable('sites')
+      .set({ settings: JSON.stringify({ assistant: { enabled: false } }) })
+      .where('id', '=', site.id)
+      .execute()
     expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi' }), 404, 'feature-disabled')
     // Session erased by another instance: 404 at once, and nothing is stored for it.
     const other = await bootstrap(app)

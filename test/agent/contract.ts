@@ -11,15 +11,34 @@ const sessionToken = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }
 const hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' }
 const relative = { type: 'string', pattern: '^/' }
 
-const handoff = { type: 'object', additionalProperties: false, required: ['state'], properties: { state: { enum: ['none', 'requested', 'active', 'resolved'] } } }
+const handoff = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['state'],
+  properties: { state: { enum: ['none', 'requested', 'active', 'resolved'] } },
+}
 const message = {
   type: 'object',
   additionalProperties: false,
   required: ['role', 'text', 'at'],
-  properties: { role: { enum: ['visitor', 'assistant', 'operator'] }, text: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+  properties: {
+    role: { enum: ['visitor', 'assistant', 'operator'] },
+    text: { type: 'string' },
+    at: { type: 'string', format: 'date-time' },
+  },
 }
-const suggestion = { type: 'object', additionalProperties: false, required: ['label', 'prompt'], properties: { label: { type: 'string' }, prompt: { type: 'string' } } }
-const source = { type: 'object', additionalProperties: false, required: ['title', 'url'], properties: { title: { type: 'string' }, url: relative } }
+const suggestion = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['label', 'prompt'],
+  properties: { label: { type: 'string' }, prompt: { type: 'string' } },
+}
+const source = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title', 'url'],
+  properties: { title: { type: 'string' }, url: relative },
+}
 const leadConsent = {
   type: 'object',
   additionalProperties: false,
@@ -28,15 +47,35 @@ const leadConsent = {
     version: { const: '2026-07-24.1' },
     locale,
     text: { type: 'string', minLength: 1 },
-    privacy: { type: 'object', additionalProperties: false, required: ['label', 'url'], properties: { label: { type: 'string', minLength: 1 }, url: relative } },
+    privacy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['label', 'url'],
+      properties: { label: { type: 'string', minLength: 1 }, url: relative },
+    },
     digest: hex64,
   },
 }
 const action = {
   oneOf: [
-    { type: 'object', additionalProperties: false, required: ['type', 'href'], properties: { type: { const: 'navigate' }, href: relative } },
-    { type: 'object', additionalProperties: false, required: ['type', 'url'], properties: { type: { const: 'open_booking' }, url: { type: 'string' } } },
-    { type: 'object', additionalProperties: false, required: ['type', 'phase'], properties: { type: { const: 'capture_lead' }, phase: { const: 'suggested' } } },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'href'],
+      properties: { type: { const: 'navigate' }, href: relative },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'url'],
+      properties: { type: { const: 'open_booking' }, url: { type: 'string' } },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'phase'],
+      properties: { type: { const: 'capture_lead' }, phase: { const: 'suggested' } },
+    },
   ],
 }
 
@@ -54,7 +93,12 @@ export const contract = {
         type: 'object',
         additionalProperties: false,
         required: ['booking', 'lead', 'handoff'],
-        properties: { booking: { type: 'boolean' }, booking_url: { type: 'string' }, lead: { type: 'boolean' }, handoff: { type: 'boolean' } },
+        properties: {
+          booking: { type: 'boolean' },
+          booking_url: { type: 'string' },
+          lead: { type: 'boolean' },
+          handoff: { type: 'boolean' },
+        },
       },
       opener: {
         type: 'object',
@@ -82,8 +126,18 @@ export const contract = {
     },
   },
   ok: { type: 'object', additionalProperties: false, required: ['ok'], properties: { ok: { const: true } } },
-  leadAccepted: { type: 'object', additionalProperties: false, required: ['ok', 'accepted'], properties: { ok: { const: true }, accepted: { const: true } } },
-  error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' }, contactFallback: { type: 'boolean' } } },
+  leadAccepted: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['ok', 'accepted'],
+    properties: { ok: { const: true }, accepted: { const: true } },
+  },
+  error: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['error'],
+    properties: { error: { type: 'string' }, contactFallback: { type: 'boolean' } },
+  },
   rateLimit: {
     type: 'object',
     additionalProperties: false,

@@ -26,22 +26,47 @@ describe('CORS on /api/agent', () => {
       expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toContain('content-type')
       expect(res.headers['vary']).toMatch(/Origin/i)
     }
-    const real = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', headers: { origin: 'https://shop.example' }, payload: { url: 'https://shop.example/' }, remoteAddress: freshIp() })
+    const real = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { origin: 'https://shop.example' },
+      payload: { url: 'https://shop.example/' },
+      remoteAddress: freshIp(),
+    })
     expect(real.statusCode).toBe(200)
     expect(real.headers['access-control-allow-origin']).toBe('https://shop.example')
   })
 
   it('allows nothing else: unknown sites, disabled assistants, offline sites, plain http, other ports, sub-domains', async () => {
-    for (const origin of ['https://evil.example', 'https://quiet.example', 'https://gone.example', 'http://shop.example', 'https://shop.example:8443', 'https://www.shop.example', 'null']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://quiet.example',
+      'https://gone.example',
+      'http://shop.example',
+      'https://shop.example:8443',
+      'https://www.shop.example',
+      'null',
+    ]) {
       const res = await preflight(origin)
       expect(res.headers['access-control-allow-origin'], origin).toBeUndefined()
     }
-    const real = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', headers: { origin: 'https://evil.example' }, payload: {}, remoteAddress: freshIp() })
+    const real = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { origin: 'https://evil.example' },
+      payload: {},
+      remoteAddress: freshIp(),
+    })
     expect(real.headers['access-control-allow-origin']).toBeUndefined()
   })
 
   it('is scoped to /api/agent', async () => {
-    const res = await app.inject({ method: 'GET', url: '/api/pricing', headers: { origin: 'https://shop.example' }, remoteAddress: freshIp() })
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/pricing',
+      headers: { origin: 'https://shop.example' },
+      remoteAddress: freshIp(),
+    })
     expect(res.headers['access-control-allow-origin']).toBeUndefined()
   })
 })

@@ -8,7 +8,11 @@ import { bootstrap, event, expectAgentError, freshIp, type Session } from './hel
 
 // No job workers: what a lead records for the webhooks stays as it was written.
 const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test', JOB_CONCURRENCY: '0' } })
-const noLeads = await createSite(app.db, { name: 'No leads', hostname: 'noleads.example', settings: { assistant: { enabled: true, capabilities: { lead: false } } } })
+const noLeads = await createSite(app.db, {
+  name: 'No leads',
+  hostname: 'noleads.example',
+  settings: { assistant: { enabled: true, capabilities: { lead: false } } },
+})
 
 const lead = (s: Session, overrides: Record<string, unknown> = {}) => ({
   email: 'visitor@example.com',
@@ -29,7 +33,12 @@ describe('POST /api/agent/event: interaction events', () => {
       expect(contractErrors('ok', res.json())).toEqual([])
     }
     expect((await event(app, s, 'assistant_opened')).statusCode).toBe(200)
-    const rows = await app.db.selectFrom('agent_events').select(['type', 'count']).where('session_id', '=', s.session_id).orderBy('type').execute()
+    const rows = await app.db
+      .selectFrom('agent_events')
+      .select(['type', 'count'])
+      .where('session_id', '=', s.session_id)
+      .orderBy('type')
+      .execute()
     expect(rows).toHaveLength(8)
     expect(rows.find((r) => r.type === 'assistant_opened')?.count).toBe(2)
   })
@@ -38,7 +47,12 @@ describe('POST /api/agent/event: interaction events', () => {
     const s = await bootstrap(app)
     expectAgentError(await event(app, s, 'page_viewed'), 400, 'invalid-request')
     expectAgentError(await event(app, s, 'assistant_opened', { x: 1 }), 400, 'invalid-request')
-    const extra = await app.inject({ method: 'POST', url: '/api/agent/event', payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened', extra: true }, remoteAddress: freshIp() })
+    const extra = await app.inject({
+      method: 'POST',
+      url: '/api/agent/event',
+      payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened', extra: true },
+      remoteAddress: freshIp(),
+    })
     expectAgentError(extra, 400, 'invalid-request')
   })
 
@@ -62,10 +76,20 @@ describe('POST /api/agent/event: lead_submitted', () => {
     expect(row.site_id).toBe('site_platform')
     expect(row.email_sealed).toMatch(/^v1\./)
     expect(JSON.stringify(row)).not.toMatch(/visitor@example\.com|Vera|Pro plan/)
-    expect(row).toMatchObject({ consent_version: '2026-07-24.1', consent_digest: s.lead_consent!.digest, consent_locale: 'en', source: 'assistant' })
+    expect(row).toMatchObject({
+      consent_version: '2026-07-24.1',
+      consent_digest: s.lead_consent!.digest,
+      consent_locale: 'en',
+      source: 'assistant',
+    })
 
     const opened = (await listLeads(app.db, app.keyring, 'site_platform')).find((l) => l.id === row.id)!
-    expect(opened).toMatchObject({ email: 'visitor@example.com', name: 'Vera Visitor', note: 'Please call me about the Pro plan', sessionId: s.session_id })
+    expect(opened).toMatchObject({
+      email: 'visitor@example.com',
+      name: 'Vera Visitor',
+      note: 'Please call me about the Pro plan',
+      sessionId: s.session_id,
+    })
 
     // The platform's own site has no account, so no webhook subscriber: no lead.received event
     // (test/webhooks/sources.test.ts covers the event for a customer's site).
@@ -90,7 +114,11 @@ describe('POST /api/agent/event: lead_submitted', () => {
     const s = await bootstrap(app)
     const fr = await bootstrap(app, { locale: 'fr' })
     expectAgentError(await event(app, s, 'lead_submitted', lead(s, { consent_digest: 'a'.repeat(64) })), 400, 'invalid-consent-evidence')
-    expectAgentError(await event(app, s, 'lead_submitted', lead(s, { consent_digest: fr.lead_consent!.digest })), 400, 'invalid-consent-evidence')
+    expectAgentError(
+      await event(app, s, 'lead_submitted', lead(s, { consent_digest: fr.lead_consent!.digest })),
+      400,
+      'invalid-consent-evidence',
+    )
     expectAgentError(await event(app, s, 'lead_submitted', lead(s, { consent: false })), 400, 'invalid-request')
     expectAgentError(await event(app, s, 'lead_submitted', lead(s, { consent_digest: 'A'.repeat(64) })), 400, 'invalid-request')
     expect(await app.db.selectFrom('leads').select('id').where('session_id', '=', s.session_id).execute()).toHaveLength(0)
@@ -105,8 +133,19 @@ describe('POST /api/agent/event: lead_submitted', () => {
     expectAgentError(await event(app, s, 'lead_submitted', lead(s, { name: 'n'.repeat(201) })), 400)
     expectAgentError(await event(app, s, 'lead_submitted', lead(s, { note: 'n'.repeat(1001) })), 400)
     expectAgentError(await event(app, s, 'lead_submitted', lead(s, { unknown: 'x' })), 400)
-    expect((await event(app, s, 'lead_submitted', lead(s, { email: 'a@b.co', name: 'n'.repeat(200), note: 'n'.repeat(1000) }))).statusCode).toBe(202)
-    expect((await event(app, s, 'lead_submitted', lead(s, { email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.de` }))).statusCode).toBe(202)
+    expect(
+      (await event(app, s, 'lead_submitted', lead(s, { email: 'a@b.co', name: 'n'.repeat(200), note: 'n'.repeat(1000) }))).statusCode,
+    ).toBe(202)
+    expect(
+      (
+        await event(
+          app,
+          s,
+          'lead_submitted',
+          lead(s, { email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.de` }),
+        )
+      ).statusCode,
+    ).toBe(202)
   })
 
   it('answers 404 feature disabled on a site that takes no leads', async () => {

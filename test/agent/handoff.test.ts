@@ -7,7 +7,11 @@ import { contractErrors } from './contract.ts'
 import { bootstrap, chat, event } from './helpers.ts'
 
 const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } })
-await createSite(app.db, { name: 'Solo', hostname: 'solo.example', settings: { assistant: { enabled: true, capabilities: { lead: true, handoff: false } } } })
+await createSite(app.db, {
+  name: 'Solo',
+  hostname: 'solo.example',
+  settings: { assistant: { enabled: true, capabilities: { lead: true, handoff: false } } },
+})
 
 async function say(session: Awaited<ReturnType<typeof bootstrap>>, message: string) {
   const res = await chat(app, session, message)

@@ -49,7 +49,11 @@ export function event(app: App, session: Session, type: string, payload?: Record
 }
 
 /** Asserts an AgentError body (and nothing else) with the given status and code. */
-export function expectAgentError(res: { statusCode: number; body: string; headers: Record<string, unknown>; json: () => unknown }, status: number, error?: string) {
+export function expectAgentError(
+  res: { statusCode: number; body: string; headers: Record<string, unknown>; json: () => unknown },
+  status: number,
+  error?: string,
+) {
   expect(res.statusCode, res.body).toBe(status)
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
   const body = res.json()

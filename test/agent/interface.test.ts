@@ -19,10 +19,17 @@ describe('published sales-assistant interface', () => {
 
   it('is computed from the schemas the routes validate with', () => {
     const { schemas } = interfaceBundle()
-    const swagger = app.swagger() as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> }
-    const chatBody = swagger.paths['/api/agent/chat']?.['post']?.requestBody?.content['application/json']?.schema as { required: string[]; properties: Record<string, unknown> }
+    const swagger = app.swagger() as unknown as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>
+    }
+    const chatBody = swagger.paths['/api/agent/chat']?.['post']?.requestBody?.content['application/json']?.schema as {
+      required: string[]
+      properties: Record<string, unknown>
+    }
     expect(chatBody.required.sort()).toEqual((schemas['AgentChatRequest'] as { required: string[] }).required.sort())
-    expect(Object.keys(chatBody.properties).sort()).toEqual(Object.keys((schemas['AgentChatRequest'] as { properties: object }).properties).sort())
+    expect(Object.keys(chatBody.properties).sort()).toEqual(
+      Object.keys((schemas['AgentChatRequest'] as { properties: object }).properties).sort(),
+    )
   })
 
   it('agrees with the contract schemas written from INTERFACE.md on every constraint they share', () => {
@@ -41,11 +48,40 @@ describe('published sales-assistant interface', () => {
   })
 
   it('documents every agent route with a response schema per status', () => {
-    const swagger = app.swagger() as unknown as { paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>> }
-    expect(Object.keys(swagger.paths['/api/agent/bootstrap']?.['post']?.responses ?? {}).sort()).toEqual(['200', '400', '404', '429', '503'])
-    expect(Object.keys(swagger.paths['/api/agent/bootstrap']?.['delete']?.responses ?? {}).sort()).toEqual(['204', '400', '404', '429', '503'])
-    expect(Object.keys(swagger.paths['/api/agent/chat']?.['post']?.responses ?? {}).sort()).toEqual(['200', '400', '404', '409', '429', '503'])
-    expect(Object.keys(swagger.paths['/api/agent/event']?.['post']?.responses ?? {}).sort()).toEqual(['200', '202', '400', '404', '409', '429', '503'])
+    const swagger = app.swagger() as unknown as {
+      paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>>
+    }
+    expect(Object.keys(swagger.paths['/api/agent/bootstrap']?.['post']?.responses ?? {}).sort()).toEqual([
+      '200',
+      '400',
+      '404',
+      '429',
+      '503',
+    ])
+    expect(Object.keys(swagger.paths['/api/agent/bootstrap']?.['delete']?.responses ?? {}).sort()).toEqual([
+      '204',
+      '400',
+      '404',
+      '429',
+      '503',
+    ])
+    expect(Object.keys(swagger.paths['/api/agent/chat']?.['post']?.responses ?? {}).sort()).toEqual([
+      '200',
+      '400',
+      '404',
+      '409',
+      '429',
+      '503',
+    ])
+    expect(Object.keys(swagger.paths['/api/agent/event']?.['post']?.responses ?? {}).sort()).toEqual([
+      '200',
+      '202',
+      '400',
+      '404',
+      '409',
+      '429',
+      '503',
+    ])
     expect(swagger.paths['/api/agent/chat']?.['post']?.tags).toEqual(['sales-agent'])
   })
 })

@@ -14,7 +14,12 @@ import { turnInput } from './turn-input.ts'
 const kb = buildKnowledgeBase()
 
 /** A heading's words as stems, small words left out. */
-const stems = (text: string, locale: Locale) => new Set(words(text).filter((w) => w.length > 3).map((w) => stem(w, locale)))
+const stems = (text: string, locale: Locale) =>
+  new Set(
+    words(text)
+      .filter((w) => w.length > 3)
+      .map((w) => stem(w, locale)),
+  )
 
 describe.each(LOCALES)('knowledge sections in %s', (locale) => {
   const passages = kb.passages(locale)

@@ -10,7 +10,12 @@ import { bootstrap, expectAgentError, freshIp, turnId, type Session } from './he
 const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test' } })
 
 const submit = (s: Session, body: Record<string, unknown>, remoteAddress = freshIp()) =>
-  app.inject({ method: 'POST', url: '/api/agent/chat', payload: { session_id: s.session_id, session_token: s.session_token, ...body }, remoteAddress })
+  app.inject({
+    method: 'POST',
+    url: '/api/agent/chat',
+    payload: { session_id: s.session_id, session_token: s.session_token, ...body },
+    remoteAddress,
+  })
 
 function expectRateLimited(res: Awaited<ReturnType<typeof submit>>) {
   expect(res.statusCode, res.body).toBe(429)
@@ -31,7 +36,12 @@ describe('rate limits (DESIGN.md 6)', () => {
     const urls = ['/api/agent/event', '/api/agent/chat', '/api/agent/bootstrap']
     const statuses: number[] = []
     for (let i = 1; i < AGENT_REQUESTS_PER_MINUTE; i++) {
-      const res = await app.inject({ method: 'POST', url: urls[i % 3]!, payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened' }, remoteAddress: ip })
+      const res = await app.inject({
+        method: 'POST',
+        url: urls[i % 3]!,
+        payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened' },
+        remoteAddress: ip,
+      })
       statuses.push(res.statusCode)
     }
     expect(statuses.every((st) => st !== 429)).toBe(true)
@@ -40,7 +50,16 @@ describe('rate limits (DESIGN.md 6)', () => {
     expectRateLimited(await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: ip }))
     expectRateLimited(await submit(s, { turn_id: turnId(), message: 'hi' }, ip))
     // Another address is not affected.
-    expect((await app.inject({ method: 'POST', url: '/api/agent/event', payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened' }, remoteAddress: freshIp() })).statusCode).toBe(200)
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/api/agent/event',
+          payload: { session_id: s.session_id, session_token: s.session_token, type: 'assistant_opened' },
+          remoteAddress: freshIp(),
+        })
+      ).statusCode,
+    ).toBe(200)
   })
 
   it('counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 address', async () => {
@@ -49,11 +68,18 @@ describe('rate limits (DESIGN.md 6)', () => {
     expect(clientKey('::ffff:192.0.2.7')).toBe('192.0.2.7')
     expect(clientKey('192.0.2.7')).toBe('192.0.2.7')
     for (let i = 0; i < AGENT_REQUESTS_PER_MINUTE; i++) {
-      const res = await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: `2001:db8:77:1::${(i + 1).toString(16)}` })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/agent/event',
+        payload: {},
+        remoteAddress: `2001:db8:77:1::${(i + 1).toString(16)}`,
+      })
       expect(res.statusCode).toBe(400)
     }
     expectRateLimited(await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: '2001:db8:77:1:ffff::9' }))
-    expect((await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: '2001:db8:77:2::1' })).statusCode).toBe(400)
+    expect((await app.inject({ method: 'POST', url: '/api/agent/event', payload: {}, remoteAddress: '2001:db8:77:2::1' })).statusCode).toBe(
+      400,
+    )
   })
 
   it(`allows ${TURNS_PER_MINUTE} turns a minute per session, whatever the address, then 429`, async () => {
@@ -106,23 +132,49 @@ describe('limits of INTERFACE.md section 8', () => {
     expect(url500).toHaveLength(500)
     expect((await submit(s, { turn_id: turnId(), message: 'hi', url: url500 })).statusCode).toBe(200)
     expectAgentError(await submit(s, { turn_id: turnId(), message: 'hi', url: `${url500}x` }), 400, 'invalid-request')
-    expect((await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: url500 }, remoteAddress: freshIp() })).statusCode).toBe(200)
-    expectAgentError(await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: `${url500}x` }, remoteAddress: freshIp() }), 400)
+    expect(
+      (await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: url500 }, remoteAddress: freshIp() })).statusCode,
+    ).toBe(200)
+    expectAgentError(
+      await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: `${url500}x` }, remoteAddress: freshIp() }),
+      400,
+    )
   })
 
   it('session_id: 4 to 200 characters; session_token: exactly 43', async () => {
     const s = await bootstrap(app)
     expectAgentError(await submit({ ...s, session_id: 'ag_' }, { turn_id: turnId(), message: 'hi' }), 400, 'invalid-session-id')
-    expectAgentError(await submit({ ...s, session_id: `ag_${'x'.repeat(198)}` }, { turn_id: turnId(), message: 'hi' }), 400, 'invalid-session-id')
+    expectAgentError(
+      await submit({ ...s, session_id: `ag_${'x'.repeat(198)}` }, { turn_id: turnId(), message: 'hi' }),
+      400,
+      'invalid-session-id',
+    )
     expectAgentError(await submit({ ...s, session_id: 'ag_x' }, { turn_id: turnId(), message: 'hi' }), 404, 'session-not-found')
-    expectAgentError(await submit({ ...s, session_id: `ag_${'x'.repeat(197)}` }, { turn_id: turnId(), message: 'hi' }), 404, 'session-not-found')
-    expectAgentError(await submit({ ...s, session_token: s.session_token.slice(1) }, { turn_id: turnId(), message: 'hi' }), 400, 'invalid-request')
-    expectAgentError(await submit({ ...s, session_token: `${s.session_token}A` }, { turn_id: turnId(), message: 'hi' }), 400, 'invalid-request')
+    expectAgentError(
+      await submit({ ...s, session_id: `ag_${'x'.repeat(197)}` }, { turn_id: turnId(), message: 'hi' }),
+      404,
+      'session-not-found',
+    )
+    expectAgentError(
+      await submit({ ...s, session_token: s.session_token.slice(1) }, { turn_id: turnId(), message: 'hi' }),
+      400,
+      'invalid-request',
+    )
+    expectAgentError(
+      await submit({ ...s, session_token: `${s.session_token}A` }, { turn_id: turnId(), message: 'hi' }),
+      400,
+      'invalid-request',
+    )
   })
 
   it('reply: at most 1500 characters, at most one action and one suggestion, whatever is asked', async () => {
     const s = await bootstrap(app)
-    const questions = ['plans prices add-ons yearly billing cancellation upgrade '.repeat(20), 'api webhooks mcp rate limits plans', 'privacy data chat leads consent storage', 'demo book buy offer human']
+    const questions = [
+      'plans prices add-ons yearly billing cancellation upgrade '.repeat(20),
+      'api webhooks mcp rate limits plans',
+      'privacy data chat leads consent storage',
+      'demo book buy offer human',
+    ]
     for (const message of questions) {
       const res = await submit(s, { turn_id: turnId(), message })
       expect(res.statusCode).toBe(200)

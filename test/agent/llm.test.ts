@@ -9,9 +9,17 @@ import { contractErrors } from './contract.ts'
 import { bootstrap, chat } from './helpers.ts'
 
 /** A small stand-in for an OpenAI-compatible chat completions server, on loopback. */
-type Mode = { kind: 'answer'; content: string; tokens?: number } | { kind: 'status'; status: number } | { kind: 'delay'; ms: number } | { kind: 'garbage' }
+type Mode =
+  | { kind: 'answer'; content: string; tokens?: number }
+  | { kind: 'status'; status: number }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'garbage' }
 let mode: Mode = { kind: 'answer', content: 'ok' }
-const received: Array<{ url: string; authorization: string | undefined; body: { model: string; messages: Array<{ role: string; content: string }> } }> = []
+const received: Array<{
+  url: string
+  authorization: string | undefined
+  body: { model: string; messages: Array<{ role: string; content: string }> }
+}> = []
 
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   let raw = ''
@@ -19,14 +27,21 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   req.on('end', () => {
     received.push({ url: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) })
     const current = mode
-    if (current.kind === 'status') return void res.writeHead(current.status, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}')
+    if (current.kind === 'status')
+      return void res.writeHead(current.status, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}')
     if (current.kind === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices":[]}')
     const answer = () =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: 'chatcmpl-1',
           object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: current.kind === 'answer' ? current.content : 'late' }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: current.kind === 'answer' ? current.content : 'late' },
+              finish_reason: 'stop',
+            },
+          ],
           usage: { prompt_tokens: 100, completion_tokens: 23, total_tokens: current.kind === 'answer' ? (current.tokens ?? 123) : 1 },
         }),
       )
@@ -38,7 +53,9 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
 
-const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test', AGENT_LLM_URL: base, AGENT_LLM_API_KEY: 'sk-test-key', AGENT_LLM_MODEL: 'test-model' } })
+const { app } = await buildTestApp({
+  env: { BASE_URL: 'https://platform.test', AGENT_LLM_URL: base, AGENT_LLM_API_KEY: 'sk-test-key', AGENT_LLM_MODEL: 'test-model' },
+})
 
 beforeEach(() => {
   received.length = 0
@@ -80,7 +97,12 @@ describe('OpenAI-compatible responder', () => {
 
   it('falls back to the built-in answer when the model fails, answers garbage or quotes a price not on the list', async () => {
     const s = await bootstrap(app)
-    for (const failing of [{ kind: 'status', status: 500 }, { kind: 'status', status: 429 }, { kind: 'garbage' }, { kind: 'answer', content: 'Pro is only €42 today!' }] as Mode[]) {
+    for (const failing of [
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 429 },
+      { kind: 'garbage' },
+      { kind: 'answer', content: 'Pro is only €42 today!' },
+    ] as Mode[]) {
       mode = failing
       const res = await chat(app, s, 'How much is the Pro plan?')
       expect(res.statusCode).toBe(200)

@@ -13,12 +13,27 @@ describe('retention of assistant sessions', () => {
     const recent = await bootstrap(app)
     await chat(app, old, 'How much is Pro?')
     await chat(app, recent, 'How much is Pro?')
-    expect((await event(app, old, 'lead_submitted', { email: 'old@example.com', consent: true, consent_version: '2026-07-24.1', consent_digest: old.lead_consent!.digest })).statusCode).toBe(202)
-    await app.db.updateTable('agent_sessions').set({ last_active_at: sql<Date>`now() - interval '31 days'` }).where('id', '=', old.session_id).execute()
+    expect(
+      (
+        await event(app, old, 'lead_submitted', {
+          email: 'old@example.com',
+          consent: true,
+          consent_version: '2026-07-24.1',
+          consent_digest: old.lead_consent!.digest,
+        })
+      ).statusCode,
+    ).toBe(202)
+    await app.db
+      .updateTable('agent_sessions')
+      .set({ last_active_at: sql<Date>`now() - interval '31 days'` })
+      .where('id', '=', old.session_id)
+      .execute()
 
     const erased = await purgeStaleSessions(app.db, new Date(Date.now() - SESSION_RETENTION_DAYS * 86_400_000))
     expect(erased).toBe(1)
-    expect(await app.db.selectFrom('agent_sessions').select('id').where('id', 'in', [old.session_id, recent.session_id]).execute()).toEqual([{ id: recent.session_id }])
+    expect(await app.db.selectFrom('agent_sessions').select('id').where('id', 'in', [old.session_id, recent.session_id]).execute()).toEqual(
+      [{ id: recent.session_id }],
+    )
     expect(await app.db.selectFrom('agent_messages').select('id').where('session_id', '=', old.session_id).execute()).toHaveLength(0)
     expect(await app.db.selectFrom('agent_messages').select('id').where('session_id', '=', recent.session_id).execute()).toHaveLength(2)
     const lead = (await listLeads(app.db, app.keyring, 'site_platform')).find((l) => l.email === 'old@example.com')
@@ -33,7 +48,12 @@ describe('retention of assistant sessions', () => {
     expect(await schedulePurge(app.db)).toBeUndefined()
     const from = new Date(Date.UTC(2030, 0, 1, 4))
     await schedulePurge(app.db, from)
-    const next = await app.db.selectFrom('jobs').select('run_at').where('name', '=', PURGE_JOB).where('unique_key', '=', '2030-01-02').executeTakeFirstOrThrow()
+    const next = await app.db
+      .selectFrom('jobs')
+      .select('run_at')
+      .where('name', '=', PURGE_JOB)
+      .where('unique_key', '=', '2030-01-02')
+      .executeTakeFirstOrThrow()
     expect(next.run_at.toISOString()).toBe('2030-01-02T03:00:00.000Z')
   })
 })

@@ -40,7 +40,12 @@ describe('typography per locale', () => {
   })
 
   it('sends French replies with French spacing', () => {
-    for (const q of ['Combien coûte la formule Pro ?', 'Quelle est la différence entre Plus et Pro ?', 'Est-ce que vous proposez un hébergement email ?', 'Bonjour']) {
+    for (const q of [
+      'Combien coûte la formule Pro ?',
+      'Quelle est la différence entre Plus et Pro ?',
+      'Est-ce que vous proposez un hébergement email ?',
+      'Bonjour',
+    ]) {
       const reply = planTurn(kb, turnInput('fr', q)).reply
       expect(reply, reply).not.toMatch(/[\p{L}\d)] ?[;!?]|[\p{L}\d)] :/u)
     }
@@ -84,7 +89,9 @@ describe('per-site knowledge', () => {
     expect(planTurn(local, turnInput('en', 'When is the bakery open?', { siteId: 'site_other' })).sources).toBeUndefined()
     expect(local.search('de', 'bakery open', { siteId: 'site_bakery' }).some((h) => h.passage.siteId)).toBe(false)
     // Platform questions still find the platform's answers on the site.
-    expect(planTurn(local, turnInput('en', 'How do I connect my own domain?', { siteId: 'site_bakery' })).sources?.[0]?.url).toBe('/en/domains')
+    expect(planTurn(local, turnInput('en', 'How do I connect my own domain?', { siteId: 'site_bakery' })).sources?.[0]?.url).toBe(
+      '/en/domains',
+    )
     local.removeSitePassages('site_bakery')
     expect(planTurn(local, turnInput('en', 'When is the bakery open?', { siteId: 'site_bakery' })).sources).toBeUndefined()
   })
@@ -92,7 +99,11 @@ describe('per-site knowledge', () => {
 
 describe('BM25', () => {
   it('ranks the document where a rare query term is frequent first, and scores nothing for unknown terms', () => {
-    const index = new Bm25Index([['a', 'b'], ['c', 'c', 'c', 'a'], ['a', 'a', 'd']])
+    const index = new Bm25Index([
+      ['a', 'b'],
+      ['c', 'c', 'c', 'a'],
+      ['a', 'a', 'd'],
+    ])
     expect(index.search(['c'], 3).map((r) => r.doc)).toEqual([1])
     expect(index.search(['a', 'd'], 3)[0]!.doc).toBe(2)
     expect(index.search(['zzz'])).toEqual([])
@@ -117,7 +128,8 @@ describe('knowledge base', () => {
   })
 
   it('keeps every passage short enough to be a whole answer', () => {
-    for (const l of ['de', 'en', 'fr'] as const) for (const p of kb.passages(l)) expect(p.text.length, p.title).toBeLessThanOrEqual(SHORT_REPLY)
+    for (const l of ['de', 'en', 'fr'] as const)
+      for (const p of kb.passages(l)) expect(p.text.length, p.title).toBeLessThanOrEqual(SHORT_REPLY)
   })
 
   it('answers every suggestion it offers', () => {
@@ -135,14 +147,23 @@ describe('knowledge base', () => {
   it('quotes every price from the price list and no other amount', () => {
     const pricing = loadPricing()
     for (const locale of ['de', 'en', 'fr'] as const) {
-      const text = loadPassages(locale).map((p) => p.text).join('\n')
+      const text = loadPassages(locale)
+        .map((p) => p.text)
+        .join('\n')
       for (const plan of pricing.plans) expect(text).toContain(formatEuro(plan.monthly_price_cents, locale))
       for (const addOn of pricing.add_ons) expect(text).toContain(formatEuro(addOn.monthly_price_cents, locale))
       expect(text).not.toMatch(/\{\{/)
     }
     // A changed price list changes the answers: nothing is written down twice.
-    const cheaper = { ...pricing, plans: pricing.plans.map((p) => (p.id === 'pro' ? { ...p, monthly_price_cents: 3900, yearly_price_cents: 37440 } : p)) }
-    expect(loadPassages('en', cheaper).map((p) => p.text).join('\n')).toContain('€39')
+    const cheaper = {
+      ...pricing,
+      plans: pricing.plans.map((p) => (p.id === 'pro' ? { ...p, monthly_price_cents: 3900, yearly_price_cents: 37440 } : p)),
+    }
+    expect(
+      loadPassages('en', cheaper)
+        .map((p) => p.text)
+        .join('\n'),
+    ).toContain('€39')
     const cheaperKb = buildKnowledgeBase(cheaper)
     expect(planTurn(cheaperKb, turnInput('en', 'What does Pro cost?')).reply).toMatch(/^Pro costs €39 a month, or €374\.40 a year/)
   })
@@ -153,10 +174,14 @@ describe('knowledge base', () => {
     expect(Object.keys(addOnWording).sort()).toEqual(pricing.add_ons.map((a) => a.id).sort())
     for (const a of pricing.add_ons) expect(addOnWording[a.id]!.name.en).toBe(a.name)
     // German and French lists name add-ons in their own language.
-    const de = loadPassages('de').map((p) => p.text).join('\n')
+    const de = loadPassages('de')
+      .map((p) => p.text)
+      .join('\n')
     expect(de).toContain('- Zusätzliche Domain: 3\u00a0€ pro Monat')
     expect(de).not.toContain('Extra domain')
-    const fr = loadPassages('fr').map((p) => p.text).join('\n')
+    const fr = loadPassages('fr')
+      .map((p) => p.text)
+      .join('\n')
     expect(fr).toContain('- Domaine supplémentaire\u00a0: 3\u00a0€ par mois')
   })
 

@@ -24,7 +24,8 @@ const parkingPage = (text: string): RenderPage => ({
   updatedAt: new Date(),
   blocks: [{ type: 'text', content: { markdown: `## Parking\n\n${text}` } }],
 })
-const FIRST = 'Our bakery opens at 7 am. Customers park for free in the courtyard behind the shop on Mill Lane; bicycles go in the stands by the door.'
+const FIRST =
+  'Our bakery opens at 7 am. Customers park for free in the courtyard behind the shop on Mill Lane; bicycles go in the stands by the door.'
 const SECOND = 'Our bakery opens at 7 am. Customers now park in the Mill Lane garage, where the first hour is free with a receipt.'
 const QUESTION = 'Where can customers park at the bakery?'
 
@@ -85,9 +86,18 @@ describe('the assistant of a hosted site answers from the site’s published pag
   })
 
   it('follows the live build: a new release replaces the answer, a rollback brings the old one back', async () => {
-    const page = await t.app.db.selectFrom('pages').select('id').where('site_id', '=', site.id).where('path', '=', '/visit').executeTakeFirstOrThrow()
+    const page = await t.app.db
+      .selectFrom('pages')
+      .select('id')
+      .where('site_id', '=', site.id)
+      .where('path', '=', '/visit')
+      .executeTakeFirstOrThrow()
     const block = await t.app.db.selectFrom('blocks').select('id').where('page_id', '=', page.id).executeTakeFirstOrThrow()
-    await t.app.db.updateTable('blocks').set({ content: JSON.stringify({ markdown: `## Parking\n\n${SECOND}` }) }).where('id', '=', block.id).execute()
+    await t.app.db
+      .updateTable('blocks')
+      .set({ content: JSON.stringify({ markdown: `## Parking\n\n${SECOND}` }) })
+      .where('id', '=', block.id)
+      .execute()
     expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
     expect((await answerOnSite('Mill Lane garage')).reply).toContain('Mill Lane garage')
 

@@ -66,20 +66,54 @@ describe.runIf(onPostgres)('database outage on PostgreSQL', async () => {
     const cap = { session_id: s.session_id, session_token: s.session_token }
 
     await proxy.cut()
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: freshIp() }), 'agent-unavailable')
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() }), 'agent-unavailable')
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/chat', payload: { ...cap, turn_id: turnId(), message: 'hi' }, remoteAddress: freshIp() }), 'agent-unavailable')
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/event', payload: { ...cap, type: 'assistant_opened' }, remoteAddress: freshIp() }), 'persistence-unavailable')
-    expectUnavailable(await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() }), 'erasure-unavailable')
+    expectUnavailable(
+      await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: freshIp() }),
+      'agent-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() }),
+      'agent-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({
+        method: 'POST',
+        url: '/api/agent/chat',
+        payload: { ...cap, turn_id: turnId(), message: 'hi' },
+        remoteAddress: freshIp(),
+      }),
+      'agent-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({
+        method: 'POST',
+        url: '/api/agent/event',
+        payload: { ...cap, type: 'assistant_opened' },
+        remoteAddress: freshIp(),
+      }),
+      'persistence-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() }),
+      'erasure-unavailable',
+    )
 
     await proxy.start()
     let status = 0
     for (let i = 0; i < 50 && status !== 200; i++) {
-      status = (await app.inject({ method: 'POST', url: '/api/agent/chat', payload: { ...cap, turn_id: turnId(), message: 'back again?' }, remoteAddress: freshIp() })).statusCode
+      status = (
+        await app.inject({
+          method: 'POST',
+          url: '/api/agent/chat',
+          payload: { ...cap, turn_id: turnId(), message: 'back again?' },
+          remoteAddress: freshIp(),
+        })
+      ).statusCode
       if (status !== 200) await new Promise((r) => setTimeout(r, 100))
     }
     expect(status).toBe(200)
-    expect((await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() })).statusCode).toBe(204)
+    expect((await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() })).statusCode).toBe(
+      204,
+    )
   })
 })
 
@@ -90,9 +124,31 @@ describe.runIf(!onPostgres)('database outage on the embedded database', async ()
     const created = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: freshIp() })
     const cap = { session_id: created.json().session_id as string, session_token: created.json().session_token as string }
     await app.store.close()
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: freshIp() }), 'agent-unavailable')
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/chat', payload: { ...cap, turn_id: turnId(), message: 'hi' }, remoteAddress: freshIp() }), 'agent-unavailable')
-    expectUnavailable(await app.inject({ method: 'POST', url: '/api/agent/event', payload: { ...cap, type: 'assistant_opened' }, remoteAddress: freshIp() }), 'persistence-unavailable')
-    expectUnavailable(await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() }), 'erasure-unavailable')
+    expectUnavailable(
+      await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: {}, remoteAddress: freshIp() }),
+      'agent-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({
+        method: 'POST',
+        url: '/api/agent/chat',
+        payload: { ...cap, turn_id: turnId(), message: 'hi' },
+        remoteAddress: freshIp(),
+      }),
+      'agent-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({
+        method: 'POST',
+        url: '/api/agent/event',
+        payload: { ...cap, type: 'assistant_opened' },
+        remoteAddress: freshIp(),
+      }),
+      'persistence-unavailable',
+    )
+    expectUnavailable(
+      await app.inject({ method: 'DELETE', url: '/api/agent/bootstrap', payload: cap, remoteAddress: freshIp() }),
+      'erasure-unavailable',
+    )
   })
 })

@@ -42,7 +42,13 @@ describe('words and their meaning', () => {
   })
 
   it('reads a misspelt word as the known word it is nearest to, but not a word of another meaning', () => {
-    const analyzer = new Analyzer('en', ['Connect your own domain.', 'Prices are net.', 'Paying yearly saves money.', 'Blocks adapt to phones.', 'The dashboard shows your sites.'])
+    const analyzer = new Analyzer('en', [
+      'Connect your own domain.',
+      'Prices are net.',
+      'Paying yearly saves money.',
+      'Blocks adapt to phones.',
+      'The dashboard shows your sites.',
+    ])
     expect(analyzer.query('domian')).toEqual(analyzer.query('domain'))
     expect(analyzer.query('anually')).toEqual(analyzer.query('yearly'))
     expect(analyzer.query('prce')).toEqual(analyzer.query('price'))
@@ -81,7 +87,19 @@ describe('understanding questions in visitors’ words', () => {
 })
 
 describe('confidence that adapts', () => {
-  const passage = (title: string, siteId?: string, url = `/${title}`): Passage => ({ siteId, topic: 't', title, pageTitle: title, url, text: title, keywords: '', suggestion: undefined, seq: 0, questions: [], fact: undefined })
+  const passage = (title: string, siteId?: string, url = `/${title}`): Passage => ({
+    siteId,
+    topic: 't',
+    title,
+    pageTitle: title,
+    url,
+    text: title,
+    keywords: '',
+    suggestion: undefined,
+    seq: 0,
+    questions: [],
+    fact: undefined,
+  })
   const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({ passage: p, score, coverage, similarity })
   const a = passage('A')
   const b = passage('B')

@@ -38,7 +38,15 @@ describe('dashboard actions over plain form posts', async () => {
       const res = await post(app, `/app/sites/${site.id}/rebuild`, cookie, form())
       expect(res.statusCode, res.body).toBe(303)
       expect(res.headers['location']).toBe(`/app/sites/${site.id}?done=build-queued`)
-      const build = await until(() => app.db.selectFrom('builds').select(['id', 'status']).where('site_id', '=', site.id).where('status', 'in', ['succeeded', 'failed']).where('id', 'not in', builds.length ? builds : ['none']).executeTakeFirst())
+      const build = await until(() =>
+        app.db
+          .selectFrom('builds')
+          .select(['id', 'status'])
+          .where('site_id', '=', site.id)
+          .where('status', 'in', ['succeeded', 'failed'])
+          .where('id', 'not in', builds.length ? builds : ['none'])
+          .executeTakeFirst(),
+      )
       expect(build.status).toBe('succeeded')
       builds.push(build.id)
     }
@@ -50,7 +58,9 @@ describe('dashboard actions over plain form posts', async () => {
     const back = await post(app, `/app/sites/${site.id}/rollback`, cookie, form({ build_id: first }))
     expect(back.statusCode, back.body).toBe(303)
     expect(back.headers['location']).toBe(`/app/sites/${site.id}?done=rolled-back`)
-    expect((await app.db.selectFrom('sites').select('live_build_id').where('id', '=', site.id).executeTakeFirstOrThrow()).live_build_id).toBe(first)
+    expect(
+      (await app.db.selectFrom('sites').select('live_build_id').where('id', '=', site.id).executeTakeFirstOrThrow()).live_build_id,
+    ).toBe(first)
     const after = await page(`/app/sites/${site.id}?done=rolled-back`)
     expect(after).toContain('The site now serves the chosen build.')
     expect(after).toContain(`Go back to ${second}`)
@@ -63,13 +73,19 @@ describe('dashboard actions over plain form posts', async () => {
   it('adds a domain with its TXT record, verifies it through DNS and removes it', async () => {
     const added = await post(app, `/app/sites/${site.id}/domains`, cookie, form({ hostname: 'WWW.Owner-Shop.example.' }))
     expect(added.statusCode, added.body).toBe(303)
-    const domain = await app.db.selectFrom('domains').selectAll().where('site_id', '=', site.id).where('hostname', '=', 'www.owner-shop.example').executeTakeFirstOrThrow()
+    const domain = await app.db
+      .selectFrom('domains')
+      .selectAll()
+      .where('site_id', '=', site.id)
+      .where('hostname', '=', 'www.owner-shop.example')
+      .executeTakeFirstOrThrow()
     let detail = await page(`/app/sites/${site.id}/domains?done=domain-added`)
     expect(detail).toContain('publish its TXT record')
     expect(detail).toContain('_wps-challenge.www.owner-shop.example')
     expect(detail).toContain(domain.verification_value)
 
-    const status = async () => (await app.db.selectFrom('domains').select('status').where('id', '=', domain.id).executeTakeFirstOrThrow()).status
+    const status = async () =>
+      (await app.db.selectFrom('domains').select('status').where('id', '=', domain.id).executeTakeFirstOrThrow()).status
     const verify = async () => {
       const res = await post(app, `/app/domains/${domain.id}/verify`, cookie, form())
       expect(res.statusCode, res.body).toBe(303)
@@ -77,7 +93,9 @@ describe('dashboard actions over plain form posts', async () => {
       return until(async () => ((await status()) === 'pending' ? undefined : status()))
     }
     expect(await verify()).toBe('failed')
-    expect(await page(`/app/sites/${site.id}/domains`)).toContain('Verification failed: No TXT record was found at _wps-challenge.www.owner-shop.example')
+    expect(await page(`/app/sites/${site.id}/domains`)).toContain(
+      'Verification failed: No TXT record was found at _wps-challenge.www.owner-shop.example',
+    )
     dns.setTxt(`_wps-challenge.www.owner-shop.example`, [domain.verification_value])
     expect(await verify()).toBe('active')
     detail = await page(`/app/sites/${site.id}/domains`)
@@ -139,7 +157,12 @@ describe('dashboard actions over plain form posts', async () => {
   let secret = ''
 
   it('creates a webhook endpoint with an event filter, its secret shown once', async () => {
-    const created = await post(app, '/app/webhooks', cookie, form({ url: receiver.url, description: 'CRM <sync>', event_types: ['site.published', 'lead.received'] }))
+    const created = await post(
+      app,
+      '/app/webhooks',
+      cookie,
+      form({ url: receiver.url, description: 'CRM <sync>', event_types: ['site.published', 'lead.received'] }),
+    )
     expect(created.statusCode, created.body).toBe(200)
     secret = shownSecret(created.body)!
     expect(secret).toMatch(/^whsec_/)
@@ -239,7 +262,8 @@ describe('dashboard actions over plain form posts', async () => {
   it('refuses every webhook action once the plan falls below pro, and still shows the endpoint', async () => {
     await updateAccount(app.db, accountId, { plan: 'plus' })
     try {
-      const attempts = async () => (await app.db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).length
+      const attempts = async () =>
+        (await app.db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).length
       const before = await attempts()
       for (const action of ['test', 'rotate-secret', 'disable']) {
         const refused = await post(app, `/app/webhooks/${endpointId}/${action}`, cookie, form())
@@ -247,7 +271,9 @@ describe('dashboard actions over plain form posts', async () => {
       }
       expect(await page(`/app/webhooks/${endpointId}`)).toContain(receiver.url)
       expect(await attempts()).toBe(before)
-      expect((await app.db.selectFrom('webhook_endpoints').select('enabled').where('id', '=', endpointId).executeTakeFirstOrThrow()).enabled).toBe(true)
+      expect(
+        (await app.db.selectFrom('webhook_endpoints').select('enabled').where('id', '=', endpointId).executeTakeFirstOrThrow()).enabled,
+      ).toBe(true)
     } finally {
       await updateAccount(app.db, accountId, { plan: 'pro' })
     }
@@ -272,7 +298,10 @@ describe('dashboard actions over plain form posts', async () => {
 
   it('filters the audit log by token and by time', async () => {
     const { token: apiToken, secret: apiSecret } = await createApiToken(app.db, { accountId, name: 'reader', scopes: ['read:sites'] })
-    for (let i = 0; i < 2; i++) expect((await app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${apiSecret}` } })).statusCode).toBe(200)
+    for (let i = 0; i < 2; i++)
+      expect((await app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${apiSecret}` } })).statusCode).toBe(
+        200,
+      )
     // Records are written in batches off the request path, and the count and the rows are read side
     // by side: wait until both show the two calls.
     const byToken = await until(async () => {

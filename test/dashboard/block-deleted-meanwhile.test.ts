@@ -21,23 +21,42 @@ describe('saving a block deleted meanwhile', async () => {
   async function saveAfter(blockId: string, meanwhile: () => Promise<unknown>, typed: Record<string, string>) {
     const opened = await page(`/app/blocks/${blockId}`)
     await meanwhile()
-    return post(app, `/app/blocks/${blockId}`, cookie, form({ _version: hiddenOf(opened, '_version'), _page: hiddenOf(opened, '_page'), _site: hiddenOf(opened, '_site'), _type: hiddenOf(opened, '_type'), ...typed, _do: 'save' }))
+    return post(
+      app,
+      `/app/blocks/${blockId}`,
+      cookie,
+      form({
+        _version: hiddenOf(opened, '_version'),
+        _page: hiddenOf(opened, '_page'),
+        _site: hiddenOf(opened, '_site'),
+        _type: hiddenOf(opened, '_type'),
+        ...typed,
+        _do: 'save',
+      }),
+    )
   }
 
   it('says so in plain words, shows what was typed to copy, and links back to the page', async () => {
     const text = await insertBlock(app.db, home.id, { type: 'text', content: { markdown: 'Old words' } })
-    const res = await saveAfter(text.id, () => deleteBlock(app.db, accountId, text.id), { markdown: 'Our new opening hours:\n\nMonday <closed>' })
+    const res = await saveAfter(text.id, () => deleteBlock(app.db, accountId, text.id), {
+      markdown: 'Our new opening hours:\n\nMonday <closed>',
+    })
     expect(res.statusCode).toBe(404)
     expect(res.body).toContain('<title>This block was deleted meanwhile')
     expect(res.body).toContain('Someone deleted this text block in another tab or window after you opened this form')
-    expect(res.body).toMatch(/<label for="typed-0">[^<]+<\/label><textarea id="typed-0" readonly rows="\d+">Our new opening hours:\n\nMonday &lt;closed&gt;<\/textarea>/)
+    expect(res.body).toMatch(
+      /<label for="typed-0">[^<]+<\/label><textarea id="typed-0" readonly rows="\d+">Our new opening hours:\n\nMonday &lt;closed&gt;<\/textarea>/,
+    )
     expect(res.body).toContain(`<a href="/app/pages/${home.id}">Back to the page Home &amp; more</a>`)
     expect(res.body).not.toContain('There is no such block')
   })
 
   it('names each field of a block with rows, and with its page gone links to the site', async () => {
     const faq = await insertBlock(app.db, home.id, { type: 'faq', content: { items: [{ question: 'Q?', answer: 'A.' }] } })
-    const res = await saveAfter(faq.id, () => app.db.deleteFrom('pages').where('id', '=', home.id).execute(), { 'items.0.question': 'Do you deliver?', 'items.0.answer': 'Yes, on Fridays.' })
+    const res = await saveAfter(faq.id, () => app.db.deleteFrom('pages').where('id', '=', home.id).execute(), {
+      'items.0.question': 'Do you deliver?',
+      'items.0.answer': 'Yes, on Fridays.',
+    })
     expect(res.statusCode).toBe(404)
     expect(res.body).toContain('(and its page)')
     expect(res.body).toContain('>Do you deliver?</textarea>')
@@ -52,7 +71,19 @@ describe('saving a block deleted meanwhile', async () => {
     const addForm = await page(`/app/pages/${other.id}/blocks/new?type=text`)
     await app.db.deleteFrom('pages').where('id', '=', other.id).execute()
 
-    const saved = await post(app, `/app/pages/${other.id}`, cookie, form({ _version: hiddenOf(opened, '_version'), _site: hiddenOf(opened, '_site'), title: 'Our team', path: '/team', locale: 'en', description: 'Who bakes' }))
+    const saved = await post(
+      app,
+      `/app/pages/${other.id}`,
+      cookie,
+      form({
+        _version: hiddenOf(opened, '_version'),
+        _site: hiddenOf(opened, '_site'),
+        title: 'Our team',
+        path: '/team',
+        locale: 'en',
+        description: 'Who bakes',
+      }),
+    )
     expect(saved.statusCode).toBe(404)
     expect(saved.body).toContain('<title>This page was deleted meanwhile')
     expect(saved.body).toContain('Someone deleted this page in another tab or window after you opened this form')
@@ -61,7 +92,12 @@ describe('saving a block deleted meanwhile', async () => {
     expect(saved.body).toContain(`<a href="/app/sites/${site.id}">Back to the site Two tabs</a>`)
     expect(saved.body).not.toContain('There is no such page')
 
-    const added = await post(app, `/app/pages/${other.id}/blocks`, cookie, form({ type: 'text', _site: hiddenOf(addForm, '_site'), markdown: 'We are five.', _do: 'save' }))
+    const added = await post(
+      app,
+      `/app/pages/${other.id}/blocks`,
+      cookie,
+      form({ type: 'text', _site: hiddenOf(addForm, '_site'), markdown: 'We are five.', _do: 'save' }),
+    )
     expect(added.statusCode).toBe(404)
     expect(added.body).toContain('Someone deleted the page of this block')
     expect(added.body).toContain('>We are five.</textarea>')

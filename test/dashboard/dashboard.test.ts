@@ -24,7 +24,10 @@ describe('dashboard over HTTP', async () => {
   const { app } = await buildTestApp()
   const alice = await signedIn(app, 'alice@example.com')
   const bob = await signedIn(app, 'bob@example.com')
-  const aliceSite = await createAccountSite(app.db, alice.user.accountId, { name: 'Alice <b>Bakery</b>', assistant: { enabled: true, lead: true } })
+  const aliceSite = await createAccountSite(app.db, alice.user.accountId, {
+    name: 'Alice <b>Bakery</b>',
+    assistant: { enabled: true, lead: true },
+  })
 
   it('sends a person who is not signed in to the sign-in page and back', async () => {
     const res = await app.inject({ method: 'GET', url: '/app/tokens' })
@@ -35,7 +38,16 @@ describe('dashboard over HTTP', async () => {
   })
 
   it('renders every section, escaping user content', async () => {
-    for (const url of ['/app', '/app/sites', `/app/sites/${aliceSite.id}`, '/app/conversations', '/app/leads', '/app/tokens', '/app/webhooks', '/app/audit-log']) {
+    for (const url of [
+      '/app',
+      '/app/sites',
+      `/app/sites/${aliceSite.id}`,
+      '/app/conversations',
+      '/app/leads',
+      '/app/tokens',
+      '/app/webhooks',
+      '/app/audit-log',
+    ]) {
       const res = await app.inject({ method: 'GET', url, headers: { cookie: alice.cookie } })
       expect(res.statusCode, url).toBe(200)
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
@@ -164,7 +176,9 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
 
   async function noSeriousViolations(p: Page) {
     const { violations } = await new AxeBuilder({ page: p }).analyze()
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
   }
 
   it('signs in with the code from the mail outbox', async () => {
@@ -227,7 +241,11 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
     await page.getByRole('link', { name: 'Go to the endpoint' }).click()
     await page.getByRole('button', { name: 'Send a test event' }).click()
     // A 400 answer is final: the delivery becomes a dead letter at once.
-    await expect.poll(async () => (await page.goto(`${origin}/app/webhooks`), await page.getByRole('button', { name: /^Replay / }).count()), { timeout: 20_000 }).toBe(1)
+    await expect
+      .poll(async () => (await page.goto(`${origin}/app/webhooks`), await page.getByRole('button', { name: /^Replay / }).count()), {
+        timeout: 20_000,
+      })
+      .toBe(1)
     expect(received.length).toBe(1)
     receiverHealthy = true
     await page.getByRole('button', { name: /^Replay / }).click()
@@ -238,13 +256,20 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
 
   it('takes over a handoff and replies; the visitor sees the reply', async () => {
     await withAssistantAddOn(app.db, (await owner()).accountId)
-    const site = await createAccountSite(app.db, (await owner()).accountId, { name: 'Owner shop', assistant: { enabled: true, handoff: true, lead: true } })
+    const site = await createAccountSite(app.db, (await owner()).accountId, {
+      name: 'Owner shop',
+      assistant: { enabled: true, handoff: true, lead: true },
+    })
     await createPage(app.db, site, { path: '/', title: 'Home' })
     await insertActiveDomain(app.db, site.id, 'owner-shop.example')
     const boot = await app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: 'https://owner-shop.example/' } })
     expect(boot.statusCode, boot.body).toBe(200)
     const { session_id, session_token } = boot.json()
-    const chat = await app.inject({ method: 'POST', url: '/api/agent/chat', payload: { session_id, session_token, turn_id: 'turn_handoff_1', message: 'Can I talk to a real person?' } })
+    const chat = await app.inject({
+      method: 'POST',
+      url: '/api/agent/chat',
+      payload: { session_id, session_token, turn_id: 'turn_handoff_1', message: 'Can I talk to a real person?' },
+    })
     expect(chat.json().handoff.state).toBe('requested')
 
     await page.goto(`${origin}/app/conversations`)
@@ -267,7 +292,9 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
     await page.getByRole('link', { name: 'Owner shop' }).click()
     await page.getByRole('button', { name: 'Publish now' }).click()
     await expect.poll(() => page.locator('.notice').textContent()).toContain('A build was queued.')
-    await expect.poll(async () => (await page.reload(), await page.locator('td[data-label="Live"]').first().textContent()), { timeout: 20_000 }).toBe('live')
+    await expect
+      .poll(async () => (await page.reload(), await page.locator('td[data-label="Live"]').first().textContent()), { timeout: 20_000 })
+      .toBe('live')
   })
 
   it('has no serious accessibility violation on any page, list or detail, at phone and desktop widths', { timeout: 180_000 }, async () => {
@@ -294,7 +321,9 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
       expect(await noSeriousViolations(page), path).toEqual([])
       await page.screenshot({ path: screenshotPath(`dashboard-${name}-desktop`), fullPage: true })
       await page.setViewportSize(PHONE)
-      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${path} is wider than a phone`).toBeLessThanOrEqual(PHONE.width)
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${path} is wider than a phone`).toBeLessThanOrEqual(
+        PHONE.width,
+      )
       await page.screenshot({ path: screenshotPath(`dashboard-${name}-phone`), fullPage: true })
     }
     await page.setViewportSize(DESKTOP)

@@ -150,7 +150,13 @@ describe.skipIf(!haveBrowser || onPostgres)('the editor in Chromium without Java
     await page.goto(siteUrl)
     await page.getByRole('button', { name: 'Publish now' }).click()
     expect(await notice()).toContain('A build was queued.')
-    await expect.poll(async () => (await page.goto(siteUrl), await app.db.selectFrom('builds').select('id').where('status', '=', 'succeeded').execute()).length, { timeout: 20_000 }).toBe(times)
+    await expect
+      .poll(
+        async () =>
+          (await page.goto(siteUrl), await app.db.selectFrom('builds').select('id').where('status', '=', 'succeeded').execute()).length,
+        { timeout: 20_000 },
+      )
+      .toBe(times)
     await page.reload()
     expect(await page.locator('main').textContent()).toContain('Published (1 page)')
   }

@@ -8,7 +8,8 @@ import { dashboardBrowser, formToken, get, post, signedIn, until } from './helpe
 const SITES_DOMAIN = 'sites.test'
 
 /** The version a form carries, as the browser would send it back. */
-const versionIn = (body: string, action: string) => cheerio.load(body)(`form[action="${action}"] input[name="_version"]`).first().attr('value')
+const versionIn = (body: string, action: string) =>
+  cheerio.load(body)(`form[action="${action}"] input[name="_version"]`).first().attr('value')
 
 /** The error shown next to a field, found through the field's aria-describedby, as assistive technology finds it. */
 function fieldError(body: string, id: string): string | undefined {
@@ -17,7 +18,11 @@ function fieldError(body: string, id: string): string | undefined {
   if (control.attr('aria-invalid') !== 'true' && !control.is('fieldset')) return undefined
   const ids = (control.attr('aria-describedby') ?? '').split(' ')
   const error = ids.find((ref) => ref.endsWith('-error'))
-  return error ? $(`#${error}`).text().replace(/^Error: /, '') : undefined
+  return error
+    ? $(`#${error}`)
+        .text()
+        .replace(/^Error: /, '')
+    : undefined
 }
 
 // The editor as a browser without JavaScript uses it: plain form posts with the CSRF token,
@@ -63,7 +68,13 @@ describe('dashboard editor over plain form posts', async () => {
     const [site] = await sitesOf()
     siteId = site!.id
     expect(res.headers['location']).toBe(`/app/sites/${siteId}?done=site-created`)
-    expect(site).toMatchObject({ name: 'Sonnen <Bäckerei>', slug: 'sonnen-backerei', default_locale: 'en', locales: ['en', 'de'], status: 'draft' })
+    expect(site).toMatchObject({
+      name: 'Sonnen <Bäckerei>',
+      slug: 'sonnen-backerei',
+      default_locale: 'en',
+      locales: ['en', 'de'],
+      status: 'draft',
+    })
     const home = await page(`/app/sites/${siteId}?done=site-created`)
     expect(home).toContain('Your site was created.')
     expect(home).toContain('sonnen-backerei.sites.test')
@@ -72,28 +83,51 @@ describe('dashboard editor over plain form posts', async () => {
     const again = await get(app, '/app/start', cookie)
     expect(again.statusCode).toBe(303)
     expect(again.headers['location']).toBe(`/app/sites/${siteId}`)
-    expect((await page('/app/sites'))).toContain('sonnen-backerei.sites.test')
+    expect(await page('/app/sites')).toContain('sonnen-backerei.sites.test')
     expect(await audited('sites.create')).toEqual([400, 400, 303])
   })
 
   it('adds pages, refusing a taken or malformed address on the field with the input kept', async () => {
     const form0 = await page(`/app/sites/${siteId}/pages/new`)
     expect(cheerio.load(form0)('#f-path').attr('value')).toBe('/')
-    const home = await post(app, `/app/sites/${siteId}/pages`, cookie, form({ title: 'Welcome', path: '/', locale: 'en', description: 'Fresh bread every day.' }))
+    const home = await post(
+      app,
+      `/app/sites/${siteId}/pages`,
+      cookie,
+      form({ title: 'Welcome', path: '/', locale: 'en', description: 'Fresh bread every day.' }),
+    )
     expect(home.statusCode, home.body).toBe(303)
     pageId = /\/app\/pages\/(page_[A-Za-z0-9_-]+)/.exec(String(home.headers['location']))![1]!
-    const taken = await post(app, `/app/sites/${siteId}/pages`, cookie, form({ title: 'Home again', path: '/', locale: 'en', description: '' }))
+    const taken = await post(
+      app,
+      `/app/sites/${siteId}/pages`,
+      cookie,
+      form({ title: 'Home again', path: '/', locale: 'en', description: '' }),
+    )
     expect(taken.statusCode).toBe(409)
     expect(fieldError(taken.body, 'f-path')).toMatch(/Another page in this language has this address/)
     expect(cheerio.load(taken.body)('#f-title').attr('value')).toBe('Home again')
-    const malformed = await post(app, `/app/sites/${siteId}/pages`, cookie, form({ title: 'Opening hours', path: 'opening hours', locale: 'en', description: '' }))
+    const malformed = await post(
+      app,
+      `/app/sites/${siteId}/pages`,
+      cookie,
+      form({ title: 'Opening hours', path: 'opening hours', locale: 'en', description: '' }),
+    )
     expect(malformed.statusCode).toBe(400)
     expect(fieldError(malformed.body, 'f-path')).toMatch(/lower-case letters, digits and hyphens/)
     // A typed address gets its slash and lower case; a German page goes under /de/.
-    const hours = await post(app, `/app/sites/${siteId}/pages`, cookie, form({ title: 'Öffnungszeiten', path: 'Oeffnungszeiten/', locale: 'de', description: '' }))
+    const hours = await post(
+      app,
+      `/app/sites/${siteId}/pages`,
+      cookie,
+      form({ title: 'Öffnungszeiten', path: 'Oeffnungszeiten/', locale: 'de', description: '' }),
+    )
     expect(hours.statusCode, hours.body).toBe(303)
     const pages = await app.db.selectFrom('pages').select(['path', 'locale']).where('site_id', '=', siteId).orderBy('locale').execute()
-    expect(pages).toEqual([{ path: '/oeffnungszeiten', locale: 'de' }, { path: '/', locale: 'en' }])
+    expect(pages).toEqual([
+      { path: '/oeffnungszeiten', locale: 'de' },
+      { path: '/', locale: 'en' },
+    ])
     const list = await page(`/app/sites/${siteId}`)
     expect(list).toContain('<h3>German (Deutsch)</h3>')
     expect(list).toContain('<code>/de/oeffnungszeiten</code>')
@@ -101,10 +135,25 @@ describe('dashboard editor over plain form posts', async () => {
 
   it('adds a block of every type through its own form', async () => {
     const contents: Record<string, Record<string, string>> = {
-      hero: { heading: 'Bread from the wood oven', subheading: 'Since 1987', 'cta.label': 'Visit us', 'cta.href': '/contact', 'image.src': 'https://img.example/oven.jpg', 'image.alt': 'Our oven' },
+      hero: {
+        heading: 'Bread from the wood oven',
+        subheading: 'Since 1987',
+        'cta.label': 'Visit us',
+        'cta.href': '/contact',
+        'image.src': 'https://img.example/oven.jpg',
+        'image.alt': 'Our oven',
+      },
       text: { markdown: '## Our bread\n\nBaked **every** morning.' },
       image: { src: 'https://img.example/shop.jpg', alt: 'The shop', caption: 'Market Street 12' },
-      features: { heading: 'Why us', 'items.0.title': 'Sourdough', 'items.0.text': 'Three days of rest.', 'items.1.title': '', 'items.1.text': '', 'items.2.title': 'Organic', 'items.2.text': 'Flour from the region.' },
+      features: {
+        heading: 'Why us',
+        'items.0.title': 'Sourdough',
+        'items.0.text': 'Three days of rest.',
+        'items.1.title': '',
+        'items.1.text': '',
+        'items.2.title': 'Organic',
+        'items.2.text': 'Flour from the region.',
+      },
       faq: { 'items.0.question': 'Do you deliver?', 'items.0.answer': 'Within the city.' },
       cta: { heading: 'Order a cake', text: 'Two days ahead.', label: 'Call us', href: 'tel:+4940123' },
       contact_form: { heading: 'Write to us', submit_label: 'Send' },
@@ -116,11 +165,27 @@ describe('dashboard editor over plain form posts', async () => {
       expect(res.statusCode, `${type}: ${res.body}`).toBe(303)
       expect(res.headers['location']).toMatch(new RegExp(`^/app/pages/${pageId}\\?done=block-added#block-blk_`))
     }
-    const blocks = await app.db.selectFrom('blocks').select(['type', 'position', 'content']).where('page_id', '=', pageId).orderBy('position').execute()
+    const blocks = await app.db
+      .selectFrom('blocks')
+      .select(['type', 'position', 'content'])
+      .where('page_id', '=', pageId)
+      .orderBy('position')
+      .execute()
     expect(blocks.map((b) => b.type)).toEqual(Object.keys(contents))
-    expect(blocks[0]!.content).toEqual({ heading: 'Bread from the wood oven', subheading: 'Since 1987', cta: { label: 'Visit us', href: '/contact' }, image: { src: 'https://img.example/oven.jpg', alt: 'Our oven' } })
+    expect(blocks[0]!.content).toEqual({
+      heading: 'Bread from the wood oven',
+      subheading: 'Since 1987',
+      cta: { label: 'Visit us', href: '/contact' },
+      image: { src: 'https://img.example/oven.jpg', alt: 'Our oven' },
+    })
     // The empty row in the middle is dropped, not refused.
-    expect(blocks[3]!.content).toEqual({ heading: 'Why us', items: [{ title: 'Sourdough', text: 'Three days of rest.' }, { title: 'Organic', text: 'Flour from the region.' }] })
+    expect(blocks[3]!.content).toEqual({
+      heading: 'Why us',
+      items: [
+        { title: 'Sourdough', text: 'Three days of rest.' },
+        { title: 'Organic', text: 'Flour from the region.' },
+      ],
+    })
     expect(blocks[4]!.content).toEqual({ items: [{ question: 'Do you deliver?', answer: 'Within the city.' }] })
     const view = await page(`/app/pages/${pageId}`)
     // The text block shown as it will be published (the same Markdown renderer: headings from h2).
@@ -130,7 +195,19 @@ describe('dashboard editor over plain form posts', async () => {
 
   it('refuses wrong block content on the form, naming each wrong field, and stores nothing', async () => {
     const before = await app.db.selectFrom('blocks').select('id').where('page_id', '=', pageId).execute()
-    const res = await post(app, `/app/pages/${pageId}/blocks`, cookie, form({ type: 'hero', heading: '', 'cta.label': 'Book', 'cta.href': 'www.example.com', 'image.src': 'javascript:alert(1)', 'image.alt': '' }))
+    const res = await post(
+      app,
+      `/app/pages/${pageId}/blocks`,
+      cookie,
+      form({
+        type: 'hero',
+        heading: '',
+        'cta.label': 'Book',
+        'cta.href': 'www.example.com',
+        'image.src': 'javascript:alert(1)',
+        'image.alt': '',
+      }),
+    )
     expect(res.statusCode).toBe(400)
     expect(fieldError(res.body, 'f-heading')).toBe('Fill this in.')
     expect(fieldError(res.body, 'f-cta-href')).toMatch(/^Start the link with https:\/\//)
@@ -139,7 +216,12 @@ describe('dashboard editor over plain form posts', async () => {
     const $ = cheerio.load(res.body)
     expect($('#f-cta-href').attr('value')).toBe('www.example.com')
     expect($('#f-cta-label').attr('value')).toBe('Book')
-    const items = await post(app, `/app/pages/${pageId}/blocks`, cookie, form({ type: 'faq', 'items.0.question': 'Open on Sunday?', 'items.0.answer': '' }))
+    const items = await post(
+      app,
+      `/app/pages/${pageId}/blocks`,
+      cookie,
+      form({ type: 'faq', 'items.0.question': 'Open on Sunday?', 'items.0.answer': '' }),
+    )
     expect(items.statusCode).toBe(400)
     expect(fieldError(items.body, 'f-items-0-answer')).toBe('Fill this in.')
     expect(items.body).toContain('Question 1, Answer: Fill this in.')
@@ -150,7 +232,14 @@ describe('dashboard editor over plain form posts', async () => {
   })
 
   it('adds and removes list items by submit buttons, the typed rows kept, nothing saved until Save', async () => {
-    const fields = { type: 'faq', heading: 'FAQ', 'items.0.question': 'First?', 'items.0.answer': 'One.', 'items.1.question': 'Second?', 'items.1.answer': 'Two.' }
+    const fields = {
+      type: 'faq',
+      heading: 'FAQ',
+      'items.0.question': 'First?',
+      'items.0.answer': 'One.',
+      'items.1.question': 'Second?',
+      'items.1.answer': 'Two.',
+    }
     const added = await post(app, `/app/pages/${pageId}/blocks`, cookie, form({ ...fields, _do: 'add' }))
     expect(added.statusCode).toBe(200)
     let $ = cheerio.load(added.body)
@@ -167,18 +256,35 @@ describe('dashboard editor over plain form posts', async () => {
   })
 
   it('previews typed Markdown without saving it', async () => {
-    const text = await app.db.selectFrom('blocks').selectAll().where('page_id', '=', pageId).where('type', '=', 'text').executeTakeFirstOrThrow()
-    const res = await post(app, `/app/blocks/${text.id}`, cookie, form({ markdown: '# New title\n\n<script>x</script> and [a link](javascript:alert(1))', _do: 'preview' }))
+    const text = await app.db
+      .selectFrom('blocks')
+      .selectAll()
+      .where('page_id', '=', pageId)
+      .where('type', '=', 'text')
+      .executeTakeFirstOrThrow()
+    const res = await post(
+      app,
+      `/app/blocks/${text.id}`,
+      cookie,
+      form({ markdown: '# New title\n\n<script>x</script> and [a link](javascript:alert(1))', _do: 'preview' }),
+    )
     expect(res.statusCode).toBe(200)
     expect(res.body).toContain('How it will look (not saved yet)')
     expect(res.body).toContain('<h2>New title</h2>')
     expect(res.body).toContain('&lt;script&gt;x&lt;/script&gt;')
     expect(res.body).not.toContain('href="javascript:')
-    expect((await app.db.selectFrom('blocks').select('content').where('id', '=', text.id).executeTakeFirstOrThrow()).content).toEqual({ markdown: '## Our bread\n\nBaked **every** morning.' })
+    expect((await app.db.selectFrom('blocks').select('content').where('id', '=', text.id).executeTakeFirstOrThrow()).content).toEqual({
+      markdown: '## Our bread\n\nBaked **every** morning.',
+    })
   })
 
   it('refuses a stale block form, overwriting nothing, and shows what is saved now', async () => {
-    const text = await app.db.selectFrom('blocks').selectAll().where('page_id', '=', pageId).where('type', '=', 'text').executeTakeFirstOrThrow()
+    const text = await app.db
+      .selectFrom('blocks')
+      .selectAll()
+      .where('page_id', '=', pageId)
+      .where('type', '=', 'text')
+      .executeTakeFirstOrThrow()
     const tabA = versionIn(await page(`/app/blocks/${text.id}`), `/app/blocks/${text.id}`)!
     const tabB = versionIn(await page(`/app/blocks/${text.id}`), `/app/blocks/${text.id}`)!
     expect(tabA).toMatch(/^"[A-Za-z0-9_-]{27}"$/)
@@ -191,18 +297,33 @@ describe('dashboard editor over plain form posts', async () => {
     expect($('#f-markdown').text()).toBe('Written in tab A.')
     expect($('#f-markdown-saved').text()).toBe('Saved meanwhile: Written in tab B.')
     expect($('#f-markdown').attr('aria-describedby')).toContain('f-markdown-saved')
-    expect((await app.db.selectFrom('blocks').select('content').where('id', '=', text.id).executeTakeFirstOrThrow()).content).toEqual({ markdown: 'Written in tab B.' })
+    expect((await app.db.selectFrom('blocks').select('content').where('id', '=', text.id).executeTakeFirstOrThrow()).content).toEqual({
+      markdown: 'Written in tab B.',
+    })
     // The form now carries the current version: saving again is a deliberate choice.
-    const again = await post(app, `/app/blocks/${text.id}`, cookie, form({ _version: versionIn(stale.body, `/app/blocks/${text.id}`)!, markdown: 'Written in tab A.' }))
+    const again = await post(
+      app,
+      `/app/blocks/${text.id}`,
+      cookie,
+      form({ _version: versionIn(stale.body, `/app/blocks/${text.id}`)!, markdown: 'Written in tab A.' }),
+    )
     expect(again.statusCode).toBe(303)
     expect(await audited('blocks.update')).toEqual([303, 412, 303])
   })
 
   it('moves blocks up and down and deletes one after asking, refusing a move from a stale page', async () => {
-    const order = async () => (await app.db.selectFrom('blocks').select(['id', 'type']).where('page_id', '=', pageId).orderBy('position').execute()).map((b) => b.type)
+    const order = async () =>
+      (await app.db.selectFrom('blocks').select(['id', 'type']).where('page_id', '=', pageId).orderBy('position').execute()).map(
+        (b) => b.type,
+      )
     const body = await page(`/app/pages/${pageId}`)
     const $ = cheerio.load(body)
-    const image = await app.db.selectFrom('blocks').select('id').where('page_id', '=', pageId).where('type', '=', 'image').executeTakeFirstOrThrow()
+    const image = await app.db
+      .selectFrom('blocks')
+      .select('id')
+      .where('page_id', '=', pageId)
+      .where('type', '=', 'image')
+      .executeTakeFirstOrThrow()
     const up = $(`#block-${image.id} form[action="/app/blocks/${image.id}/move"]`).first()
     expect(up.find('button').text()).toBe('Move up picture block 3')
     const version = up.find('input[name="_version"]').attr('value')!
@@ -216,7 +337,12 @@ describe('dashboard editor over plain form posts', async () => {
 
     const confirm = await page(`/app/blocks/${image.id}/delete`)
     expect(confirm).toContain('Delete this picture block?')
-    const deleted = await post(app, `/app/blocks/${image.id}/delete`, cookie, form({ _version: versionIn(confirm, `/app/blocks/${image.id}/delete`)! }))
+    const deleted = await post(
+      app,
+      `/app/blocks/${image.id}/delete`,
+      cookie,
+      form({ _version: versionIn(confirm, `/app/blocks/${image.id}/delete`)! }),
+    )
     expect(deleted.statusCode).toBe(303)
     expect(await order()).toEqual(['hero', 'text', 'features', 'faq', 'cta', 'contact_form', 'testimonial'])
   })
@@ -226,7 +352,15 @@ describe('dashboard editor over plain form posts', async () => {
     const publish = async () => {
       const res = await post(app, `/app/sites/${siteId}/rebuild`, cookie, form())
       expect(res.statusCode).toBe(303)
-      const done = await until(() => app.db.selectFrom('builds').selectAll().where('site_id', '=', siteId).where('status', 'in', ['succeeded', 'failed']).where('id', 'not in', published.length ? published : ['none']).executeTakeFirst())
+      const done = await until(() =>
+        app.db
+          .selectFrom('builds')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('status', 'in', ['succeeded', 'failed'])
+          .where('id', 'not in', published.length ? published : ['none'])
+          .executeTakeFirst(),
+      )
       expect(done.status).toBe('succeeded')
       published.push(done.id)
       return done
@@ -239,9 +373,23 @@ describe('dashboard editor over plain form posts', async () => {
     expect(home).toContain('Published (2 pages)')
     expect(home).toContain(`href="https://${host}/"`)
 
-    const text = await app.db.selectFrom('blocks').selectAll().where('page_id', '=', pageId).where('type', '=', 'text').executeTakeFirstOrThrow()
+    const text = await app.db
+      .selectFrom('blocks')
+      .selectAll()
+      .where('page_id', '=', pageId)
+      .where('type', '=', 'text')
+      .executeTakeFirstOrThrow()
     const edit = await page(`/app/blocks/${text.id}`)
-    expect((await post(app, `/app/blocks/${text.id}`, cookie, form({ _version: versionIn(edit, `/app/blocks/${text.id}`)!, markdown: 'Now with **rye**.' }))).statusCode).toBe(303)
+    expect(
+      (
+        await post(
+          app,
+          `/app/blocks/${text.id}`,
+          cookie,
+          form({ _version: versionIn(edit, `/app/blocks/${text.id}`)!, markdown: 'Now with **rye**.' }),
+        )
+      ).statusCode,
+    ).toBe(303)
     const second = await publish()
     await expect.poll(served).toContain('Now with <strong>rye</strong>.')
     const rolled = await post(app, `/app/sites/${siteId}/rollback`, cookie, form({ build_id: first.id }))
@@ -278,7 +426,18 @@ describe('dashboard editor over plain form posts', async () => {
       'assistant.booking_url': 'https://book.example/sonne',
       'assistant.lead': 'on',
     }
-    const wrong = await post(app, url, cookie, form({ ...fields, _version: version, 'organization.telephone': 'call me', 'organization.address.locality': '', 'assistant.booking_url': 'book.example' }))
+    const wrong = await post(
+      app,
+      url,
+      cookie,
+      form({
+        ...fields,
+        _version: version,
+        'organization.telephone': 'call me',
+        'organization.address.locality': '',
+        'assistant.booking_url': 'book.example',
+      }),
+    )
     expect(wrong.statusCode).toBe(400)
     expect(fieldError(wrong.body, 'f-organization-telephone')).toMatch(/digits/)
     expect(fieldError(wrong.body, 'f-organization-address-locality')).toBe('Fill this in.')
@@ -290,8 +449,18 @@ describe('dashboard editor over plain form posts', async () => {
     const site = await app.db.selectFrom('sites').selectAll().where('id', '=', siteId).executeTakeFirstOrThrow()
     expect(site).toMatchObject({ name: 'Sonnen Bakery', slug: 'sonne' })
     expect(site.settings).toMatchObject({
-      assistant: { enabled: true, persona: 'Sonja', capabilities: { booking: true, booking_url: 'https://book.example/sonne', lead: true, handoff: false } },
-      hosting: { organization: { name: 'Sonnen Bäckerei GmbH', telephone: '+49 40 1234567', address: { street: 'Market Street 12', postal_code: '20095', locality: 'Hamburg', country: 'DE' } } },
+      assistant: {
+        enabled: true,
+        persona: 'Sonja',
+        capabilities: { booking: true, booking_url: 'https://book.example/sonne', lead: true, handoff: false },
+      },
+      hosting: {
+        organization: {
+          name: 'Sonnen Bäckerei GmbH',
+          telephone: '+49 40 1234567',
+          address: { street: 'Market Street 12', postal_code: '20095', locality: 'Hamburg', country: 'DE' },
+        },
+      },
     })
 
     const stale = await post(app, url, cookie, form({ ...fields, name: 'Old tab name', _version: version }))
@@ -301,13 +470,24 @@ describe('dashboard editor over plain form posts', async () => {
     expect((await app.db.selectFrom('sites').select('name').where('id', '=', siteId).executeTakeFirstOrThrow()).name).toBe('Sonnen Bakery')
 
     const other = await signedIn(app, 'neighbour@example.com')
-    await app.db.insertInto('sites').values({ id: 'site_neighbourneighbour', account_id: other.user.accountId, name: 'Neighbour', slug: 'neighbour', default_locale: 'en' }).execute()
+    await app.db
+      .insertInto('sites')
+      .values({
+        id: 'site_neighbourneighbour',
+        account_id: other.user.accountId,
+        name: 'Neighbour',
+        slug: 'neighbour',
+        default_locale: 'en',
+      })
+      .execute()
     const current = versionIn(await page(url), url)!
     const taken = await post(app, url, cookie, form({ ...fields, subdomain: 'neighbour', _version: current }))
     expect(taken.statusCode).toBe(409)
     expect(fieldError(taken.body, 'f-subdomain')).toMatch(/Another site has this address/)
     expect(cheerio.load(taken.body)('#f-subdomain').attr('value')).toBe('neighbour')
-    await expect.poll(async () => (await app.inject({ method: 'GET', url: '/', headers: { host: 'sonne.sites.test' } })).statusCode).toBe(200)
+    await expect
+      .poll(async () => (await app.inject({ method: 'GET', url: '/', headers: { host: 'sonne.sites.test' } })).statusCode)
+      .toBe(200)
   })
 
   it('adds an own domain from plan lite: refused on free with the upgrade path, then its TXT record, and removed after asking', async () => {
@@ -346,7 +526,17 @@ describe('dashboard editor over plain form posts', async () => {
     const stranger = await signedIn(app, 'stranger@example.com')
     const { cookie: theirs, token: theirToken } = await formToken(app, stranger.cookie, '/app/start')
     const block = await app.db.selectFrom('blocks').select('id').where('page_id', '=', pageId).executeTakeFirstOrThrow()
-    for (const url of [`/app/sites/${siteId}`, `/app/sites/${siteId}/settings`, `/app/sites/${siteId}/domains`, `/app/sites/${siteId}/pages/new`, `/app/pages/${pageId}`, `/app/pages/${pageId}/delete`, `/app/blocks/${block.id}`, `/app/blocks/${block.id}/delete`, `/app/pages/${pageId}/blocks/new?type=text`]) {
+    for (const url of [
+      `/app/sites/${siteId}`,
+      `/app/sites/${siteId}/settings`,
+      `/app/sites/${siteId}/domains`,
+      `/app/sites/${siteId}/pages/new`,
+      `/app/pages/${pageId}`,
+      `/app/pages/${pageId}/delete`,
+      `/app/blocks/${block.id}`,
+      `/app/blocks/${block.id}/delete`,
+      `/app/pages/${pageId}/blocks/new?type=text`,
+    ]) {
       expect((await get(app, url, theirs)).statusCode, url).toBe(404)
     }
     const posts: Array<[string, Record<string, string>]> = [
@@ -366,7 +556,12 @@ describe('dashboard editor over plain form posts', async () => {
   })
 
   it('deletes a page after asking', async () => {
-    const de = await app.db.selectFrom('pages').select('id').where('site_id', '=', siteId).where('locale', '=', 'de').executeTakeFirstOrThrow()
+    const de = await app.db
+      .selectFrom('pages')
+      .select('id')
+      .where('site_id', '=', siteId)
+      .where('locale', '=', 'de')
+      .executeTakeFirstOrThrow()
     const confirm = await page(`/app/pages/${de.id}/delete`)
     expect(confirm).toContain('The page and its 0 blocks are deleted')
     const res = await post(app, `/app/pages/${de.id}/delete`, cookie, form({ _version: versionIn(confirm, `/app/pages/${de.id}/delete`)! }))

@@ -9,7 +9,11 @@ describe('the editor’s forms announce what they need', async () => {
   const { app, base } = await startLiveApp()
   const browser = new Browser(base)
   await browser.signIn(app, 'fields-baker@example.com', await browser.get('/signin'))
-  const { account_id: accountId } = await app.db.selectFrom('account_members').select('account_id').orderBy('seq', 'desc').executeTakeFirstOrThrow()
+  const { account_id: accountId } = await app.db
+    .selectFrom('account_members')
+    .select('account_id')
+    .orderBy('seq', 'desc')
+    .executeTakeFirstOrThrow()
   const site = await createAccountSite(app.db, accountId, { name: 'Harbour Bakery' })
   const home = await createPage(app.db, site, { path: '/', title: 'Home' })
 
@@ -24,7 +28,12 @@ describe('the editor’s forms announce what they need', async () => {
       expect(control.attr('required'), id).toBeUndefined()
     }
     // The group says it is optional once, on its legend.
-    expect(page.$('legend').map((_i, el) => page.$(el).text()).get()).toEqual(expect.arrayContaining(['Button (optional)', 'Picture (optional)']))
+    expect(
+      page
+        .$('legend')
+        .map((_i, el) => page.$(el).text())
+        .get(),
+    ).toEqual(expect.arrayContaining(['Button (optional)', 'Picture (optional)']))
     expect(page.$('label[for="f-cta-label"]').text()).toBe('Button text')
   })
 
@@ -32,9 +41,15 @@ describe('the editor’s forms announce what they need', async () => {
     const url = `/app/pages/${home.id}`
     const refused = await browser.submit(await browser.get(url), { title: '', path: '/Bad Path!' }, { action: url })
     expect(refused.status).toBe(400)
-    const listed = refused.$('#problems li a').map((_i, el) => refused.$(el).attr('href')).get()
+    const listed = refused
+      .$('#problems li a')
+      .map((_i, el) => refused.$(el).attr('href'))
+      .get()
     expect(listed).toEqual(['#f-title', '#f-path'])
-    const inForm = refused.$(`form[action="${url}"] [aria-invalid="true"]`).map((_i, el) => `#${refused.$(el).attr('id')}`).get()
+    const inForm = refused
+      .$(`form[action="${url}"] [aria-invalid="true"]`)
+      .map((_i, el) => `#${refused.$(el).attr('id')}`)
+      .get()
     expect(listed).toEqual(inForm)
   })
 })

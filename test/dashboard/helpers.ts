@@ -10,7 +10,10 @@ export async function signedIn(app: App, email: string) {
   const hash = await loadEmailHasher(app.db, app.keyring)
   const user = await findOrCreateUser(app.db, app.keyring, hash(email), email)
   const token = randomToken(32)
-  await app.db.insertInto('web_sessions').values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: user.id, expires_at: new Date(Date.now() + 3_600_000) }).execute()
+  await app.db
+    .insertInto('web_sessions')
+    .values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: user.id, expires_at: new Date(Date.now() + 3_600_000) })
+    .execute()
   return { user, cookie: `wps_session=${token}` }
 }
 
@@ -28,7 +31,12 @@ export async function formToken(app: App, cookie: string, url: string) {
 export const post = (app: App, url: string, cookie: string, form: Record<string, string | string[]>) => {
   const body = new URLSearchParams()
   for (const [name, value] of Object.entries(form)) for (const v of [value].flat()) body.append(name, v)
-  return app.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() })
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: body.toString(),
+  })
 }
 
 export const get = (app: App, url: string, cookie: string) => app.inject({ method: 'GET', url, headers: { cookie } })
@@ -47,7 +55,15 @@ export async function dashboardBrowser(app: App, person: { user: { accountId: st
     return res.body
   }
   const audited = async (operation: string) =>
-    (await app.db.selectFrom('audit_log').select('status').where('account_id', '=', person.user.accountId).where('operation', '=', `dashboard.${operation}`).orderBy('id').execute()).map((r) => r.status)
+    (
+      await app.db
+        .selectFrom('audit_log')
+        .select('status')
+        .where('account_id', '=', person.user.accountId)
+        .where('operation', '=', `dashboard.${operation}`)
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.status)
   return { cookie, form, page, audited }
 }
 

@@ -26,7 +26,10 @@ describe('two accounts in the dashboard', async () => {
   await updateAccount(app.db, bob.user.accountId, { plan: 'pro' })
 
   const { token: aliceToken } = await createApiToken(app.db, { accountId: aliceAccount, name: 'alice-ci', scopes: ['read:sites'] })
-  const site = await createAccountSite(app.db, aliceAccount, { name: 'Alice shop', assistant: { enabled: true, handoff: true, lead: true } })
+  const site = await createAccountSite(app.db, aliceAccount, {
+    name: 'Alice shop',
+    assistant: { enabled: true, handoff: true, lead: true },
+  })
   await insertActiveDomain(app.db, site.id, 'alice-shop.example')
   const pending = await addDomain(app.db, site.id, 'www.alice-shop.example')
   const leadId = (await insertLead(app.db, app.keyring, {
@@ -50,7 +53,10 @@ describe('two accounts in the dashboard', async () => {
   })
   // One action of Alice's own, so her audit log has a record to hide.
   const own = await formToken(app, alice.cookie, `/app/webhooks/${endpoint.id}`)
-  expect((await post(app, `/app/webhooks/${endpoint.id}`, own.cookie, { _csrf: own.token, event_types: ['site.published', 'social.posted'] })).statusCode).toBe(303)
+  expect(
+    (await post(app, `/app/webhooks/${endpoint.id}`, own.cookie, { _csrf: own.token, event_types: ['site.published', 'social.posted'] }))
+      .statusCode,
+  ).toBe(303)
 
   /** Alice's rows in every table an action could touch. */
   const snapshot = async () => ({
@@ -104,14 +110,40 @@ describe('two accounts in the dashboard', async () => {
     expect(await snapshot()).toEqual(before)
 
     // Bob's own audit log holds his refused attempts, each with the answer he got.
-    const bobsRows = await app.db.selectFrom('audit_log').select(['operation', 'status']).where('account_id', '=', bob.user.accountId).execute()
+    const bobsRows = await app.db
+      .selectFrom('audit_log')
+      .select(['operation', 'status'])
+      .where('account_id', '=', bob.user.accountId)
+      .execute()
     expect(bobsRows).toHaveLength(attempts.length)
     expect(new Set(bobsRows.map((r) => r.status))).toEqual(new Set([404]))
   })
 
   it('shows Bob none of Alice’s tokens, endpoints, dead letters, conversations, leads or audit records', async () => {
-    const hidden = [aliceToken.id, 'alice-ci', endpoint.id, receiver.url, deadLetter!.event_id, session.session_id, 'alices-lead@example.com', 'Lena Lead', 'Alice shop', site.id]
-    for (const url of ['/app', '/app/sites', '/app/tokens', '/app/webhooks', '/app/conversations', '/app/leads', `/app/leads?site_id=${site.id}`, '/app/leads.csv', '/app/audit-log', `/app/audit-log?token_id=${aliceToken.id}`]) {
+    const hidden = [
+      aliceToken.id,
+      'alice-ci',
+      endpoint.id,
+      receiver.url,
+      deadLetter!.event_id,
+      session.session_id,
+      'alices-lead@example.com',
+      'Lena Lead',
+      'Alice shop',
+      site.id,
+    ]
+    for (const url of [
+      '/app',
+      '/app/sites',
+      '/app/tokens',
+      '/app/webhooks',
+      '/app/conversations',
+      '/app/leads',
+      `/app/leads?site_id=${site.id}`,
+      '/app/leads.csv',
+      '/app/audit-log',
+      `/app/audit-log?token_id=${aliceToken.id}`,
+    ]) {
       const res = await get(app, url, bob.cookie)
       expect(res.statusCode, url).toBe(200)
       // What Bob typed comes back in the filter fields and the export link; nothing else may.

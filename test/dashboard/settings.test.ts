@@ -7,7 +7,12 @@ function fieldError(page: Page, id: string): string | undefined {
   const control = page.$(`#${id}`)
   if (control.attr('aria-invalid') !== 'true') return undefined
   const error = (control.attr('aria-describedby') ?? '').split(' ').find((ref) => ref.endsWith('-error'))
-  return error ? page.$(`#${error}`).text().replace(/^Error: /, '') : undefined
+  return error
+    ? page
+        .$(`#${error}`)
+        .text()
+        .replace(/^Error: /, '')
+    : undefined
 }
 
 // A site's settings in a browser without JavaScript, over HTTP: every wrong field is named on the
@@ -16,11 +21,17 @@ describe('site settings refused', async () => {
   const { app, base } = await startLiveApp()
   const browser = new Browser(base)
   await browser.signIn(app, 'settings-baker@example.com', await browser.get('/signin'))
-  const { account_id: accountId } = await app.db.selectFrom('users').innerJoin('account_members', 'account_members.user_id', 'users.id').select('account_members.account_id').orderBy('account_members.seq', 'desc').executeTakeFirstOrThrow()
+  const { account_id: accountId } = await app.db
+    .selectFrom('users')
+    .innerJoin('account_members', 'account_members.user_id', 'users.id')
+    .select('account_members.account_id')
+    .orderBy('account_members.seq', 'desc')
+    .executeTakeFirstOrThrow()
   const site = await createAccountSite(app.db, accountId, { name: 'Harbour Bakery' })
   const settingsUrl = `/app/sites/${site.id}/settings`
   /** Opens the settings and sends their form with `fields` changed (the test browser sends every checkbox, so the one language ticked is given). */
-  const save = async (fields: Record<string, string>) => browser.submit(await browser.get(settingsUrl), { locales: 'en', ...fields }, { action: settingsUrl })
+  const save = async (fields: Record<string, string>) =>
+    browser.submit(await browser.get(settingsUrl), { locales: 'en', ...fields }, { action: settingsUrl })
 
   it('names the address with the other wrong fields, all at once', async () => {
     const refused = await save({
@@ -31,8 +42,11 @@ describe('site settings refused', async () => {
       'organization.telephone': '1'.repeat(63),
     })
     expect(refused.status).toBe(400)
-    expect(fieldError(refused, 'f-subdomain')).toBe('Use lower-case letters, digits and hyphens only (no spaces or dots), such as my-bakery.')
-    for (const id of ['f-name', 'f-organization-email', 'f-organization-logo', 'f-organization-telephone']) expect(fieldError(refused, id), id).toBeTruthy()
+    expect(fieldError(refused, 'f-subdomain')).toBe(
+      'Use lower-case letters, digits and hyphens only (no spaces or dots), such as my-bakery.',
+    )
+    for (const id of ['f-name', 'f-organization-email', 'f-organization-logo', 'f-organization-telephone'])
+      expect(fieldError(refused, id), id).toBeTruthy()
     expect(refused.$('#problems h2').text()).toBe('There are 5 problems')
     expect(refused.$('#f-subdomain').attr('value')).toBe('Bad Sub!')
   })
@@ -41,7 +55,9 @@ describe('site settings refused', async () => {
     for (const reserved of ['www', 'api']) {
       const refused = await save({ subdomain: reserved })
       expect(refused.status, reserved).toBe(400)
-      expect(fieldError(refused, 'f-subdomain'), reserved).toBe(`The address “${reserved}” is kept for the service itself, so no site can have it. Choose another.`)
+      expect(fieldError(refused, 'f-subdomain'), reserved).toBe(
+        `The address “${reserved}” is kept for the service itself, so no site can have it. Choose another.`,
+      )
     }
   })
 
@@ -54,6 +70,8 @@ describe('site settings refused', async () => {
   it('still saves a good address', async () => {
     const saved = await save({ subdomain: 'harbour-bakery-kiel' })
     expect(saved.status, saved.html).toBe(303)
-    expect((await app.db.selectFrom('sites').select('slug').where('id', '=', site.id).executeTakeFirstOrThrow()).slug).toBe('harbour-bakery-kiel')
+    expect((await app.db.selectFrom('sites').select('slug').where('id', '=', site.id).executeTakeFirstOrThrow()).slug).toBe(
+      'harbour-bakery-kiel',
+    )
   })
 })

@@ -10,7 +10,8 @@ describe('the token and webhook forms refuse in plain words next to each field, 
   const owner = await signedIn(app, 'forms-owner@example.com')
   await updateAccount(app.db, owner.user.accountId, { plan: 'pro' })
   const { cookie, form, audited } = await dashboardBrowser(app, owner, '/app/tokens')
-  const errorOf = (body: string, field: string) => new RegExp(`id="f-${field}-error"><span class="sr-only">Error: </span>([^<]*)<`).exec(body)?.[1]
+  const errorOf = (body: string, field: string) =>
+    new RegExp(`id="f-${field}-error"><span class="sr-only">Error: </span>([^<]*)<`).exec(body)?.[1]
 
   it('a new token with an empty name, no scope and a wrong expiry', async () => {
     for (const days of ['-5', 'soon', '0', '99999']) {

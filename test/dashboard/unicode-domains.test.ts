@@ -37,7 +37,8 @@ describe('own domains with letters beyond ASCII', async () => {
     const list = await page('/app/sites')
     expect(list).toContain('<td data-label="Domain">bäckerei.de</td>')
 
-    const id = (await app.db.selectFrom('domains').select('id').where('hostname', '=', 'www.xn--bckerei-5wa.de').executeTakeFirstOrThrow()).id
+    const id = (await app.db.selectFrom('domains').select('id').where('hostname', '=', 'www.xn--bckerei-5wa.de').executeTakeFirstOrThrow())
+      .id
     const confirm = await page(`/app/domains/${id}/delete`)
     expect(confirm).toContain('Remove www.bäckerei.de?')
     expect(confirm).toContain('Your site stops answering at www.bäckerei.de.')

@@ -32,7 +32,10 @@ describe('the dashboard as a viewer sees it', async () => {
   }
 
   /** The forms of a page that change something: every post but the header's sign-out. */
-  const changeForms = ($: cheerio.CheerioAPI) => $('main form[method="post"]').map((_i, el) => $(el).attr('action')).get()
+  const changeForms = ($: cheerio.CheerioAPI) =>
+    $('main form[method="post"]')
+      .map((_i, el) => $(el).attr('action'))
+      .get()
 
   const screens = [
     `/app/sites/${site.id}`,
@@ -54,9 +57,16 @@ describe('the dashboard as a viewer sees it', async () => {
       expect(page.status, path).toBe(200)
       expect(changeForms(page.$), path).toEqual([])
       expect(page.$('main button').filter((_i, el) => page.$(el).closest('form[method="get"]').length === 0).length, path).toBe(0)
-      const links = page.$('main a').map((_i, el) => page.$(el).attr('href')).get()
-      expect(links.filter((href) => /\/(new|delete)(\?|$)|\/pages\/new|\/blocks\/new/.test(href)), path).toEqual([])
-      if (!['/app/sites', '/app/leads'].includes(path)) expect(page.$('.view-only').text(), path).toContain('ask an owner to change your role to edit it')
+      const links = page
+        .$('main a')
+        .map((_i, el) => page.$(el).attr('href'))
+        .get()
+      expect(
+        links.filter((href) => /\/(new|delete)(\?|$)|\/pages\/new|\/blocks\/new/.test(href)),
+        path,
+      ).toEqual([])
+      if (!['/app/sites', '/app/leads'].includes(path))
+        expect(page.$('.view-only').text(), path).toContain('ask an owner to change your role to edit it')
     }
   })
 
@@ -88,12 +98,16 @@ describe('the dashboard as a viewer sees it', async () => {
     for (const member of [team.editor, team.owner]) {
       const siteHome = changeForms((await open(member, `/app/sites/${site.id}`)).$)
       expect(siteHome).toContain(`/app/sites/${site.id}/rebuild`)
-      expect(changeForms((await open(member, `/app/pages/${home.id}`)).$)).toEqual(expect.arrayContaining([`/app/pages/${home.id}`, `/app/sites/${site.id}/rebuild`]))
+      expect(changeForms((await open(member, `/app/pages/${home.id}`)).$)).toEqual(
+        expect.arrayContaining([`/app/pages/${home.id}`, `/app/sites/${site.id}/rebuild`]),
+      )
       expect(changeForms((await open(member, `/app/blocks/${text.id}`)).$)).toEqual([`/app/blocks/${text.id}`])
       expect(changeForms((await open(member, `/app/pages/${home.id}/blocks/new?type=text`)).$)).toEqual([`/app/pages/${home.id}/blocks`])
       expect(changeForms((await open(member, '/app/sites/new')).$)).toEqual(['/app/sites'])
       expect(changeForms((await open(member, `/app/sites/${site.id}/settings`)).$)).toEqual([`/app/sites/${site.id}/settings`])
-      expect(changeForms((await open(member, `/app/sites/${site.id}/domains`)).$)).toEqual(expect.arrayContaining([`/app/domains/${domain.id}/verify`, `/app/sites/${site.id}/domains`]))
+      expect(changeForms((await open(member, `/app/sites/${site.id}/domains`)).$)).toEqual(
+        expect.arrayContaining([`/app/domains/${domain.id}/verify`, `/app/sites/${site.id}/domains`]),
+      )
       expect(changeForms((await open(member, `/app/pages/${home.id}/delete`)).$)).toEqual([`/app/pages/${home.id}/delete`])
       expect(changeForms((await open(member, '/app/leads')).$).some((action) => action.endsWith('/delete'))).toBe(true)
       expect((await open(member, '/app/sites')).$('main a[href="/app/sites/new"]').length).toBe(1)
@@ -106,17 +120,27 @@ describe('the dashboard as a viewer sees it', async () => {
   it('words a refusal for the role with the right article and without the account’s id', async () => {
     const editor = await open(team.editor, '/app/members')
     expect(editor.status).toBe(403)
-    expect(editor.$('main .error').text()).toBe('You are an editor of this account; only an owner can do this. Ask an owner if you need your role changed.')
+    expect(editor.$('main .error').text()).toBe(
+      'You are an editor of this account; only an owner can do this. Ask an owner if you need your role changed.',
+    )
     const viewer = await open(team.viewer, '/app/audit-log')
-    expect(viewer.$('main .error').text()).toBe('You are a viewer of this account; only an owner can do this. Ask an owner if you need your role changed.')
+    expect(viewer.$('main .error').text()).toBe(
+      'You are a viewer of this account; only an owner can do this. Ask an owner if you need your role changed.',
+    )
     for (const page of [editor, viewer]) expect(page.body).not.toMatch(/acct_|is a editor|a owner|an viewer/)
   })
 
   it('still refuses a viewer’s post with 403', async () => {
     // The CSRF token of the header's sign-out form, which every page carries.
     const res = await fetch(`${base}/app/sites`, { headers: { cookie: team.viewer.cookie }, redirect: 'manual' })
-    const csrfCookie = res.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ')
-    const token = cheerio.load(await res.text())('input[name="_csrf"]').first().attr('value')!
+    const csrfCookie = res.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ')
+    const token = cheerio
+      .load(await res.text())('input[name="_csrf"]')
+      .first()
+      .attr('value')!
     for (const [path, form] of [
       [`/app/sites/${site.id}/rebuild`, {}],
       [`/app/sites/${site.id}/settings`, { name: 'Changed', subdomain: site.slug, locales: 'en', default_locale: 'en' }],
@@ -129,8 +153,15 @@ describe('the dashboard as a viewer sees it', async () => {
         redirect: 'manual',
       })
       expect(post.status, path).toBe(403)
-      expect(cheerio.load(await post.text())('main .error').text(), path).toBe('You are a viewer of this account; only an editor or an owner can do this. Ask an owner if you need your role changed.')
+      expect(
+        cheerio
+          .load(await post.text())('main .error')
+          .text(),
+        path,
+      ).toBe('You are a viewer of this account; only an editor or an owner can do this. Ask an owner if you need your role changed.')
     }
-    expect((await app.db.selectFrom('sites').select('name').where('id', '=', site.id).executeTakeFirstOrThrow()).name).toBe('Harbour Bakery')
+    expect((await app.db.selectFrom('sites').select('name').where('id', '=', site.id).executeTakeFirstOrThrow()).name).toBe(
+      'Harbour Bakery',
+    )
   })
 })

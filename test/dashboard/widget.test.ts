@@ -16,7 +16,9 @@ import { DESKTOP, haveBrowser, launchBrowser, PHONE, screenshotPath } from '../h
  * every path serves it, in the language of its `lang` query parameter.
  */
 async function serveFixturePage(scriptSrc: string): Promise<{ origin: string; server: Server }> {
-  const page = (lang: string) => `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Fixture shop</title></head>
+  const page = (
+    lang: string,
+  ) => `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Fixture shop</title></head>
 <body><header><a href="/">Fixture shop</a></header><main><h1>Handmade chairs</h1><p>Oak and walnut, made to order.</p><button type="button" id="page-button">A page button</button></main>
 <script src="${scriptSrc}" data-site="localhost" defer></script></body></html>`
   const server = createServer((req, res) => {
@@ -74,7 +76,10 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
     })
     page.on('response', (response) => {
       if (response.url().endsWith('/api/agent/bootstrap') && response.request().method() === 'POST' && response.status() === 200) {
-        response.json().then((body) => watched.bootstraps.push(body), () => {}) // the page may be gone by then
+        response.json().then(
+          (body) => watched.bootstraps.push(body),
+          () => {},
+        ) // the page may be gone by then
       }
     })
     await page.goto(`${fixture.origin}/?lang=${lang}`)
@@ -90,12 +95,20 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
   const dialog = (page: Page) => page.getByRole('dialog')
   /** The events the service stored for a session, by type. */
   const storedEvents = async (sessionId: string) =>
-    Object.fromEntries((await app.db.selectFrom('agent_events').select(['type', 'count']).where('session_id', '=', sessionId).execute()).map((r) => [r.type, Number(r.count)]))
+    Object.fromEntries(
+      (await app.db.selectFrom('agent_events').select(['type', 'count']).where('session_id', '=', sessionId).execute()).map((r) => [
+        r.type,
+        Number(r.count),
+      ]),
+    )
   const sessionOf = (page: Page) => page.evaluate<string>(`JSON.parse(localStorage.getItem('wps-assistant:localhost') ?? '{}').session_id`)
 
   async function screenshots(page: Page, name: string) {
     const size = page.viewportSize()
-    for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    for (const [width, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
       await page.setViewportSize(viewport)
       await page.screenshot({ path: screenshotPath(`widget-${name}-${width}`) })
     }
@@ -104,7 +117,9 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
 
   async function seriousViolations(page: Page) {
     const result = await new AxeBuilder({ page }).analyze()
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
   }
 
   it('opens, greets, answers a suggestion in the live region, and has no serious accessibility violation', async () => {
@@ -180,7 +195,12 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
     const handedOut = (await firstBootstrap(w)).lead_consent
     expect(handedOut.digest).toMatch(/^[0-9a-f]{64}$/)
     const lead = w.events.find((e) => e.type === 'lead_submitted')!
-    expect(lead.payload).toMatchObject({ email: 'visitor@example.com', consent: true, consent_version: handedOut.version, consent_digest: handedOut.digest })
+    expect(lead.payload).toMatchObject({
+      email: 'visitor@example.com',
+      consent: true,
+      consent_version: handedOut.version,
+      consent_digest: handedOut.digest,
+    })
     const leads = await listLeads(app.db, app.keyring, PLATFORM_SITE_ID)
     expect(leads.find((l) => l.email === 'visitor@example.com')?.consent.digest).toBe(handedOut.digest)
     await page.context().close()
@@ -269,7 +289,8 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
     await page.locator('#page-button').focus()
     await page.keyboard.press('Tab')
     await page.keyboard.press('Tab')
-    const focusedName = () => page.evaluate<string>(`(() => {
+    const focusedName = () =>
+      page.evaluate<string>(`(() => {
       const active = document.querySelector('[data-wps-assistant]')?.shadowRoot?.activeElement ?? document.activeElement
       return active?.getAttribute('aria-label') ?? active?.textContent ?? ''
     })()`)
@@ -278,7 +299,9 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
     expect(await focusedName()).toBe('Chat with us')
     await page.keyboard.press('Enter')
     await expect.poll(() => dialog(page).isVisible()).toBe(true)
-    await expect.poll(() => page.evaluate<string | undefined>(`document.querySelector('[data-wps-assistant]')?.shadowRoot?.activeElement?.id`)).toBe('wps-input')
+    await expect
+      .poll(() => page.evaluate<string | undefined>(`document.querySelector('[data-wps-assistant]')?.shadowRoot?.activeElement?.id`))
+      .toBe('wps-input')
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab')
       const inside = await page.evaluate<boolean>(`document.activeElement?.hasAttribute('data-wps-assistant') ?? false`)

@@ -5,7 +5,15 @@ import { finishBuild, queueBuild, rollbackTo, startBuild } from '../../src/domai
 import { dnsResolver } from '../../src/domain/sites/dns-verify.ts'
 import { addDomain, deleteDomain, getAccountDomain, parseHostname, verifyDomain } from '../../src/domain/sites/domains.ts'
 import { createPage, updatePage } from '../../src/domain/sites/pages.ts'
-import { assistantEnabledOn, createAccountSite, createSite, deleteAccountSite, findSiteByHostname, getAccountSite, updateAccountSite } from '../../src/domain/sites/sites.ts'
+import {
+  assistantEnabledOn,
+  createAccountSite,
+  createSite,
+  deleteAccountSite,
+  findSiteByHostname,
+  getAccountSite,
+  updateAccountSite,
+} from '../../src/domain/sites/sites.ts'
 import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
@@ -17,11 +25,18 @@ afterAll(() => dns.close())
 const own = ['platform.test']
 // Sites are made within their account's plan: the accounts exist, on a plan without a site limit, and
 // acct_a's sites may run the assistant.
-await app.db.insertInto('accounts').values([{ id: 'acct_a', plan: 'max' }, { id: 'acct_b', plan: 'max' }]).execute()
+await app.db
+  .insertInto('accounts')
+  .values([
+    { id: 'acct_a', plan: 'max' },
+    { id: 'acct_b', plan: 'max' },
+  ])
+  .execute()
 await setAddOn(app.db, { accountId: 'acct_a', addOn: 'ai_sales_assistant', on: true })
 
 /** A registry error with this wire code (and status); @fastify/error keeps codes upper-cased. */
-const coded = (code: string, status?: number) => (e: unknown) => (e as { code?: string }).code?.toLowerCase() === code && (status === undefined || (e as { statusCode?: number }).statusCode === status)
+const coded = (code: string, status?: number) => (e: unknown) =>
+  (e as { code?: string }).code?.toLowerCase() === code && (status === undefined || (e as { statusCode?: number }).statusCode === status)
 function thrown(fn: () => unknown): unknown {
   try {
     fn()
@@ -36,7 +51,11 @@ async function newPage() {
   return createPage(app.db, site, { path: '/', title: 'Home' })
 }
 
-const positions = async (pageId: string) => (await listPageBlocks(app.db, pageId, { limit: 100, offset: 0 })).items.map((b) => [b.position, (b.content as { markdown: string }).markdown])
+const positions = async (pageId: string) =>
+  (await listPageBlocks(app.db, pageId, { limit: 100, offset: 0 })).items.map((b) => [
+    b.position,
+    (b.content as { markdown: string }).markdown,
+  ])
 
 describe('block content', () => {
   it('checks content against its type and names the failing field', () => {
@@ -57,17 +76,36 @@ describe('blocks keep dense positions', () => {
     await add('c')
     await add('b', 1)
     await add('first', 0)
-    expect(await positions(page.id)).toEqual([[0, 'first'], [1, 'a'], [2, 'b'], [3, 'c']])
+    expect(await positions(page.id)).toEqual([
+      [0, 'first'],
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ])
     await expect(add('far', 9)).rejects.toSatisfy(coded('position_out_of_range', 422))
 
     const blocks = (await listPageBlocks(app.db, page.id, { limit: 100, offset: 0 })).items
     await updateBlock(app.db, 'acct_a', blocks[0]!.id, { position: 3 })
-    expect(await positions(page.id)).toEqual([[0, 'a'], [1, 'b'], [2, 'c'], [3, 'first']])
+    expect(await positions(page.id)).toEqual([
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'c'],
+      [3, 'first'],
+    ])
     await updateBlock(app.db, 'acct_a', blocks[3]!.id, { position: 0 })
-    expect(await positions(page.id)).toEqual([[0, 'c'], [1, 'a'], [2, 'b'], [3, 'first']])
+    expect(await positions(page.id)).toEqual([
+      [0, 'c'],
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'first'],
+    ])
     await expect(updateBlock(app.db, 'acct_a', blocks[3]!.id, { position: 4 })).rejects.toSatisfy(coded('position_out_of_range'))
     await deleteBlock(app.db, 'acct_a', blocks[1]!.id)
-    expect(await positions(page.id)).toEqual([[0, 'c'], [1, 'b'], [2, 'first']])
+    expect(await positions(page.id)).toEqual([
+      [0, 'c'],
+      [1, 'b'],
+      [2, 'first'],
+    ])
   })
 
   it('stays dense under concurrent inserts, moves and deletes on one page', async () => {
@@ -75,7 +113,9 @@ describe('blocks keep dense positions', () => {
     const made = []
     for (let i = 0; i < 6; i++) made.push(await insertBlock(app.db, page.id, { type: 'text', content: { markdown: `b${i}` } }))
     await Promise.all([
-      ...Array.from({ length: 8 }, (_, i) => insertBlock(app.db, page.id, { type: 'text', content: { markdown: `n${i}` }, position: i % 3 })),
+      ...Array.from({ length: 8 }, (_, i) =>
+        insertBlock(app.db, page.id, { type: 'text', content: { markdown: `n${i}` }, position: i % 3 }),
+      ),
       updateBlock(app.db, 'acct_a', made[0]!.id, { position: 4 }),
       updateBlock(app.db, 'acct_a', made[5]!.id, { position: 0 }),
       deleteBlock(app.db, 'acct_a', made[2]!.id),
@@ -88,7 +128,9 @@ describe('blocks keep dense positions', () => {
   it('refuses content that does not match the type, a type change without content, and changes nothing', async () => {
     const page = await newPage()
     const block = await insertBlock(app.db, page.id, { type: 'text', content: { markdown: 'keep' } })
-    await expect(insertBlock(app.db, page.id, { type: 'testimonial', content: { quote: 'q' } })).rejects.toSatisfy(coded('invalid_block_content', 400))
+    await expect(insertBlock(app.db, page.id, { type: 'testimonial', content: { quote: 'q' } })).rejects.toSatisfy(
+      coded('invalid_block_content', 400),
+    )
     await expect(updateBlock(app.db, 'acct_a', block.id, { content: { heading: 'x' } })).rejects.toSatisfy(coded('invalid_block_content'))
     await expect(updateBlock(app.db, 'acct_a', block.id, { type: 'hero' })).rejects.toSatisfy(coded('invalid_block_content'))
     expect((await getAccountBlock(app.db, 'acct_a', block.id))?.content).toEqual({ markdown: 'keep' })
@@ -119,7 +161,22 @@ describe('domains', () => {
   it('normalises hostnames and refuses IPs, bad names and the service own hostnames', () => {
     expect(parseHostname(' WWW.Example.COM. ', own)).toBe('www.example.com')
     expect(parseHostname('bücher.example', own)).toBe('xn--bcher-kva.example')
-    for (const bad of ['192.0.2.1', '[::1]', '::1', 'localhost', 'intranet', 'a..example', '-a.example', 'a_b.example', 'example.com:8080', '*.example.com', 'x'.repeat(64) + '.example', 'platform.test', 'app.platform.test', '1.2.3.4.5']) {
+    for (const bad of [
+      '192.0.2.1',
+      '[::1]',
+      '::1',
+      'localhost',
+      'intranet',
+      'a..example',
+      '-a.example',
+      'a_b.example',
+      'example.com:8080',
+      '*.example.com',
+      'x'.repeat(64) + '.example',
+      'platform.test',
+      'app.platform.test',
+      '1.2.3.4.5',
+    ]) {
       expect(coded('invalid_hostname', 400)(thrown(() => parseHostname(bad, own))), bad).toBe(true)
     }
   })

@@ -8,7 +8,11 @@ import { openDataStore } from '../../src/infra/db.ts'
 import { migrationFolder } from '../../src/infra/migrate.ts'
 import { freshDatabaseUrl } from '../helpers/database.ts'
 
-const store = await openDataStore({ databaseUrl: await freshDatabaseUrl({ empty: true }), dataDir: '/tmp/wps-test-data', log: pino({ level: 'silent' }) })
+const store = await openDataStore({
+  databaseUrl: await freshDatabaseUrl({ empty: true }),
+  dataDir: '/tmp/wps-test-data',
+  log: pino({ level: 'silent' }),
+})
 afterAll(() => store.close())
 const migrator = new Migrator({ db: store.db, provider: new FileMigrationProvider({ fs, path, migrationFolder }) })
 

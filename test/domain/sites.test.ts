@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { CONSENT_VERSION, consentDigest, leadConsentFor } from '../../src/domain/leads/consent.ts'
 import { insertLead, listLeads } from '../../src/domain/leads/leads.ts'
-import { createSite, findSiteByHostname, findSiteById, PLATFORM_SITE_ID, seedPlatformSite, updateSiteSettings } from '../../src/domain/sites/sites.ts'
+import {
+  createSite,
+  findSiteByHostname,
+  findSiteById,
+  PLATFORM_SITE_ID,
+  seedPlatformSite,
+  updateSiteSettings,
+} from '../../src/domain/sites/sites.ts'
 import { DEFAULT_CONSENT, resolveAssistant } from '../../src/domain/sites/settings.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
@@ -41,7 +48,11 @@ describe('sites', () => {
   })
 
   it('applies safe defaults to assistant settings: off, no booking without a url', () => {
-    expect(resolveAssistant({})).toEqual({ enabled: false, persona: undefined, capabilities: { booking: false, lead: false, handoff: false } })
+    expect(resolveAssistant({})).toEqual({
+      enabled: false,
+      persona: undefined,
+      capabilities: { booking: false, lead: false, handoff: false },
+    })
     expect(resolveAssistant({ assistant: { enabled: true, capabilities: { booking: true } } }).capabilities.booking).toBe(false)
   })
 })
@@ -66,8 +77,21 @@ describe('leads', () => {
   it('seals personal fields bound to their row, so a sealed value cannot be moved to another lead', async () => {
     const site = await createSite(app.db, { name: 'Leads', hostname: 'leads.example' })
     const consent = { version: CONSENT_VERSION, digest: 'f'.repeat(64), locale: 'en' as const, acceptedAt: new Date() }
-    const first = await insertLead(app.db, app.keyring, { siteId: site.id, sessionId: null, email: 'one@example.com', consent, source: 'assistant' })
-    const second = await insertLead(app.db, app.keyring, { siteId: site.id, sessionId: null, email: 'two@example.com', name: 'Two', consent, source: 'assistant' })
+    const first = await insertLead(app.db, app.keyring, {
+      siteId: site.id,
+      sessionId: null,
+      email: 'one@example.com',
+      consent,
+      source: 'assistant',
+    })
+    const second = await insertLead(app.db, app.keyring, {
+      siteId: site.id,
+      sessionId: null,
+      email: 'two@example.com',
+      name: 'Two',
+      consent,
+      source: 'assistant',
+    })
     expect(first).toMatch(/^lead_/)
     const leads = await listLeads(app.db, app.keyring, site.id)
     expect(leads.map((l) => l.email).sort()).toEqual(['one@example.com', 'two@example.com'])

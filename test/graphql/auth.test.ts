@@ -6,7 +6,13 @@ import { afterAuditFlush, clientFor, listeningApp, makeAccount, oauthToken, post
 const { app, endpoint, config } = await listeningApp()
 
 const auditOf = async (accountId: string) =>
-  app.db.selectFrom('audit_log').select(['operation', 'method', 'path', 'status', 'token_id', 'client_id']).where('account_id', '=', accountId).orderBy('at').orderBy('id').execute()
+  app.db
+    .selectFrom('audit_log')
+    .select(['operation', 'method', 'path', 'status', 'token_id', 'client_id'])
+    .where('account_id', '=', accountId)
+    .orderBy('at')
+    .orderBy('id')
+    .execute()
 
 describe('GraphQL in the account frame: the credentials, scopes, plans, budget and audit log of /v1', () => {
   it('answers 401 with a challenge without a token or with a bad one', async () => {
@@ -14,7 +20,10 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
     expect(none.status).toBe(401)
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /)
     expect(none.headers.get('www-authenticate')).toContain('resource_metadata=')
-    expect(none.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED', reason: expect.any(String) } }], extensions: { cost: { requested: 0, limit: 1000 } } })
+    expect(none.body).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED', reason: expect.any(String) } }],
+      extensions: { cost: { requested: 0, limit: 1000 } },
+    })
 
     const bad = await post(endpoint, { query: '{ viewer { id } }' }, { authorization: 'Bearer wps_tok_nope_nope' })
     expect(bad.status).toBe(401)
@@ -42,7 +51,9 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
   it('takes account OAuth access tokens for {api_url}/v1, and no other audience', async () => {
     const owner = await makeAccount(app, 'pro')
     const forV1 = await oauthToken(app, owner.accountId, ['read:sites'])
-    const answer = await clientFor(endpoint, { headers: { authorization: `Bearer ${forV1.token}` } }).rawRequest<any>('query Who { viewer { id plan } sites { totalCount } }')
+    const answer = await clientFor(endpoint, { headers: { authorization: `Bearer ${forV1.token}` } }).rawRequest<any>(
+      'query Who { viewer { id plan } sites { totalCount } }',
+    )
     expect(answer.data).toEqual({ viewer: { id: owner.accountId, plan: 'pro' }, sites: { totalCount: 0 } })
 
     const forMcp = await oauthToken(app, owner.accountId, ['read:sites'], `${config.BASE_URL}/mcp`)
@@ -51,7 +62,9 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
     expect(refused.body.errors[0].message).toBe('The access token was not issued for this resource')
 
     await afterAuditFlush()
-    expect(await auditOf(owner.accountId)).toEqual([{ operation: 'graphql.Who', method: 'POST', path: '/v1/graphql', status: 200, token_id: null, client_id: 'cli_test' }])
+    expect(await auditOf(owner.accountId)).toEqual([
+      { operation: 'graphql.Who', method: 'POST', path: '/v1/graphql', status: 200, token_id: null, client_id: 'cli_test' },
+    ])
   })
 
   it('refuses plans without API access with 403, and changes on a read-only plan field by field', async () => {
@@ -62,7 +75,9 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
     expect(refused.headers.get('x-ratelimit-limit')).not.toBeNull()
 
     const plus = await makeAccount(app, 'plus')
-    const { data, errors } = await clientFor(endpoint, plus).rawRequest<any>('mutation { createSite(input: { name: "Not on plus" }) { id } }')
+    const { data, errors } = await clientFor(endpoint, plus).rawRequest<any>(
+      'mutation { createSite(input: { name: "Not on plus" }) { id } }',
+    )
     expect(data).toEqual({ createSite: null })
     expect(errors?.[0]).toMatchObject({ path: ['createSite'], extensions: { code: 'FORBIDDEN', reason: 'plan_required' } })
     const reads = await clientFor(endpoint, plus).rawRequest<any>('{ sites { totalCount } webhookEndpoints { totalCount } }')
@@ -73,7 +88,9 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
 
   it('refuses a field whose scope the token lacks, and answers the others', async () => {
     const owner = await makeAccount(app, 'pro', ['read:sites'])
-    const { data, errors } = await clientFor(endpoint, owner).rawRequest<any>('{ sites { totalCount } leads { totalCount } auditLog { totalCount } }')
+    const { data, errors } = await clientFor(endpoint, owner).rawRequest<any>(
+      '{ sites { totalCount } leads { totalCount } auditLog { totalCount } }',
+    )
     expect(data).toEqual({ sites: { totalCount: 0 }, leads: null, auditLog: null })
     expect(errors?.map((e) => [e.path?.[0], e.extensions?.['code'], e.extensions?.['reason'], e.message]).sort()).toEqual([
       ['auditLog', 'FORBIDDEN', 'insufficient_scope', 'The token lacks the scope manage:tokens'],
@@ -114,10 +131,14 @@ describe('GraphQL in the account frame: the credentials, scopes, plans, budget a
   it('records a request that changes things once, with its first change, in the same transaction', async () => {
     const owner = await makeAccount(app, 'pro')
     const client = clientFor(endpoint, owner)
-    const { data, errors } = await client.rawRequest<any>(`mutation TwoSites { a: createSite(input: { name: "One" }) { id } b: createSite(input: { name: "Two" }) { id } }`)
+    const { data, errors } = await client.rawRequest<any>(
+      `mutation TwoSites { a: createSite(input: { name: "One" }) { id } b: createSite(input: { name: "Two" }) { id } }`,
+    )
     expect(errors).toBeUndefined()
     // Written with the change, not in the batch: there before any flush.
-    expect(await auditOf(owner.accountId)).toEqual([{ operation: 'graphql.TwoSites', method: 'POST', path: '/v1/graphql', status: 200, token_id: owner.tokenId, client_id: null }])
+    expect(await auditOf(owner.accountId)).toEqual([
+      { operation: 'graphql.TwoSites', method: 'POST', path: '/v1/graphql', status: 200, token_id: owner.tokenId, client_id: null },
+    ])
     expect(data.a.id).not.toBe(data.b.id)
 
     const failed = await client.rawRequest<any>(`mutation Refused { createSite(input: { name: "" }) { id } }`)

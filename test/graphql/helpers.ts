@@ -24,20 +24,32 @@ export function clientFor(endpoint: string, account: Pick<TestAccount, 'headers'
 
 /** A POST with fetch, for what a client library hides: the status, the headers, the media type. */
 export async function post(endpoint: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as { data?: any; errors?: any; extensions?: any } }
 }
 
 export async function get(endpoint: string, params: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const query = new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, typeof value === 'string' ? value : JSON.stringify(value)]))
+  const query = new URLSearchParams(
+    Object.entries(params).map(([key, value]): [string, string] => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+  )
   const res = await fetch(`${endpoint}?${query}`, { headers })
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as { data?: any; errors?: any; extensions?: any } }
 }
 
 /** A site of the account with `pages` pages of `blocks` text blocks each, made through the domain functions. */
-export async function siteWithContent(app: App, accountId: string, pages: number, blocks: number, name = 'Bakery'): Promise<{ site: SiteRecord; pageIds: string[] }> {
+export async function siteWithContent(
+  app: App,
+  accountId: string,
+  pages: number,
+  blocks: number,
+  name = 'Bakery',
+): Promise<{ site: SiteRecord; pageIds: string[] }> {
   const site = await createAccountSite(app.db, accountId, { name })
   const pageIds: string[] = []
   for (let p = 0; p < pages; p++) {

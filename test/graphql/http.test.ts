@@ -24,7 +24,11 @@ describe('GraphQL over HTTP', () => {
   it('answers application/graphql-response+json when accepted, application/json otherwise, with the status each calls for', async () => {
     const owner = await makeAccount(app, 'plus')
     const query = '{ viewer { plan } }'
-    const modern = await post(endpoint, { query }, { ...owner.headers, accept: 'application/graphql-response+json, application/json;q=0.9' })
+    const modern = await post(
+      endpoint,
+      { query },
+      { ...owner.headers, accept: 'application/graphql-response+json, application/json;q=0.9' },
+    )
     expect(modern.status).toBe(200)
     expect(modern.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8')
     expect(modern.body).toEqual({ data: { viewer: { plan: 'plus' } }, extensions: { cost: { requested: 1, limit: 1000 } } })
@@ -42,19 +46,34 @@ describe('GraphQL over HTTP', () => {
     expect(legacyBroken.body.errors[0].extensions).toEqual({ code: 'GRAPHQL_PARSE_FAILED' })
 
     const unknownField = await post(endpoint, { query: '{ viewer { password } }' }, owner.headers)
-    expect(unknownField.body.errors[0]).toMatchObject({ message: 'Cannot query field "password" on type "Account".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })
-    const badVariable = await post(endpoint, { query: 'query Q($n: Int) { sites(first: $n) { totalCount } }', variables: { n: 'ten' } }, owner.headers)
+    expect(unknownField.body.errors[0]).toMatchObject({
+      message: 'Cannot query field "password" on type "Account".',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    })
+    const badVariable = await post(
+      endpoint,
+      { query: 'query Q($n: Int) { sites(first: $n) { totalCount } }', variables: { n: 'ten' } },
+      owner.headers,
+    )
     expect(badVariable.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' })
     const noQuery = await post(endpoint, { variables: {} }, owner.headers)
     expect(noQuery.body.errors).toEqual([{ message: 'The request has no query', extensions: { code: 'BAD_REQUEST' } }])
-    const notJson = await fetch(endpoint, { method: 'POST', headers: { ...owner.headers, 'content-type': 'application/json' }, body: '{"query": ' })
+    const notJson = await fetch(endpoint, {
+      method: 'POST',
+      headers: { ...owner.headers, 'content-type': 'application/json' },
+      body: '{"query": ',
+    })
     expect(notJson.status).toBe(400)
     expect(((await notJson.json()) as any).errors[0].extensions.code).toBe('BAD_REQUEST')
   })
 
   it('runs queries sent with GET, and refuses a mutation sent with GET', async () => {
     const owner = await makeAccount(app, 'pro')
-    const read = await get(endpoint, { query: 'query Plan($n: Int) { viewer { plan } sites(first: $n) { totalCount } }', variables: { n: 5 }, operationName: 'Plan' }, owner.headers)
+    const read = await get(
+      endpoint,
+      { query: 'query Plan($n: Int) { viewer { plan } sites(first: $n) { totalCount } }', variables: { n: 5 }, operationName: 'Plan' },
+      owner.headers,
+    )
     expect(read.status).toBe(200)
     expect(read.body.data).toEqual({ viewer: { plan: 'pro' }, sites: { totalCount: 0 } })
     expect(read.headers.get('vary')).toMatch(/Authorization/)
@@ -90,7 +109,12 @@ describe('GraphQL in production', () => {
     expect(graphiql.body).not.toContain('graphiql')
     expect((await production.inject({ url: '/v1/graphql/schema.graphql' })).body).toBe(sdl)
     const owner = await makeAccount(production, 'plus')
-    const answer = await production.inject({ method: 'POST', url: '/v1/graphql', headers: owner.headers, payload: { query: '{ __schema { queryType { name } } }' } })
+    const answer = await production.inject({
+      method: 'POST',
+      url: '/v1/graphql',
+      headers: owner.headers,
+      payload: { query: '{ __schema { queryType { name } } }' },
+    })
     expect(answer.json()).toMatchObject({ data: { __schema: { queryType: { name: 'Query' } } } })
   })
 })

@@ -14,7 +14,10 @@ describe('GraphQL limits: depth and cost priced before anything runs', () => {
       ['{ sites(first: 50) { totalCount } }', 1],
       ['{ sites(first: 50) { nodes { id name } } }', 51],
       ['{ sites(first: 50) { edges { cursor node { id } } pageInfo { hasNextPage } } }', 51],
-      ['{ sites(first: 10) { nodes { pages(first: 10) { nodes { blocks(first: 5) { nodes { id } } } } } } }', 1 + 10 * (1 + 1 + 10 * (1 + 1 + 5))],
+      [
+        '{ sites(first: 10) { nodes { pages(first: 10) { nodes { blocks(first: 5) { nodes { id } } } } } } }',
+        1 + 10 * (1 + 1 + 10 * (1 + 1 + 5)),
+      ],
     ]
     for (const [query, cost] of cases) {
       const answer = await post(endpoint, { query }, owner.headers)
@@ -25,23 +28,33 @@ describe('GraphQL limits: depth and cost priced before anything runs', () => {
 
   it('refuses an operation above 1000 with QUERY_TOO_COMPLEX and its cost, running nothing of it', async () => {
     const owner = await makeAccount(app, 'pro')
-    const query = 'mutation { createSite(input: { name: "Never" }) { id pages(first: 100) { nodes { blocks(first: 100) { nodes { id } } } } } }'
+    const query =
+      'mutation { createSite(input: { name: "Never" }) { id pages(first: 100) { nodes { blocks(first: 100) { nodes { id } } } } } }'
     const refused = await post(endpoint, { query }, { ...owner.headers, ...modern })
     expect(refused.status).toBe(400)
     const cost = { requested: 1 + 1 + 100 * (1 + 1 + 100), limit: 1000 }
-    expect(refused.body).toEqual({ errors: [{ message: expect.stringContaining('above the limit of 1000'), extensions: { code: 'QUERY_TOO_COMPLEX', cost } }], extensions: { cost } })
+    expect(refused.body).toEqual({
+      errors: [{ message: expect.stringContaining('above the limit of 1000'), extensions: { code: 'QUERY_TOO_COMPLEX', cost } }],
+      extensions: { cost },
+    })
     expect(await app.db.selectFrom('sites').select('id').where('account_id', '=', owner.accountId).execute()).toEqual([])
 
     // Variables count too: the same document is cheap or not by what `first` is given.
     const byVariable = 'query S($n: Int) { sites(first: $n) { nodes { pages(first: $n) { nodes { id } } } } }'
-    expect((await post(endpoint, { query: byVariable, variables: { n: 5 } }, owner.headers)).body.extensions.cost.requested).toBe(1 + 5 * (1 + 1 + 5))
+    expect((await post(endpoint, { query: byVariable, variables: { n: 5 } }, owner.headers)).body.extensions.cost.requested).toBe(
+      1 + 5 * (1 + 1 + 5),
+    )
     const expensive = await post(endpoint, { query: byVariable, variables: { n: 40 } }, owner.headers)
-    expect(expensive.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', cost: { requested: 1 + 40 * (1 + 1 + 40), limit: 1000 } })
+    expect(expensive.body.errors[0].extensions).toEqual({
+      code: 'QUERY_TOO_COMPLEX',
+      cost: { requested: 1 + 40 * (1 + 1 + 40), limit: 1000 },
+    })
   })
 
   it('takes the deepest reads the schema has (10 levels), fragments adding no level', async () => {
     const owner = await makeAccount(app, 'pro')
-    const ten = '{ sites(first: 1) { edges { node { pages(first: 1) { edges { node { blocks(first: 1) { edges { node { id } } } } } } } } } }'
+    const ten =
+      '{ sites(first: 1) { edges { node { pages(first: 1) { edges { node { blocks(first: 1) { edges { node { id } } } } } } } } } }'
     expect((await post(endpoint, { query: ten }, owner.headers)).body.errors).toBeUndefined()
     const fragments = `
       query Deep { sites(first: 1) { ...S } }

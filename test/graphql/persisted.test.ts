@@ -20,7 +20,9 @@ describe('GraphQL automatic persisted queries', () => {
 
     const registered = await post(endpoint, { query, extensions: { persistedQuery } }, owner.headers)
     expect(registered.body.data).toEqual({ viewer: { plan: 'pro' }, sites: { totalCount: 0 } })
-    expect((await sql`select query from graphql_persisted_queries where hash = ${persistedQuery.sha256Hash}`.execute(app.db)).rows).toEqual([{ query }])
+    expect((await sql`select query from graphql_persisted_queries where hash = ${persistedQuery.sha256Hash}`.execute(app.db)).rows).toEqual(
+      [{ query }],
+    )
 
     const byHash = await post(endpoint, { extensions: { persistedQuery } }, owner.headers)
     expect(byHash.body.data).toEqual(registered.body.data)
@@ -31,7 +33,11 @@ describe('GraphQL automatic persisted queries', () => {
 
     const wrong = await post(endpoint, { query: '{ viewer { id } }', extensions: { persistedQuery } }, owner.headers)
     expect(wrong.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'persisted_query_mismatch' })
-    const oldVersion = await post(endpoint, { extensions: { persistedQuery: { version: 2, sha256Hash: persistedQuery.sha256Hash } } }, owner.headers)
+    const oldVersion = await post(
+      endpoint,
+      { extensions: { persistedQuery: { version: 2, sha256Hash: persistedQuery.sha256Hash } } },
+      owner.headers,
+    )
     expect(oldVersion.body.errors[0].extensions.code).toBe('BAD_REQUEST')
 
     // Still the frame's: no token, no answer.
@@ -42,7 +48,9 @@ describe('GraphQL automatic persisted queries', () => {
     const owner = await makeAccount(app, 'pro')
     const query = `query Elsewhere { viewer { id } } # ${Math.random()}`
     const persistedQuery = { version: 1, sha256Hash: sha256(query) }
-    expect((await post(endpoint, { query, extensions: { persistedQuery } }, owner.headers)).body.data).toEqual({ viewer: { id: owner.accountId } })
+    expect((await post(endpoint, { query, extensions: { persistedQuery } }, owner.headers)).body.data).toEqual({
+      viewer: { id: owner.accountId },
+    })
     const other = await listeningApp({ databaseUrl })
     const elsewhere = await get(other.endpoint, { extensions: { persistedQuery } }, owner.headers)
     expect(elsewhere.body.data).toEqual({ viewer: { id: owner.accountId } })

@@ -48,7 +48,11 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
       previewUrl: restSite['preview_url'],
       url: restSite['url'],
       createdAt: restSite['created_at'],
-      assistant: { enabled: restSite['assistant'].enabled, persona: restSite['assistant'].persona, bookingUrl: restSite['assistant'].booking_url },
+      assistant: {
+        enabled: restSite['assistant'].enabled,
+        persona: restSite['assistant'].persona,
+        bookingUrl: restSite['assistant'].booking_url,
+      },
       etag: rest.headers.get('etag'),
     })
     expect(data.site.pages.totalCount).toBe(3)
@@ -64,7 +68,9 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
     expect(firstPage.blocks.nodes[0].etag).toBe(restBlock.headers.get('etag'))
     const restPage = await fetch(`${origin}/v1/pages/${firstPage.id}`, { headers: owner.headers })
     expect(firstPage.etag).toBe(restPage.headers.get('etag'))
-    expect(data.site.domains).toEqual([{ hostname: 'bakery.example', status: 'pending', primary: true, verification: expect.objectContaining({ type: 'TXT' }) }])
+    expect(data.site.domains).toEqual([
+      { hostname: 'bakery.example', status: 'pending', primary: true, verification: expect.objectContaining({ type: 'TXT' }) },
+    ])
     expect(data.site.builds).toEqual([])
     expect(extensions).toEqual({ cost: { requested: expect.any(Number), limit: 1000 } })
 
@@ -99,24 +105,47 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
   it('reads the viewer, one page, one block, leads, webhook endpoints and the audit log', async () => {
     const owner = await makeAccount(app, 'pro')
     const { site, pageIds } = await siteWithContent(app, owner.accountId, 1, 1)
-    const leadId = await insertLead(app.db, app.keyring, { siteId: site.id, sessionId: null, source: 'contact_form', email: 'ada@example.com', name: 'Ada', consent: { version: '1', locale: 'en', digest: 'd'.repeat(64), acceptedAt: new Date() } })
+    const leadId = await insertLead(app.db, app.keyring, {
+      siteId: site.id,
+      sessionId: null,
+      source: 'contact_form',
+      email: 'ada@example.com',
+      name: 'Ada',
+      consent: { version: '1', locale: 'en', digest: 'd'.repeat(64), acceptedAt: new Date() },
+    })
     await createEndpoint(app.db, app.keyring, owner.accountId, { url: 'https://hooks.example/in', eventTypes: ['lead.received'] })
     const client = clientFor(endpoint, owner)
 
-    const { data, errors } = await client.rawRequest<any>(`query Everything($page: ID!) {
+    const { data, errors } = await client.rawRequest<any>(
+      `query Everything($page: ID!) {
       viewer { id plan apiAccess quota { requestsPerHour windowSeconds override } usage { used remaining } }
       page(id: $page) { path blocks { nodes { id type } } }
       leads(first: 5) { totalCount nodes { id email name source consent { locale } } }
       webhookEndpoints { totalCount nodes { url eventTypes enabled } }
-    }`, { page: pageIds[0] })
+    }`,
+      { page: pageIds[0] },
+    )
     expect(errors).toBeUndefined()
-    expect(data.viewer).toMatchObject({ id: owner.accountId, plan: 'pro', apiAccess: 'read_write', quota: { requestsPerHour: 1000, windowSeconds: 3600, override: false } })
+    expect(data.viewer).toMatchObject({
+      id: owner.accountId,
+      plan: 'pro',
+      apiAccess: 'read_write',
+      quota: { requestsPerHour: 1000, windowSeconds: 3600, override: false },
+    })
     expect(data.viewer.usage.used + data.viewer.usage.remaining).toBe(1000)
     expect(data.page.path).toBe('/')
-    expect(data.leads).toMatchObject({ totalCount: 1, nodes: [{ id: leadId, email: 'ada@example.com', name: 'Ada', source: 'contact_form', consent: { locale: 'en' } }] })
-    expect(data.webhookEndpoints).toMatchObject({ totalCount: 1, nodes: [{ url: 'https://hooks.example/in', eventTypes: ['lead.received'], enabled: true }] })
+    expect(data.leads).toMatchObject({
+      totalCount: 1,
+      nodes: [{ id: leadId, email: 'ada@example.com', name: 'Ada', source: 'contact_form', consent: { locale: 'en' } }],
+    })
+    expect(data.webhookEndpoints).toMatchObject({
+      totalCount: 1,
+      nodes: [{ url: 'https://hooks.example/in', eventTypes: ['lead.received'], enabled: true }],
+    })
 
-    const block = await client.rawRequest<any>(`query B($id: ID!) { block(id: $id) { id type content } }`, { id: data.page.blocks.nodes[0].id })
+    const block = await client.rawRequest<any>(`query B($id: ID!) { block(id: $id) { id type content } }`, {
+      id: data.page.blocks.nodes[0].id,
+    })
     expect(block.data.block).toMatchObject({ type: 'text', content: { markdown: 'Block 0 of page 0' } })
 
     await afterAuditFlush()
@@ -150,11 +179,14 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
     const stranger = await makeAccount(app, 'pro')
     const { site, pageIds } = await siteWithContent(app, stranger.accountId, 1, 1)
     const client = clientFor(endpoint, owner)
-    const { data, errors } = await client.rawRequest<any>(`query Q($site: ID!, $page: ID!, $odd: ID!) { viewer { id } site(id: $site) { name } page(id: $page) { path } odd: site(id: $odd) { name } }`, {
-      site: site.id,
-      page: pageIds[0],
-      odd: "site_x'; select 1; --",
-    })
+    const { data, errors } = await client.rawRequest<any>(
+      `query Q($site: ID!, $page: ID!, $odd: ID!) { viewer { id } site(id: $site) { name } page(id: $page) { path } odd: site(id: $odd) { name } }`,
+      {
+        site: site.id,
+        page: pageIds[0],
+        odd: "site_x'; select 1; --",
+      },
+    )
     expect(data).toEqual({ viewer: { id: owner.accountId }, site: null, page: null, odd: null })
     expect(errors?.map((e) => [e.path, e.extensions?.['code'], e.message]).sort()).toEqual([
       [['odd'], 'NOT_FOUND', 'Site not found'],
@@ -164,9 +196,15 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
     expect(JSON.stringify(errors)).not.toMatch(/stack|sql|postgres|pglite/i)
 
     // A value the database cannot store is refused before anything runs, naming where it sits.
-    const unstorable = await post(endpoint, { query: 'query Q($id: ID!) { site(id: $id) { name } }', variables: { id: 'site_\u0000' } }, owner.headers)
+    const unstorable = await post(
+      endpoint,
+      { query: 'query Q($id: ID!) { site(id: $id) { name } }', variables: { id: 'site_\u0000' } },
+      owner.headers,
+    )
     expect(unstorable.status).toBe(200)
-    expect(unstorable.body.errors).toEqual([{ message: "The field 'variables.id' is not in the expected format", extensions: { code: 'BAD_REQUEST' } }])
+    expect(unstorable.body.errors).toEqual([
+      { message: "The field 'variables.id' is not in the expected format", extensions: { code: 'BAD_REQUEST' } },
+    ])
   })
 
   it('answers a field the database fails as INTERNAL_SERVER_ERROR, without the driver message, beside the data of the others', async () => {
@@ -175,7 +213,14 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
     await sql`drop table leads cascade`.execute(broken.app.db)
     const { data, errors } = await clientFor(broken.endpoint, owner).rawRequest<any>('{ viewer { plan } leads { totalCount } }')
     expect(data).toEqual({ viewer: { plan: 'pro' }, leads: null })
-    expect(errors).toEqual([{ message: 'An unexpected error occurred', path: ['leads'], locations: [{ line: 1, column: 19 }], extensions: { code: 'INTERNAL_SERVER_ERROR' } }])
+    expect(errors).toEqual([
+      {
+        message: 'An unexpected error occurred',
+        path: ['leads'],
+        locations: [{ line: 1, column: 19 }],
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      },
+    ])
     // The log has the whole story.
     expect(broken.logs.some((line) => JSON.stringify(line).includes('leads') && line['level'] === 50)).toBe(true)
   })
@@ -214,7 +259,9 @@ describe('GraphQL reads: the same model and ids as /v1', () => {
 async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; count: number }> {
   const seen: string[] = []
   const executor = app.db.getExecutor()
-  const provider = executor as unknown as { provideConnection<R>(consumer: (connection: { executeQuery: (query: { sql: string }) => Promise<unknown> }) => Promise<R>): Promise<R> }
+  const provider = executor as unknown as {
+    provideConnection<R>(consumer: (connection: { executeQuery: (query: { sql: string }) => Promise<unknown> }) => Promise<R>): Promise<R>
+  }
   const original = provider.provideConnection.bind(provider)
   provider.provideConnection = (consumer) =>
     original((connection) => {
@@ -232,7 +279,9 @@ async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; 
     const result = await work()
     // Only reads of the content count: other parts of the service (the job runner, batched audit
     // records, the quota tally) may run statements of their own meanwhile.
-    const count = seen.filter((text) => /^(select|with)\b/i.test(text.trim()) && /"?(sites|pages|blocks)"?\b/.test(text) && !/\bjobs\b/.test(text)).length
+    const count = seen.filter(
+      (text) => /^(select|with)\b/i.test(text.trim()) && /"?(sites|pages|blocks)"?\b/.test(text) && !/\bjobs\b/.test(text),
+    ).length
     return { result, count }
   } finally {
     provider.provideConnection = original

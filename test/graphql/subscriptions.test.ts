@@ -38,7 +38,14 @@ function connect(url: string, authorization: string | undefined) {
 const EVENTS = 'subscription Events($types: [String!]) { events(types: $types) { id type createdAt data } }'
 
 const lead = (db: App['db'], siteId: string, email: string) =>
-  insertLead(db, app.keyring, { siteId, sessionId: null, source: 'contact_form', email, name: 'Ada', consent: { version: '1', locale: 'en', digest: 'd'.repeat(64), acceptedAt: new Date() } })
+  insertLead(db, app.keyring, {
+    siteId,
+    sessionId: null,
+    source: 'contact_form',
+    email,
+    name: 'Ada',
+    consent: { version: '1', locale: 'en', digest: 'd'.repeat(64), acceptedAt: new Date() },
+  })
 
 let probes = 0
 /** A lead of its own each time (the same email twice from one session is one lead, and fires once). */
@@ -73,25 +80,31 @@ describe('GraphQL subscriptions over WebSocket (graphql-transport-ws)', () => {
     const { client } = connect(ws, owner.headers.authorization)
 
     const events = client.iterate({ query: EVENTS, variables: { types: ['lead.received'] } })[Symbol.asyncIterator]()
-    const message = await nextAfterListening(
-      events,
-      probe(site.id),
-      async () => {
-        await lead(app.db, strangers.id, 'someone-else@example.com')
-        await recordEvent(app.db, { accountId: owner.accountId, siteId: site.id, type: 'site.published', data: { site_id: site.id } })
-        await lead(app.db, site.id, 'grace@example.com')
-      },
-    )
-    expect(message.data.events).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'lead.received', data: { site_id: site.id, email: 'grace@example.com', name: 'Ada', source: 'contact_form' } })
+    const message = await nextAfterListening(events, probe(site.id), async () => {
+      await lead(app.db, strangers.id, 'someone-else@example.com')
+      await recordEvent(app.db, { accountId: owner.accountId, siteId: site.id, type: 'site.published', data: { site_id: site.id } })
+      await lead(app.db, site.id, 'grace@example.com')
+    })
+    expect(message.data.events).toMatchObject({
+      id: expect.stringMatching(/^evt_/),
+      type: 'lead.received',
+      data: { site_id: site.id, email: 'grace@example.com', name: 'Ada', source: 'contact_form' },
+    })
     expect(new Date(message.data.events.createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000)
     await events.return?.()
 
     await afterAuditFlush()
-    const audit = await app.db.selectFrom('audit_log').select(['operation', 'method', 'status']).where('account_id', '=', owner.accountId).execute()
+    const audit = await app.db
+      .selectFrom('audit_log')
+      .select(['operation', 'method', 'status'])
+      .where('account_id', '=', owner.accountId)
+      .execute()
     expect(audit).toEqual([{ operation: 'graphql.Events', method: 'GET', status: 101 }])
   })
 
-  it('closes a connection without a valid token with 4403, and refuses events below pro or without manage:webhooks', { timeout: 60_000 }, async () => {
+  it('closes a connection without a valid token with 4403, and refuses events below pro or without manage:webhooks', {
+    timeout: 60_000,
+  }, async () => {
     const none = connect(ws, undefined)
     expect(await none.closing).toMatchObject({ code: 4403, reason: expect.stringContaining('UNAUTHENTICATED') })
     const bad = connect(ws, 'Bearer wps_tok_nope_nope')
@@ -101,11 +114,15 @@ describe('GraphQL subscriptions over WebSocket (graphql-transport-ws)', () => {
 
     const plus = await makeAccount(app, 'plus')
     const onPlus = connect(ws, plus.headers.authorization).client
-    await expect(onPlus.iterate({ query: EVENTS })[Symbol.asyncIterator]().next()).rejects.toEqual([expect.objectContaining({ extensions: { code: 'FORBIDDEN', reason: 'plan_required' } })])
+    await expect(onPlus.iterate({ query: EVENTS })[Symbol.asyncIterator]().next()).rejects.toEqual([
+      expect.objectContaining({ extensions: { code: 'FORBIDDEN', reason: 'plan_required' } }),
+    ])
 
     const readOnly = await makeAccount(app, 'pro', ['read:sites'])
     const noScope = connect(ws, readOnly.headers.authorization).client
-    await expect(noScope.iterate({ query: EVENTS })[Symbol.asyncIterator]().next()).rejects.toEqual([expect.objectContaining({ extensions: { code: 'FORBIDDEN', reason: 'insufficient_scope' } })])
+    await expect(noScope.iterate({ query: EVENTS })[Symbol.asyncIterator]().next()).rejects.toEqual([
+      expect.objectContaining({ extensions: { code: 'FORBIDDEN', reason: 'insufficient_scope' } }),
+    ])
 
     // A socket that never says connection_init is dropped.
     const silent = new WebSocket(ws, 'graphql-transport-ws')
@@ -115,12 +132,17 @@ describe('GraphQL subscriptions over WebSocket (graphql-transport-ws)', () => {
 
     const pro = await makeAccount(app, 'pro')
     const unknownType = connect(ws, pro.headers.authorization).client
-    await expect(unknownType.iterate({ query: EVENTS, variables: { types: ['lead.lost'] } })[Symbol.asyncIterator]().next()).rejects.toEqual([
-      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'types' }) }),
-    ])
+    await expect(
+      unknownType
+        .iterate({ query: EVENTS, variables: { types: ['lead.lost'] } })
+        [Symbol.asyncIterator]()
+        .next(),
+    ).rejects.toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'types' }) })])
   })
 
-  it(`closes a subscription within a minute of its token's revocation (it is looked at every ${RECHECK_MS / 1000} s)`, { timeout: 90_000 }, async () => {
+  it(`closes a subscription within a minute of its token's revocation (it is looked at every ${RECHECK_MS / 1000} s)`, {
+    timeout: 90_000,
+  }, async () => {
     const owner = await makeAccount(app, 'pro')
     const { site } = await siteWithContent(app, owner.accountId, 0, 0)
     const { client, closing } = connect(ws, owner.headers.authorization)

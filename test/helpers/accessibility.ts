@@ -19,9 +19,12 @@ export async function accessibilityChecker(browser: Browser, base: string) {
     await axePage.setContent(await target.content())
     const { violations } = await new AxeBuilder({ page: axePage }).analyze()
     checked.push(label)
-    for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') findings.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
+    for (const v of violations)
+      if (v.impact === 'serious' || v.impact === 'critical')
+        findings.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
     await axePage.setViewportSize(PHONE)
-    if ((await axePage.evaluate<number>('document.documentElement.scrollWidth')) > PHONE.width) findings.push(`${label}: wider than a phone`)
+    if ((await axePage.evaluate<number>('document.documentElement.scrollWidth')) > PHONE.width)
+      findings.push(`${label}: wider than a phone`)
   }
 
   return { check, findings, checked }

@@ -35,7 +35,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         },
       })
     : undefined
-  const app = await buildApp(config, { ...options, logStream, embeddedTemplate: databaseUrl === 'memory://' ? embeddedTemplate() : undefined })
+  const app = await buildApp(config, {
+    ...options,
+    logStream,
+    embeddedTemplate: databaseUrl === 'memory://' ? embeddedTemplate() : undefined,
+  })
   cleanUpAfter(() => app.close())
   return { app, config, databaseUrl, logs }
 }

@@ -14,7 +14,15 @@ export async function launchBrowser(): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: chromePath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
   cleanUpAfter(() => browser.close())
   return browser

@@ -29,7 +29,10 @@ export async function startDnsServer(port = 0): Promise<TestDnsServer> {
     const question = query.questions?.[0]
     const values = question ? records.get(question.name.toLowerCase()) : undefined
     const servfail = question !== undefined && failing.has(question.name.toLowerCase())
-    const answers: dnsPacket.Answer[] = question?.type === 'TXT' && values && !servfail ? values.map((value) => ({ type: 'TXT', name: question.name, ttl: 0, data: value })) : []
+    const answers: dnsPacket.Answer[] =
+      question?.type === 'TXT' && values && !servfail
+        ? values.map((value) => ({ type: 'TXT', name: question.name, ttl: 0, data: value }))
+        : []
     const response = dnsPacket.encode({
       id: query.id,
       type: 'response',

@@ -23,7 +23,10 @@ function jwt(scope: string, did: string, ttlSeconds: number): { token: string; e
   const iat = Math.floor(Date.now() / 1000)
   const exp = iat + ttlSeconds
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-  return { token: `${part({ typ: scope === 'com.atproto.refresh' ? 'refresh+jwt' : 'at+jwt', alg: 'HS256' })}.${part({ scope, sub: did, aud: 'did:web:pds.test', iat, exp, jti: randomBytes(12).toString('base64url') })}.${randomBytes(32).toString('base64url')}`, exp }
+  return {
+    token: `${part({ typ: scope === 'com.atproto.refresh' ? 'refresh+jwt' : 'at+jwt', alg: 'HS256' })}.${part({ scope, sub: did, aud: 'did:web:pds.test', iat, exp, jti: randomBytes(12).toString('base64url') })}.${randomBytes(32).toString('base64url')}`,
+    exp,
+  }
 }
 
 /**
@@ -59,7 +62,15 @@ export async function startFakeBluesky(handle: string, appPassword: string) {
   const spentRefreshTokens = new Set<string>()
   const records: BlueskyRecord[] = []
   const byKey = new Map<string, { entry: BlueskyRecord; cid: string; json: string }>()
-  const state = { dropNextWrites: 0, writes: 0, accessTtlSeconds: 7200, createSessionLimit: 30, createSessions: 0, refreshSessions: 0, refusedWrites: 0 }
+  const state = {
+    dropNextWrites: 0,
+    writes: 0,
+    accessTtlSeconds: 7200,
+    createSessionLimit: 30,
+    createSessions: 0,
+    refreshSessions: 0,
+    refusedWrites: 0,
+  }
   const now = () => Date.now() / 1000
   const newSession = () => {
     const access = jwt('com.atproto.appPass', did, state.accessTtlSeconds)
@@ -87,9 +98,11 @@ export async function startFakeBluesky(handle: string, appPassword: string) {
       }
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
       if (req.method === 'POST' && req.url === '/xrpc/com.atproto.server.createSession') {
-        if (state.createSessions >= state.createSessionLimit) return answer(429, { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' })
+        if (state.createSessions >= state.createSessionLimit)
+          return answer(429, { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' })
         state.createSessions++
-        if (body['identifier'] !== handle || body['password'] !== appPassword) return answer(401, { error: 'AuthenticationRequired', message: 'Invalid identifier or password' })
+        if (body['identifier'] !== handle || body['password'] !== appPassword)
+          return answer(401, { error: 'AuthenticationRequired', message: 'Invalid identifier or password' })
         return answer(200, newSession())
       }
       if (req.method === 'POST' && req.url === '/xrpc/com.atproto.server.refreshSession') {
@@ -112,12 +125,20 @@ export async function startFakeBluesky(handle: string, appPassword: string) {
         if (exp <= now()) return answer(400, { error: 'ExpiredToken', message: 'Token has expired' })
         const record = body['record'] as BlueskyRecord['record'] | undefined
         const graphemes = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(record?.text ?? '')].length
-        if (body['repo'] !== did || body['collection'] !== 'app.bsky.feed.post' || record?.$type !== 'app.bsky.feed.post' || typeof record.text !== 'string' || graphemes > 300 || Number.isNaN(Date.parse(record.createdAt ?? ''))) {
+        if (
+          body['repo'] !== did ||
+          body['collection'] !== 'app.bsky.feed.post' ||
+          record?.$type !== 'app.bsky.feed.post' ||
+          typeof record.text !== 'string' ||
+          graphemes > 300 ||
+          Number.isNaN(Date.parse(record.createdAt ?? ''))
+        ) {
           return answer(400, { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record' })
         }
         // createRecord picks a key when none is given; putRecord requires one.
         const rkey = body['rkey'] ?? (create ? randomTid() : undefined)
-        if (typeof rkey !== 'string' || !TID.test(rkey)) return answer(400, { error: 'InvalidRequest', message: 'Invalid record key: app.bsky.feed.post takes a TID' })
+        if (typeof rkey !== 'string' || !TID.test(rkey))
+          return answer(400, { error: 'InvalidRequest', message: 'Invalid record key: app.bsky.feed.post takes a TID' })
         const json = JSON.stringify(record)
         const existing = byKey.get(rkey)
         const uri = `at://${did}/app.bsky.feed.post/${rkey}`
@@ -143,9 +164,19 @@ export async function startFakeBluesky(handle: string, appPassword: string) {
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanUpAfter(() => new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  }))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, did, records, state, expireAccessTokens: expireAll(accessTokens), expireRefreshTokens: expireAll(refreshTokens) }
+  cleanUpAfter(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    did,
+    records,
+    state,
+    expireAccessTokens: expireAll(accessTokens),
+    expireRefreshTokens: expireAll(refreshTokens),
+  }
 }

@@ -35,26 +35,40 @@ export async function startFakeMastodon(accessToken: string) {
         return answer(503, { error: 'Service unavailable' })
       }
       if (req.headers.authorization !== `Bearer ${accessToken}`) return answer(401, { error: 'The access token is invalid' })
-      if (!String(req.headers['content-type']).startsWith('application/json')) return answer(422, { error: 'Validation failed: Text can\'t be blank' })
+      if (!String(req.headers['content-type']).startsWith('application/json'))
+        return answer(422, { error: "Validation failed: Text can't be blank" })
       let body: { status?: unknown; visibility?: unknown }
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       } catch {
         return answer(400, { error: 'Invalid JSON' })
       }
-      if (typeof body.status !== 'string' || body.status.trim() === '') return answer(422, { error: "Validation failed: Text can't be blank" })
+      if (typeof body.status !== 'string' || body.status.trim() === '')
+        return answer(422, { error: "Validation failed: Text can't be blank" })
       // Mastodon counts graphemes, every link as 23 of them and a remote mention as its local part.
       const countable = body.status.replace(/https?:\/\/\S+/g, 'x'.repeat(23)).replace(/@(\w+)@[\w.-]*\w/g, '@$1')
       const counted = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(countable)].length
       if (counted > 500) return answer(422, { error: 'Validation failed: Text character limit of 500 exceeded' })
       const key = req.headers['idempotency-key'] as string | undefined
       const existing = key ? byKey.get(key) : undefined
-      const status = existing ?? { id: String(110_000_000 + statuses.length), status: body.status, visibility: String(body.visibility ?? 'public'), idempotencyKey: key }
+      const status = existing ?? {
+        id: String(110_000_000 + statuses.length),
+        status: body.status,
+        visibility: String(body.visibility ?? 'public'),
+        idempotencyKey: key,
+      }
       if (!existing) {
         statuses.push(status)
         if (key) byKey.set(key, status)
       }
-      answer(200, { id: status.id, url: `${origin}/@owner/${status.id}`, uri: `${origin}/users/owner/statuses/${status.id}`, content: `<p>${status.status}</p>`, visibility: status.visibility, created_at: new Date().toISOString() })
+      answer(200, {
+        id: status.id,
+        url: `${origin}/@owner/${status.id}`,
+        uri: `${origin}/users/owner/statuses/${status.id}`,
+        content: `<p>${status.status}</p>`,
+        visibility: status.visibility,
+        created_at: new Date().toISOString(),
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

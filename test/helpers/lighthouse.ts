@@ -46,7 +46,14 @@ export async function expectLighthouseAtLeast95(url: string): Promise<void> {
   }
   const scores = scoresOf(report)
   // Shown when the gate fails: the lab metrics and the audits that lost points.
-  const metrics = Object.fromEntries(['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'].map((id) => [id, report.audits[id]?.numericValue]))
-  const failing = Object.entries(report.audits).filter(([, a]) => a.score !== null && a.score < 0.9).map(([id]) => id)
+  const metrics = Object.fromEntries(
+    ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'].map((id) => [
+      id,
+      report.audits[id]?.numericValue,
+    ]),
+  )
+  const failing = Object.entries(report.audits)
+    .filter(([, a]) => a.score !== null && a.score < 0.9)
+    .map(([id]) => id)
   expect(scores, JSON.stringify({ url, metrics, failing })).toMatchObject(Object.fromEntries(CATEGORIES.map((c) => [c, AT_LEAST_95])))
 }

@@ -37,7 +37,10 @@ const run = promisify(execFile)
 /** The operator's CLI, `npm run admin -- …`, as a process of its own on `env` (the database); its exit code and output, failed or not. */
 export async function runAdmin(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/admin.ts', ...args], { cwd: root, env: { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, ...env } })
+    const { stdout, stderr } = await run(process.execPath, ['scripts/admin.ts', ...args], {
+      cwd: root,
+      env: { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, ...env },
+    })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
@@ -46,7 +49,10 @@ export async function runAdmin(env: Record<string, string>, ...args: string[]): 
 }
 
 /** What `npm start` runs after `exec node`: its V8 flags and src/server.ts. */
-const startArgs = (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec /, '').split(' ').slice(1)
+const startArgs = (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start
+  .replace(/^exec /, '')
+  .split(' ')
+  .slice(1)
 
 /** Starts the server as `npm start` does, as a real process on a free port; killed after the test file. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
@@ -74,7 +80,10 @@ export async function waitUntilReady(server: ServerProcess, timeoutMs = 30_000):
       await new Promise((r) => setTimeout(r, 50))
       continue
     }
-    const ok = await fetch(`${server.url}/api/ready`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${server.url}/api/ready`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) return
     await new Promise((r) => setTimeout(r, 100))
   }

@@ -58,7 +58,10 @@ export async function rawConnection(port: number) {
 
   const next = (head: boolean, timeoutMs: number) =>
     new Promise<RawResponse>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no whole response within ${timeoutMs} ms; got ${JSON.stringify(buffer.slice(0, 200))}`)), timeoutMs)
+      const timer = setTimeout(
+        () => reject(new Error(`no whole response within ${timeoutMs} ms; got ${JSON.stringify(buffer.slice(0, 200))}`)),
+        timeoutMs,
+      )
       const attempt = () => {
         const parsed = parseResponse(buffer, head)
         if (parsed) {

@@ -38,7 +38,13 @@ export async function startReceiver(fallback: Behaviour = { status: 200, body: '
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() })
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      })
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1)
         waiter.resolve()
@@ -49,7 +55,10 @@ export async function startReceiver(fallback: Behaviour = { status: 200, body: '
         return
       }
       const body = Buffer.concat(chunks)
-      res.writeHead(behaviour.status, { 'content-type': behaviour.echo ? String(req.headers['content-type'] ?? 'text/plain') : 'text/plain', ...behaviour.headers })
+      res.writeHead(behaviour.status, {
+        'content-type': behaviour.echo ? String(req.headers['content-type'] ?? 'text/plain') : 'text/plain',
+        ...behaviour.headers,
+      })
       res.end(behaviour.echo ? body : (behaviour.body ?? ''))
     })
   })

@@ -19,7 +19,11 @@ const nextAddress = () => `198.51.100.${(++address % 250) + 1}`
 
 async function postBig(from: string): Promise<string> {
   try {
-    const res = await fetch(`${server.url}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: FIVE_MB })
+    const res = await fetch(`${server.url}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: FIVE_MB,
+    })
     const body = (await res.json()) as { error?: string }
     return `${res.status} ${body.error}`
   } catch (error) {
@@ -65,7 +69,9 @@ describe('a request body over the limit', () => {
       socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
       socket.on('close', () => resolve('closed'))
     })
-    socket.write(`POST /agent/identity HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: ${nextAddress()}\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\n\r\n`)
+    socket.write(
+      `POST /agent/identity HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: ${nextAddress()}\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\n\r\n`,
+    )
     const chunk = Buffer.alloc(256 * 1024, 'c')
     let sent = 0
     let open = true

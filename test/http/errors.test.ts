@@ -8,7 +8,11 @@ import { buildTestApp } from '../helpers/app.ts'
 // Probe routes registered only in this test: a JSON endpoint with a strict schema, one that fails
 // with a bug, and one whose database query fails.
 async function probes(app: FastifyInstance) {
-  app.post('/probe/echo', { schema: { body: Type.Object({ name: Type.String({ maxLength: 20 }) }, { additionalProperties: false }) } }, async (request) => request.body)
+  app.post(
+    '/probe/echo',
+    { schema: { body: Type.Object({ name: Type.String({ maxLength: 20 }) }, { additionalProperties: false }) } },
+    async (request) => request.body,
+  )
   app.get('/probe/bug', async () => {
     const error = new Error('secret internal detail at /srv/app.ts:12') as Error & { code: string }
     error.code = 'ECUSTOM'
@@ -28,7 +32,11 @@ async function probes(app: FastifyInstance) {
     return reply.type('text/plain').send(body)
   })
   app.get('/probe/abortable', async (request) => {
-    await new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }))))
+    await new Promise((_resolve, reject) =>
+      request.signal.addEventListener('abort', () =>
+        reject(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' })),
+      ),
+    )
   })
   app.get('/probe/child', async (request) => {
     request.log.child({ step: 'render' }).warn('from a child')
@@ -38,14 +46,26 @@ async function probes(app: FastifyInstance) {
 }
 
 const { app, logs } = await buildTestApp({ plugins: [probes], captureLogs: true, env: { BODY_LIMIT_BYTES: '2048' } })
-const isProblem = (res: { headers: Record<string, unknown> }) => expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8')
+const isProblem = (res: { headers: Record<string, unknown> }) =>
+  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8')
 
 describe('bad input answers a clear 4xx problem, never a 500', () => {
   it('malformed JSON → 400 malformed_json', async () => {
-    const res = await app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'application/json' }, payload: '{"name": ' })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/probe/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    })
     expect(res.statusCode).toBe(400)
     isProblem(res)
-    expect(res.json()).toEqual({ type: 'urn:problem-type:malformed_json', title: 'Bad Request', status: 400, detail: 'The request body is not valid JSON', code: 'malformed_json' })
+    expect(res.json()).toEqual({
+      type: 'urn:problem-type:malformed_json',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'The request body is not valid JSON',
+      code: 'malformed_json',
+    })
   })
 
   it('an empty JSON body → 400', async () => {
@@ -62,7 +82,12 @@ describe('bad input answers a clear 4xx problem, never a 500', () => {
   })
 
   it('an oversized body → 413 body_too_large', async () => {
-    const res = await app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(5000) }) })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/probe/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(5000) }),
+    })
     expect(res.statusCode).toBe(413)
     isProblem(res)
     expect(res.json()).toMatchObject({ code: 'body_too_large', status: 413 })
@@ -79,7 +104,13 @@ describe('bad input answers a clear 4xx problem, never a 500', () => {
     const res = await app.inject({ method: 'GET', url: '/probe/conflict' })
     expect(res.statusCode).toBe(409)
     isProblem(res)
-    expect(res.json()).toEqual({ type: 'urn:problem-type:conflict', title: 'Conflict', status: 409, detail: 'The site already has that domain', code: 'conflict' })
+    expect(res.json()).toEqual({
+      type: 'urn:problem-type:conflict',
+      title: 'Conflict',
+      status: 409,
+      detail: 'The site already has that domain',
+      code: 'conflict',
+    })
   })
 
   it('an unknown route → 404 problem', async () => {
@@ -93,7 +124,13 @@ describe('bad input answers a clear 4xx problem, never a 500', () => {
     const res = await app.inject({ method: 'GET', url: '/probe/bug' })
     expect(res.statusCode).toBe(500)
     isProblem(res)
-    expect(res.json()).toEqual({ type: 'urn:problem-type:internal_error', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred', code: 'internal_error' })
+    expect(res.json()).toEqual({
+      type: 'urn:problem-type:internal_error',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'An unexpected error occurred',
+      code: 'internal_error',
+    })
     expect(res.body).not.toContain('secret internal detail')
     expect(res.body).not.toContain('.ts')
     const logged = logs.find((l) => l['msg'] === 'request failed' && l['reqId'] === res.headers['x-request-id'])
@@ -125,13 +162,18 @@ describe('every response', () => {
 
 describe('logging', () => {
   it('writes one line per request with its id, and redacts secrets and emails', async () => {
-    const res = await app.inject({ method: 'GET', url: '/probe/log?token=query-secret', headers: { authorization: 'Bearer header-secret' } })
+    const res = await app.inject({
+      method: 'GET',
+      url: '/probe/log?token=query-secret',
+      headers: { authorization: 'Bearer header-secret' },
+    })
     const id = res.headers['x-request-id']
     const lines = logs.filter((l) => l['reqId'] === id)
     expect(lines.map((l) => l['msg'])).toEqual(['probe', 'request'])
     expect(lines[1]).toMatchObject({ method: 'GET', route: '/probe/log', status: 200 })
     const text = JSON.stringify(lines)
-    for (const secret of ['tok-secret-1', 'tok-secret-2', 'ada@example.com', 'header-secret', 'query-secret']) expect(text).not.toContain(secret)
+    for (const secret of ['tok-secret-1', 'tok-secret-2', 'ada@example.com', 'header-secret', 'query-secret'])
+      expect(text).not.toContain(secret)
     expect(text).toContain('[redacted]')
   })
 
@@ -139,7 +181,14 @@ describe('logging', () => {
     const res = await app.inject({ method: 'GET', url: '/api/pricing' })
     const lines = logs.filter((l) => l['reqId'] === res.headers['x-request-id'])
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatchObject({ msg: 'request', method: 'GET', route: '/api/pricing', operation: 'public.pricing', status: 200, level: 30 })
+    expect(lines[0]).toMatchObject({
+      msg: 'request',
+      method: 'GET',
+      route: '/api/pricing',
+      operation: 'public.pricing',
+      status: 200,
+      level: 30,
+    })
   })
 
   it('request.log behaves as a pino logger bound to the request: levels, children, the id on every line', async () => {
@@ -154,14 +203,39 @@ describe('logging', () => {
 // The fault: validation errors leaked the validator's text ("querystring/action must be equal to
 // constant … must match a schema in anyOf", "body must have required property '_csrf'").
 describe('error messages do not leak schema internals', () => {
-  const internals = /must be equal to constant|anyOf|oneOf|must have required property|must NOT|must match|querystring\/|body\/|#\/|instancePath|schemaPath/
+  const internals =
+    /must be equal to constant|anyOf|oneOf|must have required property|must NOT|must match|querystring\/|body\/|#\/|instancePath|schemaPath/
   const cases: Array<{ name: string; request: InjectOptions; detail: string; code?: string }> = [
-    { name: 'a query parameter outside its allowed values', request: { method: 'GET', url: '/api/cwv-tracker?action=delete&domain=example.com' }, detail: "The query parameter 'action' has an unsupported value" },
-    { name: 'an unknown query parameter', request: { method: 'GET', url: '/api/ready?verbose=1' }, detail: "The query parameter 'verbose' is not accepted here" },
-    { name: 'a missing required field', request: { method: 'POST', url: '/probe/echo', payload: {} }, detail: "The field 'name' is required" },
-    { name: 'a field of the wrong type', request: { method: 'POST', url: '/probe/echo', payload: { name: { nested: 1 } } }, detail: "The field 'name' must be a string" },
-    { name: 'a field too long', request: { method: 'POST', url: '/probe/echo', payload: { name: 'x'.repeat(21) } }, detail: "The field 'name' must be at most 20 characters long" },
-    { name: 'a body that is not an object', request: { method: 'POST', url: '/probe/echo', payload: '[1,2]', headers: { 'content-type': 'application/json' } }, detail: 'The request body is not in the expected form' },
+    {
+      name: 'a query parameter outside its allowed values',
+      request: { method: 'GET', url: '/api/cwv-tracker?action=delete&domain=example.com' },
+      detail: "The query parameter 'action' has an unsupported value",
+    },
+    {
+      name: 'an unknown query parameter',
+      request: { method: 'GET', url: '/api/ready?verbose=1' },
+      detail: "The query parameter 'verbose' is not accepted here",
+    },
+    {
+      name: 'a missing required field',
+      request: { method: 'POST', url: '/probe/echo', payload: {} },
+      detail: "The field 'name' is required",
+    },
+    {
+      name: 'a field of the wrong type',
+      request: { method: 'POST', url: '/probe/echo', payload: { name: { nested: 1 } } },
+      detail: "The field 'name' must be a string",
+    },
+    {
+      name: 'a field too long',
+      request: { method: 'POST', url: '/probe/echo', payload: { name: 'x'.repeat(21) } },
+      detail: "The field 'name' must be at most 20 characters long",
+    },
+    {
+      name: 'a body that is not an object',
+      request: { method: 'POST', url: '/probe/echo', payload: '[1,2]', headers: { 'content-type': 'application/json' } },
+      detail: 'The request body is not in the expected form',
+    },
   ]
   for (const { name, request, detail } of cases) {
     it(`${name}: a short message naming the field; the validator's text only in the log`, async () => {
@@ -178,7 +252,13 @@ describe('error messages do not leak schema internals', () => {
   }
 
   it('a missing or empty domain on the public checks is 400 invalid_domain (INTERFACE.md 4.1)', async () => {
-    for (const url of ['/api/seo-check/audit', '/api/seo-check/audit?d=', '/api/mcs-check', '/api/mcs-check?domain=', `/api/seo-check/audit?d=${'a'.repeat(400)}`]) {
+    for (const url of [
+      '/api/seo-check/audit',
+      '/api/seo-check/audit?d=',
+      '/api/mcs-check',
+      '/api/mcs-check?domain=',
+      `/api/seo-check/audit?d=${'a'.repeat(400)}`,
+    ]) {
       const res = await app.inject({ method: 'GET', url })
       expect(res.statusCode, url).toBe(400)
       isProblem(res)
@@ -188,7 +268,12 @@ describe('error messages do not leak schema internals', () => {
   })
 
   it('the HTML consent form missing its _csrf field names it in plain words', async () => {
-    const res = await app.inject({ method: 'POST', url: '/oauth/authorize', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'decision=allow' })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'decision=allow',
+    })
     expect(res.statusCode).toBe(400)
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
     expect(res.body).toMatch(/The field &#39;(_csrf|client_id|[a-z_]+)&#39; is required/)
@@ -197,7 +282,12 @@ describe('error messages do not leak schema internals', () => {
 
   it('the OAuth token endpoint names the field in error_description', async () => {
     for (const payload of ['', 'grant_type=refresh_token&refresh_token=x&extra=1', `grant_type=${'g'.repeat(600)}`]) {
-      const res = await app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      })
       expect(res.statusCode, payload).toBe(400)
       const body = res.json() as { error: string; error_description: string }
       expect(body.error_description, payload).not.toMatch(internals)
@@ -225,6 +315,9 @@ describe('client aborts are logged as info', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     const lines = logs.slice(before)
     expect(lines.filter((l) => l['msg'] === 'request aborted by the client').length).toBeGreaterThanOrEqual(1)
-    expect(lines.filter((l) => Number(l['level']) >= 50), JSON.stringify(lines)).toEqual([])
+    expect(
+      lines.filter((l) => Number(l['level']) >= 50),
+      JSON.stringify(lines),
+    ).toEqual([])
   })
 })

@@ -22,7 +22,13 @@ describe('a 20 KB header (headers too large)', () => {
     expect(res.status).toBe(431)
     expect(res.headers['content-type']).toBe(PROBLEM)
     expect(res.headers['connection']).toBe('close')
-    expect(JSON.parse(res.body)).toEqual({ type: 'urn:problem-type:headers_too_large', title: 'Request Header Fields Too Large', status: 431, detail: 'The request line and headers are larger than the service accepts', code: 'headers_too_large' })
+    expect(JSON.parse(res.body)).toEqual({
+      type: 'urn:problem-type:headers_too_large',
+      title: 'Request Header Fields Too Large',
+      status: 431,
+      detail: 'The request line and headers are larger than the service accepts',
+      code: 'headers_too_large',
+    })
     expect(await connection.closed()).toBe('closed')
   })
 
@@ -65,7 +71,13 @@ describe('a URL the router cannot decode (GET /x%zz)', () => {
     const res = await connection.send(get('/x%zz'))
     expect(res.status).toBe(400)
     expect(res.headers['content-type']).toBe(PROBLEM)
-    expect(JSON.parse(res.body)).toEqual({ type: 'urn:problem-type:bad_request', title: 'Bad Request', status: 400, detail: 'The request URL is malformed', code: 'bad_request' })
+    expect(JSON.parse(res.body)).toEqual({
+      type: 'urn:problem-type:bad_request',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'The request URL is malformed',
+      code: 'bad_request',
+    })
     expect(res.body).not.toContain('%zz')
     expect(res.body).not.toContain('FST_')
     expect(res.headers['x-request-id']).toBeDefined()

@@ -21,7 +21,11 @@ interface Registration {
 }
 
 async function register(): Promise<Registration> {
-  const res = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) })
+  const res = await fetch(`${base}/agent/identity`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'anonymous' }),
+  })
   expect(res.status).toBe(200)
   return (await json(res)) as Registration
 }
@@ -35,7 +39,14 @@ async function exchange(reg: Registration, assertion = reg.identity_assertion) {
 }
 
 async function poll(reg: Registration) {
-  const response = await oauth.genericTokenEndpointRequest(as, agentClient(reg), oauth.None(), CLAIM, { claim_token: reg.claim_token }, insecure)
+  const response = await oauth.genericTokenEndpointRequest(
+    as,
+    agentClient(reg),
+    oauth.None(),
+    CLAIM,
+    { claim_token: reg.claim_token },
+    insecure,
+  )
   return oauth.processGenericTokenEndpointResponse(as, agentClient(reg), response)
 }
 
@@ -50,20 +61,31 @@ async function pollError(reg: Registration): Promise<string> {
 }
 
 async function startClaim(reg: Registration, body: Record<string, string> = { claim_token: reg.claim_token, email: 'owner@example.com' }) {
-  return fetch(`${base}/agent/identity/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return fetch(`${base}/agent/identity/claim`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 const bearer = (token: string, path = '/probe/mcp/read') => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } })
 
 /** Lets the claim attempt's polling interval pass without waiting for it. */
 async function skipInterval(reg: Registration) {
-  await app.db.updateTable('claim_attempts').set({ last_polled_at: new Date(Date.now() - 60_000) }).where('registration_id', '=', reg.registration_id).execute()
+  await app.db
+    .updateTable('claim_attempts')
+    .set({ last_polled_at: new Date(Date.now() - 60_000) })
+    .where('registration_id', '=', reg.registration_id)
+    .execute()
 }
 
 describe('agent registration and the claim ceremony', () => {
   it('discovers the agent_auth block and the protected resource through oauth4webapi', async () => {
     expect(as.issuer).toBe(base)
-    expect((as as Record<string, unknown>)['agent_auth']).toMatchObject({ identity_endpoint: `${base}/agent/identity`, claim_endpoint: `${base}/agent/identity/claim` })
+    expect((as as Record<string, unknown>)['agent_auth']).toMatchObject({
+      identity_endpoint: `${base}/agent/identity`,
+      claim_endpoint: `${base}/agent/identity/claim`,
+    })
     const resource = new URL(`${base}/mcp`)
     const rs = await oauth.processResourceDiscoveryResponse(resource, await oauth.resourceDiscoveryRequest(resource, insecure))
     expect(rs.authorization_servers).toEqual([base])
@@ -83,7 +105,9 @@ describe('agent registration and the claim ceremony', () => {
     expect(lifetime).toBeGreaterThan(24 * 3600_000 - 60_000)
     expect(lifetime).toBeLessThanOrEqual(24 * 3600_000)
     expect(decodeProtectedHeader(reg.identity_assertion)).toMatchObject({ alg: 'RS256' })
-    const { payload } = await jwtVerify(reg.identity_assertion, createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`)), { issuer: base })
+    const { payload } = await jwtVerify(reg.identity_assertion, createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`)), {
+      issuer: base,
+    })
     expect(payload.sub).toBe(reg.registration_id)
     expect((payload.exp as number) * 1000).toBe(Date.parse(reg['assertion_expires'] as string))
     const row = await app.db.selectFrom('agent_registrations').selectAll().where('id', '=', reg.registration_id).executeTakeFirstOrThrow()
@@ -92,31 +116,61 @@ describe('agent registration and the claim ceremony', () => {
   })
 
   it('refuses other identity types and malformed bodies in the RFC 6749 error shape', async () => {
-    const other = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'id-jag' }) })
+    const other = await fetch(`${base}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'id-jag' }),
+    })
     expect(other.status).toBe(400)
     expect(await json(other)).toEqual({ error: 'unsupported_identity_type', error_description: expect.any(String) })
-    const extra = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous', admin: true }) })
+    const extra = await fetch(`${base}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'anonymous', admin: true }),
+    })
     expect(extra.status).toBe(400)
     expect((await json(extra)).error).toBe('invalid_request')
-    const broken = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":' })
+    const broken = await fetch(`${base}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":',
+    })
     expect(broken.status).toBe(400)
     expect(await json(broken)).toEqual({ error: 'invalid_request', error_description: expect.any(String) })
-    const huge = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'x'.repeat(2_000_000) }) })
+    const huge = await fetch(`${base}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'x'.repeat(2_000_000) }),
+    })
     expect(huge.status).toBe(413)
     expect((await json(huge)).error).toBe('invalid_request')
   })
 
   it('exchanges the assertion (RFC 7523) for an RFC 9068 access token with scope mcp:read that the guard accepts', async () => {
     const reg = await register()
-    const res = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }) })
+    const res = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }),
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
     const tokens = await exchange(reg)
     expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'mcp:read' })
     expect(decodeProtectedHeader(tokens.access_token)).toMatchObject({ alg: 'RS256', typ: 'at+jwt' })
     // oauth4webapi's own RFC 9068 validation, as a resource server would run it.
-    const claims = await oauth.validateJwtAccessToken(as, new Request(`${base}/mcp`, { headers: { authorization: `Bearer ${tokens.access_token}` } }), `${base}/mcp`, insecure)
-    expect(claims).toMatchObject({ iss: base, sub: reg.registration_id, aud: `${base}/mcp`, client_id: reg.registration_id, scope: 'mcp:read' })
+    const claims = await oauth.validateJwtAccessToken(
+      as,
+      new Request(`${base}/mcp`, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
+      `${base}/mcp`,
+      insecure,
+    )
+    expect(claims).toMatchObject({
+      iss: base,
+      sub: reg.registration_id,
+      aud: `${base}/mcp`,
+      client_id: reg.registration_id,
+      scope: 'mcp:read',
+    })
     expect(claims.exp - claims.iat).toBe(3600)
     const probe = await bearer(tokens.access_token)
     expect(probe.status).toBe(200)
@@ -124,7 +178,9 @@ describe('agent registration and the claim ceremony', () => {
     // mcp:tools needs a claim.
     const tools = await bearer(tokens.access_token, '/probe/mcp/tools')
     expect(tools.status).toBe(403)
-    expect(tools.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", error_description="The access token lacks the scope mcp:tools", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"`)
+    expect(tools.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", error_description="The access token lacks the scope mcp:tools", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"`,
+    )
   })
 
   it('refuses forged, foreign and swapped assertions with invalid_grant', async () => {
@@ -142,19 +198,35 @@ describe('agent registration and the claim ceremony', () => {
       expect(res.status).toBe(400)
       expect((await json(res)).error).toBe('invalid_grant')
     }
-    const wider = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion, scope: 'mcp:read mcp:tools' }) })
+    const wider = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion, scope: 'mcp:read mcp:tools' }),
+    })
     expect((await json(wider)).error).toBe('invalid_scope')
-    const elsewhere = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion, resource: `${base}/v1` }) })
+    const elsewhere = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion, resource: `${base}/v1` }),
+    })
     expect((await json(elsewhere)).error).toBe('invalid_target')
-    const long = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: 'a'.repeat(20_000) }) })
+    const long = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: 'a'.repeat(20_000) }),
+    })
     expect(long.status).toBe(400)
     expect(await json(long)).toEqual({ error: 'invalid_request', error_description: 'The assertion is too long' })
     const missing = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: JWT_BEARER }) })
     expect((await json(missing)).error).toBe('invalid_request')
-    const unknown = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'a', password: 'b' }) })
+    const unknown = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'password', username: 'a', password: 'b' }),
+    })
     expect(unknown.status).toBe(400)
     expect(await json(unknown)).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) })
-    const twice = await fetch(`${base}/oauth/token`, { method: 'POST', body: `grant_type=${encodeURIComponent(JWT_BEARER)}&grant_type=authorization_code&assertion=x`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const twice = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: `grant_type=${encodeURIComponent(JWT_BEARER)}&grant_type=authorization_code&assertion=x`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(twice.status).toBe(400)
     expect((await json(twice)).error).toBe('invalid_request')
   })
@@ -164,13 +236,24 @@ describe('agent registration and the claim ceremony', () => {
     const preClaim = await exchange(reg)
     const claimRes = await startClaim(reg)
     expect(claimRes.status).toBe(200)
-    const { claim_attempt: attempt } = (await json(claimRes)) as { claim_attempt: { user_code: string; verification_uri: string; expires_in: number; interval: number } }
-    expect(attempt).toEqual({ user_code: expect.stringMatching(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/), verification_uri: `${base}/agent/identity/verify`, expires_in: 600, interval: 5 })
+    const { claim_attempt: attempt } = (await json(claimRes)) as {
+      claim_attempt: { user_code: string; verification_uri: string; expires_in: number; interval: number }
+    }
+    expect(attempt).toEqual({
+      user_code: expect.stringMatching(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/),
+      verification_uri: `${base}/agent/identity/verify`,
+      expires_in: 600,
+      interval: 5,
+    })
 
     expect(await pollError(reg)).toBe('authorization_pending')
     // Polled again at once: faster than the interval.
     expect(await pollError(reg)).toBe('slow_down')
-    const slowed = await app.db.selectFrom('claim_attempts').select('interval_seconds').where('registration_id', '=', reg.registration_id).executeTakeFirstOrThrow()
+    const slowed = await app.db
+      .selectFrom('claim_attempts')
+      .select('interval_seconds')
+      .where('registration_id', '=', reg.registration_id)
+      .executeTakeFirstOrThrow()
     expect(slowed.interval_seconds).toBe(10)
 
     // The person, in a browser without JavaScript.
@@ -225,7 +308,11 @@ describe('agent registration and the claim ceremony', () => {
     expect(account).toEqual({ plan: 'free', status: 'claimed' })
 
     // The agent's refresh token rotates.
-    const refreshed = await oauth.processRefreshTokenResponse(as, agentClient(reg), await oauth.refreshTokenGrantRequest(as, agentClient(reg), oauth.None(), tokens.refresh_token as string, insecure))
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      agentClient(reg),
+      await oauth.refreshTokenGrantRequest(as, agentClient(reg), oauth.None(), tokens.refresh_token as string, insecure),
+    )
     expect(refreshed.scope).toBe('mcp:read mcp:tools')
     expect(decodeJwt(refreshed.access_token).sub).toBe(reg.registration_id)
   })
@@ -253,7 +340,11 @@ describe('agent registration and the claim ceremony', () => {
 
     // The person, meanwhile.
     const person = new Browser(base)
-    const confirm = await person.signIn(app, 'looper@example.com', await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }))
+    const confirm = await person.signIn(
+      app,
+      'looper@example.com',
+      await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }),
+    )
     expect((await person.submit(confirm, {}, { button: ['decision', 'approve'] })).html).toContain('Agent connected')
 
     const tokens = await agent
@@ -269,18 +360,35 @@ describe('agent registration and the claim ceremony', () => {
     expect(res.status).toBe(200)
     const { claim_attempt: attempt } = await json(res)
     const person = new Browser(base)
-    const confirm = await person.signIn(app, 'decliner@example.com', await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }))
+    const confirm = await person.signIn(
+      app,
+      'decliner@example.com',
+      await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }),
+    )
     const declined = await person.submit(confirm, {}, { button: ['decision', 'deny'] })
     expect(declined.html).toContain('declined')
-    const response = await oauth.genericTokenEndpointRequest(as, agentClient(reg), oauth.None(), 'urn:workos:agent-auth:grant-type:claim', { claim_token: reg.claim_token }, insecure)
-    await expect(oauth.processGenericTokenEndpointResponse(as, agentClient(reg), response)).rejects.toMatchObject({ error: 'access_denied' })
+    const response = await oauth.genericTokenEndpointRequest(
+      as,
+      agentClient(reg),
+      oauth.None(),
+      'urn:workos:agent-auth:grant-type:claim',
+      { claim_token: reg.claim_token },
+      insecure,
+    )
+    await expect(oauth.processGenericTokenEndpointResponse(as, agentClient(reg), response)).rejects.toMatchObject({
+      error: 'access_denied',
+    })
   })
 
   it('only lets the person named by the agent approve, ending the attempt after five wrong accounts', async () => {
     const reg = await register()
-    const { claim_attempt: attempt } = await json((await startClaim(reg, { claim_token: reg.claim_token, email: 'named@example.com' })))
+    const { claim_attempt: attempt } = await json(await startClaim(reg, { claim_token: reg.claim_token, email: 'named@example.com' }))
     const stranger = new Browser(base)
-    const confirm = await stranger.signIn(app, 'stranger@example.com', await stranger.submit(await stranger.get('/agent/identity/verify'), { user_code: attempt.user_code }))
+    const confirm = await stranger.signIn(
+      app,
+      'stranger@example.com',
+      await stranger.submit(await stranger.get('/agent/identity/verify'), { user_code: attempt.user_code }),
+    )
     for (let i = 0; i < 5; i++) {
       const refused = await stranger.submit(confirm, {}, { button: ['decision', 'approve'] })
       expect(refused.status).toBe(403)
@@ -303,7 +411,11 @@ describe('agent registration and the claim ceremony', () => {
     expect((await json(twice)).error).toBe('claimed_or_in_flight')
 
     const lapsed = await register()
-    await app.db.updateTable('agent_registrations').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', lapsed.registration_id).execute()
+    await app.db
+      .updateTable('agent_registrations')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', lapsed.registration_id)
+      .execute()
     const expired = await startClaim(lapsed)
     expect(expired.status).toBe(410)
     expect((await json(expired)).error).toBe('claim_expired')
@@ -316,8 +428,12 @@ describe('agent registration and the claim ceremony', () => {
 
   it('answers expired_token once the user code expires, and the page refuses the expired code', async () => {
     const reg = await register()
-    const { claim_attempt: attempt } = await json((await startClaim(reg)))
-    await app.db.updateTable('claim_attempts').set({ expires_at: new Date(Date.now() - 1000) }).where('registration_id', '=', reg.registration_id).execute()
+    const { claim_attempt: attempt } = await json(await startClaim(reg))
+    await app.db
+      .updateTable('claim_attempts')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('registration_id', '=', reg.registration_id)
+      .execute()
     expect(await pollError(reg)).toBe('expired_token')
     const person = new Browser(base)
     const page = await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code })
@@ -331,9 +447,17 @@ describe('agent registration and the claim ceremony', () => {
     const reg = await register()
     const { claim_attempt: attempt } = await json(await startClaim(reg, { claim_token: reg.claim_token, email: 'late@example.com' }))
     const person = new Browser(base)
-    const confirm = await person.signIn(app, 'late@example.com', await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }))
+    const confirm = await person.signIn(
+      app,
+      'late@example.com',
+      await person.submit(await person.get('/agent/identity/verify'), { user_code: attempt.user_code }),
+    )
     expect((await person.submit(confirm, {}, { button: ['decision', 'approve'] })).status).toBe(200)
-    await app.db.updateTable('claim_attempts').set({ expires_at: new Date(Date.now() - 1000) }).where('registration_id', '=', reg.registration_id).execute()
+    await app.db
+      .updateTable('claim_attempts')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('registration_id', '=', reg.registration_id)
+      .execute()
     expect(await pollError(reg)).toBe('expired_token')
     expect((await startClaim(reg, { claim_token: reg.claim_token, email: 'late@example.com' })).status).toBe(200)
   })
@@ -345,7 +469,9 @@ describe('agent registration and the claim ceremony', () => {
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, agentClient(reg), oauth.None(), tokens.access_token, insecure))
     const after = await bearer(tokens.access_token)
     expect(after.status).toBe(401)
-    expect(after.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", error_description="The access token has been revoked", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`)
+    expect(after.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", error_description="The access token has been revoked", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`,
+    )
     const unknown = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: 'whatever' }) })
     expect(unknown.status).toBe(200)
     expect(await unknown.text()).toBe('')

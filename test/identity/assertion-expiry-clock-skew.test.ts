@@ -21,11 +21,14 @@ describe('assertion expiry clock skew', () => {
   function signingAcrossASecond() {
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(Math.ceil(Date.now() / 1000) * 1000 + 999)
-    const slow: Signer = { ...realSigner, sign: async (claims, options) => {
-      const token = await realSigner.sign(claims, options)
-      vi.setSystemTime(Date.now() + 5)
-      return token
-    } }
+    const slow: Signer = {
+      ...realSigner,
+      sign: async (claims, options) => {
+        const token = await realSigner.sign(claims, options)
+        vi.setSystemTime(Date.now() + 5)
+        return token
+      },
+    }
     ;(app as { signer: Signer }).signer = slow
   }
 
@@ -40,7 +43,12 @@ describe('assertion expiry clock skew', () => {
 
   it('agrees on every one of many registrations on the real clock', async () => {
     for (let i = 0; i < 20; i++) {
-      const res = await app.inject({ method: 'POST', url: '/agent/identity', payload: { type: 'anonymous' }, remoteAddress: `10.0.0.${i + 1}` })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/agent/identity',
+        payload: { type: 'anonymous' },
+        remoteAddress: `10.0.0.${i + 1}`,
+      })
       const body = res.json<{ identity_assertion: string; assertion_expires: string }>()
       expect(Date.parse(body.assertion_expires)).toBe((decodeJwt(body.identity_assertion).exp as number) * 1000)
     }

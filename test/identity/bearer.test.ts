@@ -13,13 +13,23 @@ const metadata = `${base}/.well-known/oauth-protected-resource/mcp`
 const keyRow = await app.db.selectFrom('signing_keys').selectAll().where('status', '=', 'active').executeTakeFirstOrThrow()
 const ownKey = await importJWK(JSON.parse(app.keyring.open(keyRow.private_jwk_sealed, `signing_keys:${keyRow.kid}`)) as JWK, 'RS256')
 
-const good = (): JWTPayload => ({ iss: base, sub: 'usr_1', aud: mcp, client_id: 'cli_1', scope: 'mcp:read', jti: `at_${Math.random()}`, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600 })
+const good = (): JWTPayload => ({
+  iss: base,
+  sub: 'usr_1',
+  aud: mcp,
+  client_id: 'cli_1',
+  scope: 'mcp:read',
+  jti: `at_${Math.random()}`,
+  iat: Math.floor(Date.now() / 1000),
+  exp: Math.floor(Date.now() / 1000) + 600,
+})
 
 async function sign(payload: JWTPayload, header: { typ?: string; kid?: string } = {}, key: Parameters<SignJWT['sign']>[0] = ownKey) {
   return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: keyRow.kid, ...header }).sign(key)
 }
 
-const call = (authorization?: string, url = '/probe/mcp/read') => app.inject({ method: 'GET', url, headers: authorization ? { authorization } : {} })
+const call = (authorization?: string, url = '/probe/mcp/read') =>
+  app.inject({ method: 'GET', url, headers: authorization ? { authorization } : {} })
 
 describe('the bearer guard of /mcp and /v1', () => {
   it('accepts a well-formed token of this issuer and exposes who it speaks for', async () => {
@@ -46,8 +56,12 @@ describe('the bearer guard of /mcp and /v1', () => {
     const foreign = (await generateKeyPair('RS256')).privateKey
     const cases: Record<string, string> = {
       none: `${b64({ alg: 'none', typ: 'at+jwt' })}.${b64(payload)}.`,
-      hs256: await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: keyRow.kid }).sign(new TextEncoder().encode('a-shared-secret-of-enough-length!')),
-      hs256PublicKey: await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: keyRow.kid }).sign(Buffer.from(publicJwk.n, 'base64url')),
+      hs256: await new SignJWT(payload)
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: keyRow.kid })
+        .sign(new TextEncoder().encode('a-shared-secret-of-enough-length!')),
+      hs256PublicKey: await new SignJWT(payload)
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: keyRow.kid })
+        .sign(Buffer.from(publicJwk.n, 'base64url')),
       foreignKey: await sign(payload, {}, foreign),
       wrongIssuer: await sign({ ...payload, iss: 'https://issuer.example' }),
       wrongAudience: await sign({ ...payload, aud: `${base}/v1` }),
@@ -59,7 +73,11 @@ describe('the bearer guard of /mcp and /v1', () => {
     for (const [name, token] of Object.entries(cases)) {
       const res = await call(`Bearer ${token}`)
       expect(res.statusCode, name).toBe(401)
-      expect(res.headers['www-authenticate'], name).toMatch(new RegExp(`^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${metadata.replace(/[/.]/g, '\\$&')}", scope="mcp:read"$`))
+      expect(res.headers['www-authenticate'], name).toMatch(
+        new RegExp(
+          `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${metadata.replace(/[/.]/g, '\\$&')}", scope="mcp:read"$`,
+        ),
+      )
     }
     expect((await call(`Bearer ${cases['expired']}`)).headers['www-authenticate']).toContain('has expired')
   })
@@ -74,9 +92,18 @@ describe('the bearer guard of /mcp and /v1', () => {
   it.runIf(onPostgres)('sees a revocation made by another instance on the same database', async () => {
     const other = await buildTestApp({ databaseUrl, plugins: [probeRoutes] })
     const token = await sign(good())
-    expect((await other.app.inject({ method: 'GET', url: '/probe/mcp/read', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200)
-    const revoked = await app.inject({ method: 'POST', url: '/oauth/revoke', payload: `token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(
+      (await other.app.inject({ method: 'GET', url: '/probe/mcp/read', headers: { authorization: `Bearer ${token}` } })).statusCode,
+    ).toBe(200)
+    const revoked = await app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      payload: `token=${token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(revoked.statusCode).toBe(200)
-    expect((await other.app.inject({ method: 'GET', url: '/probe/mcp/read', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(401)
+    expect(
+      (await other.app.inject({ method: 'GET', url: '/probe/mcp/read', headers: { authorization: `Bearer ${token}` } })).statusCode,
+    ).toBe(401)
   })
 })

@@ -22,7 +22,16 @@ async function openAuthorization(params: Record<string, string> = {}): Promise<S
   const verifier = oauth.generateRandomCodeVerifier()
   const state = oauth.generateRandomState()
   const url = new URL(as.authorization_endpoint as string)
-  const query = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', scope: 'mcp:read mcp:tools', state, ...params }
+  const query = {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    scope: 'mcp:read mcp:tools',
+    state,
+    ...params,
+  }
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value)
   let consent = await person.get(url.pathname + url.search)
   if (!signedIn) {
@@ -42,7 +51,11 @@ async function allow(started: Started): Promise<URL> {
 
 async function redeem(callback: URL, started: Started) {
   const params = oauth.validateAuthResponse(as, client, callback, started.state)
-  return oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, started.verifier, insecure))
+  return oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, started.verifier, insecure),
+  )
 }
 
 const bearer = (token: string, path = '/probe/mcp/read') => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } })
@@ -50,7 +63,13 @@ const tokenRequest = (values: Record<string, string>) => fetch(`${base}/oauth/to
 
 describe('account OAuth: dynamic registration, PKCE authorization code, refresh, revocation', () => {
   it('registers a public client (RFC 7591) and refuses bad metadata', async () => {
-    expect(client).toMatchObject({ client_id: expect.stringMatching(/^cli_/), client_name: 'Site Builder Desktop', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] })
+    expect(client).toMatchObject({
+      client_id: expect.stringMatching(/^cli_/),
+      client_name: 'Site Builder Desktop',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+    })
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ redirect_uris: ['http://example.com/cb'] }, 'invalid_redirect_uri'],
       [{ redirect_uris: ['https://example.com/cb#frag'] }, 'invalid_redirect_uri'],
@@ -60,11 +79,23 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
       [{ redirect_uris: [] }, 'invalid_request'],
     ]
     for (const [body, error] of cases) {
-      const res = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const res = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       expect(res.status).toBe(400)
       expect((await json(res)).error).toBe(error)
     }
-    const loopback = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'CLI', redirect_uris: ['http://[::1]:8080/cb', 'https://app.example.com/cb'], software_id: 'ignored' }) })
+    const loopback = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'CLI',
+        redirect_uris: ['http://[::1]:8080/cb', 'https://app.example.com/cb'],
+        software_id: 'ignored',
+      }),
+    })
     expect(loopback.status).toBe(201)
   })
 
@@ -83,9 +114,20 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     expect(callback.searchParams.get('iss')).toBe(base)
     expect(callback.searchParams.get('state')).toBe(started.state)
     const tokens = await redeem(callback, started)
-    expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'mcp:read mcp:tools', refresh_token: expect.stringMatching(/^rt_/) })
+    expect(tokens).toMatchObject({
+      token_type: 'bearer',
+      expires_in: 3600,
+      scope: 'mcp:read mcp:tools',
+      refresh_token: expect.stringMatching(/^rt_/),
+    })
     const claims = decodeJwt(tokens.access_token)
-    expect(claims).toMatchObject({ iss: base, aud: `${base}/mcp`, client_id: client.client_id, sub: expect.stringMatching(/^usr_/), account_id: expect.stringMatching(/^acct_/) })
+    expect(claims).toMatchObject({
+      iss: base,
+      aud: `${base}/mcp`,
+      client_id: client.client_id,
+      sub: expect.stringMatching(/^usr_/),
+      account_id: expect.stringMatching(/^acct_/),
+    })
     expect((await bearer(tokens.access_token, '/probe/mcp/tools')).status).toBe(200)
   })
 
@@ -102,15 +144,27 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
   it('rotates refresh tokens; a reused one revokes the whole family and its access tokens', async () => {
     const started = await openAuthorization()
     const first = await redeem(await allow(started), started)
-    const second = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first.refresh_token as string, insecure))
+    const second = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first.refresh_token as string, insecure),
+    )
     expect(second.refresh_token).not.toBe(first.refresh_token)
     expect((await bearer(second.access_token)).status).toBe(200)
     // The first refresh token again: a leak. The family dies.
-    const reuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: client.client_id })
+    const reuse = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      client_id: client.client_id,
+    })
     expect(reuse.status).toBe(400)
     expect(reuse.headers.get('cache-control')).toBe('no-store')
     expect((await json(reuse)).error).toBe('invalid_grant')
-    await expect(oauth.refreshTokenGrantRequest(as, client, oauth.None(), second.refresh_token as string, insecure).then((r) => oauth.processRefreshTokenResponse(as, client, r))).rejects.toMatchObject({ error: 'invalid_grant' })
+    await expect(
+      oauth
+        .refreshTokenGrantRequest(as, client, oauth.None(), second.refresh_token as string, insecure)
+        .then((r) => oauth.processRefreshTokenResponse(as, client, r)),
+    ).rejects.toMatchObject({ error: 'invalid_grant' })
     expect((await bearer(second.access_token)).status).toBe(401)
     expect((await bearer(first.access_token)).status).toBe(401)
   })
@@ -119,7 +173,11 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     const started = await openAuthorization()
     const tokens = await redeem(await allow(started), started)
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token as string, insecure))
-    const refused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: client.client_id })
+    const refused = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: client.client_id,
+    })
     expect((await json(refused)).error).toBe('invalid_grant')
     expect((await bearer(tokens.access_token)).status).toBe(401)
   })
@@ -134,11 +192,20 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     expect((await json(missing)).error).toBe('invalid_grant')
 
     const s2 = await openAuthorization()
-    const wrong = await tokenRequest({ ...base_, code: (await allow(s2)).searchParams.get('code') as string, code_verifier: oauth.generateRandomCodeVerifier() })
+    const wrong = await tokenRequest({
+      ...base_,
+      code: (await allow(s2)).searchParams.get('code') as string,
+      code_verifier: oauth.generateRandomCodeVerifier(),
+    })
     expect((await json(wrong)).error).toBe('invalid_grant')
 
     const s3 = await openAuthorization()
-    const mismatch = await tokenRequest({ ...base_, code: (await allow(s3)).searchParams.get('code') as string, code_verifier: s3.verifier, redirect_uri: 'http://127.0.0.1:9/other' })
+    const mismatch = await tokenRequest({
+      ...base_,
+      code: (await allow(s3)).searchParams.get('code') as string,
+      code_verifier: s3.verifier,
+      redirect_uri: 'http://127.0.0.1:9/other',
+    })
     expect((await json(mismatch)).error).toBe('invalid_grant')
 
     const s4 = await openAuthorization()
@@ -156,9 +223,23 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
   })
 
   it('refuses plain PKCE and a missing challenge by redirecting with an error and iss', async () => {
-    for (const params of [{ code_challenge_method: 'plain' }, { code_challenge: '' }, { scope: 'admin' }, { resource: 'https://elsewhere.example/api' }, { response_type: 'token' }] as Array<Record<string, string>>) {
+    for (const params of [
+      { code_challenge_method: 'plain' },
+      { code_challenge: '' },
+      { scope: 'admin' },
+      { resource: 'https://elsewhere.example/api' },
+      { response_type: 'token' },
+    ] as Array<Record<string, string>>) {
       const verifier = oauth.generateRandomCodeVerifier()
-      const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 'st', ...params })
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: redirectUri,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: 'st',
+        ...params,
+      })
       const res = await person.get(`/oauth/authorize?${query}`)
       expect(res.status).toBe(302)
       const location = new URL(res.location as string)
@@ -170,8 +251,19 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
   })
 
   it('shows an error page, never a redirect, for an unknown client or an unregistered redirect_uri', async () => {
-    for (const params of [{ redirect_uri: 'http://127.0.0.1:9/evil' }, { redirect_uri: 'https://attacker.example/cb' }, { client_id: 'cli_nope' }]) {
-      const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', ...params })
+    for (const params of [
+      { redirect_uri: 'http://127.0.0.1:9/evil' },
+      { redirect_uri: 'https://attacker.example/cb' },
+      { client_id: 'cli_nope' },
+    ]) {
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: redirectUri,
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+        ...params,
+      })
       const res = await person.get(`/oauth/authorize?${query}`)
       expect(res.status).toBe(400)
       expect(res.location).toBeNull()

@@ -47,7 +47,9 @@ describe('browser cookies on https', () => {
       method: 'POST',
       url: '/signout',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ _csrf: cheerio.load(done.body)('form[action="/signout"] input[name="_csrf"]').attr('value') as string }).toString(),
+      payload: new URLSearchParams({
+        _csrf: cheerio.load(done.body)('form[action="/signout"] input[name="_csrf"]').attr('value') as string,
+      }).toString(),
     })
     expect(signOut.statusCode).toBe(200)
     expect(cookiesOf(signOut.headers['set-cookie']).some((c) => /^__Host-wps_session=;/.test(c))).toBe(true)

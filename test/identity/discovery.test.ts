@@ -22,12 +22,30 @@ describe('discovery documents', () => {
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
       token_endpoint_auth_methods_supported: ['none'],
-      agent_auth: { identity_endpoint: `${base}/agent/identity`, claim_endpoint: `${base}/agent/identity/claim`, identity_types_supported: ['anonymous'] },
+      agent_auth: {
+        identity_endpoint: `${base}/agent/identity`,
+        claim_endpoint: `${base}/agent/identity/claim`,
+        identity_types_supported: ['anonymous'],
+      },
     })
     expect(body.grant_types_supported).toEqual(
-      expect.arrayContaining(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:presence:agent-auth:grant-type:claim', 'urn:workos:agent-auth:grant-type:claim']),
+      expect.arrayContaining([
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        'urn:presence:agent-auth:grant-type:claim',
+        'urn:workos:agent-auth:grant-type:claim',
+      ]),
     )
-    expect(body.scopes_supported).toEqual(['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'])
+    expect(body.scopes_supported).toEqual([
+      'mcp:read',
+      'mcp:tools',
+      'read:sites',
+      'write:pages',
+      'manage:leads',
+      'manage:webhooks',
+      'manage:tokens',
+    ])
     const head = await app.inject({ method: 'HEAD', url: '/.well-known/oauth-authorization-server' })
     expect(head.statusCode).toBe(200)
     expect(head.body).toBe('')
@@ -36,15 +54,28 @@ describe('discovery documents', () => {
 
   it('serves RFC 9728 metadata at the root and the path-suffixed forms of /mcp and /v1', async () => {
     const cases: Array<[string, string, string[]]> = [
-      ['/.well-known/oauth-protected-resource', base, ['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens']],
+      [
+        '/.well-known/oauth-protected-resource',
+        base,
+        ['mcp:read', 'mcp:tools', 'read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'],
+      ],
       ['/.well-known/oauth-protected-resource/mcp', `${base}/mcp`, ['mcp:read', 'mcp:tools']],
-      ['/.well-known/oauth-protected-resource/v1', `${config.API_URL}/v1`, ['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens']],
+      [
+        '/.well-known/oauth-protected-resource/v1',
+        `${config.API_URL}/v1`,
+        ['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'],
+      ],
     ]
     for (const [url, resource, scopes] of cases) {
       const res = await app.inject({ method: 'GET', url })
       expect(res.statusCode).toBe(200)
       expect(res.headers['cache-control']).toMatch(/public/)
-      expect(res.json()).toMatchObject({ resource, authorization_servers: [base], scopes_supported: scopes, bearer_methods_supported: ['header'] })
+      expect(res.json()).toMatchObject({
+        resource,
+        authorization_servers: [base],
+        scopes_supported: scopes,
+        bearer_methods_supported: ['header'],
+      })
       expect((await app.inject({ method: 'HEAD', url })).statusCode).toBe(200)
     }
   })
@@ -68,7 +99,13 @@ describe('discovery documents', () => {
     expect(index.$schema).toBe('https://schemas.agentskills.io/discovery/0.2.0/schema.json')
     expect(index.skills.length).toBeGreaterThanOrEqual(2)
     for (const skill of index.skills) {
-      expect(skill).toEqual({ name: expect.stringMatching(/^[a-z0-9-]{1,64}$/), type: 'skill-md', description: expect.any(String), url: `/.well-known/agent-skills/${skill.name}/SKILL.md`, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) })
+      expect(skill).toEqual({
+        name: expect.stringMatching(/^[a-z0-9-]{1,64}$/),
+        type: 'skill-md',
+        description: expect.any(String),
+        url: `/.well-known/agent-skills/${skill.name}/SKILL.md`,
+        digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      })
       const file = await app.inject({ method: 'GET', url: skill.url })
       expect(file.statusCode).toBe(200)
       expect(file.headers['content-type']).toBe('text/markdown; charset=utf-8')

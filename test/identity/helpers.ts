@@ -20,11 +20,17 @@ export interface LiveApp {
 }
 
 /** The whole service listening on a loopback port, with BASE_URL set to that origin. */
-export async function startLiveApp(options: { env?: Record<string, string>; plugins?: FastifyPluginAsync[]; captureLogs?: boolean } = {}): Promise<LiveApp> {
+export async function startLiveApp(
+  options: { env?: Record<string, string>; plugins?: FastifyPluginAsync[]; captureLogs?: boolean } = {},
+): Promise<LiveApp> {
   for (let tries = 0; ; tries++) {
     const port = candidatePort()
     const base = `http://127.0.0.1:${port}`
-    const { app, logs } = await buildTestApp({ env: { BASE_URL: base, ...options.env }, plugins: options.plugins, captureLogs: options.captureLogs })
+    const { app, logs } = await buildTestApp({
+      env: { BASE_URL: base, ...options.env },
+      plugins: options.plugins,
+      captureLogs: options.captureLogs,
+    })
     try {
       await app.listen({ port, host: '127.0.0.1' })
       return { app, base, logs }
@@ -84,7 +90,11 @@ export class Browser {
   }
 
   post(path: string, form: Record<string, string>): Promise<Page> {
-    return this.request(path, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    return this.request(path, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
   }
 
   /** Submits the page's form (the one whose action matches, or the first) with `fields` filled in and the button `submit` pressed; a select sends its selected option. */
@@ -99,7 +109,9 @@ export class Browser {
     // A select sends its selected option, else its first, as a browser does.
     form.find('select[name]').each((_i, el) => {
       const select = page.$(el)
-      const option = select.find('option[selected]').first().length ? select.find('option[selected]').first() : select.find('option').first()
+      const option = select.find('option[selected]').first().length
+        ? select.find('option[selected]').first()
+        : select.find('option').first()
       values[select.attr('name') as string] = option.attr('value') ?? option.text()
     })
     Object.assign(values, fields)
@@ -131,11 +143,19 @@ export class Browser {
 export const insecure = { [oauth.allowInsecureRequests]: true } as const
 
 /** The service's authorization server as oauth4webapi discovers it, and a public client registered there (RFC 7591). */
-export async function registeredClient(base: string, clientName: string, redirectUri: string): Promise<{ as: oauth.AuthorizationServer; client: oauth.Client }> {
+export async function registeredClient(
+  base: string,
+  clientName: string,
+  redirectUri: string,
+): Promise<{ as: oauth.AuthorizationServer; client: oauth.Client }> {
   const issuer = new URL(base)
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))
   const client = (await oauth.processDynamicClientRegistrationResponse(
-    await oauth.dynamicClientRegistrationRequest(as, { client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure),
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' },
+      insecure,
+    ),
   )) as oauth.Client
   return { as, client }
 }

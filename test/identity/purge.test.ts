@@ -16,12 +16,24 @@ describe('purge of expired identity rows', () => {
   })
 
   it('deletes expired rows and keeps live ones', async () => {
-    await db.insertInto('revoked_tokens').values([{ jti: 'old', expires_at: past(1) }, { jti: 'live', expires_at: future }]).execute()
-    await db.insertInto('agent_registrations').values([
-      { id: 'reg_lapsed', claim_token_hash: 'a'.repeat(64), expires_at: past(48) },
-      { id: 'reg_live', claim_token_hash: 'b'.repeat(64), expires_at: future },
-    ]).execute()
-    await db.insertInto('outbox').values({ id: 'mail_old', to_sealed: 'x', subject: 's', body_sealed: 'x', created_at: past(24 * 8) }).execute()
+    await db
+      .insertInto('revoked_tokens')
+      .values([
+        { jti: 'old', expires_at: past(1) },
+        { jti: 'live', expires_at: future },
+      ])
+      .execute()
+    await db
+      .insertInto('agent_registrations')
+      .values([
+        { id: 'reg_lapsed', claim_token_hash: 'a'.repeat(64), expires_at: past(48) },
+        { id: 'reg_live', claim_token_hash: 'b'.repeat(64), expires_at: future },
+      ])
+      .execute()
+    await db
+      .insertInto('outbox')
+      .values({ id: 'mail_old', to_sealed: 'x', subject: 's', body_sealed: 'x', created_at: past(24 * 8) })
+      .execute()
     const counts = await purgeExpired(db)
     expect(counts).toMatchObject({ revoked_tokens: 1, agent_registrations: 1, outbox: 1 })
     expect((await db.selectFrom('revoked_tokens').select('jti').execute()).map((r) => r.jti)).toEqual(['live'])

@@ -5,7 +5,13 @@ import { Browser, latestCode, startLiveApp } from './helpers.ts'
 const { app, base } = await startLiveApp()
 
 const token = (values: Record<string, string>, ip: string) =>
-  app.inject({ method: 'POST', url: '/oauth/token', remoteAddress: ip, payload: new URLSearchParams(values).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    remoteAddress: ip,
+    payload: new URLSearchParams(values).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
 
 describe('throttling of guessing and of the machine endpoints', () => {
   it('gives a sign-in code five tries, then refuses even the right code', async () => {
@@ -68,7 +74,8 @@ describe('throttling of guessing and of the machine endpoints', () => {
 
   it('limits the token endpoint to 60 a minute per client, answering 429 in the OAuth shape', async () => {
     const statuses: number[] = []
-    for (let i = 0; i < 61; i++) statuses.push((await token({ grant_type: 'refresh_token', refresh_token: 'rt_x', client_id: 'cli_busy' }, '198.51.100.1')).statusCode)
+    for (let i = 0; i < 61; i++)
+      statuses.push((await token({ grant_type: 'refresh_token', refresh_token: 'rt_x', client_id: 'cli_busy' }, '198.51.100.1')).statusCode)
     expect(statuses.slice(0, 60).every((s) => s === 400)).toBe(true)
     const limited = await token({ grant_type: 'refresh_token', refresh_token: 'rt_x', client_id: 'cli_busy' }, '198.51.100.2')
     expect(limited.statusCode).toBe(429)
@@ -76,11 +83,14 @@ describe('throttling of guessing and of the machine endpoints', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     expect(limited.json()).toEqual({ error: 'rate_limited', error_description: expect.any(String) })
     // Another client from the same address is not affected.
-    expect((await token({ grant_type: 'refresh_token', refresh_token: 'rt_x', client_id: 'cli_calm' }, '198.51.100.1')).statusCode).toBe(400)
+    expect((await token({ grant_type: 'refresh_token', refresh_token: 'rt_x', client_id: 'cli_calm' }, '198.51.100.1')).statusCode).toBe(
+      400,
+    )
   })
 
   it('limits anonymous registrations per address', async () => {
-    const register = (ip: string) => app.inject({ method: 'POST', url: '/agent/identity', remoteAddress: ip, payload: { type: 'anonymous' } })
+    const register = (ip: string) =>
+      app.inject({ method: 'POST', url: '/agent/identity', remoteAddress: ip, payload: { type: 'anonymous' } })
     for (let i = 0; i < 30; i++) expect((await register('198.51.100.7')).statusCode).toBe(200)
     const limited = await register('198.51.100.7')
     expect(limited.statusCode).toBe(429)

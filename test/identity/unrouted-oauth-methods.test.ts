@@ -34,7 +34,12 @@ describe('unrouted methods on /oauth/* and /agent/identity*', () => {
   })
 
   it('refuses the method before reading a body of any media type, and keeps the query out of the answer', async () => {
-    const res = await app.inject({ method: 'PUT', url: '/oauth/token?code=secret-code', headers: { 'content-type': 'text/xml' }, payload: '<not-parsed/>' })
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/oauth/token?code=secret-code',
+      headers: { 'content-type': 'text/xml' },
+      payload: '<not-parsed/>',
+    })
     expect(res.statusCode).toBe(405)
     expect(res.body).not.toContain('secret-code')
     oauthShape(res.body)
@@ -47,12 +52,15 @@ describe('unrouted methods on /oauth/* and /agent/identity*', () => {
     expect(res.body).toBe('')
   })
 
-  it.each(['/oauth/nothing-here', '/oauth/token/extra', '/agent/identity/unknown'])('GET %s answers 404 not_found in the RFC 6749 shape', async (url) => {
-    const res = await app.inject({ method: 'GET', url })
-    expect(res.statusCode).toBe(404)
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
-    expect(oauthShape(res.body)['error']).toBe('not_found')
-  })
+  it.each(['/oauth/nothing-here', '/oauth/token/extra', '/agent/identity/unknown'])(
+    'GET %s answers 404 not_found in the RFC 6749 shape',
+    async (url) => {
+      const res = await app.inject({ method: 'GET', url })
+      expect(res.statusCode).toBe(404)
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(oauthShape(res.body)['error']).toBe('not_found')
+    },
+  )
 
   it('leaves the routed methods and other paths alone', async () => {
     const token = await app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'password' } })

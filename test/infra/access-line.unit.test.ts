@@ -37,7 +37,15 @@ describe('the access line', () => {
         reference.log.info({ reqId, method, route, operation, status, ms: Math.round(ms) }, 'request')
       }
       expect(fast.lines).toEqual(reference.lines)
-      expect(JSON.parse(fast.lines[0]!)).toMatchObject({ level: 30, reqId: cases[0]![0], route: '/api/pricing', operation: 'public.pricing', status: 200, ms: 1, msg: 'request' })
+      expect(JSON.parse(fast.lines[0]!)).toMatchObject({
+        level: 30,
+        reqId: cases[0]![0],
+        route: '/api/pricing',
+        operation: 'public.pricing',
+        status: 200,
+        ms: 1,
+        msg: 'request',
+      })
     } finally {
       vi.useRealTimers()
     }

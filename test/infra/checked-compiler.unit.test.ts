@@ -4,7 +4,8 @@ import { Ajv } from 'ajv'
 import { compiledOnce } from '../../src/infra/compiled-once.ts'
 import { checkedCompiler } from '../../src/infra/unsafe-values.ts'
 
-const Query = () => Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })), q: Type.Optional(Type.String()) }, { additionalProperties: false })
+const Query = () =>
+  Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })), q: Type.Optional(Type.String()) }, { additionalProperties: false })
 
 describe('validators compiled once per process', () => {
   it('keeps each compiler’s own rules for an equal schema: text coerced by one, refused by the other', () => {

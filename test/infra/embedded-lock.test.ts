@@ -27,7 +27,9 @@ async function script(dataDir: string, ...args: string[]): Promise<{ code: numbe
 
 // The embedded database alone: one project is enough, and PostgreSQL has no such limit.
 describe.runIf(!onPostgres)('the embedded database is opened by one process at a time', () => {
-  it('refuses the admin CLI, the outbox and a second server beside a running server, and takes over the lock of one that crashed', { timeout: 240_000 }, async () => {
+  it('refuses the admin CLI, the outbox and a second server beside a running server, and takes over the lock of one that crashed', {
+    timeout: 240_000,
+  }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wps-lock-'))
     cleanUpAfter(() => rmSync(dataDir, { recursive: true, force: true }))
     const server = await startServerProcess({ DATA_DIR: dataDir })

@@ -2,7 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addressRefusal, createSafeFetcher, DEFAULT_USER_AGENT, FetchError, normaliseDomain, type Resolver } from '../../src/infra/fetcher.ts'
+import {
+  addressRefusal,
+  createSafeFetcher,
+  DEFAULT_USER_AGENT,
+  FetchError,
+  normaliseDomain,
+  type Resolver,
+} from '../../src/infra/fetcher.ts'
 
 // A real HTTP server on loopback; each test path behaves in one way the fetcher must handle.
 let server: Server
@@ -25,7 +32,8 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     for (let i = 0; i < 30; i++) res.write(Buffer.alloc(100 * 1024, 98))
     return res.end()
   }
-  if (url === '/gzip') return res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/html' }).end(gzipSync('<h1>compressed</h1>'))
+  if (url === '/gzip')
+    return res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/html' }).end(gzipSync('<h1>compressed</h1>'))
   if (url === '/br') return res.writeHead(200, { 'content-encoding': 'br' }).end(brotliCompressSync('brotli body'))
   if (url === '/bomb') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(20 * 1024 * 1024)))
   if (url === '/corrupt') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from('this is not gzip at all'))
@@ -251,7 +259,9 @@ describe('createSafeFetcher with private networks (test mode)', () => {
     // The reverse order: the first answer is refused and nothing is connected.
     calls = 1
     const before = seen.length
-    const error = await refusal(createSafeFetcher({ allowPrivateNetworks: true, resolver: rebinding }).fetch(`http://rebind2.example:${port}/ok`))
+    const error = await refusal(
+      createSafeFetcher({ allowPrivateNetworks: true, resolver: rebinding }).fetch(`http://rebind2.example:${port}/ok`),
+    )
     expect(error.code).toBe('forbidden_address')
     expect(seen.length).toBe(before)
     await pinned.close()

@@ -28,7 +28,9 @@ describe.runIf(onPostgres)('work held by a killed instance', () => {
 
     // The second instance is frozen while the event is recorded, so the first one takes the work.
     second!.child.kill('SIGSTOP')
-    const eventId = await db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId: 'site_lease', type: 'site.published', data: { site_id: 'site_lease' } }))
+    const eventId = await db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { accountId, siteId: 'site_lease', type: 'site.published', data: { site_id: 'site_lease' } }))
     await receiver.waitFor(1, 20_000)
     second!.child.kill('SIGCONT')
 

@@ -108,12 +108,17 @@ describe('job runner', () => {
           running.delete(job.id)
         },
       })
-    const workers = [new JobRunner({ store, log: silentLog, concurrency: 4, pollIntervalMs: 20 }), new JobRunner({ store: second, log: silentLog, concurrency: 4, pollIntervalMs: 20 })]
+    const workers = [
+      new JobRunner({ store, log: silentLog, concurrency: 4, pollIntervalMs: 20 }),
+      new JobRunner({ store: second, log: silentLog, concurrency: 4, pollIntervalMs: 20 }),
+    ]
     workers.forEach(define)
     const ids = await Promise.all(Array.from({ length: 60 }, (_, i) => enqueueJob(store.db, 'test.exclusive', { i })))
     await Promise.all(workers.map((w) => w.start()))
     await until(async () => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where name = 'test.exclusive' and state = 'succeeded'`.execute(store.db)
+      const { rows } = await sql<{
+        n: number
+      }>`select count(*)::int as n from jobs where name = 'test.exclusive' and state = 'succeeded'`.execute(store.db)
       return rows[0]!.n === 60
     })
     await Promise.all(workers.map((w) => w.stop()))
@@ -133,7 +138,11 @@ describe('job runner', () => {
     await stuck.start()
     await until(async () => (await jobState(id)).state === 'running')
     // Stop renewing by making the lease owner unknown: as if the process had died.
-    await store.db.updateTable('jobs').set({ lease_owner: 'dead-process', lease_until: new Date(Date.now() + 300) }).where('id', '=', id).execute()
+    await store.db
+      .updateTable('jobs')
+      .set({ lease_owner: 'dead-process', lease_until: new Date(Date.now() + 300) })
+      .where('id', '=', id)
+      .execute()
 
     const rescuer = new JobRunner({ store, log: silentLog, pollIntervalMs: 50 })
     let rescued = 0
@@ -219,7 +228,10 @@ describe('job runner', () => {
         done++
       },
     })
-    await enqueueJobs(store.db, Array.from({ length: 200 }, () => ({ name: 'test.quick', payload: {} })))
+    await enqueueJobs(
+      store.db,
+      Array.from({ length: 200 }, () => ({ name: 'test.quick', payload: {} })),
+    )
     await runner.start()
     await until(() => done >= 10)
     await runner.stop()
@@ -245,13 +257,18 @@ describe('job runner', () => {
         running--
       },
     })
-    const ids = await enqueueJobs(store.db, Array.from({ length: 60 }, () => ({ name: 'test.releasing', payload: {} })))
+    const ids = await enqueueJobs(
+      store.db,
+      Array.from({ length: 60 }, () => ({ name: 'test.releasing', payload: {} })),
+    )
     await runner.start()
     await until(() => runs.size === 60)
     await runner.stop()
     expect(most).toBeLessThanOrEqual(6)
     expect([...runs.values()].every((n) => n === 1)).toBe(true)
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where id = any(${ids}) and state = 'succeeded'`.execute(store.db)
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where id = any(${ids}) and state = 'succeeded'`.execute(
+      store.db,
+    )
     expect(rows[0]!.n).toBe(60)
   })
 

@@ -25,7 +25,8 @@ async function preparedTexts(): Promise<string[]> {
 describe('hot reads as prepared statements', () => {
   it('answer the same rows, and for other accounts nothing', async () => {
     const { accountId, site } = await accountWithSite()
-    for (let i = 0; i < 3; i++) expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ id: site.id, name: 'Prepared', domain: null })
+    for (let i = 0; i < 3; i++)
+      expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ id: site.id, name: 'Prepared', domain: null })
     expect(await getAccountSite(app.db, newId('acct'), site.id)).toBeUndefined()
     expect(await listAccountSites(app.db, accountId, { limit: 10, offset: 0 })).toMatchObject({ total: 1, items: [{ id: site.id }] })
     expect(await listAccountSites(app.db, accountId, { limit: 10, offset: 1 })).toMatchObject({ total: 1, items: [] })
@@ -39,22 +40,25 @@ describe('hot reads as prepared statements', () => {
     expect(texts.some((t) => t.includes('pg_prepared_statements'))).toBe(false)
   })
 
-  it.runIf(postgres)('survive a migration that changes their columns: prepared again outside a transaction, the connection dropped inside one', async () => {
-    const { accountId, site } = await accountWithSite()
-    await getAccountSite(app.db, accountId, site.id)
-    await sql`alter table sites add column prepared_probe text`.execute(app.db)
-    try {
-      expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ id: site.id, prepared_probe: null })
+  it.runIf(postgres)(
+    'survive a migration that changes their columns: prepared again outside a transaction, the connection dropped inside one',
+    async () => {
+      const { accountId, site } = await accountWithSite()
+      await getAccountSite(app.db, accountId, site.id)
+      await sql`alter table sites add column prepared_probe text`.execute(app.db)
+      try {
+        expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ id: site.id, prepared_probe: null })
 
-      await sql`alter table sites drop column prepared_probe`.execute(app.db)
-      // Inside a transaction the refusal aborts it: the caller sees the error once, the next call is served.
-      await expect(app.db.transaction().execute((trx) => getAccountSite(trx, accountId, site.id))).rejects.toThrow(/cached plan/)
-      expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ id: site.id })
-      expect(await getAccountSite(app.db, accountId, site.id)).not.toHaveProperty('prepared_probe')
-    } finally {
-      await sql`alter table sites drop column if exists prepared_probe`.execute(app.db)
-    }
-  })
+        await sql`alter table sites drop column prepared_probe`.execute(app.db)
+        // Inside a transaction the refusal aborts it: the caller sees the error once, the next call is served.
+        await expect(app.db.transaction().execute((trx) => getAccountSite(trx, accountId, site.id))).rejects.toThrow(/cached plan/)
+        expect(await getAccountSite(app.db, accountId, site.id)).toMatchObject({ id: site.id })
+        expect(await getAccountSite(app.db, accountId, site.id)).not.toHaveProperty('prepared_probe')
+      } finally {
+        await sql`alter table sites drop column if exists prepared_probe`.execute(app.db)
+      }
+    },
+  )
 
   it('inside a transaction they read what the transaction wrote; the database itself sees it only once committed', async () => {
     const { accountId, site } = await accountWithSite()

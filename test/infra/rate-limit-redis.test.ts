@@ -14,7 +14,10 @@ const storeLines = (logs: Array<Record<string, unknown>>) => logs.filter((l) => 
 describe.runIf(withRedis)('rate limits shared through Redis', () => {
   it('counts one budget across two instances', async () => {
     const first = await buildTestApp({ env: { REDIS_URL: testRedisUrl } })
-    const second = await buildTestApp({ env: { REDIS_URL: testRedisUrl }, databaseUrl: first.databaseUrl === 'memory://' ? undefined : first.databaseUrl })
+    const second = await buildTestApp({
+      env: { REDIS_URL: testRedisUrl },
+      databaseUrl: first.databaseUrl === 'memory://' ? undefined : first.databaseUrl,
+    })
     // A client address of its own so concurrent runs do not share counters.
     const remote = `10.${[...randomBytes(3)].join('.')}`
     const statuses: number[] = []
@@ -36,7 +39,9 @@ describe.runIf(withRedis)('rate limits shared through Redis', () => {
     expect(res.statusCode).toBe(200)
   })
 
-  it('logs an outage once, not every reconnect, without a stack trace, and its end once; requests pass meanwhile', { timeout: 30_000 }, async () => {
+  it('logs an outage once, not every reconnect, without a stack trace, and its end once; requests pass meanwhile', {
+    timeout: 30_000,
+  }, async () => {
     const url = new URL(testRedisUrl)
     const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379))
     cleanUpAfter(() => proxy.close())
@@ -52,18 +57,27 @@ describe.runIf(withRedis)('rate limits shared through Redis', () => {
     expect(statuses.every((s) => s === 200)).toBe(true)
     const down = storeLines(logs)
     expect(down).toHaveLength(1)
-    expect(down[0]).toMatchObject({ level: 40, msg: 'rate-limit store unreachable: requests pass without a shared limit until it answers', reason: expect.any(String) })
+    expect(down[0]).toMatchObject({
+      level: 40,
+      msg: 'rate-limit store unreachable: requests pass without a shared limit until it answers',
+      reason: expect.any(String),
+    })
     expect(JSON.stringify(logs)).not.toMatch(/stack|\\n\s+at /)
 
     proxy.restore()
     for (const until = Date.now() + 10_000; storeLines(logs).length < 2 && Date.now() < until; ) await sleep(100)
-    expect(storeLines(logs).slice(1)).toEqual([expect.objectContaining({ level: 30, msg: 'rate-limit store answers again', downForSeconds: expect.any(Number) })])
+    expect(storeLines(logs).slice(1)).toEqual([
+      expect.objectContaining({ level: 30, msg: 'rate-limit store answers again', downForSeconds: expect.any(Number) }),
+    ])
     expect(await pricing()).toBe(200)
   })
 
   it('reminds of a lasting outage at most once per interval, however often reconnects fail', { timeout: 30_000 }, async () => {
     const lines: Array<Record<string, unknown> & { time: number }> = []
-    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown> & { time: number }) })
+    const log = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown> & { time: number }) },
+    )
     // Nothing listens on port 1: every attempt, made every 50 ms here, fails at once.
     const redis = new Redis('redis://127.0.0.1:1', { connectTimeout: 500, maxRetriesPerRequest: 1, retryStrategy: () => 50 })
     cleanUpAfter(() => redis.disconnect())
@@ -73,11 +87,20 @@ describe.runIf(withRedis)('rate limits shared through Redis', () => {
     await sleep(3500)
     expect(failures).toBeGreaterThan(20)
     const [first, ...reminders] = lines
-    expect(first).toMatchObject({ level: 40, msg: 'rate-limit store unreachable: requests pass without a shared limit until it answers', reason: 'ECONNREFUSED' })
+    expect(first).toMatchObject({
+      level: 40,
+      msg: 'rate-limit store unreachable: requests pass without a shared limit until it answers',
+      reason: 'ECONNREFUSED',
+    })
     expect(reminders.length).toBeGreaterThanOrEqual(2)
     expect(reminders.length).toBeLessThanOrEqual(3)
     for (const [i, reminder] of reminders.entries()) {
-      expect(reminder).toMatchObject({ level: 40, msg: 'rate-limit store still unreachable', reason: 'ECONNREFUSED', downForSeconds: expect.any(Number) })
+      expect(reminder).toMatchObject({
+        level: 40,
+        msg: 'rate-limit store still unreachable',
+        reason: 'ECONNREFUSED',
+        downForSeconds: expect.any(Number),
+      })
       expect(reminder.time - (i === 0 ? first!.time : reminders[i - 1]!.time)).toBeGreaterThanOrEqual(1000)
     }
     expect(JSON.stringify(lines)).not.toContain('stack')

@@ -9,7 +9,8 @@ describe('the rate-limit table and route operations', () => {
   it('scales every entry of the table by RATE_LIMIT_FACTOR, never below one', () => {
     expect(scaledLimit(config, 'public')).toBe(3)
     expect(scaledLimit(config, 'audits')).toBe(1)
-    for (const name of Object.keys(RATE_LIMITS) as Array<keyof typeof RATE_LIMITS>) expect(scaledLimit(config, name)).toBeGreaterThanOrEqual(1)
+    for (const name of Object.keys(RATE_LIMITS) as Array<keyof typeof RATE_LIMITS>)
+      expect(scaledLimit(config, name)).toBeGreaterThanOrEqual(1)
   })
 
   it('counts routes that name one entry against one budget per client (pricing and cwv-tracker share "public")', async () => {
@@ -25,9 +26,13 @@ describe('the rate-limit table and route operations', () => {
   })
 
   it('names every route of the public, agent and identity rooms with a unique dotted operation, published as its operationId', async () => {
-    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { operationId?: string }>> }>()
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, Record<string, { operationId?: string }>>
+    }>()
     const ours = Object.entries(doc.paths).filter(([path]) => /^\/(api\/|oauth\/|agent\/identity|\.well-known\/|signin|signout)/.test(path))
-    const ids = ours.flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, id: op.operationId })))
+    const ids = ours.flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, id: op.operationId })),
+    )
     expect(ids.length).toBeGreaterThan(25)
     for (const { at, id } of ids) expect({ at, id }).toEqual({ at, id: expect.stringMatching(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$/) })
     expect(new Set(ids.map((i) => i.id)).size).toBe(ids.length)

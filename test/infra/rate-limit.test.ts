@@ -12,7 +12,10 @@ async function probes(app: FastifyInstance) {
   app.get('/probe/other', { config: limit('other') }, async () => ({ ok: true }))
 }
 
-const stores: Array<{ name: string; env: Record<string, string> }> = [{ name: 'in process', env: {} }, ...(withRedis ? [{ name: 'Redis', env: { REDIS_URL: testRedisUrl } }] : [])]
+const stores: Array<{ name: string; env: Record<string, string> }> = [
+  { name: 'in process', env: {} },
+  ...(withRedis ? [{ name: 'Redis', env: { REDIS_URL: testRedisUrl } }] : []),
+]
 
 describe.each(stores)('route groups counted $name', ({ env }) => {
   it('share one budget per client across the routes of a group, and only there', async () => {

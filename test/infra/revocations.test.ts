@@ -40,16 +40,19 @@ describe('the shared denylist', () => {
   })
 
   // The embedded database has one connection: a check from outside an open transaction waits for it.
-  it.skipIf(process.env.TEST_DB === 'embedded')('is told by a transaction that revoked tokens, once it commits, to drop what it remembered meanwhile', async () => {
-    const jti = newId('jti')
-    await app.db.transaction().execute(async (trx) => {
-      await denyJtis(trx, [{ jti, expiresAt: later() }])
-      // Checked from outside while the transaction is open: the row is not visible yet.
-      expect(await isRevoked(app.db, jti)).toBe(false)
-    })
-    revocationsChanged()
-    expect(await isRevoked(app.db, jti)).toBe(true)
-  })
+  it.skipIf(process.env.TEST_DB === 'embedded')(
+    'is told by a transaction that revoked tokens, once it commits, to drop what it remembered meanwhile',
+    async () => {
+      const jti = newId('jti')
+      await app.db.transaction().execute(async (trx) => {
+        await denyJtis(trx, [{ jti, expiresAt: later() }])
+        // Checked from outside while the transaction is open: the row is not visible yet.
+        expect(await isRevoked(app.db, jti)).toBe(false)
+      })
+      revocationsChanged()
+      expect(await isRevoked(app.db, jti)).toBe(true)
+    },
+  )
 
   it('keeps no entry for tokens already expired', async () => {
     const jti = newId('jti')

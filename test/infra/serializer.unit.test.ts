@@ -35,7 +35,9 @@ describe('response serialisers', () => {
       enum: Type.Union([Type.Integer(), Type.Null()]),
     })
     const before = JSON.stringify(schema)
-    const rewritten = nullableAsTypeList(schema) as { properties: Record<string, Record<string, unknown> & { items?: { properties: Record<string, unknown> } }> }
+    const rewritten = nullableAsTypeList(schema) as {
+      properties: Record<string, Record<string, unknown> & { items?: { properties: Record<string, unknown> } }>
+    }
     expect(rewritten.properties['when']).toEqual({ type: ['string', 'null'], format: 'date-time', description: 'When' })
     expect(rewritten.properties['count']).toEqual({ type: ['integer', 'null'], minimum: 0 })
     expect(rewritten.properties['either']).toHaveProperty('anyOf')
@@ -58,7 +60,15 @@ describe('response serialisers', () => {
       expect(written).toBe(reference(list))
       expect(written).not.toContain('never shown')
     }
-    const build = { id: 'bld_1', site_id: 'site_1', status: 'failed', error: 'No pages', pages: null, started_at: new Date(0), finished_at: null }
+    const build = {
+      id: 'bld_1',
+      site_id: 'site_1',
+      status: 'failed',
+      error: 'No pages',
+      pages: null,
+      started_at: new Date(0),
+      finished_at: null,
+    }
     expect(buildSerializer({}, {})({ schema: Build })(build)).toBe(fastJsonStringify(Build as never)(build))
   })
 

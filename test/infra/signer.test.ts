@@ -18,7 +18,10 @@ function b64(value: unknown) {
 
 describe('signer', () => {
   it('signs RS256 tokens whose kid is the RFC 7638 thumbprint of a key in the JWKS', async () => {
-    const token = await signer.sign({ scope: 'mcp:read' }, { subject: 'reg_1', audience: 'https://api.test', expiresInSeconds: 60, typ: 'at+jwt' })
+    const token = await signer.sign(
+      { scope: 'mcp:read' },
+      { subject: 'reg_1', audience: 'https://api.test', expiresInSeconds: 60, typ: 'at+jwt' },
+    )
     const header = decodeProtectedHeader(token)
     expect(header).toMatchObject({ alg: 'RS256', typ: 'at+jwt' })
     const jwk = signer.jwks().keys.find((k) => k.kid === header.kid)
@@ -36,10 +39,12 @@ describe('signer', () => {
     expect(await signer.verify(token, { audience: 'a', typ: 'at+jwt', clockToleranceSeconds: 0 })).toBe(first)
     expect(Object.isFrozen(first.payload)).toBe(true)
     // Remembered for these options only: another audience or type is checked, and refused.
-    await expect(signer.verify(token, { audience: 'b', typ: 'at+jwt', clockToleranceSeconds: 0 })).rejects.toBeInstanceOf(errors.JWTClaimValidationFailed)
+    await expect(signer.verify(token, { audience: 'b', typ: 'at+jwt', clockToleranceSeconds: 0 })).rejects.toBeInstanceOf(
+      errors.JWTClaimValidationFailed,
+    )
     await expect(signer.verify(token, { audience: 'a', typ: 'JWT', clockToleranceSeconds: 0 })).rejects.toThrow()
     // Past its exp it is verified again, and so refused as expired.
-    await new Promise((resolve) => setTimeout(resolve, (first.payload.exp! * 1000 - Date.now()) + 50))
+    await new Promise((resolve) => setTimeout(resolve, first.payload.exp! * 1000 - Date.now() + 50))
     await expect(signer.verify(token, { audience: 'a', typ: 'at+jwt', clockToleranceSeconds: 0 })).rejects.toBeInstanceOf(errors.JWTExpired)
   })
 

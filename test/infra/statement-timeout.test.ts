@@ -10,7 +10,13 @@ const { app } = await buildTestApp({ env: { DATABASE_POOL_SIZE: '3' } })
 describe.runIf(postgres)('statements that run too long', () => {
   it('are bounded by the server on every pooled connection, 15 s', async () => {
     // Three at once, so each runs on its own connection of the pool.
-    const settings = await Promise.all([0, 1, 2].map(() => sql<{ statement_timeout: string }>`select current_setting('statement_timeout') as statement_timeout, pg_sleep(0.05)`.execute(app.db)))
+    const settings = await Promise.all(
+      [0, 1, 2].map(() =>
+        sql<{ statement_timeout: string }>`select current_setting('statement_timeout') as statement_timeout, pg_sleep(0.05)`.execute(
+          app.db,
+        ),
+      ),
+    )
     expect(settings.map(({ rows }) => rows[0]!.statement_timeout)).toEqual(['15s', '15s', '15s'])
   })
 

@@ -16,7 +16,14 @@ const crux = createServer((req, res) => {
       res.writeHead(404).end(JSON.stringify({ error: { code: 404, message: 'chrome ux report data not found', status: 'NOT_FOUND' } }))
       return
     }
-    const lcp = { histogram: [{ start: 0, end: 2500, density: 0.8 }, { start: 2500, end: 4000, density: 0.15 }, { start: 4000, density: 0.05 }], percentiles: { p75: 1800 } }
+    const lcp = {
+      histogram: [
+        { start: 0, end: 2500, density: 0.8 },
+        { start: 2500, end: 4000, density: 0.15 },
+        { start: 4000, density: 0.05 },
+      ],
+      percentiles: { p75: 1800 },
+    }
     const period = { firstDate: { year: 2026, month: 10, day: 24 }, lastDate: { year: 2026, month: 11, day: 20 } }
     res.writeHead(200).end(JSON.stringify({ record: { key: body, metrics: { largest_contentful_paint: lcp }, collectionPeriod: period } }))
   })
@@ -25,7 +32,12 @@ await new Promise<void>((resolve) => crux.listen(0, '127.0.0.1', resolve))
 afterAll(() => new Promise((resolve) => crux.close(resolve)))
 
 const { base } = await startLiveApp({
-  env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', CRUX_API_KEY: 'test-key', CRUX_API_URL: `http://127.0.0.1:${(crux.address() as AddressInfo).port}/v1`, RATE_LIMIT_FACTOR: '10' },
+  env: {
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+    CRUX_API_KEY: 'test-key',
+    CRUX_API_URL: `http://127.0.0.1:${(crux.address() as AddressInfo).port}/v1`,
+    RATE_LIMIT_FACTOR: '10',
+  },
 })
 const site = await serveFixtureForFile('clean')
 const token = await preClaimToken(base, await registerAgent(base))
@@ -41,7 +53,12 @@ describe('public tools for any agent (mcp:read)', () => {
       expect(tool.description!.length, tool.name).toBeGreaterThan(20)
       expect(tool.inputSchema.type).toBe('object')
       expect(tool.outputSchema?.type, tool.name).toBe('object')
-      expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: expect.any(Boolean) })
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      })
     }
     expect(tools.find((t) => t.name === 'audit_domain')?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true })
   })
@@ -63,7 +80,14 @@ describe('public tools for any agent (mcp:read)', () => {
     const client = await connect(base, token, 'legacy')
     const first = await client.callTool({ name: 'audit_domain', arguments: { domain: site.domain } })
     expect(first.isError).toBeFalsy()
-    const report = first.structuredContent as { report_id: string; domain: string; score: number; cached: boolean; reachable: boolean; axes: object }
+    const report = first.structuredContent as {
+      report_id: string
+      domain: string
+      score: number
+      cached: boolean
+      reachable: boolean
+      axes: object
+    }
     expect(report).toMatchObject({ domain: site.domain, reachable: true, cached: false, report_id: expect.stringMatching(/^aud_/) })
     expect(report.score).toBeGreaterThan(80)
     const again = await client.callTool({ name: 'audit_domain', arguments: { domain: site.domain } })
@@ -88,7 +112,11 @@ describe('public tools for any agent (mcp:read)', () => {
     const client = await connect(base, token)
     const result = await client.callTool({ name: 'get_core_web_vitals', arguments: { domain: 'fast.example' } })
     expect(result.isError).toBeFalsy()
-    const body = result.structuredContent as { action: string; status: string; form_factors: { phone: { metrics: { lcp: { p75: number; rating: string } } } } }
+    const body = result.structuredContent as {
+      action: string
+      status: string
+      form_factors: { phone: { metrics: { lcp: { p75: number; rating: string } } } }
+    }
     expect(body).toMatchObject({ action: 'lookup', status: 'ok' })
     expect(body.form_factors.phone.metrics.lcp).toMatchObject({ p75: 1800, rating: 'good' })
     const none = await client.callTool({ name: 'get_core_web_vitals', arguments: { domain: 'nodata.example' } })

@@ -32,7 +32,12 @@ describe('Streamable HTTP, stateless, for every revision', () => {
   })
 
   it('matches the server card: revision, server info and capabilities', async () => {
-    const card = (await (await fetch(`${base}/.well-known/mcp/server-card.json`)).json()) as { protocolVersion: string; serverInfo: object; capabilities: object; transport: { endpoint: string } }
+    const card = (await (await fetch(`${base}/.well-known/mcp/server-card.json`)).json()) as {
+      protocolVersion: string
+      serverInfo: object
+      capabilities: object
+      transport: { endpoint: string }
+    }
     const client = await connect(base, token, 'modern')
     expect(card.protocolVersion).toBe(client.getNegotiatedProtocolVersion())
     expect(client.getServerVersion()).toMatchObject(card.serverInfo)
@@ -51,7 +56,18 @@ describe('Streamable HTTP, stateless, for every revision', () => {
     const client = await connect(base, token, 'legacy', { supportedProtocolVersions: ['2025-06-18'] })
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-06-18')
     expect((await client.listTools()).tools.length).toBeGreaterThan(3)
-    const init = await rpc(await post(base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, auth))
+    const init = await rpc(
+      await post(
+        base,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        },
+        auth,
+      ),
+    )
     expect(init.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'web-presence' } })
   })
 
@@ -60,18 +76,37 @@ describe('Streamable HTTP, stateless, for every revision', () => {
     const sentence = /Protocol revisions\s+answered:([\s\S]*?)\(an initialize naming another revision/.exec(readme)?.[1] ?? ''
     const named = sentence.match(/\d{4}-\d{2}-\d{2}/g) ?? []
     expect(named).toEqual([MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'])
-    const initialize = (protocolVersion: string) => post(base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, auth)
+    const initialize = (protocolVersion: string) =>
+      post(
+        base,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        },
+        auth,
+      )
     for (const revision of named.slice(1)) {
       expect((await rpc(await initialize(revision))).result, revision).toMatchObject({ protocolVersion: revision })
-      expect((await post(base, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': revision })).status, revision).toBe(200)
+      expect(
+        (await post(base, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': revision })).status,
+        revision,
+      ).toBe(200)
     }
     // Another revision in initialize is answered with the newest handshake revision; in the header it is refused.
     expect((await rpc(await initialize('2099-01-01'))).result).toMatchObject({ protocolVersion: '2025-11-25' })
-    expect((await post(base, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': '2099-01-01' })).status).toBe(400)
+    expect(
+      (await post(base, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': '2099-01-01' })).status,
+    ).toBe(400)
     // No header: taken as 2025-03-26.
     expect((await post(base, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, auth)).status).toBe(200)
     for (const accept of ['application/json', 'text/event-stream', '*/*']) {
-      const res = await post(base, { jsonrpc: '2.0', id: 5, method: 'tools/list' }, { ...auth, accept, 'mcp-protocol-version': '2025-06-18' })
+      const res = await post(
+        base,
+        { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+        { ...auth, accept, 'mcp-protocol-version': '2025-06-18' },
+      )
       expect(res.status, accept).toBe(406)
       expect((await rpc(res)).error?.message, accept).toMatch(/both application\/json and text\/event-stream/)
     }
@@ -108,7 +143,15 @@ describe('authorization', () => {
     }
 
     const own = await preClaimToken(base, await registerAgent(base))
-    expect((await post(base, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${own}`, 'mcp-protocol-version': '2025-06-18' })).status).toBe(200)
+    expect(
+      (
+        await post(
+          base,
+          { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          { authorization: `Bearer ${own}`, 'mcp-protocol-version': '2025-06-18' },
+        )
+      ).status,
+    ).toBe(200)
     const revoke = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: own }) })
     expect(revoke.status).toBe(200)
     const after = await post(base, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${own}` })
@@ -119,15 +162,32 @@ describe('authorization', () => {
 
   it('refuses a Host or Origin that is not this service (DNS rebinding)', async () => {
     const host = new URL(base).host
-    const evilHost = await app.inject({ method: 'POST', url: '/mcp', headers: { ...auth, host: 'evil.example', 'content-type': 'application/json' }, payload: '{}' })
+    const evilHost = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...auth, host: 'evil.example', 'content-type': 'application/json' },
+      payload: '{}',
+    })
     expect(evilHost.statusCode).toBe(403)
     expect(evilHost.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } })
-    const evilOrigin = await app.inject({ method: 'POST', url: '/mcp', headers: { ...auth, host, origin: 'http://evil.example', 'content-type': 'application/json' }, payload: '{}' })
+    const evilOrigin = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...auth, host, origin: 'http://evil.example', 'content-type': 'application/json' },
+      payload: '{}',
+    })
     expect(evilOrigin.statusCode).toBe(403)
     const ownOrigin = await app.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { ...auth, host, origin: base, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        ...auth,
+        host,
+        origin: base,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
       payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     })
     expect(ownOrigin.statusCode).toBe(200)
@@ -166,7 +226,9 @@ describe('bad input gets JSON-RPC errors or tool errors, never a 500', () => {
   })
 
   it('unknown methods and unknown tools', async () => {
-    expect((await rpc(await post(base, { jsonrpc: '2.0', id: 1, method: 'sites/destroy', params: {} }, auth))).error).toMatchObject({ code: -32601 })
+    expect((await rpc(await post(base, { jsonrpc: '2.0', id: 1, method: 'sites/destroy', params: {} }, auth))).error).toMatchObject({
+      code: -32601,
+    })
     const unknown = await rpc(await post(base, call({ name: 'drop_database', arguments: {} }), auth))
     expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringContaining('drop_database') })
     const client = await connect(base, token)
@@ -194,7 +256,11 @@ describe('bad input gets JSON-RPC errors or tool errors, never a 500', () => {
     const unknown = await post(base, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': '1999-01-01' })
     expect(unknown.status).toBe(400)
     expect((await rpc(unknown)).error?.message).toMatch(/protocol version/i)
-    const modernWithoutEnvelope = await post(base, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': MODERN })
+    const modernWithoutEnvelope = await post(
+      base,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { ...auth, 'mcp-protocol-version': MODERN },
+    )
     expect(modernWithoutEnvelope.status).toBe(400)
     expect((await rpc(modernWithoutEnvelope)).error).toMatchObject({ code: -32602 })
     const text = await post(base, '{}', { ...auth, 'content-type': 'text/plain' })
@@ -208,9 +274,17 @@ describe('bad input gets JSON-RPC errors or tool errors, never a 500', () => {
   })
 
   it('a 2026-07-28 tools/call runs the tool its body names, and its Mcp-Name header must agree', async () => {
-    const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} }
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    }
     const modern = (name: string, header: string) =>
-      post(base, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: {}, _meta: envelope } }, { ...auth, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': header })
+      post(
+        base,
+        { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: {}, _meta: envelope } },
+        { ...auth, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': header },
+      )
     const pricing = await rpc(await modern('get_pricing', 'get_pricing'))
     expect(pricing.result?.['structuredContent']).toMatchObject({ plans: expect.any(Array) })
     const mismatch = await modern('get_pricing', 'list_sites')

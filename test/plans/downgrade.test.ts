@@ -17,67 +17,77 @@ const { app, base } = await startLiveApp({ env: { RATE_LIMIT_FACTOR: '10' } })
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('a downgrade that leaves sites over the limit', () => {
-  it('keeps every site served, refuses to publish the newest beyond the limit on /v1, MCP and the dashboard, and allows it again once within', async () => {
-    const who = await owner(app, 'downgraded@example.com', 'max')
-    const oldest = await bakerySite(app, { accountId: who.accountId, hostname: 'oldest.downgrade.example' })
-    for (let i = 2; i <= 10; i++) await createSite(app.db, { name: `Site ${i}`, accountId: who.accountId })
-    const newest = await bakerySite(app, { accountId: who.accountId, hostname: 'newest.downgrade.example' })
-    const firstBuild = await buildSite(app, newest.id)
-    expect(firstBuild.status).toBe('succeeded')
-    expect((await buildSite(app, newest.id)).status).toBe('succeeded')
-    expect((await buildSite(app, oldest.id)).status).toBe('succeeded')
+  it(
+    'keeps every site served, refuses to publish the newest beyond the limit on /v1, MCP and the dashboard, and allows it again once within',
+    async () => {
+      const who = await owner(app, 'downgraded@example.com', 'max')
+      const oldest = await bakerySite(app, { accountId: who.accountId, hostname: 'oldest.downgrade.example' })
+      for (let i = 2; i <= 10; i++) await createSite(app.db, { name: `Site ${i}`, accountId: who.accountId })
+      const newest = await bakerySite(app, { accountId: who.accountId, hostname: 'newest.downgrade.example' })
+      const firstBuild = await buildSite(app, newest.id)
+      expect(firstBuild.status).toBe('succeeded')
+      expect((await buildSite(app, newest.id)).status).toBe('succeeded')
+      expect((await buildSite(app, oldest.id)).status).toBe('succeeded')
 
-    await updateAccount(app.db, who.accountId, { plan: 'pro' })
-    const v1 = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
+      await updateAccount(app.db, who.accountId, { plan: 'pro' })
+      const v1 = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+        app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) })
 
-    // Nothing deleted, everything served.
-    expect((await v1('GET', '/v1/sites')).json().meta.total).toBe(11)
-    const served = await app.inject({ method: 'GET', url: '/', headers: { host: 'newest.downgrade.example' } })
-    expect(served.statusCode).toBe(200)
-    expect(served.body).toContain('Hansen Bakery')
+      // Nothing deleted, everything served.
+      expect((await v1('GET', '/v1/sites')).json().meta.total).toBe(11)
+      const served = await app.inject({ method: 'GET', url: '/', headers: { host: 'newest.downgrade.example' } })
+      expect(served.statusCode).toBe(200)
+      expect(served.body).toContain('Hansen Bakery')
 
-    // The newest cannot be published.
-    const refused = await v1('POST', `/v1/sites/${newest.id}/rebuild`)
-    expect(refused.statusCode).toBe(403)
-    const problem = refused.json() as Json
-    expect(problem.code).toBe('plan_limit')
-    expect(problem.detail).toBe(
-      `The site ${newest.id} is over the limit of the account ${who.accountId}: plan pro allows 10 sites and the account has 11. ` +
-        'It stays served as it is, but cannot be published until the account has at most 10 sites (delete one) or moves up; plan max allows unlimited sites',
-    )
-    expect((await v1('POST', `/v1/sites/${newest.id}/rollback`, { build_id: firstBuild.id })).json()).toMatchObject({ code: 'plan_limit', detail: problem.detail })
-    const client = await connect(base, await mcpToken(app, who))
-    const tool = await client.callTool({ name: 'publish_site', arguments: { site_id: newest.id } })
-    expect(tool.isError).toBe(true)
-    expect(textOf(tool)).toBe(`plan_limit: ${problem.detail}`)
-    expect(await app.db.selectFrom('builds').select('id').where('site_id', '=', newest.id).execute()).toHaveLength(2)
-    // Taken offline, it cannot be brought back live either.
-    expect((await v1('PATCH', `/v1/sites/${newest.id}`, { status: 'offline' })).statusCode).toBe(200)
-    expect((await v1('PATCH', `/v1/sites/${newest.id}`, { status: 'live' })).json()).toMatchObject({ code: 'plan_limit' })
+      // The newest cannot be published.
+      const refused = await v1('POST', `/v1/sites/${newest.id}/rebuild`)
+      expect(refused.statusCode).toBe(403)
+      const problem = refused.json() as Json
+      expect(problem.code).toBe('plan_limit')
+      expect(problem.detail).toBe(
+        `The site ${newest.id} is over the limit of the account ${who.accountId}: plan pro allows 10 sites and the account has 11. ` +
+          'It stays served as it is, but cannot be published until the account has at most 10 sites (delete one) or moves up; plan max allows unlimited sites',
+      )
+      expect((await v1('POST', `/v1/sites/${newest.id}/rollback`, { build_id: firstBuild.id })).json()).toMatchObject({
+        code: 'plan_limit',
+        detail: problem.detail,
+      })
+      const client = await connect(base, await mcpToken(app, who))
+      const tool = await client.callTool({ name: 'publish_site', arguments: { site_id: newest.id } })
+      expect(tool.isError).toBe(true)
+      expect(textOf(tool)).toBe(`plan_limit: ${problem.detail}`)
+      expect(await app.db.selectFrom('builds').select('id').where('site_id', '=', newest.id).execute()).toHaveLength(2)
+      // Taken offline, it cannot be brought back live either.
+      expect((await v1('PATCH', `/v1/sites/${newest.id}`, { status: 'offline' })).statusCode).toBe(200)
+      expect((await v1('PATCH', `/v1/sites/${newest.id}`, { status: 'live' })).json()).toMatchObject({ code: 'plan_limit' })
 
-    // The oldest ten are within the limit: they publish as before.
-    expect((await v1('POST', `/v1/sites/${oldest.id}/rebuild`)).statusCode).toBe(202)
+      // The oldest ten are within the limit: they publish as before.
+      expect((await v1('POST', `/v1/sites/${oldest.id}/rebuild`)).statusCode).toBe(202)
 
-    // The dashboard says so: the overview's notice, and the site's page after a refused publish.
-    const person = await signedIn(app, who.email)
-    const cookie = person.cookie.replace(/^wps_session=/, `${webCookieNames(app.config.BASE_URL).session}=`)
-    const overview = await app.inject({ method: 'GET', url: '/app', headers: { cookie } })
-    expect(overview.body).toContain('Your account has 11 sites, more than the 10 sites plan Pro allows. Every site stays online as it is, but only the oldest 10 can be published')
-    const { cookie: withCsrf, token } = await formToken(app, cookie, `/app/sites/${newest.id}`)
-    const publish = await post(app, `/app/sites/${newest.id}/rebuild`, withCsrf, { _csrf: token })
-    expect(publish.statusCode).toBe(403)
-    expect(publish.body).toContain('This site is over your account’s limit: plan Pro allows 10 sites and the account has 11.')
-    expect(publish.body).not.toContain(newest.id + ' is')
-    expect(publish.body).not.toContain(who.accountId)
+      // The dashboard says so: the overview's notice, and the site's page after a refused publish.
+      const person = await signedIn(app, who.email)
+      const cookie = person.cookie.replace(/^wps_session=/, `${webCookieNames(app.config.BASE_URL).session}=`)
+      const overview = await app.inject({ method: 'GET', url: '/app', headers: { cookie } })
+      expect(overview.body).toContain(
+        'Your account has 11 sites, more than the 10 sites plan Pro allows. Every site stays online as it is, but only the oldest 10 can be published',
+      )
+      const { cookie: withCsrf, token } = await formToken(app, cookie, `/app/sites/${newest.id}`)
+      const publish = await post(app, `/app/sites/${newest.id}/rebuild`, withCsrf, { _csrf: token })
+      expect(publish.statusCode).toBe(403)
+      expect(publish.body).toContain('This site is over your account’s limit: plan Pro allows 10 sites and the account has 11.')
+      expect(publish.body).not.toContain(newest.id + ' is')
+      expect(publish.body).not.toContain(who.accountId)
 
-    // One site deleted: within the limit again, the newest publishes.
-    const sixth = (await v1('GET', '/v1/sites?per_page=1&page=6')).json().data[0]
-    expect((await v1('DELETE', `/v1/sites/${sixth.id}`)).statusCode).toBe(204)
-    expect((await v1('PATCH', `/v1/sites/${newest.id}`, { status: 'live' })).statusCode).toBe(200)
-    const again = await client.callTool({ name: 'publish_site', arguments: { site_id: newest.id } })
-    expect(again.isError, textOf(again)).toBeFalsy()
-    await client.close()
-  }, SETUP_TIMEOUT_MS)
+      // One site deleted: within the limit again, the newest publishes.
+      const sixth = (await v1('GET', '/v1/sites?per_page=1&page=6')).json().data[0]
+      expect((await v1('DELETE', `/v1/sites/${sixth.id}`)).statusCode).toBe(204)
+      expect((await v1('PATCH', `/v1/sites/${newest.id}`, { status: 'live' })).statusCode).toBe(200)
+      const again = await client.callTool({ name: 'publish_site', arguments: { site_id: newest.id } })
+      expect(again.isError, textOf(again)).toBeFalsy()
+      await client.close()
+    },
+    SETUP_TIMEOUT_MS,
+  )
 
   it('counts a site made earlier in the same millisecond as older', async () => {
     const who = await owner(app, 'same-millisecond@example.com', 'pro')

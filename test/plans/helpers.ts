@@ -24,7 +24,14 @@ export async function owner(app: App, email: string, plan: Plan): Promise<Owner>
 
 /** An access token for /mcp as the token endpoint issues it to the person's client. */
 export async function mcpToken(app: App, who: Pick<Owner, 'accountId' | 'userId'>): Promise<string> {
-  const signed = await signAccessToken(app.signer, { subject: who.userId, clientId: 'cli_test', audience: `${app.config.BASE_URL}/mcp`, scope: ['mcp:read', 'mcp:tools'], accountId: who.accountId, expiresIn: 600 })
+  const signed = await signAccessToken(app.signer, {
+    subject: who.userId,
+    clientId: 'cli_test',
+    audience: `${app.config.BASE_URL}/mcp`,
+    scope: ['mcp:read', 'mcp:tools'],
+    accountId: who.accountId,
+    expiresIn: 600,
+  })
   return signed.token
 }
 

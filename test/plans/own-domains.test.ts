@@ -17,7 +17,15 @@ const { app, base } = await startLiveApp({ env: { RATE_LIMIT_FACTOR: '10' } })
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const domainsOf = async (accountId: string) =>
-  (await app.db.selectFrom('domains').innerJoin('sites', 'sites.id', 'domains.site_id').select('domains.hostname').where('sites.account_id', '=', accountId).orderBy('domains.hostname').execute()).map((d) => d.hostname)
+  (
+    await app.db
+      .selectFrom('domains')
+      .innerJoin('sites', 'sites.id', 'domains.site_id')
+      .select('domains.hostname')
+      .where('sites.account_id', '=', accountId)
+      .orderBy('domains.hostname')
+      .execute()
+  ).map((d) => d.hostname)
 
 /** A person on `plan` with one site, adding domains on the dashboard's domains screen. */
 async function dashboardOwner(email: string, plan: 'free' | 'lite') {
@@ -37,10 +45,15 @@ describe('own domains by plan', () => {
     const free = await dashboardOwner('free-domains@example.com', 'free')
     const refused = await free.add('www.free-shop.example')
     expect(refused.statusCode).toBe(403)
-    expect(refused.body).toContain('Your account is on plan Free, which does not allow own domains (its sites live on their platform subdomain); plan Lite and above allow them.')
+    expect(refused.body).toContain(
+      'Your account is on plan Free, which does not allow own domains (its sites live on their platform subdomain); plan Lite and above allow them.',
+    )
     expect(refused.body).not.toContain(free.accountId)
     expect(await domainsOf(free.accountId)).toEqual([])
-    await expect(setAddOn(app.db, { accountId: free.accountId, addOn: 'extra_domain', on: true })).rejects.toMatchObject({ code: 'PLAN_REQUIRED', message: `The account ${free.accountId} is on plan free; the Extra domain add-on is available from plan lite` })
+    await expect(setAddOn(app.db, { accountId: free.accountId, addOn: 'extra_domain', on: true })).rejects.toMatchObject({
+      code: 'PLAN_REQUIRED',
+      message: `The account ${free.accountId} is on plan free; the Extra domain add-on is available from plan lite`,
+    })
   })
 
   it('lite: one own domain accepted, a second refused with plan_limit until an extra_domain add-on', async () => {
@@ -50,7 +63,9 @@ describe('own domains by plan', () => {
     expect(first.headers['location']).toBe(`/app/sites/${lite.site.id}/domains?done=domain-added`)
     const second = await lite.add('lite-shop.example')
     expect(second.statusCode).toBe(403)
-    expect(second.body).toContain('Your account is on plan Lite, which includes 1 own domain, and has 1; one more domain or plan Plus (3 own domains) allows another.')
+    expect(second.body).toContain(
+      'Your account is on plan Lite, which includes 1 own domain, and has 1; one more domain or plan Plus (3 own domains) allows another.',
+    )
     expect(second.body).not.toContain(lite.accountId)
     expect(second.body).not.toContain('extra_domain')
     expect(await domainsOf(lite.accountId)).toEqual(['www.lite-shop.example'])
@@ -65,15 +80,21 @@ describe('own domains by plan', () => {
 
   it('pro: ten own domains over all its sites, the eleventh refused on /v1 and MCP alike, then allowed by extra_domain ×2; a downgrade keeps them all', async () => {
     const who = await owner(app, 'pro-domains@example.com', 'pro')
-    const sites = [await createSite(app.db, { name: 'One', accountId: who.accountId }), await createSite(app.db, { name: 'Two', accountId: who.accountId })]
+    const sites = [
+      await createSite(app.db, { name: 'One', accountId: who.accountId }),
+      await createSite(app.db, { name: 'Two', accountId: who.accountId }),
+    ]
     for (let i = 1; i <= 9; i++) await addDomain(app.db, sites[i % 2]!.id, `d${i}.pro-domains.example`)
-    const v1 = (hostname: string) => app.inject({ method: 'POST', url: `/v1/sites/${sites[0]!.id}/domains`, headers: who.headers, payload: { hostname } })
+    const v1 = (hostname: string) =>
+      app.inject({ method: 'POST', url: `/v1/sites/${sites[0]!.id}/domains`, headers: who.headers, payload: { hostname } })
     expect((await v1('d10.pro-domains.example')).statusCode).toBe(201)
     const refused = await v1('d11.pro-domains.example')
     expect(refused.statusCode).toBe(403)
     const problem = refused.json() as Json
     expect(problem).toMatchObject({ status: 403, code: 'plan_limit' })
-    expect(problem.detail).toBe(`The account ${who.accountId} is on plan pro, which includes 10 own domains, and has 10; one more extra_domain add-on or plan max (unlimited own domains) allows another`)
+    expect(problem.detail).toBe(
+      `The account ${who.accountId} is on plan pro, which includes 10 own domains, and has 10; one more extra_domain add-on or plan max (unlimited own domains) allows another`,
+    )
 
     const client: Client = await connect(base, await mcpToken(app, who))
     const tool = await client.callTool({ name: 'add_domain', arguments: { site_id: sites[1]!.id, hostname: 'd11.pro-domains.example' } })
@@ -94,7 +115,7 @@ describe('own domains by plan', () => {
     await expect(addDomain(app.db, sites[0]!.id, 'd13.pro-domains.example')).rejects.toMatchObject({ code: 'PLAN_LIMIT' })
   })
 
-  it('the platform\'s own site has no plan', async () => {
+  it("the platform's own site has no plan", async () => {
     const platform = await app.db.selectFrom('sites').select('id').where('account_id', 'is', null).executeTakeFirstOrThrow()
     expect((await addDomain(app.db, platform.id, 'www.platform-extra.example')).status).toBe('pending')
   })

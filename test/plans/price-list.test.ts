@@ -27,7 +27,10 @@ interface ListedPlan {
   seats: number | null
   seo_reports: 'none' | 'monthly' | 'weekly'
 }
-const list = JSON.parse(readFileSync(new URL('../../src/domain/accounts/pricing-data.json', import.meta.url), 'utf8')) as { plans: ListedPlan[]; add_ons: Array<{ id: string; available_from: Plan; per_unit: boolean }> }
+const list = JSON.parse(readFileSync(new URL('../../src/domain/accounts/pricing-data.json', import.meta.url), 'utf8')) as {
+  plans: ListedPlan[]
+  add_ons: Array<{ id: string; available_from: Plan; per_unit: boolean }>
+}
 const listed = (plan: Plan) => list.plans.find((p) => p.id === plan)!
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -42,8 +45,15 @@ describe('every room says what the price list says', () => {
       const { yearly_price_cents: _yearly, ...served } = body.plans.find((p: Json) => p.id === plan.id)
       expect(served).toEqual(plan)
       expect(planEntitlements(plan.id)).toEqual({
-        plan: plan.id, name: plan.name, apiAccess: plan.api_access, apiRequestsPerHour: plan.api_requests_per_hour, webhooks: plan.webhooks,
-        sites: plan.sites, ownDomains: plan.own_domains, seats: plan.seats, seoReports: plan.seo_reports,
+        plan: plan.id,
+        name: plan.name,
+        apiAccess: plan.api_access,
+        apiRequestsPerHour: plan.api_requests_per_hour,
+        webhooks: plan.webhooks,
+        sites: plan.sites,
+        ownDomains: plan.own_domains,
+        seats: plan.seats,
+        seoReports: plan.seo_reports,
       })
     }
     expect(body.add_ons).toEqual(list.add_ons)
@@ -69,36 +79,87 @@ describe('every room says what the price list says', () => {
       // API access and the hourly budget on /v1.
       const account = await app.inject({ method: 'GET', url: '/v1/account', headers: who.headers })
       if (entry.api_access === 'none') expect(account.json()).toMatchObject({ status: 403, code: 'plan_required' })
-      else expect(account.json()).toMatchObject({ plan, api_access: entry.api_access, quota: { requests_per_hour: entry.api_requests_per_hour } })
-      const write = await app.inject({ method: 'PATCH', url: `/v1/sites/${made[0]!.id}`, headers: who.headers, payload: { name: 'Renamed' } })
+      else
+        expect(account.json()).toMatchObject({
+          plan,
+          api_access: entry.api_access,
+          quota: { requests_per_hour: entry.api_requests_per_hour },
+        })
+      const write = await app.inject({
+        method: 'PATCH',
+        url: `/v1/sites/${made[0]!.id}`,
+        headers: who.headers,
+        payload: { name: 'Renamed' },
+      })
       expect(write.statusCode).toBe(entry.api_access === 'read_write' ? 200 : 403)
-      const hook = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: who.headers, payload: { url: 'https://hooks.example/in' } })
+      const hook = await app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: who.headers,
+        payload: { url: 'https://hooks.example/in' },
+      })
       expect(hook.statusCode === 201).toBe(entry.webhooks)
       if (!entry.webhooks && entry.api_access !== 'none') {
         const from = list.plans.find((p) => p.webhooks)!.id
         const read = await app.inject({ method: 'GET', url: '/v1/webhooks', headers: who.headers })
-        expect(read.json()).toMatchObject({ code: 'plan_required', detail: `The account ${who.accountId} is on plan ${plan}, which does not allow webhooks; plan ${from} and above allow it` })
+        expect(read.json()).toMatchObject({
+          code: 'plan_required',
+          detail: `The account ${who.accountId} is on plan ${plan}, which does not allow webhooks; plan ${from} and above allow it`,
+        })
       }
 
       // The dashboard's plan text.
       const { cookie } = await signedIn(app, `${plan}-list@example.com`)
       const overview = (await app.inject({ method: 'GET', url: '/app', headers: { cookie } })).body
-      expect(overview).toContain(`Your plan is <strong>${entry.name}</strong>. REST API access: <strong>${{ none: 'none', read: 'read only', read_write: 'read and write' }[entry.api_access]}</strong>${entry.webhooks ? ', webhooks included' : ''}.`)
-      expect(overview).toContain(entry.sites === null ? `plan ${entry.name} allows any number` : `of the ${entry.sites} ${entry.sites === 1 ? 'site' : 'sites'} plan ${entry.name} allows`)
-      const domainText = entry.own_domains === null ? 'unlimited own domains' : entry.own_domains === 0 ? 'none (your sites live on their platform subdomain)' : `${entry.own_domains} own domain${entry.own_domains === 1 ? '' : 's'}`
+      expect(overview).toContain(
+        `Your plan is <strong>${entry.name}</strong>. REST API access: <strong>${{ none: 'none', read: 'read only', read_write: 'read and write' }[entry.api_access]}</strong>${entry.webhooks ? ', webhooks included' : ''}.`,
+      )
+      expect(overview).toContain(
+        entry.sites === null
+          ? `plan ${entry.name} allows any number`
+          : `of the ${entry.sites} ${entry.sites === 1 ? 'site' : 'sites'} plan ${entry.name} allows`,
+      )
+      const domainText =
+        entry.own_domains === null
+          ? 'unlimited own domains'
+          : entry.own_domains === 0
+            ? 'none (your sites live on their platform subdomain)'
+            : `${entry.own_domains} own domain${entry.own_domains === 1 ? '' : 's'}`
       const members = entry.seats === null ? 'unlimited members' : `${entry.seats} member${entry.seats === 1 ? '' : 's'}`
-      expect(overview).toContain(`Own domains: ${domainText}. Members: ${members}. Scheduled SEO report: ${entry.seo_reports === 'none' ? 'none' : `${entry.seo_reports} for each live site`}.`)
+      expect(overview).toContain(
+        `Own domains: ${domainText}. Members: ${members}. Scheduled SEO report: ${entry.seo_reports === 'none' ? 'none' : `${entry.seo_reports} for each live site`}.`,
+      )
     })
   }
 
   it("the README's plan table is the list's", () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
     const table = readme.split('<!-- plan table:')[1]!.split('\n\n')[0]!
-    const rows = table.split('\n').filter((line) => /^\| (free|lite|plus|pro|max) \|/.test(line)).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()))
+    const rows = table
+      .split('\n')
+      .filter((line) => /^\| (free|lite|plus|pro|max) \|/.test(line))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      )
     const count = (n: number | null, none = 'none') => (n === null ? 'unlimited' : n === 0 ? none : String(n))
-    const access = (p: ListedPlan) => (p.api_access === 'none' ? 'none' : `${p.api_access === 'read' ? 'read' : 'read and write'}, ${p.api_requests_per_hour} requests an hour`)
+    const access = (p: ListedPlan) =>
+      p.api_access === 'none'
+        ? 'none'
+        : `${p.api_access === 'read' ? 'read' : 'read and write'}, ${p.api_requests_per_hour} requests an hour`
     expect(rows).toEqual(
-      list.plans.map((p) => [p.id, `€${p.monthly_price_cents / 100}`, count(p.sites), count(p.own_domains, 'none (platform subdomain)'), count(p.seats), access(p), p.webhooks ? 'yes' : 'no', p.seo_reports]),
+      list.plans.map((p) => [
+        p.id,
+        `€${p.monthly_price_cents / 100}`,
+        count(p.sites),
+        count(p.own_domains, 'none (platform subdomain)'),
+        count(p.seats),
+        access(p),
+        p.webhooks ? 'yes' : 'no',
+        p.seo_reports,
+      ]),
     )
   })
 

@@ -19,7 +19,12 @@ import { owner, until } from './helpers.ts'
 // and one mail still); the embedded database admits one process, so there the CLI's function runs.
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const smtp = await startSmtpServer()
-const env = { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Web Presence <reports@presence.test>', BASE_URL: 'https://app.platform.test' }
+const env = {
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+  SMTP_URL: smtp.url,
+  MAIL_FROM: 'Web Presence <reports@presence.test>',
+  BASE_URL: 'https://app.platform.test',
+}
 const databaseUrl = onPostgres ? await freshDatabaseUrl() : undefined
 const { app } = await buildTestApp({ env, ...(databaseUrl ? { databaseUrl } : {}) })
 const run = promisify(execFile)
@@ -30,8 +35,26 @@ async function runDue(at: Date): Promise<Row[]> {
   if (!onPostgres) {
     const fetcher = createSafeFetcher({ allowPrivateNetworks: true })
     try {
-      const outcomes = await runDueReports({ db: app.db, fetcher, mailer: app.mailer, keyring: app.keyring, log: app.log as unknown as Logger, urls: { api: app.config.API_URL, base: app.config.BASE_URL, sitesDomain: app.config.SITES_DOMAIN } }, at)
-      return outcomes.map(({ audit }) => ({ id: audit.id, site_id: audit.site_id, domain: audit.domain, period: audit.period!, state: audit.state, score: audit.score, error: audit.error }))
+      const outcomes = await runDueReports(
+        {
+          db: app.db,
+          fetcher,
+          mailer: app.mailer,
+          keyring: app.keyring,
+          log: app.log as unknown as Logger,
+          urls: { api: app.config.API_URL, base: app.config.BASE_URL, sitesDomain: app.config.SITES_DOMAIN },
+        },
+        at,
+      )
+      return outcomes.map(({ audit }) => ({
+        id: audit.id,
+        site_id: audit.site_id,
+        domain: audit.domain,
+        period: audit.period!,
+        state: audit.state,
+        score: audit.score,
+        error: audit.error,
+      }))
     } finally {
       await fetcher.close()
     }
@@ -52,7 +75,17 @@ describe('reports run-due', () => {
     const endOfWeek = new Date(week.end.getTime() - 1)
 
     const rows = await runDue(endOfWeek)
-    expect(rows).toEqual([{ id: expect.stringMatching(/^audit_/), site_id: site.id, domain: fixture.domain, period: week.key, state: 'done', score: expect.any(Number), error: null }])
+    expect(rows).toEqual([
+      {
+        id: expect.stringMatching(/^audit_/),
+        site_id: site.id,
+        domain: fixture.domain,
+        period: week.key,
+        state: 'done',
+        score: expect.any(Number),
+        error: null,
+      },
+    ])
     await until(async () => smtp.to(who.email).length >= 1, 20_000, 'the mail')
     expect(await runDue(endOfWeek)).toEqual([])
     await new Promise((resolve) => setTimeout(resolve, 500))
@@ -62,8 +95,15 @@ describe('reports run-due', () => {
     expect(await app.db.selectFrom('site_audits').select('id').where('site_id', '=', site.id).execute()).toHaveLength(1)
   }, 120_000)
 
-  it.skipIf(!onPostgres)('refuses a time it cannot read before opening the database', async () => {
-    const refused = await run(process.execPath, ['scripts/admin.ts', 'reports', 'run-due', '--at', 'next tuesday'], { cwd: root, env: { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, DATABASE_URL: databaseUrl! } }).catch((error: { code: number; stderr: string }) => error)
-    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--at must be an ISO 8601 time') })
-  }, 60_000)
+  it.skipIf(!onPostgres)(
+    'refuses a time it cannot read before opening the database',
+    async () => {
+      const refused = await run(process.execPath, ['scripts/admin.ts', 'reports', 'run-due', '--at', 'next tuesday'], {
+        cwd: root,
+        env: { ...baseEnv(), DATA_ENCRYPTION_KEY: TEST_DATA_KEY, DATABASE_URL: databaseUrl! },
+      }).catch((error: { code: number; stderr: string }) => error)
+      expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--at must be an ISO 8601 time') })
+    },
+    60_000,
+  )
 })

@@ -17,7 +17,13 @@ import { owner, until, type Owner } from './helpers.ts'
 // caught by an SMTP server and seo.report.ready by a Standard Webhooks receiver.
 const smtp = await startSmtpServer()
 const { app } = await buildTestApp({
-  env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', API_URL: 'https://api.platform.test', BASE_URL: 'https://app.platform.test', SMTP_URL: smtp.url, MAIL_FROM: 'Web Presence <reports@presence.test>' },
+  env: {
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+    API_URL: 'https://api.platform.test',
+    BASE_URL: 'https://app.platform.test',
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'Web Presence <reports@presence.test>',
+  },
 })
 const sitesDomain = app.config.SITES_DOMAIN
 const HOUR = 3_600_000
@@ -26,7 +32,12 @@ type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-exp
 
 async function subscribe(who: Owner) {
   const receiver = await startReceiver()
-  const res = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: who.headers, payload: { url: receiver.url, event_types: ['seo.report.ready'] } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/webhooks',
+    headers: who.headers,
+    payload: { url: receiver.url, event_types: ['seo.report.ready'] },
+  })
   expect(res.statusCode, res.body).toBe(201)
   return { receiver, secret: (res.json() as Json).secret as string }
 }
@@ -34,10 +45,14 @@ async function subscribe(who: Owner) {
 /** Waits until these audits are finished: done with their mail out, or failed. */
 async function settled(ids: string[]) {
   if (ids.length === 0) return
-  await until(async () => {
-    const rows = await app.db.selectFrom('site_audits').select(['state', 'mailed_at']).where('id', 'in', ids).execute()
-    return rows.every((r) => r.state === 'failed' || (r.state === 'done' && r.mailed_at !== null))
-  }, 60_000, 'reports finished')
+  await until(
+    async () => {
+      const rows = await app.db.selectFrom('site_audits').select(['state', 'mailed_at']).where('id', 'in', ids).execute()
+      return rows.every((r) => r.state === 'failed' || (r.state === 'done' && r.mailed_at !== null))
+    },
+    60_000,
+    'reports finished',
+  )
 }
 
 /** A dashboard session of the person (the cookie the sign-in sets). */
@@ -49,11 +64,15 @@ async function cookieFor(email: string): Promise<string> {
 const scoreOf = (mail: ReceivedMail) => Number(/^Subject: SEO report for .+: (\d+)\/100$/m.exec(mail.data)?.[1])
 
 describe('the schedule', () => {
-  it("gives every site its own moment in each period, spread over the whole period and never in its last hour", () => {
+  it('gives every site its own moment in each period, spread over the whole period and never in its last hour', () => {
     const week = periodOf('weekly', new Date('2030-03-06T12:00:00Z'))
     expect(week).toMatchObject({ key: '2030-W10', start: new Date('2030-03-04T00:00:00Z'), end: new Date('2030-03-11T00:00:00Z') })
     expect(periodOf('weekly', new Date('2027-01-01T00:00:00Z')).key).toBe('2026-W53')
-    expect(periodOf('monthly', new Date('2030-03-31T23:59:59Z'))).toMatchObject({ key: '2030-03', start: new Date('2030-03-01T00:00:00Z'), end: new Date('2030-04-01T00:00:00Z') })
+    expect(periodOf('monthly', new Date('2030-03-31T23:59:59Z'))).toMatchObject({
+      key: '2030-03',
+      start: new Date('2030-03-01T00:00:00Z'),
+      end: new Date('2030-04-01T00:00:00Z'),
+    })
     const ids = Array.from({ length: 200 }, (_, i) => `site_spread${i}`)
     const quarters = [0, 0, 0, 0]
     for (const id of ids) {
@@ -83,7 +102,12 @@ describe('scheduled SEO reports', () => {
     const weeklyA = await createSite(app.db, { name: 'Weekly Bakery', hostname: defects.domain, accountId: pro.accountId, status: 'live' })
     const weeklyB = await createSite(app.db, { name: 'Weekly Florist', hostname: clean.domain, accountId: pro.accountId, status: 'live' })
     const draft = await createSite(app.db, { name: 'Not yet', accountId: pro.accountId, status: 'draft' })
-    const litePlace = await createSite(app.db, { name: 'Monthly Café', hostname: monthly.domain, accountId: lite.accountId, status: 'live' })
+    const litePlace = await createSite(app.db, {
+      name: 'Monthly Café',
+      hostname: monthly.domain,
+      accountId: lite.accountId,
+      status: 'live',
+    })
     const freeSite = await createSite(app.db, { name: 'Free Shop', accountId: free.accountId, status: 'live' })
     const plusSite = await createSite(app.db, { name: 'Plus Shop', accountId: plus.accountId, status: 'live' })
 
@@ -97,11 +121,15 @@ describe('scheduled SEO reports', () => {
       await settled(queued.map((a) => a.id))
     }
     const audits = await app.db.selectFrom('site_audits').selectAll().orderBy('created_at').execute()
-    expect(audits.every((a) => a.state === 'done'), JSON.stringify(audits.map((a) => [a.domain, a.state, a.error]))).toBe(true)
+    expect(
+      audits.every((a) => a.state === 'done'),
+      JSON.stringify(audits.map((a) => [a.domain, a.state, a.error])),
+    ).toBe(true)
 
     // pro: weekly, every week touching March (2030-W09 … W13) once; lite: monthly, once; free, plus, drafts: none.
     const bySite = (siteId: string) => audits.filter((a) => a.site_id === siteId)
-    for (const site of [weeklyA, weeklyB]) expect(bySite(site.id).map((a) => a.period)).toEqual(['2030-W09', '2030-W10', '2030-W11', '2030-W12', '2030-W13'])
+    for (const site of [weeklyA, weeklyB])
+      expect(bySite(site.id).map((a) => a.period)).toEqual(['2030-W09', '2030-W10', '2030-W11', '2030-W12', '2030-W13'])
     expect(bySite(litePlace.id).map((a) => [a.period, a.trigger])).toEqual([['2030-03', 'monthly']])
     for (const site of [draft, freeSite, plusSite]) expect(bySite(site.id)).toEqual([])
 
@@ -120,7 +148,10 @@ describe('scheduled SEO reports', () => {
 
     // Walking the month again, or two passes at once, queues nothing more: once per period.
     for (let t = start; t < end; t += 6 * HOUR) expect(await queueDueReports(app.db, sitesDomain, new Date(t))).toEqual([])
-    const both = await Promise.all([queueDueReports(app.db, sitesDomain, new Date(end - 2 * HOUR)), queueDueReports(app.db, sitesDomain, new Date(end - 2 * HOUR))])
+    const both = await Promise.all([
+      queueDueReports(app.db, sitesDomain, new Date(end - 2 * HOUR)),
+      queueDueReports(app.db, sitesDomain, new Date(end - 2 * HOUR)),
+    ])
     expect(both.flat()).toEqual([])
 
     // One mail per report to the owner, with the score the report stored.
@@ -130,9 +161,22 @@ describe('scheduled SEO reports', () => {
     expect(smtp.to(lite.email)).toHaveLength(1)
     expect(smtp.to(free.email)).toHaveLength(0)
     expect(smtp.to(plus.email)).toHaveLength(0)
-    const storedScores = (siteId: string) => bySite(siteId).map((a) => a.score).sort()
-    expect(proMails.filter((m) => m.data.includes(defects.domain)).map(scoreOf).sort()).toEqual(storedScores(weeklyA.id))
-    expect(proMails.filter((m) => m.data.includes(clean.domain)).map(scoreOf).sort()).toEqual(storedScores(weeklyB.id))
+    const storedScores = (siteId: string) =>
+      bySite(siteId)
+        .map((a) => a.score)
+        .sort()
+    expect(
+      proMails
+        .filter((m) => m.data.includes(defects.domain))
+        .map(scoreOf)
+        .sort(),
+    ).toEqual(storedScores(weeklyA.id))
+    expect(
+      proMails
+        .filter((m) => m.data.includes(clean.domain))
+        .map(scoreOf)
+        .sort(),
+    ).toEqual(storedScores(weeklyB.id))
 
     const first = mailText(proMails.find((m) => m.data.includes(defects.domain))!)
     const score = bySite(weeklyA.id)[0]!.score
@@ -141,8 +185,12 @@ describe('scheduled SEO reports', () => {
     expect(first).toMatch(/Top quick wins:\n1\. .+\n2\. .+\n3\. .+\n/)
     expect(first).not.toMatch(/\n4\. /)
     expect(first).toContain(`https://app.platform.test/app/sites/${weeklyA.id}/reports`)
-    const later = proMails.filter((m) => m.data.includes(defects.domain)).slice(1).map(mailText)
-    for (const text of later) expect(text).toMatch(/Unchanged since the last report on \d{4}-\d{2}-\d{2} \(\d+\)\.|(Up|Down) \d+ since the last report/)
+    const later = proMails
+      .filter((m) => m.data.includes(defects.domain))
+      .slice(1)
+      .map(mailText)
+    for (const text of later)
+      expect(text).toMatch(/Unchanged since the last report on \d{4}-\d{2}-\d{2} \(\d+\)\.|(Up|Down) \d+ since the last report/)
     expect(mailText(smtp.to(lite.email)[0]!)).toContain('Your monthly SEO report for Monthly Café')
 
     // seo.report.ready for every pro report, signed, with the stored score.
@@ -151,7 +199,15 @@ describe('scheduled SEO reports', () => {
     expect(events).toHaveLength(10)
     for (const event of events) {
       const audit = audits.find((a) => a.id === event.data.audit_id)!
-      expect(event).toMatchObject({ type: 'seo.report.ready', data: { site_id: audit.site_id, domain: audit.domain, score: audit.score, url: `https://api.platform.test/v1/sites/${audit.site_id}/audits/${audit.id}` } })
+      expect(event).toMatchObject({
+        type: 'seo.report.ready',
+        data: {
+          site_id: audit.site_id,
+          domain: audit.domain,
+          score: audit.score,
+          url: `https://api.platform.test/v1/sites/${audit.site_id}/audits/${audit.id}`,
+        },
+      })
     }
 
     // GET /v1/sites/{id}/audits lists the reports, newest first; another account's site is 404.
@@ -161,20 +217,46 @@ describe('scheduled SEO reports', () => {
     expect(body.meta).toEqual({ total: 5, page: 1, per_page: 3 })
     expect(body.data.map((a: Json) => a.period)).toEqual(['2030-W13', '2030-W12', '2030-W11'])
     expect(body.data[0]).toEqual({
-      id: expect.stringMatching(/^audit_/), site_id: weeklyA.id, domain: defects.domain, state: 'done', trigger: 'weekly', period: '2030-W13',
-      score, axes: { seo: expect.any(Number), aeo: expect.any(Number), geo: expect.any(Number) }, error: null, created_at: expect.any(String), finished_at: expect.any(String),
+      id: expect.stringMatching(/^audit_/),
+      site_id: weeklyA.id,
+      domain: defects.domain,
+      state: 'done',
+      trigger: 'weekly',
+      period: '2030-W13',
+      score,
+      axes: { seo: expect.any(Number), aeo: expect.any(Number), geo: expect.any(Number) },
+      error: null,
+      created_at: expect.any(String),
+      finished_at: expect.any(String),
     })
     const stranger = await owner(app, 'stranger-reports@example.com', 'pro')
-    expect((await app.inject({ method: 'GET', url: `/v1/sites/${weeklyA.id}/audits`, headers: stranger.headers })).json()).toMatchObject({ status: 404, code: 'not_found' })
-    expect((await app.inject({ method: 'GET', url: `/v1/sites/${weeklyA.id}/audits?per_page=0`, headers: pro.headers })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await app.inject({ method: 'GET', url: `/v1/sites/${weeklyA.id}/audits`, headers: stranger.headers })).json()).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    })
+    expect(
+      (await app.inject({ method: 'GET', url: `/v1/sites/${weeklyA.id}/audits?per_page=0`, headers: pro.headers })).json(),
+    ).toMatchObject({ status: 400, code: 'validation_failed' })
 
     // The dashboard draws the history as an SVG chart with one point per report, and no script.
-    const page = await app.inject({ method: 'GET', url: `/app/sites/${weeklyA.id}/reports`, headers: { cookie: await cookieFor(pro.email) } })
+    const page = await app.inject({
+      method: 'GET',
+      url: `/app/sites/${weeklyA.id}/reports`,
+      headers: { cookie: await cookieFor(pro.email) },
+    })
     expect(page.statusCode).toBe(200)
     expect(page.body).toMatch(/<svg [^>]*role="img"/)
     expect(page.body.match(/<circle /g)).toHaveLength(5)
     expect(page.body).not.toMatch(/<script(?! src="\/app\/copy\.js")/)
-    expect((await app.inject({ method: 'GET', url: `/app/sites/${weeklyA.id}/reports`, headers: { cookie: await cookieFor('stranger-reports@example.com') } })).statusCode).toBe(404)
+    expect(
+      (
+        await app.inject({
+          method: 'GET',
+          url: `/app/sites/${weeklyA.id}/reports`,
+          headers: { cookie: await cookieFor('stranger-reports@example.com') },
+        })
+      ).statusCode,
+    ).toBe(404)
   }, 300_000)
 
   it('tries a report again when the site cannot be reached, and never mails a score of a site it could not reach', async () => {
@@ -184,17 +266,35 @@ describe('scheduled SEO reports', () => {
     const who = await owner(app, 'flaky-reports@example.com', 'pro')
     const { receiver } = await subscribe(who)
     const flaky = await createSite(app.db, { name: 'Flaky', hostname: `127.0.0.1:${proxy.port}`, accountId: who.accountId, status: 'live' })
-    const gone = await createSite(app.db, { name: 'Gone', hostname: `127.0.0.1:${await closedPort()}`, accountId: who.accountId, status: 'live' })
+    const gone = await createSite(app.db, {
+      name: 'Gone',
+      hostname: `127.0.0.1:${await closedPort()}`,
+      accountId: who.accountId,
+      status: 'live',
+    })
     const week = periodOf('weekly', new Date('2031-06-04T00:00:00Z'))
-    const jobOf = async (auditId: string) => app.db.selectFrom('jobs').selectAll().where('payload', '@>', JSON.stringify({ audit_id: auditId }) as never).executeTakeFirstOrThrow()
+    const jobOf = async (auditId: string) =>
+      app.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('payload', '@>', JSON.stringify({ audit_id: auditId }) as never)
+        .executeTakeFirstOrThrow()
     /** The runner's clock for a retry: the job's delay is over now. */
     const retryNow = async (auditId: string, attempts: number) => {
       // Tries are counted when claimed: wait until the try has failed and the job waits for the next.
-      await until(async () => {
-        const job = await jobOf(auditId)
-        return job.attempts >= attempts && job.state === 'queued'
-      }, 30_000, `try ${attempts} failed`)
-      await app.db.updateTable('jobs').set({ run_at: new Date() }).where('id', '=', (await jobOf(auditId)).id).execute()
+      await until(
+        async () => {
+          const job = await jobOf(auditId)
+          return job.attempts >= attempts && job.state === 'queued'
+        },
+        30_000,
+        `try ${attempts} failed`,
+      )
+      await app.db
+        .updateTable('jobs')
+        .set({ run_at: new Date() })
+        .where('id', '=', (await jobOf(auditId)).id)
+        .execute()
       app.jobs.wake()
     }
 
@@ -203,11 +303,21 @@ describe('scheduled SEO reports', () => {
     const queued = await queueDueReports(app.db, sitesDomain, new Date(week.end.getTime() - HOUR / 2))
     const flakyAudit = queued.find((a) => a.site_id === flaky.id)!
     const goneAudit = queued.find((a) => a.site_id === gone.id)!
-    await until(async () => (await jobOf(flakyAudit.id)).attempts >= 1 && (await jobOf(flakyAudit.id)).state === 'queued', 30_000, 'first try failed')
+    await until(
+      async () => (await jobOf(flakyAudit.id)).attempts >= 1 && (await jobOf(flakyAudit.id)).state === 'queued',
+      30_000,
+      'first try failed',
+    )
     const job = await jobOf(flakyAudit.id)
     // The next try waits minutes, not seconds: the site may be back by then.
     expect(job.run_at.getTime() - Date.now()).toBeGreaterThan(60_000)
-    expect(await app.db.selectFrom('site_audits').select(['state', 'score', 'mailed_at']).where('id', '=', flakyAudit.id).executeTakeFirstOrThrow()).toEqual({ state: 'queued', score: null, mailed_at: null })
+    expect(
+      await app.db
+        .selectFrom('site_audits')
+        .select(['state', 'score', 'mailed_at'])
+        .where('id', '=', flakyAudit.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ state: 'queued', score: null, mailed_at: null })
     expect(smtp.to(who.email)).toHaveLength(0)
 
     proxy.restore()
@@ -222,7 +332,12 @@ describe('scheduled SEO reports', () => {
     for (let attempt = 1; attempt < 4; attempt++) await retryNow(goneAudit.id, attempt)
     await settled([goneAudit.id])
     const failed = await app.db.selectFrom('site_audits').selectAll().where('id', '=', goneAudit.id).executeTakeFirstOrThrow()
-    expect(failed).toMatchObject({ state: 'failed', score: null, mailed_at: null, error: expect.stringMatching(/^The site could not be reached: /) })
+    expect(failed).toMatchObject({
+      state: 'failed',
+      score: null,
+      mailed_at: null,
+      error: expect.stringMatching(/^The site could not be reached: /),
+    })
     await receiver.waitFor(1, 20_000)
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(smtp.to(who.email).map(scoreOf)).toEqual([done.score])

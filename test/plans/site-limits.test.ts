@@ -17,7 +17,16 @@ const { app, base } = await startLiveApp({ env: { RATE_LIMIT_FACTOR: '10' } })
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const count = async (accountId: string) => Number((await app.db.selectFrom('sites').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n)
+const count = async (accountId: string) =>
+  Number(
+    (
+      await app.db
+        .selectFrom('sites')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 async function mcpClient(who: Owner): Promise<Client> {
   return connect(base, await mcpToken(app, who))
@@ -28,11 +37,18 @@ async function fill(accountId: string, n: number) {
   for (let i = await count(accountId); i < n; i++) await createAccountSite(app.db, accountId, { name: `Site ${i + 1}` })
 }
 
-const v1 = (headers: Record<string, string>, payload: object, key?: string) => app.inject({ method: 'POST', url: '/v1/sites', headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, payload })
+const v1 = (headers: Record<string, string>, payload: object, key?: string) =>
+  app.inject({ method: 'POST', url: '/v1/sites', headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, payload })
 
 describe('sites per plan', () => {
-  it('the limits are the price list\'s: free 1, lite 1, plus 3, pro 10, max unlimited', () => {
-    expect(Object.fromEntries((['free', 'lite', 'plus', 'pro', 'max'] as Plan[]).map((p) => [p, planEntitlements(p).sites]))).toEqual({ free: 1, lite: 1, plus: 3, pro: 10, max: null })
+  it("the limits are the price list's: free 1, lite 1, plus 3, pro 10, max unlimited", () => {
+    expect(Object.fromEntries((['free', 'lite', 'plus', 'pro', 'max'] as Plan[]).map((p) => [p, planEntitlements(p).sites]))).toEqual({
+      free: 1,
+      lite: 1,
+      plus: 3,
+      pro: 10,
+      max: null,
+    })
   })
 
   it('pro: the tenth site is made on /v1 and MCP, the eleventh refused with plan_limit naming the account and the plan that allows it on /v1, MCP and GraphQL, nothing stored', async () => {
@@ -50,7 +66,9 @@ describe('sites per plan', () => {
     expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8')
     const problem = refused.json() as Json
     expect(problem).toMatchObject({ status: 403, code: 'plan_limit', type: 'urn:problem-type:plan_limit' })
-    expect(problem.detail).toBe(`The account ${who.accountId} is on plan pro, which allows 10 sites, and has 10; plan max allows unlimited sites`)
+    expect(problem.detail).toBe(
+      `The account ${who.accountId} is on plan pro, which allows 10 sites, and has 10; plan max allows unlimited sites`,
+    )
     expect(refused.headers['x-ratelimit-limit']).toBeDefined()
 
     const tool = await client.callTool({ name: 'create_site', arguments: { name: 'Eleventh' } })
@@ -60,13 +78,23 @@ describe('sites per plan', () => {
     const graphql = await fetch(`${base}/v1/graphql`, {
       method: 'POST',
       headers: { ...who.headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'mutation ($input: CreateSiteInput!) { createSite(input: $input) { id } }', variables: { input: { name: 'Eleventh' } } }),
+      body: JSON.stringify({
+        query: 'mutation ($input: CreateSiteInput!) { createSite(input: $input) { id } }',
+        variables: { input: { name: 'Eleventh' } },
+      }),
     })
     const answer = (await graphql.json()) as Json
     expect(answer.data).toEqual({ createSite: null })
-    expect(answer.errors).toEqual([expect.objectContaining({ message: problem.detail, extensions: expect.objectContaining({ code: 'FORBIDDEN', reason: 'plan_limit' }) })])
+    expect(answer.errors).toEqual([
+      expect.objectContaining({
+        message: problem.detail,
+        extensions: expect.objectContaining({ code: 'FORBIDDEN', reason: 'plan_limit' }),
+      }),
+    ])
     expect(await count(who.accountId)).toBe(10)
-    expect((await app.db.selectFrom('sites').select('id').where('account_id', '=', who.accountId).where('name', '=', 'Eleventh').execute())).toEqual([])
+    expect(
+      await app.db.selectFrom('sites').select('id').where('account_id', '=', who.accountId).where('name', '=', 'Eleventh').execute(),
+    ).toEqual([])
     // Within the limit again (a site deleted), a new request makes the site; the refused one's key replays its refusal.
     const list = (await app.inject({ method: 'GET', url: '/v1/sites?per_page=1', headers: who.headers })).json() as Json
     expect((await app.inject({ method: 'DELETE', url: `/v1/sites/${list.data[0].id}`, headers: who.headers })).statusCode).toBe(204)
@@ -94,7 +122,11 @@ describe('sites per plan', () => {
     expect(await count(who.accountId)).toBe(13)
   })
 
-  for (const [plan, limit] of [['free', 1], ['lite', 1], ['plus', 3]] as const) {
+  for (const [plan, limit] of [
+    ['free', 1],
+    ['lite', 1],
+    ['plus', 3],
+  ] as const) {
     it(`${plan}: ${limit} ${limit === 1 ? 'site' : 'sites'} in the dashboard, one more refused there with the upgrade path; /v1 and MCP refuse the change by plan`, async () => {
       const person = await signedIn(app, `${plan}-limit@example.com`)
       const accountId = person.user.accountId
@@ -105,7 +137,9 @@ describe('sites per plan', () => {
       const refused = await post(app, '/app/sites', withCsrf, { _csrf: token, name: 'One too many', locales: 'en', default_locale: 'en' })
       expect(refused.statusCode).toBe(403)
       const name = { free: 'Free', lite: 'Lite', plus: 'Plus' }[plan]
-      expect(refused.body).toContain(`Your account is on plan ${name}, which allows ${limit} ${limit === 1 ? 'site' : 'sites'}, and has ${limit}`)
+      expect(refused.body).toContain(
+        `Your account is on plan ${name}, which allows ${limit} ${limit === 1 ? 'site' : 'sites'}, and has ${limit}`,
+      )
       expect(refused.body).toContain(plan === 'plus' ? 'plan Pro allows 10 sites' : 'plan Plus allows 3 sites')
       expect(refused.body).not.toContain(accountId)
       expect(await count(accountId)).toBe(limit)

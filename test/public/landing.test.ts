@@ -20,13 +20,18 @@ interface Answer {
 /** One request over a real connection, with the Host header a browser would send for `host`. */
 function get(base: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: new URL(base).port, path, method, headers: { host: new URL(base).host, ...headers } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        const body = Buffer.concat(chunks)
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') })
-      })
-    })
+    const req = httpRequest(
+      { host: '127.0.0.1', port: new URL(base).port, path, method, headers: { host: new URL(base).host, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => {
+            const body = Buffer.concat(chunks)
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') })
+          })
+      },
+    )
     req.on('error', reject).end()
   })
 }
@@ -40,7 +45,7 @@ describe('the front door', () => {
     t = await startLiveApp({ env: { API_URL: 'http://api.front.test' } })
   }, 120_000)
 
-  it('answers GET / on the service\'s host with the landing page: what it does, the plans, the ways in', async () => {
+  it("answers GET / on the service's host with the landing page: what it does, the plans, the ways in", async () => {
     const res = await get(t.base, '/')
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
@@ -67,7 +72,12 @@ describe('the front door', () => {
       const card = cards.eq(i)
       const price = card.find('.price').text()
       expect(price).toBe(plan.monthly_price_cents === 0 ? 'Free' : `€${plan.monthly_price_cents / 100} a month`)
-      expect(card.find('li').map((_, li) => $(li).text()).get()).toEqual(plan.features)
+      expect(
+        card
+          .find('li')
+          .map((_, li) => $(li).text())
+          .get(),
+      ).toEqual(plan.features)
     })
     for (const addOn of pricing.add_ons) expect($('main').text()).toContain(addOn.name)
     expect($('main').text()).toContain(pricing.vat_note)
@@ -94,7 +104,7 @@ describe('the front door', () => {
     expect(head.body.length).toBe(0)
   })
 
-  it('answers the API host too, an unknown host 404, and a hosted site\'s host with the site itself', async () => {
+  it("answers the API host too, an unknown host 404, and a hosted site's host with the site itself", async () => {
     expect((await get(t.base, '/', { host: 'api.front.test' })).status).toBe(200)
     const unknown = await get(t.base, '/', { host: 'elsewhere.example' })
     expect(unknown.status).toBe(404)
@@ -128,18 +138,27 @@ describe('the front door', () => {
     expect($('script').length).toBe(0)
   })
 
-  it.skipIf(!haveBrowser || onPostgres)('has no serious or critical axe violation, on a phone and on a desktop', { timeout: 60_000 }, async () => {
-    const browser = await launchBrowser()
-    for (const viewport of [PHONE, DESKTOP]) {
-      for (const path of ['/', '/docs']) {
-        const context = await browser.newContext({ viewport, javaScriptEnabled: true })
-        const page = await context.newPage()
-        await page.goto(`${t.base}${path}`)
-        const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze()
-        const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        expect(grave.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${path} ${viewport.width}px`).toEqual([])
-        await context.close()
+  it.skipIf(!haveBrowser || onPostgres)(
+    'has no serious or critical axe violation, on a phone and on a desktop',
+    { timeout: 60_000 },
+    async () => {
+      const browser = await launchBrowser()
+      for (const viewport of [PHONE, DESKTOP]) {
+        for (const path of ['/', '/docs']) {
+          const context = await browser.newContext({ viewport, javaScriptEnabled: true })
+          const page = await context.newPage()
+          await page.goto(`${t.base}${path}`)
+          const { violations } = await new AxeBuilder({ page })
+            .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+            .analyze()
+          const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          expect(
+            grave.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+            `${path} ${viewport.width}px`,
+          ).toEqual([])
+          await context.close()
+        }
       }
-    }
-  })
+    },
+  )
 })

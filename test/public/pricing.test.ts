@@ -17,7 +17,12 @@ describe('GET /api/pricing', () => {
     expect(body.plans.map((p: { monthly_price_cents: number }) => p.monthly_price_cents)).toEqual([0, 900, 1900, 4900, 9900])
     // Yearly is twelve months less 20 %.
     expect(body.plans.find((p: { id: string }) => p.id === 'pro').yearly_price_cents).toBe(47040)
-    expect(body.add_ons.map((a: { id: string }) => a.id)).toEqual(['extra_domain', 'ai_sales_assistant', 'premium_seo_reports', 'extra_seat'])
+    expect(body.add_ons.map((a: { id: string }) => a.id)).toEqual([
+      'extra_domain',
+      'ai_sales_assistant',
+      'premium_seo_reports',
+      'extra_seat',
+    ])
     expect(body.vat_note).toMatch(/VAT/)
   })
 

@@ -10,7 +10,12 @@ const get = (url: string, headers: Record<string, string>) => app.inject({ metho
 describe('the audit log', () => {
   it('records every call of an identified account with the route template, refusals included', async () => {
     const owner = await makeAccount(app, 'pro')
-    const created = await app.inject({ method: 'POST', url: '/v1/tokens', headers: owner.headers, payload: { name: 'n', scopes: ['read:sites'] } })
+    const created = await app.inject({
+      method: 'POST',
+      url: '/v1/tokens',
+      headers: owner.headers,
+      payload: { name: 'n', scopes: ['read:sites'] },
+    })
     const newId = created.json().id as string
     await app.inject({ method: 'POST', url: `/v1/tokens/${newId}/rotate`, headers: owner.headers, payload: { grace_seconds: 0 } })
     await get('/v1/account', { ...owner.headers, 'x-request-id': 'ignored' })
@@ -75,8 +80,26 @@ describe('the audit log', () => {
   it('is purged after 90 days by the daily job, with day-old Idempotency-Keys and ended quota windows', async () => {
     const owner = await makeAccount(app, 'pro')
     const old = new Date(Date.now() - 91 * 86_400_000)
-    await app.db.insertInto('audit_log').values({ id: 'aud_old', at: old, account_id: owner.accountId, token_id: null, client_id: null, operation: 'x', method: 'GET', path: '/v1/x', status: 200, request_id: 'r', ip: '127.0.0.1' }).execute()
-    await app.db.insertInto('api_quota').values({ account_id: owner.accountId, window_start: new Date(Date.now() - 2 * 3600_000), used: 5 }).execute()
+    await app.db
+      .insertInto('audit_log')
+      .values({
+        id: 'aud_old',
+        at: old,
+        account_id: owner.accountId,
+        token_id: null,
+        client_id: null,
+        operation: 'x',
+        method: 'GET',
+        path: '/v1/x',
+        status: 200,
+        request_id: 'r',
+        ip: '127.0.0.1',
+      })
+      .execute()
+    await app.db
+      .insertInto('api_quota')
+      .values({ account_id: owner.accountId, window_start: new Date(Date.now() - 2 * 3600_000), used: 5 })
+      .execute()
     await get('/v1/account', owner.headers)
     await afterAuditFlush()
     const counts = await purgeRestData(app)

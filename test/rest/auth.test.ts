@@ -52,7 +52,10 @@ describe('credentials on /v1', () => {
   it('refuses a wrong secret for a real token id, a revoked token and an expired token', async () => {
     const account = await makeAccount(app, 'pro')
     const wrong = `${account.secret.slice(0, -1)}${account.secret.endsWith('A') ? 'B' : 'A'}`
-    expect((await get({ authorization: `Bearer ${wrong}` })).json()).toMatchObject({ code: 'invalid_token', detail: 'The API token is invalid' })
+    expect((await get({ authorization: `Bearer ${wrong}` })).json()).toMatchObject({
+      code: 'invalid_token',
+      detail: 'The API token is invalid',
+    })
 
     await app.db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', '=', account.tokenId).execute()
     const revoked = await get(account.headers)
@@ -60,13 +63,17 @@ describe('credentials on /v1', () => {
     expect(revoked.json()).toMatchObject({ detail: 'The API token has been revoked' })
 
     const other = await makeAccount(app, 'pro')
-    await app.db.updateTable('api_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', other.tokenId).execute()
+    await app.db
+      .updateTable('api_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', other.tokenId)
+      .execute()
     const expired = await get(other.headers)
     expect(expired.statusCode).toBe(401)
     expect(expired.json()).toMatchObject({ detail: 'The API token has expired' })
   })
 
-  it('spends nothing of the account\'s hour on a refused token: a wrong secret, a revoked or an expired token', async () => {
+  it("spends nothing of the account's hour on a refused token: a wrong secret, a revoked or an expired token", async () => {
     const account = await makeAccount(app, 'pro')
     const used = async () => Number((await get(account.headers)).headers['x-ratelimit-remaining'])
     const before = await used()
@@ -76,7 +83,11 @@ describe('credentials on /v1', () => {
     expect(await used()).toBe(before - 1)
 
     const rotated = await makeAccount(app, 'pro')
-    await app.db.updateTable('api_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', rotated.tokenId).execute()
+    await app.db
+      .updateTable('api_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', rotated.tokenId)
+      .execute()
     expect((await get(rotated.headers)).statusCode).toBe(401)
     await app.db.updateTable('api_tokens').set({ expires_at: null, revoked_at: new Date() }).where('id', '=', rotated.tokenId).execute()
     expect((await get(rotated.headers)).statusCode).toBe(401)
@@ -87,14 +98,23 @@ describe('credentials on /v1', () => {
   it('refuses OAuth tokens for another audience, expired, revoked, or acting for no account', async () => {
     const account = await makeAccount(app, 'pro')
     const mcp = await oauthToken(app, account.accountId, ['mcp:read'], `${config.BASE_URL}/mcp`)
-    expect((await get({ authorization: `Bearer ${mcp.token}` })).json()).toMatchObject({ code: 'invalid_token', detail: 'The access token was not issued for this resource' })
+    expect((await get({ authorization: `Bearer ${mcp.token}` })).json()).toMatchObject({
+      code: 'invalid_token',
+      detail: 'The access token was not issued for this resource',
+    })
 
     const expired = await oauthToken(app, account.accountId, ['read:sites'], undefined, -120)
-    expect((await get({ authorization: `Bearer ${expired.token}` })).json()).toMatchObject({ code: 'invalid_token', detail: 'The access token has expired' })
+    expect((await get({ authorization: `Bearer ${expired.token}` })).json()).toMatchObject({
+      code: 'invalid_token',
+      detail: 'The access token has expired',
+    })
 
     const revoked = await oauthToken(app, account.accountId, ['read:sites'])
     await denyJtis(app.db, [{ jti: revoked.jti, expiresAt: revoked.expiresAt }])
-    expect((await get({ authorization: `Bearer ${revoked.token}` })).json()).toMatchObject({ code: 'invalid_token', detail: 'The access token has been revoked' })
+    expect((await get({ authorization: `Bearer ${revoked.token}` })).json()).toMatchObject({
+      code: 'invalid_token',
+      detail: 'The access token has been revoked',
+    })
 
     const agent = await oauthToken(app, undefined, ['read:sites'])
     const unclaimed = await get({ authorization: `Bearer ${agent.token}` })

@@ -28,17 +28,38 @@ async function call(method: string, path: string, init: { contentType?: string; 
 }
 
 async function newSite(hostname?: string) {
-  const site = await createSite(app.db, { name: 'Bodiless', accountId: owner.accountId, ...(hostname ? { hostname, settings: { assistant: { enabled: true, capabilities: { handoff: true } } } } : {}) })
+  const site = await createSite(app.db, {
+    name: 'Bodiless',
+    accountId: owner.accountId,
+    ...(hostname ? { hostname, settings: { assistant: { enabled: true, capabilities: { handoff: true } } } } : {}),
+  })
   return site.id
 }
 
 describe('bodiless /v1 requests with Content-Type: application/json', () => {
   it.each(JSON_TYPES)('DELETE of a site, a page, a block and a domain succeeds (%s)', async (contentType) => {
     const siteId = await newSite()
-    const page = (await call('POST', `/v1/sites/${siteId}/pages`, { contentType, body: JSON.stringify({ path: '/', title: 'Home' }) })).json()
-    const block = (await call('POST', `/v1/pages/${String(page['id'])}/blocks`, { contentType, body: JSON.stringify({ type: 'text', content: { markdown: 'Hi' } }) })).json()
-    const domain = (await call('POST', `/v1/sites/${siteId}/domains`, { contentType, body: JSON.stringify({ hostname: `d${Date.now()}.bodiless.example` }) })).json()
-    for (const path of [`/v1/blocks/${String(block['id'])}`, `/v1/domains/${String(domain['id'])}`, `/v1/pages/${String(page['id'])}`, `/v1/sites/${siteId}`]) {
+    const page = (
+      await call('POST', `/v1/sites/${siteId}/pages`, { contentType, body: JSON.stringify({ path: '/', title: 'Home' }) })
+    ).json()
+    const block = (
+      await call('POST', `/v1/pages/${String(page['id'])}/blocks`, {
+        contentType,
+        body: JSON.stringify({ type: 'text', content: { markdown: 'Hi' } }),
+      })
+    ).json()
+    const domain = (
+      await call('POST', `/v1/sites/${siteId}/domains`, {
+        contentType,
+        body: JSON.stringify({ hostname: `d${Date.now()}.bodiless.example` }),
+      })
+    ).json()
+    for (const path of [
+      `/v1/blocks/${String(block['id'])}`,
+      `/v1/domains/${String(domain['id'])}`,
+      `/v1/pages/${String(page['id'])}`,
+      `/v1/sites/${siteId}`,
+    ]) {
       const res = await call('DELETE', path, { contentType })
       expect(res.status, `DELETE ${path}: ${res.text}`).toBe(204)
     }
@@ -54,11 +75,15 @@ describe('bodiless /v1 requests with Content-Type: application/json', () => {
     const rebuilt = await call('POST', `/v1/sites/${siteId}/rebuild`, { contentType })
     expect(rebuilt.status, rebuilt.text).toBe(202)
 
-    const domain = (await call('POST', `/v1/sites/${siteId}/domains`, { contentType, body: JSON.stringify({ hostname: 'www.bodiless.example' }) })).json()
+    const domain = (
+      await call('POST', `/v1/sites/${siteId}/domains`, { contentType, body: JSON.stringify({ hostname: 'www.bodiless.example' }) })
+    ).json()
     const verify = await call('POST', `/v1/domains/${String(domain['id'])}/verify`, { contentType, body: '' })
     expect(verify.status, verify.text).toBe(202)
 
-    const spare = (await call('POST', '/v1/tokens', { contentType, body: JSON.stringify({ name: 'spare', scopes: ['read:sites'] }) })).json()
+    const spare = (
+      await call('POST', '/v1/tokens', { contentType, body: JSON.stringify({ name: 'spare', scopes: ['read:sites'] }) })
+    ).json()
     const rotated = await call('POST', `/v1/tokens/${String(spare['id'])}/rotate`, { contentType })
     expect(rotated.status, rotated.text).toBe(200)
     expect(Date.parse(String(rotated.json()['previous_secret_expires_at'])) - Date.now()).toBeGreaterThan(3_500_000)

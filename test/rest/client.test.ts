@@ -20,11 +20,17 @@ describe('a TypeScript client generated from /openapi.json', () => {
     expect(account.data?.plan).toBe('pro')
     expect(account.response.headers.get('x-ratelimit-limit')).toBe('1000')
 
-    const created = await client.POST('/v1/tokens', { body: { name: 'from the client', scopes: ['read:sites'] }, headers: { 'idempotency-key': 'client-1' } })
+    const created = await client.POST('/v1/tokens', {
+      body: { name: 'from the client', scopes: ['read:sites'] },
+      headers: { 'idempotency-key': 'client-1' },
+    })
     expect(created.response.status).toBe(201)
     const token = created.data!
     expect(token.token).toMatch(/^wps_/)
-    const replayed = await client.POST('/v1/tokens', { body: { name: 'from the client', scopes: ['read:sites'] }, headers: { 'idempotency-key': 'client-1' } })
+    const replayed = await client.POST('/v1/tokens', {
+      body: { name: 'from the client', scopes: ['read:sites'] },
+      headers: { 'idempotency-key': 'client-1' },
+    })
     expect(replayed.response.headers.get('idempotent-replayed')).toBe('true')
     expect(replayed.data?.id).toBe(token.id)
 

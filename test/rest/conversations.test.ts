@@ -12,7 +12,12 @@ await withAssistantAddOn(app.db, owner.accountId)
 const other = await makeAccount(app, 'pro')
 const api = client(app, owner.headers)
 const stranger = client(app, other.headers)
-await createSite(app.db, { name: 'Help desk', accountId: owner.accountId, hostname: 'help.example', settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
+await createSite(app.db, {
+  name: 'Help desk',
+  accountId: owner.accountId,
+  hostname: 'help.example',
+  settings: { assistant: { enabled: true, capabilities: { handoff: true } } },
+})
 
 async function requested() {
   const session = await bootstrap(app, { url: 'https://help.example/' })
@@ -26,7 +31,9 @@ describe('/v1/conversations', () => {
     const session = await requested()
     const inbox = await api('GET', '/v1/conversations?handoff=requested')
     expect(inbox.statusCode, inbox.body).toBe(200)
-    expect(inbox.json().data).toContainEqual(expect.objectContaining({ session_id: session.session_id, handoff: { state: 'requested', since: expect.any(String) } }))
+    expect(inbox.json().data).toContainEqual(
+      expect.objectContaining({ session_id: session.session_id, handoff: { state: 'requested', since: expect.any(String) } }),
+    )
     expect((await stranger('GET', '/v1/conversations')).json().meta.total).toBe(0)
 
     const detail = (await api('GET', `/v1/conversations/${session.session_id}`)).json()
@@ -46,8 +53,14 @@ describe('/v1/conversations', () => {
 
     const resolved = await api('POST', `/v1/conversations/${session.session_id}/resolve`)
     expect(resolved.json().handoff.state).toBe('resolved')
-    expectProblem(await api('POST', `/v1/conversations/${session.session_id}/messages`, { text: 'Too late' }), 409, 'handoff_state_conflict')
-    expect((await api('GET', '/v1/conversations?handoff=requested')).json().data.map((c: { session_id: string }) => c.session_id)).not.toContain(session.session_id)
+    expectProblem(
+      await api('POST', `/v1/conversations/${session.session_id}/messages`, { text: 'Too late' }),
+      409,
+      'handoff_state_conflict',
+    )
+    expect(
+      (await api('GET', '/v1/conversations?handoff=requested')).json().data.map((c: { session_id: string }) => c.session_id),
+    ).not.toContain(session.session_id)
   })
 
   it('refuses other accounts, bad ids and bad messages', async () => {
@@ -63,7 +76,9 @@ describe('/v1/conversations', () => {
       expectProblem(await api('POST', `/v1/conversations/${session.session_id}/messages`, body), 400, 'validation_failed')
     }
     expectProblem(await api('POST', `/v1/conversations/${session.session_id}/messages`, { text: '   ' }), 400, 'validation_failed')
-    expect((await api('GET', `/v1/conversations/${session.session_id}`)).json().messages.filter((m: { role: string }) => m.role === 'operator')).toEqual([])
+    expect(
+      (await api('GET', `/v1/conversations/${session.session_id}`)).json().messages.filter((m: { role: string }) => m.role === 'operator'),
+    ).toEqual([])
   })
 
   it('reads with read:sites and acts with write:pages', async () => {

@@ -8,7 +8,9 @@ import { client, expectProblem } from './sites-helpers.ts'
 
 const dns = await startDnsServer()
 afterAll(() => dns.close())
-const { app } = await buildTestApp({ env: { BASE_URL: 'https://platform.test', API_URL: 'https://api.platform.test', DNS_SERVERS: dns.address } })
+const { app } = await buildTestApp({
+  env: { BASE_URL: 'https://platform.test', API_URL: 'https://api.platform.test', DNS_SERVERS: dns.address },
+})
 const owner = await makeAccount(app, 'pro')
 await withAssistantAddOn(app.db, owner.accountId)
 const other = await makeAccount(app, 'pro')
@@ -49,7 +51,10 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
     })
     expect(created.headers['location']).toBe(`/v1/domains/${domain.id}`)
 
-    expect(await verify(domain.id)).toMatchObject({ status: 'failed', failure_reason: { code: 'no_record', detail: 'No TXT record was found at _wps-challenge.shop.example' } })
+    expect(await verify(domain.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: { code: 'no_record', detail: 'No TXT record was found at _wps-challenge.shop.example' },
+    })
     dns.setTxt('_wps-challenge.shop.example', [domain.verification.value])
     expect(await verify(domain.id)).toMatchObject({ status: 'active', verified_at: expect.any(String), failure_reason: null })
     expect((await api('GET', `/v1/sites/${site.id}`)).json()).toMatchObject({ domain: 'shop.example', url: 'https://shop.example/' })
@@ -64,15 +69,28 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
     const name = '_wps-challenge.reasons.example'
     dns.setTxt(name, ['wps-verify=an-old-value', 'v=spf1 -all'])
     const wrong = await verify(domain.id)
-    expect(wrong).toMatchObject({ status: 'failed', failure_reason: { code: 'wrong_value', detail: `The TXT record at ${name} holds "wps-verify=an-old-value", "v=spf1 -all", not the value "${domain.verification.value}"` } })
+    expect(wrong).toMatchObject({
+      status: 'failed',
+      failure_reason: {
+        code: 'wrong_value',
+        detail: `The TXT record at ${name} holds "wps-verify=an-old-value", "v=spf1 -all", not the value "${domain.verification.value}"`,
+      },
+    })
     // The reason is in the resource as read and listed, and gone while a new check runs.
     expect((await api('GET', `/v1/sites/${site.id}/domains`)).json().data[0].failure_reason).toEqual(wrong.failure_reason)
     const again = await api('POST', `/v1/domains/${domain.id}/verify`)
     expect(again.json()).toMatchObject({ status: 'pending', failure_reason: null })
-    for (let i = 0; i < 100 && (await api('GET', `/v1/domains/${domain.id}`)).json().status === 'pending'; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    for (let i = 0; i < 100 && (await api('GET', `/v1/domains/${domain.id}`)).json().status === 'pending'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
 
     dns.setServfail(name, true)
-    expect(await verify(domain.id)).toMatchObject({ status: 'failed', failure_reason: { code: 'lookup_failed', detail: `The TXT lookup of ${name} at ${dns.address} failed: the server failed to answer (SERVFAIL)` } })
+    expect(await verify(domain.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: {
+        code: 'lookup_failed',
+        detail: `The TXT lookup of ${name} at ${dns.address} failed: the server failed to answer (SERVFAIL)`,
+      },
+    })
     dns.setServfail(name, false)
     dns.setTxt(name, [domain.verification.value])
     expect(await verify(domain.id)).toMatchObject({ status: 'active', failure_reason: null })
@@ -88,16 +106,37 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
     expect(await verify(mine.id)).toMatchObject({ status: 'active' })
     expectProblem(await stranger('POST', `/v1/sites/${second.id}/domains`, { hostname: 'unique.example' }), 409, 'hostname_taken')
     dns.setTxt('_wps-challenge.unique.example', [theirs.verification.value])
-    expect(await verify(theirs.id, stranger)).toMatchObject({ status: 'failed', failure_reason: { code: 'hostname_taken', detail: 'unique.example is already active on another site' } })
+    expect(await verify(theirs.id, stranger)).toMatchObject({
+      status: 'failed',
+      failure_reason: { code: 'hostname_taken', detail: 'unique.example is already active on another site' },
+    })
     expect((await api('GET', `/v1/domains/${mine.id}`)).json().status).toBe('active')
   })
 
   it('refuses IPs, bad names, the service own hostnames and bad input', async () => {
     const site = await newSite()
-    for (const hostname of ['192.0.2.10', '[2001:db8::1]', 'localhost', 'nodots', 'bad_name.example', 'a.example:8080', 'platform.test', 'www.platform.test', 'api.platform.test', '*.example.com']) {
+    for (const hostname of [
+      '192.0.2.10',
+      '[2001:db8::1]',
+      'localhost',
+      'nodots',
+      'bad_name.example',
+      'a.example:8080',
+      'platform.test',
+      'www.platform.test',
+      'api.platform.test',
+      '*.example.com',
+    ]) {
       expectProblem(await api('POST', `/v1/sites/${site.id}/domains`, { hostname }), 400, 'invalid_hostname')
     }
-    for (const body of [{ hostname: 5 }, { hostname: '' }, { hostname: 'x'.repeat(254) }, { hostname: 'ok.example', extra: 1 }, {}, { hostname: 'ok.example', primary: 'yes' }]) {
+    for (const body of [
+      { hostname: 5 },
+      { hostname: '' },
+      { hostname: 'x'.repeat(254) },
+      { hostname: 'ok.example', extra: 1 },
+      {},
+      { hostname: 'ok.example', primary: 'yes' },
+    ]) {
       expectProblem(await api('POST', `/v1/sites/${site.id}/domains`, body), 400, 'validation_failed')
     }
     expect((await api('GET', `/v1/sites/${site.id}/domains`)).json().meta.total).toBe(0)
@@ -125,9 +164,15 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
 
 describe('the sales assistant on a site created through /v1', () => {
   it('answers bootstrap for the site domain once it is active, whether or not the site is published', async () => {
-    const site = await newSite({ name: 'Bäckerei Sonne', default_locale: 'de', locales: ['de', 'en'], assistant: { enabled: true, persona: 'Sonja', lead: true, handoff: true } })
+    const site = await newSite({
+      name: 'Bäckerei Sonne',
+      default_locale: 'de',
+      locales: ['de', 'en'],
+      assistant: { enabled: true, persona: 'Sonja', lead: true, handoff: true },
+    })
     const domain = (await api('POST', `/v1/sites/${site.id}/domains`, { hostname: 'sonne.example' })).json()
-    const ask = () => app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: 'https://sonne.example/' }, remoteAddress: freshIp() })
+    const ask = () =>
+      app.inject({ method: 'POST', url: '/api/agent/bootstrap', payload: { url: 'https://sonne.example/' }, remoteAddress: freshIp() })
     expectAgentError(await ask(), 404, 'feature-disabled')
 
     dns.setTxt('_wps-challenge.sonne.example', [domain.verification.value])
@@ -138,7 +183,12 @@ describe('the sales assistant on a site created through /v1', () => {
     expect((session['opener'] as { text: string }).text).toContain('Bäckerei Sonne')
     const turn = await chat(app, session, 'Was kostet der Pro-Tarif?')
     expect(turn.statusCode, turn.body).toBe(200)
-    const preflight = await app.inject({ method: 'OPTIONS', url: '/api/agent/chat', headers: { origin: 'https://sonne.example', 'access-control-request-method': 'POST' }, remoteAddress: freshIp() })
+    const preflight = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/agent/chat',
+      headers: { origin: 'https://sonne.example', 'access-control-request-method': 'POST' },
+      remoteAddress: freshIp(),
+    })
     expect(preflight.headers['access-control-allow-origin']).toBe('https://sonne.example')
 
     // Switched off in the site's settings, or the site taken offline: the assistant stops.

@@ -12,7 +12,12 @@ export interface TestAccount {
 }
 
 /** A fresh account on `plan` with an API token holding `scopes`. */
-export async function makeAccount(app: FastifyInstance, plan: Plan = 'pro', scopes: readonly string[] = API_SCOPES, quotaOverride: number | null = null): Promise<TestAccount> {
+export async function makeAccount(
+  app: FastifyInstance,
+  plan: Plan = 'pro',
+  scopes: readonly string[] = API_SCOPES,
+  quotaOverride: number | null = null,
+): Promise<TestAccount> {
   const accountId = newId('acct')
   await app.db.insertInto('accounts').values({ id: accountId, plan, quota_override: quotaOverride }).execute()
   const { token, secret } = await createApiToken(app.db, { accountId, name: 'test', scopes })
@@ -20,8 +25,22 @@ export async function makeAccount(app: FastifyInstance, plan: Plan = 'pro', scop
 }
 
 /** An account OAuth access token as the token endpoint issues it, for the REST API or another audience. */
-export async function oauthToken(app: FastifyInstance, accountId: string | undefined, scopes: string[], audience = `${app.config.API_URL}/v1`, expiresIn = 600, subject = 'usr_test') {
-  const signed = await signAccessToken(app.signer, { subject, clientId: 'cli_test', audience, scope: scopes, ...(accountId ? { accountId } : {}), expiresIn })
+export async function oauthToken(
+  app: FastifyInstance,
+  accountId: string | undefined,
+  scopes: string[],
+  audience = `${app.config.API_URL}/v1`,
+  expiresIn = 600,
+  subject = 'usr_test',
+) {
+  const signed = await signAccessToken(app.signer, {
+    subject,
+    clientId: 'cli_test',
+    audience,
+    scope: scopes,
+    ...(accountId ? { accountId } : {}),
+    expiresIn,
+  })
   return signed
 }
 

@@ -7,10 +7,23 @@ import { makeAccount } from './helpers.ts'
 const { app } = await buildTestApp()
 
 const create = (headers: Record<string, string>, key: string | undefined, payload: object) =>
-  app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...headers, ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload })
+  app.inject({
+    method: 'POST',
+    url: '/v1/tokens',
+    headers: { ...headers, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    payload,
+  })
 
 const tokenCount = async (accountId: string) =>
-  Number((await app.db.selectFrom('api_tokens').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await app.db
+        .selectFrom('api_tokens')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 describe('Idempotency-Key on POST', () => {
   it('replays the stored answer for the same key and body, byte for byte, with Idempotent-Replayed', async () => {
@@ -42,7 +55,8 @@ describe('Idempotency-Key on POST', () => {
     const owner = await makeAccount(app, 'pro')
     const payload = { name: 'c', scopes: ['read:sites'] }
     const probe = await create(owner.headers, 'probe', payload)
-    const hash = (await app.db.selectFrom('idempotency_keys').select('request_hash').where('key', '=', 'probe').executeTakeFirstOrThrow()).request_hash
+    const hash = (await app.db.selectFrom('idempotency_keys').select('request_hash').where('key', '=', 'probe').executeTakeFirstOrThrow())
+      .request_hash
     expect(probe.statusCode).toBe(201)
     // Another instance is processing the same request under key-3 (its hash differs from probe's only by nothing: same path and body).
     expect(await claimKey(app.db, owner.accountId, 'key-3', hash)).toEqual({ claimed: true })
@@ -51,7 +65,11 @@ describe('Idempotency-Key on POST', () => {
     expect(busy.json()).toMatchObject({ code: 'idempotency_in_progress' })
     expect(busy.headers['retry-after']).toBe('1')
     // Its process died: after the lease the key may be taken again.
-    await app.db.updateTable('idempotency_keys').set({ lease_until: new Date(Date.now() - 1000) }).where('key', '=', 'key-3').execute()
+    await app.db
+      .updateTable('idempotency_keys')
+      .set({ lease_until: new Date(Date.now() - 1000) })
+      .where('key', '=', 'key-3')
+      .execute()
     const retried = await create(owner.headers, 'key-3', payload)
     expect(retried.statusCode).toBe(201)
   })
@@ -65,7 +83,11 @@ describe('Idempotency-Key on POST', () => {
     expect(b.statusCode).toBe(201)
     expect(b.headers['idempotent-replayed']).toBeUndefined()
     expect(b.json().id).not.toBe(a.json().id)
-    await app.db.updateTable('idempotency_keys').set({ created_at: new Date(Date.now() - 25 * 3600_000) } as never).where('account_id', '=', one.accountId).execute()
+    await app.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(Date.now() - 25 * 3600_000) } as never)
+      .where('account_id', '=', one.accountId)
+      .execute()
     const later = await create(one.headers, 'shared', { ...payload, name: 'e' })
     expect(later.statusCode).toBe(201)
   })
@@ -87,14 +109,35 @@ describe('Idempotency-Key on POST', () => {
     const writer = async (query: ReturnType<typeof sql<{ x: string }>>) => (await query.execute(app.db)).rows[0]?.x
     const token = await writer(sql<{ x: string }>`select xmin::text as x from api_tokens where id = ${created.id}`)
     expect(token).toBeDefined()
-    expect(await writer(sql<{ x: string }>`select xmin::text as x from idempotency_keys where account_id = ${owner.accountId} and key = 'atomic'`)).toBe(token)
-    expect(await writer(sql<{ x: string }>`select xmin::text as x from audit_log where account_id = ${owner.accountId} and operation = 'tokens.create'`)).toBe(token)
-    const stored = await app.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', owner.accountId).where('key', '=', 'atomic').executeTakeFirstOrThrow()
+    expect(
+      await writer(
+        sql<{ x: string }>`select xmin::text as x from idempotency_keys where account_id = ${owner.accountId} and key = 'atomic'`,
+      ),
+    ).toBe(token)
+    expect(
+      await writer(
+        sql<{ x: string }>`select xmin::text as x from audit_log where account_id = ${owner.accountId} and operation = 'tokens.create'`,
+      ),
+    ).toBe(token)
+    const stored = await app.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', owner.accountId)
+      .where('key', '=', 'atomic')
+      .executeTakeFirstOrThrow()
     expect(stored).toMatchObject({ state: 'done', status: 201, body: first.body })
-    expect(JSON.parse(stored.headers!)).toEqual({ 'content-type': first.headers['content-type'], location: first.headers['location'], etag: first.headers['etag'] })
+    expect(JSON.parse(stored.headers!)).toEqual({
+      'content-type': first.headers['content-type'],
+      location: first.headers['location'],
+      etag: first.headers['etag'],
+    })
 
     // Even with its lease long over, a retry replays the answer and creates nothing.
-    await app.db.updateTable('idempotency_keys').set({ lease_until: new Date(Date.now() - 3_600_000) }).where('key', '=', 'atomic').execute()
+    await app.db
+      .updateTable('idempotency_keys')
+      .set({ lease_until: new Date(Date.now() - 3_600_000) })
+      .where('key', '=', 'atomic')
+      .execute()
     const retried = await create(owner.headers, 'atomic', { name: 'h', scopes: ['read:sites'] })
     expect(retried.headers['idempotent-replayed']).toBe('true')
     expect(retried.body).toBe(first.body)
@@ -103,12 +146,31 @@ describe('Idempotency-Key on POST', () => {
 
   it('a change that fails commits no answer of success: its 4xx is stored and replayed as such', async () => {
     const owner = await makeAccount(app, 'pro')
-    const site = (await app.inject({ method: 'POST', url: '/v1/sites', headers: { ...owner.headers, 'idempotency-key': 'site-1' }, payload: { name: 'Shop' } })).json() as { id: string }
+    const site = (
+      await app.inject({
+        method: 'POST',
+        url: '/v1/sites',
+        headers: { ...owner.headers, 'idempotency-key': 'site-1' },
+        payload: { name: 'Shop' },
+      })
+    ).json() as { id: string }
     const page = { path: '/', title: 'Home' }
-    expect((await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: owner.headers, payload: page })).statusCode).toBe(201)
-    const taken = await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: { ...owner.headers, 'idempotency-key': 'page-1' }, payload: page })
+    expect(
+      (await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: owner.headers, payload: page })).statusCode,
+    ).toBe(201)
+    const taken = await app.inject({
+      method: 'POST',
+      url: `/v1/sites/${site.id}/pages`,
+      headers: { ...owner.headers, 'idempotency-key': 'page-1' },
+      payload: page,
+    })
     expect(taken.statusCode).toBe(409)
-    const again = await app.inject({ method: 'POST', url: `/v1/sites/${site.id}/pages`, headers: { ...owner.headers, 'idempotency-key': 'page-1' }, payload: page })
+    const again = await app.inject({
+      method: 'POST',
+      url: `/v1/sites/${site.id}/pages`,
+      headers: { ...owner.headers, 'idempotency-key': 'page-1' },
+      payload: page,
+    })
     expect(again.statusCode).toBe(409)
     expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.headers['location']).toBeUndefined()

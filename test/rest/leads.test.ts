@@ -43,7 +43,9 @@ describe('/v1/leads', () => {
       created_at: expect.any(String),
     })
     expect((await api('GET', `/v1/leads?site_id=${siteA.id}`)).json().data.map((l: { id: string }) => l.id)).toEqual([first])
-    expect((await api('GET', `/v1/leads?since=${encodeURIComponent(since.toISOString())}`)).json().data.map((l: { id: string }) => l.id)).toEqual([second])
+    expect(
+      (await api('GET', `/v1/leads?since=${encodeURIComponent(since.toISOString())}`)).json().data.map((l: { id: string }) => l.id),
+    ).toEqual([second])
     expect((await api('GET', `/v1/leads?site_id=${foreign.id}`)).json().meta.total).toBe(0)
     const row = await app.db.selectFrom('leads').selectAll().where('id', '=', first).executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toMatch(/ana@example\.com|Call me/)

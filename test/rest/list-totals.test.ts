@@ -10,7 +10,10 @@ const get = (url: string, headers: Record<string, string>) => app.inject({ metho
 
 /** The records the database holds for the account in [since, until), counted one by one. */
 async function counted(accountId: string, since?: Date, until?: Date): Promise<number> {
-  let query = app.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId)
+  let query = app.db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
   if (since) query = query.where('at', '>=', since)
   if (until) query = query.where('at', '<', until)
   return Number((await query.executeTakeFirstOrThrow()).n)
@@ -23,7 +26,19 @@ describe('list totals', () => {
     const midnight = Math.floor(Date.now() / DAY) * DAY
     // Records over ten days, at odd hours, written as the batcher writes them (many in one statement) and one by one.
     const at = (day: number, hour: number) => new Date(midnight - day * DAY + hour * 3_600_000 + 1234)
-    const entry = (accountId: string, when: Date) => auditRecord({ at: when, accountId, tokenId: null, clientId: null, operation: 'sites.list', method: 'GET', path: '/v1/sites', status: 200, requestId: 'r', ip: '127.0.0.1' })
+    const entry = (accountId: string, when: Date) =>
+      auditRecord({
+        at: when,
+        accountId,
+        tokenId: null,
+        clientId: null,
+        operation: 'sites.list',
+        method: 'GET',
+        path: '/v1/sites',
+        status: 200,
+        requestId: 'r',
+        ip: '127.0.0.1',
+      })
     const batch = Array.from({ length: 60 }, (_, i) => entry(owner.accountId, at(1 + (i % 10), i % 24)))
     await insertAuditRecords(app.db, batch)
     for (let i = 0; i < 7; i++) await insertAuditRecords(app.db, [entry(owner.accountId, at(i, 5 + i))])
@@ -54,7 +69,9 @@ describe('list totals', () => {
     await purgeAuditLog(app.db, midnight + 85 * DAY + 12 * 3_600_000)
     expect(await total()).toBe(await counted(owner.accountId))
     expect(await total()).toBeLessThan(67)
-    expect(await total(`?since=${new Date(midnight - 6 * DAY).toISOString()}`)).toBe(await counted(owner.accountId, new Date(midnight - 6 * DAY)))
+    expect(await total(`?since=${new Date(midnight - 6 * DAY).toISOString()}`)).toBe(
+      await counted(owner.accountId, new Date(midnight - 6 * DAY)),
+    )
     expect((await get('/v1/audit-log', other.headers)).json().meta.total).toBe(await counted(other.accountId))
   })
 
@@ -66,7 +83,8 @@ describe('list totals', () => {
       expect(res.statusCode).toBe(201)
       ids.push(res.json().id as string)
     }
-    const page = async (query: string) => (await get(`/v1/sites${query}`, owner.headers)).json() as { data: Array<{ id: string }>; meta: { total: number } }
+    const page = async (query: string) =>
+      (await get(`/v1/sites${query}`, owner.headers)).json() as { data: Array<{ id: string }>; meta: { total: number } }
     expect((await page('')).meta.total).toBe(5)
     expect((await page('?per_page=2&page=2')).data.map((s) => s.id)).toEqual(ids.slice(2, 4))
     expect((await page('?per_page=2&page=3')).meta.total).toBe(5)

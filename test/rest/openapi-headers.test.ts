@@ -19,8 +19,15 @@ const base = typeof address === 'object' && address ? `http://127.0.0.1:${addres
 
 type Header = { $ref?: string; description?: string; schema?: unknown }
 type Answer = { headers?: Record<string, Header> }
-type Operation = { parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, Answer> }
-const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>>; components: { headers: Record<string, Header>; schemas: Record<string, unknown> } }
+type Operation = {
+  parameters?: Array<{ in: string; name: string }>
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }
+  responses: Record<string, Answer>
+}
+const document = (await (await fetch(`${base}/openapi.json`)).json()) as {
+  paths: Record<string, Record<string, Operation>>
+  components: { headers: Record<string, Header>; schemas: Record<string, unknown> }
+}
 
 const CONDITIONAL = new Set(['idempotent-replayed', 'retry-after'])
 const RATE_LIMIT = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']
@@ -36,14 +43,28 @@ await withAssistantAddOn(app.db, owner.accountId)
 const seen: string[] = []
 
 /** One real call, checked against the document for its operation and status. */
-async function call(method: string, template: string, values: Record<string, string> = {}, body?: unknown, headers: Record<string, string> = owner.headers) {
+async function call(
+  method: string,
+  template: string,
+  values: Record<string, string> = {},
+  body?: unknown,
+  headers: Record<string, string> = owner.headers,
+) {
   const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? 'x')
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   const documented = documentedHeaders(method, template, res.status)
-  for (const name of documented) if (!CONDITIONAL.has(name)) expect(res.headers.get(name), `${method} ${template} → ${res.status} documents ${name}`).not.toBeNull()
+  for (const name of documented)
+    if (!CONDITIONAL.has(name)) expect(res.headers.get(name), `${method} ${template} → ${res.status} documents ${name}`).not.toBeNull()
   // ETag and Location are documented where they are sent, and only there.
-  for (const name of ['etag', 'location']) expect(documented.includes(name), `${method} ${template} → ${res.status}: ${name} sent ${res.headers.has(name)}`).toBe(res.headers.has(name))
+  for (const name of ['etag', 'location'])
+    expect(documented.includes(name), `${method} ${template} → ${res.status}: ${name} sent ${res.headers.has(name)}`).toBe(
+      res.headers.has(name),
+    )
   seen.push(`${method} ${template} ${res.status}`)
   return { status: res.status, headers: res.headers, json: () => JSON.parse(text) as Record<string, string> }
 }
@@ -67,14 +88,37 @@ describe('headers of /v1 in the OpenAPI document', () => {
       }
     }
     // Shared definitions are written once and referred to.
-    expect(Object.keys(document.components.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'RateLimit', 'RateLimit-Policy', 'ETag', 'Location', 'Retry-After', 'Idempotent-Replayed']))
+    expect(Object.keys(document.components.headers)).toEqual(
+      expect.arrayContaining([
+        'X-RateLimit-Limit',
+        'RateLimit',
+        'RateLimit-Policy',
+        'ETag',
+        'Location',
+        'Retry-After',
+        'Idempotent-Replayed',
+      ]),
+    )
   })
 
   it('types block content by block type: a oneOf of named schemas with a discriminator on type', () => {
-    const create = document.paths['/v1/pages/{page_id}/blocks']?.['post']?.requestBody?.content['application/json']?.schema as { oneOf: Array<{ $ref: string }>; discriminator: { propertyName: string; mapping: Record<string, string> } }
+    const create = document.paths['/v1/pages/{page_id}/blocks']?.['post']?.requestBody?.content['application/json']?.schema as {
+      oneOf: Array<{ $ref: string }>
+      discriminator: { propertyName: string; mapping: Record<string, string> }
+    }
     expect(create.discriminator.propertyName).toBe('type')
-    expect(Object.keys(create.discriminator.mapping)).toEqual(['hero', 'text', 'image', 'features', 'faq', 'cta', 'contact_form', 'testimonial'])
-    for (const { $ref } of create.oneOf) expect(document.components.schemas[$ref.split('/').at(-1)!]).toMatchObject({ type: 'object', required: ['type', 'content'] })
+    expect(Object.keys(create.discriminator.mapping)).toEqual([
+      'hero',
+      'text',
+      'image',
+      'features',
+      'faq',
+      'cta',
+      'contact_form',
+      'testimonial',
+    ])
+    for (const { $ref } of create.oneOf)
+      expect(document.components.schemas[$ref.split('/').at(-1)!]).toMatchObject({ type: 'object', required: ['type', 'content'] })
     expect(document.components.schemas['NewTextBlock']).toMatchObject({ properties: { content: { required: ['markdown'] } } })
     const patch = document.paths['/v1/blocks/{id}']?.['patch']?.requestBody?.content['application/json']?.schema as { anyOf: unknown[] }
     expect(patch.anyOf.length).toBe(10)
@@ -94,7 +138,9 @@ describe('headers of /v1 in the OpenAPI document', () => {
     const page = (await call('POST', '/v1/sites/{site_id}/pages', ids, { path: '/', title: 'Home' })).json()
     await call('GET', '/v1/pages/{id}', { id: page['id']! })
     await call('PATCH', '/v1/pages/{id}', { id: page['id']! }, { title: 'Start' })
-    const block = (await call('POST', '/v1/pages/{page_id}/blocks', { page_id: page['id']! }, { type: 'text', content: { markdown: 'Hi' } })).json()
+    const block = (
+      await call('POST', '/v1/pages/{page_id}/blocks', { page_id: page['id']! }, { type: 'text', content: { markdown: 'Hi' } })
+    ).json()
     await call('GET', '/v1/blocks/{id}', { id: block['id']! })
     await call('PATCH', '/v1/blocks/{id}', { id: block['id']! }, { content: { markdown: 'Hello' } })
     await call('DELETE', '/v1/blocks/{id}', { id: block['id']! })
@@ -112,7 +158,12 @@ describe('headers of /v1 in the OpenAPI document', () => {
     await call('DELETE', '/v1/tokens/{id}', { id: token['id']! })
     await call('GET', '/v1/account')
 
-    const helpDesk = await createSite(app.db, { name: 'Help', accountId: owner.accountId, hostname: 'help.documented.example', settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
+    const helpDesk = await createSite(app.db, {
+      name: 'Help',
+      accountId: owner.accountId,
+      hostname: 'help.documented.example',
+      settings: { assistant: { enabled: true, capabilities: { handoff: true } } },
+    })
     expect(helpDesk.id).toMatch(/^site_/)
     const session = await bootstrap(app, { url: 'https://help.documented.example/' })
     await chat(app, session, 'Can I talk to a human please?')
@@ -135,10 +186,18 @@ describe('headers of /v1 in the OpenAPI document', () => {
     await call('POST', '/v1/webhooks/{id}/replay', { id: endpoint.id }, { since: new Date(Date.now() - 3_600_000).toISOString() })
     await call('DELETE', '/v1/webhooks/{id}', { id: endpoint.id })
 
-    const social = await connectSocialAccount(app.db, app.keyring, owner.accountId, { serverUrl: 'https://social.documented.example', handle: 'doc', credentials: { network: 'mastodon', accessToken: 'doc-token' } })
+    const social = await connectSocialAccount(app.db, app.keyring, owner.accountId, {
+      serverUrl: 'https://social.documented.example',
+      handle: 'doc',
+      credentials: { network: 'mastodon', accessToken: 'doc-token' },
+    })
     const socialTag = (await call('GET', '/v1/social-accounts/{id}', { id: social.id })).headers.get('etag')!
-    expect((await call('DELETE', '/v1/social-accounts/{id}', { id: social.id }, undefined, { ...owner.headers, 'if-match': '"stale"' })).status).toBe(412)
-    expect((await call('DELETE', '/v1/social-accounts/{id}', { id: social.id }, undefined, { ...owner.headers, 'if-match': socialTag })).status).toBe(204)
+    expect(
+      (await call('DELETE', '/v1/social-accounts/{id}', { id: social.id }, undefined, { ...owner.headers, 'if-match': '"stale"' })).status,
+    ).toBe(412)
+    expect(
+      (await call('DELETE', '/v1/social-accounts/{id}', { id: social.id }, undefined, { ...owner.headers, 'if-match': socialTag })).status,
+    ).toBe(204)
 
     await call('DELETE', '/v1/pages/{id}', { id: page['id']! })
     await call('DELETE', '/v1/domains/{id}', { id: domain['id']! })

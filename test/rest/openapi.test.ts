@@ -13,7 +13,10 @@ const clientFile = fileURLToPath(new URL('./generated/v1.ts', import.meta.url))
 const run = promisify(execFile)
 
 const { app } = await buildTestApp()
-const document = app.swagger() as unknown as { paths: Record<string, Record<string, Record<string, unknown>>>; components: Record<string, unknown> } & Record<string, unknown>
+const document = app.swagger() as unknown as {
+  paths: Record<string, Record<string, Record<string, unknown>>>
+  components: Record<string, unknown>
+} & Record<string, unknown>
 
 /** The REST API's part of the document: what a customer generates a client from. */
 function restDocument() {
@@ -27,7 +30,9 @@ describe('the OpenAPI description of /v1', () => {
     const file = join(dir, 'openapi.json')
     writeFileSync(file, JSON.stringify(document))
     const cli = join(root, 'node_modules/@redocly/cli/bin/cli.js')
-    const result = await run(process.execPath, [cli, 'lint', file, '--config', join(root, 'redocly.yaml'), '--format', 'stylish'], { cwd: root }).then(
+    const result = await run(process.execPath, [cli, 'lint', file, '--config', join(root, 'redocly.yaml'), '--format', 'stylish'], {
+      cwd: root,
+    }).then(
       (ok) => ({ code: 0, output: ok.stdout + ok.stderr }),
       (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, output: failed.stdout + failed.stderr }),
     )
@@ -36,7 +41,9 @@ describe('the OpenAPI description of /v1', () => {
   }, 120_000)
 
   it('describes every /v1 operation with an operationId, tags, security, a success and the problem answers', () => {
-    const operations = Object.entries(restDocument().paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })))
+    const operations = Object.entries(restDocument().paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    )
     expect(operations.length).toBeGreaterThanOrEqual(6)
     const ids = new Set<string>()
     for (const { path, method, op } of operations) {
@@ -44,18 +51,35 @@ describe('the OpenAPI description of /v1', () => {
       expect(typeof op['operationId'], where).toBe('string')
       ids.add(op['operationId'] as string)
       expect((op['tags'] as string[] | undefined)?.length, where).toBeGreaterThan(0)
-      expect(op['security'], where).toEqual(expect.arrayContaining([expect.objectContaining({ apiToken: [] }), expect.objectContaining({ oauth2: expect.any(Array) })]))
+      expect(op['security'], where).toEqual(
+        expect.arrayContaining([expect.objectContaining({ apiToken: [] }), expect.objectContaining({ oauth2: expect.any(Array) })]),
+      )
       const responses = op['responses'] as Record<string, unknown>
-      expect(Object.keys(responses).some((status) => status.startsWith('2')), where).toBe(true)
+      expect(
+        Object.keys(responses).some((status) => status.startsWith('2')),
+        where,
+      ).toBe(true)
       for (const status of ['401', '403', '429']) expect(responses[status], `${where} ${status}`).toBeDefined()
       if (method === 'post') {
-        expect((op['parameters'] as Array<{ name: string; in: string }>).some((p) => p.in === 'header' && p.name === 'idempotency-key'), where).toBe(true)
+        expect(
+          (op['parameters'] as Array<{ name: string; in: string }>).some((p) => p.in === 'header' && p.name === 'idempotency-key'),
+          where,
+        ).toBe(true)
       }
     }
     expect(ids.size).toBe(operations.length)
-    const schemes = (document.components['securitySchemes'] ?? {}) as Record<string, { type: string; flows?: { authorizationCode?: { scopes: Record<string, string> } } }>
+    const schemes = (document.components['securitySchemes'] ?? {}) as Record<
+      string,
+      { type: string; flows?: { authorizationCode?: { scopes: Record<string, string> } } }
+    >
     expect(schemes['apiToken']).toMatchObject({ type: 'http', scheme: 'bearer' })
-    expect(Object.keys(schemes['oauth2']?.flows?.authorizationCode?.scopes ?? {})).toEqual(['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'])
+    expect(Object.keys(schemes['oauth2']?.flows?.authorizationCode?.scopes ?? {})).toEqual([
+      'read:sites',
+      'write:pages',
+      'manage:leads',
+      'manage:webhooks',
+      'manage:tokens',
+    ])
   })
 
   it('generates the TypeScript client types checked in at test/rest/generated/v1.ts', async () => {

@@ -17,7 +17,10 @@ describe.runIf(onPostgres)('/v1 across processes', async () => {
   const { app } = onPostgres ? await buildTestApp({ databaseUrl, env: { JOB_CONCURRENCY: '0' } }) : { app: undefined }
 
   const call = (server: ServerProcess, secret: string, init: RequestInit = {}, path = '/v1/account') =>
-    fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...init.headers } })
+    fetch(`${server.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...init.headers },
+    })
 
   it('shares one hourly budget between two processes and keeps it across a restart', async () => {
     const account = await makeAccount(app!, 'max', undefined, 6)
@@ -44,7 +47,12 @@ describe.runIf(onPostgres)('/v1 across processes', async () => {
 
   it('keeps the audit record of a committed change when the process is killed right after it', async () => {
     const account = await makeAccount(app!, 'pro')
-    const res = await call(two!, account.secret, { method: 'POST', body: JSON.stringify({ name: 'before the crash', scopes: ['read:sites'] }) }, '/v1/tokens')
+    const res = await call(
+      two!,
+      account.secret,
+      { method: 'POST', body: JSON.stringify({ name: 'before the crash', scopes: ['read:sites'] }) },
+      '/v1/tokens',
+    )
     two!.child.kill('SIGKILL')
     expect(res.status).toBe(201)
     const requestId = res.headers.get('x-request-id')!
@@ -54,6 +62,13 @@ describe.runIf(onPostgres)('/v1 across processes', async () => {
     const token = await app!.db.selectFrom('api_tokens').select('id').where('id', '=', created.id).executeTakeFirst()
     expect(token).toBeDefined()
     const record = await app!.db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).executeTakeFirst()
-    expect(record).toMatchObject({ account_id: account.accountId, token_id: account.tokenId, operation: 'tokens.create', method: 'POST', path: '/v1/tokens', status: 201 })
+    expect(record).toMatchObject({
+      account_id: account.accountId,
+      token_id: account.tokenId,
+      operation: 'tokens.create',
+      method: 'POST',
+      path: '/v1/tokens',
+      status: 201,
+    })
   }, 120_000)
 })

@@ -10,7 +10,11 @@ export function client(app: FastifyInstance, headers: Record<string, string>) {
 }
 
 /** A problem+json answer with this status and stable code, and nothing of the validator or driver in it. */
-export function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string; json: () => unknown }, status: number, code: string) {
+export function expectProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; body: string; json: () => unknown },
+  status: number,
+  code: string,
+) {
   expect(res.statusCode, res.body).toBe(status)
   expect(String(res.headers['content-type'])).toContain('application/problem+json')
   const body = res.json() as { code: string; detail: string; status: number }

@@ -19,7 +19,12 @@ async function newSite(body: Record<string, unknown> = { name: 'Bakery' }) {
 
 describe('/v1/sites', () => {
   it('creates a draft site with every field, 201 with Location and ETag', async () => {
-    const res = await api('POST', '/v1/sites', { name: 'Bakery', default_locale: 'de', locales: ['de', 'en'], assistant: { enabled: true, persona: 'Sonja', lead: true } })
+    const res = await api('POST', '/v1/sites', {
+      name: 'Bakery',
+      default_locale: 'de',
+      locales: ['de', 'en'],
+      assistant: { enabled: true, persona: 'Sonja', lead: true },
+    })
     expect(res.statusCode, res.body).toBe(201)
     const site = res.json()
     expect(site.id).toMatch(/^site_[A-Za-z0-9_-]{22}$/)
@@ -51,7 +56,11 @@ describe('/v1/sites', () => {
     const mine = client(app, account.headers)
     const writer = await makeAccount(app, 'pro')
     // A plus account only reads: the sites are made for it directly.
-    for (const name of ['A', 'B', 'C']) await app.db.insertInto('sites').values({ id: `site_${name}xxxxxxxxxxxxxxxxxxxxx`, account_id: account.accountId, name, settings: '{}' }).execute()
+    for (const name of ['A', 'B', 'C'])
+      await app.db
+        .insertInto('sites')
+        .values({ id: `site_${name}xxxxxxxxxxxxxxxxxxxxx`, account_id: account.accountId, name, settings: '{}' })
+        .execute()
     await client(app, writer.headers)('POST', '/v1/sites', { name: 'Not theirs' })
     const res = await mine('GET', '/v1/sites?page=2&per_page=2')
     expect(res.statusCode, res.body).toBe(200)
@@ -66,8 +75,15 @@ describe('/v1/sites', () => {
 
   it('names a site by its primary active domain, else its earliest verified one, alike in the list and the read', async () => {
     const site = await newSite({ name: 'Named by domains' })
-    const domain = (id: string, hostname: string, status: 'active' | 'pending', primary: boolean, verifiedAt: string | null) =>
-      ({ id: `dom_${id}${site.id.slice(5, 15)}`, site_id: site.id, hostname: `${hostname}.${site.id.slice(5, 15).toLowerCase()}.example`, status, primary, verification_value: 'v', verified_at: verifiedAt })
+    const domain = (id: string, hostname: string, status: 'active' | 'pending', primary: boolean, verifiedAt: string | null) => ({
+      id: `dom_${id}${site.id.slice(5, 15)}`,
+      site_id: site.id,
+      hostname: `${hostname}.${site.id.slice(5, 15).toLowerCase()}.example`,
+      status,
+      primary,
+      verification_value: 'v',
+      verified_at: verifiedAt,
+    })
     const later = domain('later', 'later', 'active', false, '2026-02-01T00:00:00Z')
     const earlier = domain('earlier', 'earlier', 'active', false, '2026-01-01T00:00:00Z')
     const pending = domain('pending', 'pending', 'pending', true, null)
@@ -89,7 +105,12 @@ describe('/v1/sites', () => {
   it('changes a site with PATCH, honouring If-Match', async () => {
     const site = await newSite()
     const etag = (await api('GET', `/v1/sites/${site.id}`)).headers['etag'] as string
-    const patched = await api('PATCH', `/v1/sites/${site.id}`, { name: 'Bakery Sun', assistant: { booking_url: 'https://cal.example/book' } }, { 'if-match': etag })
+    const patched = await api(
+      'PATCH',
+      `/v1/sites/${site.id}`,
+      { name: 'Bakery Sun', assistant: { booking_url: 'https://cal.example/book' } },
+      { 'if-match': etag },
+    )
     expect(patched.statusCode, patched.body).toBe(200)
     expect(patched.json()).toMatchObject({ name: 'Bakery Sun', assistant: { enabled: false, booking_url: 'https://cal.example/book' } })
     expect(patched.headers['etag']).not.toBe(etag)
@@ -176,7 +197,15 @@ describe('/v1/sites/{id}/rebuild, builds and rollback', () => {
     expect(b.statusCode).toBe(202)
     const build = a.json()
     expect(b.json().id).toBe(build.id)
-    expect(build).toEqual({ id: build.id, site_id: site.id, status: 'queued', error: null, pages: null, started_at: null, finished_at: null })
+    expect(build).toEqual({
+      id: build.id,
+      site_id: site.id,
+      status: 'queued',
+      error: null,
+      pages: null,
+      started_at: null,
+      finished_at: null,
+    })
     expect(a.headers['location']).toBe(`/v1/sites/${site.id}/builds/${build.id}`)
     const jobs = await app.db.selectFrom('jobs').select('payload').where('name', '=', 'site.build').execute()
     expect(jobs.filter((j) => (j.payload as { build_id: string }).build_id === build.id)).toHaveLength(1)

@@ -10,7 +10,11 @@ const call = (method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<st
 describe('/v1/tokens', () => {
   it('creates a token whose secret works once shown, lists it without the secret, and stores only a hash', async () => {
     const owner = await makeAccount(app, 'pro')
-    const created = await call('POST', '/v1/tokens', owner.headers, { name: 'deploy', scopes: ['read:sites'], expires_at: new Date(Date.now() + 86_400_000).toISOString() })
+    const created = await call('POST', '/v1/tokens', owner.headers, {
+      name: 'deploy',
+      scopes: ['read:sites'],
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    })
     expect(created.statusCode).toBe(201)
     const body = created.json()
     expect(body).toMatchObject({ name: 'deploy', scopes: ['read:sites'], last_used_at: null })
@@ -49,7 +53,11 @@ describe('/v1/tokens', () => {
       expect(res.json().code).toBe('validation_failed')
       expect(res.body).not.toMatch(/instancePath|anyOf|must match/)
     }
-    const count = await app.db.selectFrom('api_tokens').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', owner.accountId).executeTakeFirstOrThrow()
+    const count = await app.db
+      .selectFrom('api_tokens')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', owner.accountId)
+      .executeTakeFirstOrThrow()
     expect(Number(count.n)).toBe(1)
   })
 
@@ -72,7 +80,11 @@ describe('/v1/tokens', () => {
     expect((await call('GET', '/v1/account', { authorization: `Bearer ${body.token}` })).statusCode).toBe(200)
 
     // The grace period over: only the new secret works.
-    await app.db.updateTable('api_tokens').set({ previous_expires_at: new Date(Date.now() - 1) }).where('id', '=', owner.tokenId).execute()
+    await app.db
+      .updateTable('api_tokens')
+      .set({ previous_expires_at: new Date(Date.now() - 1) })
+      .where('id', '=', owner.tokenId)
+      .execute()
     // Changed behind the service's back, as another instance would: a token row read in the last
     // second may still serve, so the change shows within a second.
     await new Promise((resolve) => setTimeout(resolve, 1100))
@@ -89,7 +101,12 @@ describe('/v1/tokens', () => {
     const res = await call('POST', `/v1/tokens/${owner.tokenId}/rotate`, owner.headers)
     expect(res.statusCode).toBe(200)
     expect(Math.round((Date.parse(res.json().previous_secret_expires_at) - Date.now()) / 1000)).toBeGreaterThan(3590)
-    const tooLong = await call('POST', `/v1/tokens/${owner.tokenId}/rotate`, { authorization: `Bearer ${res.json().token}` }, { grace_seconds: 86_401 })
+    const tooLong = await call(
+      'POST',
+      `/v1/tokens/${owner.tokenId}/rotate`,
+      { authorization: `Bearer ${res.json().token}` },
+      { grace_seconds: 86_401 },
+    )
     expect(tooLong.statusCode).toBe(400)
   })
 
@@ -149,7 +166,9 @@ describe('/v1/tokens', () => {
     expect(rotated.headers['etag']).not.toBe(tag)
     expect((await call('GET', `/v1/tokens/${id}`, owner.headers)).headers['etag']).toBe(rotated.headers['etag'])
     expect((await call('DELETE', `/v1/tokens/${id}`, { ...owner.headers, 'if-match': tag })).statusCode).toBe(412)
-    expect((await call('DELETE', `/v1/tokens/${id}`, { ...owner.headers, 'if-match': rotated.headers['etag'] as string })).statusCode).toBe(204)
+    expect((await call('DELETE', `/v1/tokens/${id}`, { ...owner.headers, 'if-match': rotated.headers['etag'] as string })).statusCode).toBe(
+      204,
+    )
   })
 
   it('records when a token was last used, without writing on every request', async () => {

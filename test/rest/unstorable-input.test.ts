@@ -16,10 +16,19 @@ const address = app.server.address()
 const base = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : ''
 const owner = await makeAccount(app, 'pro')
 await withAssistantAddOn(app.db, owner.accountId)
-const site = await createSite(app.db, { name: 'Edges', accountId: owner.accountId, hostname: 'edges.example', settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
+const site = await createSite(app.db, {
+  name: 'Edges',
+  accountId: owner.accountId,
+  hostname: 'edges.example',
+  settings: { assistant: { enabled: true, capabilities: { handoff: true } } },
+})
 
 async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...owner.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body }) })
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...owner.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body }),
+  })
   const text = await res.text()
   return { status: res.status, text, json: () => JSON.parse(text) as { code: string; detail: string } }
 }
@@ -42,7 +51,10 @@ describe('/v1 input the database cannot store', () => {
     expectRefused(await call('GET', `/v1/sites/${site.id}/audits/a%00b`), 'audit_id')
     expectRefused(await call('GET', '/v1/leads?since=2026-01-01T00:00:00Z%00'), 'since')
     expectRefused(await call('POST', '/v1/sites', JSON.stringify({ name: 'a\u0000b' })), 'name')
-    expectRefused(await call('POST', `/v1/sites/${site.id}/pages`, JSON.stringify({ path: '/', title: 'Home', description: 'x\u0000' })), 'description')
+    expectRefused(
+      await call('POST', `/v1/sites/${site.id}/pages`, JSON.stringify({ path: '/', title: 'Home', description: 'x\u0000' })),
+      'description',
+    )
     expect(await app.db.selectFrom('sites').select('id').where('account_id', '=', owner.accountId).execute()).toHaveLength(1)
   })
 
@@ -77,7 +89,10 @@ describe('/v1 input the database cannot store', () => {
       expect(res.status, res.text).toBe(404)
       expect(res.json().code).toBe('not_found')
     } catch (error) {
-      await deleting.rollback().execute().catch(() => undefined)
+      await deleting
+        .rollback()
+        .execute()
+        .catch(() => undefined)
       throw error
     }
   })

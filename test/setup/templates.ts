@@ -58,7 +58,9 @@ async function dropRunDatabases(): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl() })
   await admin.connect()
   try {
-    const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where starts_with(datname, $1)", [testDatabasePrefix()])
+    const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [
+      testDatabasePrefix(),
+    ])
     for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
   } finally {
     await admin.end()

@@ -42,10 +42,16 @@ describe('the SEO/AEO/GEO audit of a published site', () => {
   afterAll(() => new Promise<void>((resolve) => (front ? front.server.close(() => resolve()) : resolve())))
 
   it('scores at least 95 on every axis, with the premium crawl of every page', async () => {
-    const fetcher = createSafeFetcher({ allowPrivateNetworks: true, ca: [cert], resolver: async () => [{ address: front.address, family: 4 }] })
+    const fetcher = createSafeFetcher({
+      allowPrivateNetworks: true,
+      ca: [cert],
+      resolver: async () => [{ address: front.address, family: 4 }],
+    })
     try {
       const report = await runAudit(fetcher, 'localhost', true)
-      const problems = report.findings.filter((f) => f.severity !== 'info').map((f) => `${f.rule} ${f.severity}: ${f.message} (${f.page ?? ''})`)
+      const problems = report.findings
+        .filter((f) => f.severity !== 'info')
+        .map((f) => `${f.rule} ${f.severity}: ${f.message} (${f.page ?? ''})`)
       expect(report.reachable).toBe(true)
       expect(report.pages_checked).toBeGreaterThanOrEqual(5)
       expect({ seo: report.axes.seo.score, aeo: report.axes.aeo.score, geo: report.axes.geo.score, problems }).toMatchObject({

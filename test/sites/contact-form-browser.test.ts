@@ -9,7 +9,7 @@ import { bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.t
 
 // A visitor's browser sends the contact form with whatever Origin, Referer and Sec-Fetch-Site its
 // rules give the page it is on: only a real browser shows whether the form's own post is taken.
-describe.skipIf(!haveBrowser || onPostgres)('a contact form sent by a visitor\'s browser', () => {
+describe.skipIf(!haveBrowser || onPostgres)("a contact form sent by a visitor's browser", () => {
   let t: LiveApp
   let site: Site
   let host: string

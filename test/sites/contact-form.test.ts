@@ -14,7 +14,11 @@ const HOST = 'bakery.example'
 /** What a browser sends of a page's form: every field by name, a textarea's text as its value. */
 function formFields(page: string, selector = 'form input, form textarea'): Record<string, string> {
   const $ = cheerio.load(page)
-  return Object.fromEntries($(selector).map((_, el) => [[$(el).attr('name')!, $(el).is('textarea') ? $(el).text() : ($(el).val() as string)]]).get() as Array<[string, string]>)
+  return Object.fromEntries(
+    $(selector)
+      .map((_, el) => [[$(el).attr('name')!, $(el).is('textarea') ? $(el).text() : ($(el).val() as string)]])
+      .get() as Array<[string, string]>,
+  )
 }
 
 describe('contact forms on hosted pages', () => {
@@ -25,8 +29,19 @@ describe('contact forms on hosted pages', () => {
   // Each test posts from its own address, so the per-client limit is only met where it is tested.
   let client = '203.0.113.1'
 
-  const post = (body: Record<string, string>, headers: Record<string, string> = { origin: `https://${HOST}` }, url = '/_wps/forms/contact', host = HOST) =>
-    t.app.inject({ method: 'POST', url, remoteAddress: client, headers: { host, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(body).toString() })
+  const post = (
+    body: Record<string, string>,
+    headers: Record<string, string> = { origin: `https://${HOST}` },
+    url = '/_wps/forms/contact',
+    host = HOST,
+  ) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress: client,
+      headers: { host, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      payload: new URLSearchParams(body).toString(),
+    })
 
   beforeAll(async () => {
     // Webhook receivers listen on loopback, which only OUTBOUND_ALLOW_PRIVATE_NETWORKS lets deliveries reach.
@@ -41,7 +56,13 @@ describe('contact forms on hosted pages', () => {
     expect($('form').attr('action')).toBe('_wps/forms/contact')
   }, SETUP_TIMEOUT_MS)
 
-  const visitor = () => ({ ...fields, name: 'Ada Visitor', email: 'ada@example.org', message: 'Two rye loaves for Saturday, please.', consent: 'yes' })
+  const visitor = () => ({
+    ...fields,
+    name: 'Ada Visitor',
+    email: 'ada@example.org',
+    message: 'Two rye loaves for Saturday, please.',
+    consent: 'yes',
+  })
 
   it('turns a post from the site itself into a lead with the consent the form showed', async () => {
     const res = await post(visitor())
@@ -53,7 +74,14 @@ describe('contact forms on hosted pages', () => {
     const leads = await listLeads(t.app.db, t.app.keyring, site.id)
     expect(leads).toHaveLength(1)
     const expected = leadConsentFor(FIXTURE_SETTINGS, 'en')
-    expect(leads[0]).toMatchObject({ source: 'contact_form', email: 'ada@example.org', name: 'Ada Visitor', note: 'Two rye loaves for Saturday, please.', sessionId: null, consent: { version: expected.version, digest: expected.digest, locale: 'en' } })
+    expect(leads[0]).toMatchObject({
+      source: 'contact_form',
+      email: 'ada@example.org',
+      name: 'Ada Visitor',
+      note: 'Two rye loaves for Saturday, please.',
+      sessionId: null,
+      consent: { version: expected.version, digest: expected.digest, locale: 'en' },
+    })
     // Stored sealed, never in clear.
     const raw = await t.app.db.selectFrom('leads').selectAll().where('site_id', '=', site.id).executeTakeFirstOrThrow()
     expect(JSON.stringify(raw)).not.toContain('ada@example.org')
@@ -62,17 +90,28 @@ describe('contact forms on hosted pages', () => {
   it('delivers the lead as a signed lead.received webhook with its personal data', async () => {
     client = '203.0.113.7'
     const receiver = await startReceiver()
-    const hook = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { ...owner.headers, host: 'service.test' }, payload: { url: receiver.url, event_types: ['lead.received'] } })
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { ...owner.headers, host: 'service.test' },
+      payload: { url: receiver.url, event_types: ['lead.received'] },
+    })
     expect(hook.statusCode, hook.body).toBe(201)
     const secret = (hook.json() as { secret: string }).secret
-    const res = await post({ ...visitor(), name: 'Wanda Webhook', email: 'wanda@example.org', message: 'Please call me back about a wedding cake.' })
+    const res = await post({
+      ...visitor(),
+      name: 'Wanda Webhook',
+      email: 'wanda@example.org',
+      message: 'Please call me back about a wedding cake.',
+    })
     expect(res.statusCode).toBe(200)
 
     // The endpoint takes every lead.received of the account: an earlier test's lead whose fan-out
     // ran after the endpoint was made may arrive too. This test's delivery is the one naming its lead.
     const lead = (await listLeads(t.app.db, t.app.keyring, site.id)).find((l) => l.email === 'wanda@example.org')!
     type Payload = { type: string; timestamp: string; data: Record<string, unknown> }
-    const verified = (r: (typeof receiver.requests)[number]) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as Payload
+    const verified = (r: (typeof receiver.requests)[number]) =>
+      new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as Payload
     const forLead = () => receiver.requests.filter((r) => verified(r).data['lead_id'] === lead.id)
     await expect.poll(() => forLead().length, { timeout: 15_000 }).toBe(1)
     const request = forLead()[0]
@@ -80,15 +119,35 @@ describe('contact forms on hosted pages', () => {
     expect(payload).toEqual({
       type: 'lead.received',
       timestamp: expect.any(String),
-      data: { lead_id: lead.id, site_id: site.id, source: 'contact_form', email: 'wanda@example.org', name: 'Wanda Webhook', note: 'Please call me back about a wedding cake.', received_at: expect.any(String) },
+      data: {
+        lead_id: lead.id,
+        site_id: site.id,
+        source: 'contact_form',
+        email: 'wanda@example.org',
+        name: 'Wanda Webhook',
+        note: 'Please call me back about a wedding cake.',
+        received_at: expect.any(String),
+      },
     })
     expect(request!.headers['webhook-id']).toMatch(/^evt_/)
     // The event keeps the personal data sealed at rest.
-    const event = await t.app.db.selectFrom('events').selectAll().where('id', '=', String(request!.headers['webhook-id'])).executeTakeFirstOrThrow()
+    const event = await t.app.db
+      .selectFrom('events')
+      .selectAll()
+      .where('id', '=', String(request!.headers['webhook-id']))
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(event)).not.toMatch(/wanda@example\.org|Wanda Webhook|wedding cake/)
     await new Promise((r) => setTimeout(r, 300))
     expect(forLead()).toHaveLength(1)
-    expect((await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${(hook.json() as { id: string }).id}`, headers: { ...owner.headers, host: 'service.test' } })).statusCode).toBe(204)
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/v1/webhooks/${(hook.json() as { id: string }).id}`,
+          headers: { ...owner.headers, host: 'service.test' },
+        })
+      ).statusCode,
+    ).toBe(204)
   })
 
   it('takes a post without Origin when the Referer names the site', async () => {
@@ -99,7 +158,9 @@ describe('contact forms on hosted pages', () => {
   it('takes what the browser vouches for in Sec-Fetch-Site, whatever Origin it sends, and says its origin to its own forms', async () => {
     client = '203.0.113.8'
     // A page served with `Referrer-Policy: no-referrer` makes the browser send Origin: null even for its own form.
-    expect((await post({ ...visitor(), email: 'nell@example.org' }, { origin: 'null', 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200)
+    expect((await post({ ...visitor(), email: 'nell@example.org' }, { origin: 'null', 'sec-fetch-site': 'same-origin' })).statusCode).toBe(
+      200,
+    )
     for (const site of ['cross-site', 'same-site', 'none']) {
       expect((await post(visitor(), { origin: `https://${HOST}`, 'sec-fetch-site': site })).statusCode, site).toBe(403)
     }
@@ -109,7 +170,9 @@ describe('contact forms on hosted pages', () => {
 
   it('refuses cross-site posts and forged tokens', async () => {
     client = '203.0.113.2'
-    for (const headers of [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, {}, { origin: 'null' }] as Array<Record<string, string>>) {
+    for (const headers of [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, {}, { origin: 'null' }] as Array<
+      Record<string, string>
+    >) {
       const res = await post(visitor(), headers)
       expect(res.statusCode, JSON.stringify(headers)).toBe(403)
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
@@ -118,7 +181,9 @@ describe('contact forms on hosted pages', () => {
     // A token made for another site does not open this one's form.
     const other = await bakerySite(t.app, { accountId: (await makeAccount(t.app)).accountId, hostname: 'other.example' })
     expect((await buildSite(t.app, other.id)).status).toBe('succeeded')
-    const otherToken = cheerio.load((await t.app.inject({ method: 'GET', url: '/contact', headers: { host: 'other.example' } })).body)('input[name=token]').val() as string
+    const otherToken = cheerio
+      .load((await t.app.inject({ method: 'GET', url: '/contact', headers: { host: 'other.example' } })).body)('input[name=token]')
+      .val() as string
     expect((await post({ ...visitor(), token: otherToken })).statusCode).toBe(403)
   })
 
@@ -158,7 +223,8 @@ describe('contact forms on hosted pages', () => {
     expect(res.body).not.toMatch(/instancePath|ajv|problem-type/)
 
     // Mended and sent again from that page, as the browser would: every field of its form.
-    const again = (page: string, changes: Record<string, string>) => post({ ...formFields(page), ...changes }, { ...asPage, referer: `https://${HOST}/_wps/forms/contact` })
+    const again = (page: string, changes: Record<string, string>) =>
+      post({ ...formFields(page), ...changes }, { ...asPage, referer: `https://${HOST}/_wps/forms/contact` })
     const sent = await again(res.body, { email: 'dora@example.org', message: 'Short now.' })
     expect(sent.statusCode).toBe(200)
     expect(cheerio.load(sent.body)('h1').text()).toBe('Thank you')
@@ -169,14 +235,19 @@ describe('contact forms on hosted pages', () => {
     // No consent: said at the box, the message kept.
     const { consent: _, ...unticked } = visitor()
     const noConsent = cheerio.load((await post({ ...unticked, message: 'Keep me' }, asPage)).body)
-    expect(noConsent(`#${noConsent('[name=consent]').attr('aria-describedby')}`).text()).toBe('Tick the box to agree, so that we may answer you.')
+    expect(noConsent(`#${noConsent('[name=consent]').attr('aria-describedby')}`).text()).toBe(
+      'Tick the box to agree, so that we may answer you.',
+    )
     expect(noConsent('textarea[name=message]').text()).toBe('Keep me')
   })
 
   it('shows a browser a stale or foreign form again, in its language, with a form that sends', async () => {
     client = '203.0.113.11'
     const asPage = { origin: `https://${HOST}`, accept: 'text/html' }
-    const stale = await post({ ...visitor(), locale: 'de', page: '/about', email: 'dieter@example.org', consent_digest: 'b'.repeat(64) }, asPage)
+    const stale = await post(
+      { ...visitor(), locale: 'de', page: '/about', email: 'dieter@example.org', consent_digest: 'b'.repeat(64) },
+      asPage,
+    )
     expect(stale.statusCode).toBe(409)
     const $stale = cheerio.load(stale.body)
     expect($stale('html').attr('lang')).toBe('de')
@@ -196,7 +267,12 @@ describe('contact forms on hosted pages', () => {
 
   it('is answered under the preview prefix too, and not on a host without a live site', async () => {
     client = '203.0.113.4'
-    const preview = await post({ ...visitor(), email: 'carol@example.org' }, { origin: 'http://service.test' }, `/s/${site.id}/_wps/forms/contact`, 'service.test')
+    const preview = await post(
+      { ...visitor(), email: 'carol@example.org' },
+      { origin: 'http://service.test' },
+      `/s/${site.id}/_wps/forms/contact`,
+      'service.test',
+    )
     expect(preview.statusCode).toBe(200)
     expect(cheerio.load(preview.body)('a').attr('href')).toBe(`/s/${site.id}/contact`)
     expect((await post(visitor(), { origin: 'https://unknown.example' }, '/_wps/forms/contact', 'unknown.example')).statusCode).toBe(404)
@@ -204,7 +280,11 @@ describe('contact forms on hosted pages', () => {
 
   it('keeps every new message of a returning visitor, and one lead for a form sent twice', async () => {
     client = '203.0.113.9'
-    const mine = async () => (await listLeads(t.app.db, t.app.keyring, site.id)).filter((l) => l.email.toLowerCase() === 'carla@example.org').map((l) => l.note).sort()
+    const mine = async () =>
+      (await listLeads(t.app.db, t.app.keyring, site.id))
+        .filter((l) => l.email.toLowerCase() === 'carla@example.org')
+        .map((l) => l.note)
+        .sort()
     const first = { ...visitor(), email: 'carla@example.org', message: 'First message: do you deliver?' }
     expect((await post(first)).statusCode).toBe(200)
     expect((await post(first)).statusCode).toBe(200)

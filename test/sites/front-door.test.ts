@@ -49,7 +49,11 @@ describe('hosted sites: the answer made before the router', () => {
     const res = await t.app.inject({ method: method as 'GET', url: path, headers })
     // The header block as it was written, in order.
     const block = (res.raw.res as unknown as { _header: string })._header.split('\r\n').slice(1).filter(Boolean)
-    return { status: res.statusCode, headers: repeatable(block.flatMap((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])), body: res.rawPayload }
+    return {
+      status: res.statusCode,
+      headers: repeatable(block.flatMap((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])),
+      body: res.rawPayload,
+    }
   }
 
   const cases: Array<[string, string, Record<string, string>]> = [
@@ -66,7 +70,10 @@ describe('hosted sites: the answer made before the router', () => {
       const headers = { host: HOST, 'x-request-id': 'lb-1', ...extra }
       const direct = await overHttp(method, path, headers)
       const routed = await injected(method, path, headers)
-      const masked = (a: Answer) => ({ ...a, headers: a.headers.map(([name, value]) => [name, name === 'x-request-id' && value !== 'lb-1' ? 'fresh' : value]) })
+      const masked = (a: Answer) => ({
+        ...a,
+        headers: a.headers.map(([name, value]) => [name, name === 'x-request-id' && value !== 'lb-1' ? 'fresh' : value]),
+      })
       expect(masked(direct)).toEqual(masked(routed))
       expect(direct.headers[0]![0]).toBe('x-request-id')
     })
@@ -85,7 +92,14 @@ describe('hosted sites: the answer made before the router', () => {
     await t.app.inject({ method: 'GET', url: '/about', headers: { host: HOST, 'x-request-id': 'lb-4' } })
     for (const reqId of ['lb-3', 'lb-4']) {
       await expect.poll(() => t.logs.filter((l) => l['reqId'] === reqId)).toHaveLength(1)
-      expect(t.logs.find((l) => l['reqId'] === reqId)).toMatchObject({ msg: 'request', method: 'GET', route: 'hosted site', operation: 'sites.page', status: 200, level: 30 })
+      expect(t.logs.find((l) => l['reqId'] === reqId)).toMatchObject({
+        msg: 'request',
+        method: 'GET',
+        route: 'hosted site',
+        operation: 'sites.page',
+        status: 200,
+        level: 30,
+      })
     }
   })
 

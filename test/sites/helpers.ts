@@ -16,7 +16,11 @@ export const FIXTURE_SETTINGS = {
   hosting: {
     description: 'A family bakery in the old town baking sourdough, rye and spelt bread since 1987.',
     ai_crawlers: { training: false },
-    organization: { logo: 'https://bakery.example/logo.png', telephone: '+49 40 1234567', address: { street: 'Market Street 12', locality: 'Hamburg', postal_code: '20095', country: 'DE' } },
+    organization: {
+      logo: 'https://bakery.example/logo.png',
+      telephone: '+49 40 1234567',
+      address: { street: 'Market Street 12', locality: 'Hamburg', postal_code: '20095', country: 'DE' },
+    },
   },
 } as SiteSettings
 
@@ -29,14 +33,21 @@ export async function addPages(app: FastifyInstance, site: Site, pages: RenderPa
   for (const p of pages) {
     const page = await createPage(app.db, site, { path: p.path, locale: p.locale, title: p.title, description: p.description })
     for (const [position, block] of p.blocks.entries()) {
-      if (raw) await app.db.insertInto('blocks').values({ id: newId('blk'), page_id: page.id, type: block.type, position, content: JSON.stringify(block.content) }).execute()
+      if (raw)
+        await app.db
+          .insertInto('blocks')
+          .values({ id: newId('blk'), page_id: page.id, type: block.type, position, content: JSON.stringify(block.content) })
+          .execute()
       else await insertBlock(app.db, page.id, { type: block.type, content: block.content })
     }
   }
 }
 
 /** The bakery site with an active domain, its pages in English and German. */
-export async function bakerySite(app: FastifyInstance, options: { accountId: string; hostname?: string; settings?: SiteSettings; pages?: RenderPage[]; raw?: boolean }): Promise<Site> {
+export async function bakerySite(
+  app: FastifyInstance,
+  options: { accountId: string; hostname?: string; settings?: SiteSettings; pages?: RenderPage[]; raw?: boolean },
+): Promise<Site> {
   const site = await createSite(app.db, {
     name: 'Hansen Bakery',
     accountId: options.accountId,
@@ -60,8 +71,14 @@ export async function buildSite(app: FastifyInstance, siteId: string, timeoutMs 
     if (row.status === 'succeeded') {
       // Serving learns of the new release by NOTIFY, a moment after the commit.
       const live = await app.db.selectFrom('sites').select('live_build_id').where('id', '=', siteId).executeTakeFirstOrThrow()
-      const domains = await app.db.selectFrom('domains').select('hostname').where('site_id', '=', siteId).where('status', '=', 'active').execute()
-      if (live.live_build_id === row.id) await eventually(async () => expect(domains.every((d) => app.liveSites.byHost(d.hostname)?.buildId === row.id)).toBe(true))
+      const domains = await app.db
+        .selectFrom('domains')
+        .select('hostname')
+        .where('site_id', '=', siteId)
+        .where('status', '=', 'active')
+        .execute()
+      if (live.live_build_id === row.id)
+        await eventually(async () => expect(domains.every((d) => app.liveSites.byHost(d.hostname)?.buildId === row.id)).toBe(true))
       return row
     }
     expect(Date.now(), `build ${build.id} still ${row.status}`).toBeLessThan(deadline)

@@ -16,14 +16,25 @@ describe('hosted sites: build, publish and serve', () => {
   let t: TestApp
   let site: Site
   let firstBuild: string
-  const get = (url: string, headers: Record<string, string> = {}, host = HOST) => t.app.inject({ method: 'GET', url, headers: { host, ...headers } })
+  const get = (url: string, headers: Record<string, string> = {}, host = HOST) =>
+    t.app.inject({ method: 'GET', url, headers: { host, ...headers } })
 
   beforeAll(async () => {
     t = await buildTestApp({ env: { BASE_URL: 'http://service.test', API_URL: 'http://api.service.test' } })
     const account = await makeAccount(t.app)
     site = await bakerySite(t.app, { accountId: account.accountId, hostname: HOST })
     // The service's API host made a domain of the site: it must still never serve the site.
-    await t.app.db.insertInto('domains').values({ id: 'dom_api_host', site_id: site.id, hostname: 'api.service.test', status: 'active', primary: false, verification_value: 'x' }).execute()
+    await t.app.db
+      .insertInto('domains')
+      .values({
+        id: 'dom_api_host',
+        site_id: site.id,
+        hostname: 'api.service.test',
+        status: 'active',
+        primary: false,
+        verification_value: 'x',
+      })
+      .execute()
     const build = await buildSite(t.app, site.id)
     expect(build).toMatchObject({ status: 'succeeded', error: null, pages: 7 })
     firstBuild = build.id
@@ -33,7 +44,12 @@ describe('hosted sites: build, publish and serve', () => {
     const row = await t.app.db.selectFrom('sites').selectAll().where('id', '=', site.id).executeTakeFirstOrThrow()
     expect(row).toMatchObject({ status: 'live', live_build_id: firstBuild })
     expect(row.published_at).toBeInstanceOf(Date)
-    const event = await t.app.db.selectFrom('events').selectAll().where('site_id', '=', site.id).where('type', '=', 'site.published').executeTakeFirstOrThrow()
+    const event = await t.app.db
+      .selectFrom('events')
+      .selectAll()
+      .where('site_id', '=', site.id)
+      .where('type', '=', 'site.published')
+      .executeTakeFirstOrThrow()
     expect(event.data).toMatchObject({ build_id: firstBuild, url: `https://${HOST}/`, pages: 7 })
   })
 
@@ -44,8 +60,13 @@ describe('hosted sites: build, publish and serve', () => {
     const $ = cheerio.load(home.body)
     expect($('h1').text()).toBe('Slow-baked bread from the old town')
     expect($('link[rel=canonical]').attr('href')).toBe(`https://${HOST}/`)
-    for (const type of ['hero', 'text', 'features', 'faq', 'testimonial', 'cta']) expect($(`main > section.${type}, main > figure.quote`).length, type).toBeGreaterThan(0)
-    expect(cheerio.load((await get('/about')).body)('main figure img').attr('alt')).toBe('The stone oven with bread inside')
+    for (const type of ['hero', 'text', 'features', 'faq', 'testimonial', 'cta'])
+      expect($(`main > section.${type}, main > figure.quote`).length, type).toBeGreaterThan(0)
+    expect(
+      cheerio
+        .load((await get('/about')).body)('main figure img')
+        .attr('alt'),
+    ).toBe('The stone oven with bread inside')
     expect(cheerio.load((await get('/contact')).body)('main form').length).toBe(1)
     const de = await get('/de/about')
     expect(de.statusCode).toBe(200)
@@ -118,28 +139,63 @@ describe('hosted sites: build, publish and serve', () => {
   })
 
   it('answers Caddy’s on-demand TLS question for active domains of live sites only', async () => {
-    const ask = (domain: string) => t.app.inject({ method: 'GET', url: `/internal/tls-allowed?domain=${encodeURIComponent(domain)}`, headers: { host: 'localhost' } })
+    const ask = (domain: string) =>
+      t.app.inject({ method: 'GET', url: `/internal/tls-allowed?domain=${encodeURIComponent(domain)}`, headers: { host: 'localhost' } })
     expect((await ask(HOST)).statusCode).toBe(200)
     expect((await ask('unknown.example')).statusCode).toBe(404)
     expect((await t.app.inject({ method: 'GET', url: '/internal/tls-allowed', headers: { host: 'localhost' } })).statusCode).toBe(400)
   })
 
   it('rolls back to an earlier release and publishes a new one within a second', async () => {
-    await t.app.db.updateTable('pages').set({ title: 'About the bakery, second edition' }).where('site_id', '=', site.id).where('path', '=', '/about').where('locale', '=', 'en').execute()
+    await t.app.db
+      .updateTable('pages')
+      .set({ title: 'About the bakery, second edition' })
+      .where('site_id', '=', site.id)
+      .where('path', '=', '/about')
+      .where('locale', '=', 'en')
+      .execute()
     const second = await buildSite(t.app, site.id)
     expect(second.status).toBe('succeeded')
-    await eventually(async () => expect(cheerio.load((await get('/about')).body)('h1').text()).toBe('About the bakery, second edition'))
+    await eventually(async () =>
+      expect(
+        cheerio
+          .load((await get('/about')).body)('h1')
+          .text(),
+      ).toBe('About the bakery, second edition'),
+    )
     await rollbackTo(t.app.db, site.id, firstBuild)
-    await eventually(async () => expect(cheerio.load((await get('/about')).body)('h1').text()).toBe('About Hansen Bakery'))
+    await eventually(async () =>
+      expect(
+        cheerio
+          .load((await get('/about')).body)('h1')
+          .text(),
+      ).toBe('About Hansen Bakery'),
+    )
     // The preview shows the latest build, whatever is live.
-    expect(cheerio.load((await get(`/s/${site.id}/about`, {}, 'service.test')).body)('h1').text()).toBe('About the bakery, second edition')
+    expect(
+      cheerio
+        .load((await get(`/s/${site.id}/about`, {}, 'service.test')).body)('h1')
+        .text(),
+    ).toBe('About the bakery, second edition')
   })
 
   it.skipIf(!onPostgres)('shows a release change to every instance within a second', async () => {
-    const other = await buildTestApp({ databaseUrl: t.databaseUrl, env: { BASE_URL: 'http://service.test', API_URL: 'http://api.service.test', JOB_CONCURRENCY: '0' } })
-    const title = async (app: TestApp['app']) => cheerio.load((await app.inject({ method: 'GET', url: '/about', headers: { host: HOST } })).body)('h1').text()
+    const other = await buildTestApp({
+      databaseUrl: t.databaseUrl,
+      env: { BASE_URL: 'http://service.test', API_URL: 'http://api.service.test', JOB_CONCURRENCY: '0' },
+    })
+    const title = async (app: TestApp['app']) =>
+      cheerio
+        .load((await app.inject({ method: 'GET', url: '/about', headers: { host: HOST } })).body)('h1')
+        .text()
     const live = await t.app.db.selectFrom('sites').select('live_build_id').where('id', '=', site.id).executeTakeFirstOrThrow()
-    const earlier = await t.app.db.selectFrom('builds').select('id').where('site_id', '=', site.id).where('status', '=', 'succeeded').where('id', '<>', live.live_build_id!).executeTakeFirstOrThrow()
+    const earlier = await t.app.db
+      .selectFrom('builds')
+      .select('id')
+      .where('site_id', '=', site.id)
+      .where('status', '=', 'succeeded')
+      .where('id', '<>', live.live_build_id!)
+      .executeTakeFirstOrThrow()
     const before = await title(other.app)
     await rollbackTo(t.app.db, site.id, earlier.id)
     await eventually(async () => expect(await title(other.app)).not.toBe(before), 1000)
@@ -150,7 +206,16 @@ describe('hosted sites: build, publish and serve', () => {
   it('records a failed build and leaves the live release untouched', async () => {
     const before = await t.app.db.selectFrom('sites').select('live_build_id').where('id', '=', site.id).executeTakeFirstOrThrow()
     // A page at /about.md would overwrite the Markdown alternate of /about.
-    await addPages(t.app, site, [{ path: '/about.md', locale: 'en', title: 'Clash', description: 'A page where a file of the release already is.', updatedAt: new Date(), blocks: [] }])
+    await addPages(t.app, site, [
+      {
+        path: '/about.md',
+        locale: 'en',
+        title: 'Clash',
+        description: 'A page where a file of the release already is.',
+        updatedAt: new Date(),
+        blocks: [],
+      },
+    ])
     const failed = await buildSite(t.app, site.id)
     expect(failed).toMatchObject({ status: 'failed', pages: null, error: 'two files of the release would live at /about.md' })
     const after = await t.app.db.selectFrom('sites').select('live_build_id').where('id', '=', site.id).executeTakeFirstOrThrow()
@@ -162,7 +227,10 @@ describe('hosted sites: build, publish and serve', () => {
 
   it('stops serving a removed domain at once', async () => {
     const other = 'www.bakery.example'
-    await t.app.db.insertInto('domains').values({ id: 'dom_www', site_id: site.id, hostname: other, status: 'active', primary: false, verification_value: 'y' }).execute()
+    await t.app.db
+      .insertInto('domains')
+      .values({ id: 'dom_www', site_id: site.id, hostname: other, status: 'active', primary: false, verification_value: 'y' })
+      .execute()
     await eventually(async () => expect((await get('/', {}, other)).statusCode).toBe(200))
     const domain = await t.app.db.selectFrom('domains').selectAll().where('id', '=', 'dom_www').executeTakeFirstOrThrow()
     await deleteDomain(t.app.db, domain)
@@ -173,7 +241,12 @@ describe('hosted sites: build, publish and serve', () => {
 
   it('escapes hostile content in the served page', async () => {
     const account = await makeAccount(t.app)
-    const evil = await bakerySite(t.app, { accountId: account.accountId, hostname: 'evil.example', pages: [hostilePage(new Date())], raw: true })
+    const evil = await bakerySite(t.app, {
+      accountId: account.accountId,
+      hostname: 'evil.example',
+      pages: [hostilePage(new Date())],
+      raw: true,
+    })
     expect((await buildSite(t.app, evil.id)).status).toBe('succeeded')
     const page = await get('/', {}, 'evil.example')
     const $ = cheerio.load(page.body)
@@ -181,7 +254,10 @@ describe('hosted sites: build, publish and serve', () => {
     expect($('script').attr('type')).toBe('application/ld+json')
     expect(page.body).not.toContain(HOSTILE.script)
     expect($('[onmouseover], [onerror]').length).toBe(0)
-    for (const url of $('[href]:not(link[rel=icon]),[src]').map((_, el) => $(el).attr('href') ?? $(el).attr('src')).get()) expect(url).not.toMatch(/^\s*(javascript|data):/i)
+    for (const url of $('[href]:not(link[rel=icon]),[src]')
+      .map((_, el) => $(el).attr('href') ?? $(el).attr('src'))
+      .get())
+      expect(url).not.toMatch(/^\s*(javascript|data):/i)
   })
 
   it('calls canonical the domain the API names the site by: primary first, else the earliest verified', async () => {
@@ -191,16 +267,38 @@ describe('hosted sites: build, publish and serve', () => {
     await t.app.db
       .insertInto('domains')
       .values([
-        { id: 'dom_canon_added_first', site_id: named.id, hostname: 'added-first.example', status: 'active', primary: false, verification_value: 'a', verified_at: new Date('2026-03-01T00:00:00Z'), created_at: new Date('2026-01-01T00:00:00Z') },
-        { id: 'dom_canon_verified_first', site_id: named.id, hostname: 'verified-first.example', status: 'active', primary: false, verification_value: 'b', verified_at: new Date('2026-02-01T00:00:00Z'), created_at: new Date('2026-01-02T00:00:00Z') },
+        {
+          id: 'dom_canon_added_first',
+          site_id: named.id,
+          hostname: 'added-first.example',
+          status: 'active',
+          primary: false,
+          verification_value: 'a',
+          verified_at: new Date('2026-03-01T00:00:00Z'),
+          created_at: new Date('2026-01-01T00:00:00Z'),
+        },
+        {
+          id: 'dom_canon_verified_first',
+          site_id: named.id,
+          hostname: 'verified-first.example',
+          status: 'active',
+          primary: false,
+          verification_value: 'b',
+          verified_at: new Date('2026-02-01T00:00:00Z'),
+          created_at: new Date('2026-01-02T00:00:00Z'),
+        },
       ])
       .execute()
     const canonical = async () => {
       expect((await buildSite(t.app, named.id)).status).toBe('succeeded')
-      const shown = (await t.app.db.selectFrom('sites').select(primaryHostname.as('domain')).where('id', '=', named.id).executeTakeFirstOrThrow()).domain
+      const shown = (
+        await t.app.db.selectFrom('sites').select(primaryHostname.as('domain')).where('id', '=', named.id).executeTakeFirstOrThrow()
+      ).domain
       let href: string | undefined
       await eventually(async () => {
-        href = cheerio.load((await get('/', {}, 'added-first.example')).body)('link[rel=canonical]').attr('href')
+        href = cheerio
+          .load((await get('/', {}, 'added-first.example')).body)('link[rel=canonical]')
+          .attr('href')
         expect(href).toBe(`https://${shown}/`)
       })
       return href

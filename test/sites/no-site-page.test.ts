@@ -19,7 +19,8 @@ describe('where no published site answers', () => {
     expect((await buildSite(t.app, published.id)).status).toBe('succeeded')
   }, SETUP_TIMEOUT_MS)
 
-  const get = (url: string, host: string, headers: Record<string, string> = BROWSER) => t.app.inject({ method: 'GET', url, headers: { host, ...headers } })
+  const get = (url: string, host: string, headers: Record<string, string> = BROWSER) =>
+    t.app.inject({ method: 'GET', url, headers: { host, ...headers } })
 
   it('tells a browser in words that a site is not published yet, on its preview', async () => {
     const res = await get(`/s/${unpublished.id}/`, 'service.test')
@@ -49,7 +50,7 @@ describe('where no published site answers', () => {
     expect(head.body).toBe('')
   })
 
-  it('leaves the service\'s own host, other hosts and published sites as they were', async () => {
+  it("leaves the service's own host, other hosts and published sites as they were", async () => {
     expect((await get('/', 'service.test')).statusCode).toBe(200)
     expect((await get('/', 'bakery.example')).statusCode).toBe(200)
     // A host outside the platform's domain is not said to be a site's.

@@ -42,7 +42,12 @@ describe('the privacy page a consent links to', () => {
 
   it('is added in each locale where the site has none, in the site’s layout, with the organization’s details escaped', async () => {
     const host = 'plain-bakery.example'
-    const site = await bakerySite(t.app, { accountId, hostname: host, settings: withOrganization({ name: NAME, email: EMAIL }), pages: withoutPrivacy() })
+    const site = await bakerySite(t.app, {
+      accountId,
+      hostname: host,
+      settings: withOrganization({ name: NAME, email: EMAIL }),
+      pages: withoutPrivacy(),
+    })
     // The owner's five pages: the page the build adds counts against nothing.
     expect(await buildSite(t.app, site.id)).toMatchObject({ status: 'succeeded', pages: 5 })
 
@@ -75,7 +80,15 @@ describe('the privacy page a consent links to', () => {
       const home = cheerio.load((await get(host, locale === 'en' ? '/' : '/de/')).text)
       expect($('style').text()).toBe(home('style').text())
       expect($('header .brand').text()).toBe(home('header .brand').text())
-      expect($('header nav a').map((_, a) => $(a).text()).get()).toEqual(home('header nav a').map((_, a) => home(a).text()).get())
+      expect(
+        $('header nav a')
+          .map((_, a) => $(a).text())
+          .get(),
+      ).toEqual(
+        home('header nav a')
+          .map((_, a) => home(a).text())
+          .get(),
+      )
       expect($('footer p').text()).toBe(home('footer p').text())
       expect((await get(host, `${path}.md`)).status).toBe(200)
     }
@@ -87,7 +100,7 @@ describe('the privacy page a consent links to', () => {
     expect((await get(host, '/llms.txt')).text).not.toContain('privacy')
   })
 
-  it('is found by a link written for the default locale, as the assistant\'s widget shows it', async () => {
+  it("is found by a link written for the default locale, as the assistant's widget shows it", async () => {
     const host = 'linked-bakery.example'
     const site = await bakerySite(t.app, { accountId, hostname: host, pages: withoutPrivacy() })
     expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
@@ -95,7 +108,9 @@ describe('the privacy page a consent links to', () => {
       new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
         httpRequest({ host: '127.0.0.1', port: new URL(t.base).port, path, headers: { host } }, (res) => {
           res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }))
-        }).on('error', reject).end()
+        })
+          .on('error', reject)
+          .end()
       })
     // English is the bakery's default: its pages live at the root.
     expect(await location('/en/privacy')).toEqual({ status: 301, location: '/privacy' })
@@ -125,22 +140,33 @@ describe('the privacy page a consent links to', () => {
     expect(en('h1').text()).toBe('Privacy at Hansen Bakery')
     expect(en('main').text()).toContain('This page explains which personal data the bakery keeps and why.')
     expect(en('main').text()).not.toContain('This site is run by')
-    expect(cheerio.load((await get(host, '/de/privacy')).text)('h1').text()).toBe('Datenschutz der Bäckerei Hansen')
+    expect(
+      cheerio
+        .load((await get(host, '/de/privacy')).text)('h1')
+        .text(),
+    ).toBe('Datenschutz der Bäckerei Hansen')
   })
 
   it('adds no page for a consent that links off the site, and one at a custom address on it', async () => {
     const host = 'custom-consent.example'
-    const settings = withOrganization({}, {
-      assistant: {
-        lead_consent: {
-          en: { text: 'I agree.', privacy: { label: 'Our policy', url: 'https://law.example/privacy' } },
-          de: { text: 'Ich stimme zu.', privacy: { label: 'Datenschutz', url: '/de/datenschutz' } },
+    const settings = withOrganization(
+      {},
+      {
+        assistant: {
+          lead_consent: {
+            en: { text: 'I agree.', privacy: { label: 'Our policy', url: 'https://law.example/privacy' } },
+            de: { text: 'Ich stimme zu.', privacy: { label: 'Datenschutz', url: '/de/datenschutz' } },
+          },
         },
       },
-    })
+    )
     const site = await bakerySite(t.app, { accountId, hostname: host, settings, pages: withoutPrivacy() })
     expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
-    expect(cheerio.load((await get(host, '/contact')).text)('form .consent a').attr('href')).toBe('https://law.example/privacy')
+    expect(
+      cheerio
+        .load((await get(host, '/contact')).text)('form .consent a')
+        .attr('href'),
+    ).toBe('https://law.example/privacy')
     expect((await get(host, '/privacy')).status).toBe(404)
     expect((await get(host, '/de/privacy')).status).toBe(404)
     const de = await get(host, '/de/datenschutz')

@@ -14,7 +14,10 @@ describe.skipIf(!haveChrome || onPostgres)('Lighthouse on a published page', () 
     // The home page without its photo: the fixture has no image files to serve.
     const [home, ...rest] = englishPages(new Date())
     const hero = home!.blocks[0]!
-    const page = { ...home!, blocks: [hero.type === 'hero' ? { ...hero, content: { ...hero.content, image: undefined } } : hero, ...home!.blocks.slice(1)] }
+    const page = {
+      ...home!,
+      blocks: [hero.type === 'hero' ? { ...hero, content: { ...hero.content, image: undefined } } : hero, ...home!.blocks.slice(1)],
+    }
     const site = await bakerySite(app, { accountId: account.accountId, hostname: 'localhost', pages: [page, ...rest] })
     expect((await buildSite(app, site.id)).status).toBe('succeeded')
     await app.listen({ port: 0, host: '127.0.0.1' })

@@ -10,12 +10,23 @@ const site = fixtureRenderSite('https://bakery.example')
 /** The fixture's home page and `count - 1` copies of its other pages under numbered paths. */
 function pagesOf(count: number): RenderPage[] {
   const [home, ...rest] = englishPages(now)
-  return [home!, ...Array.from({ length: count - 1 }, (_, i) => ({ ...rest[i % rest.length]!, path: `/p${String(i).padStart(4, '0')}`, title: `Page ${i}` }))]
+  return [
+    home!,
+    ...Array.from({ length: count - 1 }, (_, i) => ({
+      ...rest[i % rest.length]!,
+      path: `/p${String(i).padStart(4, '0')}`,
+      title: `Page ${i}`,
+    })),
+  ]
 }
 
 const navigationOf = (body: string) => {
   const $ = cheerio.load(body)
-  return $('nav[aria-label] ul').first().find('a').map((_, a) => ({ href: $(a).attr('href'), current: $(a).attr('aria-current') === 'page' })).get()
+  return $('nav[aria-label] ul')
+    .first()
+    .find('a')
+    .map((_, a) => ({ href: $(a).attr('href'), current: $(a).attr('aria-current') === 'page' }))
+    .get()
 }
 
 const bytes = (pages: RenderPage[]) => renderSite(site, pages).reduce((sum, file) => sum + Buffer.byteLength(file.body), 0)

@@ -18,7 +18,26 @@ describe('renderSite', () => {
 
   it('renders every page of every locale, their Markdown, the crawler files and a 404 page', () => {
     expect([...files.keys()].sort()).toEqual(
-      ['/', '/index.md', '/about', '/about.md', '/contact', '/contact.md', '/privacy', '/privacy.md', '/de/', '/de/index.md', '/de/about', '/de/about.md', '/de/privacy', '/de/privacy.md', '/sitemap.xml', '/robots.txt', '/llms.txt', NOT_FOUND_PATH].sort(),
+      [
+        '/',
+        '/index.md',
+        '/about',
+        '/about.md',
+        '/contact',
+        '/contact.md',
+        '/privacy',
+        '/privacy.md',
+        '/de/',
+        '/de/index.md',
+        '/de/about',
+        '/de/about.md',
+        '/de/privacy',
+        '/de/privacy.md',
+        '/sitemap.xml',
+        '/robots.txt',
+        '/llms.txt',
+        NOT_FOUND_PATH,
+      ].sort(),
     )
     expect(files.get('/')!.contentType).toBe('text/html; charset=utf-8')
     expect(files.get('/about.md')!.contentType).toBe('text/markdown; charset=utf-8')
@@ -33,7 +52,9 @@ describe('renderSite', () => {
     expect($('meta[property="og:url"]').attr('content')).toBe(`${origin}/about`)
     expect($('meta[property="og:image"]').attr('content')).toBe('https://images.example.org/oven.jpg')
     expect($('meta[name="twitter:card"]').attr('content')).toBe('summary_large_image')
-    const hreflang = $('link[rel=alternate][hreflang]').map((_, el) => `${$(el).attr('hreflang')} ${$(el).attr('href')}`).get()
+    const hreflang = $('link[rel=alternate][hreflang]')
+      .map((_, el) => `${$(el).attr('hreflang')} ${$(el).attr('href')}`)
+      .get()
     expect(hreflang).toEqual([`en ${origin}/about`, `de ${origin}/de/about`, `x-default ${origin}/about`])
     expect($('link[rel=alternate][type="text/markdown"]').attr('href')).toBe('about.md')
     expect($('link[rel=webmention]').attr('href')).toBe('_wps/webmention')
@@ -49,7 +70,9 @@ describe('renderSite', () => {
       expect($('footer').length, path).toBe(1)
       expect($('nav[aria-label]').length, path).toBeGreaterThan(0)
       expect($('h1').length, path).toBe(1)
-      const levels = $('h1,h2,h3,h4,h5,h6').map((_, el) => Number(el.tagName.slice(1))).get()
+      const levels = $('h1,h2,h3,h4,h5,h6')
+        .map((_, el) => Number(el.tagName.slice(1)))
+        .get()
       levels.forEach((level, i) => expect(level - (levels[i - 1] ?? 0), `${path}: ${levels.join(',')}`).toBeLessThanOrEqual(1))
       $('img').each((_, el) => expect($(el).attr('alt'), path).toBeTruthy())
     }
@@ -66,7 +89,8 @@ describe('renderSite', () => {
   })
 
   it('describes the business, the site, the trail and the FAQ in JSON-LD', () => {
-    const graph = (path: string) => (JSON.parse(page(path)('script[type="application/ld+json"]').text()) as { '@graph': Array<Record<string, unknown>> })['@graph']
+    const graph = (path: string) =>
+      (JSON.parse(page(path)('script[type="application/ld+json"]').text()) as { '@graph': Array<Record<string, unknown>> })['@graph']
     const home = graph('/')
     expect(home.map((n) => n['@type'])).toEqual(['LocalBusiness', 'WebSite', 'WebPage', 'BreadcrumbList', 'FAQPage'])
     expect(home[0]).toMatchObject({ name: 'Hansen Bakery', url: `${origin}/`, address: { streetAddress: 'Market Street 12' } })
@@ -88,7 +112,8 @@ describe('renderSite', () => {
     expect(form.find('input[name=consent_digest]').val()).toBe('a'.repeat(64))
     expect(form.find('input[name=consent_version]').val()).toBe('2026-07-24.1')
     expect(form.find('input[name=consent][type=checkbox]').attr('required')).toBeDefined()
-    for (const input of form.find('input:not([type=hidden]), textarea').toArray()) expect($(`label[for="${$(input).attr('id')}"]`).length).toBe(1)
+    for (const input of form.find('input:not([type=hidden]), textarea').toArray())
+      expect($(`label[for="${$(input).attr('id')}"]`).length).toBe(1)
     expect(form.text()).toContain('I agree that my details are stored.')
     // The consent's '/en/privacy' is where the default locale's privacy page lives: '/privacy'.
     expect(form.find('.consent a').attr('href')).toBe('privacy')
@@ -96,7 +121,9 @@ describe('renderSite', () => {
 
   it('ships no script unless the assistant is on, and then only the widget', () => {
     expect(page('/')('script:not([type="application/ld+json"])').length).toBe(0)
-    const withWidget = cheerio.load(renderSite(fixtureRenderSite(origin, { widgetOrigin: 'https://app.example' }), englishPages(now))[0]!.body)
+    const withWidget = cheerio.load(
+      renderSite(fixtureRenderSite(origin, { widgetOrigin: 'https://app.example' }), englishPages(now))[0]!.body,
+    )
     const scripts = withWidget('script:not([type="application/ld+json"])')
     expect(scripts.length).toBe(1)
     expect(scripts.attr('src')).toBe('https://app.example/widget.js')
@@ -110,11 +137,26 @@ describe('renderSite', () => {
     expect(robots).toContain(`Sitemap: ${origin}/sitemap.xml`)
     expect(robots).toMatch(/User-agent: GPTBot\n(User-agent: .*\n)*Disallow: \//)
     expect(robots).not.toContain('OAI-SearchBot')
-    const open = renderSite(fixtureRenderSite(origin, { aiCrawlers: { search: false, user_action: true, training: true } }), englishPages(now)).find((f) => f.path === '/robots.txt')!.body
+    const open = renderSite(
+      fixtureRenderSite(origin, { aiCrawlers: { search: false, user_action: true, training: true } }),
+      englishPages(now),
+    ).find((f) => f.path === '/robots.txt')!.body
     expect(open).toContain('User-agent: OAI-SearchBot')
     expect(open).not.toContain('GPTBot')
     const sitemap = cheerio.load(files.get('/sitemap.xml')!.body, { xml: true })
-    expect(sitemap('url > loc').map((_, el) => sitemap(el).text()).get()).toEqual([`${origin}/`, `${origin}/about`, `${origin}/contact`, `${origin}/privacy`, `${origin}/de/`, `${origin}/de/about`, `${origin}/de/privacy`])
+    expect(
+      sitemap('url > loc')
+        .map((_, el) => sitemap(el).text())
+        .get(),
+    ).toEqual([
+      `${origin}/`,
+      `${origin}/about`,
+      `${origin}/contact`,
+      `${origin}/privacy`,
+      `${origin}/de/`,
+      `${origin}/de/about`,
+      `${origin}/de/privacy`,
+    ])
     expect(sitemap('url').first().find('xhtml\\:link').length).toBe(2)
     const llms = files.get('/llms.txt')!.body
     expect(llmsTxtProblems(llms)).toEqual([])
@@ -137,7 +179,9 @@ describe('renderSite', () => {
 
   it('refuses a release where two files would share a path', () => {
     const clash = { ...englishPages(now)[1]!, path: '/about.md' }
-    expect(() => renderSite(fixtureRenderSite(origin), [...englishPages(now), clash])).toThrow(/two files of the release would live at \/about.md/)
+    expect(() => renderSite(fixtureRenderSite(origin), [...englishPages(now), clash])).toThrow(
+      /two files of the release would live at \/about.md/,
+    )
   })
 
   it('adds the privacy page the consent links to only where no file of the release is, and never as a reason to fail', () => {
@@ -154,7 +198,9 @@ describe('renderSite', () => {
 })
 
 describe('hostile content', () => {
-  const [html, md] = renderSite(fixtureRenderSite(origin, { name: HOSTILE.script, organization: { name: HOSTILE.attribute } }), [hostilePage(now)])
+  const [html, md] = renderSite(fixtureRenderSite(origin, { name: HOSTILE.script, organization: { name: HOSTILE.attribute } }), [
+    hostilePage(now),
+  ])
   const $ = cheerio.load(html!.body)
 
   it('runs no script: the only script element is the JSON-LD, and it parses back to the same text', () => {
@@ -178,7 +224,9 @@ describe('hostile content', () => {
   })
 
   it('neutralises javascript: and data: URLs in links and images', () => {
-    const urls = $('[href]:not(link[rel=icon]),[src]').map((_, el) => $(el).attr('href') ?? $(el).attr('src')).get()
+    const urls = $('[href]:not(link[rel=icon]),[src]')
+      .map((_, el) => $(el).attr('href') ?? $(el).attr('src'))
+      .get()
     expect(urls.length).toBeGreaterThan(3)
     for (const url of urls) expect(url.replace(/[\s\u0000-\u001f]/g, ''), url).not.toMatch(/^(javascript|data|vbscript):/i)
     // The words of a refused link stay readable.

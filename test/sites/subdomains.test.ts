@@ -73,7 +73,9 @@ describe('platform subdomains with SITES_DOMAIN', () => {
     const racing = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/v1/sites', { name: 'Race' })))
     expect(new Set(racing.map((r) => r.json['subdomain'])).size).toBe(5)
     const listed = await call('GET', '/v1/sites?per_page=100')
-    expect(listed.json['data'].map((s: { subdomain: string }) => s.subdomain)).toEqual(expect.arrayContaining(['backerei-sonne.sites.test', 'backerei-sonne-2.sites.test']))
+    expect(listed.json['data'].map((s: { subdomain: string }) => s.subdomain)).toEqual(
+      expect.arrayContaining(['backerei-sonne.sites.test', 'backerei-sonne-2.sites.test']),
+    )
 
     const { token } = await oauthToken(t.app, owner.accountId, ['mcp:read', 'mcp:tools'], `${t.base}/mcp`)
     const mcp = await connect(t.base, token)
@@ -91,11 +93,19 @@ describe('platform subdomains with SITES_DOMAIN', () => {
     await mcp.close()
 
     // The assistant knows the site by its subdomain, and the widget may call from that origin.
-    const bootstrap = await fetch(`${t.base}/api/agent/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://sonne.sites.test' }, body: JSON.stringify({ url: 'https://sonne.sites.test/' }) })
+    const bootstrap = await fetch(`${t.base}/api/agent/bootstrap`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://sonne.sites.test' },
+      body: JSON.stringify({ url: 'https://sonne.sites.test/' }),
+    })
     expect(bootstrap.status).toBe(200)
     expect(bootstrap.headers.get('access-control-allow-origin')).toBe('https://sonne.sites.test')
     expect(await bootstrap.json()).toMatchObject({ persona: 'Sonja' })
-    const unknown = await fetch(`${t.base}/api/agent/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://nobody.sites.test' }, body: JSON.stringify({ url: 'https://nobody.sites.test/' }) })
+    const unknown = await fetch(`${t.base}/api/agent/bootstrap`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://nobody.sites.test' },
+      body: JSON.stringify({ url: 'https://nobody.sites.test/' }),
+    })
     expect(unknown.status).toBe(404)
     expect(unknown.headers.get('access-control-allow-origin')).toBeNull()
   })
@@ -111,7 +121,13 @@ describe('platform subdomains with SITES_DOMAIN', () => {
     expect(taken.status).toBe(409)
     expect(taken.headers.get('content-type')).toMatch(/^application\/problem\+json/)
     expect(taken.json).toMatchObject({ status: 409, code: 'subdomain_taken' })
-    for (const [subdomain, status, code] of [['www', 409, 'subdomain_taken'], ['-bad-', 400, 'invalid_subdomain'], ['two.labels', 400, 'invalid_subdomain'], ['x'.repeat(64), 400, 'invalid_subdomain'], ['other.example.com', 400, 'invalid_subdomain']] as const) {
+    for (const [subdomain, status, code] of [
+      ['www', 409, 'subdomain_taken'],
+      ['-bad-', 400, 'invalid_subdomain'],
+      ['two.labels', 400, 'invalid_subdomain'],
+      ['x'.repeat(64), 400, 'invalid_subdomain'],
+      ['other.example.com', 400, 'invalid_subdomain'],
+    ] as const) {
       const refused = await call('PATCH', `/v1/sites/${b['id']}`, { subdomain })
       expect([subdomain, refused.status, refused.json['code']]).toEqual([subdomain, status, code])
     }
@@ -129,7 +145,7 @@ describe('platform subdomains with SITES_DOMAIN', () => {
     expect((await stranger('PATCH', `/v1/sites/${b['id']}`, { subdomain: 'mine' })).status).toBe(404)
   })
 
-  it('refuses a domain under SITES_DOMAIN as a site\'s own domain', async () => {
+  it("refuses a domain under SITES_DOMAIN as a site's own domain", async () => {
     const site = (await call('POST', '/v1/sites', { name: 'Domain Probe' })).json
     const refused = await call('POST', `/v1/sites/${site['id']}/domains`, { hostname: 'someone-else.sites.test' })
     expect(refused.status).toBe(400)
@@ -163,7 +179,12 @@ describe('platform subdomains with SITES_DOMAIN', () => {
       expect((await hostGet(t.base, host, '/robots.txt')).text).toContain(`Sitemap: https://${host}/sitemap.xml`)
       expect((await hostGet(t.base, host, '/no-such-page')).status).toBe(404)
       expect((await hostGet(t.base, host.toUpperCase(), '/')).status).toBe(200)
-      const event = await t.app.db.selectFrom('events').select('data').where('site_id', '=', site.id).where('type', '=', 'site.published').executeTakeFirstOrThrow()
+      const event = await t.app.db
+        .selectFrom('events')
+        .select('data')
+        .where('site_id', '=', site.id)
+        .where('type', '=', 'site.published')
+        .executeTakeFirstOrThrow()
       expect(event.data).toMatchObject({ url: `https://${host}/` })
     })
 
@@ -183,7 +204,7 @@ describe('platform subdomains with SITES_DOMAIN', () => {
       expect(Number(head.headers['content-length'])).toBe(first.body.length)
     })
 
-    it('allows a certificate for a live site\'s subdomain, not for an unknown one', async () => {
+    it("allows a certificate for a live site's subdomain, not for an unknown one", async () => {
       const allowed = await hostGet(t.base, '127.0.0.1', `/internal/tls-allowed?domain=${host}`)
       expect(allowed.status).toBe(200)
       expect(JSON.parse(allowed.text)).toEqual({ allowed: true })
@@ -208,7 +229,7 @@ describe('platform subdomains with SITES_DOMAIN', () => {
 })
 
 describe('platform subdomains without SITES_DOMAIN', () => {
-  it('serves a site on {slug}.localhost, canonical with the service\'s scheme and port', { timeout: SETUP_TIMEOUT_MS }, async () => {
+  it("serves a site on {slug}.localhost, canonical with the service's scheme and port", { timeout: SETUP_TIMEOUT_MS }, async () => {
     const t = await startLiveApp()
     const owner = await makeAccount(t.app, 'pro')
     const site = await bakerySite(t.app, { accountId: owner.accountId })

@@ -11,7 +11,8 @@ const HOST = 'bakery.example'
 const TARGET = `https://${HOST}/about`
 
 const LINKING = `<!doctype html><title>Bread tour</title><p>We loved <a href="${TARGET}#oven">the bakery's oven</a>.</p>`
-const NOT_LINKING = '<!doctype html><title>Other</title><p>Nothing about bread; only <a href="https://bakery.example.org/about">a lookalike</a>.</p>'
+const NOT_LINKING =
+  '<!doctype html><title>Other</title><p>Nothing about bread; only <a href="https://bakery.example.org/about">a lookalike</a>.</p>'
 
 /** Someone else's blog on loopback: one post links to the bakery, one does not, one changes its mind. */
 function blog(): Promise<{ origin: string; server: Server; pages: Record<string, string> }> {
@@ -21,7 +22,9 @@ function blog(): Promise<{ origin: string; server: Server; pages: Record<string,
     if (!body) return res.writeHead(404).end()
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body)
   })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pages })))
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pages })),
+  )
 }
 
 describe('Webmentions', () => {
@@ -31,13 +34,24 @@ describe('Webmentions', () => {
   let source: Awaited<ReturnType<typeof blog>>
 
   const mention = (body: Record<string, string>, url = '/_wps/webmention', host = HOST) =>
-    t.app.inject({ method: 'POST', url, headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(body).toString() })
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(body).toString(),
+    })
   const jobsDone = () =>
     eventually(async () => {
-      const pending = await t.app.db.selectFrom('jobs').select('id').where('name', '=', WEBMENTION_JOB).where('state', 'in', ['queued', 'running']).execute()
+      const pending = await t.app.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('name', '=', WEBMENTION_JOB)
+        .where('state', 'in', ['queued', 'running'])
+        .execute()
       expect(pending).toEqual([])
     }, 15_000)
-  const backlinks = async (account: TestAccount) => t.app.inject({ method: 'GET', url: `/v1/sites/${site.id}/backlinks`, headers: { ...account.headers, host: 'service.test' } })
+  const backlinks = async (account: TestAccount) =>
+    t.app.inject({ method: 'GET', url: `/v1/sites/${site.id}/backlinks`, headers: { ...account.headers, host: 'service.test' } })
 
   beforeAll(async () => {
     source = await blog()
@@ -62,8 +76,16 @@ describe('Webmentions', () => {
     await jobsDone()
     const list = await backlinks(owner)
     expect(list.statusCode).toBe(200)
-    expect(list.json()).toMatchObject({ data: [{ site_id: site.id, source: `${source.origin}/links`, target: TARGET }], meta: { total: 1, page: 1, per_page: 20 } })
-    const events = await t.app.db.selectFrom('events').selectAll().where('site_id', '=', site.id).where('type', '=', 'backlink.detected').execute()
+    expect(list.json()).toMatchObject({
+      data: [{ site_id: site.id, source: `${source.origin}/links`, target: TARGET }],
+      meta: { total: 1, page: 1, per_page: 20 },
+    })
+    const events = await t.app.db
+      .selectFrom('events')
+      .selectAll()
+      .where('site_id', '=', site.id)
+      .where('type', '=', 'backlink.detected')
+      .execute()
     expect(events).toHaveLength(1)
     expect(events[0]!.data).toMatchObject({ source: `${source.origin}/links`, target: TARGET })
   })
@@ -78,7 +100,10 @@ describe('Webmentions', () => {
 
   it('announces backlink.detected once per source and target, even when a retracted backlink is verified again', async () => {
     const edited = `${source.origin}/edited`
-    const announced = async () => (await t.app.db.selectFrom('events').selectAll().where('site_id', '=', site.id).where('type', '=', 'backlink.detected').execute()).filter((e) => e.data['source'] === edited)
+    const announced = async () =>
+      (
+        await t.app.db.selectFrom('events').selectAll().where('site_id', '=', site.id).where('type', '=', 'backlink.detected').execute()
+      ).filter((e) => e.data['source'] === edited)
     const listed = async () => (await backlinks(owner)).json<{ data: Array<{ source: string }> }>().data.some((b) => b.source === edited)
     expect((await mention({ source: edited, target: TARGET })).statusCode).toBe(202)
     await jobsDone()
@@ -100,7 +125,11 @@ describe('Webmentions', () => {
   })
 
   it('accepts a mention of the preview URL on the service host', async () => {
-    const res = await mention({ source: `${source.origin}/no-link`, target: `http://service.test/s/${site.id}/about` }, `/s/${site.id}/_wps/webmention`, 'service.test')
+    const res = await mention(
+      { source: `${source.origin}/no-link`, target: `http://service.test/s/${site.id}/about` },
+      `/s/${site.id}/_wps/webmention`,
+      'service.test',
+    )
     expect(res.statusCode).toBe(202)
   })
 

@@ -15,13 +15,19 @@ function hostGet(base: string, host: string, path: string): Promise<{ status: nu
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port: new URL(base).port, path, headers: { host } }, (res) => {
       let text = ''
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (text += c))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, text }))
     })
     req.on('error', reject).end()
   })
 }
 
-const withAssistant = (persona: string): SiteSettings => ({ ...FIXTURE_SETTINGS, assistant: { enabled: true, persona, capabilities: { lead: true } } })
+const withAssistant = (persona: string): SiteSettings => ({
+  ...FIXTURE_SETTINGS,
+  assistant: { enabled: true, persona, capabilities: { lead: true } },
+})
 
 describe('the widget on hosted pages', () => {
   let t: LiveApp
@@ -32,7 +38,11 @@ describe('the widget on hosted pages', () => {
   let quietHost: string
 
   const bootstrap = (url: string | undefined, origin?: string) =>
-    fetch(`${t.base}/api/agent/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) }, body: JSON.stringify(url === undefined ? {} : { url }) })
+    fetch(`${t.base}/api/agent/bootstrap`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+      body: JSON.stringify(url === undefined ? {} : { url }),
+    })
   const widgetTag = (html: string) => cheerio.load(html)('script[src$="/widget.js"]')
 
   beforeAll(async () => {
@@ -41,15 +51,23 @@ describe('the widget on hosted pages', () => {
     const account = await makeAccount(t.app)
     await setAddOn(t.app.db, { accountId: account.accountId, addOn: 'ai_sales_assistant', on: true })
     chatty = await bakerySite(t.app, { accountId: account.accountId, settings: withAssistant('Hanna') })
-    quiet = await bakerySite(t.app, { accountId: account.accountId, settings: { ...FIXTURE_SETTINGS, assistant: { enabled: false, persona: 'Mute' } } })
+    quiet = await bakerySite(t.app, {
+      accountId: account.accountId,
+      settings: { ...FIXTURE_SETTINGS, assistant: { enabled: false, persona: 'Mute' } },
+    })
     chattyHost = `${chatty.slug}.localhost:${port}`
     quietHost = `${quiet.slug}.localhost:${port}`
     for (const site of [chatty, quiet]) expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
     await eventually(async () => expect(t.app.liveSites.byHost(`${quiet.slug}.localhost`)).toBeDefined())
   }, SETUP_TIMEOUT_MS)
 
-  it('embeds the site\'s own widget on its preview and live pages, which greets as the site\'s assistant', async () => {
-    for (const [host, path] of [['127.0.0.1', `/s/${chatty.id}/`], ['127.0.0.1', `/s/${chatty.id}/de/about`], [chattyHost, '/'], [chattyHost, '/contact']] as const) {
+  it("embeds the site's own widget on its preview and live pages, which greets as the site's assistant", async () => {
+    for (const [host, path] of [
+      ['127.0.0.1', `/s/${chatty.id}/`],
+      ['127.0.0.1', `/s/${chatty.id}/de/about`],
+      [chattyHost, '/'],
+      [chattyHost, '/contact'],
+    ] as const) {
       const page = await hostGet(t.base, host, path)
       expect(page.status, `${host}${path}`).toBe(200)
       const tag = widgetTag(page.text)
@@ -69,8 +87,12 @@ describe('the widget on hosted pages', () => {
     expect(await (await bootstrap(undefined)).json()).toMatchObject({ persona: 'Ava' })
   })
 
-  it('embeds no widget where the site\'s assistant is off, and that site has no assistant to bootstrap', async () => {
-    for (const [host, path] of [['127.0.0.1', `/s/${quiet.id}/`], [quietHost, '/'], [quietHost, '/about']] as const) {
+  it("embeds no widget where the site's assistant is off, and that site has no assistant to bootstrap", async () => {
+    for (const [host, path] of [
+      ['127.0.0.1', `/s/${quiet.id}/`],
+      [quietHost, '/'],
+      [quietHost, '/about'],
+    ] as const) {
       const page = await hostGet(t.base, host, path)
       expect(page.status, `${host}${path}`).toBe(200)
       expect(widgetTag(page.text).length, `${host}${path}`).toBe(0)
@@ -80,23 +102,27 @@ describe('the widget on hosted pages', () => {
   })
 
   // One browser run, on the embedded database: Chromium resolves *.localhost to loopback by itself.
-  it.skipIf(!haveBrowser || onPostgres)('in Chromium, the preview and the subdomain greet visitors as the site\'s assistant', { timeout: 60_000 }, async () => {
-    const browser = await launchBrowser()
-    for (const url of [`${t.base}/s/${chatty.id}/`, `http://${chattyHost}/`]) {
+  it.skipIf(!haveBrowser || onPostgres)(
+    "in Chromium, the preview and the subdomain greet visitors as the site's assistant",
+    { timeout: 60_000 },
+    async () => {
+      const browser = await launchBrowser()
+      for (const url of [`${t.base}/s/${chatty.id}/`, `http://${chattyHost}/`]) {
+        const context = await browser.newContext({ viewport: DESKTOP })
+        const page = await context.newPage()
+        await page.goto(url)
+        await page.getByRole('button', { name: 'Chat with us' }).click()
+        await expect.poll(() => page.getByRole('dialog').getByRole('heading').textContent(), { timeout: 10_000 }).toBe('Hanna · Assistant')
+        await context.close()
+      }
       const context = await browser.newContext({ viewport: DESKTOP })
       const page = await context.newPage()
-      await page.goto(url)
-      await page.getByRole('button', { name: 'Chat with us' }).click()
-      await expect.poll(() => page.getByRole('dialog').getByRole('heading').textContent(), { timeout: 10_000 }).toBe('Hanna · Assistant')
+      await page.goto(`http://${quietHost}/`)
+      await page.waitForLoadState('load')
+      expect(await page.locator('[data-wps-assistant]').count()).toBe(0)
       await context.close()
-    }
-    const context = await browser.newContext({ viewport: DESKTOP })
-    const page = await context.newPage()
-    await page.goto(`http://${quietHost}/`)
-    await page.waitForLoadState('load')
-    expect(await page.locator('[data-wps-assistant]').count()).toBe(0)
-    await context.close()
-  })
+    },
+  )
 
   it('embeds no widget where the account lacks the assistant add-on, and embeds it once the add-on is on', async () => {
     const account = await makeAccount(t.app, 'plus')
@@ -104,12 +130,18 @@ describe('the widget on hosted pages', () => {
     const host = `${site.slug}.localhost:${port}`
     expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
     await eventually(async () => expect((await hostGet(t.base, host, '/')).status).toBe(200))
-    for (const [h, path] of [['127.0.0.1', `/s/${site.id}/`], [host, '/']] as const) expect(widgetTag((await hostGet(t.base, h, path)).text).length, `${h}${path}`).toBe(0)
+    for (const [h, path] of [
+      ['127.0.0.1', `/s/${site.id}/`],
+      [host, '/'],
+    ] as const)
+      expect(widgetTag((await hostGet(t.base, h, path)).text).length, `${h}${path}`).toBe(0)
     expect((await bootstrap(`https://${site.slug}.localhost/`)).status).toBe(404)
 
     await setAddOn(t.app.db, { accountId: account.accountId, addOn: 'ai_sales_assistant', on: true })
     expect((await buildSite(t.app, site.id)).status).toBe('succeeded')
-    await eventually(async () => expect(widgetTag((await hostGet(t.base, host, '/')).text).attr('data-site')).toBe(`${site.slug}.localhost`))
+    await eventually(async () =>
+      expect(widgetTag((await hostGet(t.base, host, '/')).text).attr('data-site')).toBe(`${site.slug}.localhost`),
+    )
     expect(await (await bootstrap(`https://${site.slug}.localhost/`)).json()).toMatchObject({ persona: 'Nora' })
 
     // Off again: the assistant is silent at once, and the next publish drops the script.
@@ -120,9 +152,15 @@ describe('the widget on hosted pages', () => {
   })
 
   it('switching the assistant on embeds the widget from the next publish', async () => {
-    await t.app.db.updateTable('sites').set({ settings: JSON.stringify(withAssistant('Quinn')) }).where('id', '=', quiet.id).execute()
+    await t.app.db
+      .updateTable('sites')
+      .set({ settings: JSON.stringify(withAssistant('Quinn')) })
+      .where('id', '=', quiet.id)
+      .execute()
     expect((await buildSite(t.app, quiet.id)).status).toBe('succeeded')
-    await eventually(async () => expect(widgetTag((await hostGet(t.base, quietHost, '/')).text).attr('data-site')).toBe(`${quiet.slug}.localhost`))
+    await eventually(async () =>
+      expect(widgetTag((await hostGet(t.base, quietHost, '/')).text).attr('data-site')).toBe(`${quiet.slug}.localhost`),
+    )
     expect(await (await bootstrap(`https://${quiet.slug}.localhost/`)).json()).toMatchObject({ persona: 'Quinn' })
   })
 })

@@ -71,7 +71,11 @@ describe('several accounts per person', async () => {
     const accountId = newId('acct')
     await app.db.insertInto('accounts').values({ id: accountId }).execute()
     const at = new Date()
-    for (const member of [early, late]) await app.db.insertInto('account_members').values({ account_id: accountId, user_id: member.id, role: 'owner', created_at: at }).execute()
+    for (const member of [early, late])
+      await app.db
+        .insertInto('account_members')
+        .values({ account_id: accountId, user_id: member.id, role: 'owner', created_at: at })
+        .execute()
     expect(await ownersOf(app.db, accountId)).toEqual([early.id, late.id])
     const membership = (await membershipsOf(app.db, app.keyring, late.id)).find((m) => m.accountId === accountId)
     expect(membership?.ownerEmail).toBe(early.email)
@@ -89,8 +93,12 @@ describe('several accounts per person', async () => {
     expect((await membershipsOf(app.db, app.keyring, team.owner.userId)).map((m) => m.role)).toEqual(['owner'])
 
     // With a second owner the first may step down, and then leave.
-    expect((await submit(team.owner.cookie, `/app/members/${team.editor.userId}/role`, { role: 'owner' })).headers.location).toBe('/app/members?done=role-changed')
-    expect((await submit(team.owner.cookie, `/app/members/${team.owner.userId}/role`, { role: 'viewer' })).headers.location).toBe('/app?done=role-changed')
+    expect((await submit(team.owner.cookie, `/app/members/${team.editor.userId}/role`, { role: 'owner' })).headers.location).toBe(
+      '/app/members?done=role-changed',
+    )
+    expect((await submit(team.owner.cookie, `/app/members/${team.owner.userId}/role`, { role: 'viewer' })).headers.location).toBe(
+      '/app?done=role-changed',
+    )
     expect((await get(app, '/app/members', team.owner.cookie)).statusCode).toBe(403)
     expect((await submit(team.owner.cookie, '/app/accounts/leave')).headers.location).toBe('/app?done=left')
     // Left without any account, they get one of their own, as at a first sign-in.
@@ -116,10 +124,21 @@ describe('several accounts per person', async () => {
 
     // An access token of the person's own client, and one of the agent they claimed.
     const audience = `${app.config.API_URL}/v1`
-    const personToken = (await signAccessToken(app.signer, { subject: team.editor.userId, clientId: 'cli_team', audience, scope: ['read:sites'], accountId: team.accountId })).token
+    const personToken = (
+      await signAccessToken(app.signer, {
+        subject: team.editor.userId,
+        clientId: 'cli_team',
+        audience,
+        scope: ['read:sites'],
+        accountId: team.accountId,
+      })
+    ).token
     const agent = decodeJwt(team.editor.mcp).sub!
-    const agentToken = (await signAccessToken(app.signer, { subject: agent, clientId: agent, audience, scope: ['read:sites'], accountId: team.accountId })).token
-    for (const token of [personToken, agentToken]) expect((await app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200)
+    const agentToken = (
+      await signAccessToken(app.signer, { subject: agent, clientId: agent, audience, scope: ['read:sites'], accountId: team.accountId })
+    ).token
+    for (const token of [personToken, agentToken])
+      expect((await app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200)
 
     const removed = await submit(team.owner.cookie, `/app/members/${team.editor.userId}/remove`)
     expect(removed.headers.location).toBe('/app/members?done=member-removed')
@@ -128,9 +147,17 @@ describe('several accounts per person', async () => {
     for (const token of [personToken, agentToken]) {
       const refusedToken = await app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${token}` } })
       expect(refusedToken.statusCode).toBe(401)
-      expect(refusedToken.json()).toMatchObject({ code: 'invalid_token', detail: 'The person of this access token no longer belongs to the account' })
+      expect(refusedToken.json()).toMatchObject({
+        code: 'invalid_token',
+        detail: 'The person of this access token no longer belongs to the account',
+      })
     }
-    const revoked = await app.db.selectFrom('api_tokens').select('revoked_at').where('user_id', '=', team.editor.userId).where('account_id', '=', team.accountId).execute()
+    const revoked = await app.db
+      .selectFrom('api_tokens')
+      .select('revoked_at')
+      .where('user_id', '=', team.editor.userId)
+      .where('account_id', '=', team.accountId)
+      .execute()
     expect(revoked.every((t) => t.revoked_at !== null)).toBe(true)
     // Their browser now works in the account of their own they were given, not in the team's.
     expect((await get(app, `/app/sites/${site.id}`, team.editor.cookie)).statusCode).toBe(404)

@@ -24,7 +24,16 @@ describe.skipIf(!haveBrowser || onPostgres)('a team in Chromium without JavaScri
 
   /** The newest mail to `to` whose text matches, once the SMTP server has it. */
   async function mailTo(to: string, match: RegExp, after = 0): Promise<string> {
-    const mail = await until(async () => smtp.to(to).slice(after).map(mailText).find((text) => match.test(text)), 20_000, `a mail to ${to}`)
+    const mail = await until(
+      async () =>
+        smtp
+          .to(to)
+          .slice(after)
+          .map(mailText)
+          .find((text) => match.test(text)),
+      20_000,
+      `a mail to ${to}`,
+    )
     return mail
   }
 
@@ -87,7 +96,9 @@ describe.skipIf(!haveBrowser || onPostgres)('a team in Chromium without JavaScri
     await colleaguePage.getByRole('button', { name: 'Save page details' }).click()
     expect(await colleaguePage.locator('.notice').textContent()).toContain('The page was saved')
     await accessible('page edited by the editor', colleaguePage)
-    expect((await app.db.selectFrom('pages').select('title').where('id', '=', home.id).executeTakeFirstOrThrow()).title).toBe('Fresh every morning')
+    expect((await app.db.selectFrom('pages').select('title').where('id', '=', home.id).executeTakeFirstOrThrow()).title).toBe(
+      'Fresh every morning',
+    )
 
     // No Members in the navigation, and the address refused.
     const nav = colleaguePage.getByRole('navigation', { name: 'Dashboard sections' })

@@ -29,7 +29,15 @@ async function authorize(browser: Browser) {
   const verifier = oauth.generateRandomCodeVerifier()
   const state = oauth.generateRandomState()
   const url = new URL(as.authorization_endpoint as string)
-  const query = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', scope: 'mcp:read mcp:tools', state }
+  const query = {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    scope: 'mcp:read mcp:tools',
+    state,
+  }
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value)
   return { verifier, state, consent: await browser.get(url.pathname + url.search) }
 }
@@ -37,11 +45,19 @@ async function authorize(browser: Browser) {
 async function redeem(answer: Page, started: { verifier: string; state: string }) {
   expect(answer.status).toBe(303)
   const params = oauth.validateAuthResponse(as, client, new URL(answer.location!), started.state)
-  return oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, started.verifier, insecure))
+  return oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, started.verifier, insecure),
+  )
 }
 
 const accountOf = (accessToken: string) => decodeJwt(accessToken)['account_id']
-const options = (page: Page) => page.$('select#account_id option').map((_i, el) => ({ value: page.$(el).attr('value'), selected: page.$(el).attr('selected') !== undefined })).get()
+const options = (page: Page) =>
+  page
+    .$('select#account_id option')
+    .map((_i, el) => ({ value: page.$(el).attr('value'), selected: page.$(el).attr('selected') !== undefined }))
+    .get()
 
 describe('the account an application or an agent acts for', () => {
   it('offers every account on the consent page, the one the browser works in chosen; the tokens and their refreshes act for the one picked', async () => {
@@ -65,7 +81,11 @@ describe('the account an application or an agent acts for', () => {
     ])
     const tokens = await redeem(await browser.submit(second.consent, {}, { button: ['decision', 'allow'] }), second)
     expect(accountOf(tokens.access_token)).toBe(team)
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure))
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    )
     expect(accountOf(refreshed.access_token)).toBe(team)
 
     // Picking the other account in the form is honoured.
@@ -78,7 +98,11 @@ describe('the account an application or an agent acts for', () => {
     const refused = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, insecure)
     expect(refused.status).toBe(400)
     expect(await json(refused)).toMatchObject({ error: 'invalid_grant' })
-    const still = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), mine.refresh_token!, insecure))
+    const still = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), mine.refresh_token!, insecure),
+    )
     expect(accountOf(still.access_token)).toBe(own)
   })
 
@@ -86,7 +110,10 @@ describe('the account an application or an agent acts for', () => {
     const { browser } = await teamEditor('tamper')
     const stranger = await person(app, 'tamper-stranger@example.com')
     const started = await authorize(browser)
-    const codesBefore = await app.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+    const codesBefore = await app.db
+      .selectFrom('authorization_codes')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow()
     const refused = await browser.submit(started.consent, { account_id: stranger.accountId }, { button: ['decision', 'allow'] })
     expect(refused.status).toBe(400)
     expect(refused.$('p').first().text()).toBe('You are not a member of the account chosen.')
@@ -96,7 +123,10 @@ describe('the account an application or an agent acts for', () => {
       expect(bad.status, accountId).toBe(400)
       expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8')
     }
-    const codesAfter = await app.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+    const codesAfter = await app.db
+      .selectFrom('authorization_codes')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow()
     expect(codesAfter.n).toBe(codesBefore.n)
   })
 
@@ -113,7 +143,10 @@ describe('the account an application or an agent acts for', () => {
     const { consent } = await authorize(browser)
     expect(consent.status).toBe(200)
     // The same authorization request, opened in Chromium with the person's cookies.
-    const fields = consent.$('form input[type=hidden]').map((_i, el) => [[consent.$(el).attr('name')!, consent.$(el).attr('value') ?? '']]).get() as Array<[string, string]>
+    const fields = consent
+      .$('form input[type=hidden]')
+      .map((_i, el) => [[consent.$(el).attr('name')!, consent.$(el).attr('value') ?? '']])
+      .get() as Array<[string, string]>
     const query = new URLSearchParams(fields.filter(([name]) => name !== '_csrf'))
     const chromium = await launchBrowser()
     const context = await chromium.newContext({ viewport: PHONE, javaScriptEnabled: false })
@@ -131,9 +164,17 @@ describe('the account an application or an agent acts for', () => {
 
   it('lets the person who claims an agent pick the account it acts for', async () => {
     const { browser, own, team } = await teamEditor('claimer')
-    const registered = await fetch(`${base}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) })
+    const registered = await fetch(`${base}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'anonymous' }),
+    })
     const reg = (await json(registered)) as { registration_id: string; claim_token: string }
-    const claim = await fetch(`${base}/agent/identity/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ claim_token: reg.claim_token, email: 'claimer@example.com' }) })
+    const claim = await fetch(`${base}/agent/identity/claim`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ claim_token: reg.claim_token, email: 'claimer@example.com' }),
+    })
     const { claim_attempt: attempt } = (await json(claim)) as { claim_attempt: { user_code: string } }
 
     const confirm = await browser.get(`/agent/identity/verify?user_code=${attempt.user_code}`)
@@ -145,16 +186,33 @@ describe('the account an application or an agent acts for', () => {
     expect((await browser.submit(confirm, { account_id: stranger.accountId }, { button: ['decision', 'approve'] })).status).toBe(403)
     expect((await browser.submit(confirm, { account_id: 'x'.repeat(101) }, { button: ['decision', 'approve'] })).status).toBe(400)
     const done = await browser.submit(confirm, { account_id: team }, { button: ['decision', 'approve'] })
-    expect(done.$('p').first().text()).toBe('The agent is now connected to the account of claimer-owner@example.com. You can close this page and return to it.')
+    expect(done.$('p').first().text()).toBe(
+      'The agent is now connected to the account of claimer-owner@example.com. You can close this page and return to it.',
+    )
 
     const agent: oauth.Client = { client_id: reg.registration_id, token_endpoint_auth_method: 'none' }
-    const response = await oauth.genericTokenEndpointRequest(as, agent, oauth.None(), 'urn:presence:agent-auth:grant-type:claim', { claim_token: reg.claim_token }, insecure)
+    const response = await oauth.genericTokenEndpointRequest(
+      as,
+      agent,
+      oauth.None(),
+      'urn:presence:agent-auth:grant-type:claim',
+      { claim_token: reg.claim_token },
+      insecure,
+    )
     const tokens = await oauth.processGenericTokenEndpointResponse(as, agent, response)
     expect(accountOf(tokens.access_token)).toBe(team)
     expect(decodeJwt(tokens['identity_assertion'] as string)['account_id']).toBe(team)
-    const registration = await app.db.selectFrom('agent_registrations').select(['account_id', 'user_id']).where('id', '=', reg.registration_id).executeTakeFirstOrThrow()
+    const registration = await app.db
+      .selectFrom('agent_registrations')
+      .select(['account_id', 'user_id'])
+      .where('id', '=', reg.registration_id)
+      .executeTakeFirstOrThrow()
     expect(registration.account_id).toBe(team)
-    const refreshed = await oauth.processRefreshTokenResponse(as, agent, await oauth.refreshTokenGrantRequest(as, agent, oauth.None(), tokens.refresh_token!, insecure))
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      agent,
+      await oauth.refreshTokenGrantRequest(as, agent, oauth.None(), tokens.refresh_token!, insecure),
+    )
     expect(accountOf(refreshed.access_token)).toBe(team)
   })
 })

@@ -40,7 +40,16 @@ export async function person(app: App, email: string, joining?: string) {
 /** A browser session of the person, working in `accountId`. */
 export async function sessionCookie(app: App, userId: string, accountId: string | null): Promise<string> {
   const token = randomToken(32)
-  await app.db.insertInto('web_sessions').values({ id: newId('ses'), token_hash: sha256Hex(token), user_id: userId, account_id: accountId, expires_at: new Date(Date.now() + 3_600_000) }).execute()
+  await app.db
+    .insertInto('web_sessions')
+    .values({
+      id: newId('ses'),
+      token_hash: sha256Hex(token),
+      user_id: userId,
+      account_id: accountId,
+      expires_at: new Date(Date.now() + 3_600_000),
+    })
+    .execute()
   return `wps_session=${token}`
 }
 
@@ -49,9 +58,23 @@ export async function claimedAgentToken(app: App, userId: string, accountId: str
   const id = newId('reg')
   await app.db
     .insertInto('agent_registrations')
-    .values({ id, status: 'claimed', claim_token_hash: sha256Hex(randomToken(16)), expires_at: new Date(Date.now() + 86_400_000), user_id: userId, account_id: accountId, claimed_at: new Date() })
+    .values({
+      id,
+      status: 'claimed',
+      claim_token_hash: sha256Hex(randomToken(16)),
+      expires_at: new Date(Date.now() + 86_400_000),
+      user_id: userId,
+      account_id: accountId,
+      claimed_at: new Date(),
+    })
     .execute()
-  const { token } = await signAccessToken(app.signer, { subject: id, clientId: id, audience: `${app.config.BASE_URL}/mcp`, scope: ['mcp:read', 'mcp:tools'], accountId })
+  const { token } = await signAccessToken(app.signer, {
+    subject: id,
+    clientId: id,
+    audience: `${app.config.BASE_URL}/mcp`,
+    scope: ['mcp:read', 'mcp:tools'],
+    accountId,
+  })
   return token
 }
 
@@ -99,7 +122,12 @@ export function memberBrowser(base: string, member: TeamMember) {
       return { status: res.status, $: cheerio.load(await res.text()) }
     },
     async post(path: string, form: Record<string, string>) {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' })
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+        redirect: 'manual',
+      })
       return { status: res.status, location: res.headers.get('location') }
     },
   }

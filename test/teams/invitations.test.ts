@@ -41,14 +41,24 @@ describe('invitations to an account', async () => {
 
   /** The link of the newest invitation mailed to `email`. */
   async function linkTo(email: string): Promise<string> {
-    const mail = await until(async () => smtp.to(email).filter((m) => m.data.includes('invites you')).at(-1))
+    const mail = await until(async () =>
+      smtp
+        .to(email)
+        .filter((m) => m.data.includes('invites you'))
+        .at(-1),
+    )
     const url = /(https?:\/\/\S+\/join\?token=\S+)/.exec(mailText(mail))?.[1]
     expect(url).toBeTruthy()
     return new URL(url!).pathname + new URL(url!).search
   }
 
   async function codeFor(email: string, after: number): Promise<string> {
-    const mail = await until(async () => smtp.to(email).slice(after).find((m) => /sign-in code/.test(m.data)))
+    const mail = await until(async () =>
+      smtp
+        .to(email)
+        .slice(after)
+        .find((m) => /sign-in code/.test(m.data)),
+    )
     return /\b(\d{6})\b/.exec(mailText(mail))![1]!
   }
 
@@ -74,14 +84,25 @@ describe('invitations to an account', async () => {
 
     // Only the hash of the link's secret is kept.
     const secret = new URLSearchParams(link.split('?')[1]).get('token')!
-    const stored = await app.db.selectFrom('account_invitations').selectAll().where('account_id', '=', boss.accountId).executeTakeFirstOrThrow()
+    const stored = await app.db
+      .selectFrom('account_invitations')
+      .selectAll()
+      .where('account_id', '=', boss.accountId)
+      .executeTakeFirstOrThrow()
     expect(stored.secret_hash).toBe(sha256Hex(secret))
     expect(JSON.stringify(stored)).not.toContain(secret)
     expect(JSON.stringify(stored)).not.toContain('ada@example.com')
 
     const page = await new Browser(base).get(link)
     expect(page.$('main').text()).toContain(`${boss.email} invites you to join their account on Web Presence as an editor`)
-    const accounts = Number((await app.db.selectFrom('accounts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+    const accounts = Number(
+      (
+        await app.db
+          .selectFrom('accounts')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
     const { browser, page: joined } = await accept(link, 'ada@example.com')
     expect(joined.status).toBe(303)
     expect(joined.location).toBe('/app?done=joined')
@@ -90,9 +111,23 @@ describe('invitations to an account', async () => {
     expect(dashboard.$('.who').text()).toBe('ada@example.com (editor)')
     expect(dashboard.$('.notice').text()).toContain('You joined the account')
 
-    const ada = await app.db.selectFrom('users').select(['id', 'account_id']).where('account_id', '=', boss.accountId).where('id', '<>', boss.user.id).executeTakeFirstOrThrow()
+    const ada = await app.db
+      .selectFrom('users')
+      .select(['id', 'account_id'])
+      .where('account_id', '=', boss.accountId)
+      .where('id', '<>', boss.user.id)
+      .executeTakeFirstOrThrow()
     expect((await membershipsOf(app.db, app.keyring, ada.id)).map((m) => [m.accountId, m.role])).toEqual([[boss.accountId, 'editor']])
-    expect(Number((await app.db.selectFrom('accounts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)).toBe(accounts)
+    expect(
+      Number(
+        (
+          await app.db
+            .selectFrom('accounts')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(accounts)
 
     // The link works once.
     const again = await new Browser(base).get(link)
@@ -137,7 +172,11 @@ describe('invitations to an account', async () => {
     const boss = await owner('pro')
     await invite(boss.browser, 'late@example.com')
     const late = await linkTo('late@example.com')
-    await app.db.updateTable('account_invitations').set({ expires_at: new Date(Date.now() - 1000) }).where('account_id', '=', boss.accountId).execute()
+    await app.db
+      .updateTable('account_invitations')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('account_id', '=', boss.accountId)
+      .execute()
     const expired = await new Browser(base).get(late)
     expect(expired.status).toBe(410)
     expect(expired.$('h1').text()).toBe('This invitation has expired')
@@ -169,7 +208,9 @@ describe('invitations to an account', async () => {
     const refused = await invite(boss.browser, 'second@example.com')
     expect(refused.status).toBe(403)
     // In the dashboard's words: the price list's names, no account id, no add-on id.
-    expect(refused.$('.error').first().text()).toBe('Your account is on plan Plus, which includes 2 seats, and has 1 member and 1 pending invitation; one more seat or plan Pro (5 seats) allows another.')
+    expect(refused.$('.error').first().text()).toBe(
+      'Your account is on plan Plus, which includes 2 seats, and has 1 member and 1 pending invitation; one more seat or plan Pro (5 seats) allows another.',
+    )
     expect(refused.$('#invite-email').attr('value')).toBe('second@example.com')
     expect(smtp.to('second@example.com')).toHaveLength(0)
 
@@ -200,18 +241,31 @@ describe('invitations to an account', async () => {
     const { page } = await accept(link, 'waiting@example.com')
     expect(page.status, page.html).toBe(403)
     expect(page.$('h1').text(), page.html).toBe('No seat is free')
-    expect(await app.db.selectFrom('users').select('id').where('account_id', '=', boss.accountId).where('id', '<>', boss.user.id).execute()).toEqual([])
+    expect(
+      await app.db.selectFrom('users').select('id').where('account_id', '=', boss.accountId).where('id', '<>', boss.user.id).execute(),
+    ).toEqual([])
   })
 
   it('invites on /v1 for pro and above, lists and withdraws pending invitations, and refuses what cannot be', async () => {
     const boss = await owner('pro')
     const { secret } = await createApiToken(app.db, { accountId: boss.accountId, userId: boss.user.id, name: 'admin', scopes: API_SCOPES })
     const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${secret}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) })
+      fetch(`${base}/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${secret}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      })
 
     const created = await call('POST', '/account/members', { email: 'Api.Person@Example.com', role: 'viewer' })
     expect(created.status).toBe(201)
-    const invitation = (await created.json()) as { id: string; email: string; role: string; state: string; invited_by: string; expires_at: string }
+    const invitation = (await created.json()) as {
+      id: string
+      email: string
+      role: string
+      state: string
+      invited_by: string
+      expires_at: string
+    }
     expect(invitation).toMatchObject({ email: 'api.person@example.com', role: 'viewer', state: 'pending', invited_by: boss.user.id })
     expect(new Date(invitation.expires_at).getTime() - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000)
     expect(created.headers.get('location')).toBe(`/v1/account/invitations/${invitation.id}`)
@@ -237,7 +291,10 @@ describe('invitations to an account', async () => {
     const stranger = await owner('pro')
     const theirs = await fetch(`${base}/v1/account/members`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${(await createApiToken(app.db, { accountId: stranger.accountId, userId: stranger.user.id, name: 'x', scopes: API_SCOPES })).secret}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${(await createApiToken(app.db, { accountId: stranger.accountId, userId: stranger.user.id, name: 'x', scopes: API_SCOPES })).secret}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ email: 'theirs@example.com' }),
     })
     const theirId = ((await theirs.json()) as { id: string }).id

@@ -36,7 +36,11 @@ describe('what each role may do on every interface', async () => {
 
   // /v1 with the member's own API token.
   async function rest(member: TeamMember, method: string, path: string, body?: unknown): Promise<Outcome> {
-    const res = await fetch(`${base}/v1${path}`, { method, headers: { ...member.api, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    const res = await fetch(`${base}/v1${path}`, {
+      method,
+      headers: { ...member.api, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
     const text = await res.text()
     if (res.status < 300) return 'allowed'
     const problem = JSON.parse(text) as { code: string; detail: string }
@@ -66,7 +70,11 @@ describe('what each role may do on every interface', async () => {
 
   // GraphQL with the member's API token.
   async function graphql(member: TeamMember, query: string, variables: Record<string, unknown> = {}): Promise<Outcome> {
-    const res = await fetch(`${base}/v1/graphql`, { method: 'POST', headers: { ...member.api, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) })
+    const res = await fetch(`${base}/v1/graphql`, {
+      method: 'POST',
+      headers: { ...member.api, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    })
     const body = (await res.json()) as { errors?: Array<{ extensions: { code: string; reason?: string } }> }
     const error = body.errors?.[0]
     if (!error) return 'allowed'
@@ -95,43 +103,108 @@ describe('what each role may do on every interface', async () => {
     { name: '/v1: list the members', try: (m) => rest(m, 'GET', '/account/members'), expect: ['allowed', 'allowed', 'allowed'] },
     { name: '/v1: read the account', try: (m) => rest(m, 'GET', '/account'), expect: ['allowed', 'allowed', 'allowed'] },
     { name: '/v1: read the leads', try: (m) => rest(m, 'GET', '/leads'), expect: ['allowed', 'allowed', 'allowed'] },
-    { name: '/v1: add a page', try: (m) => rest(m, 'POST', `/sites/${site.id}/pages`, { path: `/rest-${unique()}`, title: 'A page' }), expect: ['allowed', 'allowed', 403] },
-    { name: '/v1: change a block', try: (m) => rest(m, 'PATCH', `/blocks/${block.id}`, { content: { markdown: `Bread ${unique()}` } }), expect: ['allowed', 'allowed', 403] },
-    { name: '/v1: create a site', try: (m) => rest(m, 'POST', '/sites', { name: `Site ${unique()}` }), expect: ['allowed', 'allowed', 403] },
-    { name: '/v1: add a webhook endpoint', try: (m) => rest(m, 'POST', '/webhooks', { url: 'https://hooks.example/in' }), expect: ['allowed', 403, 403] },
+    {
+      name: '/v1: add a page',
+      try: (m) => rest(m, 'POST', `/sites/${site.id}/pages`, { path: `/rest-${unique()}`, title: 'A page' }),
+      expect: ['allowed', 'allowed', 403],
+    },
+    {
+      name: '/v1: change a block',
+      try: (m) => rest(m, 'PATCH', `/blocks/${block.id}`, { content: { markdown: `Bread ${unique()}` } }),
+      expect: ['allowed', 'allowed', 403],
+    },
+    {
+      name: '/v1: create a site',
+      try: (m) => rest(m, 'POST', '/sites', { name: `Site ${unique()}` }),
+      expect: ['allowed', 'allowed', 403],
+    },
+    {
+      name: '/v1: add a webhook endpoint',
+      try: (m) => rest(m, 'POST', '/webhooks', { url: 'https://hooks.example/in' }),
+      expect: ['allowed', 403, 403],
+    },
     { name: '/v1: list the webhook endpoints', try: (m) => rest(m, 'GET', '/webhooks'), expect: ['allowed', 403, 403] },
-    { name: '/v1: invite a member', try: (m) => rest(m, 'POST', '/account/members', { email: `rest-${m.role}-${unique()}@example.com`, role: 'viewer' }), expect: ['allowed', 403, 403] },
+    {
+      name: '/v1: invite a member',
+      try: (m) => rest(m, 'POST', '/account/members', { email: `rest-${m.role}-${unique()}@example.com`, role: 'viewer' }),
+      expect: ['allowed', 403, 403],
+    },
     { name: '/v1: list the pending invitations', try: (m) => rest(m, 'GET', '/account/invitations'), expect: ['allowed', 403, 403] },
     { name: '/v1: read the audit log', try: (m) => rest(m, 'GET', '/audit-log'), expect: ['allowed', 403, 403] },
-    { name: '/v1: make an own API token', try: (m) => rest(m, 'POST', '/tokens', { name: `own ${unique()}`, scopes: ['read:sites'] }), expect: ['allowed', 'allowed', 'allowed'] },
+    {
+      name: '/v1: make an own API token',
+      try: (m) => rest(m, 'POST', '/tokens', { name: `own ${unique()}`, scopes: ['read:sites'] }),
+      expect: ['allowed', 'allowed', 'allowed'],
+    },
     {
       name: "/v1: revoke another member's API token",
       try: async (m) => {
         const target = team[others[m.role]]
-        const { token } = await createApiToken(app.db, { accountId: team.accountId, userId: target.userId, name: 'target', scopes: ['read:sites'] })
+        const { token } = await createApiToken(app.db, {
+          accountId: team.accountId,
+          userId: target.userId,
+          name: 'target',
+          scopes: ['read:sites'],
+        })
         return rest(m, 'DELETE', `/tokens/${token.id}`)
       },
       expect: ['allowed', 404, 404],
     },
-    { name: "/v1: read another member's API token", try: (m) => rest(m, 'GET', `/tokens/${team[others[m.role]].tokenId}`), expect: ['allowed', 404, 404] },
-    { name: 'MCP: list the sites', try: (m) => mcp(m, 'list_sites', {}), expect: ['allowed', 'allowed', 'allowed'] },
-    { name: 'MCP: create a page', try: (m) => mcp(m, 'create_page', { site_id: site.id, path: `/mcp-${unique()}`, title: 'From an agent' }), expect: ['allowed', 'allowed', 403] },
-    { name: 'MCP: change a block', try: (m) => mcp(m, 'update_block', { block_id: block.id, content: { markdown: `Agent ${unique()}` } }), expect: ['allowed', 'allowed', 403] },
-    { name: 'GraphQL: read the sites', try: (m) => graphql(m, '{ sites(first: 5) { totalCount } }'), expect: ['allowed', 'allowed', 'allowed'] },
     {
-      name: 'GraphQL: create a page',
-      try: (m) => graphql(m, 'mutation($input: CreatePageInput!) { createPage(input: $input) { id } }', { input: { siteId: site.id, path: `/gql-${unique()}`, title: 'From GraphQL' } }),
+      name: "/v1: read another member's API token",
+      try: (m) => rest(m, 'GET', `/tokens/${team[others[m.role]].tokenId}`),
+      expect: ['allowed', 404, 404],
+    },
+    { name: 'MCP: list the sites', try: (m) => mcp(m, 'list_sites', {}), expect: ['allowed', 'allowed', 'allowed'] },
+    {
+      name: 'MCP: create a page',
+      try: (m) => mcp(m, 'create_page', { site_id: site.id, path: `/mcp-${unique()}`, title: 'From an agent' }),
       expect: ['allowed', 'allowed', 403],
     },
-    { name: 'GraphQL: read the webhook endpoints', try: (m) => graphql(m, '{ webhookEndpoints(first: 5) { totalCount } }'), expect: ['allowed', 403, 403] },
+    {
+      name: 'MCP: change a block',
+      try: (m) => mcp(m, 'update_block', { block_id: block.id, content: { markdown: `Agent ${unique()}` } }),
+      expect: ['allowed', 'allowed', 403],
+    },
+    {
+      name: 'GraphQL: read the sites',
+      try: (m) => graphql(m, '{ sites(first: 5) { totalCount } }'),
+      expect: ['allowed', 'allowed', 'allowed'],
+    },
+    {
+      name: 'GraphQL: create a page',
+      try: (m) =>
+        graphql(m, 'mutation($input: CreatePageInput!) { createPage(input: $input) { id } }', {
+          input: { siteId: site.id, path: `/gql-${unique()}`, title: 'From GraphQL' },
+        }),
+      expect: ['allowed', 'allowed', 403],
+    },
+    {
+      name: 'GraphQL: read the webhook endpoints',
+      try: (m) => graphql(m, '{ webhookEndpoints(first: 5) { totalCount } }'),
+      expect: ['allowed', 403, 403],
+    },
     { name: 'GraphQL: read the audit log', try: (m) => graphql(m, '{ auditLog(first: 5) { totalCount } }'), expect: ['allowed', 403, 403] },
     { name: 'dashboard: open the sites', try: (m) => dashboard(m, '/sites'), expect: ['allowed', 'allowed', 'allowed'] },
-    { name: 'dashboard: add a page', try: (m) => dashboard(m, `/sites/${site.id}/pages`, { title: 'Dashboard page', path: `/dash-${unique()}`, locale: 'en', description: '' }), expect: ['allowed', 'allowed', 403] },
+    {
+      name: 'dashboard: add a page',
+      try: (m) =>
+        dashboard(m, `/sites/${site.id}/pages`, { title: 'Dashboard page', path: `/dash-${unique()}`, locale: 'en', description: '' }),
+      expect: ['allowed', 'allowed', 403],
+    },
     { name: 'dashboard: open Members', try: (m) => dashboard(m, '/members'), expect: ['allowed', 403, 403] },
-    { name: 'dashboard: invite a member', try: (m) => dashboard(m, '/members/invite', { email: `dash-${m.role}-${unique()}@example.com`, role: 'editor' }), expect: ['allowed', 403, 403] },
+    {
+      name: 'dashboard: invite a member',
+      try: (m) => dashboard(m, '/members/invite', { email: `dash-${m.role}-${unique()}@example.com`, role: 'editor' }),
+      expect: ['allowed', 403, 403],
+    },
     { name: 'dashboard: open Webhooks', try: (m) => dashboard(m, '/webhooks'), expect: ['allowed', 403, 403] },
     { name: 'dashboard: open the audit log', try: (m) => dashboard(m, '/audit-log'), expect: ['allowed', 403, 403] },
-    { name: 'dashboard: make an own API token', try: (m) => dashboard(m, '/tokens', { name: `own ${unique()}`, scopes: 'read:sites' }), expect: ['allowed', 'allowed', 'allowed'] },
+    {
+      name: 'dashboard: make an own API token',
+      try: (m) => dashboard(m, '/tokens', { name: `own ${unique()}`, scopes: 'read:sites' }),
+      expect: ['allowed', 'allowed', 'allowed'],
+    },
     { name: 'dashboard: open the accounts', try: (m) => dashboard(m, '/accounts'), expect: ['allowed', 'allowed', 'allowed'] },
   ]
 
@@ -144,7 +217,12 @@ describe('what each role may do on every interface', async () => {
   }
 
   it('shows each member only their own tokens, an owner every token with who made it', async () => {
-    const list = async (m: TeamMember) => ((await (await fetch(`${base}/v1/tokens?per_page=100`, { headers: m.api })).json()) as { data: Array<{ id: string; user_id: string | null }> }).data
+    const list = async (m: TeamMember) =>
+      (
+        (await (await fetch(`${base}/v1/tokens?per_page=100`, { headers: m.api })).json()) as {
+          data: Array<{ id: string; user_id: string | null }>
+        }
+      ).data
     const owners = await list(team.owner)
     expect(new Set(owners.map((t) => t.user_id))).toEqual(new Set([team.owner.userId, team.editor.userId, team.viewer.userId]))
     for (const role of ['editor', 'viewer'] as const) {
@@ -159,7 +237,8 @@ describe('what each role may do on every interface', async () => {
   })
 
   it('offers each role only the sections it opens', async () => {
-    const nav = async (m: TeamMember) => /<nav aria-label="Dashboard sections">(.*?)<\/nav>/s.exec((await get(app, '/app', m.cookie)).body)![1]!
+    const nav = async (m: TeamMember) =>
+      /<nav aria-label="Dashboard sections">(.*?)<\/nav>/s.exec((await get(app, '/app', m.cookie)).body)![1]!
     expect(await nav(team.owner)).toContain('Members')
     for (const role of ['editor', 'viewer'] as const) {
       const links = await nav(team[role])

@@ -13,8 +13,19 @@ const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'tr
 
 type Json = Record<string, any>
 
-const call = (account: TestAccount | undefined, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  app.inject({ method, url, headers: { ...(account?.headers ?? {}), ...headers }, ...(payload === undefined ? {} : { payload: payload as Json }) })
+const call = (
+  account: TestAccount | undefined,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) =>
+  app.inject({
+    method,
+    url,
+    headers: { ...(account?.headers ?? {}), ...headers },
+    ...(payload === undefined ? {} : { payload: payload as Json }),
+  })
 
 function expectProblem(res: Awaited<ReturnType<typeof call>>, status: number, code: string) {
   expect(res.statusCode, res.body).toBe(status)
@@ -32,9 +43,19 @@ async function createHook(account: TestAccount, body: Json) {
 }
 
 const publish = (accountId: string) =>
-  app.db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId: 'site_api', type: 'site.published', data: { site_id: 'site_api', url: 'https://example.com/' } }))
+  app.db
+    .transaction()
+    .execute((trx) =>
+      recordEvent(trx, {
+        accountId,
+        siteId: 'site_api',
+        type: 'site.published',
+        data: { site_id: 'site_api', url: 'https://example.com/' },
+      }),
+    )
 
-const verify = (secret: string, request: ReceivedRequest) => new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Json
+const verify = (secret: string, request: ReceivedRequest) =>
+  new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Json
 
 describe('/v1/webhooks: access', () => {
   it('needs a token, the manage:webhooks scope and plan pro or above', async () => {
@@ -57,12 +78,22 @@ describe('/v1/webhooks: endpoints', () => {
   it('creates an endpoint showing its secret once, lists and reads it without the secret, and delivers to it', async () => {
     const account = await makeAccount(app)
     const receiver = await startReceiver()
-    const res = await call(account, 'POST', '/v1/webhooks', { url: receiver.url, description: 'CRM', event_types: ['site.published', 'lead.received'] })
+    const res = await call(account, 'POST', '/v1/webhooks', {
+      url: receiver.url,
+      description: 'CRM',
+      event_types: ['site.published', 'lead.received'],
+    })
     expect(res.statusCode, res.body).toBe(201)
     const created = res.json() as Json
     expect(res.headers['location']).toBe(`/v1/webhooks/${created.id}`)
     expect(res.headers['etag']).toBeDefined()
-    expect(created).toMatchObject({ url: receiver.url, description: 'CRM', event_types: ['site.published', 'lead.received'], enabled: true, disabled_reason: null })
+    expect(created).toMatchObject({
+      url: receiver.url,
+      description: 'CRM',
+      event_types: ['site.published', 'lead.received'],
+      enabled: true,
+      disabled_reason: null,
+    })
     expect(created.id).toMatch(/^whep_/)
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32)
@@ -74,7 +105,11 @@ describe('/v1/webhooks: endpoints', () => {
     expect(item.statusCode).toBe(200)
     const { secret, ...withoutSecret } = created
     expect(item.json()).toEqual(withoutSecret)
-    const stored = await app.db.selectFrom('webhook_endpoints').select('secret_sealed').where('id', '=', created.id).executeTakeFirstOrThrow()
+    const stored = await app.db
+      .selectFrom('webhook_endpoints')
+      .select('secret_sealed')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow()
     expect(stored.secret_sealed).not.toContain(secret.slice(6, 20))
 
     const eventId = await publish(account.accountId)
@@ -85,18 +120,30 @@ describe('/v1/webhooks: endpoints', () => {
 
   it('refuses bad input with a clear 400', async () => {
     const account = await makeAccount(app)
-    expectProblem(await call(account, 'POST', '/v1/webhooks', { url: 'https://example.com/hook', event_types: ['site.deleted'] }), 400, 'validation_failed')
+    expectProblem(
+      await call(account, 'POST', '/v1/webhooks', { url: 'https://example.com/hook', event_types: ['site.deleted'] }),
+      400,
+      'validation_failed',
+    )
     expectProblem(await call(account, 'POST', '/v1/webhooks', { url: 'ftp://example.com/hook' }), 400, 'invalid_webhook_url')
     expectProblem(await call(account, 'POST', '/v1/webhooks', { url: 'not a url' }), 400, 'invalid_webhook_url')
     expectProblem(await call(account, 'POST', '/v1/webhooks', { url: 'https://user:pw@example.com/hook' }), 400, 'invalid_webhook_url')
     // The metadata address stays refused even where private networks are allowed.
     expectProblem(await call(account, 'POST', '/v1/webhooks', { url: 'http://169.254.169.254/latest' }), 400, 'invalid_webhook_url')
-    expectProblem(await call(account, 'POST', '/v1/webhooks', { url: 'https://example.com/hook', secret: 'mine' }), 400, 'validation_failed')
+    expectProblem(
+      await call(account, 'POST', '/v1/webhooks', { url: 'https://example.com/hook', secret: 'mine' }),
+      400,
+      'validation_failed',
+    )
     expectProblem(await call(account, 'POST', '/v1/webhooks', { url: `https://example.com/${'a'.repeat(500)}` }), 400, 'validation_failed')
     expectProblem(await call(account, 'POST', '/v1/webhooks', {}), 400, 'validation_failed')
     const created = await createHook(account, { url: 'https://example.com/hook' })
     expectProblem(await call(account, 'PATCH', `/v1/webhooks/${created.id}`, {}), 400, 'validation_failed')
-    expectProblem(await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { event_types: ['lead.received', 'lead.received'] }), 400, 'validation_failed')
+    expectProblem(
+      await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { event_types: ['lead.received', 'lead.received'] }),
+      400,
+      'validation_failed',
+    )
     expect((await call(account, 'GET', '/v1/webhooks')).json().meta.total).toBe(1)
   })
 
@@ -105,10 +152,20 @@ describe('/v1/webhooks: endpoints', () => {
     const created = await createHook(account, { url: 'https://example.com/hook' })
     const read = await call(account, 'GET', `/v1/webhooks/${created.id}`)
     const etag = read.headers['etag'] as string
-    const patched = await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { enabled: false, event_types: ['seo.report.ready'], description: 'paused' }, { 'if-match': etag })
+    const patched = await call(
+      account,
+      'PATCH',
+      `/v1/webhooks/${created.id}`,
+      { enabled: false, event_types: ['seo.report.ready'], description: 'paused' },
+      { 'if-match': etag },
+    )
     expect(patched.statusCode, patched.body).toBe(200)
     expect(patched.json()).toMatchObject({ enabled: false, event_types: ['seo.report.ready'], description: 'paused' })
-    expectProblem(await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { enabled: true }, { 'if-match': etag }), 412, 'precondition_failed')
+    expectProblem(
+      await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { enabled: true }, { 'if-match': etag }),
+      412,
+      'precondition_failed',
+    )
     expectProblem(await call(account, 'DELETE', `/v1/webhooks/${created.id}`, undefined, { 'if-match': etag }), 412, 'precondition_failed')
     expect((await call(account, 'DELETE', `/v1/webhooks/${created.id}`)).statusCode).toBe(204)
     expectProblem(await call(account, 'GET', `/v1/webhooks/${created.id}`), 404, 'not_found')
@@ -120,7 +177,9 @@ describe('/v1/webhooks: endpoints', () => {
     const receiver = await startReceiver({ status: 400 })
     const created = await createHook(owner, { url: receiver.url })
     await publish(owner.accountId)
-    const dead = await until(async () => ((await call(owner, 'GET', '/v1/webhooks/dead-letters')).json() as Json).data[0] as Json | undefined)
+    const dead = await until(
+      async () => ((await call(owner, 'GET', '/v1/webhooks/dead-letters')).json() as Json).data[0] as Json | undefined,
+    )
     const id = created.id as string
     for (const [method, url, body] of [
       ['GET', `/v1/webhooks/${id}`],
@@ -182,9 +241,20 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
     // A receiver that echoes the payload, personal data included.
     const receiver = await startReceiver({ status: 200, echo: true })
     const created = await createHook(account, { url: receiver.url, event_types: ['lead.received'] })
-    await app.db.transaction().execute((trx) =>
-      recordEvent(trx, { accountId: account.accountId, siteId: 'site_api', type: 'lead.received', data: { lead_id: 'lead_echo', site_id: 'site_api', email: 'echo@example.com', name: 'Echo Person' } }, app.keyring),
-    )
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        recordEvent(
+          trx,
+          {
+            accountId: account.accountId,
+            siteId: 'site_api',
+            type: 'lead.received',
+            data: { lead_id: 'lead_echo', site_id: 'site_api', email: 'echo@example.com', name: 'Echo Person' },
+          },
+          app.keyring,
+        ),
+      )
     const [request] = await receiver.waitFor(1)
     expect(verify(created.secret, request!)).toMatchObject({ data: { email: 'echo@example.com' } })
     const attempts = await until(async () => {
@@ -209,7 +279,12 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
       const row = await app.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst()
       return row?.state === 'dead' ? row : undefined
     })
-    expect(dead).toMatchObject({ endpoint_id: created.id, attempts: 0, last_status: null, last_error: 'plan_required: webhooks need plan pro or above' })
+    expect(dead).toMatchObject({
+      endpoint_id: created.id,
+      attempts: 0,
+      last_status: null,
+      last_error: 'plan_required: webhooks need plan pro or above',
+    })
     await new Promise((r) => setTimeout(r, 300))
     expect(receiver.requests).toHaveLength(0)
     // Below pro the account cannot see or replay them through the API.
@@ -217,7 +292,14 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
 
     await setPlan('pro')
     const letters = (await call(account, 'GET', '/v1/webhooks/dead-letters')).json() as Json
-    expect(letters.data).toEqual([expect.objectContaining({ id: dead.id, event_id: eventId, attempts: 0, last_error: 'plan_required: webhooks need plan pro or above' })])
+    expect(letters.data).toEqual([
+      expect.objectContaining({
+        id: dead.id,
+        event_id: eventId,
+        attempts: 0,
+        last_error: 'plan_required: webhooks need plan pro or above',
+      }),
+    ])
     expect((await call(account, 'POST', `/v1/webhooks/dead-letters/${dead.id}/replay`)).statusCode).toBe(202)
     const [request] = await receiver.waitFor(1)
     expect(request!.headers['webhook-id']).toBe(eventId)
@@ -234,8 +316,24 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
       return body.data.length > 0 ? body : undefined
     })
     const letter = letters.data[0] as Json
-    expect(Object.keys(letter).sort()).toEqual(['attempts', 'endpoint_id', 'event_id', 'failed_at', 'id', 'last_error', 'last_status', 'type'])
-    expect(letter).toMatchObject({ endpoint_id: created.id, event_id: eventId, type: 'site.published', attempts: 1, last_status: 422, last_error: 'the endpoint answered 422' })
+    expect(Object.keys(letter).sort()).toEqual([
+      'attempts',
+      'endpoint_id',
+      'event_id',
+      'failed_at',
+      'id',
+      'last_error',
+      'last_status',
+      'type',
+    ])
+    expect(letter).toMatchObject({
+      endpoint_id: created.id,
+      event_id: eventId,
+      type: 'site.published',
+      attempts: 1,
+      last_status: 422,
+      last_error: 'the endpoint answered 422',
+    })
 
     const fixed = await startReceiver()
     expect((await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { url: fixed.url })).statusCode).toBe(200)
@@ -257,13 +355,22 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
     await receiver.waitFor(2)
     const url = `/v1/webhooks/${created.id}/replay`
     expectProblem(await call(account, 'POST', url, { since: new Date().toISOString(), until: since }), 400, 'invalid_replay_window')
-    expectProblem(await call(account, 'POST', url, { since: new Date(Date.now() - 31 * 86_400_000).toISOString() }), 400, 'invalid_replay_window')
+    expectProblem(
+      await call(account, 'POST', url, { since: new Date(Date.now() - 31 * 86_400_000).toISOString() }),
+      400,
+      'invalid_replay_window',
+    )
     expectProblem(await call(account, 'POST', url, { since: 'yesterday' }), 400, 'validation_failed')
     const res = await call(account, 'POST', url, { since })
     expect(res.statusCode, res.body).toBe(202)
     expect(res.json()).toEqual({ replayed: 2 })
     const requests = await receiver.waitFor(4)
-    expect(requests.slice(2).map((r) => r.headers['webhook-id']).sort()).toEqual([...ids].sort())
+    expect(
+      requests
+        .slice(2)
+        .map((r) => r.headers['webhook-id'])
+        .sort(),
+    ).toEqual([...ids].sort())
 
     await call(account, 'PATCH', `/v1/webhooks/${created.id}`, { enabled: false })
     expectProblem(await call(account, 'POST', url, { since }), 409, 'endpoint_disabled')
@@ -275,13 +382,34 @@ describe('/v1/webhooks outside production without OUTBOUND_ALLOW_PRIVATE_NETWORK
   it('refuses a local receiver with a message naming the setting that allows it', async () => {
     const { app: plain } = await buildTestApp()
     const account = await makeAccount(plain)
-    const res = await plain.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: 'http://127.0.0.1:4555/hook' } })
+    const res = await plain.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: account.headers,
+      payload: { url: 'http://127.0.0.1:4555/hook' },
+    })
     expect(res.statusCode, res.body).toBe(400)
-    expect(res.json()).toMatchObject({ code: 'invalid_webhook_url', detail: expect.stringMatching(/port.*OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/) })
-    const portless = await plain.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: 'http://127.0.0.1/hook' } })
-    expect(portless.json()).toMatchObject({ code: 'invalid_webhook_url', detail: expect.stringMatching(/public internet address.*OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/) })
+    expect(res.json()).toMatchObject({
+      code: 'invalid_webhook_url',
+      detail: expect.stringMatching(/port.*OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/),
+    })
+    const portless = await plain.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: account.headers,
+      payload: { url: 'http://127.0.0.1/hook' },
+    })
+    expect(portless.json()).toMatchObject({
+      code: 'invalid_webhook_url',
+      detail: expect.stringMatching(/public internet address.*OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/),
+    })
     // http itself is accepted whenever NODE_ENV is not production.
-    const http = await plain.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: 'http://hooks.example.invalid/endpoint' } })
+    const http = await plain.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: account.headers,
+      payload: { url: 'http://hooks.example.invalid/endpoint' },
+    })
     expect(http.statusCode, http.body).toBe(201)
   })
 })
@@ -293,7 +421,15 @@ describe.runIf(onPostgres)('/v1/webhooks in production', () => {
     const { app: production } = await buildTestApp({ databaseUrl: await freshDatabaseUrl(), env: { NODE_ENV: 'production' } })
     const account = await makeAccount(production)
     const post = (url: string) => production.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url } })
-    for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://10.1.2.3/hook', 'https://[::1]/hook', 'https://example.com:8443/hook', 'https://169.254.169.254/']) {
+    for (const url of [
+      'http://example.com/hook',
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://10.1.2.3/hook',
+      'https://[::1]/hook',
+      'https://example.com:8443/hook',
+      'https://169.254.169.254/',
+    ]) {
       const res = await post(url)
       expect(res.statusCode, `${url}: ${res.body}`).toBe(400)
       expect(res.json()).toMatchObject({ code: 'invalid_webhook_url' })

@@ -19,7 +19,12 @@ type Json = Record<string, any>
 async function subscribed(): Promise<{ account: TestAccount; receiver: Receiver; secret: string }> {
   const account = await makeAccount(app)
   const receiver = await startReceiver()
-  const res = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: receiver.url, event_types: ['seo.report.ready'] } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/webhooks',
+    headers: account.headers,
+    payload: { url: receiver.url, event_types: ['seo.report.ready'] },
+  })
   expect(res.statusCode, res.body).toBe(201)
   return { account, receiver, secret: (res.json() as Json).secret }
 }
@@ -51,14 +56,25 @@ describe('/v1/sites/{id}/audits', () => {
     expect(payload).toEqual({
       type: 'seo.report.ready',
       timestamp: expect.any(String),
-      data: { audit_id: queued.id, site_id: site.id, domain: fixture.domain, score: done.score, axes: done.axes, url: `https://api.platform.test/v1/sites/${site.id}/audits/${queued.id}` },
+      data: {
+        audit_id: queued.id,
+        site_id: site.id,
+        domain: fixture.domain,
+        score: done.score,
+        axes: done.axes,
+        url: `https://api.platform.test/v1/sites/${site.id}/audits/${queued.id}`,
+      },
     })
   })
 
   it("refuses what cannot be audited and hides other accounts' sites and audits", async () => {
     const { account } = await subscribed()
     const stranger = await makeAccount(app)
-    const site = await createSite(app.db, { name: 'Mine', hostname: `127.0.0.3:${fixture.domain.split(':')[1]}`, accountId: account.accountId })
+    const site = await createSite(app.db, {
+      name: 'Mine',
+      hostname: `127.0.0.3:${fixture.domain.split(':')[1]}`,
+      accountId: account.accountId,
+    })
     const noDomain = await createSite(app.db, { name: 'No domain', accountId: account.accountId })
     const conflict = await post(account, `/v1/sites/${noDomain.id}/audits`)
     expect(conflict.statusCode).toBe(409)
@@ -74,7 +90,11 @@ describe('/v1/sites/{id}/audits', () => {
 
   it('needs write:pages to ask for an audit (it starts work) and read:sites to read one', async () => {
     const { account } = await subscribed()
-    const site = await createSite(app.db, { name: 'Scoped', hostname: `127.0.0.4:${fixture.domain.split(':')[1]}`, accountId: account.accountId })
+    const site = await createSite(app.db, {
+      name: 'Scoped',
+      hostname: `127.0.0.4:${fixture.domain.split(':')[1]}`,
+      accountId: account.accountId,
+    })
     const tokenWith = async (scopes: string[]) => {
       const { token, secret } = await createApiToken(app.db, { accountId: account.accountId, name: scopes.join(' '), scopes })
       return { accountId: account.accountId, tokenId: token.id, secret, headers: { authorization: `Bearer ${secret}` } }
@@ -91,12 +111,26 @@ describe('/v1/sites/{id}/audits', () => {
 
   it("the weekly report of a pro account's plan audits every live site with a domain, and only those", async () => {
     const { account, receiver } = await subscribed()
-    const live = await createSite(app.db, { name: 'Live', hostname: `127.0.0.1:${fixture.domain.split(':')[1]}`, accountId: account.accountId, status: 'live' })
-    const draft = await createSite(app.db, { name: 'Draft', hostname: `127.0.0.2:${fixture.domain.split(':')[1]}`, accountId: account.accountId, status: 'draft' })
+    const live = await createSite(app.db, {
+      name: 'Live',
+      hostname: `127.0.0.1:${fixture.domain.split(':')[1]}`,
+      accountId: account.accountId,
+      status: 'live',
+    })
+    const draft = await createSite(app.db, {
+      name: 'Draft',
+      hostname: `127.0.0.2:${fixture.domain.split(':')[1]}`,
+      accountId: account.accountId,
+      status: 'draft',
+    })
     // The end of this week: every site's moment in it has come.
     const endOfWeek = new Date(periodOf('weekly', new Date()).end.getTime() - 1)
     expect((await queueDueReports(app.db, app.config.SITES_DOMAIN, endOfWeek)).length).toBeGreaterThanOrEqual(1)
-    const audits = await app.db.selectFrom('site_audits').select(['site_id', 'trigger']).where('account_id', '=', account.accountId).execute()
+    const audits = await app.db
+      .selectFrom('site_audits')
+      .select(['site_id', 'trigger'])
+      .where('account_id', '=', account.accountId)
+      .execute()
     expect(audits).toEqual([{ site_id: live.id, trigger: 'weekly' }])
     expect(audits.some((a) => a.site_id === draft.id)).toBe(false)
     await receiver.waitFor(1, 25_000)

@@ -18,18 +18,35 @@ describe('a burst of events', () => {
     await createEndpoint(db, keyring, accountId, { url: 'https://other.example/hook' })
     const events: string[] = []
     for (let i = 0; i < 3; i++) {
-      events.push(await db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId: 'site_x', type: 'site.published', data: { n: i } })))
+      events.push(
+        await db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId: 'site_x', type: 'site.published', data: { n: i } })),
+      )
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
     expect(await fanOutEvents(db, [events[0]!])).toEqual([2])
 
     const first = await db.selectFrom('events').select('created_at').where('id', '=', events[0]!).executeTakeFirstOrThrow()
     const deliveries = await db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', events[0]!).execute()
-    const deliveryJobs = await db.selectFrom('jobs').select(['run_at', 'payload']).where('name', '=', 'webhook.deliver').where('unique_key', 'in', deliveries.map((d) => `${d.id}:1`)).execute()
+    const deliveryJobs = await db
+      .selectFrom('jobs')
+      .select(['run_at', 'payload'])
+      .where('name', '=', 'webhook.deliver')
+      .where(
+        'unique_key',
+        'in',
+        deliveries.map((d) => `${d.id}:1`),
+      )
+      .execute()
     expect(deliveryJobs).toHaveLength(2)
     for (const job of deliveryJobs) expect(job.run_at.getTime()).toBe(first.created_at.getTime())
     // Claims take jobs by due time: the deliveries come before the fan-outs of the events after them.
-    const laterFanOuts = await db.selectFrom('jobs').select('run_at').where('name', '=', 'webhook.fanout').where('state', '=', 'queued').orderBy('run_at').execute()
+    const laterFanOuts = await db
+      .selectFrom('jobs')
+      .select('run_at')
+      .where('name', '=', 'webhook.fanout')
+      .where('state', '=', 'queued')
+      .orderBy('run_at')
+      .execute()
     expect(laterFanOuts.length).toBeGreaterThanOrEqual(2)
     expect(Math.max(...deliveryJobs.map((j) => j.run_at.getTime()))).toBeLessThan(laterFanOuts.at(-2)!.run_at.getTime())
   })

@@ -21,7 +21,9 @@ describe.runIf(onPostgres)('webhook delivery across a crash', () => {
     receiver.script('hang')
     const accountId = await createAccount(db)
     const { secret } = await createEndpoint(db, keyring, accountId, { url: receiver.url })
-    const eventId = await db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId: 'site_k', type: 'site.published', data: { site_id: 'site_k' } }))
+    const eventId = await db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { accountId, siteId: 'site_k', type: 'site.published', data: { site_id: 'site_k' } }))
 
     const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/delivering-worker.ts', import.meta.url))], {
       env: { ...baseEnv(), DATABASE_URL: storeUrl, DATA_ENCRYPTION_KEY: TEST_DATA_KEY },

@@ -10,7 +10,8 @@ import { createAccount, startEngine, until } from './engine.ts'
 const { deps } = await startEngine()
 const { db, keyring } = deps
 
-const delivery = (eventId: string) => db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).orderBy('created_at').execute()
+const delivery = (eventId: string) =>
+  db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).orderBy('created_at').execute()
 const settled = (eventId: string) =>
   until(async () => {
     const rows = await delivery(eventId)
@@ -24,10 +25,15 @@ async function endpointFor(url: string, eventTypes?: Parameters<typeof createEnd
 }
 
 const replay = (accountId: string, deliveryId: string) => db.transaction().execute((trx) => replayDeadLetter(trx, accountId, deliveryId))
-const rotate = (accountId: string, endpointId: string, now?: Date) => db.transaction().execute((trx) => rotateSecret(trx, keyring, accountId, endpointId, now))
+const rotate = (accountId: string, endpointId: string, now?: Date) =>
+  db.transaction().execute((trx) => rotateSecret(trx, keyring, accountId, endpointId, now))
 
 const siteEvent = (accountId: string, siteId = 'site_x') =>
-  db.transaction().execute((trx) => recordEvent(trx, { accountId, siteId, type: 'site.published', data: { site_id: siteId, url: 'https://example.com/' } }))
+  db
+    .transaction()
+    .execute((trx) =>
+      recordEvent(trx, { accountId, siteId, type: 'site.published', data: { site_id: siteId, url: 'https://example.com/' } }),
+    )
 
 function verify(secret: string, request: ReceivedRequest) {
   return new Webhook(secret).verify(request.body, request.headers as Record<string, string>)
@@ -37,9 +43,20 @@ describe('webhook delivery', () => {
   it('delivers a signed event that the standardwebhooks package verifies, with personal data sealed at rest', async () => {
     const receiver = await startReceiver()
     const { accountId, secret } = await endpointFor(receiver.url)
-    const eventId = await db.transaction().execute((trx) =>
-      recordEvent(trx, { accountId, siteId: 'site_a', type: 'lead.received', data: { lead_id: 'lead_1', site_id: 'site_a', email: 'vera@example.com', name: 'Vera Visitor' } }, keyring),
-    )
+    const eventId = await db
+      .transaction()
+      .execute((trx) =>
+        recordEvent(
+          trx,
+          {
+            accountId,
+            siteId: 'site_a',
+            type: 'lead.received',
+            data: { lead_id: 'lead_1', site_id: 'site_a', email: 'vera@example.com', name: 'Vera Visitor' },
+          },
+          keyring,
+        ),
+      )
     const [request] = await receiver.waitFor(1)
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     expect(request!.headers['webhook-id']).toBe(eventId)
@@ -71,7 +88,15 @@ describe('webhook delivery', () => {
       return found.length === 80 && found.every((r) => r.state === 'succeeded') ? found : undefined
     })
     expect(rows.every((r) => r.attempts === 1 && r.last_status === 200)).toBe(true)
-    const attempts = await db.selectFrom('webhook_attempts').select(['delivery_id', 'attempt']).where('delivery_id', 'in', rows.map((r) => r.id)).execute()
+    const attempts = await db
+      .selectFrom('webhook_attempts')
+      .select(['delivery_id', 'attempt'])
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute()
     expect(attempts).toHaveLength(80)
     expect(new Set(attempts.map((a) => a.delivery_id)).size).toBe(80)
     await new Promise((r) => setTimeout(r, 200))
@@ -80,7 +105,9 @@ describe('webhook delivery', () => {
 
   it('refuses to store personal data when no keyring is given to seal it', async () => {
     const accountId = await createAccount(db)
-    await expect(db.transaction().execute((trx) => recordEvent(trx, { accountId, type: 'lead.received', data: { email: 'a@example.com' } }))).rejects.toThrow(/personal data/)
+    await expect(
+      db.transaction().execute((trx) => recordEvent(trx, { accountId, type: 'lead.received', data: { email: 'a@example.com' } })),
+    ).rejects.toThrow(/personal data/)
     expect(await db.selectFrom('events').select('id').where('account_id', '=', accountId).execute()).toHaveLength(0)
   })
 
@@ -119,7 +146,10 @@ describe('webhook delivery', () => {
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId])
     const attempts = await listAttempts(db, endpoint.id, { limit: 10, offset: 0 }, keyring)
     expect(attempts.total).toBe(2)
-    expect(attempts.items.map((a) => [a.attempt, a.status, a.response])).toEqual([[2, 200, 'ok'], [1, 500, 'down for a moment']])
+    expect(attempts.items.map((a) => [a.attempt, a.status, a.response])).toEqual([
+      [2, 200, 'ok'],
+      [1, 500, 'down for a moment'],
+    ])
     expect(attempts.items.every((a) => a.duration_ms >= 0 && a.type === 'site.published' && a.event_id === eventId)).toBe(true)
   })
 
@@ -175,12 +205,20 @@ describe('webhook delivery', () => {
     await new Promise((r) => setTimeout(r, 1200))
     expect(receiver.requests).toHaveLength(1)
     // Holding back is not failing: the endpoint stays enabled and its health is untouched.
-    expect(await db.selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', endpoint.id).executeTakeFirst()).toEqual({ enabled: true, disabled_reason: null })
+    expect(
+      await db.selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', endpoint.id).executeTakeFirst(),
+    ).toEqual({ enabled: true, disabled_reason: null })
 
     await db.updateTable('accounts').set({ plan: 'max' }).where('id', '=', accountId).execute()
-    for (const row of [...(await delivery(inFlight)), ...(await delivery(later))]) expect(await replay(accountId, row.id)).toMatchObject({ deliveryId: expect.any(String) })
+    for (const row of [...(await delivery(inFlight)), ...(await delivery(later))])
+      expect(await replay(accountId, row.id)).toMatchObject({ deliveryId: expect.any(String) })
     const requests = await receiver.waitFor(3)
-    expect(requests.slice(1).map((r) => r.headers['webhook-id']).sort()).toEqual([inFlight, later].sort())
+    expect(
+      requests
+        .slice(1)
+        .map((r) => r.headers['webhook-id'])
+        .sort(),
+    ).toEqual([inFlight, later].sort())
     for (const request of requests.slice(1)) expect(verify(secret, request)).toMatchObject({ type: 'site.published' })
   })
 
@@ -188,7 +226,12 @@ describe('webhook delivery', () => {
     const receiver = await startReceiver({ status: 400, body: 'bad payload' })
     const { accountId } = await endpointFor(receiver.url)
     const eventId = await siteEvent(accountId)
-    expect((await settled(eventId))[0]).toMatchObject({ state: 'dead', attempts: 1, last_status: 400, last_error: 'the endpoint answered 400' })
+    expect((await settled(eventId))[0]).toMatchObject({
+      state: 'dead',
+      attempts: 1,
+      last_status: 400,
+      last_error: 'the endpoint answered 400',
+    })
     await new Promise((r) => setTimeout(r, 200))
     expect(receiver.requests).toHaveLength(1)
   })
@@ -214,7 +257,16 @@ describe('webhook delivery', () => {
 
     const letters = await listDeadLetters(db, accountId, { limit: 20, offset: 0 })
     expect(letters.items).toEqual([
-      { id: dead!.id, endpoint_id: endpoint.id, event_id: eventId, type: 'site.published', attempts: 5, last_status: 503, last_error: dead!.last_error, failed_at: dead!.failed_at!.toISOString() },
+      {
+        id: dead!.id,
+        endpoint_id: endpoint.id,
+        event_id: eventId,
+        type: 'site.published',
+        attempts: 5,
+        last_status: 503,
+        last_error: dead!.last_error,
+        failed_at: dead!.failed_at!.toISOString(),
+      },
     ])
     // Another account sees none of it and cannot replay it.
     const stranger = await createAccount(db)
@@ -261,15 +313,27 @@ describe('webhook delivery', () => {
     const userId = `usr_${endpoint.id.slice(-10)}`
     await db
       .insertInto('users')
-      .values({ id: userId, account_id: accountId, email_hash: `h-${userId}`, email_sealed: keyring.seal(email, `users.email:${userId}`), last_sign_in_at: null })
+      .values({
+        id: userId,
+        account_id: accountId,
+        email_hash: `h-${userId}`,
+        email_sealed: keyring.seal(email, `users.email:${userId}`),
+        last_sign_in_at: null,
+      })
       .execute()
     await db.insertInto('account_members').values({ account_id: accountId, user_id: userId, role: 'owner' }).execute()
-    await db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000) }).where('id', '=', endpoint.id).execute()
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000) })
+      .where('id', '=', endpoint.id)
+      .execute()
     const eventId = await siteEvent(accountId)
     const [row] = await settled(eventId)
     expect(row).toMatchObject({ state: 'dead', attempts: 1 })
     expect(row!.last_error).toMatch(/disabled after failing every attempt for 5 days/)
-    expect(await db.selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', endpoint.id).executeTakeFirst()).toEqual({ enabled: false, disabled_reason: 'failing' })
+    expect(
+      await db.selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', endpoint.id).executeTakeFirst(),
+    ).toEqual({ enabled: false, disabled_reason: 'failing' })
     const mails = await until(async () => {
       const found = await readOutbox(db, keyring, email)
       return found.length ? found : undefined

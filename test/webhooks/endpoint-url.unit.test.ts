@@ -12,7 +12,10 @@ afterAll(async () => {
 })
 
 async function refusal(url: string, policy = production, fetcher = publicFetcher) {
-  const error = await checkEndpointUrl(url, policy, fetcher).then(() => undefined, (e: unknown) => e as { code: string; statusCode: number; message: string })
+  const error = await checkEndpointUrl(url, policy, fetcher).then(
+    () => undefined,
+    (e: unknown) => e as { code: string; statusCode: number; message: string },
+  )
   return error && { code: error.code.toLowerCase(), status: error.statusCode, message: error.message }
 }
 
@@ -38,7 +41,9 @@ describe('webhook endpoint URLs', () => {
   })
 
   it('accepts an https URL whose name does not resolve yet: each delivery checks it again', async () => {
-    expect(await checkEndpointUrl('https://hooks.example.invalid/endpoint?x=1', production, publicFetcher)).toBe('https://hooks.example.invalid/endpoint?x=1')
+    expect(await checkEndpointUrl('https://hooks.example.invalid/endpoint?x=1', production, publicFetcher)).toBe(
+      'https://hooks.example.invalid/endpoint?x=1',
+    )
   })
 
   it('names OUTBOUND_ALLOW_PRIVATE_NETWORKS outside production when it would allow the URL, never in production', async () => {
@@ -48,8 +53,11 @@ describe('webhook endpoint URLs', () => {
       expect(refused, url).toMatchObject({ code: 'invalid_webhook_url', status: 400 })
       expect(refused!.message, url).toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS=true/)
     }
-    expect((await refusal('http://127.0.0.1:4555/hook', plainDevelopment))!.message).toMatch(/^The url must not name a port; use the default http port; /)
-    for (const url of ['https://127.0.0.1:4555/hook', 'https://10.1.2.3/hook']) expect((await refusal(url))!.message, url).not.toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS/)
+    expect((await refusal('http://127.0.0.1:4555/hook', plainDevelopment))!.message).toMatch(
+      /^The url must not name a port; use the default http port; /,
+    )
+    for (const url of ['https://127.0.0.1:4555/hook', 'https://10.1.2.3/hook'])
+      expect((await refusal(url))!.message, url).not.toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS/)
     // Already on: the metadata address stays refused, and no setting is suggested.
     expect((await refusal('http://169.254.169.254/', development, privateFetcher))!.message).not.toMatch(/OUTBOUND_ALLOW_PRIVATE_NETWORKS/)
   })

@@ -12,7 +12,15 @@ import { openTestStore, silentLog } from '../helpers/store.ts'
 
 /** A retry clock where a day of retries takes a few seconds: retries 50 ms, 100 ms, 200 ms and 2.5 s after the first try. */
 export function fastClock(overrides: Partial<RetryClock> = {}): RetryClock {
-  return { now: () => Date.now(), scheduleMs: [50, 100, 200, 2500], jitter: 0.1, timeoutMs: 1000, disableAfterMs: 5 * 86_400_000, leaseMs: 2000, ...overrides }
+  return {
+    now: () => Date.now(),
+    scheduleMs: [50, 100, 200, 2500],
+    jitter: 0.1,
+    timeoutMs: 1000,
+    disableAfterMs: 5 * 86_400_000,
+    leaseMs: 2000,
+    ...overrides,
+  }
 }
 
 export interface Engine {

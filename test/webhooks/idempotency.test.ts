@@ -14,24 +14,41 @@ const { app } = await buildTestApp({ env: { JOB_CONCURRENCY: '0', OUTBOUND_ALLOW
 type Json = Record<string, any>
 
 const post = (account: TestAccount, url: string, key: string, payload?: Json) =>
-  app.inject({ method: 'POST', url, headers: { ...account.headers, 'idempotency-key': key }, ...(payload === undefined ? {} : { payload }) })
+  app.inject({
+    method: 'POST',
+    url,
+    headers: { ...account.headers, 'idempotency-key': key },
+    ...(payload === undefined ? {} : { payload }),
+  })
 
 /** The transaction that last wrote the row (PostgreSQL's xmin). */
 async function writer(query: ReturnType<typeof sql<{ x: string }>>): Promise<string | undefined> {
   return (await query.execute(app.db)).rows[0]?.x
 }
 
-const keyWriter = (account: TestAccount, key: string) => writer(sql<{ x: string }>`select xmin::text as x from idempotency_keys where account_id = ${account.accountId} and key = ${key}`)
-const auditWriter = (account: TestAccount, operation: string) => writer(sql<{ x: string }>`select xmin::text as x from audit_log where account_id = ${account.accountId} and operation = ${operation}`)
+const keyWriter = (account: TestAccount, key: string) =>
+  writer(sql<{ x: string }>`select xmin::text as x from idempotency_keys where account_id = ${account.accountId} and key = ${key}`)
+const auditWriter = (account: TestAccount, operation: string) =>
+  writer(sql<{ x: string }>`select xmin::text as x from audit_log where account_id = ${account.accountId} and operation = ${operation}`)
 
 async function storedAnswer(account: TestAccount, key: string) {
-  const stored = await app.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', account.accountId).where('key', '=', key).executeTakeFirstOrThrow()
+  const stored = await app.db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('account_id', '=', account.accountId)
+    .where('key', '=', key)
+    .executeTakeFirstOrThrow()
   return { ...stored, headers: JSON.parse(stored.headers ?? '{}') as Record<string, string> }
 }
 
 /** Lets the key's lease run out, as after a crash of the instance that claimed it. */
 const leaseOver = (account: TestAccount, key: string) =>
-  app.db.updateTable('idempotency_keys').set({ lease_until: new Date(Date.now() - 3_600_000) }).where('account_id', '=', account.accountId).where('key', '=', key).execute()
+  app.db
+    .updateTable('idempotency_keys')
+    .set({ lease_until: new Date(Date.now() - 3_600_000) })
+    .where('account_id', '=', account.accountId)
+    .where('key', '=', key)
+    .execute()
 
 describe('Idempotency-Key on the POSTs of webhooks, social and audits', () => {
   it('creating a webhook endpoint commits the endpoint, its audit record and the stored answer together; a retry replays the secret', async () => {
@@ -46,7 +63,11 @@ describe('Idempotency-Key on the POSTs of webhooks, social and audits', () => {
     expect(await auditWriter(account, 'webhooks.create')).toBe(endpoint)
     const stored = await storedAnswer(account, 'hook-1')
     expect(stored).toMatchObject({ state: 'done', status: 201, body: first.body })
-    expect(stored.headers).toEqual({ 'content-type': first.headers['content-type'], location: `/v1/webhooks/${created.id}`, etag: first.headers['etag'] })
+    expect(stored.headers).toEqual({
+      'content-type': first.headers['content-type'],
+      location: `/v1/webhooks/${created.id}`,
+      etag: first.headers['etag'],
+    })
 
     await leaseOver(account, 'hook-1')
     const retried = await post(account, '/v1/webhooks', 'hook-1', body)
@@ -83,7 +104,12 @@ describe('Idempotency-Key on the POSTs of webhooks, social and audits', () => {
     expect(testAgain.statusCode).toBe(202)
     expect(testAgain.headers['idempotent-replayed']).toBe('true')
     expect(testAgain.body).toBe(test.body)
-    const tests = await app.db.selectFrom('events').select('id').where('account_id', '=', account.accountId).where('type', '=', 'webhook.test').execute()
+    const tests = await app.db
+      .selectFrom('events')
+      .select('id')
+      .where('account_id', '=', account.accountId)
+      .where('type', '=', 'webhook.test')
+      .execute()
     expect(tests).toEqual([{ id: (test.json() as Json).event_id }])
 
     // A dead letter of this endpoint, replayed twice with one key, is queued once.
@@ -96,7 +122,11 @@ describe('Idempotency-Key on the POSTs of webhooks, social and audits', () => {
     expect(revivedAgain.statusCode).toBe(202)
     expect(revivedAgain.headers['idempotent-replayed']).toBe('true')
     expect(revivedAgain.body).toBe(revived.body)
-    const deliveries = await app.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', (test.json() as Json).event_id).execute()
+    const deliveries = await app.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('event_id', '=', (test.json() as Json).event_id)
+      .execute()
     expect(deliveries.map((d) => d.id).sort()).toEqual([deliveryId, (revived.json() as Json).delivery_id].sort())
 
     const window = { since: new Date(Date.now() - 3_600_000).toISOString() }
@@ -110,19 +140,30 @@ describe('Idempotency-Key on the POSTs of webhooks, social and audits', () => {
 
   it('connecting a social account and scheduling a post commit with their stored answers; a retry adds nothing', async () => {
     const account = await makeAccount(app)
-    const connectBody = { network: 'mastodon', server_url: 'http://127.0.0.1:9', handle: '@owner@example.social', access_token: 'token-123' }
+    const connectBody = {
+      network: 'mastodon',
+      server_url: 'http://127.0.0.1:9',
+      handle: '@owner@example.social',
+      access_token: 'token-123',
+    }
     const connected = await post(account, '/v1/social-accounts', 'social-1', connectBody)
     expect(connected.statusCode, connected.body).toBe(201)
     const social = connected.json() as Json
     const socialWriter = await writer(sql<{ x: string }>`select xmin::text as x from social_accounts where id = ${social.id}`)
     expect(await keyWriter(account, 'social-1')).toBe(socialWriter)
     expect(await auditWriter(account, 'social.accounts.connect')).toBe(socialWriter)
-    expect((await storedAnswer(account, 'social-1')).headers).toEqual({ 'content-type': connected.headers['content-type'], location: `/v1/social-accounts/${social.id}`, etag: connected.headers['etag'] })
+    expect((await storedAnswer(account, 'social-1')).headers).toEqual({
+      'content-type': connected.headers['content-type'],
+      location: `/v1/social-accounts/${social.id}`,
+      etag: connected.headers['etag'],
+    })
     await leaseOver(account, 'social-1')
     const reconnected = await post(account, '/v1/social-accounts', 'social-1', connectBody)
     expect(reconnected.headers['idempotent-replayed']).toBe('true')
     expect(reconnected.body).toBe(connected.body)
-    expect(await app.db.selectFrom('social_accounts').select('id').where('account_id', '=', account.accountId).execute()).toEqual([{ id: social.id }])
+    expect(await app.db.selectFrom('social_accounts').select('id').where('account_id', '=', account.accountId).execute()).toEqual([
+      { id: social.id },
+    ])
 
     const postBody = { account_id: social.id, text: 'Once only', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() }
     const scheduled = await post(account, '/v1/social-posts', 'post-1', postBody)
@@ -139,7 +180,9 @@ describe('Idempotency-Key on the POSTs of webhooks, social and audits', () => {
     expect(retried.headers['idempotent-replayed']).toBe('true')
     expect(retried.headers['etag']).toBe(scheduled.headers['etag'])
     expect(retried.body).toBe(scheduled.body)
-    expect(await app.db.selectFrom('social_posts').select('id').where('social_account_id', '=', social.id).execute()).toEqual([{ id: created.id }])
+    expect(await app.db.selectFrom('social_posts').select('id').where('social_account_id', '=', social.id).execute()).toEqual([
+      { id: created.id },
+    ])
   })
 
   it('asking for an audit commits the queued audit with its stored 202 and Location; a retry queues no second one', async () => {

@@ -35,16 +35,35 @@ describe('social accounts and posts', () => {
     const account = await makeAccount(app)
     const receiver = await startReceiver()
     const hook = (await call(account, 'POST', '/v1/webhooks', { url: receiver.url, event_types: ['social.posted'] })).json() as Json
-    const social = await connect(account, { network: 'mastodon', server_url: `${mastodon.url}/`, handle: '@owner@example.social', access_token: 'mastodon-token-123' })
-    expect(social).toEqual({ id: expect.stringMatching(/^soc_/), network: 'mastodon', server_url: mastodon.url, handle: 'owner@example.social', created_at: expect.any(String) })
+    const social = await connect(account, {
+      network: 'mastodon',
+      server_url: `${mastodon.url}/`,
+      handle: '@owner@example.social',
+      access_token: 'mastodon-token-123',
+    })
+    expect(social).toEqual({
+      id: expect.stringMatching(/^soc_/),
+      network: 'mastodon',
+      server_url: mastodon.url,
+      handle: 'owner@example.social',
+      created_at: expect.any(String),
+    })
     const stored = await app.db.selectFrom('social_accounts').selectAll().where('id', '=', social.id).executeTakeFirstOrThrow()
     expect(JSON.stringify(stored)).not.toContain('mastodon-token-123')
 
-    const res = await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'We launched our new site', link: 'https://shop.example/' })
+    const res = await call(account, 'POST', '/v1/social-posts', {
+      account_id: social.id,
+      text: 'We launched our new site',
+      link: 'https://shop.example/',
+    })
     expect(res.statusCode, res.body).toBe(201)
     const done = await posted(account, (res.json() as Json).id)
     const status = mastodon.statuses.at(-1)!
-    expect(status).toMatchObject({ status: 'We launched our new site\n\nhttps://shop.example/', visibility: 'public', idempotencyKey: done.id })
+    expect(status).toMatchObject({
+      status: 'We launched our new site\n\nhttps://shop.example/',
+      visibility: 'public',
+      idempotencyKey: done.id,
+    })
     expect(done).toMatchObject({ state: 'posted', url: `${mastodon.url}/@owner/${status.id}`, error: null })
 
     await receiver.waitFor(1)
@@ -57,9 +76,19 @@ describe('social accounts and posts', () => {
     const account = await makeAccount(app)
     const receiver = await startReceiver()
     const hook = (await call(account, 'POST', '/v1/webhooks', { url: receiver.url, event_types: ['social.posted'] })).json() as Json
-    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
+    const social = await connect(account, {
+      network: 'bluesky',
+      handle: 'shop.bsky.social',
+      app_password: 'app-pass-word-1234',
+      server_url: bluesky.url,
+    })
     const site = await createSite(app.db, { name: 'Laden', accountId: account.accountId, defaultLocale: 'de', locales: ['de', 'en'] })
-    const res = await call(account, 'POST', '/v1/social-posts', { account_id: social.id, site_id: site.id, text: 'Grüße aus dem Laden 👋', link: 'https://shop.example/de/' })
+    const res = await call(account, 'POST', '/v1/social-posts', {
+      account_id: social.id,
+      site_id: site.id,
+      text: 'Grüße aus dem Laden 👋',
+      link: 'https://shop.example/de/',
+    })
     const done = await posted(account, (res.json() as Json).id)
     const record = bluesky.records.at(-1)!
     // The record key is the post's own TID: the same on every try.
@@ -76,17 +105,36 @@ describe('social accounts and posts', () => {
 
     const [request] = await receiver.waitFor(1)
     const event = new Webhook(hook.secret).verify(request!.body, request!.headers as Record<string, string>) as Json
-    expect(event).toMatchObject({ type: 'social.posted', data: { post_id: done.id, social_account_id: social.id, network: 'bluesky', handle: 'shop.bsky.social', site_id: site.id, url: done.url, text } })
+    expect(event).toMatchObject({
+      type: 'social.posted',
+      data: {
+        post_id: done.id,
+        social_account_id: social.id,
+        network: 'bluesky',
+        handle: 'shop.bsky.social',
+        site_id: site.id,
+        url: done.url,
+        text,
+      },
+    })
   })
 
   it('posts once to Bluesky when the answer to a write is lost and the job retries', async () => {
     const account = await makeAccount(app)
     const receiver = await startReceiver()
     const hook = (await call(account, 'POST', '/v1/webhooks', { url: receiver.url, event_types: ['social.posted'] })).json() as Json
-    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
+    const social = await connect(account, {
+      network: 'bluesky',
+      handle: 'shop.bsky.social',
+      app_password: 'app-pass-word-1234',
+      server_url: bluesky.url,
+    })
     const before = { records: bluesky.records.length, writes: bluesky.state.writes }
     bluesky.state.dropNextWrites = 1
-    const done = await posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Only once, please' })).json() as Json).id)
+    const done = await posted(
+      account,
+      ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Only once, please' })).json() as Json).id,
+    )
     expect(bluesky.state.dropNextWrites).toBe(0)
     expect(done).toMatchObject({ state: 'posted', error: null })
     expect(bluesky.records.length - before.records).toBe(1)
@@ -96,25 +144,40 @@ describe('social accounts and posts', () => {
     // A post of no site declares no language.
     expect(record.record.langs).toBeUndefined()
     expect(done.url).toBe(`https://bsky.app/profile/shop.bsky.social/post/${record.rkey}`)
-    expect((await app.db.selectFrom('social_posts').select('attempts').where('id', '=', done.id).executeTakeFirstOrThrow()).attempts).toBe(2)
+    expect((await app.db.selectFrom('social_posts').select('attempts').where('id', '=', done.id).executeTakeFirstOrThrow()).attempts).toBe(
+      2,
+    )
 
     const [request] = await receiver.waitFor(1)
-    expect(new Webhook(hook.secret).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({ type: 'social.posted', data: { post_id: done.id, url: done.url } })
+    expect(new Webhook(hook.secret).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({
+      type: 'social.posted',
+      data: { post_id: done.id, url: done.url },
+    })
     await new Promise((r) => setTimeout(r, 300))
     expect(receiver.requests).toHaveLength(1)
   })
 
   it('retries a failing instance, publishes once, and waits for the scheduled time', async () => {
     const account = await makeAccount(app)
-    const social = await connect(account, { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    const social = await connect(account, {
+      network: 'mastodon',
+      server_url: mastodon.url,
+      handle: 'owner',
+      access_token: 'mastodon-token-123',
+    })
     mastodon.state.failNext = 1
     const before = mastodon.statuses.length
-    const retried = await posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Retried' })).json() as Json).id)
+    const retried = await posted(
+      account,
+      ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Retried' })).json() as Json).id,
+    )
     expect(retried.state).toBe('posted')
     expect(mastodon.statuses.length - before).toBe(1)
 
     const at = new Date(Date.now() + 1500)
-    const scheduled = (await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Later', scheduled_at: at.toISOString() })).json() as Json
+    const scheduled = (
+      await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Later', scheduled_at: at.toISOString() })
+    ).json() as Json
     await new Promise((r) => setTimeout(r, 700))
     expect((await call(account, 'GET', `/v1/social-posts/${scheduled.id}`)).json()).toMatchObject({ state: 'scheduled', url: null })
     const later = await posted(account, scheduled.id)
@@ -123,7 +186,12 @@ describe('social accounts and posts', () => {
 
   it('counts a link as Mastodon does, 23 characters however long, and the instance takes the post', async () => {
     const account = await makeAccount(app)
-    const toot = await connect(account, { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    const toot = await connect(account, {
+      network: 'mastodon',
+      server_url: mastodon.url,
+      handle: 'owner',
+      access_token: 'mastodon-token-123',
+    })
     const longLink = `https://shop.example/${'p'.repeat(180)}`
     // 470 + 2 + 23 = 495, though the text with its link has 672 characters.
     const res = await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'a'.repeat(470), link: longLink })
@@ -131,22 +199,47 @@ describe('social accounts and posts', () => {
     expect(await posted(account, (res.json() as Json).id)).toMatchObject({ state: 'posted', error: null })
     expect(mastodon.statuses.at(-1)!.status).toBe(`${'a'.repeat(470)}\n\n${longLink}`)
     // A remote mention counts as its local part: 6 + 1 + 470 + 2 + 23 = 502 with the link.
-    const over = await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: `@owner@example.social ${'a'.repeat(470)}`, link: longLink })
+    const over = await call(account, 'POST', '/v1/social-posts', {
+      account_id: toot.id,
+      text: `@owner@example.social ${'a'.repeat(470)}`,
+      link: longLink,
+    })
     expect(over.json()).toMatchObject({ status: 400, code: 'post_too_long' })
     expect(over.json().detail).toMatch(/502 characters .*every link counted as 23.* at most 500/)
-    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: `@owner@example.social ${'a'.repeat(468)}`, link: longLink })).statusCode).toBe(201)
+    expect(
+      (
+        await call(account, 'POST', '/v1/social-posts', {
+          account_id: toot.id,
+          text: `@owner@example.social ${'a'.repeat(468)}`,
+          link: longLink,
+        })
+      ).statusCode,
+    ).toBe(201)
   })
 
   it('keeps a post refused by the network as failed, without retrying', async () => {
     const account = await makeAccount(app)
-    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'wrong-password', server_url: bluesky.url })
-    const failed = await posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Hello' })).json() as Json).id)
+    const social = await connect(account, {
+      network: 'bluesky',
+      handle: 'shop.bsky.social',
+      app_password: 'wrong-password',
+      server_url: bluesky.url,
+    })
+    const failed = await posted(
+      account,
+      ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text: 'Hello' })).json() as Json).id,
+    )
     expect(failed).toMatchObject({ state: 'failed', url: null, error: expect.stringContaining('401') })
   })
 
   it('reads a social account with its ETag and disconnects it only when If-Match names it', async () => {
     const account = await makeAccount(app)
-    const created = await call(account, 'POST', '/v1/social-accounts', { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
+    const created = await call(account, 'POST', '/v1/social-accounts', {
+      network: 'mastodon',
+      server_url: mastodon.url,
+      handle: 'owner',
+      access_token: 'mastodon-token-123',
+    })
     const social = created.json() as Json
     const read = await call(account, 'GET', `/v1/social-accounts/${social.id}`)
     expect(read.statusCode, read.body).toBe(200)
@@ -160,9 +253,13 @@ describe('social accounts and posts', () => {
     expect(stale.statusCode).toBe(412)
     expect(stale.json()).toMatchObject({ status: 412, code: 'precondition_failed' })
     expect((await call(account, 'GET', `/v1/social-accounts/${social.id}`)).statusCode).toBe(200)
-    expect(await app.db.selectFrom('social_accounts').select('id').where('id', '=', social.id).executeTakeFirst()).toEqual({ id: social.id })
+    expect(await app.db.selectFrom('social_accounts').select('id').where('id', '=', social.id).executeTakeFirst()).toEqual({
+      id: social.id,
+    })
 
-    expect((await call(account, 'DELETE', `/v1/social-accounts/${social.id}`, undefined, { 'if-match': `"other", ${etag}` })).statusCode).toBe(204)
+    expect(
+      (await call(account, 'DELETE', `/v1/social-accounts/${social.id}`, undefined, { 'if-match': `"other", ${etag}` })).statusCode,
+    ).toBe(204)
     expect((await call(account, 'GET', `/v1/social-accounts/${social.id}`)).json()).toMatchObject({ status: 404, code: 'not_found' })
     expect(await app.db.selectFrom('social_accounts').select('id').where('id', '=', social.id).executeTakeFirst()).toBeUndefined()
     // A deleted account is a 404, whatever If-Match says.
@@ -172,22 +269,69 @@ describe('social accounts and posts', () => {
   it('refuses over-long posts, bad input and other accounts with clear 4xx', async () => {
     const account = await makeAccount(app)
     const stranger = await makeAccount(app)
-    const toot = await connect(account, { network: 'mastodon', server_url: mastodon.url, handle: 'owner', access_token: 'mastodon-token-123' })
-    const skeet = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: bluesky.url })
-    const tooLong = await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'a'.repeat(480), link: 'https://shop.example/a-long-path' })
+    const toot = await connect(account, {
+      network: 'mastodon',
+      server_url: mastodon.url,
+      handle: 'owner',
+      access_token: 'mastodon-token-123',
+    })
+    const skeet = await connect(account, {
+      network: 'bluesky',
+      handle: 'shop.bsky.social',
+      app_password: 'app-pass-word-1234',
+      server_url: bluesky.url,
+    })
+    const tooLong = await call(account, 'POST', '/v1/social-posts', {
+      account_id: toot.id,
+      text: 'a'.repeat(480),
+      link: 'https://shop.example/a-long-path',
+    })
     expect(tooLong.statusCode).toBe(400)
     expect(tooLong.json()).toMatchObject({ code: 'post_too_long' })
     expect(tooLong.json().detail).toMatch(/at most 500/)
     // Bluesky counts every character of a link.
-    expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: 'a'.repeat(100), link: `https://shop.example/${'p'.repeat(180)}` })).json()).toMatchObject({ status: 400, code: 'post_too_long' })
-    expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(301) })).json()).toMatchObject({ status: 400, code: 'post_too_long' })
+    expect(
+      (
+        await call(account, 'POST', '/v1/social-posts', {
+          account_id: skeet.id,
+          text: 'a'.repeat(100),
+          link: `https://shop.example/${'p'.repeat(180)}`,
+        })
+      ).json(),
+    ).toMatchObject({ status: 400, code: 'post_too_long' })
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(301) })).json()).toMatchObject({
+      status: 400,
+      code: 'post_too_long',
+    })
     expect((await call(account, 'POST', '/v1/social-posts', { account_id: skeet.id, text: '👋'.repeat(300) })).statusCode).toBe(201)
-    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: '' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
-    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', link: 'javascript:alert(1)' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
-    expect((await call(account, 'POST', '/v1/social-accounts', { network: 'twitter', handle: 'x', password: 'y' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
-    expect((await call(account, 'POST', '/v1/social-accounts', { network: 'mastodon', server_url: 'http://169.254.169.254', handle: 'x', access_token: 'y' })).json()).toMatchObject({ status: 400, code: 'validation_failed' })
-    expect((await call(stranger, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'Mine now' })).json()).toMatchObject({ status: 404, code: 'not_found' })
-    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', site_id: 'site_unknown' })).json()).toMatchObject({ status: 404 })
+    expect((await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: '' })).json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    })
+    expect(
+      (await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', link: 'javascript:alert(1)' })).json(),
+    ).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await call(account, 'POST', '/v1/social-accounts', { network: 'twitter', handle: 'x', password: 'y' })).json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    })
+    expect(
+      (
+        await call(account, 'POST', '/v1/social-accounts', {
+          network: 'mastodon',
+          server_url: 'http://169.254.169.254',
+          handle: 'x',
+          access_token: 'y',
+        })
+      ).json(),
+    ).toMatchObject({ status: 400, code: 'validation_failed' })
+    expect((await call(stranger, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'Mine now' })).json()).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    })
+    expect(
+      (await call(account, 'POST', '/v1/social-posts', { account_id: toot.id, text: 'x', site_id: 'site_unknown' })).json(),
+    ).toMatchObject({ status: 404 })
     expect((await call(stranger, 'DELETE', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(404)
     expect((await call(stranger, 'GET', `/v1/social-accounts/${toot.id}`)).statusCode).toBe(404)
     expect((await call(stranger, 'GET', '/v1/social-accounts')).json().meta.total).toBe(0)
@@ -199,8 +343,14 @@ describe('Bluesky sessions', () => {
   async function bskyAccount() {
     const pds = await startFakeBluesky('shop.bsky.social', 'app-pass-word-1234')
     const account = await makeAccount(app)
-    const social = await connect(account, { network: 'bluesky', handle: 'shop.bsky.social', app_password: 'app-pass-word-1234', server_url: pds.url })
-    const post = async (text: string) => posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text })).json() as Json).id)
+    const social = await connect(account, {
+      network: 'bluesky',
+      handle: 'shop.bsky.social',
+      app_password: 'app-pass-word-1234',
+      server_url: pds.url,
+    })
+    const post = async (text: string) =>
+      posted(account, ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text })).json() as Json).id)
     return { pds, account, social, post }
   }
 
@@ -219,7 +369,13 @@ describe('Bluesky sessions', () => {
   it('asks for one session when several posts of a new account go out at once', async () => {
     const { pds, social, account } = await bskyAccount()
     const at = new Date(Date.now() + 1000).toISOString()
-    const ids = await Promise.all(['A', 'B', 'C'].map(async (text) => ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text, scheduled_at: at })).json() as Json).id as string))
+    const ids = await Promise.all(
+      ['A', 'B', 'C'].map(
+        async (text) =>
+          ((await call(account, 'POST', '/v1/social-posts', { account_id: social.id, text, scheduled_at: at })).json() as Json)
+            .id as string,
+      ),
+    )
     for (const id of ids) expect(await posted(account, id)).toMatchObject({ state: 'posted' })
     expect(pds.records.map((r) => r.record.text).sort()).toEqual(['A', 'B', 'C'])
     expect(pds.state.createSessions).toBe(1)

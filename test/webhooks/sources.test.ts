@@ -18,7 +18,12 @@ type Json = Record<string, any>
 async function subscriber(hostname: string): Promise<{ account: TestAccount; siteId: string; receiver: Receiver; secret: string }> {
   const account = await makeAccount(app)
   await withAssistantAddOn(app.db, account.accountId)
-  const site = await createSite(app.db, { name: 'Shop', hostname, accountId: account.accountId, settings: { assistant: { enabled: true, capabilities: { lead: true } } } })
+  const site = await createSite(app.db, {
+    name: 'Shop',
+    hostname,
+    accountId: account.accountId,
+    settings: { assistant: { enabled: true, capabilities: { lead: true } } },
+  })
   const receiver = await startReceiver()
   const res = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: account.headers, payload: { url: receiver.url } })
   expect(res.statusCode, res.body).toBe(201)
@@ -34,11 +39,21 @@ describe('event sources', () => {
   it("lead.received: the sales assistant's lead is delivered with its personal data, once", async () => {
     const { siteId, receiver, secret } = await subscriber('shop-assistant.example')
     const s = await bootstrap(app, { url: 'https://shop-assistant.example/pricing' })
-    const lead = { email: 'vera@example.com', name: 'Vera Visitor', note: 'Call me', consent: true, consent_version: '2026-07-24.1', consent_digest: s.lead_consent!.digest }
+    const lead = {
+      email: 'vera@example.com',
+      name: 'Vera Visitor',
+      note: 'Call me',
+      consent: true,
+      consent_version: '2026-07-24.1',
+      consent_digest: s.lead_consent!.digest,
+    }
     expect((await event(app, s, 'lead_submitted', lead)).statusCode).toBe(202)
     await receiver.waitFor(1)
     const payload = verified(secret, receiver, 0)
-    expect(payload).toMatchObject({ type: 'lead.received', data: { site_id: siteId, source: 'assistant', email: 'vera@example.com', name: 'Vera Visitor', note: 'Call me' } })
+    expect(payload).toMatchObject({
+      type: 'lead.received',
+      data: { site_id: siteId, source: 'assistant', email: 'vera@example.com', name: 'Vera Visitor', note: 'Call me' },
+    })
     const stored = await app.db.selectFrom('leads').select('id').where('session_id', '=', s.session_id).executeTakeFirstOrThrow()
     expect(payload.data.lead_id).toBe(stored.id)
     const rows = await app.db.selectFrom('events').selectAll().where('site_id', '=', siteId).execute()
@@ -62,13 +77,27 @@ describe('event sources', () => {
       source: 'contact_form',
     })
     await receiver.waitFor(1)
-    expect(verified(secret, receiver, 0)).toMatchObject({ type: 'lead.received', data: { lead_id: leadId, source: 'contact_form', email: 'form@example.com', name: 'Fay Form', note: null } })
+    expect(verified(secret, receiver, 0)).toMatchObject({
+      type: 'lead.received',
+      data: { lead_id: leadId, source: 'contact_form', email: 'form@example.com', name: 'Fay Form', note: null },
+    })
   })
 
   it('site.published: a build going live fires it from the go-live transaction', async () => {
     const { account, siteId, receiver, secret } = await subscriber('shop-live.example')
     const at = new Date()
-    await app.db.transaction().execute((trx) => announceSitePublished(trx, { accountId: account.accountId, siteId, buildId: 'bld_1', url: 'https://shop-live.example', pages: 3, at }))
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        announceSitePublished(trx, {
+          accountId: account.accountId,
+          siteId,
+          buildId: 'bld_1',
+          url: 'https://shop-live.example',
+          pages: 3,
+          at,
+        }),
+      )
     await receiver.waitFor(1)
     expect(verified(secret, receiver, 0)).toMatchObject({
       type: 'site.published',
@@ -77,7 +106,14 @@ describe('event sources', () => {
     // A go-live that rolls back announces nothing.
     await expect(
       app.db.transaction().execute(async (trx) => {
-        await announceSitePublished(trx, { accountId: account.accountId, siteId, buildId: 'bld_2', url: 'https://shop-live.example', pages: 3, at })
+        await announceSitePublished(trx, {
+          accountId: account.accountId,
+          siteId,
+          buildId: 'bld_2',
+          url: 'https://shop-live.example',
+          pages: 3,
+          at,
+        })
         throw new Error('the release could not be stored')
       }),
     ).rejects.toThrow()
@@ -87,17 +123,44 @@ describe('event sources', () => {
 
   it('backlink.detected: the Webmention repository call delivers it', async () => {
     const { account, siteId, receiver, secret } = await subscriber('shop-links.example')
-    await app.db.transaction().execute((trx) =>
-      recordEvent(trx, { accountId: account.accountId, siteId, type: 'backlink.detected', data: { backlink_id: 'bl_1', site_id: siteId, source: 'https://blog.example/post', target: 'https://shop-links.example/', detected_at: new Date().toISOString() } }),
-    )
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        recordEvent(trx, {
+          accountId: account.accountId,
+          siteId,
+          type: 'backlink.detected',
+          data: {
+            backlink_id: 'bl_1',
+            site_id: siteId,
+            source: 'https://blog.example/post',
+            target: 'https://shop-links.example/',
+            detected_at: new Date().toISOString(),
+          },
+        }),
+      )
     await receiver.waitFor(1)
-    expect(verified(secret, receiver, 0)).toMatchObject({ type: 'backlink.detected', data: { source: 'https://blog.example/post', target: 'https://shop-links.example/' } })
+    expect(verified(secret, receiver, 0)).toMatchObject({
+      type: 'backlink.detected',
+      data: { source: 'https://blog.example/post', target: 'https://shop-links.example/' },
+    })
   })
 
   it("never sends one account's events to another account's endpoints", async () => {
     const first = await subscriber('shop-one.example')
     const second = await subscriber('shop-two.example')
-    await app.db.transaction().execute((trx) => announceSitePublished(trx, { accountId: first.account.accountId, siteId: first.siteId, buildId: 'bld_x', url: 'https://shop-one.example', pages: 1, at: new Date() }))
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        announceSitePublished(trx, {
+          accountId: first.account.accountId,
+          siteId: first.siteId,
+          buildId: 'bld_x',
+          url: 'https://shop-one.example',
+          pages: 1,
+          at: new Date(),
+        }),
+      )
     await first.receiver.waitFor(1)
     await new Promise((r) => setTimeout(r, 300))
     expect(second.receiver.requests).toHaveLength(0)

@@ -85,7 +85,8 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
     return { ...fixed(phrases.bookingInvite[locale]), actions: [{ type: 'open_booking', url: capabilities.booking_url }] }
   }
   // "Send me a quote for 20 sites": nothing to look up, the lead form is the answer.
-  if ((wants.offer || wants.buying) && capabilities.lead) return { ...fixed(phrases.leadInvite[locale]), actions: [{ type: 'capture_lead', phase: 'suggested' }] }
+  if ((wants.offer || wants.buying) && capabilities.lead)
+    return { ...fixed(phrases.leadInvite[locale]), actions: [{ type: 'capture_lead', phase: 'suggested' }] }
   // Something in the question is ours (a word the knowledge base knows), but no passage answers it.
   if (hits.length > 0 || wants.price || wants.buying || has(hay, intents.aboutUs[locale])) return notSure(kb, input)
   return fixed(phrases.noAnswer[locale])
@@ -134,7 +135,13 @@ interface Step {
  * starts (the lead form or booking when they are already on it); else the page the answer came
  * from, unless the visitor is on it.
  */
-export function nextStep(input: TurnInput, wants: Wants, answerUrl: string | undefined, pricingUrl: string | undefined, planLabel?: string): Step {
+export function nextStep(
+  input: TurnInput,
+  wants: Wants,
+  answerUrl: string | undefined,
+  pricingUrl: string | undefined,
+  planLabel?: string,
+): Step {
   const { capabilities, locale } = input
   const lead: AgentAction = { type: 'capture_lead', phase: 'suggested' }
   const away = (url: string | undefined) => url !== undefined && url !== input.pagePath
@@ -143,9 +150,11 @@ export function nextStep(input: TurnInput, wants: Wants, answerUrl: string | und
   }
   if (wants.buying || wants.offer) {
     if (wants.offer && capabilities.lead) return { parts: { actions: [lead] }, closing: phrases.leadInvite[locale] }
-    if (wants.buying && away(pricingUrl)) return { parts: { actions: [{ type: 'navigate', href: pricingUrl! }] }, closing: phrases.signUpInvite[locale](planLabel) }
+    if (wants.buying && away(pricingUrl))
+      return { parts: { actions: [{ type: 'navigate', href: pricingUrl! }] }, closing: phrases.signUpInvite[locale](planLabel) }
     if (capabilities.lead) return { parts: { actions: [lead] }, closing: phrases.leadInvite[locale] }
-    if (capabilities.booking && capabilities.booking_url) return { parts: { actions: [{ type: 'open_booking', url: capabilities.booking_url }] }, closing: phrases.bookingInvite[locale] }
+    if (capabilities.booking && capabilities.booking_url)
+      return { parts: { actions: [{ type: 'open_booking', url: capabilities.booking_url }] }, closing: phrases.bookingInvite[locale] }
   }
   if (wants.booking && capabilities.lead) return { parts: { actions: [lead] }, closing: phrases.leadInvite[locale] }
   return { parts: away(answerUrl) ? { actions: [{ type: 'navigate', href: answerUrl! }] } : {}, closing: '' }

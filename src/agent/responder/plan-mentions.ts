@@ -33,8 +33,53 @@ const conjunctions: Record<Locale, ReadonlySet<string>> = {
 /** Neighbours that show a guarded word in its everyday sense: "pro Monat", "plus VAT", "site pro". */
 const everydayAfter: Record<Locale, ReadonlySet<string>> = {
   en: new Set(['vat', 'tax', 'taxes', 'shipping']),
-  de: new Set(['monat', 'jahr', 'woche', 'tag', 'stunde', 'seite', 'website', 'websites', 'nutzer', 'person', 'domain', 'anfrage', 'mitarbeiter', 'mwst', 'mehrwertsteuer', 'ust', 'steuer', 'steuern', 'versand']),
-  fr: new Set(['tard', 'tôt', 'de', 'd', 'que', 'qu', 'cher', 'chère', 'simple', 'grand', 'grande', 'petit', 'petite', 'besoin', 'rien', 'jamais', 'loin', 'souvent', 'facile', 'adaptée', 'adapté', 'économique', 'complète', 'complet']),
+  de: new Set([
+    'monat',
+    'jahr',
+    'woche',
+    'tag',
+    'stunde',
+    'seite',
+    'website',
+    'websites',
+    'nutzer',
+    'person',
+    'domain',
+    'anfrage',
+    'mitarbeiter',
+    'mwst',
+    'mehrwertsteuer',
+    'ust',
+    'steuer',
+    'steuern',
+    'versand',
+  ]),
+  fr: new Set([
+    'tard',
+    'tôt',
+    'de',
+    'd',
+    'que',
+    'qu',
+    'cher',
+    'chère',
+    'simple',
+    'grand',
+    'grande',
+    'petit',
+    'petite',
+    'besoin',
+    'rien',
+    'jamais',
+    'loin',
+    'souvent',
+    'facile',
+    'adaptée',
+    'adapté',
+    'économique',
+    'complète',
+    'complet',
+  ]),
 }
 const everydayBefore: Record<Locale, ReadonlySet<string>> = {
   en: new Set(),
@@ -60,11 +105,18 @@ export function plansMentioned(message: string, locale: Locale): Plan[] {
     const rule = rules[locale][token.lower]
     const nextToPlanNoun = planNouns[locale].has(prev?.lower ?? '') || planNouns[locale].has(next?.lower ?? '')
     const beside =
-      candidate(prev) || candidate(next) || (conjunctions[locale].has(prev?.lower ?? '') && candidate(tokens[i - 2])) || (conjunctions[locale].has(next?.lower ?? '') && candidate(tokens[i + 2]))
+      candidate(prev) ||
+      candidate(next) ||
+      (conjunctions[locale].has(prev?.lower ?? '') && candidate(tokens[i - 2])) ||
+      (conjunctions[locale].has(next?.lower ?? '') && candidate(tokens[i + 2]))
     let named: boolean
     if (rule === 'plain') named = true
-    else if (rule === 'guarded') named = nextToPlanNoun || beside || !(everydayAfter[locale].has(next?.lower ?? '') || everydayBefore[locale].has(prev?.lower ?? ''))
-    else named = !everydayAfter[locale].has(next?.lower ?? '') && (nextToPlanNoun || beside || (capitalised(token) && !sentenceStart(text, token.index)))
+    else if (rule === 'guarded')
+      named = nextToPlanNoun || beside || !(everydayAfter[locale].has(next?.lower ?? '') || everydayBefore[locale].has(prev?.lower ?? ''))
+    else
+      named =
+        !everydayAfter[locale].has(next?.lower ?? '') &&
+        (nextToPlanNoun || beside || (capitalised(token) && !sentenceStart(text, token.index)))
     if (named) found.push(token.lower)
   })
   return found

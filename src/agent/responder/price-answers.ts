@@ -29,7 +29,13 @@ function once(list: Pricing, key: string, make: () => string): string {
   return sentence
 }
 
-export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wants: Wants, best: Passage | undefined): PriceAnswer | undefined {
+export function priceAnswer(
+  kb: KnowledgeBase,
+  input: TurnInput,
+  hay: string,
+  wants: Wants,
+  best: Passage | undefined,
+): PriceAnswer | undefined {
   const { locale, message } = input
   const list = kb.pricing
   const plans = plansMentioned(message, locale)
@@ -39,11 +45,17 @@ export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wa
     const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
     if (addOn) {
       const wording = addOnWording[addOn.id]!
-      const reply = once(list, `${locale}:addon:${addOn.id}`, () => w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]))
+      const reply = once(list, `${locale}:addon:${addOn.id}`, () =>
+        w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]),
+      )
       return { reply, planLabel: undefined }
     }
   }
-  if (plans.length >= 2) return { reply: once(list, `${locale}:compare:${[...plans].sort().join(',')}`, () => comparison(list, plans, locale)), planLabel: undefined }
+  if (plans.length >= 2)
+    return {
+      reply: once(list, `${locale}:compare:${[...plans].sort().join(',')}`, () => comparison(list, plans, locale)),
+      planLabel: undefined,
+    }
   if (plans.length === 1) {
     const id = plans[0]!
     // "How do I connect a domain on Lite?" is a domain question: the knowledge base answers it,
@@ -52,7 +64,9 @@ export function priceAnswer(kb: KnowledgeBase, input: TurnInput, hay: string, wa
       const rest = kb.search(locale, withoutPlanNames(message, locale), { limit: 1 })[0]
       if (rest && isConfident(rest) && rest.passage.topic !== 'pricing') return undefined
     }
-    const reply = asksMoney ? once(list, `${locale}:price:${id}`, () => planPrice(list, id, locale)) : once(list, `${locale}:includes:${id}`, () => planIncludes(list, id, locale))
+    const reply = asksMoney
+      ? once(list, `${locale}:price:${id}`, () => planPrice(list, id, locale))
+      : once(list, `${locale}:includes:${id}`, () => planIncludes(list, id, locale))
     return { reply, planLabel: planName(id, locale) }
   }
   // No plan named: every plan's price, when the question is about prices or buying in general
@@ -80,7 +94,9 @@ function onlyPriceWords(message: string, locale: Locale): boolean {
 /** The question without the plan's name and the words for "plan": what it asks about the plan. */
 function withoutPlanNames(message: string, locale: Locale): string {
   const drop = new Set(['free', 'lite', 'plus', 'pro', 'max', ...planWords[locale].split(' ')])
-  return words(message).filter((word) => !drop.has(word)).join(' ')
+  return words(message)
+    .filter((word) => !drop.has(word))
+    .join(' ')
 }
 
 function planOf(list: Pricing, id: Plan) {
@@ -97,7 +113,12 @@ function planPrice(list: Pricing, id: Plan, locale: Locale): string {
   const first =
     plan.monthly_price_cents === 0
       ? w.freePlan[locale](name)
-      : w.plan[locale](name, formatEuro(plan.monthly_price_cents, locale), formatEuro(plan.yearly_price_cents, locale), formatPercent(list.yearly_discount_percent, locale))
+      : w.plan[locale](
+          name,
+          formatEuro(plan.monthly_price_cents, locale),
+          formatEuro(plan.yearly_price_cents, locale),
+          formatPercent(list.yearly_discount_percent, locale),
+        )
   return `${first} ${w.includes[locale](summary(list, id, locale))}`
 }
 
@@ -105,13 +126,20 @@ function planIncludes(list: Pricing, id: Plan, locale: Locale): string {
   const plan = planOf(list, id)
   const name = planName(id, locale)
   if (plan.monthly_price_cents === 0) return w.freeIncludesFirst[locale](name, summary(list, id, locale))
-  return w.includesFirst[locale](name, summary(list, id, locale), w.monthAndYear[locale](formatEuro(plan.monthly_price_cents, locale), formatEuro(plan.yearly_price_cents, locale)))
+  return w.includesFirst[locale](
+    name,
+    summary(list, id, locale),
+    w.monthAndYear[locale](formatEuro(plan.monthly_price_cents, locale), formatEuro(plan.yearly_price_cents, locale)),
+  )
 }
 
 /** "Per month, Plus costs €19 and Pro €49." then what each includes; plans in price order. */
 function comparison(list: Pricing, ids: Plan[], locale: Locale): string {
   const ordered = list.plans.filter((p) => ids.includes(p.id))
-  const priceList = joinList(ordered.map((p, i) => w.compareItem[locale](planName(p.id, locale), formatEuro(p.monthly_price_cents, locale), i === 0)), locale)
+  const priceList = joinList(
+    ordered.map((p, i) => w.compareItem[locale](planName(p.id, locale), formatEuro(p.monthly_price_cents, locale), i === 0)),
+    locale,
+  )
   const includes = ordered.map((p) => w.compareIncludes[locale](planName(p.id, locale), summary(list, p.id, locale)))
   return `${w.compare[locale](priceList)} ${includes.join('. ')}.`
 }

@@ -9,7 +9,16 @@ import type { AgentDeps } from '../context.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError, rateLimited, turnInProgress } from '../errors.ts'
 import type { TurnInput } from '../responder/types.ts'
-import { AgentChatRequest, AgentChatResponse, AgentError, AgentRateLimitError, AgentTurnInProgressError, described, type AgentChatRequest as ChatBody, type AgentChatResponse as ChatAnswer } from '../schemas.ts'
+import {
+  AgentChatRequest,
+  AgentChatResponse,
+  AgentError,
+  AgentRateLimitError,
+  AgentTurnInProgressError,
+  described,
+  type AgentChatRequest as ChatBody,
+  type AgentChatResponse as ChatAnswer,
+} from '../schemas.ts'
 import { findSession, loadTranscript, SessionCache, type SessionContext } from '../sessions.ts'
 import { claimTurn, completeTurn, recordFinishedTurn, requestHash, storedResponse, type TurnRecord } from '../turns.ts'
 
@@ -37,7 +46,9 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
           200: described(AgentChatResponse, 'The stored turn response (a repeat of the turn gets the same bytes)'),
           400: described(AgentError, 'Invalid request or invalid session id'),
           404: described(AgentError, 'Feature disabled or session not found'),
-          409: Type.Union([AgentTurnInProgressError, AgentError], { description: 'Turn in progress (retry after retry_after_seconds), payload mismatch or locale mismatch' }),
+          409: Type.Union([AgentTurnInProgressError, AgentError], {
+            description: 'Turn in progress (retry after retry_after_seconds), payload mismatch or locale mismatch',
+          }),
           429: described(AgentRateLimitError, 'Rate limited; see Retry-After'),
           503: described(AgentError, 'Agent unavailable; contactFallback is true'),
         },
@@ -161,7 +172,13 @@ async function composeTurn(deps: AgentDeps, db: Db, keyring: Keyring, view: Sess
  * commit. Undefined when the turn's key exists already (a repeat or a concurrent duplicate), which
  * the claim path then resolves.
  */
-async function storeAtOnce(db: Db, keyring: Keyring, loader: SessionLoader, session: SessionContext, compose: (view: SessionContext) => Promise<TurnRecord>): Promise<string | undefined> {
+async function storeAtOnce(
+  db: Db,
+  keyring: Keyring,
+  loader: SessionLoader,
+  session: SessionContext,
+  compose: (view: SessionContext) => Promise<TurnRecord>,
+): Promise<string | undefined> {
   let view = session
   for (let attempt = 0; attempt < 2; attempt++) {
     const record = await compose(view)
@@ -178,7 +195,13 @@ async function storeAtOnce(db: Db, keyring: Keyring, loader: SessionLoader, sess
  * Takes the turn's key, or finds it taken (409 turn in progress) or done (the stored answer);
  * holding it, answers from the session as it stands now and stores the answer under the lease.
  */
-async function storeUnderClaim(db: Db, keyring: Keyring, loader: SessionLoader, compose: (view: SessionContext) => Promise<TurnRecord>, turn: TurnRequest): Promise<string> {
+async function storeUnderClaim(
+  db: Db,
+  keyring: Keyring,
+  loader: SessionLoader,
+  compose: (view: SessionContext) => Promise<TurnRecord>,
+  turn: TurnRequest,
+): Promise<string> {
   const { session_id: sessionId, turn_id: turnId } = turn.body
   const claim = await claimTurn(db, sessionId, turnId, turn.hash)
   if (claim.kind === 'gone') throw agentError('sessionNotFound')

@@ -4,7 +4,7 @@ import { CONSENT_VERSION, leadConsentFor } from '../../domain/leads/consent.ts'
 import { insertLead } from '../../domain/leads/leads.ts'
 import { liveAssistant } from '../context.ts'
 import { AGENT_BODY_LIMIT, agentError } from '../errors.ts'
-import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, described} from '../schemas.ts'
+import { AgentError, AgentEventRequest, AgentLeadAccepted, AgentOk, AgentRateLimitError, described } from '../schemas.ts'
 import { findSession, recordEvent } from '../sessions.ts'
 
 /** POST /event: interaction events (200) and consent-bound leads (202) (INTERFACE.md 4.2, 6.1). */

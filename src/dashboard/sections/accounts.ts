@@ -37,7 +37,9 @@ ${dataTable(
     a.accountId === accountId
       ? // Leaving asks once, on a page of its own (as removing a member does).
         html`<strong>You work in this account</strong> <a href="/app/accounts/leave">Leave this account</a>`
-      : actionForm('/app/accounts/switch', csrf, `Work in the account of ${a.ownerEmail ?? a.accountId}`, { fields: { account_id: a.accountId } }),
+      : actionForm('/app/accounts/switch', csrf, `Work in the account of ${a.ownerEmail ?? a.accountId}`, {
+          fields: { account_id: a.accountId },
+        }),
   ]),
 )}`,
     )
@@ -48,30 +50,42 @@ ${dataTable(
     {
       config: { operation: 'dashboard.accounts.switch', ...anyMember },
       preHandler: app.csrfProtection,
-      schema: { hide: true, body: Type.Object({ ...Form, account_id: Type.String({ pattern: '^acct_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        body: Type.Object({ ...Form, account_id: Type.String({ pattern: '^acct_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false }),
+      },
     },
     async (request, reply) => {
       const token = request.cookies[sessionCookie] ?? ''
-      if (!(await chooseSessionAccount(app.db, token, request.person.userId, request.body.account_id))) throw new errors.notFound('You do not belong to such an account')
+      if (!(await chooseSessionAccount(app.db, token, request.person.userId, request.body.account_id)))
+        throw new errors.notFound('You do not belong to such an account')
       return reply.redirect('/app?done=switched', 303)
     },
   )
 
-  app.get('/accounts/leave', { config: { operation: 'dashboard.accounts.confirmLeave', ...anyMember }, schema: { hide: true } }, async (request, reply) => {
-    const { userId, accountId } = request.person
-    const current = (await membershipsOf(app.db, app.keyring, userId)).find((a) => a.accountId === accountId)
-    const which = current?.ownerEmail ? `the account of ${current.ownerEmail}` : 'this account'
-    return reply.page(
-      'Leave this account?',
-      'accounts',
-      html`<p>You lose access to ${which} at once, and your API tokens of this account are revoked. An owner can invite you again.</p>
+  app.get(
+    '/accounts/leave',
+    { config: { operation: 'dashboard.accounts.confirmLeave', ...anyMember }, schema: { hide: true } },
+    async (request, reply) => {
+      const { userId, accountId } = request.person
+      const current = (await membershipsOf(app.db, app.keyring, userId)).find((a) => a.accountId === accountId)
+      const which = current?.ownerEmail ? `the account of ${current.ownerEmail}` : 'this account'
+      return reply.page(
+        'Leave this account?',
+        'accounts',
+        html`<p>You lose access to ${which} at once, and your API tokens of this account are revoked. An owner can invite you again.</p>
 <form method="post" action="/app/accounts/leave" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">Leave the account</button> <a href="/app/accounts">Stay</a></form>`,
-    )
-  })
+      )
+    },
+  )
 
   app.post(
     '/accounts/leave',
-    { config: { operation: 'dashboard.accounts.leave', ...anyMember }, preHandler: app.csrfProtection, schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.accounts.leave', ...anyMember },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       await audited(request, (trx) => removeMember(trx, request.person.accountId, request.person.userId))
       return reply.redirect('/app?done=left', 303)

@@ -36,13 +36,24 @@ export default async function auditLogSection(app: FastifyInstance) {
       const page = request.query.page ?? 1
       const from = utc(since)
       const to = utc(until)
-      const filter = { ...(tokenId ? { tokenId } : {}), ...(userId ? { userId } : {}), ...(from ? { since: from } : {}), ...(to ? { until: to } : {}) }
+      const filter = {
+        ...(tokenId ? { tokenId } : {}),
+        ...(userId ? { userId } : {}),
+        ...(from ? { since: from } : {}),
+        ...(to ? { until: to } : {}),
+      }
       const [{ rows, total }, members] = await Promise.all([
         listAuditRecords(app.db, request.person.accountId, filter, PER_PAGE, (page - 1) * PER_PAGE),
         listMembers(app.db, app.keyring, request.person.accountId),
       ])
       const emails = new Map(members.map((m) => [m.id, m.email]))
-      const next = new URLSearchParams({ ...(tokenId ? { token_id: tokenId } : {}), ...(userId ? { user_id: userId } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), page: String(page + 1) })
+      const next = new URLSearchParams({
+        ...(tokenId ? { token_id: tokenId } : {}),
+        ...(userId ? { user_id: userId } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+        page: String(page + 1),
+      })
       return reply.page(
         'Audit log',
         'audit',
@@ -56,7 +67,15 @@ export default async function auditLogSection(app: FastifyInstance) {
 ${dataTable(
   'Audit records, newest first',
   ['Time', 'Member', 'Operation', 'Call', 'Status', 'Token or client', 'Address'],
-  rows.map((r) => [when(r.at), r.user_id ? (emails.get(r.user_id) ?? html`<code>${r.user_id}</code>`) : '–', r.operation, html`<code>${r.method} ${r.path}</code>`, r.status, r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : 'dashboard', r.ip]),
+  rows.map((r) => [
+    when(r.at),
+    r.user_id ? (emails.get(r.user_id) ?? html`<code>${r.user_id}</code>`) : '–',
+    r.operation,
+    html`<code>${r.method} ${r.path}</code>`,
+    r.status,
+    r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : 'dashboard',
+    r.ip,
+  ]),
 )}
 ${page * PER_PAGE < total ? html`<p><a href="/app/audit-log?${next.toString()}">Older records</a></p>` : ''}`,
       )

@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { conversationMessages, getAccountConversation, listAccountConversations, postOperatorMessage } from '../../domain/leads/conversations.ts'
+import {
+  conversationMessages,
+  getAccountConversation,
+  listAccountConversations,
+  postOperatorMessage,
+} from '../../domain/leads/conversations.ts'
 import { applyHandoffEvent, HandoffTransitionError, type HandoffEvent } from '../../domain/leads/handoff.ts'
 import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
@@ -17,7 +22,8 @@ async function handoffMove<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (error instanceof HandoffTransitionError) throw new errors.handoffStateConflict(`The conversation is ${error.state ?? 'gone'}; this action does not apply`)
+    if (error instanceof HandoffTransitionError)
+      throw new errors.handoffStateConflict(`The conversation is ${error.state ?? 'gone'}; this action does not apply`)
     throw error
   }
 }
@@ -46,35 +52,53 @@ export default async function conversationsSection(app: FastifyInstance) {
         : dataTable(
             'Conversations waiting for or held by a person',
             ['Conversation', 'Handoff', 'Since', 'Locale'],
-            rows.map((c) => [html`<a href="/app/conversations/${c.session_id}"><code>${c.session_id}</code></a>`, c.handoff.state, when(c.handoff.since), c.locale]),
+            rows.map((c) => [
+              html`<a href="/app/conversations/${c.session_id}"><code>${c.session_id}</code></a>`,
+              c.handoff.state,
+              when(c.handoff.since),
+              c.locale,
+            ]),
           ),
     )
   })
 
-  app.get<{ Params: { id: string } }>('/conversations/:id', { config: { operation: 'dashboard.conversations.get' }, schema: { hide: true, params: Params } }, async (request, reply) => {
-    const conversation = await ownConversation(request.person.accountId, request.params.id)
-    const messages = await conversationMessages(db, keyring, conversation.session_id)
-    const csrf = reply.formToken()
-    const state = conversation.handoff.state
-    // Taking over, replying and resolving are an editor's; a viewer reads the transcript.
-    const may = mayChange(request.person)
-    return reply.page(
-      `Conversation ${conversation.session_id}`,
-      'conversations',
-      html`<p>Handoff: <strong>${state}</strong></p>
+  app.get<{ Params: { id: string } }>(
+    '/conversations/:id',
+    { config: { operation: 'dashboard.conversations.get' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const conversation = await ownConversation(request.person.accountId, request.params.id)
+      const messages = await conversationMessages(db, keyring, conversation.session_id)
+      const csrf = reply.formToken()
+      const state = conversation.handoff.state
+      // Taking over, replying and resolving are an editor's; a viewer reads the transcript.
+      const may = mayChange(request.person)
+      return reply.page(
+        `Conversation ${conversation.session_id}`,
+        'conversations',
+        html`<p>Handoff: <strong>${state}</strong></p>
 <ol class="card" aria-label="Transcript">${messages.map((m) => html`<li><strong>${m.role}</strong> <span class="muted">${when(m.at)}</span><br>${m.text}</li>`)}</ol>
 ${may && state === 'requested' ? actionForm(`/app/conversations/${conversation.session_id}/take`, csrf, 'Take over') : ''}
-${may && state === 'active'
-  ? html`<form method="post" action="/app/conversations/${conversation.session_id}/messages" class="card"><input type="hidden" name="_csrf" value="${csrf}"><label for="reply">Your reply</label><textarea id="reply" name="text" required maxlength="2000" rows="3" style="width:100%"></textarea><p><button type="submit">Send reply</button></p></form>`
-  : ''}
+${
+  may && state === 'active'
+    ? html`<form method="post" action="/app/conversations/${conversation.session_id}/messages" class="card"><input type="hidden" name="_csrf" value="${csrf}"><label for="reply">Your reply</label><textarea id="reply" name="text" required maxlength="2000" rows="3" style="width:100%"></textarea><p><button type="submit">Send reply</button></p></form>`
+    : ''
+}
 ${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conversations/${conversation.session_id}/resolve`, csrf, 'Resolve', { kind: 'secondary' }) : ''}`,
-    )
-  })
+      )
+    },
+  )
 
-  for (const [action, event, done] of [['take', 'operator_took', 'taken'], ['resolve', 'operator_closed', 'resolved']] as const satisfies ReadonlyArray<readonly [string, HandoffEvent, string]>) {
+  for (const [action, event, done] of [
+    ['take', 'operator_took', 'taken'],
+    ['resolve', 'operator_closed', 'resolved'],
+  ] as const satisfies ReadonlyArray<readonly [string, HandoffEvent, string]>) {
     app.post<{ Params: { id: string } }>(
       `/conversations/:id/${action}`,
-      { config: { operation: `dashboard.conversations.${action}` }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
+      {
+        config: { operation: `dashboard.conversations.${action}` },
+        preHandler: app.csrfProtection,
+        schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
+      },
       async (request, reply) => {
         const conversation = await ownConversation(request.person.accountId, request.params.id)
         await handoffMove(() => audited(request, (trx: Db) => applyHandoffEvent(trx, conversation.session_id, event)))
@@ -88,7 +112,11 @@ ${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conver
     {
       config: { operation: 'dashboard.conversations.message' },
       preHandler: app.csrfProtection,
-      schema: { hide: true, params: Params, body: Type.Object({ ...Form, text: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        params: Params,
+        body: Type.Object({ ...Form, text: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false }),
+      },
     },
     async (request, reply) => {
       const conversation = await ownConversation(request.person.accountId, request.params.id)

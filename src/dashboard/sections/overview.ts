@@ -25,9 +25,11 @@ export default async function overviewSection(app: FastifyInstance) {
 ${planDetails((await entitlementsOf(app.db, account.id))!)}
 ${siteLimitNotice(await siteUsage(app.db, account.id))}</section>
 <section class="card" aria-labelledby="usage-h"><h2 id="usage-h">Usage this hour</h2>
-${limit > 0
-  ? html`<label for="quota">${used} of ${limit} API requests used; the window resets in ${minutesLeft} min.</label><meter id="quota" min="0" max="${limit}" low="${Math.round(limit * 0.7)}" high="${Math.round(limit * 0.9)}" optimum="0" value="${Math.min(used, limit)}">${used} of ${limit}</meter>`
-  : html`<p>Your plan has no REST API access; plans ${plansWithApi.slice(0, -1).join(', ')} and ${plansWithApi.at(-1)} do.</p>`}</section>`,
+${
+  limit > 0
+    ? html`<label for="quota">${used} of ${limit} API requests used; the window resets in ${minutesLeft} min.</label><meter id="quota" min="0" max="${limit}" low="${Math.round(limit * 0.7)}" high="${Math.round(limit * 0.9)}" optimum="0" value="${Math.min(used, limit)}">${used} of ${limit}</meter>`
+    : html`<p>Your plan has no REST API access; plans ${plansWithApi.slice(0, -1).join(', ')} and ${plansWithApi.at(-1)} do.</p>`
+}</section>`,
     )
   })
 }

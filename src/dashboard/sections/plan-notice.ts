@@ -9,7 +9,9 @@ const sites = (n: number | null) => countOf(n, 'site', 'sites')
 /** "plan pro (10 sites)": the cheapest plan with room for `needed` sites, as a link to the plans. */
 function upgradeFor(needed: number): SafeHtml {
   const plan = cheapestPlan((e) => within(needed, e.sites))
-  return plan ? html`<a href="/#plans">plan ${planEntitlements(plan).name}</a> (${sites(planEntitlements(plan).sites)})` : html`a plan with more sites`
+  return plan
+    ? html`<a href="/#plans">plan ${planEntitlements(plan).name}</a> (${sites(planEntitlements(plan).sites)})`
+    : html`a plan with more sites`
 }
 
 /**
@@ -29,8 +31,11 @@ export function siteLimitNotice(usage: SiteUsage): SafeHtml {
 
 /** What else the account's plan and add-ons include: own domains, members, the scheduled SEO report, the add-ons on. */
 export function planDetails(limits: AccountLimits): SafeHtml {
-  const on = ADD_ONS.filter((id) => limits.addOns[id] !== undefined).map((id) => (addOnTerms(id).perUnit ? `${addOnTerms(id).name} ×${limits.addOns[id]}` : addOnTerms(id).name))
-  const domains = limits.ownDomains === 0 ? 'none (your sites live on their platform subdomain)' : countOf(limits.ownDomains, 'own domain', 'own domains')
+  const on = ADD_ONS.filter((id) => limits.addOns[id] !== undefined).map((id) =>
+    addOnTerms(id).perUnit ? `${addOnTerms(id).name} ×${limits.addOns[id]}` : addOnTerms(id).name,
+  )
+  const domains =
+    limits.ownDomains === 0 ? 'none (your sites live on their platform subdomain)' : countOf(limits.ownDomains, 'own domain', 'own domains')
   const report = limits.seoReports === 'none' ? 'none' : `${limits.seoReports} for each live site`
   return html`<p>Own domains: ${domains}. Members: ${countOf(limits.seats, 'member', 'members')}. Scheduled SEO report: ${report}. Add-ons: ${on.length ? on.join(', ') : 'none'}.</p>`
 }

@@ -57,49 +57,73 @@ const changeOf = (rows: readonly AuditRow[], i: number): string => {
 function pageFindings(report: AuditReport, pages: PageFindings[]): SafeHtml {
   return html`<section class="card" aria-labelledby="pages-h"><h2 id="pages-h">Findings by page</h2>
 <p>The premium audit checked ${report.pages_checked} ${report.pages_checked === 1 ? 'page' : 'pages'}${pages.length === 0 ? ' and found nothing to fix on any of them.' : html`; ${pages.length} ${pages.length === 1 ? 'has' : 'have'} findings.`}</p>
-${pages.length === 0
-  ? ''
-  : dataTable(
-      'Findings by page',
-      ['Page', 'Findings'],
-      pages.map(({ page, findings }) => [html`<code class="long">${page}</code>`, html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong>: ${f.message}${f.evidence ? html` <span class="muted">(${f.evidence})</span>` : ''}</li>`)}</ul>`]),
-    )}</section>`
+${
+  pages.length === 0
+    ? ''
+    : dataTable(
+        'Findings by page',
+        ['Page', 'Findings'],
+        pages.map(({ page, findings }) => [
+          html`<code class="long">${page}</code>`,
+          html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong>: ${f.message}${f.evidence ? html` <span class="muted">(${f.evidence})</span>` : ''}</li>`)}</ul>`,
+        ]),
+      )
+}</section>`
 }
 
 /** GET /app/sites/:id/reports: the site's SEO report history as a chart and a table, the latest quick wins, and with premium reports the findings of every page. */
 export default async function reportsSection(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>('/sites/:id/reports', { config: { operation: 'dashboard.sites.reports' }, schema: { hide: true, params: Params } }, async (request, reply) => {
-    const site = await getAccountSite(app.db, request.person.accountId, request.params.id)
-    if (!site) throw new errors.notFound('There is no such site in your account')
-    const rows = await scoreHistory(app.db, site.id)
-    const latest = rows.at(-1)
-    const report = latest?.report_id ? await app.db.selectFrom('audit_reports').select('report').where('id', '=', latest.report_id).executeTakeFirst() : undefined
-    const stored = report?.report as AuditReport | undefined
-    const wins = (stored?.quick_wins ?? []).slice(0, 3)
-    const pages = findingsByPage(stored)
-    const cadence = planEntitlements(request.person.plan).seoReports
-    const schedule = cadence === 'none' ? html`Your plan has no scheduled SEO reports; they come monthly from plan lite and weekly from plan pro. <a href="/app">See your plan</a>.` : html`Your plan brings a ${cadence} SEO report of each live site, by mail.`
-    const points = rows.map((r) => ({ at: r.finished_at ?? r.created_at, score: r.score ?? 0 }))
-    const body = html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="/app/sites">Sites</a></li><li><a href="/app/sites/${site.id}">${site.name}</a></li><li aria-current="page">SEO reports</li></ol></nav>
+  app.get<{ Params: { id: string } }>(
+    '/sites/:id/reports',
+    { config: { operation: 'dashboard.sites.reports' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const site = await getAccountSite(app.db, request.person.accountId, request.params.id)
+      if (!site) throw new errors.notFound('There is no such site in your account')
+      const rows = await scoreHistory(app.db, site.id)
+      const latest = rows.at(-1)
+      const report = latest?.report_id
+        ? await app.db.selectFrom('audit_reports').select('report').where('id', '=', latest.report_id).executeTakeFirst()
+        : undefined
+      const stored = report?.report as AuditReport | undefined
+      const wins = (stored?.quick_wins ?? []).slice(0, 3)
+      const pages = findingsByPage(stored)
+      const cadence = planEntitlements(request.person.plan).seoReports
+      const schedule =
+        cadence === 'none'
+          ? html`Your plan has no scheduled SEO reports; they come monthly from plan lite and weekly from plan pro. <a href="/app">See your plan</a>.`
+          : html`Your plan brings a ${cadence} SEO report of each live site, by mail.`
+      const points = rows.map((r) => ({ at: r.finished_at ?? r.created_at, score: r.score ?? 0 }))
+      const body = html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="/app/sites">Sites</a></li><li><a href="/app/sites/${site.id}">${site.name}</a></li><li aria-current="page">SEO reports</li></ol></nav>
 <p>${schedule}</p>
 <section class="card" aria-labelledby="history-h"><h2 id="history-h">Score history</h2>
 ${rows.length === 0 ? html`<p>No reports yet. The first comes once the site is live.</p>` : scoreChart(points, `SEO score of ${site.name} over time`)}
 </section>
-${latest
-  ? html`<section class="card" aria-labelledby="wins-h"><h2 id="wins-h">Quick wins from the latest report</h2>
+${
+  latest
+    ? html`<section class="card" aria-labelledby="wins-h"><h2 id="wins-h">Quick wins from the latest report</h2>
 ${wins.length === 0 ? html`<p>Nothing easy is left to fix.</p>` : html`<ol>${wins.map((w) => html`<li>${w.fix} <span class="muted">(up to ${w.gain} points, ${w.effort} effort)</span></li>`)}</ol>`}</section>`
-  : ''}
+    : ''
+}
 ${stored?.premium ? pageFindings(stored, pages) : ''}
-${rows.length === 0
-  ? ''
-  : dataTable(
-      'Reports',
-      ['Finished', 'Kind', 'Address', 'Score', 'Change'],
-      [...rows.keys()].reverse().map((i) => {
-        const r = rows[i]!
-        return [when(r.finished_at), r.trigger === 'api' || r.trigger === 'mcp' ? 'asked for' : `${r.trigger} report`, shownDomain(r.domain), r.score === null ? '–' : `${r.score}/100`, changeOf(rows, i)]
-      }),
-    )}`
-    return reply.page(`SEO reports of ${site.name}`, 'sites', body)
-  })
+${
+  rows.length === 0
+    ? ''
+    : dataTable(
+        'Reports',
+        ['Finished', 'Kind', 'Address', 'Score', 'Change'],
+        [...rows.keys()].reverse().map((i) => {
+          const r = rows[i]!
+          return [
+            when(r.finished_at),
+            r.trigger === 'api' || r.trigger === 'mcp' ? 'asked for' : `${r.trigger} report`,
+            shownDomain(r.domain),
+            r.score === null ? '–' : `${r.score}/100`,
+            changeOf(rows, i),
+          ]
+        }),
+      )
+}`
+      return reply.page(`SEO reports of ${site.name}`, 'sites', body)
+    },
+  )
 }

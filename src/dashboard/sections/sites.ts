@@ -23,23 +23,26 @@ export default async function sitesSection(app: FastifyInstance) {
     return reply.page(
       'Sites',
       'sites',
-      html`${items.length === 0
-        ? html`<p>No sites yet.</p>`
-        : dataTable(
-            'Your sites',
-            ['Name', 'Address', 'Domain', 'Status', 'Published', 'Preview'],
-            items.map((s) => [
-              html`<a href="/app/sites/${s.id}">${s.name}</a>`,
-              subdomainHost(s.slug, app.config.SITES_DOMAIN),
-              s.domain === null ? '–' : shownDomain(s.domain),
-              STATUS[s.status],
-              when(s.published_at),
-              html`<a href="${previewUrl(app.config.BASE_URL, s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a>`,
-            ]),
-          )}
+      html`${
+        items.length === 0
+          ? html`<p>No sites yet.</p>`
+          : dataTable(
+              'Your sites',
+              ['Name', 'Address', 'Domain', 'Status', 'Published', 'Preview'],
+              items.map((s) => [
+                html`<a href="/app/sites/${s.id}">${s.name}</a>`,
+                subdomainHost(s.slug, app.config.SITES_DOMAIN),
+                s.domain === null ? '–' : shownDomain(s.domain),
+                STATUS[s.status],
+                when(s.published_at),
+                html`<a href="${previewUrl(app.config.BASE_URL, s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a>`,
+              ]),
+            )
+      }
 ${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">Create a site</a></p>` : ''}`,
     )
   })
 
-  for (const screen of [newSiteScreen, siteScreen, settingsScreen, domainsScreen, newPageScreen, pageScreen, blockScreen]) await app.register(screen)
+  for (const screen of [newSiteScreen, siteScreen, settingsScreen, domainsScreen, newPageScreen, pageScreen, blockScreen])
+    await app.register(screen)
 }

@@ -1,17 +1,42 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { API_SCOPES, createApiToken, findApiToken, listApiTokens, revokeApiToken, rotateApiToken, tokenHolder } from '../../domain/accounts/api-tokens.ts'
+import {
+  API_SCOPES,
+  createApiToken,
+  findApiToken,
+  listApiTokens,
+  revokeApiToken,
+  rotateApiToken,
+  tokenHolder,
+} from '../../domain/accounts/api-tokens.ts'
 import { listMembers } from '../../domain/accounts/members.ts'
 import { errors } from '../../errors.ts'
 import type { FastifyRequest } from 'fastify'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../audited.ts'
-import { checks, field, FormBodySchema, formState, hidden, listOf, problems, refused, textOf, type FormBody, type FormState } from './editor/form.ts'
+import {
+  checks,
+  field,
+  FormBodySchema,
+  formState,
+  hidden,
+  listOf,
+  problems,
+  refused,
+  textOf,
+  type FormBody,
+  type FormState,
+} from './editor/form.ts'
 
 const NAME = { name: 'name', label: 'Name', hint: 'So you recognise the token later, for example the tool that uses it.', maxLength: 100 }
 const SCOPES = { name: 'scopes', label: 'Scopes', hint: 'What the token may do.' }
-const EXPIRY = { name: 'expires_in_days', label: 'Expires in (days)', hint: 'A whole number from 1 to 3650; empty for never.', optional: true }
+const EXPIRY = {
+  name: 'expires_in_days',
+  label: 'Expires in (days)',
+  hint: 'A whole number from 1 to 3650; empty for never.',
+  optional: true,
+}
 const LABELS = { name: NAME.label, scopes: SCOPES.label, expires_in_days: EXPIRY.label }
 
 /** The problems of a new token's form, by field, in plain words. */
@@ -23,7 +48,8 @@ function tokenErrors(values: { name: string; scopes: string[]; expires_in_days: 
   if (values.scopes.length === 0) wrong['scopes'] = 'Choose at least one scope.'
   else if (!values.scopes.every((s) => (API_SCOPES as readonly string[]).includes(s))) wrong['scopes'] = 'Choose among the scopes shown.'
   const days = values.expires_in_days.trim()
-  if (days !== '' && (!/^[0-9]{1,4}$/.test(days) || Number(days) < 1 || Number(days) > 3650)) wrong['expires_in_days'] = 'Enter a whole number of days from 1 to 3650, or leave it empty for a token that does not expire.'
+  if (days !== '' && (!/^[0-9]{1,4}$/.test(days) || Number(days) < 1 || Number(days) > 3650))
+    wrong['expires_in_days'] = 'Enter a whole number of days from 1 to 3650, or leave it empty for a token that does not expire.'
   return wrong
 }
 
@@ -38,33 +64,43 @@ const Id = Type.Object({ id: Type.String({ pattern: '^tok_[A-Za-z0-9_-]{1,64}$' 
 export default async function tokensSection(app: FastifyInstance) {
   const { db } = app
 
-  async function list(request: FastifyRequest, csrf: string, state: FormState = formState({ name: '', scopes: '', expires_in_days: '' })): Promise<SafeHtml> {
+  async function list(
+    request: FastifyRequest,
+    csrf: string,
+    state: FormState = formState({ name: '', scopes: '', expires_in_days: '' }),
+  ): Promise<SafeHtml> {
     const { accountId, role } = request.person
     const owner = role === 'owner'
     const { rows } = await listApiTokens(db, accountId, 100, 0, tokenHolder(request.person))
     const emails = owner ? new Map((await listMembers(db, app.keyring, accountId)).map((m) => [m.id, m.email])) : new Map<string, string>()
     const madeBy = (userId: string | null) => (userId === null ? 'the operator' : (emails.get(userId) ?? 'a former member'))
     const title = owner ? 'Tokens of the account' : 'Your tokens'
-    return html`<h2>${title}</h2>${rows.length === 0
-      ? html`<p>No tokens yet.</p>`
-      : dataTable(
-          title,
-          [...(owner ? ['Made by'] : []), 'Name', 'Id', 'Scopes', 'Expires', 'Last used', 'Actions'],
-          rows.map((t) => [
-            ...(owner ? [madeBy(t.user_id)] : []),
-            t.name,
-            html`<code>${t.id}</code>`,
-            t.scopes.join(', '),
-            when(t.expires_at),
-            when(t.last_used_at),
-            html`${actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' })}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
-          ]),
-        )}
+    return html`<h2>${title}</h2>${
+      rows.length === 0
+        ? html`<p>No tokens yet.</p>`
+        : dataTable(
+            title,
+            [...(owner ? ['Made by'] : []), 'Name', 'Id', 'Scopes', 'Expires', 'Last used', 'Actions'],
+            rows.map((t) => [
+              ...(owner ? [madeBy(t.user_id)] : []),
+              t.name,
+              html`<code>${t.id}</code>`,
+              t.scopes.join(', '),
+              when(t.expires_at),
+              when(t.last_used_at),
+              html`${actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' })}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
+            ]),
+          )
+    }
 <h2 id="create-token">Create a token</h2>
 ${problems(state, LABELS)}
 <form method="post" action="/app/tokens#create-token" class="card" novalidate>${hidden(csrf)}
 ${field(state, NAME)}
-${checks(state, SCOPES, API_SCOPES.map((scope) => [scope, scope] as const))}
+${checks(
+  state,
+  SCOPES,
+  API_SCOPES.map((scope) => [scope, scope] as const),
+)}
 ${field(state, EXPIRY)}
 <p><button type="submit">Create token</button></p></form>`
   }
@@ -86,31 +122,59 @@ ${field(state, EXPIRY)}
         return reply.page('API tokens', 'tokens', await list(request, reply.formToken(), state))
       }
       const days = Number(values.expires_in_days.trim() || 0)
-      const { secret, token } = await audited(request, (trx) =>
-        createApiToken(trx, { accountId: request.person.accountId, userId: request.person.userId, name: values.name.trim(), scopes, expiresAt: days > 0 ? new Date(Date.now() + days * 86_400_000) : null }),
-      200)
+      const { secret, token } = await audited(
+        request,
+        (trx) =>
+          createApiToken(trx, {
+            accountId: request.person.accountId,
+            userId: request.person.userId,
+            name: values.name.trim(),
+            scopes,
+            expiresAt: days > 0 ? new Date(Date.now() + days * 86_400_000) : null,
+          }),
+        200,
+      )
       const csrf = reply.formToken()
-      return reply.page('API tokens', 'tokens', html`${shownOnce(`New token ${token.name}`, secret)}${await list(request, csrf)}`, { notice: 'The token was created.' })
+      return reply.page('API tokens', 'tokens', html`${shownOnce(`New token ${token.name}`, secret)}${await list(request, csrf)}`, {
+        notice: 'The token was created.',
+      })
     },
   )
 
   app.post<{ Params: { id: string } }>(
     '/tokens/:id/rotate',
-    { config: { operation: 'dashboard.tokens.rotate' }, preHandler: app.csrfProtection, schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.tokens.rotate' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
-      const rotated = await audited(request, async (trx) => {
-        const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
-        if (!current || current.revoked_at) throw new errors.notFound('No such token')
-        return rotateApiToken(trx, current.id, 3600)
-      }, 200)
+      const rotated = await audited(
+        request,
+        async (trx) => {
+          const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
+          if (!current || current.revoked_at) throw new errors.notFound('No such token')
+          return rotateApiToken(trx, current.id, 3600)
+        },
+        200,
+      )
       const csrf = reply.formToken()
-      return reply.page('API tokens', 'tokens', html`${shownOnce(`New secret of ${rotated.token.name}`, rotated.secret, 'The old secret keeps working for one hour.')}${await list(request, csrf)}`, { notice: 'The token was rotated.' })
+      return reply.page(
+        'API tokens',
+        'tokens',
+        html`${shownOnce(`New secret of ${rotated.token.name}`, rotated.secret, 'The old secret keeps working for one hour.')}${await list(request, csrf)}`,
+        { notice: 'The token was rotated.' },
+      )
     },
   )
 
   app.post<{ Params: { id: string } }>(
     '/tokens/:id/revoke',
-    { config: { operation: 'dashboard.tokens.revoke' }, preHandler: app.csrfProtection, schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.tokens.revoke' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       await audited(request, async (trx) => {
         const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))

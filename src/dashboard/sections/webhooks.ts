@@ -3,7 +3,17 @@ import { Type } from 'typebox'
 import { EVENT_TYPES, type EventType } from '../../domain/webhooks/events.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhooks/deliveries.ts'
 import { queueTestDelivery } from '../../domain/webhooks/engine.ts'
-import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateSecret, updateEndpoint, webhooksAllowed, type EndpointRow } from '../../domain/webhooks/endpoints.ts'
+import {
+  createEndpoint,
+  deleteEndpoint,
+  endpointView,
+  findEndpoint,
+  listEndpoints,
+  rotateSecret,
+  updateEndpoint,
+  webhooksAllowed,
+  type EndpointRow,
+} from '../../domain/webhooks/endpoints.ts'
 import { errors } from '../../errors.ts'
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
@@ -13,20 +23,40 @@ import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
 import { audited } from '../audited.ts'
 import type { Entitlement } from '../../frame/index.ts'
-import { checks, field, FormBodySchema, formState, hidden, listOf, problems, refused, textOf, type FormBody, type FormState } from './editor/form.ts'
+import {
+  checks,
+  field,
+  FormBodySchema,
+  formState,
+  hidden,
+  listOf,
+  problems,
+  refused,
+  textOf,
+  type FormBody,
+  type FormState,
+} from './editor/form.ts'
 
-const URL_FIELD = { name: 'url', label: 'URL', hint: 'The address that receives the events, for example https://example.com/hooks.', kind: 'link' as const, maxLength: 500 }
+const URL_FIELD = {
+  name: 'url',
+  label: 'URL',
+  hint: 'The address that receives the events, for example https://example.com/hooks.',
+  kind: 'link' as const,
+  maxLength: 500,
+}
 const DESCRIPTION = { name: 'description', label: 'Description', optional: true, maxLength: 500 }
 const EVENTS = { name: 'event_types', label: 'Events sent (none checked: all)' }
 const LABELS = { url: URL_FIELD.label, description: DESCRIPTION.label, event_types: EVENTS.label }
 
 /** The receiver's address refused by the URL check, in plain words. */
 function plainUrlRefusal(detail: string): string {
-  if (detail.includes('not a valid absolute URL')) return 'Enter a full web address starting with https://, for example https://example.com/hooks.'
+  if (detail.includes('not a valid absolute URL'))
+    return 'Enter a full web address starting with https://, for example https://example.com/hooks.'
   if (detail.startsWith('The url must use https')) return 'Use an address starting with https://.'
   if (detail.includes('user information')) return 'Leave out the user name and password; the address must not contain them.'
   if (detail.includes('must not name a port')) return 'Leave out the port number (like :8080); the receiver must answer on the usual port.'
-  if (detail.includes('public internet address')) return 'This address is not on the public internet; use the address of a server others can reach.'
+  if (detail.includes('public internet address'))
+    return 'This address is not on the public internet; use the address of a server others can reach.'
   return detail
 }
 
@@ -59,55 +89,70 @@ interface Deps {
 
 /** The list of endpoints and dead letters, and the form that adds an endpoint (its secret shown once). */
 function listRoutes(app: FastifyInstance, { db, keyring, urlPolicy, fetcher }: Deps) {
-  app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) => listPage(request, reply, formState({ url: '', description: '', event_types: '' })))
+  app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) =>
+    listPage(request, reply, formState({ url: '', description: '', event_types: '' })),
+  )
 
   async function listPage(request: FastifyRequest, reply: FastifyReply, state: FormState) {
     const accountId = request.person.accountId
-    const [{ rows }, dead] = await Promise.all([listEndpoints(db, accountId, 100, 0), listDeadLetters(db, accountId, { limit: 100, offset: 0 })])
+    const [{ rows }, dead] = await Promise.all([
+      listEndpoints(db, accountId, 100, 0),
+      listDeadLetters(db, accountId, { limit: 100, offset: 0 }),
+    ])
     const allowed = WEBHOOKS.allows(request.person.plan)
     const csrf = reply.formToken()
     return reply.page(
       'Webhooks',
       'webhooks',
       html`<h2>Endpoints</h2>
-${rows.length === 0
-  ? html`<p>No endpoints yet.</p>`
-  : dataTable(
-      'Endpoints',
-      ['URL', 'Description', 'Events', 'State'],
-      rows.map((row) => {
-        const e = endpointView(row)
-        return [
-          html`<a href="/app/webhooks/${e.id}"><code>${e.url}</code></a>`,
-          e.description,
-          e.event_types.length ? e.event_types.join(', ') : 'all',
-          e.enabled ? 'enabled' : `disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`,
-        ]
-      }),
-    )}
-${allowed
-  ? html`<h2 id="new-h">Add an endpoint</h2>
+${
+  rows.length === 0
+    ? html`<p>No endpoints yet.</p>`
+    : dataTable(
+        'Endpoints',
+        ['URL', 'Description', 'Events', 'State'],
+        rows.map((row) => {
+          const e = endpointView(row)
+          return [
+            html`<a href="/app/webhooks/${e.id}"><code>${e.url}</code></a>`,
+            e.description,
+            e.event_types.length ? e.event_types.join(', ') : 'all',
+            e.enabled ? 'enabled' : `disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`,
+          ]
+        }),
+      )
+}
+${
+  allowed
+    ? html`<h2 id="new-h">Add an endpoint</h2>
 ${problems(state, LABELS)}
 <form method="post" action="/app/webhooks#new-h" class="card" novalidate aria-labelledby="new-h">${hidden(csrf)}
 ${field(state, URL_FIELD)}
 ${field(state, DESCRIPTION)}
-${checks(state, EVENTS, EVENT_TYPES.map((t) => [t, t] as const))}
+${checks(
+  state,
+  EVENTS,
+  EVENT_TYPES.map((t) => [t, t] as const),
+)}
 <p><button type="submit">Add endpoint</button></p></form>`
-  : html`<p>Webhooks need plan pro or above.</p>`}
+    : html`<p>Webhooks need plan pro or above.</p>`
+}
 <h2 id="dead-h">Dead letters</h2>
-${dead.items.length === 0
-  ? html`<p>No failed deliveries.</p>`
-  : dataTable(
-      'Dead letters',
-      ['Failed', 'Event', 'Attempts', 'Last answer', 'Replay'],
-      dead.items.map((d) => [
-        when(d.failed_at),
-        html`${d.type} <code>${d.event_id}</code>`,
-        d.attempts,
-        `${d.last_status ?? ''} ${d.last_error ?? ''}`.trim(),
-        actionForm(`/app/webhooks/dead-letters/${d.id}/replay`, csrf, `Replay ${d.event_id}`, { kind: 'secondary' }),
-      ]),
-    )}`,
+${
+  dead.items.length === 0
+    ? html`<p>No failed deliveries.</p>`
+    : dataTable(
+        'Dead letters',
+        ['Failed', 'Event', 'Attempts', 'Last answer', 'Replay'],
+        dead.items.map((d) => [
+          when(d.failed_at),
+          html`${d.type} <code>${d.event_id}</code>`,
+          d.attempts,
+          `${d.last_status ?? ''} ${d.last_error ?? ''}`.trim(),
+          actionForm(`/app/webhooks/dead-letters/${d.id}/replay`, csrf, `Replay ${d.event_id}`, { kind: 'secondary' }),
+        ]),
+      )
+}`,
     )
   }
 
@@ -138,7 +183,11 @@ ${dead.items.length === 0
         return listPage(request, reply, { values, errors: wrong })
       }
       const eventTypes = types as EventType[]
-      const { row, secret } = await audited(request, (trx) => createEndpoint(trx, keyring, accountId, { url, description: values.description.trim(), eventTypes }), 200)
+      const { row, secret } = await audited(
+        request,
+        (trx) => createEndpoint(trx, keyring, accountId, { url, description: values.description.trim(), eventTypes }),
+        200,
+      )
       return reply.page(
         'Webhooks',
         'webhooks',
@@ -152,17 +201,20 @@ ${dead.items.length === 0
 
 /** One endpoint: its state, event filter, actions, attempts, the window replay and deletion. */
 function endpointRoute(app: FastifyInstance, { db, keyring, ownEndpoint }: Deps) {
-  app.get<{ Params: { id: string } }>('/webhooks/:id', { config: { operation: 'dashboard.webhooks.get' }, schema: { hide: true, params: Params } }, async (request, reply) => {
-    const row = await ownEndpoint(request.person.accountId, request.params.id)
-    const e = endpointView(row)
-    const attempts = await listAttempts(db, e.id, { limit: 50, offset: 0 }, keyring)
-    const csrf = reply.formToken()
-    const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16)
-    const now = new Date(Date.now() + 60_000).toISOString().slice(0, 16)
-    return reply.page(
-      'Webhook endpoint',
-      'webhooks',
-      html`<p><code class="long">${e.url}</code>${e.description ? html`<br>${e.description}` : ''}</p>
+  app.get<{ Params: { id: string } }>(
+    '/webhooks/:id',
+    { config: { operation: 'dashboard.webhooks.get' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const row = await ownEndpoint(request.person.accountId, request.params.id)
+      const e = endpointView(row)
+      const attempts = await listAttempts(db, e.id, { limit: 50, offset: 0 }, keyring)
+      const csrf = reply.formToken()
+      const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16)
+      const now = new Date(Date.now() + 60_000).toISOString().slice(0, 16)
+      return reply.page(
+        'Webhook endpoint',
+        'webhooks',
+        html`<p><code class="long">${e.url}</code>${e.description ? html`<br>${e.description}` : ''}</p>
 <p>State: <strong>${e.enabled ? 'enabled' : `disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`}</strong>
 ${e.enabled ? actionForm(`/app/webhooks/${e.id}/disable`, csrf, 'Disable', { kind: 'secondary' }) : actionForm(`/app/webhooks/${e.id}/enable`, csrf, 'Enable')}</p>
 <form method="post" action="/app/webhooks/${e.id}" class="card"><input type="hidden" name="_csrf" value="${csrf}">
@@ -175,18 +227,28 @@ ${e.enabled ? actionForm(`/app/webhooks/${e.id}/disable`, csrf, 'Disable', { kin
 <label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" required value="${now}">
 <p><button type="submit">Replay events of this window</button></p></form>
 <h2 id="attempts-h">Attempts</h2>
-${attempts.items.length === 0
-  ? html`<p>No attempts yet.</p>`
-  : dataTable(
-      'Attempts, latest first',
-      ['Time', 'Event', 'Attempt', 'Status', 'Duration', 'Answer'],
-      attempts.items.map((a) => [when(a.attempted_at), a.type, a.attempt, a.status ?? a.error ?? '', `${a.duration_ms} ms`, html`<code class="long">${(a.response ?? '').slice(0, 200)}</code>`]),
-    )}
+${
+  attempts.items.length === 0
+    ? html`<p>No attempts yet.</p>`
+    : dataTable(
+        'Attempts, latest first',
+        ['Time', 'Event', 'Attempt', 'Status', 'Duration', 'Answer'],
+        attempts.items.map((a) => [
+          when(a.attempted_at),
+          a.type,
+          a.attempt,
+          a.status ?? a.error ?? '',
+          `${a.duration_ms} ms`,
+          html`<code class="long">${(a.response ?? '').slice(0, 200)}</code>`,
+        ]),
+      )
+}
 <h2>Delete</h2>
 <p>Deleting the endpoint deletes its deliveries and attempts too.</p>
 ${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'danger', inline: false })}`,
-    )
-  })
+      )
+    },
+  )
 }
 
 /** Changes of an endpoint: its events, enabled or not, deletion. */
@@ -201,19 +263,28 @@ function changeRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const eventTypes = eventTypesOf(request.body.event_types)
       await audited(request, async (trx) => {
-        if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { eventTypes }))) throw new errors.notFound('No such webhook endpoint')
+        if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { eventTypes })))
+          throw new errors.notFound('No such webhook endpoint')
       })
       return reply.redirect(`/app/webhooks/${request.params.id}?done=webhook-updated`, 303)
     },
   )
 
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     app.post<{ Params: { id: string } }>(
       `/webhooks/:id/${action}`,
-      { config: { operation: `dashboard.webhooks.${action}` }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
+      {
+        config: { operation: `dashboard.webhooks.${action}` },
+        preHandler: app.csrfProtection,
+        schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
+      },
       async (request, reply) => {
         await audited(request, async (trx) => {
-          if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { enabled }))) throw new errors.notFound('No such webhook endpoint')
+          if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { enabled })))
+            throw new errors.notFound('No such webhook endpoint')
         })
         return reply.redirect(`/app/webhooks/${request.params.id}?done=webhook-${action}d`, 303)
       },
@@ -222,7 +293,11 @@ function changeRoutes(app: FastifyInstance) {
 
   app.post<{ Params: { id: string } }>(
     '/webhooks/:id/delete',
-    { config: { operation: 'dashboard.webhooks.delete' }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.webhooks.delete' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       await audited(request, async (trx) => {
         if (!(await deleteEndpoint(trx, request.person.accountId, request.params.id))) throw new errors.notFound('No such webhook endpoint')
@@ -236,14 +311,21 @@ function changeRoutes(app: FastifyInstance) {
 function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
   app.post<{ Params: { id: string } }>(
     '/webhooks/:id/rotate-secret',
-    { config: { operation: 'dashboard.webhooks.rotateSecret' }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.webhooks.rotateSecret' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       const rotated = await audited(
         request,
         async (trx) => {
           const result = await rotateSecret(trx, keyring, request.person.accountId, request.params.id)
           if (!result) throw new errors.notFound('No such webhook endpoint')
-          if ('overlapUntil' in result) throw new errors.rotationInProgress(`The previous secret still signs until ${when(result.overlapUntil)}; rotate again after that`)
+          if ('overlapUntil' in result)
+            throw new errors.rotationInProgress(
+              `The previous secret still signs until ${when(result.overlapUntil)}; rotate again after that`,
+            )
           return result
         },
         200,
@@ -260,7 +342,11 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
 
   app.post<{ Params: { id: string } }>(
     '/webhooks/:id/test',
-    { config: { operation: 'dashboard.webhooks.test' }, preHandler: app.csrfProtection, schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.webhooks.test' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       await audited(request, async (trx) => {
         const endpoint = await findEndpoint(trx, request.person.accountId, request.params.id)
@@ -280,14 +366,22 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
     {
       config: { operation: 'dashboard.webhooks.replay' },
       preHandler: app.csrfProtection,
-      schema: { hide: true, params: Params, body: Type.Object({ ...Form, since: Type.String({ maxLength: 40 }), until: Type.String({ maxLength: 40 }) }, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        params: Params,
+        body: Type.Object(
+          { ...Form, since: Type.String({ maxLength: 40 }), until: Type.String({ maxLength: 40 }) },
+          { additionalProperties: false },
+        ),
+      },
     },
     async (request, reply) => {
       // datetime-local fields carry no zone; the form says UTC.
       const since = new Date(`${request.body.since}Z`)
       const until = new Date(`${request.body.until}Z`)
       if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) throw new errors.validationFailed('Give both times of the window')
-      if (until <= since || until.getTime() - since.getTime() > MAX_WINDOW_MS) throw new errors.validationFailed('The window must end after it starts and span at most 30 days')
+      if (until <= since || until.getTime() - since.getTime() > MAX_WINDOW_MS)
+        throw new errors.validationFailed('The window must end after it starts and span at most 30 days')
       const endpoint = await ownEndpoint(request.person.accountId, request.params.id)
       await audited(request, (trx) => replayWindow(trx, endpoint.account_id, endpoint.id, since, until))
       return reply.redirect(`/app/webhooks/${endpoint.id}?done=window-replayed`, 303)
@@ -299,7 +393,11 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
     {
       config: { operation: 'dashboard.webhooks.replayDeadLetter' },
       preHandler: app.csrfProtection,
-      schema: { hide: true, params: Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,80}$' }) }), body: Type.Object(Form, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        params: Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,80}$' }) }),
+        body: Type.Object(Form, { additionalProperties: false }),
+      },
     },
     async (request, reply) => {
       await audited(request, async (trx) => {

@@ -1,5 +1,5 @@
 /*! Web Presence sales assistant widget. One script tag: <script src="{base_url}/widget.js" defer></script> */
-(() => {
+;(() => {
   'use strict'
   const script = document.currentScript
   if (!script || window.__wpsWidget) return
@@ -13,9 +13,87 @@
   const POLL_MS = 5000
 
   const TEXTS = {
-    en: { open: 'Chat with us', close: 'Close chat', title: 'Assistant', send: 'Send', input: 'Your message', typing: 'Typing…', failed: 'The message could not be sent.', retry: 'Retry', unavailable: 'The assistant is not available right now.', email: 'Email', name: 'Name (optional)', note: 'Message (optional)', consent: 'I agree', submit: 'Send my details', thanks: 'Thank you, we will get back to you.', erase: 'Erase conversation', erased: 'The conversation was erased.', requested: 'A person from the team has been asked to join.', active: 'A person from the team is in this chat.', resolved: 'The team member has left the chat.', operator: 'Team', you: 'You', book: 'Book a time', leadTitle: 'Leave your contact details', dismiss: 'No thanks' },
-    de: { open: 'Mit uns chatten', close: 'Chat schließen', title: 'Assistent', send: 'Senden', input: 'Ihre Nachricht', typing: 'Schreibt…', failed: 'Die Nachricht konnte nicht gesendet werden.', retry: 'Erneut senden', unavailable: 'Der Assistent ist gerade nicht erreichbar.', email: 'E-Mail', name: 'Name (optional)', note: 'Nachricht (optional)', consent: 'Ich bin einverstanden', submit: 'Angaben senden', thanks: 'Danke, wir melden uns bei Ihnen.', erase: 'Unterhaltung löschen', erased: 'Die Unterhaltung wurde gelöscht.', requested: 'Ein Mensch aus dem Team wurde dazugebeten.', active: 'Ein Mensch aus dem Team ist im Chat.', resolved: 'Das Teammitglied hat den Chat verlassen.', operator: 'Team', you: 'Sie', book: 'Termin buchen', leadTitle: 'Kontaktdaten hinterlassen', dismiss: 'Nein, danke' },
-    fr: { open: 'Discuter avec nous', close: 'Fermer la discussion', title: 'Assistant', send: 'Envoyer', input: 'Votre message', typing: 'Rédaction…', failed: "Le message n'a pas pu être envoyé.", retry: 'Réessayer', unavailable: "L'assistant n'est pas disponible pour le moment.", email: 'E-mail', name: 'Nom (facultatif)', note: 'Message (facultatif)', consent: "J'accepte", submit: 'Envoyer mes coordonnées', thanks: 'Merci, nous revenons vers vous.', erase: 'Effacer la conversation', erased: 'La conversation a été effacée.', requested: "Une personne de l'équipe a été invitée à rejoindre la discussion.", active: "Une personne de l'équipe participe à la discussion.", resolved: "Le membre de l'équipe a quitté la discussion.", operator: 'Équipe', you: 'Vous', book: 'Réserver un créneau', leadTitle: 'Laisser vos coordonnées', dismiss: 'Non merci' },
+    en: {
+      open: 'Chat with us',
+      close: 'Close chat',
+      title: 'Assistant',
+      send: 'Send',
+      input: 'Your message',
+      typing: 'Typing…',
+      failed: 'The message could not be sent.',
+      retry: 'Retry',
+      unavailable: 'The assistant is not available right now.',
+      email: 'Email',
+      name: 'Name (optional)',
+      note: 'Message (optional)',
+      consent: 'I agree',
+      submit: 'Send my details',
+      thanks: 'Thank you, we will get back to you.',
+      erase: 'Erase conversation',
+      erased: 'The conversation was erased.',
+      requested: 'A person from the team has been asked to join.',
+      active: 'A person from the team is in this chat.',
+      resolved: 'The team member has left the chat.',
+      operator: 'Team',
+      you: 'You',
+      book: 'Book a time',
+      leadTitle: 'Leave your contact details',
+      dismiss: 'No thanks',
+    },
+    de: {
+      open: 'Mit uns chatten',
+      close: 'Chat schließen',
+      title: 'Assistent',
+      send: 'Senden',
+      input: 'Ihre Nachricht',
+      typing: 'Schreibt…',
+      failed: 'Die Nachricht konnte nicht gesendet werden.',
+      retry: 'Erneut senden',
+      unavailable: 'Der Assistent ist gerade nicht erreichbar.',
+      email: 'E-Mail',
+      name: 'Name (optional)',
+      note: 'Nachricht (optional)',
+      consent: 'Ich bin einverstanden',
+      submit: 'Angaben senden',
+      thanks: 'Danke, wir melden uns bei Ihnen.',
+      erase: 'Unterhaltung löschen',
+      erased: 'Die Unterhaltung wurde gelöscht.',
+      requested: 'Ein Mensch aus dem Team wurde dazugebeten.',
+      active: 'Ein Mensch aus dem Team ist im Chat.',
+      resolved: 'Das Teammitglied hat den Chat verlassen.',
+      operator: 'Team',
+      you: 'Sie',
+      book: 'Termin buchen',
+      leadTitle: 'Kontaktdaten hinterlassen',
+      dismiss: 'Nein, danke',
+    },
+    fr: {
+      open: 'Discuter avec nous',
+      close: 'Fermer la discussion',
+      title: 'Assistant',
+      send: 'Envoyer',
+      input: 'Votre message',
+      typing: 'Rédaction…',
+      failed: "Le message n'a pas pu être envoyé.",
+      retry: 'Réessayer',
+      unavailable: "L'assistant n'est pas disponible pour le moment.",
+      email: 'E-mail',
+      name: 'Nom (facultatif)',
+      note: 'Message (facultatif)',
+      consent: "J'accepte",
+      submit: 'Envoyer mes coordonnées',
+      thanks: 'Merci, nous revenons vers vous.',
+      erase: 'Effacer la conversation',
+      erased: 'La conversation a été effacée.',
+      requested: "Une personne de l'équipe a été invitée à rejoindre la discussion.",
+      active: "Une personne de l'équipe participe à la discussion.",
+      resolved: "Le membre de l'équipe a quitté la discussion.",
+      operator: 'Équipe',
+      you: 'Vous',
+      book: 'Réserver un créneau',
+      leadTitle: 'Laisser vos coordonnées',
+      dismiss: 'Non merci',
+    },
   }
   const pageLocale = (document.documentElement.lang || navigator.language || 'en').slice(0, 2).toLowerCase()
   let locale = TEXTS[pageLocale] ? pageLocale : 'en'
@@ -59,10 +137,18 @@ form.lead .consent{font-size:13px;font-weight:400}
 
   // ── State kept across page loads: the session capability only, never the transcript.
   const saved = () => {
-    try { return JSON.parse(localStorage.getItem(storeKey) || 'null') } catch { return null }
+    try {
+      return JSON.parse(localStorage.getItem(storeKey) || 'null')
+    } catch {
+      return null
+    }
   }
   const save = (value) => {
-    try { value ? localStorage.setItem(storeKey, JSON.stringify(value)) : localStorage.removeItem(storeKey) } catch { /* private mode */ }
+    try {
+      value ? localStorage.setItem(storeKey, JSON.stringify(value)) : localStorage.removeItem(storeKey)
+    } catch {
+      /* private mode */
+    }
   }
 
   let session = null // bootstrap answer
@@ -73,13 +159,21 @@ form.lead .consent{font-size:13px;font-weight:400}
   let visitorSpoke = false
 
   const post = async (path, body, method = 'POST', keepalive = false) => {
-    const res = await fetch(API + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'omit', keepalive })
+    const res = await fetch(API + path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      keepalive,
+    })
     const data = res.status === 204 ? null : await res.json().catch(() => null)
     return { status: res.status, data }
   }
   const capability = () => ({ session_id: session.session_id, session_token: session.session_token })
   // keepalive: a click on a link leaves the page, and the event must still arrive.
-  const event = (type) => { if (session) post('/event', { ...capability(), type }, 'POST', true).catch(() => {}) }
+  const event = (type) => {
+    if (session) post('/event', { ...capability(), type }, 'POST', true).catch(() => {})
+  }
   const turnId = () => {
     const bytes = crypto.getRandomValues(new Uint8Array(16))
     return 't_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -113,8 +207,17 @@ form.lead .consent{font-size:13px;font-weight:400}
   const chatForm = el('form', { class: 'chat' }, inputLabel, input, sendBtn)
   const leadSlot = el('div')
   const leadLink = el('button', { class: 'link', type: 'button', hidden: true })
-  const panel = el('div', { class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'wps-title', hidden: true },
-    el('header', {}, title, eraseBtn, closeBtn), log, chips, leadSlot, chatForm, el('div', { class: 'row' }, leadLink), status)
+  const panel = el(
+    'div',
+    { class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'wps-title', hidden: true },
+    el('header', {}, title, eraseBtn, closeBtn),
+    log,
+    chips,
+    leadSlot,
+    chatForm,
+    el('div', { class: 'row' }, leadLink),
+    status,
+  )
   root.append(style, launcher, panel)
 
   const relabel = () => {
@@ -140,7 +243,19 @@ form.lead .consent{font-size:13px;font-weight:400}
     log.scrollTop = log.scrollHeight
   }
   const setSuggestions = (list) => {
-    chips.replaceChildren(...(list || []).map((s) => el('button', { class: 'chip', type: 'button', text: s.label, onclick: () => { event('suggestion_clicked'); send(s.prompt) } })))
+    chips.replaceChildren(
+      ...(list || []).map((s) =>
+        el('button', {
+          class: 'chip',
+          type: 'button',
+          text: s.label,
+          onclick: () => {
+            event('suggestion_clicked')
+            send(s.prompt)
+          },
+        }),
+      ),
+    )
   }
 
   let handoffState = 'none'
@@ -172,7 +287,22 @@ form.lead .consent{font-size:13px;font-weight:400}
     if (action.type === 'navigate') {
       log.append(el('div', { class: 'note' }, el('a', { href: action.href, onclick: () => event('action_clicked'), text: action.href })))
     } else if (action.type === 'open_booking') {
-      log.append(el('div', { class: 'note' }, el('a', { href: action.url, target: '_blank', rel: 'noopener', onclick: () => { event('action_clicked'); event('booking_opened') }, text: t('book') })))
+      log.append(
+        el(
+          'div',
+          { class: 'note' },
+          el('a', {
+            href: action.url,
+            target: '_blank',
+            rel: 'noopener',
+            onclick: () => {
+              event('action_clicked')
+              event('booking_opened')
+            },
+            text: t('book'),
+          }),
+        ),
+      )
     } else if (action.type === 'capture_lead') {
       showLeadForm()
     }
@@ -185,18 +315,46 @@ form.lead .consent{font-size:13px;font-weight:400}
     const name = el('input', { type: 'text', id: 'wps-name', maxlength: '200', autocomplete: 'name' })
     const note = el('textarea', { id: 'wps-note', maxlength: '1000', rows: '2' })
     const agree = el('input', { type: 'checkbox', id: 'wps-consent', required: true })
-    const form = el('form', { class: 'lead', 'aria-label': t('leadTitle') },
+    const form = el(
+      'form',
+      { class: 'lead', 'aria-label': t('leadTitle') },
       el('strong', { text: t('leadTitle') }),
-      el('label', { for: 'wps-email', text: t('email') }), email,
-      el('label', { for: 'wps-name', text: t('name') }), name,
-      el('label', { for: 'wps-note', text: t('note') }), note,
-      el('label', { class: 'consent', for: 'wps-consent' }, agree, ` ${consent.text} `, el('a', { href: consent.privacy.url, target: '_blank', rel: 'noopener', text: consent.privacy.label })),
-      el('div', { class: 'row' },
-        el('button', { class: 'link', type: 'button', text: t('dismiss'), onclick: () => { leadSlot.replaceChildren(); input.focus() } }),
-        el('button', { class: 'primary', type: 'submit', text: t('submit') })))
+      el('label', { for: 'wps-email', text: t('email') }),
+      email,
+      el('label', { for: 'wps-name', text: t('name') }),
+      name,
+      el('label', { for: 'wps-note', text: t('note') }),
+      note,
+      el(
+        'label',
+        { class: 'consent', for: 'wps-consent' },
+        agree,
+        ` ${consent.text} `,
+        el('a', { href: consent.privacy.url, target: '_blank', rel: 'noopener', text: consent.privacy.label }),
+      ),
+      el(
+        'div',
+        { class: 'row' },
+        el('button', {
+          class: 'link',
+          type: 'button',
+          text: t('dismiss'),
+          onclick: () => {
+            leadSlot.replaceChildren()
+            input.focus()
+          },
+        }),
+        el('button', { class: 'primary', type: 'submit', text: t('submit') }),
+      ),
+    )
     form.addEventListener('submit', async (e) => {
       e.preventDefault()
-      const payload = { email: email.value.trim(), consent: agree.checked, consent_version: consent.version, consent_digest: consent.digest }
+      const payload = {
+        email: email.value.trim(),
+        consent: agree.checked,
+        consent_version: consent.version,
+        consent_digest: consent.digest,
+      }
       if (name.value.trim()) payload.name = name.value.trim()
       if (note.value.trim()) payload.note = note.value.trim()
       const res = await post('/event', { ...capability(), type: 'lead_submitted', payload }).catch(() => null)
@@ -219,14 +377,20 @@ form.lead .consent{font-size:13px;font-weight:400}
     try {
       if (stored) {
         res = await post('/bootstrap', { ...stored, url: pageUrl() })
-        if (res.status === 404 || res.status === 400) { save(null); res = null }
+        if (res.status === 404 || res.status === 400) {
+          save(null)
+          res = null
+        }
       }
       if (!res) res = await post('/bootstrap', { url: pageUrl(), ...(TEXTS[pageLocale] ? { locale: pageLocale } : {}) })
     } catch {
       res = null
     }
     if (!res || res.status !== 200) {
-      if (res?.status === 404) { host.remove(); return false } // no assistant on this site
+      if (res?.status === 404) {
+        host.remove()
+        return false
+      } // no assistant on this site
       addNote(t('unavailable'))
       return true
     }
@@ -248,7 +412,10 @@ form.lead .consent{font-size:13px;font-weight:400}
   const send = async (text, retry) => {
     text = (text || '').trim()
     if (!text || sending) return
-    if (!session) { addNote(t('unavailable')); return }
+    if (!session) {
+      addNote(t('unavailable'))
+      return
+    }
     sending = true
     sendBtn.disabled = true
     setSuggestions([])
@@ -277,7 +444,15 @@ form.lead .consent{font-size:13px;font-weight:400}
     } catch {
       // A network error: the same turn_id goes again, so the service stores it at most once.
       pending = turn
-      const again = el('button', { class: 'chip', type: 'button', text: t('retry'), onclick: () => { again.parentElement.remove(); send(pending.text, pending) } })
+      const again = el('button', {
+        class: 'chip',
+        type: 'button',
+        text: t('retry'),
+        onclick: () => {
+          again.parentElement.remove()
+          send(pending.text, pending)
+        },
+      })
       log.append(el('div', { class: 'note' }, t('failed') + ' ', again))
     } finally {
       sending = false
@@ -307,25 +482,44 @@ form.lead .consent{font-size:13px;font-weight:400}
     event(visitorSpoke ? 'assistant_closed' : 'assistant_dismissed')
     launcher.focus() // focus goes back to the control that opened the panel
   }
-  const focusables = () => Array.from(panel.querySelectorAll('button,input,textarea,a[href]')).filter((n) => !n.disabled && n.offsetParent !== null)
+  const focusables = () =>
+    Array.from(panel.querySelectorAll('button,input,textarea,a[href]')).filter((n) => !n.disabled && n.offsetParent !== null)
   panel.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') { e.preventDefault(); close(); return }
+    if (e.key === 'Escape') {
+      e.preventDefault()
+      close()
+      return
+    }
     if (e.key !== 'Tab') return
     const list = focusables()
     if (list.length === 0) return
     const first = list[0]
     const last = list[list.length - 1]
     const active = root.activeElement
-    if (e.shiftKey && active === first) { e.preventDefault(); last.focus() } else if (!e.shiftKey && active === last) { e.preventDefault(); first.focus() }
+    if (e.shiftKey && active === first) {
+      e.preventDefault()
+      last.focus()
+    } else if (!e.shiftKey && active === last) {
+      e.preventDefault()
+      first.focus()
+    }
   })
   launcher.addEventListener('click', open)
   leadLink.addEventListener('click', () => showLeadForm())
   closeBtn.addEventListener('click', close)
-  chatForm.addEventListener('submit', (e) => { e.preventDefault(); const text = input.value; input.value = ''; send(text) })
+  chatForm.addEventListener('submit', (e) => {
+    e.preventDefault()
+    const text = input.value
+    input.value = ''
+    send(text)
+  })
   eraseBtn.addEventListener('click', async () => {
     if (!session) return
     const res = await post('/bootstrap', capability(), 'DELETE').catch(() => null)
-    if (res?.status !== 204) { addNote(t('failed')); return }
+    if (res?.status !== 204) {
+      addNote(t('failed'))
+      return
+    }
     save(null)
     session = null
     pending = null

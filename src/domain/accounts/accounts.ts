@@ -16,7 +16,12 @@ export async function accountById(db: Db, id: string): Promise<AccountRow | unde
 
 /** The account of the person with this email (looked up by the keyed hash, never in clear). */
 export async function accountByEmailHash(db: Db, emailHash: string): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').innerJoin('users', 'users.account_id', 'accounts.id').selectAll('accounts').where('users.email_hash', '=', emailHash).executeTakeFirst()
+  return db
+    .selectFrom('accounts')
+    .innerJoin('users', 'users.account_id', 'accounts.id')
+    .selectAll('accounts')
+    .where('users.email_hash', '=', emailHash)
+    .executeTakeFirst()
 }
 
 export interface AccountSummary {
@@ -42,7 +47,14 @@ export async function listAccounts(db: Db, keyring: Keyring): Promise<AccountSum
   for (const row of rows) {
     if (seen.has(row.id)) continue
     const email = row.email_sealed && row.user_id ? keyring.open(row.email_sealed, `users.email:${row.user_id}`) : null
-    seen.set(row.id, { id: row.id, email, plan: row.plan, quota_override: row.quota_override, add_ons: {}, created_at: row.created_at.toISOString() })
+    seen.set(row.id, {
+      id: row.id,
+      email,
+      plan: row.plan,
+      quota_override: row.quota_override,
+      add_ons: {},
+      created_at: row.created_at.toISOString(),
+    })
   }
   const addOns = await addOnsOfAccounts(db, [...seen.keys()])
   return [...seen.values()].map((account) => ({ ...account, add_ons: addOns.get(account.id) ?? {} }))
@@ -52,12 +64,19 @@ export async function listAccounts(db: Db, keyring: Keyring): Promise<AccountSum
  * Changes an account; undefined when there is no such account. A plan change deletes nothing: the
  * sites' assistants follow what the new plan offers of the account's add-ons.
  */
-export async function updateAccount(db: Db, id: string, change: { plan?: Plan; quotaOverride?: number | null }): Promise<AccountRow | undefined> {
+export async function updateAccount(
+  db: Db,
+  id: string,
+  change: { plan?: Plan; quotaOverride?: number | null },
+): Promise<AccountRow | undefined> {
   accountChanged(id)
   return withTransaction(db, async (trx) => {
     const row = await trx
       .updateTable('accounts')
-      .set({ ...(change.plan ? { plan: change.plan } : {}), ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}) })
+      .set({
+        ...(change.plan ? { plan: change.plan } : {}),
+        ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}),
+      })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst()

@@ -17,7 +17,12 @@ function quantitiesOf(rows: ReadonlyArray<{ add_on: string; quantity: number }>)
 /** The add-ons switched on for each of these accounts (accounts without any are absent). */
 export async function addOnsOfAccounts(db: Db, accountIds: readonly string[]): Promise<Map<string, AddOnQuantities>> {
   if (accountIds.length === 0) return new Map()
-  const rows = await db.selectFrom('account_add_ons').select(['account_id', 'add_on', 'quantity']).where('account_id', 'in', accountIds).orderBy('add_on').execute()
+  const rows = await db
+    .selectFrom('account_add_ons')
+    .select(['account_id', 'add_on', 'quantity'])
+    .where('account_id', 'in', accountIds)
+    .orderBy('add_on')
+    .execute()
   const byAccount = new Map<string, AddOnQuantities>()
   for (const row of rows) byAccount.set(row.account_id, { ...byAccount.get(row.account_id), ...quantitiesOf([row]) })
   return byAccount
@@ -79,15 +84,23 @@ export interface AccountAddOns {
 export async function setAddOn(db: Db, change: AddOnChange): Promise<AccountAddOns | undefined> {
   const terms = addOnTerms(change.addOn)
   if (change.quantity !== undefined) {
-    if (!Number.isInteger(change.quantity) || change.quantity < 1 || change.quantity > MAX_QUANTITY) throw new errors.validationFailed(`The quantity must be a whole number from 1 to ${MAX_QUANTITY}`)
+    if (!Number.isInteger(change.quantity) || change.quantity < 1 || change.quantity > MAX_QUANTITY)
+      throw new errors.validationFailed(`The quantity must be a whole number from 1 to ${MAX_QUANTITY}`)
     if (!terms.perUnit && change.quantity !== 1) throw new errors.validationFailed(`The ${terms.name} add-on has no quantity`)
     if (!change.on) throw new errors.validationFailed('A quantity is given only when switching an add-on on')
   }
   return withTransaction(db, async (trx) => {
-    const account = await trx.selectFrom('accounts').select(['id', 'plan']).where('id', '=', change.accountId).forUpdate().executeTakeFirst()
+    const account = await trx
+      .selectFrom('accounts')
+      .select(['id', 'plan'])
+      .where('id', '=', change.accountId)
+      .forUpdate()
+      .executeTakeFirst()
     if (!account) return undefined
     if (change.on && !addOnAvailable(account.plan, change.addOn)) {
-      throw new errors.planRequired(`The account ${account.id} is on plan ${account.plan}; the ${terms.name} add-on is available from plan ${terms.availableFrom}`)
+      throw new errors.planRequired(
+        `The account ${account.id} is on plan ${account.plan}; the ${terms.name} add-on is available from plan ${terms.availableFrom}`,
+      )
     }
     if (change.on) {
       const quantity = change.quantity ?? 1
@@ -101,7 +114,8 @@ export async function setAddOn(db: Db, change: AddOnChange): Promise<AccountAddO
     }
     const rows = await trx.selectFrom('account_add_ons').select(['add_on', 'quantity']).where('account_id', '=', account.id).execute()
     const addOns = quantitiesOf(rows)
-    if (change.addOn === 'ai_sales_assistant') await syncAssistantIncluded(trx, account.id, accountEntitlements(account.plan, addOns).assistant)
+    if (change.addOn === 'ai_sales_assistant')
+      await syncAssistantIncluded(trx, account.id, accountEntitlements(account.plan, addOns).assistant)
     return { accountId: account.id, plan: account.plan, addOns }
   })
 }

@@ -90,7 +90,13 @@ export function tokenHolder(member: { role: string; userId: string | null }): st
   return member.role === 'owner' ? undefined : (member.userId ?? undefined)
 }
 
-export async function listApiTokens(db: Db, accountId: string, limit: number, offset: number, holder?: string): Promise<{ rows: ApiToken[]; total: number }> {
+export async function listApiTokens(
+  db: Db,
+  accountId: string,
+  limit: number,
+  offset: number,
+  holder?: string,
+): Promise<{ rows: ApiToken[]; total: number }> {
   let base = db.selectFrom('api_tokens').where('account_id', '=', accountId).where('revoked_at', 'is', null)
   if (holder) base = base.where('user_id', '=', holder)
   const [rows, count] = await Promise.all([
@@ -101,8 +107,19 @@ export async function listApiTokens(db: Db, accountId: string, limit: number, of
 }
 
 /** A live token of the account (of `holder` only, when given), locked for a change when `forUpdate`. */
-export async function findApiToken(db: Db, accountId: string, id: string, forUpdate = false, holder?: string): Promise<ApiTokenRow | undefined> {
-  let query = db.selectFrom('api_tokens').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('revoked_at', 'is', null)
+export async function findApiToken(
+  db: Db,
+  accountId: string,
+  id: string,
+  forUpdate = false,
+  holder?: string,
+): Promise<ApiTokenRow | undefined> {
+  let query = db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
   if (holder) query = query.where('user_id', '=', holder)
   if (forUpdate) query = query.forUpdate()
   return query.executeTakeFirst()
@@ -123,7 +140,11 @@ export function forgetApiToken(id: string): void {
  * (0 ends it now). A secret replaced earlier and still in its grace period is dropped: at most
  * two secrets are valid at a time.
  */
-export async function rotateApiToken(db: Db, id: string, graceSeconds: number): Promise<{ token: ApiToken; secret: string; row: ApiTokenRow }> {
+export async function rotateApiToken(
+  db: Db,
+  id: string,
+  graceSeconds: number,
+): Promise<{ token: ApiToken; secret: string; row: ApiTokenRow }> {
   forgetApiToken(id)
   const secret = newSecret(id)
   const row = await db
@@ -139,9 +160,7 @@ export async function rotateApiToken(db: Db, id: string, graceSeconds: number): 
   return { token: toApiToken(row), secret, row }
 }
 
-export type SecretCheck =
-  | { ok: true; token: ApiTokenRow }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' }
+export type SecretCheck = { ok: true; token: ApiTokenRow } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' }
 
 export function looksLikeApiToken(value: string): boolean {
   return value.startsWith('wps_')
@@ -161,7 +180,11 @@ export function checkApiToken(row: ApiTokenRow | undefined, presented: string, n
   if (!row) return { ok: false, reason: 'unknown' }
   const hash = sha256Hex(presented)
   const current = safeEqual(hash, row.secret_hash)
-  const previous = row.previous_secret_hash !== null && safeEqual(hash, row.previous_secret_hash) && row.previous_expires_at !== null && row.previous_expires_at > now
+  const previous =
+    row.previous_secret_hash !== null &&
+    safeEqual(hash, row.previous_secret_hash) &&
+    row.previous_expires_at !== null &&
+    row.previous_expires_at > now
   if (!current && !previous) return { ok: false, reason: 'unknown' }
   if (row.revoked_at) return { ok: false, reason: 'revoked' }
   if (row.expires_at && row.expires_at <= now) return { ok: false, reason: 'expired' }
@@ -171,6 +194,11 @@ export function checkApiToken(row: ApiTokenRow | undefined, presented: string, n
 /** Records when tokens were last used, many at once (written in batches, not per request). */
 export async function touchApiTokens(db: Db, usedAt: Map<string, Date>): Promise<void> {
   for (const [id, at] of usedAt) {
-    await db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', id).where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)])).execute()
+    await db
+      .updateTable('api_tokens')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute()
   }
 }

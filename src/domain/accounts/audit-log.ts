@@ -99,7 +99,13 @@ export interface AuditFilter {
 }
 
 /** One account's records, newest first; the total of an unfiltered or time-filtered list comes from the day counts. */
-export async function listAuditRecords(db: Db, accountId: string, filter: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
+export async function listAuditRecords(
+  db: Db,
+  accountId: string,
+  filter: AuditFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AuditRow[]; total: number }> {
   let base = db.selectFrom('audit_log').where('account_id', '=', accountId)
   if (filter.since) base = base.where('at', '>=', filter.since)
   if (filter.until) base = base.where('at', '<', filter.until)

@@ -39,7 +39,10 @@ export interface Invitation {
   expires_at: string
 }
 
-export function invitationState(row: Pick<InvitationRow, 'accepted_at' | 'withdrawn_at' | 'expires_at'>, now = new Date()): InvitationState {
+export function invitationState(
+  row: Pick<InvitationRow, 'accepted_at' | 'withdrawn_at' | 'expires_at'>,
+  now = new Date(),
+): InvitationState {
   if (row.accepted_at) return 'accepted'
   if (row.withdrawn_at) return 'withdrawn'
   return row.expires_at <= now ? 'expired' : 'pending'
@@ -122,7 +125,9 @@ export async function inviteMember(trx: Db, deps: InvitationDeps, input: NewInvi
     .where('created_at', '>', new Date(Date.now() - MAILS_WINDOW_SECONDS * 1000))
     .executeTakeFirstOrThrow()
   if (Number(recent.n) >= MAILS_PER_ADDRESS) {
-    throw withHeaders(new errors.rateLimited(`${email} was invited ${MAILS_PER_ADDRESS} times in the last hour; try again later`), { 'retry-after': String(MAILS_WINDOW_SECONDS) })
+    throw withHeaders(new errors.rateLimited(`${email} was invited ${MAILS_PER_ADDRESS} times in the last hour; try again later`), {
+      'retry-after': String(MAILS_WINDOW_SECONDS),
+    })
   }
   await trx
     .updateTable('account_invitations')
@@ -150,7 +155,10 @@ export async function inviteMember(trx: Db, deps: InvitationDeps, input: NewInvi
     .returningAll()
     .executeTakeFirstOrThrow()
   const inviter = await personEmail(trx, deps.keyring, input.invitedBy)
-  return { invitation: toInvitation(deps.keyring, row), mail: { to: email, ...invitationMail(deps.baseUrl, secret, { inviter, role: input.role, expiresAt: row.expires_at }) } }
+  return {
+    invitation: toInvitation(deps.keyring, row),
+    mail: { to: email, ...invitationMail(deps.baseUrl, secret, { inviter, role: input.role, expiresAt: row.expires_at }) },
+  }
 }
 
 /**
@@ -163,7 +171,12 @@ export async function mailInvitation(db: Db, mailer: Mailer, invited: NewlyInvit
     await mailer.send(invited.mail)
     return invited.invitation
   } catch {
-    await db.updateTable('account_invitations').set({ withdrawn_at: new Date() }).where('id', '=', invited.invitation.id).where('accepted_at', 'is', null).execute()
+    await db
+      .updateTable('account_invitations')
+      .set({ withdrawn_at: new Date() })
+      .where('id', '=', invited.invitation.id)
+      .where('accepted_at', 'is', null)
+      .execute()
     throw new errors.serviceUnavailable('The invitation mail could not be sent; nothing was kept. Try again in a moment')
   }
 }
@@ -174,7 +187,11 @@ const ROLE_WORDS: Record<Role, string> = {
   viewer: 'a viewer (reading only)',
 }
 
-export function invitationMail(baseUrl: string, secret: string, about: { inviter: string | null; role: Role; expiresAt: Date }): { subject: string; text: string } {
+export function invitationMail(
+  baseUrl: string,
+  secret: string,
+  about: { inviter: string | null; role: Role; expiresAt: Date },
+): { subject: string; text: string } {
   const who = about.inviter ?? 'The owner of a Web Presence account'
   return {
     subject: `${who} invites you to their Web Presence account`,
@@ -247,10 +264,19 @@ export class InvitationUnusable extends Error {
  * Throws InvitationUnusable when the link is used, withdrawn, expired or meant for another address,
  * 403 plan_limit when every seat is taken. Answers the account and the role.
  */
-export async function acceptInvitation(db: Db, secret: string, person: { userId: string; emailHash: string }): Promise<{ accountId: string; role: Role }> {
+export async function acceptInvitation(
+  db: Db,
+  secret: string,
+  person: { userId: string; emailHash: string },
+): Promise<{ accountId: string; role: Role }> {
   if (!SECRET.test(secret)) throw new InvitationUnusable('unknown')
   return withTransaction(db, async (trx) => {
-    const row = await trx.selectFrom('account_invitations').selectAll().where('secret_hash', '=', sha256Hex(secret)).forUpdate().executeTakeFirst()
+    const row = await trx
+      .selectFrom('account_invitations')
+      .selectAll()
+      .where('secret_hash', '=', sha256Hex(secret))
+      .forUpdate()
+      .executeTakeFirst()
     if (!row) throw new InvitationUnusable('unknown')
     const state = invitationState(row)
     if (state !== 'pending') throw new InvitationUnusable(state)
@@ -258,7 +284,11 @@ export async function acceptInvitation(db: Db, secret: string, person: { userId:
     const already = await roleOf(trx, row.account_id, person.userId)
     if (!already) await assertSeatForMember(trx, row.account_id)
     const role = already ?? (await addMember(trx, row.account_id, person.userId, row.role))
-    await trx.updateTable('account_invitations').set({ accepted_at: new Date(), accepted_by: person.userId }).where('id', '=', row.id).execute()
+    await trx
+      .updateTable('account_invitations')
+      .set({ accepted_at: new Date(), accepted_by: person.userId })
+      .where('id', '=', row.id)
+      .execute()
     return { accountId: row.account_id, role }
   })
 }

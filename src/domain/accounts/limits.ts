@@ -20,7 +20,11 @@ async function limitsOf(db: Db, accountId: string, lock: boolean): Promise<Accou
 }
 
 async function countSites(db: Db, accountId: string): Promise<number> {
-  const row = await db.selectFrom('sites').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('sites')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -72,7 +76,9 @@ export async function assertOwnDomainAllowed(trx: Db, siteId: string): Promise<v
   const accountId = site.account_id
   const ownFrom = cheapestPlan((e) => e.ownDomains !== 0)
   if (limits.ownDomains === 0) {
-    throw new errors.planRequired(`The account ${accountId} is on plan ${limits.plan}, which does not allow own domains (its sites live on their platform subdomain); plan ${ownFrom} and above allow them`)
+    throw new errors.planRequired(
+      `The account ${accountId} is on plan ${limits.plan}, which does not allow own domains (its sites live on their platform subdomain); plan ${ownFrom} and above allow them`,
+    )
   }
   if (limits.ownDomains === null) return
   const row = await trx
@@ -111,7 +117,15 @@ export async function assertMayPublish(db: Db, siteId: string): Promise<void> {
     .where('me.id', '=', site.id)
     .select((eb) => [
       eb.fn.countAll<string>().as('total'),
-      eb.fn.countAll<string>().filterWhere((w) => w.or([w('s.created_at', '<', w.ref('me.created_at')), w.and([w('s.created_at', '=', w.ref('me.created_at')), w('s.id', '<', w.ref('me.id'))])])).as('older'),
+      eb.fn
+        .countAll<string>()
+        .filterWhere((w) =>
+          w.or([
+            w('s.created_at', '<', w.ref('me.created_at')),
+            w.and([w('s.created_at', '=', w.ref('me.created_at')), w('s.id', '<', w.ref('me.id'))]),
+          ]),
+        )
+        .as('older'),
     ])
     .executeTakeFirstOrThrow()
   const total = Number(row.total)

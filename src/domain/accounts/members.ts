@@ -50,12 +50,22 @@ export async function listMembers(db: Db, keyring: Keyring, accountId: string): 
     .orderBy('account_members.created_at')
     .orderBy('account_members.seq')
     .execute()
-  return rows.map((row) => ({ id: row.id, email: keyring.open(row.email_sealed, `users.email:${row.id}`), role: row.role, created_at: row.created_at.toISOString() }))
+  return rows.map((row) => ({
+    id: row.id,
+    email: keyring.open(row.email_sealed, `users.email:${row.id}`),
+    role: row.role,
+    created_at: row.created_at.toISOString(),
+  }))
 }
 
 /** The person's role in the account, or undefined when they are not a member. */
 export async function roleOf(db: Db, accountId: string, userId: string): Promise<Role | undefined> {
-  const row = await db.selectFrom('account_members').select('role').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst()
+  const row = await db
+    .selectFrom('account_members')
+    .select('role')
+    .where('account_id', '=', accountId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   return row?.role
 }
 
@@ -66,7 +76,14 @@ export async function roleOf(db: Db, accountId: string, userId: string): Promise
  */
 export async function actingMember(db: Db, accountId: string, subject: string): Promise<{ userId: string | null; role: Role } | undefined> {
   const userId = subject.startsWith('reg_')
-    ? ((await db.selectFrom('agent_registrations').select('user_id').where('id', '=', subject).where('account_id', '=', accountId).executeTakeFirst())?.user_id ?? null)
+    ? ((
+        await db
+          .selectFrom('agent_registrations')
+          .select('user_id')
+          .where('id', '=', subject)
+          .where('account_id', '=', accountId)
+          .executeTakeFirst()
+      )?.user_id ?? null)
     : subject
   if (userId) {
     const role = await roleOf(db, accountId, userId)
@@ -82,11 +99,17 @@ export async function actingMember(db: Db, accountId: string, subject: string): 
  * its mails. `accountId` is the SQL expression naming the account.
  */
 const firstOwner = (accountId: RawBuilder<unknown>) =>
-  sql<string | null>`(select o.user_id from account_members o where o.account_id = ${accountId} and o.role = 'owner' order by o.created_at, o.seq limit 1)`
+  sql<
+    string | null
+  >`(select o.user_id from account_members o where o.account_id = ${accountId} and o.role = 'owner' order by o.created_at, o.seq limit 1)`
 
 /** The email of the account's first owner (see firstOwner), opened from its seal; null for an account without one. */
 export async function accountEmail(db: Db, keyring: Keyring, accountId: string): Promise<string | null> {
-  const owner = await db.selectFrom('users').select(['id', 'email_sealed']).where(sql<boolean>`users.id = ${firstOwner(sql.val(accountId))}`).executeTakeFirst()
+  const owner = await db
+    .selectFrom('users')
+    .select(['id', 'email_sealed'])
+    .where(sql<boolean>`users.id = ${firstOwner(sql.val(accountId))}`)
+    .executeTakeFirst()
   return owner ? keyring.open(owner.email_sealed, `users.email:${owner.id}`) : null
 }
 
@@ -119,7 +142,14 @@ export async function membershipsOf(db: Db, keyring: Keyring, userId: string): P
 
 /** The account's owners, oldest first (the first one gets the account's mails). */
 export async function ownersOf(db: Db, accountId: string): Promise<string[]> {
-  const rows = await db.selectFrom('account_members').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').orderBy('created_at').orderBy('seq').execute()
+  const rows = await db
+    .selectFrom('account_members')
+    .select('user_id')
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'owner')
+    .orderBy('created_at')
+    .orderBy('seq')
+    .execute()
   return rows.map((row) => row.user_id)
 }
 
@@ -174,7 +204,12 @@ export async function changeRole(db: Db, accountId: string, userId: string, role
     if (before === 'owner' && (await otherOwners(trx, accountId, userId)) === 0) {
       throw new errors.conflict('The account would have no owner left: make another member an owner first')
     }
-    await trx.updateTable('account_members').set({ role, updated_at: new Date() }).where('account_id', '=', accountId).where('user_id', '=', userId).execute()
+    await trx
+      .updateTable('account_members')
+      .set({ role, updated_at: new Date() })
+      .where('account_id', '=', accountId)
+      .where('user_id', '=', userId)
+      .execute()
     await forgetMember(trx, accountId, userId)
     return before
   })
@@ -193,12 +228,29 @@ export async function removeMember(db: Db, accountId: string, userId: string): P
       throw new errors.conflict('The last owner cannot leave the account: make another member an owner first')
     }
     const tokens = await forgetMember(trx, accountId, userId)
-    if (tokens.length) await trx.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', 'in', tokens).where('revoked_at', 'is', null).execute()
+    if (tokens.length)
+      await trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: new Date() })
+        .where('id', 'in', tokens)
+        .where('revoked_at', 'is', null)
+        .execute()
     await trx.deleteFrom('account_members').where('account_id', '=', accountId).where('user_id', '=', userId).execute()
-    await trx.updateTable('web_sessions').set({ account_id: null }).where('user_id', '=', userId).where('account_id', '=', accountId).execute()
+    await trx
+      .updateTable('web_sessions')
+      .set({ account_id: null })
+      .where('user_id', '=', userId)
+      .where('account_id', '=', accountId)
+      .execute()
     const user = await trx.selectFrom('users').select('account_id').where('id', '=', userId).executeTakeFirstOrThrow()
     if (user.account_id !== accountId) return
-    const next = await trx.selectFrom('account_members').select('account_id').where('user_id', '=', userId).orderBy('created_at').orderBy('seq').executeTakeFirst()
+    const next = await trx
+      .selectFrom('account_members')
+      .select('account_id')
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .orderBy('seq')
+      .executeTakeFirst()
     let home = next?.account_id
     if (!home) {
       home = newId('acct')

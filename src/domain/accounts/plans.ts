@@ -26,7 +26,8 @@ export const SEO_REPORT_CADENCES = ['none', 'monthly', 'weekly'] as const
 export type SeoReportCadence = (typeof SEO_REPORT_CADENCES)[number]
 
 /** A count the plan includes; null is unlimited. */
-const Allowance = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `${description}; null is unlimited` })
+const Allowance = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `${description}; null is unlimited` })
 
 const PlanSchema = Type.Object(
   {

@@ -82,7 +82,16 @@ export class QuotaTally {
     const window = charge.resetAt.getTime() - WINDOW_SECONDS * 1000
     const previous = this.#tallies.get(accountId)
     const pending = previous?.window === window ? previous.pending : 0
-    this.#tallies.set(accountId, { window, plan: charge.plan, limit: charge.limit, known: charge.used, pending, syncedAt: now, seen, usedAt: now })
+    this.#tallies.set(accountId, {
+      window,
+      plan: charge.plan,
+      limit: charge.limit,
+      known: charge.used,
+      pending,
+      syncedAt: now,
+      seen,
+      usedAt: now,
+    })
   }
 
   /** Writes what was counted here and reads back each account's total and plan. */
@@ -110,7 +119,13 @@ export class QuotaTally {
           this.#tallies.delete(accountId)
           continue
         }
-        Object.assign(tally, { plan: row.plan, limit: hourlyLimit(row.plan, row.quota_override), known: row.used, syncedAt: Date.now(), seen })
+        Object.assign(tally, {
+          plan: row.plan,
+          limit: hourlyLimit(row.plan, row.quota_override),
+          known: row.used,
+          syncedAt: Date.now(),
+          seen,
+        })
       } catch (error) {
         // The database is away: keep the counts for the next flush, and let the exact path decide meanwhile.
         tally.pending += delta

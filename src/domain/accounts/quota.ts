@@ -43,7 +43,12 @@ export type ChargeRow = { plan: Plan | null; quota_override: number | null; used
 
 function chargeOfRow(row: ChargeRow | undefined, start: Date): Charge | undefined {
   if (!row?.plan || row.used === null) return undefined
-  return { plan: row.plan, limit: hourlyLimit(row.plan, row.quota_override), used: row.used, resetAt: new Date(start.getTime() + WINDOW_SECONDS * 1000) }
+  return {
+    plan: row.plan,
+    limit: hourlyLimit(row.plan, row.quota_override),
+    used: row.used,
+    resetAt: new Date(start.getTime() + WINDOW_SECONDS * 1000),
+  }
 }
 
 /**
@@ -84,7 +89,12 @@ export async function addRequests(db: Db, accountId: string, start: Date, count:
  * keeps a wrong secret from spending an account's hour. `charge` is undefined when nothing was
  * charged. `role` is the role of the member who made the token (null when they left the account).
  */
-export async function chargeApiToken(db: Db, tokenId: string, presented: string, now = Date.now()): Promise<{ token: ApiTokenRow | undefined; charge: Charge | undefined; role: Role | null }> {
+export async function chargeApiToken(
+  db: Db,
+  tokenId: string,
+  presented: string,
+  now = Date.now(),
+): Promise<{ token: ApiTokenRow | undefined; charge: Charge | undefined; role: Role | null }> {
   const start = windowStart(now)
   const hash = sha256Hex(presented)
   const result = await sql<ApiTokenRow & ChargeRow & { member_role: Role | null }>`

@@ -24,7 +24,11 @@ const seatsOf = (n: number | null) => countOf(n, 'seat', 'seats')
 
 async function count(db: Db, accountId: string): Promise<{ members: number; pending: number }> {
   const [members, pending] = await Promise.all([
-    db.selectFrom('account_members').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('account_members')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow(),
     db
       .selectFrom('account_invitations')
       .select((eb) => eb.fn.countAll<string>().as('n'))

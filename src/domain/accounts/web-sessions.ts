@@ -23,7 +23,11 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
   const row = await db
     .selectFrom('web_sessions')
     .innerJoin('users', 'users.id', 'web_sessions.user_id')
-    .leftJoin('account_members as m', (join) => join.onRef('m.user_id', '=', 'users.id').on((eb) => eb('m.account_id', '=', eb.fn.coalesce('web_sessions.account_id', 'users.account_id'))))
+    .leftJoin('account_members as m', (join) =>
+      join
+        .onRef('m.user_id', '=', 'users.id')
+        .on((eb) => eb('m.account_id', '=', eb.fn.coalesce('web_sessions.account_id', 'users.account_id'))),
+    )
     .leftJoin('accounts', 'accounts.id', 'm.account_id')
     .select(['users.id', 'users.email_sealed', 'm.account_id', 'm.role', 'accounts.plan'])
     .where('web_sessions.token_hash', '=', sha256Hex(token))
@@ -31,7 +35,8 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
     .executeTakeFirst()
   if (!row) return undefined
   const email = keyring.open(row.email_sealed, `users.email:${row.id}`)
-  if (row.account_id && row.role && row.plan) return { id: row.id, userId: row.id, accountId: row.account_id, email, plan: row.plan, role: row.role }
+  if (row.account_id && row.role && row.plan)
+    return { id: row.id, userId: row.id, accountId: row.account_id, email, plan: row.plan, role: row.role }
   const first = await db
     .selectFrom('account_members as m')
     .innerJoin('accounts', 'accounts.id', 'm.account_id')
@@ -45,9 +50,19 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
 
 /** Makes `accountId` the account this browser's session acts in; false when the person is not a member of it. */
 export async function chooseSessionAccount(db: Db, token: string, userId: string, accountId: string): Promise<boolean> {
-  const member = await db.selectFrom('account_members').select('role').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst()
+  const member = await db
+    .selectFrom('account_members')
+    .select('role')
+    .where('account_id', '=', accountId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   if (!member) return false
-  await db.updateTable('web_sessions').set({ account_id: accountId }).where('token_hash', '=', sha256Hex(token)).where('user_id', '=', userId).execute()
+  await db
+    .updateTable('web_sessions')
+    .set({ account_id: accountId })
+    .where('token_hash', '=', sha256Hex(token))
+    .where('user_id', '=', userId)
+    .execute()
   return true
 }
 

@@ -19,7 +19,10 @@ export const McsResultSchema = Type.Object(
     mcs: Type.Integer({ minimum: 0, maximum: 100, description: 'Weighted blend of the category scores (see weights)' }),
     categories: Type.Object(
       { performance: Score, accessibility: Score, best_practices: Score, seo: Score, agentic_browsing: Score },
-      { additionalProperties: false, description: 'Lighthouse category scores 0–100; agentic_browsing is null where the Lighthouse version has no such category' },
+      {
+        additionalProperties: false,
+        description: 'Lighthouse category scores 0–100; agentic_browsing is null where the Lighthouse version has no such category',
+      },
     ),
     weights: Type.Object(
       {

@@ -12,7 +12,10 @@ const Vital = Type.Union([
       p75: Type.Number({ minimum: 0, description: '75th percentile (ms, or unitless for CLS)' }),
       unit: Unit,
       rating: Rating,
-      distribution: Type.Object({ good: Fraction, needs_improvement: Fraction, poor: Fraction }, { additionalProperties: false, description: 'Share of page loads in each range' }),
+      distribution: Type.Object(
+        { good: Fraction, needs_improvement: Fraction, poor: Fraction },
+        { additionalProperties: false, description: 'Share of page loads in each range' },
+      ),
       thresholds: Type.Object({ good: Type.Number(), poor: Type.Number() }, { additionalProperties: false }),
     },
     { additionalProperties: false },
@@ -48,7 +51,9 @@ const Attribution = Type.Object(
   { source: Type.String(), license: Type.Literal('CC-BY-4.0'), license_url: Type.String(), text: Type.String() },
   { additionalProperties: false },
 )
-const Status = Type.Union([Type.Literal('ok'), Type.Literal('insufficient_data')], { description: 'insufficient_data: CrUX has not enough field data for the origin' })
+const Status = Type.Union([Type.Literal('ok'), Type.Literal('insufficient_data')], {
+  description: 'insufficient_data: CrUX has not enough field data for the origin',
+})
 
 const common = {
   domain: Type.String(),

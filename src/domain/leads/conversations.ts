@@ -45,7 +45,12 @@ export async function postOperatorMessage(db: Db, keyring: Keyring, sessionId: s
   if (body.length === 0 || body.length > 2000) throw new RangeError('an operator message has 1 to 2000 characters')
   await withTransaction(db, async (trx) => {
     // Lock the session row so the handoff cannot be closed between the check and the insert.
-    const session = await trx.selectFrom('agent_sessions').select('handoff_state').where('id', '=', sessionId).forUpdate().executeTakeFirst()
+    const session = await trx
+      .selectFrom('agent_sessions')
+      .select('handoff_state')
+      .where('id', '=', sessionId)
+      .forUpdate()
+      .executeTakeFirst()
     if (session?.handoff_state !== 'active') throw new HandoffTransitionError('operator_took', session?.handoff_state)
     await trx
       .insertInto('agent_messages')
@@ -99,14 +104,22 @@ export interface ConversationFilter {
 }
 
 /** Conversations of the account's sites: those waiting for or held by an operator first when filtered by handoff, else the most recent first. */
-export async function listAccountConversations(db: Db, accountId: string, filter: ConversationFilter, page: { limit: number; offset: number }): Promise<{ items: Conversation[]; total: number }> {
+export async function listAccountConversations(
+  db: Db,
+  accountId: string,
+  filter: ConversationFilter,
+  page: { limit: number; offset: number },
+): Promise<{ items: Conversation[]; total: number }> {
   let query = accountSessions(db, accountId)
   if (filter.handoff !== undefined) query = query.where('s.handoff_state', '=', filter.handoff)
   if (filter.siteId !== undefined) query = query.where('s.site_id', '=', filter.siteId)
   const ordered = filter.handoff === undefined ? query.orderBy('s.last_active_at', 'desc') : query.orderBy('s.handoff_updated_at')
   const [rows, count] = await Promise.all([
     ordered.orderBy('s.id').limit(page.limit).offset(page.offset).execute(),
-    query.clearSelect().select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
   ])
   return { items: rows.map(conversationView), total: Number(count.n) }
 }
@@ -118,7 +131,15 @@ export async function getAccountConversation(db: Db, accountId: string, sessionI
 
 /** The last `limit` messages of a conversation in order, texts opened. */
 export async function conversationMessages(db: Db, keyring: Keyring, sessionId: string, limit = 200): Promise<ConversationMessage[]> {
-  const rows = await db.selectFrom('agent_messages').select(['role', 'text_sealed', 'created_at']).where('session_id', '=', sessionId).orderBy('id', 'desc').limit(limit).execute()
+  const rows = await db
+    .selectFrom('agent_messages')
+    .select(['role', 'text_sealed', 'created_at'])
+    .where('session_id', '=', sessionId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
   const context = messageContext(sessionId)
-  return rows.reverse().map((row) => ({ role: row.role, text: keyring.open(row.text_sealed, context), at: new Date(row.created_at).toISOString() }))
+  return rows
+    .reverse()
+    .map((row) => ({ role: row.role, text: keyring.open(row.text_sealed, context), at: new Date(row.created_at).toISOString() }))
 }

@@ -68,7 +68,15 @@ export async function insertLead(db: Db, keyring: Keyring, lead: NewLead): Promi
       .onConflict((oc) => oc.columns(['site_id', 'dedupe_key']).doNothing())
       .returning('id')
       .executeTakeFirst()
-    if (row) await recordLeadReceived(trx, keyring, { id: row.id, siteId: lead.siteId, source: lead.source, email: lead.email, name: lead.name, note: lead.note })
+    if (row)
+      await recordLeadReceived(trx, keyring, {
+        id: row.id,
+        siteId: lead.siteId,
+        source: lead.source,
+        email: lead.email,
+        name: lead.name,
+        note: lead.note,
+      })
     return row?.id
   })
 }
@@ -108,10 +116,24 @@ function accountLeads(db: Db, accountId: string, filter: LeadFilter = {}) {
   return query
 }
 
-export async function listAccountLeads(db: Db, keyring: Keyring, accountId: string, filter: LeadFilter, page: { limit: number; offset: number }): Promise<{ items: Lead[]; total: number }> {
+export async function listAccountLeads(
+  db: Db,
+  keyring: Keyring,
+  accountId: string,
+  filter: LeadFilter,
+  page: { limit: number; offset: number },
+): Promise<{ items: Lead[]; total: number }> {
   const [rows, count] = await Promise.all([
-    accountLeads(db, accountId, filter).selectAll('leads').orderBy('leads.created_at', 'desc').orderBy('leads.id').limit(page.limit).offset(page.offset).execute(),
-    accountLeads(db, accountId, filter).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    accountLeads(db, accountId, filter)
+      .selectAll('leads')
+      .orderBy('leads.created_at', 'desc')
+      .orderBy('leads.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    accountLeads(db, accountId, filter)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
   ])
   return { items: rows.map((row) => openLead(keyring, row)), total: Number(count.n) }
 }

@@ -42,7 +42,12 @@ function fetchFailure(error: unknown): string {
 
 async function tryFetch(fetcher: SafeFetcher, url: string, timeoutMs: number, maxBytes = 1024 * 1024): Promise<FetchResult | FetchError> {
   try {
-    return await fetcher.fetch(url, { timeoutMs, maxBytes, truncate: true, headers: { accept: 'text/html,application/xhtml+xml,text/plain,application/xml;q=0.9,*/*;q=0.8' } })
+    return await fetcher.fetch(url, {
+      timeoutMs,
+      maxBytes,
+      truncate: true,
+      headers: { accept: 'text/html,application/xhtml+xml,text/plain,application/xml;q=0.9,*/*;q=0.8' },
+    })
   } catch (error) {
     if (error instanceof FetchError) return error
     return new FetchError('connection_failed', fetchFailure(error), url)
@@ -63,11 +68,13 @@ async function fetchHome(fetcher: SafeFetcher, domain: string): Promise<FetchRes
 }
 
 export function parseSitemap(url: string, status: number | null, xml: string): SitemapFacts {
-  if (status === null || status >= 400) return { url, status, kind: undefined, urls: [], error: status === null ? 'could not be fetched' : `answered ${status}` }
+  if (status === null || status >= 400)
+    return { url, status, kind: undefined, urls: [], error: status === null ? 'could not be fetched' : `answered ${status}` }
   const $ = load(xml, { xml: true })
   const root = $.root().children().first()
   const name = root.length ? (root.prop('tagName') ?? '').toLowerCase().replace(/^.*:/, '') : ''
-  if (name !== 'urlset' && name !== 'sitemapindex') return { url, status, kind: undefined, urls: [], error: 'is not a sitemap (no urlset or sitemapindex root)' }
+  if (name !== 'urlset' && name !== 'sitemapindex')
+    return { url, status, kind: undefined, urls: [], error: 'is not a sitemap (no urlset or sitemapindex root)' }
   const locs = $(name === 'urlset' ? 'url > loc' : 'sitemap > loc')
     .map((_, el) => $(el).text().trim())
     .get()

@@ -94,7 +94,14 @@ function unreachableReport(site: SiteData, started: number): AuditReport {
     reachable: false,
     score: 0,
     axes: { seo: { ...empty }, aeo: { ...empty }, geo: { ...empty } },
-    findings: [{ rule: 'site.unreachable', axis: 'seo', severity: 'critical', message: `The site could not be reached over https or http: ${site.unreachable_reason ?? 'no answer'}` }],
+    findings: [
+      {
+        rule: 'site.unreachable',
+        axis: 'seo',
+        severity: 'critical',
+        message: `The site could not be reached over https or http: ${site.unreachable_reason ?? 'no answer'}`,
+      },
+    ],
     quick_wins: [],
     pages_checked: 0,
     ai_crawlers: [],
@@ -138,7 +145,13 @@ export function scoreSite(site: SiteData, started = performance.now()): AuditRep
     .filter((w) => w.gain >= 0.5)
     .sort((a, b) => b.value - a.value)
     .slice(0, QUICK_WINS)
-    .map(({ o, gain }) => ({ rule: o.rule.id, axis: o.rule.axis, fix: o.rule.fix, gain: Math.round(gain * 10) / 10, effort: o.rule.effort }))
+    .map(({ o, gain }) => ({
+      rule: o.rule.id,
+      axis: o.rule.axis,
+      fix: o.rule.fix,
+      gain: Math.round(gain * 10) / 10,
+      effort: o.rule.effort,
+    }))
 
   return {
     domain: site.domain,
@@ -150,7 +163,12 @@ export function scoreSite(site: SiteData, started = performance.now()): AuditRep
     findings,
     quick_wins,
     pages_checked: site.pages.length,
-    ai_crawlers: aiCrawlerAccess(site.robots.parsed).map(({ agent, operator, purpose, allowed }) => ({ agent, operator, purpose, allowed })),
+    ai_crawlers: aiCrawlerAccess(site.robots.parsed).map(({ agent, operator, purpose, allowed }) => ({
+      agent,
+      operator,
+      purpose,
+      allowed,
+    })),
     duration_ms: Math.round(performance.now() - started),
   }
 }

@@ -41,7 +41,8 @@ export interface PageFacts {
 
 export type JsonLdItem = Record<string, unknown> & { '@type'?: string | string[] }
 
-const QUESTION_START = /^(how|what|why|when|where|which|who|can|does|do|is|are|should|will|wie|was|warum|wann|wo|welche|wer|kann|comment|pourquoi|quand|où|quel|quelle|qui)\b/i
+const QUESTION_START =
+  /^(how|what|why|when|where|which|who|can|does|do|is|are|should|will|wie|was|warum|wann|wo|welche|wer|kann|comment|pourquoi|quand|où|quel|quelle|qui)\b/i
 
 function words(text: string): number {
   const matches = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)
@@ -147,7 +148,8 @@ function markdownAlternatesOf($: CheerioAPI, url: string): string[] {
   $('link[rel~="alternate"]').each((_, el) => {
     const type = ($(el).attr('type') ?? '').toLowerCase()
     const href = absolute($(el).attr('href') ?? '', url)
-    if (href && (type === 'text/markdown' || type === 'text/x-markdown' || /\.md$/i.test(new URL(href).pathname))) markdownAlternates.push(href)
+    if (href && (type === 'text/markdown' || type === 'text/x-markdown' || /\.md$/i.test(new URL(href).pathname)))
+      markdownAlternates.push(href)
   })
   return markdownAlternates
 }

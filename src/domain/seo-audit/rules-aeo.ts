@@ -10,7 +10,8 @@ const REQUIRED: Record<string, string[]> = {
   Article: ['headline', 'author', 'datePublished'],
   BreadcrumbList: ['itemListElement'],
 }
-const ORGANIZATION_TYPES = /^(Organization|Corporation|NGO|EducationalOrganization|GovernmentOrganization|MedicalOrganization|NewsMediaOrganization|SportsOrganization|OnlineBusiness)$/
+const ORGANIZATION_TYPES =
+  /^(Organization|Corporation|NGO|EducationalOrganization|GovernmentOrganization|MedicalOrganization|NewsMediaOrganization|SportsOrganization|OnlineBusiness)$/
 /** LocalBusiness and its common schema.org subtypes (a bakery is marked up as Bakery, not LocalBusiness). */
 const LOCAL_BUSINESS_TYPES =
   /^(LocalBusiness|.*Business|.*Store|Store|Restaurant|Bakery|BarOrPub|CafeOrCoffeeShop|FastFoodRestaurant|IceCreamShop|Winery|Brewery|FoodEstablishment|ProfessionalService|LegalService|Attorney|Notary|AccountingService|FinancialService|InsuranceAgency|RealEstateAgent|TravelAgency|Dentist|Physician|Optician|Pharmacy|MedicalClinic|HairSalon|BeautySalon|DaySpa|NailSalon|HealthClub|Electrician|Plumber|HVACBusiness|RoofingContractor|GeneralContractor|Locksmith|MovingCompany|HousePainter|AutoRepair|AutoDealer|Hotel|Motel|Hostel|BedAndBreakfast|LodgingBusiness|ChildCare|Library|ShoppingCenter)$/
@@ -20,7 +21,9 @@ const LONG_PARAGRAPH = 150
 
 function typesOf(item: JsonLdItem): string[] {
   const type = item['@type']
-  return (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === 'string').map((t) => t.replace(/^https?:\/\/schema\.org\//, ''))
+  return (Array.isArray(type) ? type : [type])
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => t.replace(/^https?:\/\/schema\.org\//, ''))
 }
 
 function canonicalType(type: string): string | undefined {
@@ -55,13 +58,15 @@ export const aeoRules: Rule[] = [
     page: (page) => {
       if (page.json_ld.length === 0) return [{ severity: 'warning', message: 'The page has no schema.org JSON-LD' }]
       const problems: Problem[] = []
-      for (const doc of page.json_ld) if (!doc.valid) problems.push({ severity: 'warning', message: 'A JSON-LD block is not valid JSON', evidence: doc.error })
+      for (const doc of page.json_ld)
+        if (!doc.valid) problems.push({ severity: 'warning', message: 'A JSON-LD block is not valid JSON', evidence: doc.error })
       for (const item of items(page)) {
         for (const raw of typesOf(item)) {
           const type = canonicalType(raw)
           if (!type) continue
           const missing = (REQUIRED[type] ?? []).filter((p) => item[p] === undefined || item[p] === '')
-          if (missing.length) problems.push({ severity: 'warning', message: `The ${raw} markup lacks ${missing.join(', ')}`, evidence: raw })
+          if (missing.length)
+            problems.push({ severity: 'warning', message: `The ${raw} markup lacks ${missing.join(', ')}`, evidence: raw })
           if (type === 'FAQPage') problems.push(...faqProblems(item))
         }
       }
@@ -76,12 +81,26 @@ export const aeoRules: Rule[] = [
     fix: 'Describe the business with Organization (or LocalBusiness) and WebSite markup on the home page',
     site: (site) => {
       const home = site.pages[0]!
-      const types = new Set(items(home).flatMap(typesOf).map((t) => canonicalType(t) ?? t))
+      const types = new Set(
+        items(home)
+          .flatMap(typesOf)
+          .map((t) => canonicalType(t) ?? t),
+      )
       const missing: string[] = []
       if (!types.has('Organization') && !types.has('LocalBusiness')) missing.push('Organization or LocalBusiness')
       if (!types.has('WebSite')) missing.push('WebSite')
       return missing.length
-        ? { problems: [{ severity: 'warning', message: `The home page markup lacks ${missing.join(' and ')}`, evidence: [...types].join(', ') || 'no types', page: home.url }], credit: missing.length === 2 ? 0 : 0.5 }
+        ? {
+            problems: [
+              {
+                severity: 'warning',
+                message: `The home page markup lacks ${missing.join(' and ')}`,
+                evidence: [...types].join(', ') || 'no types',
+                page: home.url,
+              },
+            ],
+            credit: missing.length === 2 ? 0 : 0.5,
+          }
         : { problems: [] }
     },
   },
@@ -103,7 +122,10 @@ export const aeoRules: Rule[] = [
     weight: 4,
     effort: 'medium',
     fix: 'Phrase some headings as the questions visitors ask',
-    site: (site) => (site.pages.some((p) => p.questions.length > 0) ? { problems: [] } : { problems: [{ severity: 'notice', message: 'No heading is phrased as a question' }] }),
+    site: (site) =>
+      site.pages.some((p) => p.questions.length > 0)
+        ? { problems: [] }
+        : { problems: [{ severity: 'notice', message: 'No heading is phrased as a question' }] },
   },
   {
     id: 'aeo.direct_answers',
@@ -117,7 +139,14 @@ export const aeoRules: Rule[] = [
       for (const q of page.questions) {
         const n = q.answer ? countWords(q.answer) : 0
         if (n < ANSWER_WORDS.min || n > ANSWER_WORDS.max) {
-          problems.push({ severity: 'notice', message: n === 0 ? 'A question heading has no paragraph answering it' : `A question is answered in ${n} words; a direct answer takes ${ANSWER_WORDS.min}–${ANSWER_WORDS.max}`, evidence: clip(q.heading, 100) })
+          problems.push({
+            severity: 'notice',
+            message:
+              n === 0
+                ? 'A question heading has no paragraph answering it'
+                : `A question is answered in ${n} words; a direct answer takes ${ANSWER_WORDS.min}–${ANSWER_WORDS.max}`,
+            evidence: clip(q.heading, 100),
+          })
         }
       }
       return problems
@@ -131,7 +160,15 @@ export const aeoRules: Rule[] = [
     fix: `Split paragraphs longer than ${LONG_PARAGRAPH} words`,
     page: (page) => {
       const long = page.paragraphs.filter((p) => countWords(p) > LONG_PARAGRAPH)
-      return long.length ? [{ severity: 'notice', message: `${long.length} paragraphs are longer than ${LONG_PARAGRAPH} words`, evidence: clip(long[0], 80) }] : []
+      return long.length
+        ? [
+            {
+              severity: 'notice',
+              message: `${long.length} paragraphs are longer than ${LONG_PARAGRAPH} words`,
+              evidence: clip(long[0], 80),
+            },
+          ]
+        : []
     },
   },
   {
@@ -159,7 +196,12 @@ export const aeoRules: Rule[] = [
       const missing: string[] = []
       if (!has(/contact|kontakt|impressum/i)) missing.push('contact')
       if (!has(/about|ueber-uns|uber-uns|über uns|a-propos|qui-sommes-nous|team/i)) missing.push('about')
-      return missing.length ? { problems: [{ severity: 'notice', message: `No link to ${missing.join(' or ')} page was found` }], credit: missing.length === 2 ? 0 : 0.5 } : { problems: [] }
+      return missing.length
+        ? {
+            problems: [{ severity: 'notice', message: `No link to ${missing.join(' or ')} page was found` }],
+            credit: missing.length === 2 ? 0 : 0.5,
+          }
+        : { problems: [] }
     },
   },
 ]

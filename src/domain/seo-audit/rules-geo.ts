@@ -21,12 +21,18 @@ export function llmsTxtProblems(text: string): Problem[] {
   const lines = text.split(/\r?\n/)
   const firstContent = lines.find((l) => l.trim() !== '')
   const problems: Problem[] = []
-  if (!firstContent || !/^#\s+\S/.test(firstContent)) problems.push({ severity: 'warning', message: 'llms.txt does not start with an H1 title', evidence: clip(firstContent, 80) })
+  if (!firstContent || !/^#\s+\S/.test(firstContent))
+    problems.push({ severity: 'warning', message: 'llms.txt does not start with an H1 title', evidence: clip(firstContent, 80) })
   if (lines.filter((l) => /^#\s/.test(l)).length > 1) problems.push({ severity: 'notice', message: 'llms.txt has more than one H1' })
   if (!lines.some((l) => /^>\s*\S/.test(l))) problems.push({ severity: 'notice', message: 'llms.txt has no blockquote summary' })
   const sections = lines.filter((l) => /^##\s+\S/.test(l)).length
   const links = lines.filter((l) => /^\s*[-*]\s*\[[^\]]+\]\([^)\s]+\)/.test(l)).length
-  if (sections === 0 || links === 0) problems.push({ severity: 'warning', message: 'llms.txt has no H2 sections with link lists', evidence: `${sections} sections, ${links} links` })
+  if (sections === 0 || links === 0)
+    problems.push({
+      severity: 'warning',
+      message: 'llms.txt has no H2 sections with link lists',
+      evidence: `${sections} sections, ${links} links`,
+    })
   return problems
 }
 
@@ -40,7 +46,16 @@ export const geoRules: Rule[] = [
     site: (site) => {
       const agents = blockedAgents(site, 'search')
       return agents
-        ? { problems: [{ severity: 'critical', message: `robots.txt blocks AI search crawlers, so AI answers cannot cite the site: ${agents}`, evidence: agents }], credit: 0 }
+        ? {
+            problems: [
+              {
+                severity: 'critical',
+                message: `robots.txt blocks AI search crawlers, so AI answers cannot cite the site: ${agents}`,
+                evidence: agents,
+              },
+            ],
+            credit: 0,
+          }
         : { problems: [] }
     },
   },
@@ -53,7 +68,10 @@ export const geoRules: Rule[] = [
     site: (site) => {
       const agents = blockedAgents(site, 'user_action')
       return agents
-        ? { problems: [{ severity: 'warning', message: `robots.txt blocks fetchers acting for a user: ${agents}`, evidence: agents }], credit: 0 }
+        ? {
+            problems: [{ severity: 'warning', message: `robots.txt blocks fetchers acting for a user: ${agents}`, evidence: agents }],
+            credit: 0,
+          }
         : { problems: [] }
     },
   },
@@ -67,7 +85,15 @@ export const geoRules: Rule[] = [
     site: (site) => {
       const agents = blockedAgents(site, 'training')
       return agents
-        ? { problems: [{ severity: 'info', message: `robots.txt opts out of AI training by ${agents}; this does not affect AI search`, evidence: agents }] }
+        ? {
+            problems: [
+              {
+                severity: 'info',
+                message: `robots.txt opts out of AI training by ${agents}; this does not affect AI search`,
+                evidence: agents,
+              },
+            ],
+          }
         : { problems: [] }
     },
   },
@@ -78,7 +104,16 @@ export const geoRules: Rule[] = [
     effort: 'low',
     fix: 'Publish /llms.txt: an H1, a one-line summary and lists of key pages',
     site: (site) => {
-      if (site.llms.text === undefined) return { problems: [{ severity: 'notice', message: 'There is no /llms.txt', evidence: site.llms.status === null ? undefined : `HTTP ${site.llms.status}` }] }
+      if (site.llms.text === undefined)
+        return {
+          problems: [
+            {
+              severity: 'notice',
+              message: 'There is no /llms.txt',
+              evidence: site.llms.status === null ? undefined : `HTTP ${site.llms.status}`,
+            },
+          ],
+        }
       const problems = llmsTxtProblems(site.llms.text)
       return { problems, credit: problems.some((p) => p.severity === 'warning') ? 0.4 : problems.length ? 0.8 : 1 }
     },
@@ -92,7 +127,13 @@ export const geoRules: Rule[] = [
     page: (page) =>
       page.word_count >= MIN_TEXT_WORDS || page.script_count === 0
         ? []
-        : [{ severity: 'critical', message: `Without JavaScript the page shows only ${page.word_count} words`, evidence: `${page.word_count} words, ${page.script_count} scripts` }],
+        : [
+            {
+              severity: 'critical',
+              message: `Without JavaScript the page shows only ${page.word_count} words`,
+              evidence: `${page.word_count} words, ${page.script_count} scripts`,
+            },
+          ],
   },
   {
     id: 'geo.markdown_alternates',
@@ -114,7 +155,15 @@ export const geoRules: Rule[] = [
     page: (page) => {
       const directives = `${page.robots_meta}, ${page.x_robots_tag}`
       const found = directives.match(/\b(noai|noimageai|nosnippet|max-snippet\s*:\s*0)\b/gi)
-      return found ? [{ severity: 'warning', message: 'Robots directives keep AI answers from quoting the page', evidence: [...new Set(found.map((f) => f.toLowerCase()))].join(', ') }] : []
+      return found
+        ? [
+            {
+              severity: 'warning',
+              message: 'Robots directives keep AI answers from quoting the page',
+              evidence: [...new Set(found.map((f) => f.toLowerCase()))].join(', '),
+            },
+          ]
+        : []
     },
   },
   {
@@ -127,7 +176,12 @@ export const geoRules: Rule[] = [
       const numeric = site.pages.reduce((n, p) => n + p.numeric_sentences, 0)
       const outbound = site.pages.reduce((n, p) => n + p.external_links.length, 0)
       const problems: Problem[] = []
-      if (numeric < MIN_NUMERIC_SENTENCES) problems.push({ severity: 'notice', message: `Only ${numeric} sentences state facts with numbers`, evidence: `${numeric} sentences` })
+      if (numeric < MIN_NUMERIC_SENTENCES)
+        problems.push({
+          severity: 'notice',
+          message: `Only ${numeric} sentences state facts with numbers`,
+          evidence: `${numeric} sentences`,
+        })
       if (outbound === 0) problems.push({ severity: 'notice', message: 'The text cites no outside sources (no outbound links)' })
       return { problems, credit: 1 - problems.length / 2 }
     },

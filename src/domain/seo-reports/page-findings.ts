@@ -20,6 +20,9 @@ export function findingsByPage(report: AuditReport | undefined): PageFindings[] 
     if (!finding.page || finding.severity === 'info') continue
     pages.set(finding.page, [...(pages.get(finding.page) ?? []), finding])
   }
-  const weight = (findings: Finding[]) => findings.reduce((n, f) => n + (f.severity === 'critical' ? 100 : f.severity === 'warning' ? 10 : 1), 0)
-  return [...pages].map(([page, findings]) => ({ page, findings })).sort((a, b) => weight(b.findings) - weight(a.findings) || a.page.localeCompare(b.page))
+  const weight = (findings: Finding[]) =>
+    findings.reduce((n, f) => n + (f.severity === 'critical' ? 100 : f.severity === 'warning' ? 10 : 1), 0)
+  return [...pages]
+    .map(([page, findings]) => ({ page, findings }))
+    .sort((a, b) => weight(b.findings) - weight(a.findings) || a.page.localeCompare(b.page))
 }

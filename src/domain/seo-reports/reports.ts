@@ -62,15 +62,13 @@ async function reportedSites(db: Db) {
   return db
     .selectFrom('sites')
     .innerJoin('accounts', 'accounts.id', 'sites.account_id')
-    .select([
-      'sites.id',
-      'sites.account_id',
-      'sites.slug',
-      'accounts.plan',
-      primaryHostname.as('domain'),
-    ])
+    .select(['sites.id', 'sites.account_id', 'sites.slug', 'accounts.plan', primaryHostname.as('domain')])
     .where('sites.status', '=', 'live')
-    .where('accounts.plan', 'in', PLANS.filter((plan) => cadenceOf(plan) !== undefined))
+    .where(
+      'accounts.plan',
+      'in',
+      PLANS.filter((plan) => cadenceOf(plan) !== undefined),
+    )
     .execute()
 }
 
@@ -94,7 +92,11 @@ export async function dueReports(db: Db, sitesDomain: string, now: Date): Promis
     .selectFrom('site_audits')
     .select(['site_id', 'period'])
     .where('period', 'in', [...new Set(candidates.map((c) => c.period))])
-    .where('site_id', 'in', candidates.map((c) => c.siteId))
+    .where(
+      'site_id',
+      'in',
+      candidates.map((c) => c.siteId),
+    )
     .execute()
   const done = new Set(made.map((m) => `${m.site_id} ${m.period}`))
   return candidates.filter((c) => !done.has(`${c.siteId} ${c.period}`))
@@ -104,7 +106,11 @@ export async function dueReports(db: Db, sitesDomain: string, now: Date): Promis
 export async function queueDueReports(db: Db, sitesDomain: string, now: Date): Promise<AuditRow[]> {
   const queued: AuditRow[] = []
   for (const due of await dueReports(db, sitesDomain, now)) {
-    const row = await db.transaction().execute((trx) => queueSiteAudit(trx, { accountId: due.accountId, siteId: due.siteId, domain: due.domain, trigger: due.cadence, period: due.period }))
+    const row = await db
+      .transaction()
+      .execute((trx) =>
+        queueSiteAudit(trx, { accountId: due.accountId, siteId: due.siteId, domain: due.domain, trigger: due.cadence, period: due.period }),
+      )
     if (row) queued.push(row)
   }
   return queued
@@ -143,7 +149,13 @@ export async function runSiteAudit(deps: ReportDeps, auditId: string): Promise<v
 async function storeResult(deps: ReportDeps, audit: AuditRow, report: AuditReport): Promise<AuditRow | undefined> {
   const axes = { seo: report.axes.seo.score, aeo: report.axes.aeo.score, geo: report.axes.geo.score }
   return deps.db.transaction().execute(async (trx) => {
-    const open = await trx.selectFrom('site_audits').select('id').where('id', '=', audit.id).where('state', '=', 'queued').forUpdate().executeTakeFirst()
+    const open = await trx
+      .selectFrom('site_audits')
+      .select('id')
+      .where('id', '=', audit.id)
+      .where('state', '=', 'queued')
+      .forUpdate()
+      .executeTakeFirst()
     if (!open) return undefined
     const stored = await saveReport(trx, report)
     const done = await trx
@@ -156,7 +168,14 @@ async function storeResult(deps: ReportDeps, audit: AuditRow, report: AuditRepor
       accountId: audit.account_id,
       siteId: audit.site_id,
       type: 'seo.report.ready',
-      data: { audit_id: audit.id, site_id: audit.site_id, domain: audit.domain, score: report.score, axes, url: `${deps.urls.api}/v1/sites/${audit.site_id}/audits/${audit.id}` },
+      data: {
+        audit_id: audit.id,
+        site_id: audit.site_id,
+        domain: audit.domain,
+        score: report.score,
+        axes,
+        url: `${deps.urls.api}/v1/sites/${audit.site_id}/audits/${audit.id}`,
+      },
     })
     return done
   })
@@ -164,7 +183,12 @@ async function storeResult(deps: ReportDeps, audit: AuditRow, report: AuditRepor
 
 /** Marks an audit whose last try failed, so it reads `failed` instead of `queued` for ever. */
 export async function markAuditFailed(db: Db, auditId: string, error: string): Promise<void> {
-  await db.updateTable('site_audits').set({ state: 'failed', error, finished_at: new Date() }).where('id', '=', auditId).where('state', '=', 'queued').execute()
+  await db
+    .updateTable('site_audits')
+    .set({ state: 'failed', error, finished_at: new Date() })
+    .where('id', '=', auditId)
+    .where('state', '=', 'queued')
+    .execute()
 }
 
 /**
@@ -173,7 +197,13 @@ export async function markAuditFailed(db: Db, auditId: string, error: string): P
  * sending it twice.
  */
 async function mailReport(deps: ReportDeps, audit: AuditRow): Promise<void> {
-  const claimed = await deps.db.updateTable('site_audits').set({ mailed_at: new Date() }).where('id', '=', audit.id).where('mailed_at', 'is', null).returning('id').executeTakeFirst()
+  const claimed = await deps.db
+    .updateTable('site_audits')
+    .set({ mailed_at: new Date() })
+    .where('id', '=', audit.id)
+    .where('mailed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
   if (!claimed) return
   try {
     const to = await accountEmail(deps.db, deps.keyring, audit.account_id)
@@ -186,7 +216,10 @@ async function mailReport(deps: ReportDeps, audit: AuditRow): Promise<void> {
 }
 
 /** The owner's mail: the score, the change since the site's last report, the top three quick wins and the dashboard's link. */
-export async function composeReportMail(deps: Pick<ReportDeps, 'db' | 'urls'>, audit: AuditRow): Promise<{ subject: string; text: string }> {
+export async function composeReportMail(
+  deps: Pick<ReportDeps, 'db' | 'urls'>,
+  audit: AuditRow,
+): Promise<{ subject: string; text: string }> {
   const { db } = deps
   const [site, report, previous] = await Promise.all([
     db.selectFrom('sites').select('name').where('id', '=', audit.site_id).executeTakeFirst(),
@@ -241,7 +274,11 @@ function premiumLines(report: AuditReport, pages: PageFindings[]): string[] {
   return [
     head,
     'Findings by page:',
-    ...shown.flatMap(({ page, findings }) => [`- ${page}`, ...findings.slice(0, 3).map((f) => `  * ${f.message}${f.evidence ? ` (${f.evidence})` : ''}`), ...(findings.length > 3 ? [`  * and ${findings.length - 3} more`] : [])]),
+    ...shown.flatMap(({ page, findings }) => [
+      `- ${page}`,
+      ...findings.slice(0, 3).map((f) => `  * ${f.message}${f.evidence ? ` (${f.evidence})` : ''}`),
+      ...(findings.length > 3 ? [`  * and ${findings.length - 3} more`] : []),
+    ]),
     ...(pages.length > shown.length ? [`and ${pages.length - shown.length} more pages with findings.`] : []),
     '',
   ]

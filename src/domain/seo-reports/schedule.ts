@@ -38,7 +38,12 @@ export function periodOf(cadence: Cadence, at: Date): Period {
     return jan4.getTime() - ((jan4.getUTCDay() + 6) % 7) * DAY_MS
   })()
   const week = 1 + Math.round((start.getTime() - firstThursdayWeekStart) / (7 * DAY_MS))
-  return { cadence, key: `${thursday.getUTCFullYear()}-W${String(week).padStart(2, '0')}`, start, end: new Date(start.getTime() + 7 * DAY_MS) }
+  return {
+    cadence,
+    key: `${thursday.getUTCFullYear()}-W${String(week).padStart(2, '0')}`,
+    start,
+    end: new Date(start.getTime() + 7 * DAY_MS),
+  }
 }
 
 /** The site's share of any period, in [0, 1): the same for every period. */

@@ -63,7 +63,9 @@ export function auditSummary(row: AuditRow): AuditSummary {
 }
 
 export async function auditView(db: Db, row: AuditRow): Promise<AuditView> {
-  const report = row.report_id ? await db.selectFrom('audit_reports').select('report').where('id', '=', row.report_id).executeTakeFirst() : undefined
+  const report = row.report_id
+    ? await db.selectFrom('audit_reports').select('report').where('id', '=', row.report_id).executeTakeFirst()
+    : undefined
   return { ...auditSummary(row), report: (report?.report as Record<string, unknown> | undefined) ?? null }
 }
 
@@ -82,26 +84,64 @@ export interface NewAudit {
 export async function queueSiteAudit(db: Db, audit: NewAudit): Promise<AuditRow | undefined> {
   const row = await db
     .insertInto('site_audits')
-    .values({ id: newId('audit'), account_id: audit.accountId, site_id: audit.siteId, domain: audit.domain, trigger: audit.trigger, period: audit.period ?? null, report_id: null, score: null, error: null, finished_at: null })
+    .values({
+      id: newId('audit'),
+      account_id: audit.accountId,
+      site_id: audit.siteId,
+      domain: audit.domain,
+      trigger: audit.trigger,
+      period: audit.period ?? null,
+      report_id: null,
+      score: null,
+      error: null,
+      finished_at: null,
+    })
     .onConflict((oc) => oc.columns(['site_id', 'period']).doNothing())
     .returningAll()
     .executeTakeFirst()
   if (!row) return undefined
   const scheduled = row.period !== null
-  await enqueueJob(db, scheduled ? REPORT_JOB : SITE_AUDIT_JOB, { audit_id: row.id }, { uniqueKey: row.id, maxAttempts: scheduled ? REPORT_ATTEMPTS : AUDIT_ATTEMPTS })
+  await enqueueJob(
+    db,
+    scheduled ? REPORT_JOB : SITE_AUDIT_JOB,
+    { audit_id: row.id },
+    { uniqueKey: row.id, maxAttempts: scheduled ? REPORT_ATTEMPTS : AUDIT_ATTEMPTS },
+  )
   return row
 }
 
 /** The account's audit of the site, or undefined (another account's looks the same as none). */
 export async function getSiteAudit(db: Db, accountId: string, siteId: string, auditId: string): Promise<AuditRow | undefined> {
-  return db.selectFrom('site_audits').selectAll().where('id', '=', auditId).where('site_id', '=', siteId).where('account_id', '=', accountId).executeTakeFirst()
+  return db
+    .selectFrom('site_audits')
+    .selectAll()
+    .where('id', '=', auditId)
+    .where('site_id', '=', siteId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
 }
 
 /** A site's audits and reports, newest first. */
-export async function listSiteAudits(db: Db, siteId: string, page: { limit: number; offset: number }): Promise<{ items: AuditRow[]; total: number }> {
+export async function listSiteAudits(
+  db: Db,
+  siteId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: AuditRow[]; total: number }> {
   const [items, count] = await Promise.all([
-    db.selectFrom('site_audits').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('site_audits').select((eb) => eb.fn.countAll<string>().as('n')).where('site_id', '=', siteId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('site_audits')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('site_audits')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('site_id', '=', siteId)
+      .executeTakeFirstOrThrow(),
   ])
   return { items, total: Number(count.n) }
 }

@@ -24,8 +24,20 @@ export const BlockContents = {
   ),
   text: Type.Object({ markdown: text(20_000) }, strict),
   image: Type.Object({ src: ImageSrc, alt: Type.String({ maxLength: 300 }), caption: Type.Optional(text(500)) }, strict),
-  features: Type.Object({ heading: Type.Optional(text(200)), items: Type.Array(Type.Object({ title: text(200), text: text(2000) }, strict), { minItems: 1, maxItems: 50 }) }, strict),
-  faq: Type.Object({ heading: Type.Optional(text(200)), items: Type.Array(Type.Object({ question: text(300), answer: text(5000) }, strict), { minItems: 1, maxItems: 50 }) }, strict),
+  features: Type.Object(
+    {
+      heading: Type.Optional(text(200)),
+      items: Type.Array(Type.Object({ title: text(200), text: text(2000) }, strict), { minItems: 1, maxItems: 50 }),
+    },
+    strict,
+  ),
+  faq: Type.Object(
+    {
+      heading: Type.Optional(text(200)),
+      items: Type.Array(Type.Object({ question: text(300), answer: text(5000) }, strict), { minItems: 1, maxItems: 50 }),
+    },
+    strict,
+  ),
   cta: Type.Object({ heading: text(200), text: Type.Optional(text(1000)), label: text(80), href: Href }, strict),
   contact_form: Type.Object({ heading: Type.Optional(text(200)), submit_label: Type.Optional(text(80)) }, strict),
   testimonial: Type.Object({ quote: text(2000), author: text(200), role: Type.Optional(text(200)) }, strict),
@@ -43,7 +55,10 @@ export function isBlockType(value: unknown): value is BlockType {
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false })
-const validators = Object.fromEntries(BLOCK_TYPES.map((type) => [type, ajv.compile(BlockContents[type])])) as Record<BlockType, ReturnType<Ajv['compile']>>
+const validators = Object.fromEntries(BLOCK_TYPES.map((type) => [type, ajv.compile(BlockContents[type])])) as Record<
+  BlockType,
+  ReturnType<Ajv['compile']>
+>
 
 /** Whether content is valid for a block of this type (no error made: for trying several types). */
 export function contentFits(type: BlockType, content: unknown): boolean {

@@ -24,7 +24,13 @@ export interface BlockView {
 }
 
 export function blockView(block: Block): BlockView {
-  return { id: block.id, page_id: block.page_id, type: block.type as BlockType, position: block.position, content: block.content as TypedBlock['content'] }
+  return {
+    id: block.id,
+    page_id: block.page_id,
+    type: block.type as BlockType,
+    position: block.position,
+    content: block.content as TypedBlock['content'],
+  }
 }
 
 function accountBlocks(db: Db, accountId: string) {
@@ -36,15 +42,25 @@ function accountBlocks(db: Db, accountId: string) {
     .where('sites.account_id', '=', accountId)
 }
 
-export async function listPageBlocks(db: Db, pageId: string, page: { limit: number; offset: number }): Promise<{ items: Block[]; total: number }> {
+export async function listPageBlocks(
+  db: Db,
+  pageId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Block[]; total: number }> {
   const [items, count] = await Promise.all([
     db.selectFrom('blocks').selectAll().where('page_id', '=', pageId).orderBy('position').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('blocks').select((eb) => eb.fn.countAll<string>().as('n')).where('page_id', '=', pageId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('blocks')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('page_id', '=', pageId)
+      .executeTakeFirstOrThrow(),
   ])
   return { items, total: Number(count.n) }
 }
 
-const accountBlock = preparedQuery((db: Db, accountId: string, blockId: string) => accountBlocks(db, accountId).where('blocks.id', '=', blockId))
+const accountBlock = preparedQuery((db: Db, accountId: string, blockId: string) =>
+  accountBlocks(db, accountId).where('blocks.id', '=', blockId),
+)
 
 export async function getAccountBlock(db: Db, accountId: string, blockId: string): Promise<Block | undefined> {
   const [block] = await accountBlock(db, accountId, blockId)
@@ -61,7 +77,11 @@ async function lockAccountBlock(trx: Db, accountId: string, blockId: string): Pr
 }
 
 async function countBlocks(trx: Db, pageId: string): Promise<number> {
-  const count = await trx.selectFrom('blocks').select((eb) => eb.fn.countAll<string>().as('n')).where('page_id', '=', pageId).executeTakeFirstOrThrow()
+  const count = await trx
+    .selectFrom('blocks')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('page_id', '=', pageId)
+    .executeTakeFirstOrThrow()
   return Number(count.n)
 }
 
@@ -75,14 +95,23 @@ function outOfRange(position: number, last: number) {
 }
 
 /** Adds a block at `position` (the ones from there move down) or at the end. */
-export async function insertBlock(db: Db, pageId: string, block: { type: string; content: unknown; position?: number | undefined }): Promise<Block> {
+export async function insertBlock(
+  db: Db,
+  pageId: string,
+  block: { type: string; content: unknown; position?: number | undefined },
+): Promise<Block> {
   if (!isBlockType(block.type)) throw new errors.validationFailed(`The field 'type' has an unsupported value`)
   const typed = checkBlockContent(block.type, block.content)
   return withTransaction(db, async (trx) => {
     const count = await lockPage(trx, pageId)
     const position = block.position ?? count
     if (position > count) throw outOfRange(position, count)
-    await trx.updateTable('blocks').set({ position: sql`position + 1` }).where('page_id', '=', pageId).where('position', '>=', position).execute()
+    await trx
+      .updateTable('blocks')
+      .set({ position: sql`position + 1` })
+      .where('page_id', '=', pageId)
+      .where('position', '>=', position)
+      .execute()
     return trx
       .insertInto('blocks')
       .values({ id: newId('blk'), page_id: pageId, type: typed.type, position, content: JSON.stringify(typed.content) })
@@ -101,13 +130,20 @@ export interface BlockPatch {
  * Changes a block's content (checked against its type, or a new type given with new content)
  * and/or moves it, shifting the blocks in between. `check` sees the locked current version.
  */
-export async function updateBlock(db: Db, accountId: string, blockId: string, patch: BlockPatch, check: (current: Block) => void = () => {}): Promise<Block | undefined> {
+export async function updateBlock(
+  db: Db,
+  accountId: string,
+  blockId: string,
+  patch: BlockPatch,
+  check: (current: Block) => void = () => {},
+): Promise<Block | undefined> {
   return withTransaction(db, async (trx) => {
     const current = await lockAccountBlock(trx, accountId, blockId)
     if (!current) return undefined
     check(current)
     const type = patch.type ?? current.type
-    if (patch.type !== undefined && patch.content === undefined) throw new errors.invalidBlockContent('A new type needs its content in the same request')
+    if (patch.type !== undefined && patch.content === undefined)
+      throw new errors.invalidBlockContent('A new type needs its content in the same request')
     if (!isBlockType(type)) throw new errors.validationFailed(`The field 'type' has an unsupported value`)
     const content = patch.content === undefined ? current.content : checkBlockContent(type, patch.content).content
     const to = patch.position ?? current.position
@@ -117,8 +153,22 @@ export async function updateBlock(db: Db, accountId: string, blockId: string, pa
       if (to > count - 1) throw outOfRange(to, count - 1)
     }
     const from = current.position
-    if (to < from) await trx.updateTable('blocks').set({ position: sql`position + 1` }).where('page_id', '=', current.page_id).where('position', '>=', to).where('position', '<', from).execute()
-    if (to > from) await trx.updateTable('blocks').set({ position: sql`position - 1` }).where('page_id', '=', current.page_id).where('position', '>', from).where('position', '<=', to).execute()
+    if (to < from)
+      await trx
+        .updateTable('blocks')
+        .set({ position: sql`position + 1` })
+        .where('page_id', '=', current.page_id)
+        .where('position', '>=', to)
+        .where('position', '<', from)
+        .execute()
+    if (to > from)
+      await trx
+        .updateTable('blocks')
+        .set({ position: sql`position - 1` })
+        .where('page_id', '=', current.page_id)
+        .where('position', '>', from)
+        .where('position', '<=', to)
+        .execute()
     return trx
       .updateTable('blocks')
       .set({ type, content: JSON.stringify(content), position: to, updated_at: new Date() })
@@ -154,7 +204,12 @@ export async function changeBlockContent(
   options: { expected?: Block | undefined; alongside?: Alongside } = {},
 ): Promise<Block | undefined> {
   if (patch.position !== undefined || patch.content === undefined) return undefined
-  const types = patch.type === undefined ? BLOCK_TYPES.filter((type) => contentFits(type, patch.content)) : isBlockType(patch.type) && contentFits(patch.type, patch.content) ? [patch.type] : []
+  const types =
+    patch.type === undefined
+      ? BLOCK_TYPES.filter((type) => contentFits(type, patch.content))
+      : isBlockType(patch.type) && contentFits(patch.type, patch.content)
+        ? [patch.type]
+        : []
   if (!types.length) return undefined
   const { expected, alongside } = options
   const newType = patch.type ?? null
@@ -176,13 +231,23 @@ export async function changeBlockContent(
 }
 
 /** Deletes a block and closes the gap it leaves. */
-export async function deleteBlock(db: Db, accountId: string, blockId: string, check: (current: Block) => void = () => {}): Promise<boolean> {
+export async function deleteBlock(
+  db: Db,
+  accountId: string,
+  blockId: string,
+  check: (current: Block) => void = () => {},
+): Promise<boolean> {
   return withTransaction(db, async (trx) => {
     const gone = await lockAccountBlock(trx, accountId, blockId)
     if (!gone) return false
     check(gone)
     await trx.deleteFrom('blocks').where('id', '=', blockId).execute()
-    await trx.updateTable('blocks').set({ position: sql`position - 1` }).where('page_id', '=', gone.page_id).where('position', '>', gone.position).execute()
+    await trx
+      .updateTable('blocks')
+      .set({ position: sql`position - 1` })
+      .where('page_id', '=', gone.page_id)
+      .where('position', '>', gone.position)
+      .execute()
     return true
   })
 }

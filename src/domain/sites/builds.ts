@@ -53,7 +53,12 @@ export async function queueBuild(db: Db, siteId: string): Promise<{ build: Build
         await enqueueJob(trx, BUILD_JOB, { build_id: inserted.id })
         return { build: inserted, created: true }
       }
-      const active = await trx.selectFrom('builds').selectAll().where('site_id', '=', siteId).where('status', 'in', ['queued', 'running']).executeTakeFirst()
+      const active = await trx
+        .selectFrom('builds')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirst()
       return active ? { build: active, created: false } : undefined
     })
     // Undefined only when the active build finished between the two statements: try again.
@@ -61,10 +66,26 @@ export async function queueBuild(db: Db, siteId: string): Promise<{ build: Build
   }
 }
 
-export async function listSiteBuilds(db: Db, siteId: string, page: { limit: number; offset: number }): Promise<{ items: Build[]; total: number }> {
+export async function listSiteBuilds(
+  db: Db,
+  siteId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Build[]; total: number }> {
   const [items, count] = await Promise.all([
-    db.selectFrom('builds').selectAll().where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('builds').select((eb) => eb.fn.countAll<string>().as('n')).where('site_id', '=', siteId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('builds')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('builds')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('site_id', '=', siteId)
+      .executeTakeFirstOrThrow(),
   ])
   return { items, total: Number(count.n) }
 }
@@ -75,14 +96,24 @@ export async function findSiteBuild(db: Db, siteId: string, buildId: string): Pr
 
 /** Marks a queued build as running (the build job calls it when it starts). */
 export async function startBuild(db: Db, buildId: string): Promise<Build | undefined> {
-  return db.updateTable('builds').set({ status: 'running', started_at: new Date() }).where('id', '=', buildId).where('status', '=', 'queued').returningAll().executeTakeFirst()
+  return db
+    .updateTable('builds')
+    .set({ status: 'running', started_at: new Date() })
+    .where('id', '=', buildId)
+    .where('status', '=', 'queued')
+    .returningAll()
+    .executeTakeFirst()
 }
 
 /**
  * Records a build's end. A succeeded build goes live in the same transaction: the site's live
  * build pointer moves to it, the site becomes live and its first publication time is kept.
  */
-export async function finishBuild(db: Db, buildId: string, outcome: { status: 'succeeded'; pages: number } | { status: 'failed'; error: string }): Promise<Build | undefined> {
+export async function finishBuild(
+  db: Db,
+  buildId: string,
+  outcome: { status: 'succeeded'; pages: number } | { status: 'failed'; error: string },
+): Promise<Build | undefined> {
   return withTransaction(db, async (trx) => {
     const now = new Date()
     const build = await trx
@@ -116,7 +147,8 @@ export async function rollbackTo(db: Db, siteId: string, buildId: string): Promi
   return withTransaction(db, async (trx) => {
     const build = await trx.selectFrom('builds').selectAll().where('site_id', '=', siteId).where('id', '=', buildId).executeTakeFirst()
     if (!build) throw new errors.notFound('Build not found')
-    if (build.status !== 'succeeded') throw new errors.buildNotRollbackable(`Only a succeeded build can go live; this one is ${build.status}`)
+    if (build.status !== 'succeeded')
+      throw new errors.buildNotRollbackable(`Only a succeeded build can go live; this one is ${build.status}`)
     await assertMayPublish(trx, siteId)
     await goLive(trx, siteId, build.id, new Date())
     return build

@@ -16,18 +16,29 @@ const strict = { additionalProperties: false } as const
 // Sites
 
 export const AssistantInput = Type.Object(
-  Object.fromEntries(Object.entries(assistantFields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof typeof assistantFields]: TOptional<(typeof assistantFields)[K]> },
+  Object.fromEntries(Object.entries(assistantFields).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof typeof assistantFields]: TOptional<(typeof assistantFields)[K]>
+  },
   strict,
 )
 
 const Locales = Type.Array(Locale, { minItems: 1, maxItems: LOCALES.length, uniqueItems: true })
 const SiteName = Type.String({ minLength: 1, maxLength: 200 })
 
-export const NewSite = Type.Object({ name: SiteName, default_locale: Type.Optional(Locale), locales: Type.Optional(Locales), assistant: Type.Optional(AssistantInput) }, strict)
+export const NewSite = Type.Object(
+  { name: SiteName, default_locale: Type.Optional(Locale), locales: Type.Optional(Locales), assistant: Type.Optional(AssistantInput) },
+  strict,
+)
 export const SitePatch = Type.Object(
   {
     name: Type.Optional(SiteName),
-    subdomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'A new slug, alone or as the full host {slug}.{SITES_DOMAIN}; served at once, the old subdomain stops answering' })),
+    subdomain: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        description: 'A new slug, alone or as the full host {slug}.{SITES_DOMAIN}; served at once, the old subdomain stops answering',
+      }),
+    ),
     status: Type.Optional(literalUnion(['live', 'offline'] as const)),
     default_locale: Type.Optional(Locale),
     locales: Type.Optional(Locales),
@@ -38,13 +49,26 @@ export const SitePatch = Type.Object(
 
 // Pages
 
-const PagePath = Type.String({ minLength: 1, maxLength: 200, pattern: PAGE_PATH_PATTERN, description: '"/" or lower-case segments such as /about/team' })
+const PagePath = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: PAGE_PATH_PATTERN,
+  description: '"/" or lower-case segments such as /about/team',
+})
 const PageTitle = Type.String({ minLength: 1, maxLength: 200 })
 const PageDescription = Type.String({ maxLength: 500 })
 
-export const NewPage = Type.Object({ path: PagePath, locale: Type.Optional(Locale), title: PageTitle, description: Type.Optional(PageDescription) }, strict)
+export const NewPage = Type.Object(
+  { path: PagePath, locale: Type.Optional(Locale), title: PageTitle, description: Type.Optional(PageDescription) },
+  strict,
+)
 export const PagePatch = Type.Object(
-  { path: Type.Optional(PagePath), locale: Type.Optional(Locale), title: Type.Optional(PageTitle), description: Type.Optional(PageDescription) },
+  {
+    path: Type.Optional(PagePath),
+    locale: Type.Optional(Locale),
+    title: Type.Optional(PageTitle),
+    description: Type.Optional(PageDescription),
+  },
   { ...strict, minProperties: 1 },
 )
 
@@ -68,6 +92,9 @@ export const Rollback = Type.Object({ build_id: BuildId }, strict)
 // Domains
 
 export const NewDomain = Type.Object(
-  { hostname: Type.String({ minLength: 1, maxLength: 253 }), primary: Type.Optional(Type.Boolean({ description: 'Make it the site’s primary domain (the first one is).' })) },
+  {
+    hostname: Type.String({ minLength: 1, maxLength: 253 }),
+    primary: Type.Optional(Type.Boolean({ description: 'Make it the site’s primary domain (the first one is).' })),
+  },
   strict,
 )

@@ -11,7 +11,10 @@ export function challengeName(hostname: string): string {
  */
 export function dnsResolver(servers: string | undefined, timeoutMs = 2000): Resolver {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 })
-  const list = (servers ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const list = (servers ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (list.length > 0) resolver.setServers(list)
   return resolver
 }
@@ -45,9 +48,14 @@ export async function lookUpChallenge(resolver: TxtLookup, hostname: string, val
     records = await resolver.resolveTxt(name)
   } catch (error) {
     const code = (error as { code?: unknown }).code
-    if (code === 'ENOTFOUND' || code === 'ENODATA') return { proven: false, code: 'no_record', detail: `No TXT record was found at ${name}` }
+    if (code === 'ENOTFOUND' || code === 'ENODATA')
+      return { proven: false, code: 'no_record', detail: `No TXT record was found at ${name}` }
     const reason = (typeof code === 'string' && LOOKUP_ERRORS[code]) || (typeof code === 'string' ? code : 'an unknown error')
-    return { proven: false, code: 'lookup_failed', detail: `The TXT lookup of ${name} at ${resolver.getServers().join(', ') || 'the system resolver'} failed: ${reason}` }
+    return {
+      proven: false,
+      code: 'lookup_failed',
+      detail: `The TXT lookup of ${name} at ${resolver.getServers().join(', ') || 'the system resolver'} failed: ${reason}`,
+    }
   }
   const found = records.map((chunks) => chunks.join(''))
   if (found.includes(value)) return { proven: true }

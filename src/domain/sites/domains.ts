@@ -36,11 +36,18 @@ export function parseHostname(input: string, ownHostnames: readonly string[]): s
   if (isIP(bare) !== 0) throw new errors.invalidHostname('An IP address cannot be a domain; use a hostname')
   const ascii = domainToASCII(trimmed)
   const labels = ascii.split('.')
-  if (ascii === '' || ascii.length > 253 || labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^[0-9]+$/.test(labels.at(-1) ?? '')) {
+  if (
+    ascii === '' ||
+    ascii.length > 253 ||
+    labels.length < 2 ||
+    !labels.every((l) => LABEL.test(l)) ||
+    /^[0-9]+$/.test(labels.at(-1) ?? '')
+  ) {
     throw new errors.invalidHostname(`'${input.length > 64 ? `${input.slice(0, 64)}…` : input}' is not a valid hostname`)
   }
   const own = ['localhost', ...ownHostnames.map(normaliseHostname)]
-  if (own.some((h) => ascii === h || ascii.endsWith(`.${h}`))) throw new errors.invalidHostname('This hostname belongs to the service itself')
+  if (own.some((h) => ascii === h || ascii.endsWith(`.${h}`)))
+    throw new errors.invalidHostname('This hostname belongs to the service itself')
   return ascii
 }
 
@@ -64,7 +71,8 @@ export function domainView(domain: Domain): DomainView {
     primary: domain.primary,
     verification: { type: 'TXT', name: challengeName(domain.hostname), value: domain.verification_value },
     verified_at: domain.verified_at?.toISOString() ?? null,
-    failure_reason: domain.status === 'failed' && domain.failure_code ? { code: domain.failure_code, detail: domain.failure_detail ?? '' } : null,
+    failure_reason:
+      domain.status === 'failed' && domain.failure_code ? { code: domain.failure_code, detail: domain.failure_detail ?? '' } : null,
   }
 }
 
@@ -75,7 +83,15 @@ export async function insertActiveDomain(db: Db, siteId: string, hostname: strin
   try {
     return await db
       .insertInto('domains')
-      .values({ id: newId('dom'), site_id: siteId, hostname: normaliseHostname(hostname), status: 'active', primary: true, verification_value: verificationValue(), verified_at: new Date() })
+      .values({
+        id: newId('dom'),
+        site_id: siteId,
+        hostname: normaliseHostname(hostname),
+        status: 'active',
+        primary: true,
+        verification_value: verificationValue(),
+        verified_at: new Date(),
+      })
       .returningAll()
       .executeTakeFirstOrThrow()
   } catch (error) {
@@ -89,13 +105,33 @@ function verificationValue(): string {
 }
 
 function accountDomains(db: Db, accountId: string) {
-  return db.selectFrom('domains').innerJoin('sites', 'sites.id', 'domains.site_id').selectAll('domains').where('sites.account_id', '=', accountId)
+  return db
+    .selectFrom('domains')
+    .innerJoin('sites', 'sites.id', 'domains.site_id')
+    .selectAll('domains')
+    .where('sites.account_id', '=', accountId)
 }
 
-export async function listSiteDomains(db: Db, siteId: string, page: { limit: number; offset: number }): Promise<{ items: Domain[]; total: number }> {
+export async function listSiteDomains(
+  db: Db,
+  siteId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Domain[]; total: number }> {
   const [items, count] = await Promise.all([
-    db.selectFrom('domains').selectAll().where('site_id', '=', siteId).orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('domains').select((eb) => eb.fn.countAll<string>().as('n')).where('site_id', '=', siteId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('domains')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('domains')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('site_id', '=', siteId)
+      .executeTakeFirstOrThrow(),
   ])
   return { items, total: Number(count.n) }
 }
@@ -126,7 +162,12 @@ export async function addDomain(db: Db, siteId: string, hostname: string, primar
       .executeTakeFirst()
     if (existing?.site_id === siteId) throw new errors.hostnameTaken(`${hostname} is already a domain of this site`)
     if (existing) throw takenElsewhere(hostname)
-    const hasPrimary = await trx.selectFrom('domains').select('id').where('site_id', '=', siteId).where('primary', '=', true).executeTakeFirst()
+    const hasPrimary = await trx
+      .selectFrom('domains')
+      .select('id')
+      .where('site_id', '=', siteId)
+      .where('primary', '=', true)
+      .executeTakeFirst()
     const makePrimary = primary ?? hasPrimary === undefined
     if (makePrimary && hasPrimary) await trx.updateTable('domains').set({ primary: false }).where('id', '=', hasPrimary.id).execute()
     try {
@@ -164,7 +205,13 @@ export async function deleteDomain(db: Db, domain: Domain): Promise<void> {
 export async function requestVerification(db: Db, domain: Domain, enqueue: (trx: Db) => Promise<unknown>): Promise<Domain> {
   if (domain.status === 'active') return domain
   return withTransaction(db, async (trx) => {
-    const pending = await trx.updateTable('domains').set({ status: 'pending', failure_code: null, failure_detail: null }).where('id', '=', domain.id).where('status', '<>', 'active').returningAll().executeTakeFirst()
+    const pending = await trx
+      .updateTable('domains')
+      .set({ status: 'pending', failure_code: null, failure_detail: null })
+      .where('id', '=', domain.id)
+      .where('status', '<>', 'active')
+      .returningAll()
+      .executeTakeFirst()
     await enqueue(trx)
     return pending ?? domain
   })
@@ -181,17 +228,32 @@ export async function verifyDomain(db: Db, resolver: TxtLookup, domainId: string
   const outcome = await lookUpChallenge(resolver, domain.hostname, domain.verification_value)
   const now = new Date()
   const fail = (code: NonNullable<Domain['failure_code']>, detail: string) =>
-    db.updateTable('domains').set({ status: 'failed', checked_at: now, failure_code: code, failure_detail: detail }).where('id', '=', domainId).where('status', '<>', 'active').returningAll().executeTakeFirst()
+    db
+      .updateTable('domains')
+      .set({ status: 'failed', checked_at: now, failure_code: code, failure_detail: detail })
+      .where('id', '=', domainId)
+      .where('status', '<>', 'active')
+      .returningAll()
+      .executeTakeFirst()
   if (!outcome.proven) return fail(outcome.code, outcome.detail)
   try {
-    return await db.updateTable('domains').set({ status: 'active', verified_at: now, checked_at: now, failure_code: null, failure_detail: null }).where('id', '=', domainId).returningAll().executeTakeFirst()
+    return await db
+      .updateTable('domains')
+      .set({ status: 'active', verified_at: now, checked_at: now, failure_code: null, failure_detail: null })
+      .where('id', '=', domainId)
+      .returningAll()
+      .executeTakeFirst()
   } catch (error) {
-    if (uniqueViolation(error) === 'domains_active_hostname') return fail('hostname_taken', `${domain.hostname} is already active on another site`)
+    if (uniqueViolation(error) === 'domains_active_hostname')
+      return fail('hostname_taken', `${domain.hostname} is already active on another site`)
     throw error
   }
 }
 
 /** The job that looks a domain's TXT challenge up once (`requestVerification` queues it). */
 export function domainVerifyJob(db: Db, resolver: TxtLookup): NamedJob<{ domain_id: string }> {
-  return { name: VERIFY_JOB, definition: { maxAttempts: 1, handler: async ({ domain_id: domainId }) => void (await verifyDomain(db, resolver, domainId)) } }
+  return {
+    name: VERIFY_JOB,
+    definition: { maxAttempts: 1, handler: async ({ domain_id: domainId }) => void (await verifyDomain(db, resolver, domainId)) },
+  }
 }

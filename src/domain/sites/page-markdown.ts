@@ -30,10 +30,13 @@ function mdLink(link: Link, absolute: (href: string) => string): string {
  * target fails the check reduced to its words, as the HTML page shows it.
  */
 export function safeMarkdown(markdown: string): string {
-  return markdown.replace(/(!?)\[([^\]]*)\]\(\s*(<[^>]*>|[^()\s]*(?:\([^()]*\)[^()\s]*)*)([^)]*)\)/g, (whole, bang: string, text: string, target: string) => {
-    const url = target.startsWith('<') ? target.slice(1, -1) : target
-    return safeHref(url) === undefined ? text : whole
-  })
+  return markdown.replace(
+    /(!?)\[([^\]]*)\]\(\s*(<[^>]*>|[^()\s]*(?:\([^()]*\)[^()\s]*)*)([^)]*)\)/g,
+    (whole, bang: string, text: string, target: string) => {
+      const url = target.startsWith('<') ? target.slice(1, -1) : target
+      return safeHref(url) === undefined ? text : whole
+    },
+  )
 }
 
 /** One block as Markdown; links are absolute. */
@@ -41,24 +44,38 @@ export function blockMarkdown(block: TypedBlock, isH1: boolean, absolute: (href:
   switch (block.type) {
     case 'hero': {
       const c = block.content
-      return [`${isH1 ? '#' : '##'} ${mdText(c.heading)}`, c.subheading ? mdText(c.subheading) : '', c.cta ? mdLink(c.cta, absolute) : ''].filter(Boolean).join('\n\n')
+      return [`${isH1 ? '#' : '##'} ${mdText(c.heading)}`, c.subheading ? mdText(c.subheading) : '', c.cta ? mdLink(c.cta, absolute) : '']
+        .filter(Boolean)
+        .join('\n\n')
     }
     case 'text':
       return safeMarkdown(block.content.markdown).trim()
     case 'image': {
       const src = safeImageSrc(block.content.src)
-      return [src ? `![${mdText(block.content.alt)}](<${absolute(src)}>)` : '', block.content.caption ? `*${mdText(block.content.caption)}*` : ''].filter(Boolean).join('\n\n')
+      return [
+        src ? `![${mdText(block.content.alt)}](<${absolute(src)}>)` : '',
+        block.content.caption ? `*${mdText(block.content.caption)}*` : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n')
     }
     case 'features':
     case 'faq': {
       const c = block.content
       const level = c.heading ? '###' : '##'
-      const items = block.type === 'features' ? block.content.items.map((i) => [i.title, i.text]) : block.content.items.map((i) => [i.question, i.answer])
-      return [c.heading ? `## ${mdText(c.heading)}` : '', ...items.map(([title, text]) => `${level} ${mdText(title!)}\n\n${mdText(text!)}`)].filter(Boolean).join('\n\n')
+      const items =
+        block.type === 'features'
+          ? block.content.items.map((i) => [i.title, i.text])
+          : block.content.items.map((i) => [i.question, i.answer])
+      return [c.heading ? `## ${mdText(c.heading)}` : '', ...items.map(([title, text]) => `${level} ${mdText(title!)}\n\n${mdText(text!)}`)]
+        .filter(Boolean)
+        .join('\n\n')
     }
     case 'cta': {
       const c = block.content
-      return [`## ${mdText(c.heading)}`, c.text ? mdText(c.text) : '', mdLink({ label: c.label, href: c.href }, absolute)].filter(Boolean).join('\n\n')
+      return [`## ${mdText(c.heading)}`, c.text ? mdText(c.text) : '', mdLink({ label: c.label, href: c.href }, absolute)]
+        .filter(Boolean)
+        .join('\n\n')
     }
     case 'contact_form':
       return `## ${mdText(block.content.heading ?? CONTACT_HEADING[locale])}`
@@ -70,7 +87,11 @@ export function blockMarkdown(block: TypedBlock, isH1: boolean, absolute: (href:
 }
 
 /** A page's blocks as Markdown: a leading hero gives the page's h1 (`h1`), the rest follow in order (`body`). */
-export function pageBlocksMarkdown(blocks: readonly TypedBlock[], locale: Locale, absolute: (href: string) => string): { h1: string | undefined; body: string[] } {
+export function pageBlocksMarkdown(
+  blocks: readonly TypedBlock[],
+  locale: Locale,
+  absolute: (href: string) => string,
+): { h1: string | undefined; body: string[] } {
   const leadingHero = blocks[0]?.type === 'hero'
   const body = blocks.map((block, index) => blockMarkdown(block, leadingHero && index === 0, absolute, locale))
   return { h1: leadingHero ? body.shift() : undefined, body }

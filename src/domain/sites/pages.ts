@@ -24,7 +24,8 @@ function pathTaken(path: string, locale: Locale) {
 }
 
 function checkLocale(site: Pick<Site, 'locales'>, locale: Locale): void {
-  if (!site.locales.includes(locale)) throw new errors.localeNotOnSite(`The site does not offer locale '${locale}'; add it to the site's locales first`)
+  if (!site.locales.includes(locale))
+    throw new errors.localeNotOnSite(`The site does not offer locale '${locale}'; add it to the site's locales first`)
 }
 
 /** Runs a write and turns the path's unique index into 409 page_path_taken. */
@@ -41,10 +42,26 @@ function accountPages(db: Db, accountId: string) {
   return db.selectFrom('pages').innerJoin('sites', 'sites.id', 'pages.site_id').selectAll('pages').where('sites.account_id', '=', accountId)
 }
 
-export async function listSitePages(db: Db, siteId: string, page: { limit: number; offset: number }): Promise<{ items: Page[]; total: number }> {
+export async function listSitePages(
+  db: Db,
+  siteId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Page[]; total: number }> {
   const [items, count] = await Promise.all([
-    db.selectFrom('pages').selectAll().where('site_id', '=', siteId).orderBy('locale').orderBy('path').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('pages').select((eb) => eb.fn.countAll<string>().as('n')).where('site_id', '=', siteId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('pages')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('locale')
+      .orderBy('path')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('pages')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('site_id', '=', siteId)
+      .executeTakeFirstOrThrow(),
   ])
   return { items, total: Number(count.n) }
 }
@@ -65,7 +82,13 @@ export async function createPage(db: Db, site: Pick<Site, 'id' | 'locales' | 'de
 }
 
 /** Changes a page under a row lock, so `check` (the caller's If-Match) sees the version it changes. */
-export async function updatePage(db: Db, accountId: string, pageId: string, patch: Partial<PageInput>, check: (current: Page) => void = () => {}): Promise<Page | undefined> {
+export async function updatePage(
+  db: Db,
+  accountId: string,
+  pageId: string,
+  patch: Partial<PageInput>,
+  check: (current: Page) => void = () => {},
+): Promise<Page | undefined> {
   return withTransaction(db, async (trx) => {
     const current = await accountPages(trx, accountId).where('pages.id', '=', pageId).forUpdate().executeTakeFirst()
     if (!current) return undefined
@@ -77,11 +100,24 @@ export async function updatePage(db: Db, accountId: string, pageId: string, patc
       checkLocale(site, locale)
     }
     // Checked first: a unique violation would abort the caller's transaction.
-    const clash = await trx.selectFrom('pages').select('id').where('site_id', '=', current.site_id).where('locale', '=', locale).where('path', '=', path).where('id', '<>', pageId).executeTakeFirst()
+    const clash = await trx
+      .selectFrom('pages')
+      .select('id')
+      .where('site_id', '=', current.site_id)
+      .where('locale', '=', locale)
+      .where('path', '=', path)
+      .where('id', '<>', pageId)
+      .executeTakeFirst()
     if (clash) throw pathTaken(path, locale)
     const write = trx
       .updateTable('pages')
-      .set({ path, locale, title: patch.title ?? current.title, description: patch.description ?? current.description, updated_at: new Date() })
+      .set({
+        path,
+        locale,
+        title: patch.title ?? current.title,
+        description: patch.description ?? current.description,
+        updated_at: new Date(),
+      })
       .where('id', '=', pageId)
       .returningAll()
       .executeTakeFirstOrThrow()

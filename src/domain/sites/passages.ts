@@ -31,7 +31,14 @@ export async function livePassages(db: Db, siteId?: string): Promise<LiveSitePas
   let query = db
     .selectFrom('sites')
     .leftJoin('site_passages', 'site_passages.build_id', 'sites.live_build_id')
-    .select(['sites.id as site_id', 'sites.live_build_id', 'site_passages.locale', 'site_passages.url', 'site_passages.title', 'site_passages.text'])
+    .select([
+      'sites.id as site_id',
+      'sites.live_build_id',
+      'site_passages.locale',
+      'site_passages.url',
+      'site_passages.title',
+      'site_passages.text',
+    ])
     .where('sites.status', '=', 'live')
     .where('sites.live_build_id', 'is not', null)
     .orderBy('sites.id')

@@ -62,7 +62,11 @@ export function resolveAssistant(settings: SiteSettings): ResolvedAssistant {
     handoff: caps.handoff === true,
   }
   if (capabilities.booking) capabilities.booking_url = bookingUrl
-  return { enabled: assistant.enabled === true && settings.assistant_included !== false, persona: assistant.persona || undefined, capabilities }
+  return {
+    enabled: assistant.enabled === true && settings.assistant_included !== false,
+    persona: assistant.persona || undefined,
+    capabilities,
+  }
 }
 
 export function consentTextFor(settings: SiteSettings, locale: Locale): ConsentText {

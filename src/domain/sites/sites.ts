@@ -52,12 +52,29 @@ export async function seedPlatformSite(db: Db, baseUrl: string): Promise<void> {
     const slug = exists ? undefined : await freeSlug(trx, slugFromName('Web Presence'))
     await trx
       .insertInto('sites')
-      .values({ id: PLATFORM_SITE_ID, account_id: null, name: 'Web Presence', slug, status: 'live', published_at: new Date(), default_locale: 'en', settings: JSON.stringify(platformSettings(baseUrl)) })
+      .values({
+        id: PLATFORM_SITE_ID,
+        account_id: null,
+        name: 'Web Presence',
+        slug,
+        status: 'live',
+        published_at: new Date(),
+        default_locale: 'en',
+        settings: JSON.stringify(platformSettings(baseUrl)),
+      })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute()
     await trx
       .insertInto('domains')
-      .values({ id: PLATFORM_DOMAIN_ID, site_id: PLATFORM_SITE_ID, hostname, status: 'active', primary: true, verification_value: 'platform', verified_at: new Date() })
+      .values({
+        id: PLATFORM_DOMAIN_ID,
+        site_id: PLATFORM_SITE_ID,
+        hostname,
+        status: 'active',
+        primary: true,
+        verification_value: 'platform',
+        verified_at: new Date(),
+      })
       .onConflict((oc) => oc.column('id').doUpdateSet({ hostname }).where('domains.hostname', '<>', hostname))
       .execute()
   })
@@ -84,7 +101,11 @@ function checkLocales(defaultLocale: Locale, locales: readonly Locale[]): void {
 
 /** The first of slug, slug-2, slug-3, … that no site has. */
 async function freeSlug(db: Db, base: string): Promise<string> {
-  const rows = await db.selectFrom('sites').select('slug').where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)])).execute()
+  const rows = await db
+    .selectFrom('sites')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .execute()
   const taken = new Set(rows.map((r) => r.slug))
   for (let n = 1; ; n++) {
     const candidate = slugCandidate(base, n)
@@ -133,7 +154,11 @@ export async function createSite(db: Db, site: NewSite): Promise<Site> {
 }
 
 export async function updateSiteSettings(db: Db, siteId: string, settings: SiteSettings): Promise<void> {
-  await db.updateTable('sites').set({ settings: JSON.stringify(settings), updated_at: new Date() }).where('id', '=', siteId).execute()
+  await db
+    .updateTable('sites')
+    .set({ settings: JSON.stringify(settings), updated_at: new Date() })
+    .where('id', '=', siteId)
+    .execute()
 }
 
 export async function findSiteById(db: Db, id: string): Promise<Site | undefined> {
@@ -168,7 +193,8 @@ export async function assistantEnabledOn(db: Db, hostname: string, sitesDomain?:
  * The order in which a site's active domains name it (`domains` is the table's name or alias in
  * the query): the primary one first, then the earliest verified.
  */
-const primaryFirst = (domains: string) => sql`${sql.ref(`${domains}.primary`)} desc, ${sql.ref(`${domains}.verified_at`)}, ${sql.ref(`${domains}.id`)}`
+const primaryFirst = (domains: string) =>
+  sql`${sql.ref(`${domains}.primary`)} desc, ${sql.ref(`${domains}.verified_at`)}, ${sql.ref(`${domains}.id`)}`
 
 /** The primary active hostname of the `sites` row in scope; an active one when the primary flag sits on a domain not yet verified. */
 export const primaryHostname = sql<string | null>`(
@@ -180,7 +206,8 @@ function accountSites(db: Db, accountId: string) {
 }
 
 /** The account's number of sites, kept by a trigger on sites (migration list-totals). */
-const siteCount = (accountId: string) => sql<number>`coalesce((select c.sites from account_site_counts c where c.account_id = ${accountId}), 0)`
+const siteCount = (accountId: string) =>
+  sql<number>`coalesce((select c.sites from account_site_counts c where c.account_id = ${accountId}), 0)`
 
 /**
  * One page of the account's sites and their total, in one round trip. The page's ids come from
@@ -191,7 +218,16 @@ const siteCount = (accountId: string) => sql<number>`coalesce((select c.sites fr
  */
 const accountSitePage = preparedQuery((db: Db, accountId: string, limit: number, offset: number) =>
   db
-    .with('page', (page) => page.selectFrom('sites').select('id').where('account_id', '=', accountId).orderBy('created_at').orderBy('id').limit(limit).offset(offset))
+    .with('page', (page) =>
+      page
+        .selectFrom('sites')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .offset(offset),
+    )
     .with('primary_domains', (domains) =>
       domains
         .selectFrom('domains')
@@ -211,7 +247,11 @@ const accountSitePage = preparedQuery((db: Db, accountId: string, limit: number,
     .orderBy('sites.id'),
 )
 
-export async function listAccountSites(db: Db, accountId: string, page: { limit: number; offset: number }): Promise<{ items: SiteRecord[]; total: number }> {
+export async function listAccountSites(
+  db: Db,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: SiteRecord[]; total: number }> {
   const rows = await accountSitePage(db, accountId, page.limit, page.offset)
   // The rows are the records, their total riding along unread: no copy of each row without it.
   const items: SiteRecord[] = rows
@@ -220,7 +260,9 @@ export async function listAccountSites(db: Db, accountId: string, page: { limit:
   return { items, total: Number(count[0]!.n) }
 }
 
-const accountSite = preparedQuery((db: Db, accountId: string, siteId: string) => accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId))
+const accountSite = preparedQuery((db: Db, accountId: string, siteId: string) =>
+  accountSites(db, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId),
+)
 
 export async function getAccountSite(db: Db, accountId: string, siteId: string): Promise<SiteRecord | undefined> {
   const [site] = await accountSite(db, accountId, siteId)
@@ -241,7 +283,15 @@ export async function createAccountSite(db: Db, accountId: string, input: SiteIn
   const settings = withAssistant({}, input.assistant ?? {})
   return withTransaction(db, async (trx) => {
     await assertSiteAllowed(trx, accountId)
-    const site = await createSite(trx, { name: input.name, slug: input.slug, accountId, status: 'draft', defaultLocale: input.default_locale, locales: input.locales, settings })
+    const site = await createSite(trx, {
+      name: input.name,
+      slug: input.slug,
+      accountId,
+      status: 'draft',
+      defaultLocale: input.default_locale,
+      locales: input.locales,
+      settings,
+    })
     return { ...site, domain: null }
   })
 }
@@ -261,22 +311,40 @@ export interface SitePatch {
  * Changes a site under a row lock, so `check` (the caller's If-Match) sees the version it changes.
  * Answers undefined when the site is not the account's.
  */
-export async function updateAccountSite(db: Db, accountId: string, siteId: string, patch: SitePatch, check: (current: SiteRecord) => void = () => {}): Promise<SiteRecord | undefined> {
+export async function updateAccountSite(
+  db: Db,
+  accountId: string,
+  siteId: string,
+  patch: SitePatch,
+  check: (current: SiteRecord) => void = () => {},
+): Promise<SiteRecord | undefined> {
   return withTransaction(db, async (trx) => {
-    const current = await accountSites(trx, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).forUpdate().executeTakeFirst()
+    const current = await accountSites(trx, accountId)
+      .selectAll('sites')
+      .select(primaryHostname.as('domain'))
+      .where('sites.id', '=', siteId)
+      .forUpdate()
+      .executeTakeFirst()
     if (!current) return undefined
     check(current)
     const defaultLocale = patch.default_locale ?? current.default_locale
     const locales = patch.locales ?? current.locales
     checkLocales(defaultLocale, locales)
     if (patch.locales) {
-      const orphaned = await trx.selectFrom('pages').select('locale').where('site_id', '=', siteId).where('locale', 'not in', locales).executeTakeFirst()
+      const orphaned = await trx
+        .selectFrom('pages')
+        .select('locale')
+        .where('site_id', '=', siteId)
+        .where('locale', 'not in', locales)
+        .executeTakeFirst()
       if (orphaned) throw new errors.localeInUse(`Pages in locale '${orphaned.locale}' exist; delete them before removing the locale`)
     }
-    if (patch.status === 'live' && current.live_build_id === null) throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
+    if (patch.status === 'live' && current.live_build_id === null)
+      throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
     if (patch.status === 'live' && current.status !== 'live') await assertMayPublish(trx, siteId)
     const slug = patch.slug === undefined || patch.slug === current.slug ? current.slug : checkSlug(patch.slug)
-    if (slug !== current.slug && (await trx.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirst())) throw subdomainTaken(slug)
+    if (slug !== current.slug && (await trx.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirst()))
+      throw subdomainTaken(slug)
     const updated = await trx
       .updateTable('sites')
       .set({
@@ -300,9 +368,19 @@ export async function updateAccountSite(db: Db, accountId: string, siteId: strin
 }
 
 /** Deletes a site with its pages, blocks, domains, builds, leads and conversations. */
-export async function deleteAccountSite(db: Db, accountId: string, siteId: string, check: (current: SiteRecord) => void = () => {}): Promise<boolean> {
+export async function deleteAccountSite(
+  db: Db,
+  accountId: string,
+  siteId: string,
+  check: (current: SiteRecord) => void = () => {},
+): Promise<boolean> {
   return withTransaction(db, async (trx) => {
-    const current = await accountSites(trx, accountId).selectAll('sites').select(primaryHostname.as('domain')).where('sites.id', '=', siteId).forUpdate().executeTakeFirst()
+    const current = await accountSites(trx, accountId)
+      .selectAll('sites')
+      .select(primaryHostname.as('domain'))
+      .where('sites.id', '=', siteId)
+      .forUpdate()
+      .executeTakeFirst()
     if (!current) return false
     check(current)
     await trx.deleteFrom('sites').where('id', '=', siteId).execute()

@@ -12,7 +12,24 @@ const SLUG = new RegExp(SLUG_PATTERN)
 
 /** Labels a service commonly keeps for itself beside its sites; no site is given them. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
-  'admin', 'api', 'app', 'assets', 'auth', 'cdn', 'dashboard', 'docs', 'help', 'login', 'mail', 'mcp', 'oauth', 'signin', 'static', 'status', 'support', 'www',
+  'admin',
+  'api',
+  'app',
+  'assets',
+  'auth',
+  'cdn',
+  'dashboard',
+  'docs',
+  'help',
+  'login',
+  'mail',
+  'mcp',
+  'oauth',
+  'signin',
+  'static',
+  'status',
+  'support',
+  'www',
 ])
 
 /** How long a slug made from a name may be, leaving room for a "-N" suffix within the label. */
@@ -41,7 +58,10 @@ export function slugCandidate(base: string, n: number): string {
 
 /** Checks a slug a person or client chose; a reserved one counts as taken. */
 export function checkSlug(slug: string): string {
-  if (!SLUG.test(slug)) throw new errors.invalidSubdomain(`'${slug.length > 70 ? `${slug.slice(0, 70)}…` : slug}' is not a valid subdomain label: lower-case letters, digits and inner hyphens, at most 63 characters`)
+  if (!SLUG.test(slug))
+    throw new errors.invalidSubdomain(
+      `'${slug.length > 70 ? `${slug.slice(0, 70)}…` : slug}' is not a valid subdomain label: lower-case letters, digits and inner hyphens, at most 63 characters`,
+    )
   if (RESERVED_SLUGS.has(slug)) throw subdomainTaken(slug)
   return slug
 }

@@ -32,7 +32,14 @@ export const Locale = literalUnion(LOCALES)
 export const assistantFields = {
   enabled: Type.Boolean(),
   persona: nullable(Type.String({ minLength: 1, maxLength: 60 })),
-  booking_url: nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 500, description: 'Where the assistant sends visitors to book; null: no booking.' })),
+  booking_url: nullable(
+    Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      maxLength: 500,
+      description: 'Where the assistant sends visitors to book; null: no booking.',
+    }),
+  ),
   lead: Type.Boolean({ description: 'The assistant takes leads (with consent).' }),
   handoff: Type.Boolean({ description: 'Visitors may ask for a person (the conversations inbox).' }),
 }
@@ -43,7 +50,9 @@ export const Site = Type.Object(
     id: SiteId,
     name: Type.String(),
     domain: nullable(Type.String({ description: 'The primary active hostname' })),
-    subdomain: Type.String({ description: 'The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug' }),
+    subdomain: Type.String({
+      description: 'The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug',
+    }),
     status: literalUnion(['draft', 'live', 'offline'] as const),
     default_locale: Locale,
     locales: Type.Array(Locale),
@@ -58,7 +67,16 @@ export const Site = Type.Object(
 )
 
 export const Page = Type.Object(
-  { id: PageId, site_id: SiteId, path: Type.String(), locale: Locale, title: Type.String(), description: Type.String(), created_at: DateTime, updated_at: DateTime },
+  {
+    id: PageId,
+    site_id: SiteId,
+    path: Type.String(),
+    locale: Locale,
+    title: Type.String(),
+    description: Type.String(),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
   { ...strict, description: 'A page of a site' },
 )
 
@@ -66,7 +84,10 @@ export const Page = Type.Object(
 export const Block = Type.Unsafe<BlockView>(
   Type.Union(
     BLOCK_TYPES.map((type) =>
-      Type.Object({ id: BlockId, page_id: PageId, type: Type.Literal(type), position: Type.Integer({ minimum: 0 }), content: BlockContents[type] }, { ...strict, title: `${type} block` }),
+      Type.Object(
+        { id: BlockId, page_id: PageId, type: Type.Literal(type), position: Type.Integer({ minimum: 0 }), content: BlockContents[type] },
+        { ...strict, title: `${type} block` },
+      ),
     ),
     { description: 'A block of a page; content by type' },
   ),
@@ -79,7 +100,10 @@ export const Domain = Type.Object(
     hostname: Type.String(),
     status: literalUnion(['pending', 'active', 'failed'] as const),
     primary: Type.Boolean(),
-    verification: Type.Object({ type: Type.Literal('TXT'), name: Type.String(), value: Type.String() }, { ...strict, description: 'Publish this TXT record, then POST …/verify' }),
+    verification: Type.Object(
+      { type: Type.Literal('TXT'), name: Type.String(), value: Type.String() },
+      { ...strict, description: 'Publish this TXT record, then POST …/verify' },
+    ),
     verified_at: nullable(DateTime),
     failure_reason: nullable(
       Type.Object(
@@ -87,7 +111,11 @@ export const Domain = Type.Object(
           code: literalUnion(['no_record', 'wrong_value', 'lookup_failed', 'hostname_taken'] as const),
           detail: Type.String({ description: 'What was found, in words; a failed lookup names the resolvers asked' }),
         },
-        { ...strict, description: 'Why the last verification failed (status failed): no TXT record, a record without the value, a failed lookup, or the hostname active on another site; null otherwise' },
+        {
+          ...strict,
+          description:
+            'Why the last verification failed (status failed): no TXT record, a record without the value, a failed lookup, or the hostname active on another site; null otherwise',
+        },
       ),
     ),
   },
@@ -115,7 +143,10 @@ export const Lead = Type.Object(
     email: Type.String(),
     name: nullable(Type.String()),
     note: nullable(Type.String()),
-    consent: Type.Object({ version: Type.String(), locale: Locale, digest: Type.String(), given_at: DateTime }, { ...strict, description: 'The consent the visitor gave' }),
+    consent: Type.Object(
+      { version: Type.String(), locale: Locale, digest: Type.String(), given_at: DateTime },
+      { ...strict, description: 'The consent the visitor gave' },
+    ),
     created_at: DateTime,
   },
   { ...strict, description: 'A lead' },
@@ -167,7 +198,12 @@ export function leadView(lead: LeadRecord): Static<typeof Lead> {
     email: lead.email,
     name: lead.name,
     note: lead.note,
-    consent: { version: lead.consent.version, locale: lead.consent.locale, digest: lead.consent.digest, given_at: lead.consent.acceptedAt.toISOString() },
+    consent: {
+      version: lead.consent.version,
+      locale: lead.consent.locale,
+      digest: lead.consent.digest,
+      given_at: lead.consent.acceptedAt.toISOString(),
+    },
     created_at: lead.createdAt.toISOString(),
   }
 }

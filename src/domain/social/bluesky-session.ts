@@ -41,11 +41,15 @@ export interface SessionDeps {
 const EXPIRY_MARGIN_SECONDS = 60
 
 const sessionContext = (id: string) => `social_accounts.session:${id}`
-const credentialsDigest = (account: SocialAccountRow, appPassword: string) => sha256Hex(`${account.server_url}\n${account.handle}\n${appPassword}`)
+const credentialsDigest = (account: SocialAccountRow, appPassword: string) =>
+  sha256Hex(`${account.server_url}\n${account.handle}\n${appPassword}`)
 
 /** An answer that says the token itself is no good (expired, revoked, not ours); a retry with the same token cannot change it. */
 export function tokenRefused(error: unknown): boolean {
-  return error instanceof PublishError && (error.status === 401 || (error.status === 400 && (error.code === 'ExpiredToken' || error.code === 'InvalidToken')))
+  return (
+    error instanceof PublishError &&
+    (error.status === 401 || (error.status === 400 && (error.code === 'ExpiredToken' || error.code === 'InvalidToken')))
+  )
 }
 
 /** The `exp` of a JWT in seconds, read without verifying it (it is the PDS's own token); undefined when it has none. */
@@ -60,7 +64,8 @@ function expiresAt(jwt: string): number | undefined {
 
 function sessionOf(answer: Record<string, unknown>, procedure: string): BlueskySession {
   const { did, accessJwt, refreshJwt } = answer
-  if (typeof did !== 'string' || typeof accessJwt !== 'string' || typeof refreshJwt !== 'string') throw new PublishError(`the server answered ${procedure} without a session`, true)
+  if (typeof did !== 'string' || typeof accessJwt !== 'string' || typeof refreshJwt !== 'string')
+    throw new PublishError(`the server answered ${procedure} without a session`, true)
   return { did, accessJwt, refreshJwt }
 }
 
@@ -81,14 +86,19 @@ async function store(deps: SessionDeps, account: SocialAccountRow, session: Blue
 }
 
 async function createSession(deps: SessionDeps, account: SocialAccountRow, appPassword: string): Promise<BlueskySession> {
-  const answer = await postJson(deps.fetcher, `${account.server_url}/xrpc/com.atproto.server.createSession`, { identifier: account.handle, password: appPassword })
+  const answer = await postJson(deps.fetcher, `${account.server_url}/xrpc/com.atproto.server.createSession`, {
+    identifier: account.handle,
+    password: appPassword,
+  })
   return sessionOf(answer, 'createSession')
 }
 
 /** A refreshed session, or undefined when the refresh JWT is refused; other failures (the PDS away) are thrown for a retry. */
 async function refreshSession(deps: SessionDeps, account: SocialAccountRow, session: BlueskySession): Promise<BlueskySession | undefined> {
   try {
-    const answer = await postJson(deps.fetcher, `${account.server_url}/xrpc/com.atproto.server.refreshSession`, undefined, { authorization: `Bearer ${session.refreshJwt}` })
+    const answer = await postJson(deps.fetcher, `${account.server_url}/xrpc/com.atproto.server.refreshSession`, undefined, {
+      authorization: `Bearer ${session.refreshJwt}`,
+    })
     return sessionOf(answer, 'refreshSession')
   } catch (error) {
     if (tokenRefused(error)) return undefined
@@ -111,7 +121,12 @@ function once(accountId: string, work: () => Promise<BlueskySession>): Promise<B
  * A session to write with: the stored one while its access JWT is good, else renewed. `refused`
  * is a session a write was just refused with: it is renewed even if it looks good.
  */
-export function blueskySession(deps: SessionDeps, account: SocialAccountRow, appPassword: string, refused?: BlueskySession): Promise<BlueskySession> {
+export function blueskySession(
+  deps: SessionDeps,
+  account: SocialAccountRow,
+  appPassword: string,
+  refused?: BlueskySession,
+): Promise<BlueskySession> {
   return once(account.id, async () => {
     const credentials = credentialsDigest(account, appPassword)
     const row = await deps.db.selectFrom('social_accounts').select('session_sealed').where('id', '=', account.id).executeTakeFirst()

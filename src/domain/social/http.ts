@@ -16,7 +16,12 @@ export class PublishError extends Error {
 }
 
 /** A POST of JSON (or of nothing) to a network's API through the SSRF-safe fetcher; the answer's JSON, or a PublishError. */
-export async function postJson(fetcher: SafeFetcher, url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+export async function postJson(
+  fetcher: SafeFetcher,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const res = await fetcher.fetch(url, {
     method: 'POST',
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -33,7 +38,12 @@ export async function postJson(fetcher: SafeFetcher, url: string, body: unknown,
   const json = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined
   if (res.status < 200 || res.status >= 300) {
     const code = typeof json?.['error'] === 'string' ? json['error'].slice(0, 100) : undefined
-    throw new PublishError(`${new URL(url).pathname} answered ${res.status}${code ? ` ${code}` : ''}`, res.status >= 500 || res.status === 429, res.status, code)
+    throw new PublishError(
+      `${new URL(url).pathname} answered ${res.status}${code ? ` ${code}` : ''}`,
+      res.status >= 500 || res.status === 429,
+      res.status,
+      code,
+    )
   }
   if (!json) throw new PublishError(`${new URL(url).pathname} answered with something other than JSON`, true, res.status)
   return json

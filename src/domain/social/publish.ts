@@ -26,7 +26,12 @@ const POST_ATTEMPTS = 5
  */
 
 async function publishMastodon(fetcher: SafeFetcher, account: SocialAccountRow, accessToken: string, post: SocialPostRow): Promise<string> {
-  const status = await postJson(fetcher, `${account.server_url}/api/v1/statuses`, { status: postText(post.text, post.link), visibility: 'public' }, { authorization: `Bearer ${accessToken}`, 'idempotency-key': post.id })
+  const status = await postJson(
+    fetcher,
+    `${account.server_url}/api/v1/statuses`,
+    { status: postText(post.text, post.link), visibility: 'public' },
+    { authorization: `Bearer ${accessToken}`, 'idempotency-key': post.id },
+  )
   if (typeof status['url'] !== 'string') throw new PublishError('the instance answered without the status URL', true)
   return status['url']
 }
@@ -34,7 +39,10 @@ async function publishMastodon(fetcher: SafeFetcher, account: SocialAccountRow, 
 /** A link facet over the link's UTF-8 bytes, so Bluesky shows it as a link. */
 function linkFacet(text: string, link: string) {
   const byteStart = Buffer.byteLength(text.slice(0, text.lastIndexOf(link)))
-  return { index: { byteStart, byteEnd: byteStart + Buffer.byteLength(link) }, features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }] }
+  return {
+    index: { byteStart, byteEnd: byteStart + Buffer.byteLength(link) },
+    features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }],
+  }
 }
 
 /** The sortable base32 alphabet of atproto TIDs. */
@@ -61,7 +69,9 @@ export function postRecordKey(postId: string, at: Date): string {
 async function publishBluesky(deps: PublishDeps, account: SocialAccountRow, appPassword: string, post: SocialPostRow): Promise<string> {
   const { db, fetcher } = deps
   // The post's language is its site's default locale; a post of no site declares none.
-  const site = post.site_id ? await db.selectFrom('sites').select('default_locale').where('id', '=', post.site_id).executeTakeFirst() : undefined
+  const site = post.site_id
+    ? await db.selectFrom('sites').select('default_locale').where('id', '=', post.site_id).executeTakeFirst()
+    : undefined
   const text = postText(post.text, post.link)
   const record = {
     $type: 'app.bsky.feed.post',
@@ -72,14 +82,20 @@ async function publishBluesky(deps: PublishDeps, account: SocialAccountRow, appP
   }
   const rkey = postRecordKey(post.id, post.scheduled_at)
   const put = (session: BlueskySession) =>
-    postJson(fetcher, `${account.server_url}/xrpc/com.atproto.repo.putRecord`, { repo: session.did, collection: 'app.bsky.feed.post', rkey, record }, { authorization: `Bearer ${session.accessJwt}` })
+    postJson(
+      fetcher,
+      `${account.server_url}/xrpc/com.atproto.repo.putRecord`,
+      { repo: session.did, collection: 'app.bsky.feed.post', rkey, record },
+      { authorization: `Bearer ${session.accessJwt}` },
+    )
   const session = await blueskySession(deps, account, appPassword)
   const written = await put(session).catch(async (error: unknown) => {
     if (!tokenRefused(error)) throw error
     return put(await blueskySession(deps, account, appPassword, session))
   })
   const uri = typeof written['uri'] === 'string' ? written['uri'] : ''
-  if (!uri.startsWith('at://') || uri.split('/').at(-1) !== rkey) throw new PublishError('the server answered putRecord without the record URI', true)
+  if (!uri.startsWith('at://') || uri.split('/').at(-1) !== rkey)
+    throw new PublishError('the server answered putRecord without the record URI', true)
   return `https://bsky.app/profile/${account.handle}/post/${rkey}`
 }
 
@@ -96,35 +112,69 @@ export async function publishPost(deps: PublishDeps, postId: string, final: bool
   if (!post || post.state !== 'scheduled') return
   const account = await db.selectFrom('social_accounts').selectAll().where('id', '=', post.social_account_id).executeTakeFirst()
   if (!account) {
-    await db.updateTable('social_posts').set({ state: 'failed', error: 'the social account was removed' }).where('id', '=', post.id).execute()
+    await db
+      .updateTable('social_posts')
+      .set({ state: 'failed', error: 'the social account was removed' })
+      .where('id', '=', post.id)
+      .execute()
     return
   }
-  await db.updateTable('social_posts').set({ attempts: post.attempts + 1 }).where('id', '=', post.id).execute()
+  await db
+    .updateTable('social_posts')
+    .set({ attempts: post.attempts + 1 })
+    .where('id', '=', post.id)
+    .execute()
   let url: string
   try {
     const credentials = openCredentials(keyring, account)
-    url = credentials.network === 'mastodon' ? await publishMastodon(fetcher, account, credentials.accessToken, post) : await publishBluesky(deps, account, credentials.appPassword, post)
+    url =
+      credentials.network === 'mastodon'
+        ? await publishMastodon(fetcher, account, credentials.accessToken, post)
+        : await publishBluesky(deps, account, credentials.appPassword, post)
   } catch (error) {
     const retryable = !(error instanceof PublishError) || error.retryable
     if (!retryable || final) {
-      await db.updateTable('social_posts').set({ state: 'failed', error: error instanceof Error ? error.message : 'publishing failed' }).where('id', '=', post.id).execute()
+      await db
+        .updateTable('social_posts')
+        .set({ state: 'failed', error: error instanceof Error ? error.message : 'publishing failed' })
+        .where('id', '=', post.id)
+        .execute()
       return
     }
     throw error
   }
   const postedAt = new Date()
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('social_posts').set({ state: 'posted', url, posted_at: postedAt, error: null }).where('id', '=', post.id).execute()
+    await trx
+      .updateTable('social_posts')
+      .set({ state: 'posted', url, posted_at: postedAt, error: null })
+      .where('id', '=', post.id)
+      .execute()
     await recordEvent(trx, {
       accountId: post.account_id,
       siteId: post.site_id,
       type: 'social.posted',
-      data: { post_id: post.id, social_account_id: account.id, network: account.network, handle: account.handle, site_id: post.site_id, url, text: postText(post.text, post.link), posted_at: postedAt.toISOString() },
+      data: {
+        post_id: post.id,
+        social_account_id: account.id,
+        network: account.network,
+        handle: account.handle,
+        site_id: post.site_id,
+        url,
+        text: postText(post.text, post.link),
+        posted_at: postedAt.toISOString(),
+      },
     })
   })
 }
 
 /** The job that publishes a scheduled post at its time; its last try keeps the failure. */
 export function socialPostJob(deps: PublishDeps): NamedJob<{ post_id: string }> {
-  return { name: SOCIAL_POST_JOB, definition: { maxAttempts: POST_ATTEMPTS, handler: (payload, { job }) => publishPost(deps, payload.post_id, job.attempts >= POST_ATTEMPTS) } }
+  return {
+    name: SOCIAL_POST_JOB,
+    definition: {
+      maxAttempts: POST_ATTEMPTS,
+      handler: (payload, { job }) => publishPost(deps, payload.post_id, job.attempts >= POST_ATTEMPTS),
+    },
+  }
 }

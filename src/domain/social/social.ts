@@ -21,7 +21,12 @@ export type SocialCredentials = { network: 'mastodon'; accessToken: string } | {
 
 const credentialsContext = (id: string) => `social_accounts.credentials:${id}`
 
-export async function connectSocialAccount(db: Db, keyring: Keyring, accountId: string, input: { serverUrl: string; handle: string; credentials: SocialCredentials }): Promise<SocialAccountRow> {
+export async function connectSocialAccount(
+  db: Db,
+  keyring: Keyring,
+  accountId: string,
+  input: { serverUrl: string; handle: string; credentials: SocialCredentials },
+): Promise<SocialAccountRow> {
   const id = newId('soc')
   return db
     .insertInto('social_accounts')
@@ -43,8 +48,20 @@ export function openCredentials(keyring: Keyring, row: SocialAccountRow): Social
 
 export async function listSocialAccounts(db: Db, accountId: string, limit: number, offset: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('social_accounts').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-    db.selectFrom('social_accounts').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('social_accounts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('social_accounts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.n) }
 }
@@ -90,7 +107,18 @@ export async function schedulePost(
 ): Promise<SocialPostRow> {
   const row = await db
     .insertInto('social_posts')
-    .values({ id: newId('post'), account_id: accountId, social_account_id: input.socialAccountId, site_id: input.siteId, text: input.text, link: input.link, scheduled_at: input.scheduledAt, url: null, error: null, posted_at: null })
+    .values({
+      id: newId('post'),
+      account_id: accountId,
+      social_account_id: input.socialAccountId,
+      site_id: input.siteId,
+      text: input.text,
+      link: input.link,
+      scheduled_at: input.scheduledAt,
+      url: null,
+      error: null,
+      posted_at: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
   await enqueueJob(db, SOCIAL_POST_JOB, { post_id: row.id }, { runAt: input.scheduledAt, uniqueKey: row.id, maxAttempts: 5 })
@@ -103,8 +131,20 @@ export async function findPost(db: Db, accountId: string, id: string): Promise<S
 
 export async function listPosts(db: Db, accountId: string, limit: number, offset: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('social_posts').selectAll().where('account_id', '=', accountId).orderBy('scheduled_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-    db.selectFrom('social_posts').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('social_posts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('scheduled_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('social_posts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.n) }
 }

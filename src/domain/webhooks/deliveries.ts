@@ -52,7 +52,9 @@ export async function listDeadLetters(db: Db, accountId: string, page: Page): Pr
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
-    deadLetters(db, accountId).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    deadLetters(db, accountId)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
   ])
   return {
     items: rows.map((r) => ({ ...r, failed_at: (r.failed_at ?? new Date(0)).toISOString() })),
@@ -67,7 +69,11 @@ export type ReplayResult = { deliveryId: string } | 'not_found' | 'endpoint_disa
  * the list. Run it in a transaction: the dead letter is locked so it is replayed once.
  */
 export async function replayDeadLetter(trx: Db, accountId: string, deliveryId: string): Promise<ReplayResult> {
-  const dead = await deadLetters(trx, accountId).select(['d.id', 'd.endpoint_id', 'd.event_id']).where('d.id', '=', deliveryId).forUpdate('d').executeTakeFirst()
+  const dead = await deadLetters(trx, accountId)
+    .select(['d.id', 'd.endpoint_id', 'd.event_id'])
+    .where('d.id', '=', deliveryId)
+    .forUpdate('d')
+    .executeTakeFirst()
   if (!dead) return 'not_found'
   const endpoint = await trx.selectFrom('webhook_endpoints').select('enabled').where('id', '=', dead.endpoint_id).executeTakeFirstOrThrow()
   if (!endpoint.enabled) return 'endpoint_disabled'
@@ -109,13 +115,29 @@ export async function replayWindow(trx: Db, accountId: string, endpointId: strin
  * Every attempt made to an endpoint, the latest first. The receivers' answers are stored sealed
  * and opened with `keyring`; without one they are left out (null).
  */
-export async function listAttempts(db: Db, endpointId: string, page: Page, keyring?: Keyring): Promise<{ items: AttemptView[]; total: number }> {
+export async function listAttempts(
+  db: Db,
+  endpointId: string,
+  page: Page,
+  keyring?: Keyring,
+): Promise<{ items: AttemptView[]; total: number }> {
   const base = db.selectFrom('webhook_attempts as a').where('a.endpoint_id', '=', endpointId)
   const [rows, count] = await Promise.all([
     base
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
       .innerJoin('events as e', 'e.id', 'd.event_id')
-      .select(['a.id', 'a.delivery_id', 'd.event_id', 'e.type', 'a.attempt', 'a.attempted_at', 'a.status', 'a.duration_ms', 'a.response', 'a.error'])
+      .select([
+        'a.id',
+        'a.delivery_id',
+        'd.event_id',
+        'e.type',
+        'a.attempt',
+        'a.attempted_at',
+        'a.status',
+        'a.duration_ms',
+        'a.response',
+        'a.error',
+      ])
       .orderBy('a.attempted_at', 'desc')
       .orderBy('a.id')
       .limit(page.limit)
@@ -124,7 +146,11 @@ export async function listAttempts(db: Db, endpointId: string, page: Page, keyri
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ])
   return {
-    items: rows.map((r) => ({ ...r, attempted_at: r.attempted_at.toISOString(), response: r.response !== null && keyring ? keyring.open(r.response, responseContext(r.id)) : null })),
+    items: rows.map((r) => ({
+      ...r,
+      attempted_at: r.attempted_at.toISOString(),
+      response: r.response !== null && keyring ? keyring.open(r.response, responseContext(r.id)) : null,
+    })),
     total: Number(count.n),
   }
 }

@@ -28,7 +28,8 @@ export async function checkEndpointUrl(raw: string, policy: EndpointUrlPolicy, f
   if (url.username || url.password) throw new errors.invalidWebhookUrl('The url must not contain user information')
   // Outside production the refusals below say which setting lifts them, for a receiver on this machine.
   const lift = !policy.requireHttps && !policy.allowPrivateNetworks ? `; ${PRIVATE_NETWORKS_HINT}` : ''
-  if (url.port && !policy.allowPrivateNetworks) throw new errors.invalidWebhookUrl(`The url must not name a port; use the default ${url.protocol.slice(0, -1)} port${lift}`)
+  if (url.port && !policy.allowPrivateNetworks)
+    throw new errors.invalidWebhookUrl(`The url must not name a port; use the default ${url.protocol.slice(0, -1)} port${lift}`)
   try {
     await fetcher.resolve(url.hostname)
   } catch (error) {
@@ -41,4 +42,3 @@ export async function checkEndpointUrl(raw: string, policy: EndpointUrlPolicy, f
 
 const PRIVATE_NETWORKS_HINT =
   'a server outside production started with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true also accepts loopback and private addresses and explicit ports (for a receiver on this machine or network)'
-

@@ -58,7 +58,12 @@ export interface NewEndpoint {
 }
 
 /** Creates an endpoint; the secret is answered here once and kept only sealed (it must sign later). */
-export async function createEndpoint(db: Db, keyring: Keyring, accountId: string, input: NewEndpoint): Promise<{ row: EndpointRow; secret: string }> {
+export async function createEndpoint(
+  db: Db,
+  keyring: Keyring,
+  accountId: string,
+  input: NewEndpoint,
+): Promise<{ row: EndpointRow; secret: string }> {
   const id = newId('whep')
   const secret = generateSecret()
   const row = await db
@@ -89,10 +94,27 @@ export async function findEndpoint(db: Db, accountId: string, id: string): Promi
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
 }
 
-export async function listEndpoints(db: Db, accountId: string, limit: number, offset: number): Promise<{ rows: EndpointRow[]; total: number }> {
+export async function listEndpoints(
+  db: Db,
+  accountId: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: EndpointRow[]; total: number }> {
   const [rows, count] = await Promise.all([
-    db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-    db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.n) }
 }
@@ -136,7 +158,13 @@ export type RotationResult = { secret: string; previousExpiresAt: Date } | { ove
  * once cannot both pass.
  */
 export async function rotateSecret(trx: Db, keyring: Keyring, accountId: string, id: string, now = new Date()): Promise<RotationResult> {
-  const row = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).forUpdate().executeTakeFirst()
+  const row = await trx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst()
   if (!row) return undefined
   if (row.previous_expires_at && row.previous_expires_at > now) return { overlapUntil: row.previous_expires_at }
   const secret = generateSecret()

@@ -3,7 +3,19 @@ import type { Logger } from 'pino'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { FetchError, type FetchResult, type SafeFetcher } from '../../infra/fetcher.ts'
-import { batched, enqueueJob, enqueueJobs, jobRows, jobsInsert, plannedEachTime, SUCCEEDED_JOB, type Job, type JobContext, type JobRunner, type NewJob } from '../../infra/jobs.ts'
+import {
+  batched,
+  enqueueJob,
+  enqueueJobs,
+  jobRows,
+  jobsInsert,
+  plannedEachTime,
+  SUCCEEDED_JOB,
+  type Job,
+  type JobContext,
+  type JobRunner,
+  type NewJob,
+} from '../../infra/jobs.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import type { EventsTable } from '../../infra/tables.ts'
 import { nextAttemptAt, parseRetryAfter, type RetryClock } from './retry.ts'
@@ -11,7 +23,6 @@ import { webhookHeaders } from './signature.ts'
 import { eventBody, FANOUT_JOB, openEvent } from './events.ts'
 import type { Plan } from '../accounts/plans.ts'
 import { PLAN_REQUIRED_ERROR, signingSecrets, webhooksAllowed, type EndpointRow } from './endpoints.ts'
-
 
 /** How every delivery introduces itself to the receiver. */
 export const WEBHOOK_USER_AGENT = 'WebPresence-Webhooks/1.1'
@@ -84,7 +95,14 @@ export async function queueTestDelivery(db: Db, accountId: string, endpointId: s
   const eventId = newId('evt')
   await db
     .insertInto('events')
-    .values({ id: eventId, account_id: accountId, site_id: null, type: TEST_EVENT_TYPE, data: JSON.stringify({ endpoint_id: endpointId, message: 'A test delivery from your webhook settings' }), personal_sealed: null })
+    .values({
+      id: eventId,
+      account_id: accountId,
+      site_id: null,
+      type: TEST_EVENT_TYPE,
+      data: JSON.stringify({ endpoint_id: endpointId, message: 'A test delivery from your webhook settings' }),
+      personal_sealed: null,
+    })
     .execute()
   return { eventId, deliveryId: await queueDelivery(db, accountId, endpointId, eventId) }
 }
@@ -119,7 +137,9 @@ const fanOutRead = plannedEachTime((db, ids: string[]) =>
     .selectFrom('events as e')
     .innerJoin('accounts as a', 'a.id', 'e.account_id')
     .leftJoin('webhook_endpoints as w', (join) =>
-      join.onRef('w.account_id', '=', 'e.account_id').on(sql<boolean>`(w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array(e.type))`),
+      join
+        .onRef('w.account_id', '=', 'e.account_id')
+        .on(sql<boolean>`(w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array(e.type))`),
     )
     .select([
       'e.id',
@@ -172,13 +192,15 @@ function prime(primed: Primed, inputs: readonly AttemptInput[]): void {
  * The write of a fan-out, one statement of one text: the deliveries, the first
  * attempts the runner takes (claimed by it) and the others (queued). Returns the claimed jobs.
  */
-const fanOutWrite = plannedEachTime((db, deliveries: string, claimedJobs: string, owner: string, leaseSeconds: number, queuedJobs: string) => sql<Job>`
+const fanOutWrite = plannedEachTime(
+  (db, deliveries: string, claimedJobs: string, owner: string, leaseSeconds: number, queuedJobs: string) => sql<Job>`
   with d as (
     insert into webhook_deliveries (id, account_id, endpoint_id, event_id, state, last_error, failed_at)
     select id, account_id, endpoint_id, event_id, state, last_error, failed_at
     from jsonb_to_recordset(${deliveries}::jsonb) as v(id text, account_id text, endpoint_id text, event_id text, state text, last_error text, failed_at timestamptz)
   ), queued as (${jobsInsert(queuedJobs)}), claimed as (${jobsInsert(claimedJobs, { owner, leaseSeconds })})
-  select * from claimed`)
+  select * from claimed`,
+)
 
 /**
  * The fan-out of several events. Given the runner that runs it, the first attempts it has room
@@ -189,7 +211,15 @@ async function fanOutBatch(db: Db, eventIds: readonly string[], runner?: JobRunn
   const ids = [...new Set(eventIds)]
   const rows = await fanOutRead(db, ids)
   const counts = new Map<string, number>()
-  const deliveries: Array<{ id: string; account_id: string; endpoint_id: string; event_id: string; state: 'pending' | 'dead'; last_error: string | null; failed_at: Date | null }> = []
+  const deliveries: Array<{
+    id: string
+    account_id: string
+    endpoint_id: string
+    event_id: string
+    state: 'pending' | 'dead'
+    last_error: string | null
+    failed_at: Date | null
+  }> = []
   const jobs: NewJob[] = []
   const inputs = new Map<string, AttemptInput>()
   const now = new Date()
@@ -215,7 +245,15 @@ async function fanOutBatch(db: Db, eventIds: readonly string[], runner?: JobRunn
             failing_since: row.failing_since,
             plan: row.plan,
           },
-          event: { id: row.id, account_id: row.account_id, site_id: row.site_id, type: row.type, data: row.data, personal_sealed: row.personal_sealed, created_at: row.created_at },
+          event: {
+            id: row.id,
+            account_id: row.account_id,
+            site_id: row.site_id,
+            type: row.type,
+            data: row.data,
+            personal_sealed: row.personal_sealed,
+            created_at: row.created_at,
+          },
         })
       }
     } else {
@@ -226,9 +264,20 @@ async function fanOutBatch(db: Db, eventIds: readonly string[], runner?: JobRunn
     const token = runner?.reserve(jobs.length)
     const room = token?.room ?? 0
     // One statement writes the deliveries and their jobs: it commits whole or not at all.
-    const claimed = await fanOutWrite(db, JSON.stringify(deliveries), jobRows(jobs.slice(0, room)), token?.owner ?? '', (token?.leaseMs ?? 0) / 1000, jobRows(jobs.slice(room)))
+    const claimed = await fanOutWrite(
+      db,
+      JSON.stringify(deliveries),
+      jobRows(jobs.slice(0, room)),
+      token?.owner ?? '',
+      (token?.leaseMs ?? 0) / 1000,
+      jobRows(jobs.slice(room)),
+    )
     if (token && claimed.length > 0) {
-      if (primed) prime(primed, claimed.flatMap((job) => inputs.get((job.payload as DeliverPayload).delivery_id) ?? []))
+      if (primed)
+        prime(
+          primed,
+          claimed.flatMap((job) => inputs.get((job.payload as DeliverPayload).delivery_id) ?? []),
+        )
       runner!.adopt(claimed, token)
     }
   }
@@ -244,7 +293,8 @@ type Outcome =
 function classify(result: FetchResult | FetchError, now: number): Outcome {
   if (result instanceof FetchError) {
     // Timeouts and network failures are the receiver's passing trouble; a refused address or URL is not.
-    const transient = result.code === 'timeout' || result.code === 'connection_failed' || result.code === 'dns_failed' || result.code === 'invalid_response'
+    const transient =
+      result.code === 'timeout' || result.code === 'connection_failed' || result.code === 'dns_failed' || result.code === 'invalid_response'
     const error = result.code === 'too_many_redirects' ? 'redirects are not followed' : result.message
     return transient ? { kind: 'retry', status: null, error } : { kind: 'dead', status: null, error }
   }
@@ -252,12 +302,23 @@ function classify(result: FetchResult | FetchError, now: number): Outcome {
   if (status >= 200 && status < 300) return { kind: 'delivered', status }
   if (status === 410) return { kind: 'gone', status, error: 'the endpoint answered 410 Gone' }
   if (status >= 500 || status === 429) {
-    return { kind: 'retry', status, error: `the endpoint answered ${status}`, retryAfterMs: parseRetryAfter(result.headers['retry-after'], now) }
+    return {
+      kind: 'retry',
+      status,
+      error: `the endpoint answered ${status}`,
+      retryAfterMs: parseRetryAfter(result.headers['retry-after'], now),
+    }
   }
   return { kind: 'dead', status, error: `the endpoint answered ${status}` }
 }
 
-async function send(deps: WebhookDeps, endpoint: AttemptEndpoint, eventId: string, body: string, signal: AbortSignal): Promise<FetchResult | FetchError> {
+async function send(
+  deps: WebhookDeps,
+  endpoint: AttemptEndpoint,
+  eventId: string,
+  body: string,
+  signal: AbortSignal,
+): Promise<FetchResult | FetchError> {
   const now = deps.clock.now()
   const headers = webhookHeaders(signingSecrets(deps.keyring, endpoint, new Date(now)), eventId, Math.floor(now / 1000), body)
   try {
@@ -278,7 +339,10 @@ async function send(deps: WebhookDeps, endpoint: AttemptEndpoint, eventId: strin
 }
 
 /** The columns of an endpoint an attempt uses, with its account's plan. */
-type AttemptEndpoint = Pick<EndpointRow, 'id' | 'account_id' | 'url' | 'enabled' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_expires_at' | 'failing_since'> & { plan: Plan }
+type AttemptEndpoint = Pick<
+  EndpointRow,
+  'id' | 'account_id' | 'url' | 'enabled' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_expires_at' | 'failing_since'
+> & { plan: Plan }
 
 /** What an attempt reads before it sends: the delivery, its endpoint and its event. */
 interface AttemptInput {
@@ -337,7 +401,15 @@ async function readAttempts(db: Db, deliveryIds: readonly string[]): Promise<Arr
           failing_since: r.failing_since,
           plan: r.plan,
         },
-        event: { id: r.event_id, account_id: r.event_account_id, site_id: r.site_id, type: r.type, data: r.data, personal_sealed: r.personal_sealed, created_at: r.created_at },
+        event: {
+          id: r.event_id,
+          account_id: r.event_account_id,
+          site_id: r.site_id,
+          type: r.type,
+          data: r.data,
+          personal_sealed: r.personal_sealed,
+          created_at: r.created_at,
+        },
       },
     ]),
   )
@@ -366,7 +438,8 @@ interface PlainSuccess {
  * too: the planner cannot see into the JSON, and a join on it alone may scan every pending
  * delivery; `= any(array)` goes through the primary key.
  */
-const successesWrite = plannedEachTime((db, successes: string) => sql<{ id: string }>`
+const successesWrite = plannedEachTime(
+  (db, successes: string) => sql<{ id: string }>`
     with v as (
       select * from jsonb_to_recordset(${successes}::jsonb) as v(job_id text, job_owner text, delivery_id text, endpoint_id text, attempt int,
         first_attempt_at timestamptz, attempted_at timestamptz, delivered_at timestamptz, status int, duration_ms int, attempt_id text, response text)
@@ -386,7 +459,8 @@ const successesWrite = plannedEachTime((db, successes: string) => sql<{ id: stri
       select v.attempt_id, v.delivery_id, v.endpoint_id, v.attempt, v.attempted_at, v.status, v.duration_ms, v.response, null
       from v join recorded on recorded.id = v.delivery_id
     )
-    select id from recorded`)
+    select id from recorded`,
+)
 
 /**
  * Records plain successes in one statement: each delivery is updated only while it still waits
@@ -461,8 +535,10 @@ interface Decision {
 function decide(clock: RetryClock, endpoint: AttemptEndpoint, sent: Sent): Decision {
   const { outcome, started, finished, firstAttemptAt, attempt } = sent
   const failingSince = outcome.kind === 'delivered' ? undefined : (endpoint.failing_since?.getTime() ?? started)
-  const disableForFailing = (outcome.kind === 'retry' || outcome.kind === 'dead') && failingSince !== undefined && finished - failingSince >= clock.disableAfterMs
-  const retryAt = outcome.kind === 'retry' && !disableForFailing ? nextAttemptAt(clock, firstAttemptAt, attempt, outcome.retryAfterMs) : undefined
+  const disableForFailing =
+    (outcome.kind === 'retry' || outcome.kind === 'dead') && failingSince !== undefined && finished - failingSince >= clock.disableAfterMs
+  const retryAt =
+    outcome.kind === 'retry' && !disableForFailing ? nextAttemptAt(clock, firstAttemptAt, attempt, outcome.retryAfterMs) : undefined
 
   let state: Decision['state'] = 'dead'
   let error: string | null = outcome.kind === 'delivered' ? null : outcome.error
@@ -542,10 +618,17 @@ async function recordAttempt(deps: WebhookDeps, input: AttemptInput, sent: Sent,
  * called once the request is answered: only writing the outcome remains, so another job may
  * start its request meanwhile.
  */
-export async function attemptDelivery(deps: WebhookDeps, payload: DeliverPayload, signal: AbortSignal, releaseSlot?: () => void, job?: Pick<JobContext, 'job' | 'completed'>): Promise<void> {
+export async function attemptDelivery(
+  deps: WebhookDeps,
+  payload: DeliverPayload,
+  signal: AbortSignal,
+  releaseSlot?: () => void,
+  job?: Pick<JobContext, 'job' | 'completed'>,
+): Promise<void> {
   const { keyring, clock } = deps
   const engine = engineFor(deps)
-  const input = (payload.attempt === 1 ? takePrimed(engine.primed, payload.delivery_id) : undefined) ?? (await engine.read(payload.delivery_id))
+  const input =
+    (payload.attempt === 1 ? takePrimed(engine.primed, payload.delivery_id) : undefined) ?? (await engine.read(payload.delivery_id))
   if (!input || input.delivery.state !== 'pending' || input.delivery.attempts !== payload.attempt - 1) return
   if (await holdBack(deps, input, payload.attempt)) return
   const { delivery, endpoint } = input

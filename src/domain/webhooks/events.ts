@@ -61,8 +61,17 @@ export async function recordEvent(db: Db, event: NewEvent, keyring?: Keyring): P
 }
 
 export function openEvent(keyring: Keyring, row: Selectable<EventsTable>): StoredEvent {
-  const personal = row.personal_sealed ? (JSON.parse(keyring.open(row.personal_sealed, personalContext(row.id))) as Record<string, unknown>) : {}
-  return { id: row.id, accountId: row.account_id, siteId: row.site_id, type: row.type as EventType, data: { ...row.data, ...personal }, createdAt: row.created_at }
+  const personal = row.personal_sealed
+    ? (JSON.parse(keyring.open(row.personal_sealed, personalContext(row.id))) as Record<string, unknown>)
+    : {}
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    siteId: row.site_id,
+    type: row.type as EventType,
+    data: { ...row.data, ...personal },
+    createdAt: row.created_at,
+  }
 }
 
 /** The body every delivery of an event sends (Standard Webhooks): `{type, timestamp, data}`. */
@@ -92,7 +101,15 @@ export async function recordLeadReceived(db: Db, keyring: Keyring, lead: Receive
       accountId: site.account_id,
       siteId: lead.siteId,
       type: 'lead.received',
-      data: { lead_id: lead.id, site_id: lead.siteId, source: lead.source, email: lead.email, name: lead.name ?? null, note: lead.note ?? null, received_at: new Date().toISOString() },
+      data: {
+        lead_id: lead.id,
+        site_id: lead.siteId,
+        source: lead.source,
+        email: lead.email,
+        name: lead.name ?? null,
+        note: lead.note ?? null,
+        received_at: new Date().toISOString(),
+      },
     },
     keyring,
   )

@@ -27,7 +27,14 @@ const HOUR = 60 * MINUTE
 export const DEFAULT_SCHEDULE_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 24 * HOUR]
 
 export function defaultRetryClock(): RetryClock {
-  return { now: () => Date.now(), scheduleMs: DEFAULT_SCHEDULE_MS, jitter: 0.1, timeoutMs: 10 * SECOND, disableAfterMs: 5 * 24 * HOUR, leaseMs: 15 * SECOND }
+  return {
+    now: () => Date.now(),
+    scheduleMs: DEFAULT_SCHEDULE_MS,
+    jitter: 0.1,
+    timeoutMs: 10 * SECOND,
+    disableAfterMs: 5 * 24 * HOUR,
+    leaseMs: 15 * SECOND,
+  }
 }
 
 /**

@@ -1,4 +1,12 @@
-import { addDomain, deleteDomain, domainView, getAccountDomain, parseHostname, requestVerification, VERIFY_JOB } from '../../domain/sites/domains.ts'
+import {
+  addDomain,
+  deleteDomain,
+  domainView,
+  getAccountDomain,
+  parseHostname,
+  requestVerification,
+  VERIFY_JOB,
+} from '../../domain/sites/domains.ts'
 import { deleteAccountLead, getAccountLead } from '../../domain/leads/leads.ts'
 import { serviceHostnames } from '../../domain/sites/subdomains.ts'
 import { leadView } from '../../domain/sites/views.ts'
@@ -34,7 +42,9 @@ export const domainResolvers = {
       if (!plausibleId(input.id)) throw notFound('Domain')
       const domain = await change(context, async (trx) => {
         const current = orNotFound(await getAccountDomain(trx, principal.accountId, input.id), 'Domain')
-        return requestVerification(trx, current, (inner) => enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }))
+        return requestVerification(trx, current, (inner) =>
+          enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }),
+        )
       })
       return domainNode(domain)
     },

@@ -28,7 +28,9 @@ export const pageResolvers = {
     async updatePage(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
       allowed(context, ACCESS.writePages)
       const patch = inputs.pagePatch(input)
-      return pageNode(await changeExisting(context, 'Page', input, pageView, (trx, accountId, id, check) => updatePage(trx, accountId, id, patch, check)))
+      return pageNode(
+        await changeExisting(context, 'Page', input, pageView, (trx, accountId, id, check) => updatePage(trx, accountId, id, patch, check)),
+      )
     },
 
     async deletePage(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
@@ -47,7 +49,11 @@ export const pageResolvers = {
     async updateBlock(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
       allowed(context, ACCESS.writePages)
       const patch = inputs.blockPatch(input)
-      return blockNode(await changeExisting(context, 'Block', input, blockView, (trx, accountId, id, check) => updateBlock(trx, accountId, id, patch, check)))
+      return blockNode(
+        await changeExisting(context, 'Block', input, blockView, (trx, accountId, id, check) =>
+          updateBlock(trx, accountId, id, patch, check),
+        ),
+      )
     },
 
     async deleteBlock(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {

@@ -37,7 +37,10 @@ export const queryResolvers = {
   async viewer(_root: unknown, _args: unknown, context: GraphqlContext) {
     const principal = allowed(context, ACCESS.account)
     const { db } = context.app
-    const [account, email] = await Promise.all([accountById(db, principal.accountId), accountEmail(db, context.app.keyring, principal.accountId)])
+    const [account, email] = await Promise.all([
+      accountById(db, principal.accountId),
+      accountEmail(db, context.app.keyring, principal.accountId),
+    ])
     if (!account) throw notFound('Account')
     const { quota } = principal
     return {
@@ -60,7 +63,11 @@ export const queryResolvers = {
     const principal = allowed(context, ACCESS.readSites)
     const window = windowOf(args)
     const { items, total } = await listAccountSites(context.app.db, principal.accountId, window)
-    return connection(items.map((site) => siteNode(site, context.app.config)), total, window.offset)
+    return connection(
+      items.map((site) => siteNode(site, context.app.config)),
+      total,
+      window.offset,
+    )
   },
 
   async site(_root: unknown, args: { id: string }, context: GraphqlContext) {

@@ -32,7 +32,9 @@ export const siteResolvers = {
       const { subdomain, ...patch } = inputs.sitePatch(input)
       const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, config.SITES_DOMAIN) }
       const view = (current: SiteRecord) => siteView(current, config)
-      const site = await changeExisting(context, 'Site', input, view, (trx, accountId, id, check) => updateAccountSite(trx, accountId, id, { ...patch, ...slug }, check))
+      const site = await changeExisting(context, 'Site', input, view, (trx, accountId, id, check) =>
+        updateAccountSite(trx, accountId, id, { ...patch, ...slug }, check),
+      )
       return siteNode(site, config)
     },
 

@@ -13,7 +13,8 @@ export type Existing = { id: string; ifMatch?: string | null }
 
 /** The mutation's `ifMatch` against the item's current ETag (stale: PRECONDITION_FAILED, nothing changes). */
 export function ifMatch(given: unknown, current: string): void {
-  if (!ifMatchHolds(typeof given === 'string' ? given : undefined, current)) throw new errors.preconditionFailed('The resource has changed since the ETag given in ifMatch')
+  if (!ifMatchHolds(typeof given === 'string' ? given : undefined, current))
+    throw new errors.preconditionFailed('The resource has changed since the ETag given in ifMatch')
 }
 
 /**

@@ -41,7 +41,13 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
   const accountId = await grantAccount(app.db, code.account_id, code.user_id, code.user_id)
   if (!accountId) throw invalidGrant('The person no longer belongs to the account the authorization was for')
   const scope = code.scope.split(' ').filter(Boolean)
-  const access = await signAccessToken(app.signer, { subject: code.user_id, clientId: client.clientId, audience: code.resource, scope, accountId })
+  const access = await signAccessToken(app.signer, {
+    subject: code.user_id,
+    clientId: client.clientId,
+    audience: code.resource,
+    scope,
+    accountId,
+  })
   const refreshToken = await issueRefreshToken(app.db, {
     familyId: code.family_id,
     clientId: client.clientId,

@@ -6,7 +6,13 @@ import { forgetRegistration } from './jwt-bearer.ts'
 import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
 import { issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
-import { lockLatestClaimAttempt, lockRegistrationByClaimToken, markClaimAttemptRedeemed, markRegistrationClaimed, recordClaimPoll } from '../registrations.ts'
+import {
+  lockLatestClaimAttempt,
+  lockRegistrationByClaimToken,
+  markClaimAttemptRedeemed,
+  markRegistrationClaimed,
+  recordClaimPoll,
+} from '../registrations.ts'
 import { grantAccount, userById } from '../users.ts'
 
 /** RFC 8628 section 3.5: polling faster than the interval adds 5 seconds to it. */
@@ -52,7 +58,13 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
     await denyJtis(trx, [{ jti: preClaimGroup(registration.id), expiresAt: new Date(now.getTime() + (ACCESS_TOKEN_TTL + 60) * 1000) }])
 
     const audience = resources(app.config).mcp
-    const access = await signAccessToken(app.signer, { subject: registration.id, clientId: registration.id, audience, scope: POST_CLAIM_SCOPES, accountId })
+    const access = await signAccessToken(app.signer, {
+      subject: registration.id,
+      clientId: registration.id,
+      audience,
+      scope: POST_CLAIM_SCOPES,
+      accountId,
+    })
     const refreshToken = await issueRefreshToken(trx, {
       familyId: newId('fam'),
       clientId: registration.id,

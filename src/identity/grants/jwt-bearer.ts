@@ -28,8 +28,10 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
 
   const { mcp, rest } = resources(app.config)
   const audience = body.resource ?? mcp
-  if (audience !== mcp && audience !== rest) throw new OAuthError('invalid_target', `Agent tokens are issued for ${mcp} and, once claimed, ${rest}`)
-  if (audience === rest && version === 1) throw new OAuthError('invalid_target', 'An unclaimed agent acts for no account: ask its person to claim it first')
+  if (audience !== mcp && audience !== rest)
+    throw new OAuthError('invalid_target', `Agent tokens are issued for ${mcp} and, once claimed, ${rest}`)
+  if (audience === rest && version === 1)
+    throw new OAuthError('invalid_target', 'An unclaimed agent acts for no account: ask its person to claim it first')
   const allowed = audience === rest ? AGENT_REST_SCOPES : version === 1 ? PRE_CLAIM_SCOPES : POST_CLAIM_SCOPES
   const scope = grantedScopes(body.scope, allowed)
   const jti = newJti()
@@ -40,7 +42,14 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
     // read only for a clear answer here, so an unclaimed one may be remembered for a few seconds.
     const [usable, access] = await Promise.all([
       anonymousRegistration(app, registrationId),
-      signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience: mcp, scope, jti, revocationGroup: preClaimGroup(registrationId) }),
+      signAccessToken(app.signer, {
+        subject: registrationId,
+        clientId: registrationId,
+        audience: mcp,
+        scope,
+        jti,
+        revocationGroup: preClaimGroup(registrationId),
+      }),
     ])
     if (!usable) throw invalidGrant('The registration has been claimed, has lapsed or does not exist')
     return tokenResponse(access, scope)
@@ -48,9 +57,17 @@ export async function jwtBearerGrant(app: FastifyInstance, body: TokenRequest): 
 
   const [registration, access] = await Promise.all([
     registrationById(app.db, registrationId),
-    signAccessToken(app.signer, { subject: registrationId, clientId: registrationId, audience, scope, jti, accountId: typeof claims['account_id'] === 'string' ? claims['account_id'] : undefined }),
+    signAccessToken(app.signer, {
+      subject: registrationId,
+      clientId: registrationId,
+      audience,
+      scope,
+      jti,
+      accountId: typeof claims['account_id'] === 'string' ? claims['account_id'] : undefined,
+    }),
   ])
-  if (registration?.status !== 'claimed' || registration.account_id !== claims['account_id']) throw invalidGrant('The registration is not claimed')
+  if (registration?.status !== 'claimed' || registration.account_id !== claims['account_id'])
+    throw invalidGrant('The registration is not claimed')
   return tokenResponse(access, scope)
 }
 
@@ -62,7 +79,11 @@ const REGISTRATION_RECHECK_MS = 5000
 
 async function verifyAssertion(app: FastifyInstance, assertion: string): Promise<Record<string, unknown>> {
   try {
-    const { payload } = await app.signer.verify(assertion, { audience: assertionAudience(app.signer.issuer), typ: IDENTITY_ASSERTION_TYP, clockToleranceSeconds: 0 })
+    const { payload } = await app.signer.verify(assertion, {
+      audience: assertionAudience(app.signer.issuer),
+      typ: IDENTITY_ASSERTION_TYP,
+      clockToleranceSeconds: 0,
+    })
     if (typeof payload.exp === 'number') verifiedAssertions.set(assertion, payload as Record<string, unknown>, payload.exp * 1000)
     return payload as Record<string, unknown>
   } catch (error) {

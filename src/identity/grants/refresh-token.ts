@@ -1,6 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidGrant, invalidRequest } from '../oauth-errors.ts'
-import { findRefreshToken, issueRefreshToken, retireRefreshToken, revokeFamily, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import {
+  findRefreshToken,
+  issueRefreshToken,
+  retireRefreshToken,
+  revokeFamily,
+  signAccessToken,
+  tokenResponse,
+  type TokenResponse,
+} from '../tokens.ts'
 import { grantAccount } from '../users.ts'
 import { grantedScopes, type TokenRequest } from './params.ts'
 
@@ -26,7 +34,13 @@ export async function refreshTokenGrant(app: FastifyInstance, body: TokenRequest
 
   const accountId = await grantAccount(app.db, current.account_id, current.user_id, current.subject)
   if (!accountId) throw invalidGrant('The person no longer belongs to the account the grant was for')
-  const access = await signAccessToken(app.signer, { subject: current.subject, clientId: current.client_id, audience: current.resource, scope, accountId })
+  const access = await signAccessToken(app.signer, {
+    subject: current.subject,
+    clientId: current.client_id,
+    audience: current.resource,
+    scope,
+    accountId,
+  })
   const refreshToken = await issueRefreshToken(app.db, {
     familyId: current.family_id,
     clientId: current.client_id,

@@ -9,7 +9,9 @@ import type { Config } from '../../config.ts'
 export function clientKey(ip: string): string {
   try {
     const address = ipaddr.process(ip)
-    return address.kind() === 'ipv6' ? `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64` : address.toString()
+    return address.kind() === 'ipv6'
+      ? `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64`
+      : address.toString()
   } catch {
     return ip
   }
@@ -74,12 +76,22 @@ export function scaledLimit(config: Config, name: RateLimitName): number {
 export function routeLimit(config: Config, name: RateLimitName) {
   const rule: RateLimitRule = RATE_LIMITS[name]
   return {
-    rateLimit: { max: scaledLimit(config, name), timeWindow: 60_000, groupId: name, keyGenerator: rule.key, ...(rule.afterBody ? { hook: 'preHandler' as const } : {}) },
+    rateLimit: {
+      max: scaledLimit(config, name),
+      timeWindow: 60_000,
+      groupId: name,
+      keyGenerator: rule.key,
+      ...(rule.afterBody ? { hook: 'preHandler' as const } : {}),
+    },
   }
 }
 
 /** A limiter the caller runs itself, for budgets counted at a moment of its choosing (a whole scope, or after a check). */
 export function createLimiter(app: FastifyInstance, name: RateLimitName) {
   const rule: RateLimitRule = RATE_LIMITS[name]
-  return app.createRateLimit({ max: scaledLimit(app.config, name), timeWindow: 60_000, keyGenerator: (request) => `${name}:${rule.key(request)}` })
+  return app.createRateLimit({
+    max: scaledLimit(app.config, name),
+    timeWindow: 60_000,
+    keyGenerator: (request) => `${name}:${rule.key(request)}`,
+  })
 }

@@ -51,7 +51,14 @@ async function rateLimiting(app: FastifyInstance, options: { config: Config }) {
   if (REDIS_URL) {
     // While it is away a command fails at once (no queue waiting for a reconnect), and one that gets
     // no answer gives up after a second: the request then passes without a shared limit.
-    const client = new Redis(REDIS_URL, { connectTimeout: 1000, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true, lazyConnect: false })
+    const client = new Redis(REDIS_URL, {
+      connectTimeout: 1000,
+      commandTimeout: 1000,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      lazyConnect: false,
+    })
     logStoreState(client, app.log)
     // Serve with the store connected when it answers, so the first requests are counted too.
     await new Promise<void>((resolve) => {

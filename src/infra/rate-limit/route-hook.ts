@@ -17,9 +17,12 @@ function isRouteBudget(value: unknown): value is RouteBudget {
   const budget = value as Partial<RouteBudget>
   return (
     Object.keys(budget).every((key) => BUDGET_KEYS.has(key)) &&
-    Number.isInteger(budget.max) && budget.max! >= 0 &&
-    Number.isInteger(budget.timeWindow) && budget.timeWindow! >= 0 &&
-    typeof budget.groupId === 'string' && typeof budget.keyGenerator === 'function' &&
+    Number.isInteger(budget.max) &&
+    budget.max! >= 0 &&
+    Number.isInteger(budget.timeWindow) &&
+    budget.timeWindow! >= 0 &&
+    typeof budget.groupId === 'string' &&
+    typeof budget.keyGenerator === 'function' &&
     (budget.hook === undefined || budget.hook === 'onRequest' || budget.hook === 'preHandler')
   )
 }
@@ -84,7 +87,9 @@ export function routeBudgets(store: FastifyRateLimitStore) {
     const hook = budget.hook ?? 'onRequest'
     const handler = budgetHook(store.child({ groupId: budget.groupId } as never), budget)
     const existing = routeOptions[hook] as unknown
-    routeOptions[hook] = (Array.isArray(existing) ? [...existing, handler] : typeof existing === 'function' ? [existing, handler] : [handler]) as never
+    routeOptions[hook] = (
+      Array.isArray(existing) ? [...existing, handler] : typeof existing === 'function' ? [existing, handler] : [handler]
+    ) as never
     routeOptions.config = { ...config, rateLimit: false } as never
   }
 }

@@ -10,7 +10,8 @@ export const leadTools = [
   accountTool({
     name: 'list_leads',
     title: 'List leads',
-    description: 'Leads the account\'s sites received (from the assistant or a contact form), newest first, with the consent they were given under. Filter by site and by time.',
+    description:
+      "Leads the account's sites received (from the assistant or a contact form), newest first, with the consent they were given under. Filter by site and by time.",
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:read',
     access: 'read',

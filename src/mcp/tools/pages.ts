@@ -1,7 +1,15 @@
 import { Type } from 'typebox'
 import { BlockContents, BLOCK_TYPES, type BlockType as BlockTypeName, type TypedBlock } from '../../domain/sites/block-content.ts'
 import { blockView, deleteBlock, getAccountBlock, insertBlock, listPageBlocks, updateBlock } from '../../domain/sites/blocks.ts'
-import { createPage, deletePage, getAccountPage, listSitePages, PAGE_PATH_PATTERN, updatePage, type Page } from '../../domain/sites/pages.ts'
+import {
+  createPage,
+  deletePage,
+  getAccountPage,
+  listSitePages,
+  PAGE_PATH_PATTERN,
+  updatePage,
+  type Page,
+} from '../../domain/sites/pages.ts'
 import { errors } from '../../errors.ts'
 import { literalUnion } from '../../schemas.ts'
 import { accountTool, type AccountCall } from '../account.ts'
@@ -12,15 +20,21 @@ import { ownSite } from './sites.ts'
 
 const strict = { additionalProperties: false } as const
 const Id = (what: string) => Type.String({ minLength: 1, maxLength: 100, description: what })
-const PagePath = Type.String({ maxLength: 300, pattern: PAGE_PATH_PATTERN, description: '"/" or lower-case segments such as /about or /services/design' })
+const PagePath = Type.String({
+  maxLength: 300,
+  pattern: PAGE_PATH_PATTERN,
+  description: '"/" or lower-case segments such as /about or /services/design',
+})
 const Title = Type.String({ minLength: 1, maxLength: 200 })
 const Description = Type.String({ maxLength: 500, description: 'The meta description of the page' })
 const BlockType = Type.Unsafe<BlockTypeName>(literalUnion(BLOCK_TYPES))
-const BlockContent = Type.Unsafe<TypedBlock['content']>(Type.Union(Object.values(BlockContents), {
-  description:
-    'By type: hero {heading, subheading?, cta?: {label, href}, image?: {src, alt}}; text {markdown}; image {src, alt, caption?}; features {heading?, items: [{title, text}]}; ' +
-    'faq {heading?, items: [{question, answer}]}; cta {heading, text?, label, href}; contact_form {heading?, submit_label?}; testimonial {quote, author, role?}',
-}))
+const BlockContent = Type.Unsafe<TypedBlock['content']>(
+  Type.Union(Object.values(BlockContents), {
+    description:
+      'By type: hero {heading, subheading?, cta?: {label, href}, image?: {src, alt}}; text {markdown}; image {src, alt, caption?}; features {heading?, items: [{title, text}]}; ' +
+      'faq {heading?, items: [{question, answer}]}; cta {heading, text?, label, href}; contact_form {heading?, submit_label?}; testimonial {quote, author, role?}',
+  }),
+)
 const Position = Type.Integer({ minimum: 0, maximum: 10_000, description: 'From 0 at the top of the page' })
 const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, strict)
@@ -72,23 +86,39 @@ export const pageTools = [
   accountTool({
     name: 'create_page',
     title: 'Create a page',
-    description: 'Adds a page to a site at a path, in one of the site\'s locales (default: the site\'s default locale). A path is unique per site and locale.',
+    description:
+      "Adds a page to a site at a path, in one of the site's locales (default: the site's default locale). A path is unique per site and locale.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
-    input: Type.Object({ site_id: Id('The site id (site_…)'), path: PagePath, locale: Type.Optional(Locale), title: Title, description: Type.Optional(Description) }, strict),
+    input: Type.Object(
+      {
+        site_id: Id('The site id (site_…)'),
+        path: PagePath,
+        locale: Type.Optional(Locale),
+        title: Title,
+        description: Type.Optional(Description),
+      },
+      strict,
+    ),
     output: PageSchema,
     run: async ({ site_id, ...input }, call) => pageView(await createPage(call.db, await ownSite(call, site_id), input)),
   }),
   accountTool({
     name: 'update_page',
     title: 'Change a page',
-    description: 'Changes a page\'s path, locale, title or description.',
+    description: "Changes a page's path, locale, title or description.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
     input: Type.Object(
-      { page_id: Id('The page id (page_…)'), path: Type.Optional(PagePath), locale: Type.Optional(Locale), title: Type.Optional(Title), description: Type.Optional(Description) },
+      {
+        page_id: Id('The page id (page_…)'),
+        path: Type.Optional(PagePath),
+        locale: Type.Optional(Locale),
+        title: Type.Optional(Title),
+        description: Type.Optional(Description),
+      },
       strict,
     ),
     output: PageSchema,
@@ -115,22 +145,34 @@ export const pageTools = [
   accountTool({
     name: 'add_block',
     title: 'Add a block to a page',
-    description: 'Adds a content block at a position (the blocks from there move down) or at the end. The content is checked against the block type.',
+    description:
+      'Adds a content block at a position (the blocks from there move down) or at the end. The content is checked against the block type.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
-    input: Type.Object({ page_id: Id('The page id (page_…)'), type: BlockType, content: BlockContent, position: Type.Optional(Position) }, strict),
+    input: Type.Object(
+      { page_id: Id('The page id (page_…)'), type: BlockType, content: BlockContent, position: Type.Optional(Position) },
+      strict,
+    ),
     output: BlockSchema,
     run: async ({ page_id, ...block }, call) => blockView(await insertBlock(call.db, (await ownPage(call, page_id)).id, block)),
   }),
   accountTool({
     name: 'update_block',
     title: 'Change a block',
-    description: 'Changes a block\'s content (a new type needs its content too) and/or moves it to another position.',
+    description: "Changes a block's content (a new type needs its content too) and/or moves it to another position.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
-    input: Type.Object({ block_id: Id('The block id (blk_…)'), type: Type.Optional(BlockType), content: Type.Optional(BlockContent), position: Type.Optional(Position) }, strict),
+    input: Type.Object(
+      {
+        block_id: Id('The block id (blk_…)'),
+        type: Type.Optional(BlockType),
+        content: Type.Optional(BlockContent),
+        position: Type.Optional(Position),
+      },
+      strict,
+    ),
     output: BlockSchema,
     run: async ({ block_id, ...patch }, call) => {
       const block = await updateBlock(call.db, call.accountId, block_id, patch)
@@ -148,7 +190,8 @@ export const pageTools = [
     input: Type.Object({ block_id: Id('The block id (blk_…)') }, strict),
     output: Deleted,
     run: async (args, call) => {
-      if (!(await getAccountBlock(call.db, call.accountId, args.block_id)) || !(await deleteBlock(call.db, call.accountId, args.block_id))) throw blockNotFound(args.block_id)
+      if (!(await getAccountBlock(call.db, call.accountId, args.block_id)) || !(await deleteBlock(call.db, call.accountId, args.block_id)))
+        throw blockNotFound(args.block_id)
       return { id: args.block_id, deleted: true as const }
     },
   }),

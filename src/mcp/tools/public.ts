@@ -27,7 +27,8 @@ export const publicTools: ToolSpec[] = [
   defineTool({
     name: 'get_pricing',
     title: 'Plans and prices',
-    description: 'The plans (free, lite, plus, pro, max) with their monthly and yearly prices in euro cents, features, API access and hourly API quota, and the add-ons.',
+    description:
+      'The plans (free, lite, plus, pro, max) with their monthly and yearly prices in euro cents, features, API access and hourly API quota, and the add-ons.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:read',
     input: NoArguments,
@@ -49,7 +50,8 @@ export const publicTools: ToolSpec[] = [
   defineTool({
     name: 'check_site_quality',
     title: 'Site quality (Lighthouse)',
-    description: 'Measures the home page of a website with Lighthouse on a phone: performance, accessibility, best practices, SEO and the MCS blend, with the lab metrics. Results are kept 24 hours.',
+    description:
+      'Measures the home page of a website with Lighthouse on a phone: performance, accessibility, best practices, SEO and the MCS blend, with the lab metrics. Results are kept 24 hours.',
     annotations: outside,
     scope: 'mcp:read',
     input: Type.Object({ domain: Domain }, { additionalProperties: false }),

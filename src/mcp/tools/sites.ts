@@ -45,7 +45,11 @@ export const siteTools = [
     run: async (args, call) => {
       const paging = pageOf(args)
       const { items, total } = await listAccountSites(call.db, call.accountId, paging)
-      return listOf(items.map((site) => view(call, site)), total, paging)
+      return listOf(
+        items.map((site) => view(call, site)),
+        total,
+        paging,
+      )
     },
   }),
   accountTool({
@@ -70,7 +74,9 @@ export const siteTools = [
       {
         name: Type.String({ minLength: 1, maxLength: 200 }),
         default_locale: Type.Optional(Locale),
-        locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3, description: 'The languages of the site; the default among them' })),
+        locales: Type.Optional(
+          Type.Array(Locale, { minItems: 1, maxItems: 3, description: 'The languages of the site; the default among them' }),
+        ),
         assistant: Type.Optional(AssistantPatch),
       },
       strict,
@@ -81,7 +87,8 @@ export const siteTools = [
   accountTool({
     name: 'update_site',
     title: 'Change a site',
-    description: 'Changes a site\'s name, subdomain, locales or assistant; status offline takes a live site down, live brings it back (it needs a succeeded build).',
+    description:
+      "Changes a site's name, subdomain, locales or assistant; status offline takes a live site down, live brings it back (it needs a succeeded build).",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
@@ -89,7 +96,13 @@ export const siteTools = [
       {
         site_id: SiteId,
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        subdomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'A new slug, alone or as the full host; served at once, the old subdomain stops answering' })),
+        subdomain: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 253,
+            description: 'A new slug, alone or as the full host; served at once, the old subdomain stops answering',
+          }),
+        ),
         status: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('offline')])),
         default_locale: Type.Optional(Locale),
         locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3 })),
@@ -115,7 +128,14 @@ export const siteTools = [
     scope: 'mcp:tools',
     access: 'write',
     input: Type.Object({ site_id: SiteId }, strict),
-    output: Type.Object({ build: BuildSchema, created: Type.Boolean({ description: 'False when a build already queued or running is answered' }), preview_url: Type.String() }, strict),
+    output: Type.Object(
+      {
+        build: BuildSchema,
+        created: Type.Boolean({ description: 'False when a build already queued or running is answered' }),
+        preview_url: Type.String(),
+      },
+      strict,
+    ),
     run: async (args, call) => {
       const site = await ownSite(call, args.site_id)
       const { build, created } = await queueBuild(call.db, site.id)
@@ -126,11 +146,14 @@ export const siteTools = [
     name: 'add_domain',
     title: 'Add a domain',
     description:
-      'Adds a hostname to a site as a pending domain. It becomes active once a DNS TXT record with the answered verification name and value exists and the domain is verified; the site\'s first domain is its primary.',
+      "Adds a hostname to a site as a pending domain. It becomes active once a DNS TXT record with the answered verification name and value exists and the domain is verified; the site's first domain is its primary.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
-    input: Type.Object({ site_id: SiteId, hostname: Type.String({ minLength: 1, maxLength: 253 }), primary: Type.Optional(Type.Boolean()) }, strict),
+    input: Type.Object(
+      { site_id: SiteId, hostname: Type.String({ minLength: 1, maxLength: 253 }), primary: Type.Optional(Type.Boolean()) },
+      strict,
+    ),
     output: DomainSchema,
     run: async (args, call) => {
       const site = await ownSite(call, args.site_id)

@@ -5,7 +5,22 @@ import { Position } from '../../domain/sites/content-inputs.ts'
 import { DateTime, Locale, nullable, SiteId } from '../../domain/sites/views.ts'
 
 // The resources' own shapes are shared with the MCP tools (src/domain/sites/views.ts).
-export { Assistant, Block, BlockId, Build, BuildId, Domain, DomainId, Lead, LeadId, Locale, Page, PageId, Site, SiteId } from '../../domain/sites/views.ts'
+export {
+  Assistant,
+  Block,
+  BlockId,
+  Build,
+  BuildId,
+  Domain,
+  DomainId,
+  Lead,
+  LeadId,
+  Locale,
+  Page,
+  PageId,
+  Site,
+  SiteId,
+} from '../../domain/sites/views.ts'
 
 /** The TypeBox schemas of the site-content resources of /v1 (DESIGN.md 7 "Fields"). */
 
@@ -22,7 +37,12 @@ export { BlockPatch, BlockType, NewBlock } from '../../domain/sites/content-inpu
 
 /** One shape per block type, `type` naming it and `content` typed by it. */
 const typedBlocks = (title: (type: string) => string) =>
-  BLOCK_TYPES.map((type) => Type.Object({ type: Type.Literal(type), content: BlockContents[type], position: Type.Optional(Position) }, { ...strict, title: title(type) }))
+  BLOCK_TYPES.map((type) =>
+    Type.Object(
+      { type: Type.Literal(type), content: BlockContents[type], position: Type.Optional(Position) },
+      { ...strict, title: title(type) },
+    ),
+  )
 
 /**
  * The block bodies as the OpenAPI document shows them: content typed by the block's type (the
@@ -30,7 +50,9 @@ const typedBlocks = (title: (type: string) => string) =>
  * the content, so a mismatch is one code, 400 invalid_block_content, naming the field.
  */
 const newBlockName = (type: string) => `New${type.replace(/(^|_)(\w)/g, (_match, _sep, letter: string) => letter.toUpperCase())}Block`
-export const NewBlockSchemas = Object.fromEntries(typedBlocks((type) => `new ${type} block`).map((schema, i) => [newBlockName(BLOCK_TYPES[i]!), schema]))
+export const NewBlockSchemas = Object.fromEntries(
+  typedBlocks((type) => `new ${type} block`).map((schema, i) => [newBlockName(BLOCK_TYPES[i]!), schema]),
+)
 const newBlockRef = (type: string) => `#/components/schemas/${newBlockName(type)}`
 export const NewBlockDocumented = {
   oneOf: BLOCK_TYPES.map((type) => ({ $ref: newBlockRef(type) })),
@@ -74,11 +96,15 @@ export const Conversation = Type.Object(ConversationFields, { ...strict, descrip
 export const ConversationWithMessages = Type.Object(
   {
     ...ConversationFields,
-    messages: Type.Array(Type.Object({ role: literalUnion(['visitor', 'assistant', 'operator'] as const), text: Type.String(), at: DateTime }, strict), { description: 'The last 200 messages, oldest first' }),
+    messages: Type.Array(
+      Type.Object({ role: literalUnion(['visitor', 'assistant', 'operator'] as const), text: Type.String(), at: DateTime }, strict),
+      { description: 'The last 200 messages, oldest first' },
+    ),
   },
   { ...strict, description: 'A conversation with its transcript' },
 )
 export const OperatorMessage = Type.Object({ text: Type.String({ minLength: 1, maxLength: 2000 }) }, strict)
 
 /** Params of one id named `name`. */
-export const params = <K extends string, T extends TSchema>(name: K, schema: T) => Type.Object({ [name]: schema } as { [P in K]: T }, strict)
+export const params = <K extends string, T extends TSchema>(name: K, schema: T) =>
+  Type.Object({ [name]: schema } as { [P in K]: T }, strict)

@@ -8,7 +8,17 @@ import { findEndpoint, rotateSecret } from '../../domain/webhooks/endpoints.ts'
 import { errors } from '../../errors.ts'
 import { answerChange } from '../audit.ts'
 import { envelope, ListEnvelope, ListQuery, notFound, pageOf } from '../http.ts'
-import { Attempt, DeadLetter, DeadLetterParams, EndpointParams, ReplayQueued, ReplayWindow, RotatedSecret, TestQueued, WindowQueued } from './schemas.ts'
+import {
+  Attempt,
+  DeadLetter,
+  DeadLetterParams,
+  EndpointParams,
+  ReplayQueued,
+  ReplayWindow,
+  RotatedSecret,
+  TestQueued,
+  WindowQueued,
+} from './schemas.ts'
 
 const tags = ['webhooks']
 /** The longest window one replay may cover. */
@@ -21,7 +31,12 @@ function secretAndTestRoutes(app: FastifyInstance, keyring: Keyring) {
     '/webhooks/:id/rotate-secret',
     {
       config: { operation: 'webhooks.rotateSecret', scope: 'manage:webhooks', access: 'write' },
-      schema: { summary: 'Replace the signing secret; both sign for 24 hours', tags, params: EndpointParams, response: { 200: RotatedSecret } },
+      schema: {
+        summary: 'Replace the signing secret; both sign for 24 hours',
+        tags,
+        params: EndpointParams,
+        response: { 200: RotatedSecret },
+      },
     },
     async (request, reply) => {
       return answerChange(
@@ -31,11 +46,17 @@ function secretAndTestRoutes(app: FastifyInstance, keyring: Keyring) {
           const rotated = await rotateSecret(trx, keyring, request.principal.accountId, request.params.id)
           if (!rotated) throw notFound('Webhook endpoint')
           if ('overlapUntil' in rotated) {
-            throw new errors.rotationInProgress(`The previous secret still signs until ${rotated.overlapUntil.toISOString()}; rotate again after that`)
+            throw new errors.rotationInProgress(
+              `The previous secret still signs until ${rotated.overlapUntil.toISOString()}; rotate again after that`,
+            )
           }
           return rotated
         },
-        (result) => ({ status: 200, body: { secret: result.secret, previous_secret_expires_at: result.previousExpiresAt.toISOString() }, etagSource: false }),
+        (result) => ({
+          status: 200,
+          body: { secret: result.secret, previous_secret_expires_at: result.previousExpiresAt.toISOString() },
+          etagSource: false,
+        }),
       )
     },
   )
@@ -69,7 +90,13 @@ function deliveryListRoutes(app: FastifyInstance, db: Db, keyring: Keyring) {
     '/webhooks/:id/deliveries',
     {
       config: { operation: 'webhooks.deliveries', scope: 'manage:webhooks', access: 'read' },
-      schema: { summary: 'Delivery attempts to this endpoint, latest first', tags, params: EndpointParams, querystring: ListQuery, response: { 200: ListEnvelope(Attempt, 'Attempts, latest first') } },
+      schema: {
+        summary: 'Delivery attempts to this endpoint, latest first',
+        tags,
+        params: EndpointParams,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Attempt, 'Attempts, latest first') },
+      },
     },
     async (request) => {
       const endpoint = await findEndpoint(db, request.principal.accountId, request.params.id)
@@ -84,7 +111,12 @@ function deliveryListRoutes(app: FastifyInstance, db: Db, keyring: Keyring) {
     '/webhooks/dead-letters',
     {
       config: { operation: 'webhooks.deadLetters', scope: 'manage:webhooks', access: 'read' },
-      schema: { summary: 'Deliveries that finally failed and were not replayed, latest first', tags, querystring: ListQuery, response: { 200: ListEnvelope(DeadLetter, 'Dead letters') } },
+      schema: {
+        summary: 'Deliveries that finally failed and were not replayed, latest first',
+        tags,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(DeadLetter, 'Dead letters') },
+      },
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
@@ -122,13 +154,20 @@ function replayRoutes(app: FastifyInstance) {
     '/webhooks/:id/replay',
     {
       config: { operation: 'webhooks.replay', scope: 'manage:webhooks', access: 'write' },
-      schema: { summary: 'Send again every event of a time window (at most 30 days) meant for this endpoint', tags, params: EndpointParams, body: ReplayWindow, response: { 202: WindowQueued } },
+      schema: {
+        summary: 'Send again every event of a time window (at most 30 days) meant for this endpoint',
+        tags,
+        params: EndpointParams,
+        body: ReplayWindow,
+        response: { 202: WindowQueued },
+      },
     },
     async (request, reply) => {
       const since = new Date(request.body.since)
       const until = request.body.until === undefined ? new Date() : new Date(request.body.until)
       if (until <= since) throw new errors.invalidReplayWindow("The window is inverted or empty: 'until' must come after 'since'")
-      if (until.getTime() - since.getTime() > MAX_REPLAY_WINDOW_MS) throw new errors.invalidReplayWindow('The window may cover at most 30 days')
+      if (until.getTime() - since.getTime() > MAX_REPLAY_WINDOW_MS)
+        throw new errors.invalidReplayWindow('The window may cover at most 30 days')
       return answerChange(
         request,
         reply,

@@ -1,7 +1,14 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhooks/endpoints.ts'
+import {
+  createEndpoint,
+  deleteEndpoint,
+  endpointView,
+  findEndpoint,
+  listEndpoints,
+  updateEndpoint,
+} from '../../domain/webhooks/endpoints.ts'
 import type { SafeFetcher } from '../../infra/fetcher.ts'
 import { answerChange, withAudit } from '../audit.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from '../http.ts'
@@ -20,7 +27,12 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     '/webhooks',
     {
       config: { operation: 'webhooks.list', scope: 'manage:webhooks', access: 'read' },
-      schema: { summary: 'List webhook endpoints', tags, querystring: ListQuery, response: { 200: ListEnvelope(Endpoint, 'Webhook endpoints, oldest first') } },
+      schema: {
+        summary: 'List webhook endpoints',
+        tags,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(Endpoint, 'Webhook endpoints, oldest first') },
+      },
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
@@ -33,14 +45,25 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     '/webhooks',
     {
       config: { operation: 'webhooks.create', scope: 'manage:webhooks', access: 'write' },
-      schema: { summary: 'Create a webhook endpoint; its signing secret is shown once', tags, body: NewEndpoint, response: { 201: EndpointWithSecret } },
+      schema: {
+        summary: 'Create a webhook endpoint; its signing secret is shown once',
+        tags,
+        body: NewEndpoint,
+        response: { 201: EndpointWithSecret },
+      },
     },
     async (request, reply) => {
       const url = await checkUrl(request.body.url)
       return answerChange(
         request,
         reply,
-        (trx) => createEndpoint(trx, keyring, request.principal.accountId, { url, description: request.body.description, eventTypes: request.body.event_types, enabled: request.body.enabled }),
+        (trx) =>
+          createEndpoint(trx, keyring, request.principal.accountId, {
+            url,
+            description: request.body.description,
+            eventTypes: request.body.event_types,
+            enabled: request.body.enabled,
+          }),
         ({ row, secret }) => {
           const view = endpointView(row)
           // The ETag is the endpoint's as GET shows it, without the secret.
@@ -67,7 +90,13 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     '/webhooks/:id',
     {
       config: { operation: 'webhooks.update', scope: 'manage:webhooks', access: 'write' },
-      schema: { summary: 'Change a webhook endpoint (url, description, event types, enabled)', tags, params: EndpointParams, body: EndpointPatch, response: { 200: Endpoint } },
+      schema: {
+        summary: 'Change a webhook endpoint (url, description, event types, enabled)',
+        tags,
+        params: EndpointParams,
+        body: EndpointPatch,
+        response: { 200: Endpoint },
+      },
     },
     async (request, reply) => {
       const url = request.body.url === undefined ? undefined : await checkUrl(request.body.url)
@@ -75,7 +104,12 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
         const current = await findEndpoint(trx, request.principal.accountId, request.params.id)
         if (!current) throw notFound('Webhook endpoint')
         assertIfMatch(request, etagOf(endpointView(current)))
-        return updateEndpoint(trx, request.principal.accountId, current.id, { url, description: request.body.description, eventTypes: request.body.event_types, enabled: request.body.enabled })
+        return updateEndpoint(trx, request.principal.accountId, current.id, {
+          url,
+          description: request.body.description,
+          eventTypes: request.body.event_types,
+          enabled: request.body.enabled,
+        })
       })
       return sendItem(reply, endpointView(row!))
     },
@@ -85,7 +119,12 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     '/webhooks/:id',
     {
       config: { operation: 'webhooks.delete', scope: 'manage:webhooks', access: 'write' },
-      schema: { summary: 'Delete a webhook endpoint with its deliveries', tags, params: EndpointParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        summary: 'Delete a webhook endpoint with its deliveries',
+        tags,
+        params: EndpointParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
     },
     async (request, reply) => {
       await withAudit(

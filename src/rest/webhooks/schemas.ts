@@ -15,12 +15,19 @@ const endpointFields = {
   description: Type.String(),
   event_types: Type.Array(EventTypeName, { description: 'The event types sent; empty: every type.' }),
   enabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.Union([Type.Literal('gone'), Type.Literal('failing')], { description: 'gone: it answered 410; failing: every delivery failed for 5 days.' })),
+  disabled_reason: Nullable(
+    Type.Union([Type.Literal('gone'), Type.Literal('failing')], {
+      description: 'gone: it answered 410; failing: every delivery failed for 5 days.',
+    }),
+  ),
   created_at: DateTime,
 }
 export const Endpoint = Type.Object(endpointFields, { additionalProperties: false, description: 'A webhook endpoint (never its secret)' })
 export const EndpointWithSecret = Type.Object(
-  { ...endpointFields, secret: Type.String({ description: 'The signing secret, `whsec_<base64 of 32 bytes>`: shown here once, never again.' }) },
+  {
+    ...endpointFields,
+    secret: Type.String({ description: 'The signing secret, `whsec_<base64 of 32 bytes>`: shown here once, never again.' }),
+  },
   { additionalProperties: false, description: 'The new endpoint with its signing secret, shown once' },
 )
 
@@ -33,14 +40,22 @@ export const NewEndpoint = Type.Object(
   { additionalProperties: false },
 )
 export const EndpointPatch = Type.Object(
-  { url: Type.Optional(Url), description: Type.Optional(Description), event_types: Type.Optional(EventTypes), enabled: Type.Optional(Type.Boolean()) },
+  {
+    url: Type.Optional(Url),
+    description: Type.Optional(Description),
+    event_types: Type.Optional(EventTypes),
+    enabled: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false, minProperties: 1 },
 )
 
 export const RotatedSecret = Type.Object(
   {
     secret: Type.String({ description: 'The new signing secret, shown once.' }),
-    previous_secret_expires_at: Type.String({ format: 'date-time', description: 'Until then the previous secret signs too (a second signature).' }),
+    previous_secret_expires_at: Type.String({
+      format: 'date-time',
+      description: 'Until then the previous secret signs too (a second signature).',
+    }),
   },
   { additionalProperties: false, description: 'The new secret' },
 )
@@ -80,13 +95,19 @@ export const DeadLetter = Type.Object(
   { additionalProperties: false },
 )
 
-export const ReplayQueued = Type.Object({ delivery_id: DeliveryId }, { additionalProperties: false, description: 'The dead letter is sent again as a new delivery' })
+export const ReplayQueued = Type.Object(
+  { delivery_id: DeliveryId },
+  { additionalProperties: false, description: 'The dead letter is sent again as a new delivery' },
+)
 
 export const ReplayWindow = Type.Object(
   { since: DateTime, until: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now.' })) },
   { additionalProperties: false },
 )
-export const WindowQueued = Type.Object({ replayed: Type.Integer({ minimum: 0, description: 'Events queued again.' }) }, { additionalProperties: false, description: 'The window is being replayed' })
+export const WindowQueued = Type.Object(
+  { replayed: Type.Integer({ minimum: 0, description: 'Events queued again.' }) },
+  { additionalProperties: false, description: 'The window is being replayed' },
+)
 
 export const EndpointParams = Type.Object({ id: EndpointId }, { additionalProperties: false })
 export const DeadLetterParams = Type.Object({ delivery_id: DeliveryId }, { additionalProperties: false })

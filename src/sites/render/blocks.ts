@@ -34,7 +34,9 @@ function paragraphs(text: string): string {
 /** A link whose target failed the check is shown as plain text: the words stay, the script does not. */
 function anchor(from: string, link: Link, className: string): string {
   const href = safeHref(link.href)
-  return href === undefined ? `<span class="${className}">${esc(link.label)}</span>` : `<a class="${className}" href="${esc(localHref(from, href))}">${esc(link.label)}</a>`
+  return href === undefined
+    ? `<span class="${className}">${esc(link.label)}</span>`
+    : `<a class="${className}" href="${esc(localHref(from, href))}">${esc(link.label)}</a>`
 }
 
 function image(from: string, picture: Picture, eager: boolean): string {
@@ -67,12 +69,14 @@ export function contactForm(content: { heading?: string; submit_label?: string }
   const consent = ctx.consent
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${esc(value)}">`
   const privacy = consent ? safeHref(consent.privacy.url) : undefined
-  const privacyLink = consent && privacy !== undefined ? ` <a href="${esc(localHref(ctx.from, privacy))}">${esc(consent.privacy.label)}</a>` : ''
+  const privacyLink =
+    consent && privacy !== undefined ? ` <a href="${esc(localHref(ctx.from, privacy))}">${esc(consent.privacy.label)}</a>` : ''
   const error = (field: ContactField) => {
     const text = fill?.errors[field]
     return text === undefined ? '' : `<span class="field-error" id="${id(field)}-error">${esc(text)}</span>`
   }
-  const invalid = (field: ContactField) => (fill?.errors[field] === undefined ? '' : ` aria-invalid="true" aria-describedby="${id(field)}-error"`)
+  const invalid = (field: ContactField) =>
+    fill?.errors[field] === undefined ? '' : ` aria-invalid="true" aria-describedby="${id(field)}-error"`
   const value = (field: 'name' | 'email') => (fill?.values[field] ? ` value="${esc(fill.values[field])}"` : '')
   const checked = fill?.values.consent ? ' checked' : ''
   return [
@@ -86,7 +90,9 @@ export function contactForm(content: { heading?: string; submit_label?: string }
     `<p><label for="${id('name')}">${esc(l.name)}</label>${error('name')}<input id="${id('name')}" name="name" autocomplete="name" maxlength="200"${value('name')}${invalid('name')}></p>`,
     `<p><label for="${id('email')}">${esc(l.email)}</label>${error('email')}<input id="${id('email')}" name="email" type="email" autocomplete="email" required maxlength="254"${value('email')}${invalid('email')}></p>`,
     `<p><label for="${id('message')}">${esc(l.message)}</label>${error('message')}<textarea id="${id('message')}" name="message" rows="5" maxlength="5000"${invalid('message')}>${esc(fill?.values.message ?? '')}</textarea></p>`,
-    consent ? `${error('consent')}<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><span><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</span></p>` : '',
+    consent
+      ? `${error('consent')}<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><span><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</span></p>`
+      : '',
     `<p><button type="submit">${esc(content.submit_label ?? l.send)}</button></p>`,
     `</form></section>`,
   ].join('')

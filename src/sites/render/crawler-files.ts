@@ -23,14 +23,22 @@ function xml(value: string): string {
 /** Every page with its translations as xhtml:link alternates (Google's hreflang-in-sitemap form). */
 export function sitemapXml(site: RenderSite, pages: PlacedPage[]): string {
   const urls = pages.map((p) => {
-    const alternates = p.alternates.length > 1 ? p.alternates.map((a) => `<xhtml:link rel="alternate" hreflang="${a.locale}" href="${xml(absoluteUrl(site, a.urlPath))}"/>`).join('') : ''
+    const alternates =
+      p.alternates.length > 1
+        ? p.alternates
+            .map((a) => `<xhtml:link rel="alternate" hreflang="${a.locale}" href="${xml(absoluteUrl(site, a.urlPath))}"/>`)
+            .join('')
+        : ''
     return `<url><loc>${xml(absoluteUrl(site, p.urlPath))}</loc><lastmod>${p.page.updatedAt.toISOString()}</lastmod>${alternates}</url>`
   })
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">${urls.join('')}</urlset>\n`
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/([[\]()])/g, '\\$1').trim()
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/([[\]()])/g, '\\$1')
+    .trim()
 }
 
 /** llms.txt (llmstxt.org): the site's name, a summary, then each locale's pages linking to their Markdown. */
@@ -40,7 +48,12 @@ export function llmsTxt(site: RenderSite, pages: PlacedPage[]): string {
   for (const locale of site.locales) {
     const inLocale = pages.filter((p) => p.page.locale === locale)
     if (inLocale.length === 0) continue
-    parts.push(`## ${LABELS[locale].language}`, inLocale.map((p) => `- [${oneLine(p.page.title)}](${absoluteUrl(site, markdownPath(p.urlPath))}): ${oneLine(p.page.description)}`).join('\n'))
+    parts.push(
+      `## ${LABELS[locale].language}`,
+      inLocale
+        .map((p) => `- [${oneLine(p.page.title)}](${absoluteUrl(site, markdownPath(p.urlPath))}): ${oneLine(p.page.description)}`)
+        .join('\n'),
+    )
   }
   return `${parts.join('\n\n')}\n`
 }

@@ -25,7 +25,11 @@ export class RenderError extends Error {
 /** Places every page of the site's locales, home first, and links translations by their path. */
 export function placePages(site: RenderSite, pages: RenderPage[]): PlacedPage[] {
   const kept = pages.filter((p) => site.locales.includes(p.locale))
-  kept.sort((a, b) => site.locales.indexOf(a.locale) - site.locales.indexOf(b.locale) || (a.path === '/' ? -1 : b.path === '/' ? 1 : a.path.localeCompare(b.path)))
+  kept.sort(
+    (a, b) =>
+      site.locales.indexOf(a.locale) - site.locales.indexOf(b.locale) ||
+      (a.path === '/' ? -1 : b.path === '/' ? 1 : a.path.localeCompare(b.path)),
+  )
   const byPath = new Map<string, RenderPage[]>()
   for (const page of kept) byPath.set(page.path, [...(byPath.get(page.path) ?? []), page])
   return kept.map((page) => ({

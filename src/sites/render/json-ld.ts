@@ -40,10 +40,24 @@ export function jsonLd(site: RenderSite, page: RenderPage, url: string, homeUrl:
     '@type': 'BreadcrumbList',
     itemListElement: crumbs.map((c, i) => ({ '@type': 'ListItem', position: i + 1, name: c.name, item: c.item })),
   }
-  const webpage = { '@type': 'WebPage', '@id': url, url, name: page.title, description: page.description, inLanguage: page.locale, isPartOf: { '@id': `${site.origin}/#website` }, dateModified: page.updatedAt.toISOString() }
+  const webpage = {
+    '@type': 'WebPage',
+    '@id': url,
+    url,
+    name: page.title,
+    description: page.description,
+    inLanguage: page.locale,
+    isPartOf: { '@id': `${site.origin}/#website` },
+    dateModified: page.updatedAt.toISOString(),
+  }
   const faqs = page.blocks.filter((b): b is Extract<Block, { type: 'faq' }> => b.type === 'faq').flatMap((b) => b.content.items)
   const faqPage = faqs.length
-    ? [{ '@type': 'FAQPage', mainEntity: faqs.map((q) => ({ '@type': 'Question', name: q.question, acceptedAnswer: { '@type': 'Answer', text: q.answer } })) }]
+    ? [
+        {
+          '@type': 'FAQPage',
+          mainEntity: faqs.map((q) => ({ '@type': 'Question', name: q.question, acceptedAnswer: { '@type': 'Answer', text: q.answer } })),
+        },
+      ]
     : []
   return { '@context': 'https://schema.org', '@graph': [organization, website, webpage, breadcrumbs, ...faqPage] }
 }

@@ -76,7 +76,9 @@ function shell(site: RenderSite, locale: Locale, from: string, head: string, mai
   const l = LABELS[locale]
   // data-site names this site's host, so the widget is this site's assistant also where the page is
   // served on another host (the preview on the service's own, a local copy).
-  const widget = site.widgetOrigin ? `<script src="${esc(site.widgetOrigin)}/widget.js" data-site="${esc(new URL(site.origin).hostname)}" defer></script>` : ''
+  const widget = site.widgetOrigin
+    ? `<script src="${esc(site.widgetOrigin)}/widget.js" data-site="${esc(new URL(site.origin).hostname)}" defer></script>`
+    : ''
   return [
     // An empty icon: browsers otherwise ask for /favicon.ico, which a release does not have.
     `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">`,
@@ -111,12 +113,15 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
   const title = documentTitle(site, page, urlPath === homePath)
   const image = firstImage(page)
   const imageUrl = image ? absolutiser(site, urlPath)(image) : site.organization.logo
-  const hreflang = placed.alternates.length > 1
-    ? [
-        ...placed.alternates.map((a) => `<link rel="alternate" hreflang="${a.locale}" href="${esc(absoluteUrl(site, a.urlPath))}">`),
-        ...placed.alternates.filter((a) => a.locale === site.defaultLocale).map((a) => `<link rel="alternate" hreflang="x-default" href="${esc(absoluteUrl(site, a.urlPath))}">`),
-      ].join('')
-    : ''
+  const hreflang =
+    placed.alternates.length > 1
+      ? [
+          ...placed.alternates.map((a) => `<link rel="alternate" hreflang="${a.locale}" href="${esc(absoluteUrl(site, a.urlPath))}">`),
+          ...placed.alternates
+            .filter((a) => a.locale === site.defaultLocale)
+            .map((a) => `<link rel="alternate" hreflang="x-default" href="${esc(absoluteUrl(site, a.urlPath))}">`),
+        ].join('')
+      : ''
   const head = [
     `<title>${esc(title)}</title>`,
     `<meta name="description" content="${esc(page.description)}">`,
@@ -134,7 +139,15 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
   const leadingHero = page.blocks[0]?.type === 'hero'
   const consent = withPrivacyInLayout(site, site.consent[page.locale])
   const blocks = page.blocks.map((block, index) =>
-    blockHtml(block, { from: urlPath, locale: page.locale, isH1: leadingHero && index === 0, index, formToken: site.formToken, consent, pagePath: page.path }),
+    blockHtml(block, {
+      from: urlPath,
+      locale: page.locale,
+      isH1: leadingHero && index === 0,
+      index,
+      formToken: site.formToken,
+      consent,
+      pagePath: page.path,
+    }),
   )
   const main = `${leadingHero ? '' : `<h1>${esc(page.title)}</h1>`}${blocks.join('')}`
   return shell(site, page.locale, urlPath, head, main, navigation(placed, siblings), languageLinks(placed))

@@ -26,14 +26,20 @@ export function markdownPath(urlPath: string): string {
 
 /** A path from the page at `from` to `to`, both absolute paths of the release. */
 export function relativePath(from: string, to: string): string {
-  const fromDir = from.slice(0, from.lastIndexOf('/') + 1).split('/').filter(Boolean)
+  const fromDir = from
+    .slice(0, from.lastIndexOf('/') + 1)
+    .split('/')
+    .filter(Boolean)
   const target = to.split('/')
   const last = target.pop() ?? ''
   const targetDir = target.filter(Boolean)
   let common = 0
   while (common < fromDir.length && common < targetDir.length && fromDir[common] === targetDir[common]) common++
   const up = '../'.repeat(fromDir.length - common)
-  const down = targetDir.slice(common).map((s) => `${s}/`).join('')
+  const down = targetDir
+    .slice(common)
+    .map((s) => `${s}/`)
+    .join('')
   const result = `${up}${down}${last}`
   return result === '' ? './' : result
 }

@@ -21,7 +21,11 @@ const { app } = await buildTestApp({ env: { BASE_URL } })
 const hosts = { plain: 'plain.eval.test', leads: 'leads.eval.test', handoff: 'handoff.eval.test' } as const
 await createSite(app.db, { name: 'Plain', hostname: hosts.plain, settings: { assistant: { enabled: true } } })
 await createSite(app.db, { name: 'Leads', hostname: hosts.leads, settings: { assistant: { enabled: true, capabilities: { lead: true } } } })
-await createSite(app.db, { name: 'Handoff', hostname: hosts.handoff, settings: { assistant: { enabled: true, capabilities: { handoff: true } } } })
+await createSite(app.db, {
+  name: 'Handoff',
+  hostname: hosts.handoff,
+  settings: { assistant: { enabled: true, capabilities: { handoff: true } } },
+})
 
 const pricing = loadPricing()
 function amounts(token: string, locale: Locale): string {
@@ -70,7 +74,8 @@ function misses(c: EvalCase, locale: Locale, body: ChatBody): string[] {
   for (const step of c.next ?? []) {
     if (step === 'person' && !(body.suggestions?.length && mentionsPerson[locale].test(body.reply))) out.push('does not offer a person')
     if (step === 'lead' && !body.actions?.some((a) => a.type === 'capture_lead')) out.push('does not offer the lead form')
-    if (step === 'contact' && !body.actions?.some((a) => a.type === 'navigate' && a.href === `/${locale}/contact`)) out.push('does not point to the contact page')
+    if (step === 'contact' && !body.actions?.some((a) => a.type === 'navigate' && a.href === `/${locale}/contact`))
+      out.push('does not point to the contact page')
   }
   return out
 }
@@ -93,7 +98,11 @@ type Result = { locale: Locale; c: EvalCase; body: ChatBody; misses: string[] }
  * their questions and replies (topic and what went wrong only), so tuning cannot learn its
  * wording; EVAL_SHOW_HELD_OUT=1 prints them in full for a review after tuning.
  */
-async function score(name: string, set: Record<Locale, EvalCase[]>, options: { blind?: boolean } = {}): Promise<{ score: number; short: number; results: Result[] }> {
+async function score(
+  name: string,
+  set: Record<Locale, EvalCase[]>,
+  options: { blind?: boolean } = {},
+): Promise<{ score: number; short: number; results: Result[] }> {
   const results: Result[] = []
   for (const locale of LOCALES) {
     for (const c of set[locale]) {
@@ -114,7 +123,11 @@ async function score(name: string, set: Record<Locale, EvalCase[]>, options: { b
       `replies under 400 characters: ${(short * 100).toFixed(1)} %; longest ${Math.max(...results.map((r) => r.body.reply.length))}`,
       ...results
         .filter((r) => r.misses.length)
-        .map((r) => (options.blind ? `  miss [${r.locale}] ${r.c.topic}: ${r.misses.join('; ')}` : `  miss [${r.locale}] ${r.c.q}: ${r.misses.join('; ')}\n    → ${r.body.reply}`)),
+        .map((r) =>
+          options.blind
+            ? `  miss [${r.locale}] ${r.c.topic}: ${r.misses.join('; ')}`
+            : `  miss [${r.locale}] ${r.c.q}: ${r.misses.join('; ')}\n    → ${r.body.reply}`,
+        ),
     ].join('\n'),
   )
   return { score: rate, short, results }

@@ -14,7 +14,19 @@ import type { Locale } from '../../../src/domain/locales.ts'
  * - site: the site the widget runs on (platform: booking, leads and handoff on; plain: nothing;
  *   leads: leads only; handoff: handoff only); url: the page the visitor is on.
  */
-export type Topic = 'prices' | 'plans' | 'features' | 'audit' | 'domains' | 'assistant' | 'privacy' | 'booking' | 'buying' | 'handoff' | 'unknown' | 'off-topic'
+export type Topic =
+  | 'prices'
+  | 'plans'
+  | 'features'
+  | 'audit'
+  | 'domains'
+  | 'assistant'
+  | 'privacy'
+  | 'booking'
+  | 'buying'
+  | 'handoff'
+  | 'unknown'
+  | 'off-topic'
 
 export interface EvalCase {
   topic: Topic
@@ -38,7 +50,12 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'prices', q: 'How much does an extra domain cost?', first: ['{addon:extra_domain}'] },
     { topic: 'prices', q: 'What does the AI sales assistant cost?', first: ['{addon:ai_sales_assistant}'], facts: ['Plus'] },
     { topic: 'prices', q: 'Is there a discount if I pay yearly?', facts: ['20%'] },
-    { topic: 'plans', q: 'What is the difference between plus and pro?', first: ['{price:plus}', '{price:pro}'], facts: ['three sites', 'ten sites'] },
+    {
+      topic: 'plans',
+      q: 'What is the difference between plus and pro?',
+      first: ['{price:plus}', '{price:pro}'],
+      facts: ['three sites', 'ten sites'],
+    },
     { topic: 'plans', q: 'What does Max include?', first: ['unlimited sites'], facts: ['{price:max}'] },
     { topic: 'plans', q: 'How many sites can I have on Plus?', first: ['three sites'] },
     { topic: 'plans', q: 'Which plan do I need for webhooks?', first: ['Pro'] },
@@ -56,7 +73,14 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'privacy', q: 'Can visitors delete their chat?', first: ['erase'] },
     { topic: 'booking', q: 'I would like to book a demo', action: 'open_booking' },
     { topic: 'booking', q: 'How long does a demo take?', first: ['30-minute'] },
-    { topic: 'buying', q: 'I want to buy the pro plan', first: ['{price:pro}'], facts: ['sign up'], action: 'navigate', href: '/en/pricing' },
+    {
+      topic: 'buying',
+      q: 'I want to buy the pro plan',
+      first: ['{price:pro}'],
+      facts: ['sign up'],
+      action: 'navigate',
+      href: '/en/pricing',
+    },
     { topic: 'buying', q: 'I want to sign up for Plus', site: 'leads', first: ['{price:plus}'], action: 'navigate', href: '/en/pricing' },
     { topic: 'buying', q: "I'd like to buy the Max plan", url: '/en/pricing', first: ['{price:max}'], action: 'capture_lead' },
     { topic: 'buying', q: 'Can you send me an offer for the Pro plan?', first: ['{price:pro}'], action: 'capture_lead' },
@@ -130,9 +154,19 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'prices', q: 'Wie viel kostet Lite im Monat?', first: ['Lite', '{price:lite}'] },
     { topic: 'prices', q: 'Was kosten Ihre Tarife?', first: ['{price:lite}', '{price:plus}', '{price:pro}', '{price:max}'] },
     { topic: 'prices', q: 'Was kostet eine zusätzliche Domain?', first: ['Zusätzliche Domain', '{addon:extra_domain}'] },
-    { topic: 'prices', q: 'Was kostet der KI-Verkaufsassistent?', first: ['KI-Verkaufsassistent', '{addon:ai_sales_assistant}'], facts: ['Plus'] },
+    {
+      topic: 'prices',
+      q: 'Was kostet der KI-Verkaufsassistent?',
+      first: ['KI-Verkaufsassistent', '{addon:ai_sales_assistant}'],
+      facts: ['Plus'],
+    },
     { topic: 'prices', q: 'Gibt es Rabatt bei jährlicher Zahlung?', facts: ['20\u00a0%'] },
-    { topic: 'plans', q: 'Was ist der Unterschied zwischen Plus und Pro?', first: ['{price:plus}', '{price:pro}'], facts: ['drei Websites', 'zehn Websites'] },
+    {
+      topic: 'plans',
+      q: 'Was ist der Unterschied zwischen Plus und Pro?',
+      first: ['{price:plus}', '{price:pro}'],
+      facts: ['drei Websites', 'zehn Websites'],
+    },
     { topic: 'plans', q: 'Was enthält der Tarif Max?', first: ['unbegrenzt viele Websites'], facts: ['{price:max}'] },
     { topic: 'plans', q: 'Wie viele Websites kann ich mit Plus haben?', first: ['drei Websites'] },
     { topic: 'plans', q: 'Welchen Tarif brauche ich für Webhooks?', first: ['Pro'] },
@@ -150,8 +184,22 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'privacy', q: 'Können Besucher ihren Chat löschen?', first: ['löschen'] },
     { topic: 'booking', q: 'Ich möchte einen Demo-Termin buchen', action: 'open_booking' },
     { topic: 'booking', q: 'Wie lange dauert eine Demo?', first: ['30-minütigen'] },
-    { topic: 'buying', q: 'Ich möchte den Pro-Tarif kaufen', first: ['{price:pro}'], facts: ['registrieren'], action: 'navigate', href: '/de/pricing' },
-    { topic: 'buying', q: 'Ich will mich für Plus registrieren', site: 'leads', first: ['{price:plus}'], action: 'navigate', href: '/de/pricing' },
+    {
+      topic: 'buying',
+      q: 'Ich möchte den Pro-Tarif kaufen',
+      first: ['{price:pro}'],
+      facts: ['registrieren'],
+      action: 'navigate',
+      href: '/de/pricing',
+    },
+    {
+      topic: 'buying',
+      q: 'Ich will mich für Plus registrieren',
+      site: 'leads',
+      first: ['{price:plus}'],
+      action: 'navigate',
+      href: '/de/pricing',
+    },
     { topic: 'buying', q: 'Ich möchte den Tarif Max bestellen', url: '/de/pricing', first: ['{price:max}'], action: 'capture_lead' },
     { topic: 'buying', q: 'Können Sie mir ein Angebot für Pro schicken?', first: ['{price:pro}'], action: 'capture_lead' },
     { topic: 'buying', q: 'Ich möchte Lite kaufen', site: 'plain', url: '/de/pricing', first: ['{price:lite}'], action: 'none' },
@@ -220,13 +268,29 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'off-topic', q: 'empfiehl mir eine gute pizzeria', refusal: 'off-topic' },
   ],
   fr: [
-    { topic: 'prices', q: 'Combien coûte la formule Pro ?', first: ['{price:pro}', '{yearly:pro}'], action: 'navigate', href: '/fr/pricing' },
+    {
+      topic: 'prices',
+      q: 'Combien coûte la formule Pro ?',
+      first: ['{price:pro}', '{yearly:pro}'],
+      action: 'navigate',
+      href: '/fr/pricing',
+    },
     { topic: 'prices', q: 'Quel est le prix de Lite par mois ?', first: ['Lite', '{price:lite}'] },
     { topic: 'prices', q: 'Combien coûtent vos formules ?', first: ['{price:lite}', '{price:plus}', '{price:pro}', '{price:max}'] },
     { topic: 'prices', q: 'Combien coûte un domaine supplémentaire ?', first: ['Domaine supplémentaire', '{addon:extra_domain}'] },
-    { topic: 'prices', q: "Combien coûte l'assistant commercial IA ?", first: ['Assistant commercial IA', '{addon:ai_sales_assistant}'], facts: ['Plus'] },
+    {
+      topic: 'prices',
+      q: "Combien coûte l'assistant commercial IA ?",
+      first: ['Assistant commercial IA', '{addon:ai_sales_assistant}'],
+      facts: ['Plus'],
+    },
     { topic: 'prices', q: 'Y a-t-il une remise en paiement annuel ?', facts: ['20\u202f%'] },
-    { topic: 'plans', q: 'Quelle est la différence entre plus et pro ?', first: ['{price:plus}', '{price:pro}'], facts: ['trois sites', 'dix sites'] },
+    {
+      topic: 'plans',
+      q: 'Quelle est la différence entre plus et pro ?',
+      first: ['{price:plus}', '{price:pro}'],
+      facts: ['trois sites', 'dix sites'],
+    },
     { topic: 'plans', q: 'Que comprend la formule Max ?', first: ['sites illimités'], facts: ['{price:max}'] },
     { topic: 'plans', q: 'Combien de sites puis-je avoir avec la formule Plus ?', first: ['trois sites'] },
     { topic: 'plans', q: 'Quelle formule faut-il pour les webhooks ?', first: ['Pro'] },
@@ -244,8 +308,22 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'privacy', q: 'Les visiteurs peuvent-ils effacer leur chat ?', first: ['effacer'] },
     { topic: 'booking', q: 'Je voudrais réserver une démo', action: 'open_booking' },
     { topic: 'booking', q: 'Combien de temps dure une démo ?', first: ['30 minutes'] },
-    { topic: 'buying', q: 'Je veux acheter la formule pro', first: ['{price:pro}'], facts: ['inscrivez-vous'], action: 'navigate', href: '/fr/pricing' },
-    { topic: 'buying', q: "Je voudrais m'inscrire à la formule Plus", site: 'leads', first: ['{price:plus}'], action: 'navigate', href: '/fr/pricing' },
+    {
+      topic: 'buying',
+      q: 'Je veux acheter la formule pro',
+      first: ['{price:pro}'],
+      facts: ['inscrivez-vous'],
+      action: 'navigate',
+      href: '/fr/pricing',
+    },
+    {
+      topic: 'buying',
+      q: "Je voudrais m'inscrire à la formule Plus",
+      site: 'leads',
+      first: ['{price:plus}'],
+      action: 'navigate',
+      href: '/fr/pricing',
+    },
     { topic: 'buying', q: 'Je veux commander la formule Max', url: '/fr/pricing', first: ['{price:max}'], action: 'capture_lead' },
     { topic: 'buying', q: 'Pouvez-vous m’envoyer un devis pour la formule Pro ?', first: ['{price:pro}'], action: 'capture_lead' },
     { topic: 'buying', q: 'Je veux acheter la formule Lite', site: 'plain', url: '/fr/pricing', first: ['{price:lite}'], action: 'none' },
@@ -260,7 +338,11 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'prices', q: 'Vos prix incluent-ils la TVA ?', facts: ['TVA'] },
     { topic: 'plans', q: 'Puis-je changer de formule plus tard ?', facts: ['période de facturation suivante'] },
     { topic: 'plans', q: "Combien de requêtes d'API permet la formule Pro ?", facts: ['1\u202f000'] },
-    { topic: 'features', q: 'Puis-je revenir à une version précédente de mon site ?', facts: ['revenir à une version précédente en un clic'] },
+    {
+      topic: 'features',
+      q: 'Puis-je revenir à une version précédente de mon site ?',
+      facts: ['revenir à une version précédente en un clic'],
+    },
     { topic: 'domains', q: 'Mon domaine peut-il rester chez mon registraire ?', facts: ['registraire'] },
     { topic: 'assistant', q: 'Comment ajouter le widget de chat à mon site ?', facts: ['balise script'] },
     { topic: 'buying', q: 'Comment passer à la formule Max ?', first: ['{price:max}'], action: 'navigate', href: '/fr/pricing' },
@@ -268,19 +350,19 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'unknown', q: 'Puis-je migrer mon site depuis Wix ?', refusal: 'not-sure', next: ['person', 'lead'] },
     { topic: 'off-topic', q: 'Raconte-moi une blague sur les pingouins', refusal: 'off-topic' },
     { topic: 'prices', q: 'combien pour pro', first: ['{price:pro}'] },
-    { topic: 'prices', q: 'max à l\'année ça fait combien', facts: ['{yearly:max}'] },
+    { topic: 'prices', q: "max à l'année ça fait combien", facts: ['{yearly:max}'] },
     { topic: 'prices', q: 'tarifs ?', facts: ['{price:lite}', '{price:max}'] },
-    { topic: 'prices', q: 'combien on économise en payant à l\'anée', facts: ['20\u202f%'] },
+    { topic: 'prices', q: "combien on économise en payant à l'anée", facts: ['20\u202f%'] },
     { topic: 'prices', q: 'le truc de chat IA coûte combien en option ?', facts: ['{addon:ai_sales_assistant}'] },
     { topic: 'prices', q: 'les prix sont HT ou TTC', facts: ['TVA'] },
-    { topic: 'prices', q: 'prix d\'un utilisateur supplémentaire', first: ['{addon:extra_seat}'] },
+    { topic: 'prices', q: "prix d'un utilisateur supplémentaire", first: ['{addon:extra_seat}'] },
     { topic: 'plans', q: 'je peux résilier quand je veux ?', facts: ['résiliables en fin de mois'] },
     { topic: 'plans', q: 'je suis engagé pour un an ?', facts: ['résiliables en fin de mois'] },
     { topic: 'plans', q: 'combien de sites avec pro', first: ['dix sites'] },
-    { topic: 'plans', q: 'quelle formule permet d\'écrire via l\'API ?', facts: ['écriture'] },
+    { topic: 'plans', q: "quelle formule permet d'écrire via l'API ?", facts: ['écriture'] },
     { topic: 'plans', q: 'y a-t-il une offre gratuite', facts: ['Free'] },
     { topic: 'plans', q: 'que deviennent mes sites si je descends de formule', facts: ['ne supprime rien'] },
-    { topic: 'plans', q: 'combien d\'utilisateurs je peux inviter', facts: ['Pro 5'] },
+    { topic: 'plans', q: "combien d'utilisateurs je peux inviter", facts: ['Pro 5'] },
     { topic: 'plans', q: 'parlez-moi des formules', facts: ['Free', 'Lite', 'Plus', 'Pro', 'Max'] },
     { topic: 'plans', q: 'sites ilimités ?', facts: ['Max'] },
     { topic: 'features', q: 'que proposez-vous', facts: ['créateur de sites'] },
@@ -288,13 +370,13 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'features', q: 'compatible mobile ?', facts: ['téléphones'] },
     { topic: 'features', q: 'je peux annuler une publication', facts: ['revenir à une version précédente'] },
     { topic: 'features', q: 'inviter un collègue pour modifier le site', facts: ['éditeur'] },
-    { topic: 'audit', q: 'que vérifie vraiment l\'audit seo', facts: ['données structurées'] },
+    { topic: 'audit', q: "que vérifie vraiment l'audit seo", facts: ['données structurées'] },
     { topic: 'audit', q: 'vous mesurez la vitesse de chargement', facts: ['Lighthouse'] },
-    { topic: 'audit', q: 'j\'ai un rapport hebdomadaire avec pro', facts: ['chaque semaine'] },
+    { topic: 'audit', q: "j'ai un rapport hebdomadaire avec pro", facts: ['chaque semaine'] },
     { topic: 'domains', q: 'quels enregistrements dns faut-il', facts: ['TXT'] },
     { topic: 'domains', q: 'mon propre domainne avec la formule gratuite ?', facts: ['Lite'] },
     { topic: 'domains', q: 'https compris ?', facts: ['SSL'] },
-    { topic: 'domains', q: 'j\'ai un sous-domaine gratuit', facts: ['sous-domaine'] },
+    { topic: 'domains', q: "j'ai un sous-domaine gratuit", facts: ['sous-domaine'] },
     { topic: 'assistant', q: 'mon équipe peut reprendre les chats du bot', facts: ['reprend la conversation'] },
     { topic: 'assistant', q: 'quelle formule pour le chatbot', facts: ['Plus'] },
     { topic: 'assistant', q: 'le bot parle allemand ?', facts: ['allemand'] },
@@ -304,13 +386,13 @@ export const questions: Record<Locale, EvalCase[]> = {
     { topic: 'features', q: 'le support est ouvert quand', facts: ['9 h'] },
     { topic: 'booking', q: 'une démo svp', action: 'open_booking' },
     { topic: 'booking', q: 'la démo est gratuite ?', facts: ['30 minutes'] },
-    { topic: 'buying', q: 'je veux m\'inscrire', action: 'navigate', href: '/fr/pricing' },
+    { topic: 'buying', q: "je veux m'inscrire", action: 'navigate', href: '/fr/pricing' },
     { topic: 'handoff', q: 'je veux parler à un humain', handoff: 'requested' },
     { topic: 'handoff', q: 'je peux parler au service commercial', handoff: 'requested' },
     { topic: 'unknown', q: 'je peux faire une boutique en ligne avec', refusal: 'not-sure', next: ['person', 'lead'] },
     { topic: 'unknown', q: 'vous faites des remboursements', refusal: 'not-sure', next: ['person', 'lead'] },
     { topic: 'unknown', q: 'avez-vous un programme de parrainage', site: 'plain', refusal: 'not-sure', next: ['contact'] },
-    { topic: 'off-topic', q: 'quelle est la capitale de l\'australie', refusal: 'off-topic' },
+    { topic: 'off-topic', q: "quelle est la capitale de l'australie", refusal: 'off-topic' },
     { topic: 'off-topic', q: 'conseille-moi une bonne pizzeria', refusal: 'off-topic' },
   ],
 }

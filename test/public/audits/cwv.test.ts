@@ -47,7 +47,10 @@ function record(origin: string, formFactor: string) {
 }
 
 function historyRecord(origin: string, formFactor: string) {
-  const periods = [0, 1, 2].map((w) => ({ firstDate: { year: 2026, month: 10, day: 10 + w * 7 }, lastDate: { year: 2026, month: 11, day: 6 + w * 7 } }))
+  const periods = [0, 1, 2].map((w) => ({
+    firstDate: { year: 2026, month: 10, day: 10 + w * 7 },
+    lastDate: { year: 2026, month: 11, day: 6 + w * 7 },
+  }))
   return {
     record: {
       key: { formFactor, origin },
@@ -85,8 +88,14 @@ const crux: Server = createServer((req, res) => {
     const json = (status: number, payload: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers }).end(JSON.stringify(payload))
     const host = new URL(body.origin).hostname
-    if (url.searchParams.get('key') !== 'test-crux-key') return json(400, { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT' } })
-    if (host.startsWith('busy')) return json(429, { error: { code: 429, message: 'Quota exceeded for quota metric', status: 'RESOURCE_EXHAUSTED' } }, { 'retry-after': '30' })
+    if (url.searchParams.get('key') !== 'test-crux-key')
+      return json(400, { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT' } })
+    if (host.startsWith('busy'))
+      return json(
+        429,
+        { error: { code: 429, message: 'Quota exceeded for quota metric', status: 'RESOURCE_EXHAUSTED' } },
+        { 'retry-after': '30' },
+      )
     if (host.startsWith('broken')) return json(500, { error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } })
     const notFound = () => json(404, { error: { code: 404, message: 'chrome ux report data not found', status: 'NOT_FOUND' } })
     if (host.startsWith('nodata') || (host.startsWith('phone-only') && body.formFactor === 'DESKTOP')) return notFound()
@@ -117,9 +126,20 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
     expect(body).toMatchObject({ action: 'lookup', domain: 'fast.example', origin: 'https://fast.example', status: 'ok', cached: false })
     expect(body.collection_period).toEqual({ first_date: '2026-10-24', last_date: '2026-11-20' })
     const phone = body.form_factors.phone.metrics
-    expect(phone.lcp).toEqual({ p75: 2100, unit: 'ms', rating: 'good', distribution: { good: 0.7812, needs_improvement: 0.1388, poor: 0.08 }, thresholds: { good: 2500, poor: 4000 } })
+    expect(phone.lcp).toEqual({
+      p75: 2100,
+      unit: 'ms',
+      rating: 'good',
+      distribution: { good: 0.7812, needs_improvement: 0.1388, poor: 0.08 },
+      thresholds: { good: 2500, poor: 4000 },
+    })
     expect(phone.inp).toMatchObject({ p75: 350, rating: 'needs_improvement', thresholds: { good: 200, poor: 500 } })
-    expect(phone.cls).toMatchObject({ p75: 0.05, unit: 'unitless', rating: 'good', distribution: { good: 0.8512, needs_improvement: 0.0921, poor: 0.0567 } })
+    expect(phone.cls).toMatchObject({
+      p75: 0.05,
+      unit: 'unitless',
+      rating: 'good',
+      distribution: { good: 0.8512, needs_improvement: 0.0921, poor: 0.0567 },
+    })
     expect(phone.fcp).toMatchObject({ p75: 3200, rating: 'poor' })
     expect(phone.ttfb).toMatchObject({ p75: 900, rating: 'needs_improvement' })
     expect(body.form_factors.desktop.metrics.ttfb).toMatchObject({ p75: 700, rating: 'good' })
@@ -189,7 +209,14 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
     const phone = body.form_factors.phone
     expect(phone.collection_periods).toHaveLength(3)
     expect(phone.collection_periods[0]).toEqual({ first_date: '2026-10-10', last_date: '2026-11-06' })
-    expect(phone.metrics.lcp).toEqual({ unit: 'ms', p75: [null, 2700, 2100], rating: [null, 'needs_improvement', 'good'], good: [null, 0.71, 0.78], needs_improvement: [null, 0.19, 0.14], poor: [null, 0.1, 0.08] })
+    expect(phone.metrics.lcp).toEqual({
+      unit: 'ms',
+      p75: [null, 2700, 2100],
+      rating: [null, 'needs_improvement', 'good'],
+      good: [null, 0.71, 0.78],
+      needs_improvement: [null, 0.19, 0.14],
+      poor: [null, 0.1, 0.08],
+    })
     expect(phone.metrics.cls.rating).toEqual(['good', 'good', 'poor'])
     expect(phone.metrics.inp).toBeNull()
     expect(calls.filter((c) => c.method === 'queryHistoryRecord' && c.body.origin === 'https://fast.example')).toHaveLength(2)
@@ -215,7 +242,12 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
     const next = new Date(nextDailyUpdate(new Date()).getTime() + 30 * 60_000)
     let queued: Array<{ unique_key: string | null; run_at: Date }> = []
     for (let i = 0; i < 50 && queued.length === 0; i++) {
-      queued = await app.db.selectFrom('jobs').select(['unique_key', 'run_at']).where('name', '=', 'cwv.snapshot').where('state', '=', 'queued').execute()
+      queued = await app.db
+        .selectFrom('jobs')
+        .select(['unique_key', 'run_at'])
+        .where('name', '=', 'cwv.snapshot')
+        .where('state', '=', 'queued')
+        .execute()
       if (queued.length === 0) await new Promise((r) => setTimeout(r, 100))
     }
     expect(queued).toEqual([{ unique_key: `tracked.example:daily:${next.toISOString().slice(0, 10)}`, run_at: next }])
@@ -224,7 +256,10 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
     expect(validBody(history)).toBe(true)
     expect(history.tracked).toBe(true)
     expect(history.snapshots).toHaveLength(1)
-    expect(history.snapshots[0]).toMatchObject({ taken_on: today, form_factors: { phone: { metrics: { lcp: { p75: 2100, rating: 'good' } } } } })
+    expect(history.snapshots[0]).toMatchObject({
+      taken_on: today,
+      form_factors: { phone: { metrics: { lcp: { p75: 2100, rating: 'good' } } } },
+    })
 
     // Tracking again the same day schedules nothing new.
     const again = (await get(app, '/api/cwv-tracker?action=track&domain=tracked.example')).json()
@@ -238,7 +273,12 @@ describe('GET /api/cwv-tracker against the CrUX API', async () => {
     const next = new Date(nextDailyUpdate(new Date()).getTime() + 30 * 60_000)
     let jobs: Array<{ unique_key: string | null; state: string; last_error: string | null }> = []
     for (let i = 0; i < 100; i++) {
-      jobs = await app.db.selectFrom('jobs').select(['unique_key', 'state', 'last_error']).where('unique_key', 'like', 'busy.example:%').orderBy('unique_key').execute()
+      jobs = await app.db
+        .selectFrom('jobs')
+        .select(['unique_key', 'state', 'last_error'])
+        .where('unique_key', 'like', 'busy.example:%')
+        .orderBy('unique_key')
+        .execute()
       if (jobs.some((j) => j.last_error)) break
       await new Promise((r) => setTimeout(r, 100))
     }

@@ -81,23 +81,37 @@ describe('the address guard', () => {
   it('tunnels to the pinned origin only, and refuses loopback, metadata, private, IP literals and other ports', async () => {
     const pinnedSite = await fake((_req, res) => res.end('pinned'))
     const inside = await fake((_req, res) => res.end('secret'))
-    const guard = await startBrowserGuard({ allowPrivateNetworks: false, pinned: { host: 'audited.example', port: pinnedSite.port, addresses: ['127.0.0.1'] } })
+    const guard = await startBrowserGuard({
+      allowPrivateNetworks: false,
+      pinned: { host: 'audited.example', port: pinnedSite.port, addresses: ['127.0.0.1'] },
+    })
     cleanUpAfter(() => guard.close())
     const proxyPort = Number(/127\.0\.0\.1:(\d+)/.exec(guard.chromeFlags[0]!)![1])
 
     const plain = await rawConnection(proxyPort)
-    const answer = await plain.send(`GET http://audited.example:${pinnedSite.port}/ HTTP/1.1\r\nHost: audited.example:${pinnedSite.port}\r\n\r\n`)
+    const answer = await plain.send(
+      `GET http://audited.example:${pinnedSite.port}/ HTTP/1.1\r\nHost: audited.example:${pinnedSite.port}\r\n\r\n`,
+    )
     expect(answer.status).toBe(200)
     expect(answer.body).toBe('pinned')
     plain.destroy()
 
-    for (const target of [`127.0.0.1:${inside.port}`, `localhost:${inside.port}`, '169.254.169.254:80', '10.0.0.1:443', '[::1]:443', `audited.example:${inside.port}`]) {
+    for (const target of [
+      `127.0.0.1:${inside.port}`,
+      `localhost:${inside.port}`,
+      '169.254.169.254:80',
+      '10.0.0.1:443',
+      '[::1]:443',
+      `audited.example:${inside.port}`,
+    ]) {
       const connection = await rawConnection(proxyPort)
       expect((await connection.send(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`)).status, target).toBe(403)
       connection.destroy()
     }
     const redirected = await rawConnection(proxyPort)
-    await expect(redirected.send(`GET http://127.0.0.1:${inside.port}/redirected HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)).rejects.toThrow(/before a whole response/)
+    await expect(redirected.send(`GET http://127.0.0.1:${inside.port}/redirected HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)).rejects.toThrow(
+      /before a whole response/,
+    )
     expect(inside.connections()).toBe(0)
     expect(guard.refused).toHaveLength(7)
   })

@@ -14,7 +14,9 @@ const validResult = ajv.compile(McsResultSchema)
 const site = () => serveFixtureForFile('clean')
 
 let ip = 0
-type Injectable = { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }> }
+type Injectable = {
+  inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }>
+}
 const get = (app: Injectable, url: string) => app.inject({ method: 'GET', url, remoteAddress: `198.51.100.${++ip % 250}` })
 
 describe('GET /api/mcs-check with local Lighthouse', async () => {
@@ -34,7 +36,9 @@ describe('GET /api/mcs-check with local Lighthouse', async () => {
     }
     expect(body.weights).toEqual({ performance: 0.3, seo: 0.2, accessibility: 0.2, best_practices: 0.15, agentic_browsing: 0.15 })
     const c = body.categories
-    expect(body.mcs).toBe(Math.round(0.3 * c.performance + 0.2 * c.seo + 0.2 * c.accessibility + 0.15 * c.best_practices + 0.15 * c.agentic_browsing))
+    expect(body.mcs).toBe(
+      Math.round(0.3 * c.performance + 0.2 * c.seo + 0.2 * c.accessibility + 0.15 * c.best_practices + 0.15 * c.agentic_browsing),
+    )
     expect(body.metrics.first_contentful_paint_ms).toBeGreaterThan(0)
     expect(body.metrics.largest_contentful_paint_ms).toBeGreaterThan(0)
     expect(fixture.hits).toContain('/')

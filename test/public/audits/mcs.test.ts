@@ -34,10 +34,27 @@ function lighthouseResult(url: string) {
       fetchTime: new Date().toISOString(),
       environment: { networkUserAgent: 'Chrome-Lighthouse', hostUserAgent: 'HeadlessChrome', benchmarkIndex: 1000 },
       runWarnings: [],
-      configSettings: { emulatedFormFactor: 'mobile', formFactor: 'mobile', locale: 'en-US', onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'] },
+      configSettings: {
+        emulatedFormFactor: 'mobile',
+        formFactor: 'mobile',
+        locale: 'en-US',
+        onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'],
+      },
       audits: {
-        'first-contentful-paint': { id: 'first-contentful-paint', score: 0.62, numericValue: 2412.7, numericUnit: 'millisecond', displayValue: '2.4 s' },
-        'largest-contentful-paint': { id: 'largest-contentful-paint', score: 0.41, numericValue: 4120.3, numericUnit: 'millisecond', displayValue: '4.1 s' },
+        'first-contentful-paint': {
+          id: 'first-contentful-paint',
+          score: 0.62,
+          numericValue: 2412.7,
+          numericUnit: 'millisecond',
+          displayValue: '2.4 s',
+        },
+        'largest-contentful-paint': {
+          id: 'largest-contentful-paint',
+          score: 0.41,
+          numericValue: 4120.3,
+          numericUnit: 'millisecond',
+          displayValue: '4.1 s',
+        },
         'total-blocking-time': { id: 'total-blocking-time', score: 0.8, numericValue: 210, numericUnit: 'millisecond' },
         'cumulative-layout-shift': { id: 'cumulative-layout-shift', score: 0.9, numericValue: 0.08123, numericUnit: 'unitless' },
         'speed-index': { id: 'speed-index', score: 0.7, numericValue: 3600.4, numericUnit: 'millisecond' },
@@ -67,10 +84,20 @@ function lighthouseResult(url: string) {
       return json(400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } })
     }
     if (behaviour === 'rate_limited') {
-      return json(429, { error: { code: 429, message: 'Quota exceeded for quota metric', status: 'RESOURCE_EXHAUSTED' } }, { 'retry-after': '17' })
+      return json(
+        429,
+        { error: { code: 429, message: 'Quota exceeded for quota metric', status: 'RESOURCE_EXHAUSTED' } },
+        { 'retry-after': '17' },
+      )
     }
     if (behaviour === 'lighthouse_error') {
-      return json(400, { error: { code: 400, message: 'Lighthouse returned error: FAILED_DOCUMENT_REQUEST. Lighthouse was unable to reliably load the page you requested.', status: 'INVALID_ARGUMENT' } })
+      return json(400, {
+        error: {
+          code: 400,
+          message: 'Lighthouse returned error: FAILED_DOCUMENT_REQUEST. Lighthouse was unable to reliably load the page you requested.',
+          status: 'INVALID_ARGUMENT',
+        },
+      })
     }
     setTimeout(() => json(200, lighthouseResult(target)), behaviour === 'slow' ? 300 : 20)
   })
@@ -85,8 +112,10 @@ afterAll(async () => {
 const site = () => serveFixtureForFile('clean')
 
 let ip = 0
-const get = (app: { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }> }, url: string) =>
-  app.inject({ method: 'GET', url, remoteAddress: `198.51.100.${++ip % 250}` })
+const get = (
+  app: { inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }> },
+  url: string,
+) => app.inject({ method: 'GET', url, remoteAddress: `198.51.100.${++ip % 250}` })
 
 describe('GET /api/mcs-check with PageSpeed Insights', async () => {
   const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PSI_API_KEY: 'test-psi-key', PSI_API_URL: psiUrl } })
@@ -106,7 +135,14 @@ describe('GET /api/mcs-check with PageSpeed Insights', async () => {
       cached: false,
       categories: { performance: 50, accessibility: 90, best_practices: 100, seo: 80, agentic_browsing: null },
       weights: { performance: 0.35, seo: 0.25, accessibility: 0.2, best_practices: 0.2 },
-      metrics: { first_contentful_paint_ms: 2413, largest_contentful_paint_ms: 4120, total_blocking_time_ms: 210, cumulative_layout_shift: 0.081, speed_index_ms: 3600, time_to_interactive_ms: 5100 },
+      metrics: {
+        first_contentful_paint_ms: 2413,
+        largest_contentful_paint_ms: 4120,
+        total_blocking_time_ms: 210,
+        cumulative_layout_shift: 0.081,
+        speed_index_ms: 3600,
+        time_to_interactive_ms: 5100,
+      },
     })
     // 0.35·50 + 0.25·80 + 0.2·90 + 0.2·100 = 75.5
     expect(body.mcs).toBe(76)

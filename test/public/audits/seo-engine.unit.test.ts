@@ -46,17 +46,56 @@ describe('fixture sites with known defects', () => {
       'seo-defects',
       false,
       [
-        'seo.title', 'seo.meta_description', 'seo.h1', 'seo.heading_order', 'seo.canonical', 'seo.robots_directives', 'seo.robots_txt',
-        'seo.sitemap', 'seo.lang', 'seo.hreflang', 'seo.viewport', 'seo.image_alt', 'seo.open_graph', 'seo.twitter_card', 'seo.thin_content',
+        'seo.title',
+        'seo.meta_description',
+        'seo.h1',
+        'seo.heading_order',
+        'seo.canonical',
+        'seo.robots_directives',
+        'seo.robots_txt',
+        'seo.sitemap',
+        'seo.lang',
+        'seo.hreflang',
+        'seo.viewport',
+        'seo.image_alt',
+        'seo.open_graph',
+        'seo.twitter_card',
+        'seo.thin_content',
       ],
     ],
-    ['aeo-defects', false, ['aeo.structured_data', 'aeo.entity_markup', 'aeo.faq_markup', 'aeo.direct_answers', 'aeo.concise_paragraphs', 'aeo.author_date', 'aeo.contact_about']],
+    [
+      'aeo-defects',
+      false,
+      [
+        'aeo.structured_data',
+        'aeo.entity_markup',
+        'aeo.faq_markup',
+        'aeo.direct_answers',
+        'aeo.concise_paragraphs',
+        'aeo.author_date',
+        'aeo.contact_about',
+      ],
+    ],
     [
       'geo-defects',
       false,
-      ['geo.ai_search_crawlers', 'geo.ai_user_fetchers', 'geo.ai_training_crawlers', 'geo.llms_txt', 'geo.text_without_js', 'geo.markdown_alternates', 'geo.snippet_directives', 'geo.facts_citations', 'aeo.question_headings'],
+      [
+        'geo.ai_search_crawlers',
+        'geo.ai_user_fetchers',
+        'geo.ai_training_crawlers',
+        'geo.llms_txt',
+        'geo.text_without_js',
+        'geo.markdown_alternates',
+        'geo.snippet_directives',
+        'geo.facts_citations',
+        'aeo.question_headings',
+      ],
     ],
-    ['premium-defects', true, ['seo.redirects', 'seo.canonical', 'seo.sitemap', 'seo.broken_links', 'seo.duplicate_titles', 'seo.duplicate_descriptions']],
+    [
+      'premium-defects',
+      true,
+      ['seo.redirects', 'seo.canonical', 'seo.sitemap', 'seo.broken_links', 'seo.duplicate_titles', 'seo.duplicate_descriptions'],
+    ],
   ])('%s: every planted defect is found', async (name, premium, expected) => {
     const { report } = await audit(name, premium)
     const found = rules(report)
@@ -94,10 +133,15 @@ describe('fixture sites with known defects', () => {
   })
 
   it('reports blocked training crawlers as information only, without cost to the score', async () => {
-    const robots = 'User-agent: GPTBot\nUser-agent: ClaudeBot\nUser-agent: Google-Extended\nDisallow: /\n\nUser-agent: *\nAllow: /\n\nSitemap: {{origin}}/sitemap.xml\n'
+    const robots =
+      'User-agent: GPTBot\nUser-agent: ClaudeBot\nUser-agent: Google-Extended\nDisallow: /\n\nUser-agent: *\nAllow: /\n\nSitemap: {{origin}}/sitemap.xml\n'
     const { report } = await audit('clean', false, { tls: cert, overrides: { '/robots.txt': robots } })
     expect(report.findings).toHaveLength(1)
-    expect(report.findings[0]).toMatchObject({ rule: 'geo.ai_training_crawlers', severity: 'info', evidence: 'GPTBot, ClaudeBot, Google-Extended' })
+    expect(report.findings[0]).toMatchObject({
+      rule: 'geo.ai_training_crawlers',
+      severity: 'info',
+      evidence: 'GPTBot, ClaudeBot, Google-Extended',
+    })
     expect(report.score).toBe(100)
     const access = Object.fromEntries(report.ai_crawlers.map((c) => [c.agent, c]))
     expect(access['GPTBot']).toMatchObject({ purpose: 'training', allowed: false })
@@ -126,8 +170,12 @@ describe('fixture sites with known defects', () => {
 describe('premium crawl', () => {
   it('stops at 50 pages and keeps at most 8 requests in flight', async () => {
     const links = Array.from({ length: 80 }, (_, i) => `<a href="/p${i}">Page ${i}</a>`).join(' ')
-    const overrides: Record<string, string> = { '/': `<!doctype html><html lang="en"><title>Many pages here</title><body><h1>Many</h1>${links}</body></html>` }
-    for (let i = 0; i < 80; i++) overrides[`/p${i}`] = `<!doctype html><html lang="en"><title>Page number ${i}</title><body><h1>Page ${i}</h1><a href="/">Home</a></body></html>`
+    const overrides: Record<string, string> = {
+      '/': `<!doctype html><html lang="en"><title>Many pages here</title><body><h1>Many</h1>${links}</body></html>`,
+    }
+    for (let i = 0; i < 80; i++)
+      overrides[`/p${i}`] =
+        `<!doctype html><html lang="en"><title>Page number ${i}</title><body><h1>Page ${i}</h1><a href="/">Home</a></body></html>`
     const site = await serveFixture('clean', { tls: cert, overrides, delayMs: 15 })
     try {
       const report = await runAudit(fetcher, site.domain, true)
@@ -205,9 +253,17 @@ describe('llms.txt and sitemaps', () => {
   })
 
   it('reads urlset and sitemapindex roots and refuses other XML', () => {
-    const urlset = parseSitemap('https://e.com/s.xml', 200, '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/a</loc></url></urlset>')
+    const urlset = parseSitemap(
+      'https://e.com/s.xml',
+      200,
+      '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/a</loc></url></urlset>',
+    )
     expect(urlset).toMatchObject({ kind: 'urlset', urls: ['https://e.com/a'], error: undefined })
-    const index = parseSitemap('https://e.com/s.xml', 200, '<sitemapindex><sitemap><loc>https://e.com/s1.xml</loc></sitemap></sitemapindex>')
+    const index = parseSitemap(
+      'https://e.com/s.xml',
+      200,
+      '<sitemapindex><sitemap><loc>https://e.com/s1.xml</loc></sitemap></sitemapindex>',
+    )
     expect(index).toMatchObject({ kind: 'sitemapindex', urls: ['https://e.com/s1.xml'] })
     expect(parseSitemap('https://e.com/s.xml', 200, '<html><body>hi</body></html>').error).toMatch(/not a sitemap/)
     expect(parseSitemap('https://e.com/s.xml', 200, '<urlset></urlset>').error).toBe('lists no URLs')

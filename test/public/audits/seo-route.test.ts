@@ -9,7 +9,9 @@ import { closedPort, serveFixture, type FixtureSite } from '../../fixtures/sites
 const { app, databaseUrl } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
 // A second instance on the same server, which has answered nothing itself (PostgreSQL only: the
 // embedded database belongs to one process).
-const second = databaseUrl.startsWith('postgres') ? (await buildTestApp({ databaseUrl, env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })).app : undefined
+const second = databaseUrl.startsWith('postgres')
+  ? (await buildTestApp({ databaseUrl, env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })).app
+  : undefined
 
 const ajv = new Ajv({ strict: false })
 ajvFormats(ajv)
@@ -144,7 +146,9 @@ describe('GET /api/seo-check/audit', () => {
     expect(Object.keys(audit.properties)).toEqual(expect.arrayContaining(['score', 'axes', 'findings', 'quick_wins']))
     const mcs = doc.paths['/api/mcs-check'].get
     expect(Object.keys(mcs.responses)).toEqual(expect.arrayContaining(['200', '400', '422', '503']))
-    expect(Object.keys(mcs.responses['200'].content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['mcs', 'categories', 'metrics']))
+    expect(Object.keys(mcs.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['mcs', 'categories', 'metrics']),
+    )
     const cwv = doc.paths['/api/cwv-tracker'].get
     expect(Object.keys(cwv.responses)).toEqual(expect.arrayContaining(['200', '400', '503']))
     expect(cwv.responses['200'].content['application/json'].schema.anyOf).toHaveLength(3)

@@ -45,7 +45,9 @@ const IMAGE_FORMAT = 'Use a picture address that starts with https:// or / (a fi
 const heading = (label = 'Heading'): BlockField => ({ name: 'heading', label, maxLength: 200 })
 const optionalHeading: BlockField = { name: 'heading', label: 'Heading', optional: true, maxLength: 200 }
 
-function define<T extends BlockType>(form: Omit<BlockForm, 'summary'> & { type: T; summary(content: BlockContent<T>): SafeHtml }): BlockForm {
+function define<T extends BlockType>(
+  form: Omit<BlockForm, 'summary'> & { type: T; summary(content: BlockContent<T>): SafeHtml },
+): BlockForm {
   return form as BlockForm
 }
 
@@ -59,10 +61,26 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
       { name: 'subheading', label: 'Line below the heading', optional: true, kind: 'textarea', rows: 2, maxLength: 500 },
       { name: 'cta.label', label: 'Button text', optional: true, maxLength: 80, hint: 'Leave both button fields empty for no button.' },
       { name: 'cta.href', label: 'Button link', optional: true, kind: 'link', maxLength: 2000, format: LINK_FORMAT },
-      { name: 'image.src', label: 'Picture address', optional: true, kind: 'link', maxLength: 2000, format: IMAGE_FORMAT, hint: 'Leave empty for no picture.' },
-      { name: 'image.alt', label: 'What the picture shows', optional: true, keepEmpty: true, maxLength: 300, hint: 'For people who cannot see it. Leave empty if it is only decoration.' },
+      {
+        name: 'image.src',
+        label: 'Picture address',
+        optional: true,
+        kind: 'link',
+        maxLength: 2000,
+        format: IMAGE_FORMAT,
+        hint: 'Leave empty for no picture.',
+      },
+      {
+        name: 'image.alt',
+        label: 'What the picture shows',
+        optional: true,
+        keepEmpty: true,
+        maxLength: 300,
+        hint: 'For people who cannot see it. Leave empty if it is only decoration.',
+      },
     ],
-    summary: (c) => html`<strong>${c.heading}</strong>${c.subheading ? html`<br>${c.subheading}` : ''}${c.cta ? html`<br>Button: ${c.cta.label}` : ''}`,
+    summary: (c) =>
+      html`<strong>${c.heading}</strong>${c.subheading ? html`<br>${c.subheading}` : ''}${c.cta ? html`<br>Button: ${c.cta.label}` : ''}`,
   }),
   text: define({
     type: 'text',
@@ -85,8 +103,22 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
     label: 'Picture',
     description: 'One picture with an optional caption.',
     fields: [
-      { name: 'src', label: 'Picture address', kind: 'link', maxLength: 2000, format: IMAGE_FORMAT, hint: 'The web address of the picture, starting with https://, or a path on your site.' },
-      { name: 'alt', label: 'What the picture shows', optional: true, keepEmpty: true, maxLength: 300, hint: 'For people who cannot see it. Leave empty if it is only decoration.' },
+      {
+        name: 'src',
+        label: 'Picture address',
+        kind: 'link',
+        maxLength: 2000,
+        format: IMAGE_FORMAT,
+        hint: 'The web address of the picture, starting with https://, or a path on your site.',
+      },
+      {
+        name: 'alt',
+        label: 'What the picture shows',
+        optional: true,
+        keepEmpty: true,
+        maxLength: 300,
+        hint: 'For people who cannot see it. Leave empty if it is only decoration.',
+      },
       { name: 'caption', label: 'Caption', optional: true, maxLength: 500 },
     ],
     summary: (c) => html`Picture: ${c.caption ?? (c.alt || c.src)}`,
@@ -104,7 +136,8 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
         { name: 'text', label: 'Text', kind: 'textarea', rows: 3, maxLength: 2000 },
       ],
     },
-    summary: (c) => html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'feature' : 'features'}: ${c.items.map((i) => i.title).join(', ')}`,
+    summary: (c) =>
+      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'feature' : 'features'}: ${c.items.map((i) => i.title).join(', ')}`,
   }),
   faq: define({
     type: 'faq',
@@ -119,7 +152,8 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
         { name: 'answer', label: 'Answer', kind: 'textarea', rows: 3, maxLength: 5000 },
       ],
     },
-    summary: (c) => html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'question' : 'questions'}: ${c.items.map((i) => i.question).join(' · ')}`,
+    summary: (c) =>
+      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'question' : 'questions'}: ${c.items.map((i) => i.question).join(' · ')}`,
   }),
   cta: define({
     type: 'cta',
@@ -168,9 +202,11 @@ export function valuesFromBody(form: BlockForm, body: FormBody): Record<string, 
     const index = Number(match[1])
     rows.set(index, { ...rows.get(index), [match[2]!]: textOf(body, name) })
   }
-  ;[...rows.keys()].sort((a, b) => a - b).forEach((index, i) => {
-    for (const f of form.list!.fields) values[`items.${i}.${f.name}`] = rows.get(index)![f.name] ?? ''
-  })
+  ;[...rows.keys()]
+    .sort((a, b) => a - b)
+    .forEach((index, i) => {
+      for (const f of form.list!.fields) values[`items.${i}.${f.name}`] = rows.get(index)![f.name] ?? ''
+    })
   return values
 }
 
@@ -184,7 +220,8 @@ export function valuesFromContent(form: BlockForm, content: Record<string, unkno
   }
   const items = Array.isArray(content['items']) ? (content['items'] as Array<Record<string, unknown>>) : []
   items.forEach((item, i) => {
-    for (const f of form.list?.fields ?? []) values[`items.${i}.${f.name}`] = typeof item[f.name] === 'string' ? (item[f.name] as string) : ''
+    for (const f of form.list?.fields ?? [])
+      values[`items.${i}.${f.name}`] = typeof item[f.name] === 'string' ? (item[f.name] as string) : ''
   })
   return values
 }

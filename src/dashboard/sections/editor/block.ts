@@ -9,11 +9,42 @@ import { literalUnion } from '../../../schemas.ts'
 import { errors } from '../../../errors.ts'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
-import { allowPreviewImages, BLOCK_FORMS, contentFrom, itemCount, valuesFromBody, valuesFromContent, withItemAdded, withItemRemoved, withoutEmptyItems, type BlockField, type BlockForm } from './block-forms.ts'
+import {
+  allowPreviewImages,
+  BLOCK_FORMS,
+  contentFrom,
+  itemCount,
+  valuesFromBody,
+  valuesFromContent,
+  withItemAdded,
+  withItemRemoved,
+  withoutEmptyItems,
+  type BlockField,
+  type BlockForm,
+} from './block-forms.ts'
 import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
 import { backOf, goneMeanwhile } from './gone.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { defaultSave, field, fieldErrors, fieldId, FormBodySchema, formState, hidden, issuesOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FieldSpec, type FormBody, type FormState } from './form.ts'
+import {
+  defaultSave,
+  field,
+  fieldErrors,
+  fieldId,
+  FormBodySchema,
+  formState,
+  hidden,
+  issuesOf,
+  problems,
+  refusalOf,
+  refused,
+  refusedState,
+  sameVersion,
+  textOf,
+  versionOf,
+  type FieldSpec,
+  type FormBody,
+  type FormState,
+} from './form.ts'
 
 const GROUPS: Record<string, string> = { cta: 'Button', image: 'Picture' }
 
@@ -31,13 +62,20 @@ function specsFor(form: BlockForm, values: Record<string, string>): Map<string, 
   const specs = new Map<string, FieldSpec>(form.fields.map((f) => [f.name, f]))
   if (form.list) {
     specs.set('items', { name: 'items', label: form.list.legend, format: `Add at least one ${form.list.item.toLowerCase()}.` })
-    for (let i = 0; i < itemCount(form, values); i++) for (const f of form.list.fields) specs.set(`items.${i}.${f.name}`, { ...f, name: `items.${i}.${f.name}`, label: `${form.list.item} ${i + 1}, ${f.label}` })
+    for (let i = 0; i < itemCount(form, values); i++)
+      for (const f of form.list.fields)
+        specs.set(`items.${i}.${f.name}`, { ...f, name: `items.${i}.${f.name}`, label: `${form.list.item} ${i + 1}, ${f.label}` })
   }
   return specs
 }
 
 function labelsFor(form: BlockForm, values: Record<string, string>): Record<string, string> {
-  return Object.fromEntries([...specsFor(form, values)].map(([name, spec]) => [name, GROUPS[name.split('.')[0]!] && !name.startsWith('items.') ? `${GROUPS[name.split('.')[0]!]}, ${spec.label}` : spec.label]))
+  return Object.fromEntries(
+    [...specsFor(form, values)].map(([name, spec]) => [
+      name,
+      GROUPS[name.split('.')[0]!] && !name.startsWith('items.') ? `${GROUPS[name.split('.')[0]!]}, ${spec.label}` : spec.label,
+    ]),
+  )
 }
 
 /** The single fields, a group (button, picture) in a fieldset of its own. */
@@ -50,7 +88,9 @@ function singleFields(form: BlockForm, state: FormState): SafeHtml {
     else if (!done.has(group)) {
       done.add(group)
       const members = form.fields.filter((m) => m.name.startsWith(`${group}.`))
-      parts.push(html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => field(state, { ...m, inOptionalGroup: true } satisfies BlockField))}</fieldset>`)
+      parts.push(
+        html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => field(state, { ...m, inOptionalGroup: true } satisfies BlockField))}</fieldset>`,
+      )
     }
   }
   return html`${parts}`
@@ -64,9 +104,12 @@ function itemRows(form: BlockForm, state: FormState, action: string): SafeHtml {
   const noun = list.item.toLowerCase()
   return html`<fieldset class="field${error ? ' invalid' : ''}" id="${fieldId('items')}"${error ? html` aria-describedby="${fieldId('items')}-error"` : ''}><legend>${list.legend}</legend>
 ${error ? html`<p class="field-error" id="${fieldId('items')}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}
-${Array.from({ length: count }, (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
+${Array.from(
+  { length: count },
+  (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
 ${list.fields.map((f) => field(state, { ...f, name: `items.${i}.${f.name}` }))}
-${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button>`}</fieldset>`)}
+${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button>`}</fieldset>`,
+)}
 ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>`}
 </fieldset>`
 }
@@ -76,7 +119,11 @@ function render(reply: FastifyReply, target: Target, state: FormState, options: 
   const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
   const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
   const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
-  const trail = crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])
+  const trail = crumbs([
+    [site.name, `/app/sites/${site.id}`],
+    [page.title, `/app/pages/${page.id}`],
+    [block ? form.label : `New ${form.label.toLowerCase()} block`],
+  ])
   if (form.type === 'text') allowPreviewImages(reply)
   if (!mayChange(reply.request.person)) {
     // A viewer reads the block as it is saved; there is nothing to read in a block not added yet.
@@ -94,10 +141,12 @@ ${problems(shown, labelsFor(form, shown.values))}
 ${defaultSave('Save block')}
 ${singleFields(form, shown)}
 ${itemRows(form, shown, action)}
-${form.type === 'text'
-  ? html`<p><button type="submit" class="secondary" name="_do" value="preview" formaction="${action}#preview-h">Show how it will look</button></p>
+${
+  form.type === 'text'
+    ? html`<p><button type="submit" class="secondary" name="_do" value="preview" formaction="${action}#preview-h">Show how it will look</button></p>
 <section class="card" aria-labelledby="preview-h"><h2 id="preview-h">How it will look${options.preview ? ' (not saved yet)' : ''}</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}</section>`
-  : ''}
+    : ''
+}
 <div class="actions"><button type="submit" name="_do" value="save">Save block</button> <a href="/app/pages/${page.id}">Cancel</a></div>
 </form>`
   return reply.page(block ? `Edit ${form.label.toLowerCase()}` : `Add ${form.label.toLowerCase()}`, 'sites', body)
@@ -164,7 +213,10 @@ async function blockGone(app: FastifyInstance, request: FastifyRequest<{ Body: F
 
 /** What was typed into a block form, by label (by name, for a form of no known kind). */
 function typedIn(form: BlockForm | undefined, body: FormBody): Array<readonly [string, string]> {
-  if (!form) return Object.keys(body).filter((name) => !name.startsWith('_') && name !== 'type').map((name) => [name, textOf(body, name)] as const)
+  if (!form)
+    return Object.keys(body)
+      .filter((name) => !name.startsWith('_') && name !== 'type')
+      .map((name) => [name, textOf(body, name)] as const)
   const values = withoutEmptyItems(form, valuesFromBody(form, body))
   return Object.entries(labelsFor(form, values)).map(([name, label]) => [label, values[name] ?? ''] as const)
 }
@@ -193,22 +245,39 @@ ${problem ? html`<div class="error problems" role="alert"><h2>Nothing was delete
 export default async function blockScreen(app: FastifyInstance) {
   app.get<{ Params: { id: string }; Querystring: { type: BlockType } }>(
     '/pages/:id/blocks/new',
-    { config: { operation: 'dashboard.blocks.new' }, schema: { hide: true, params: PageParams, querystring: Type.Object({ type: literalUnion(BLOCK_TYPES) }) } },
+    {
+      config: { operation: 'dashboard.blocks.new' },
+      schema: { hide: true, params: PageParams, querystring: Type.Object({ type: literalUnion(BLOCK_TYPES) }) },
+    },
     async (request, reply) => {
       const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
       const form = BLOCK_FORMS[request.query.type]
-      return render(reply, { site, page, form }, formState(form.list ? withItemAdded(form, valuesFromContent(form, {})) : valuesFromContent(form, {})))
+      return render(
+        reply,
+        { site, page, form },
+        formState(form.list ? withItemAdded(form, valuesFromContent(form, {})) : valuesFromContent(form, {})),
+      )
     },
   )
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
     '/pages/:id/blocks',
-    { config: { operation: 'dashboard.blocks.create' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: FormBodySchema } },
+    {
+      config: { operation: 'dashboard.blocks.create' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: PageParams, body: FormBodySchema },
+    },
     async (request, reply) => {
       const type = textOf(request.body, 'type')
       if (!(await getAccountPage(app.db, request.person.accountId, request.params.id))) {
         const form = (BLOCK_TYPES as readonly string[]).includes(type) ? BLOCK_FORMS[type as BlockType] : undefined
-        return goneMeanwhile(request, reply, { title: 'This page was deleted meanwhile', what: 'the page of this block', typed: typedIn(form, request.body), back: await backOf(app.db, request), copyInto: 'another page' })
+        return goneMeanwhile(request, reply, {
+          title: 'This page was deleted meanwhile',
+          what: 'the page of this block',
+          typed: typedIn(form, request.body),
+          back: await backOf(app.db, request),
+          copyInto: 'another page',
+        })
       }
       const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
       if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed('Choose a kind of block')
@@ -216,15 +285,27 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>('/blocks/:id', { config: { operation: 'dashboard.blocks.get' }, schema: { hide: true, params: BlockParams } }, async (request, reply) => {
-    const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
-    const form = BLOCK_FORMS[block.type as BlockType]
-    return render(reply, { site, page, block, form, version: versionOf(blockView(block)) }, formState(valuesFromContent(form, block.content as Record<string, unknown>)))
-  })
+  app.get<{ Params: { id: string } }>(
+    '/blocks/:id',
+    { config: { operation: 'dashboard.blocks.get' }, schema: { hide: true, params: BlockParams } },
+    async (request, reply) => {
+      const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
+      const form = BLOCK_FORMS[block.type as BlockType]
+      return render(
+        reply,
+        { site, page, block, form, version: versionOf(blockView(block)) },
+        formState(valuesFromContent(form, block.content as Record<string, unknown>)),
+      )
+    },
+  )
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
     '/blocks/:id',
-    { config: { operation: 'dashboard.blocks.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: BlockParams, body: FormBodySchema } },
+    {
+      config: { operation: 'dashboard.blocks.update' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: BlockParams, body: FormBodySchema },
+    },
     async (request, reply) => {
       if (!(await getAccountBlock(app.db, request.person.accountId, request.params.id))) return blockGone(app, request, reply)
       const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
@@ -233,18 +314,29 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>('/blocks/:id/delete', { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } }, async (request, reply) => {
-    const target = await ownBlock(app, request.person.accountId, request.params.id)
-    // A viewer deletes nothing: the block as it is, read-only.
-    return mayChange(request.person) ? confirmDelete(reply, target) : reply.redirect(`/app/blocks/${target.block.id}`, 303)
-  })
+  app.get<{ Params: { id: string } }>(
+    '/blocks/:id/delete',
+    { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } },
+    async (request, reply) => {
+      const target = await ownBlock(app, request.person.accountId, request.params.id)
+      // A viewer deletes nothing: the block as it is, read-only.
+      return mayChange(request.person) ? confirmDelete(reply, target) : reply.redirect(`/app/blocks/${target.block.id}`, 303)
+    },
+  )
 
   app.post<{ Params: { id: string }; Body: { _version?: string } }>(
     '/blocks/:id/delete',
     {
       config: { operation: 'dashboard.blocks.delete' },
       preHandler: app.csrfProtection,
-      schema: { hide: true, params: BlockParams, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        params: BlockParams,
+        body: Type.Object(
+          { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) },
+          { additionalProperties: false },
+        ),
+      },
     },
     async (request, reply) => {
       const accountId = request.person.accountId
@@ -252,13 +344,18 @@ export default async function blockScreen(app: FastifyInstance) {
       const version = request.body._version
       try {
         await audited(request, async (trx) => {
-          if (!(await deleteBlock(trx, accountId, target.block.id, version ? sameVersion(version, blockView) : undefined))) throw new errors.notFound('There is no such block in your account')
+          if (!(await deleteBlock(trx, accountId, target.block.id, version ? sameVersion(version, blockView) : undefined)))
+            throw new errors.notFound('There is no such block in your account')
         })
       } catch (error) {
         const refusal = refusalOf(error, {}, 'block')
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
-        return confirmDelete(reply, await ownBlock(app, accountId, target.block.id), html`Someone changed this block in another tab or window after you opened this page. Here it is as it is now: delete it only if you still want to.`)
+        return confirmDelete(
+          reply,
+          await ownBlock(app, accountId, target.block.id),
+          html`Someone changed this block in another tab or window after you opened this page. Here it is as it is now: delete it only if you still want to.`,
+        )
       }
       return reply.redirect(`/app/pages/${target.page.id}?done=block-deleted`, 303)
     },

@@ -52,9 +52,13 @@ export interface FieldSpec {
 export type FormBody = Record<string, string | string[] | undefined>
 
 /** Any form of the editor: known control fields plus the screen's own; the route's validator refuses what cannot be stored. */
-export const FormBodySchema = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 40_000 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 20 })]), {
-  maxProperties: 400,
-})
+export const FormBodySchema = Type.Record(
+  Type.String({ maxLength: 100 }),
+  Type.Union([Type.String({ maxLength: 40_000 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 20 })]),
+  {
+    maxProperties: 400,
+  },
+)
 
 /** One text value of a form body (the first, if a name was repeated). */
 export function textOf(body: FormBody, name: string): string {
@@ -73,13 +77,23 @@ export function fieldId(name: string): string {
 }
 
 function describedBy(id: string, parts: { hint?: unknown; saved?: unknown; error?: unknown }): string {
-  return [parts.hint ? `${id}-hint` : '', parts.saved !== undefined ? `${id}-saved` : '', parts.error ? `${id}-error` : ''].filter(Boolean).join(' ')
+  return [parts.hint ? `${id}-hint` : '', parts.saved !== undefined ? `${id}-saved` : '', parts.error ? `${id}-error` : '']
+    .filter(Boolean)
+    .join(' ')
 }
 
-function notes(id: string, hint: string | undefined, saved: string | undefined, error: string | undefined): { before: SafeHtml; after: SafeHtml } {
+function notes(
+  id: string,
+  hint: string | undefined,
+  saved: string | undefined,
+  error: string | undefined,
+): { before: SafeHtml; after: SafeHtml } {
   return {
     before: html`${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}${error ? html`<p class="field-error" id="${id}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}`,
-    after: saved !== undefined ? html`<p class="saved" id="${id}-saved">Saved meanwhile: ${saved === '' ? html`<em>empty</em>` : saved}</p>` : html``,
+    after:
+      saved !== undefined
+        ? html`<p class="saved" id="${id}-saved">Saved meanwhile: ${saved === '' ? html`<em>empty</em>` : saved}</p>`
+        : html``,
   }
 }
 
@@ -190,7 +204,10 @@ export function issuesOf(schema: TSchema, value: unknown): ValidationIssue[] {
 }
 
 function pathOf(issue: ValidationIssue): string[] {
-  const path = issue.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+  const path = issue.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
   const missing = issue.params['missingProperty']
   return typeof missing === 'string' ? [...path, missing] : path
 }
@@ -223,7 +240,11 @@ function plainMessage(issue: ValidationIssue, spec: FieldSpec | undefined): stri
  * (`cta.href`, `items.2.title`); `nameOf` maps a path to another name, and a path with no field
  * of its own falls to the nearest field above it (`locales.1` → `locales`).
  */
-export function fieldErrors(issues: readonly ValidationIssue[], specs: ReadonlyMap<string, FieldSpec>, nameOf: (path: string) => string = (path) => path): Record<string, string> {
+export function fieldErrors(
+  issues: readonly ValidationIssue[],
+  specs: ReadonlyMap<string, FieldSpec>,
+  nameOf: (path: string) => string = (path) => path,
+): Record<string, string> {
   const found: Record<string, string> = {}
   for (const issue of issues) {
     const path = pathOf(issue)
@@ -263,7 +284,11 @@ export interface Refusal {
  * Reads a domain error: a conflict of one field (`fields` maps its code to the field, with an
  * optional plainer message), a stale version, or the plan's limit with the way up.
  */
-export function refusalOf(error: unknown, fields: Record<string, readonly [field: string, message?: string]>, what: string): Refusal | undefined {
+export function refusalOf(
+  error: unknown,
+  fields: Record<string, readonly [field: string, message?: string]>,
+  what: string,
+): Refusal | undefined {
   if (!(error instanceof Error)) return undefined
   const { status, code, detail } = classify(error as FastifyError)
   const target = fields[code]
@@ -276,14 +301,25 @@ export function refusalOf(error: unknown, fields: Record<string, readonly [field
       problem: html`Someone changed this ${what} in another tab or window after you opened this form, so nothing was saved. Where the saved version differs from what you typed, it is shown under the field. Check, then save again.`,
     }
   }
-  if (code === 'plan_limit' || code === 'plan_required') return { status, errors: {}, stale: false, problem: html`${plainPlanWords(detail)}${UPGRADE}` }
+  if (code === 'plan_limit' || code === 'plan_required')
+    return { status, errors: {}, stale: false, problem: html`${plainPlanWords(detail)}${UPGRADE}` }
   return undefined
 }
 
 /** The state of a refused form: the input kept, the refusal's errors, and after a stale form what is saved now where it differs. */
-export function refusedState(values: Record<string, string>, refusal: Pick<Refusal, 'errors' | 'problem'>, saved?: Record<string, string>): FormState {
-  const differing = saved === undefined ? undefined : Object.fromEntries(Object.entries(saved).filter(([name, value]) => (values[name] ?? '') !== value))
-  return { values, errors: refusal.errors, ...(refusal.problem ? { problem: refusal.problem } : {}), ...(differing ? { saved: differing } : {}) }
+export function refusedState(
+  values: Record<string, string>,
+  refusal: Pick<Refusal, 'errors' | 'problem'>,
+  saved?: Record<string, string>,
+): FormState {
+  const differing =
+    saved === undefined ? undefined : Object.fromEntries(Object.entries(saved).filter(([name, value]) => (values[name] ?? '') !== value))
+  return {
+    values,
+    errors: refusal.errors,
+    ...(refusal.problem ? { problem: refusal.problem } : {}),
+    ...(differing ? { saved: differing } : {}),
+  }
 }
 
 /** Records a refused form in the audit log (as the error handler does for other refusals) and sets its status. */

@@ -31,9 +31,11 @@ export async function goneMeanwhile(
     gone.title,
     'sites',
     html`<div class="error problems" role="alert"><h2>Nothing was saved</h2><p>Someone deleted ${gone.what} in another tab or window after you opened this form, so there is nothing to save it into. ${kept.length ? `What you typed is below: copy what you want to keep into ${gone.copyInto}.` : 'You had not typed anything into it.'}</p></div>
-${kept.length
-  ? html`<div class="card">${kept.map(([label, value], i) => html`<div class="field"><label for="typed-${i}">${label}</label><textarea id="typed-${i}" readonly rows="${Math.min(12, Math.max(2, value.split('\n').length + 1))}">${value}</textarea></div>`)}</div>`
-  : ''}
+${
+  kept.length
+    ? html`<div class="card">${kept.map(([label, value], i) => html`<div class="field"><label for="typed-${i}">${label}</label><textarea id="typed-${i}" readonly rows="${Math.min(12, Math.max(2, value.split('\n').length + 1))}">${value}</textarea></div>`)}</div>`
+    : ''
+}
 <p>${gone.back}</p>`,
   )
 }

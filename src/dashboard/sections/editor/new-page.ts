@@ -6,13 +6,31 @@ import { html } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { crumbs, ownSite, SiteParams } from './context.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, type FormBody, type FormState } from './form.ts'
+import {
+  fieldErrors,
+  FormBodySchema,
+  formState,
+  hidden,
+  issuesOf,
+  labelsOf,
+  problems,
+  refusalOf,
+  refused,
+  refusedState,
+  type FormBody,
+  type FormState,
+} from './form.ts'
 import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValuesFrom } from './page-fields.ts'
 
 /** Adding a page to a site: title, address, language and description, as POST /v1/sites/{id}/pages takes them. */
 export default async function newPageScreen(app: FastifyInstance) {
   function render(reply: FastifyReply, site: SiteRecord, state: FormState) {
-    if (!mayChange(reply.request.person)) return reply.page('Add a page', 'sites', html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}${viewOnlyNote()}<p><a href="/app/sites/${site.id}">Back to the site</a></p>`)
+    if (!mayChange(reply.request.person))
+      return reply.page(
+        'Add a page',
+        'sites',
+        html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}${viewOnlyNote()}<p><a href="/app/sites/${site.id}">Back to the site</a></p>`,
+      )
     return reply.page(
       'Add a page',
       'sites',
@@ -25,16 +43,28 @@ ${pageFields(state, site)}
     )
   }
 
-  app.get<{ Params: { id: string } }>('/sites/:id/pages/new', { config: { operation: 'dashboard.pages.new' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
-    const site = await ownSite(app, request.person.accountId, request.params.id)
-    const { items } = await listSitePages(app.db, site.id, { limit: 500, offset: 0 })
-    const hasHome = items.some((p) => p.path === '/' && p.locale === site.default_locale)
-    return render(reply, site, formState({ title: hasHome ? '' : site.name, path: hasHome ? '' : '/', locale: site.default_locale, description: '' }))
-  })
+  app.get<{ Params: { id: string } }>(
+    '/sites/:id/pages/new',
+    { config: { operation: 'dashboard.pages.new' }, schema: { hide: true, params: SiteParams } },
+    async (request, reply) => {
+      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const { items } = await listSitePages(app.db, site.id, { limit: 500, offset: 0 })
+      const hasHome = items.some((p) => p.path === '/' && p.locale === site.default_locale)
+      return render(
+        reply,
+        site,
+        formState({ title: hasHome ? '' : site.name, path: hasHome ? '' : '/', locale: site.default_locale, description: '' }),
+      )
+    },
+  )
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
     '/sites/:id/pages',
-    { config: { operation: 'dashboard.pages.create' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: FormBodySchema } },
+    {
+      config: { operation: 'dashboard.pages.create' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: SiteParams, body: FormBodySchema },
+    },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
       const values = pageValuesFrom(request.body)

@@ -6,11 +6,40 @@ import { html } from '../../../infra/html.ts'
 import { audited } from '../../audited.ts'
 import { crumbs, LOCALE_NAMES, localeOptions } from './context.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { checks, choice, field, fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, listOf, problems, refusalOf, refused, refusedState, specsOf, textOf, type FormBody, type FormState } from './form.ts'
+import {
+  checks,
+  choice,
+  field,
+  fieldErrors,
+  FormBodySchema,
+  formState,
+  hidden,
+  issuesOf,
+  labelsOf,
+  listOf,
+  problems,
+  refusalOf,
+  refused,
+  refusedState,
+  specsOf,
+  textOf,
+  type FormBody,
+  type FormState,
+} from './form.ts'
 
-const NAME = { name: 'name', label: 'Name of your site', hint: 'Usually your business’s name. It also makes your site’s address; you can change both later.', maxLength: 200, autocomplete: 'organization' }
+const NAME = {
+  name: 'name',
+  label: 'Name of your site',
+  hint: 'Usually your business’s name. It also makes your site’s address; you can change both later.',
+  maxLength: 200,
+  autocomplete: 'organization',
+}
 const LOCALES_FIELD = { name: 'locales', label: 'Languages of your site', format: 'Choose at least one language.' }
-const DEFAULT_LOCALE = { name: 'default_locale', label: 'Main language', hint: 'Pages in this language are at the root of your site’s address; the others get /de/ or /fr/ in front.' }
+const DEFAULT_LOCALE = {
+  name: 'default_locale',
+  label: 'Main language',
+  hint: 'Pages in this language are at the root of your site’s address; the others get /de/ or /fr/ in front.',
+}
 const specs = specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE])
 
 /**
@@ -21,7 +50,11 @@ const specs = specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE])
 export default async function newSiteScreen(app: FastifyInstance) {
   function render(reply: FastifyReply, state: FormState, first: boolean) {
     if (!mayChange(reply.request.person)) {
-      return reply.page(first ? 'No site yet' : 'Create a site', 'sites', html`${first ? '' : crumbs([['Create a site']])}${viewOnlyNote('this account’s sites')}<p><a href="/app/sites">See the sites</a></p>`)
+      return reply.page(
+        first ? 'No site yet' : 'Create a site',
+        'sites',
+        html`${first ? '' : crumbs([['Create a site']])}${viewOnlyNote('this account’s sites')}<p><a href="/app/sites">See the sites</a></p>`,
+      )
     }
     return reply.page(
       first ? 'Name your site' : 'Create a site',
@@ -44,18 +77,25 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
     return render(reply, fresh(), true)
   })
 
-  app.get('/sites/new', { config: { operation: 'dashboard.sites.new' }, schema: { hide: true } }, async (_request, reply) => render(reply, fresh(), false))
+  app.get('/sites/new', { config: { operation: 'dashboard.sites.new' }, schema: { hide: true } }, async (_request, reply) =>
+    render(reply, fresh(), false),
+  )
 
   app.post<{ Body: FormBody }>(
     '/sites',
     { config: { operation: 'dashboard.sites.create' }, preHandler: app.csrfProtection, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const locales = listOf(request.body, 'locales')
-      const values = { name: textOf(request.body, 'name'), locales: locales.join(','), default_locale: textOf(request.body, 'default_locale') }
+      const values = {
+        name: textOf(request.body, 'name'),
+        locales: locales.join(','),
+        default_locale: textOf(request.body, 'default_locale'),
+      }
       const { total } = await listAccountSites(app.db, request.person.accountId, { limit: 1, offset: 0 })
       const input = { name: values.name.trim(), locales: locales.filter(isLocale), default_locale: values.default_locale as Locale }
       const wrong = fieldErrors(issuesOf(NewSite, { ...input, locales }), specs)
-      if (!wrong['locales'] && !wrong['default_locale'] && !input.locales.includes(input.default_locale)) wrong['default_locale'] = `Choose one of the languages you ticked (${input.locales.map((l) => LOCALE_NAMES[l]).join(', ')}).`
+      if (!wrong['locales'] && !wrong['default_locale'] && !input.locales.includes(input.default_locale))
+        wrong['default_locale'] = `Choose one of the languages you ticked (${input.locales.map((l) => LOCALE_NAMES[l]).join(', ')}).`
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(reply, { values, errors: wrong }, total === 0)

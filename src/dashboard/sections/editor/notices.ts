@@ -11,7 +11,8 @@ const NOTICES: Record<string, string> = {
   'block-saved': 'The block was saved. Publish to show the changes on your site.',
   'block-moved': 'The block was moved.',
   'block-deleted': 'The block was deleted.',
-  'build-queued': 'A build was queued. Your site is being published; it usually takes a few seconds. Reload this page to see when it is live.',
+  'build-queued':
+    'A build was queued. Your site is being published; it usually takes a few seconds. Reload this page to see when it is live.',
 }
 
 /** The notice a screen shows for `?done=…`; codes of other sections fall through to the dashboard's own. */

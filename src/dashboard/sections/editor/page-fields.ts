@@ -7,7 +7,12 @@ import { choice, field, specsOf, textOf, type FieldSpec, type FormBody, type For
 
 /** The fields of a page, shared by the screen that adds one and the one that changes it. */
 
-export const TITLE: FieldSpec = { name: 'title', label: 'Title', hint: 'Shown at the top of the browser tab and in search results.', maxLength: 200 }
+export const TITLE: FieldSpec = {
+  name: 'title',
+  label: 'Title',
+  hint: 'Shown at the top of the browser tab and in search results.',
+  maxLength: 200,
+}
 export const PATH: FieldSpec = {
   name: 'path',
   label: 'Address of the page',
@@ -16,7 +21,15 @@ export const PATH: FieldSpec = {
   format: 'Use / followed by lower-case letters, digits and hyphens, such as /opening-hours (no spaces).',
 }
 export const LOCALE: FieldSpec = { name: 'locale', label: 'Language' }
-export const DESCRIPTION: FieldSpec = { name: 'description', label: 'Short description', optional: true, kind: 'textarea', rows: 2, maxLength: 500, hint: 'One or two sentences that search engines show under the title.' }
+export const DESCRIPTION: FieldSpec = {
+  name: 'description',
+  label: 'Short description',
+  optional: true,
+  kind: 'textarea',
+  rows: 2,
+  maxLength: 500,
+  hint: 'One or two sentences that search engines show under the title.',
+}
 export const PAGE_SPECS = specsOf([TITLE, PATH, LOCALE, DESCRIPTION])
 
 export const PAGE_CONFLICTS = {
@@ -29,7 +42,12 @@ export function pageValues(page: Pick<Page, 'title' | 'path' | 'locale' | 'descr
 }
 
 export function pageValuesFrom(body: FormBody): Record<string, string> {
-  return { title: textOf(body, 'title'), path: textOf(body, 'path'), locale: textOf(body, 'locale'), description: textOf(body, 'description') }
+  return {
+    title: textOf(body, 'title'),
+    path: textOf(body, 'path'),
+    locale: textOf(body, 'locale'),
+    description: textOf(body, 'description'),
+  }
 }
 
 /** A typed address as a page path: "/" in front, lower case, no slash at the end. What remains wrong is named by the schema. */
@@ -41,7 +59,12 @@ export function normalisedPath(typed: string): string {
 
 /** The page as the body /v1 takes: what the schema checks and the domain stores. */
 export function pageInput(values: Record<string, string>) {
-  return { title: (values['title'] ?? '').trim(), path: normalisedPath(values['path'] ?? ''), locale: values['locale'] as Locale, description: (values['description'] ?? '').trim() }
+  return {
+    title: (values['title'] ?? '').trim(),
+    path: normalisedPath(values['path'] ?? ''),
+    locale: values['locale'] as Locale,
+    description: (values['description'] ?? '').trim(),
+  }
 }
 
 export function pageFields(state: FormState, site: SiteRecord): SafeHtml {

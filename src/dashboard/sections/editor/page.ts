@@ -12,7 +12,23 @@ import { audited } from '../../audited.ts'
 import { actionForm } from '../../layout.ts'
 import { allowPreviewImages, BLOCK_FORMS } from './block-forms.ts'
 import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
-import { fieldErrors, FormBodySchema, formState, hidden, issuesOf, labelsOf, problems, refusalOf, refused, refusedState, sameVersion, textOf, versionOf, type FormBody, type FormState } from './form.ts'
+import {
+  fieldErrors,
+  FormBodySchema,
+  formState,
+  hidden,
+  issuesOf,
+  labelsOf,
+  problems,
+  refusalOf,
+  refused,
+  refusedState,
+  sameVersion,
+  textOf,
+  versionOf,
+  type FormBody,
+  type FormState,
+} from './form.ts'
 import { goneMeanwhile, backOf } from './gone.ts'
 import { noticeOf } from './notices.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
@@ -49,38 +65,46 @@ ${view.problem ? html`<div class="error problems" role="alert"><h2>Nothing was c
 <section aria-labelledby="blocks-h"><h2 id="blocks-h">Blocks</h2>
 ${blocks.length === 0 ? html`<p>This page has no blocks yet.${may ? ' Add the first one below.' : ''}</p>` : ''}
 <ol class="blocks">${blocks.map((block, i) => {
-  const form = BLOCK_FORMS[block.type as BlockType]
-  const version = versionOf(blockView(block))
-  const name = `${form.label.toLowerCase()} block ${i + 1}`
-  return html`<li id="block-${block.id}"><p class="kind">${i + 1}. ${form.label}</p>${form.summary(blockView(block).content as never)}
-${may
-  ? html`<div class="actions"><a href="/app/blocks/${block.id}">Edit<span class="sr-only"> ${name}</span></a>
+    const form = BLOCK_FORMS[block.type as BlockType]
+    const version = versionOf(blockView(block))
+    const name = `${form.label.toLowerCase()} block ${i + 1}`
+    return html`<li id="block-${block.id}"><p class="kind">${i + 1}. ${form.label}</p>${form.summary(blockView(block).content as never)}
+${
+  may
+    ? html`<div class="actions"><a href="/app/blocks/${block.id}">Edit<span class="sr-only"> ${name}</span></a>
 ${i > 0 ? moveForm(block.id, csrf, version, 'up', name) : ''}
 ${i < blocks.length - 1 ? moveForm(block.id, csrf, version, 'down', name) : ''}
 <a href="/app/blocks/${block.id}/delete">Delete<span class="sr-only"> ${name}</span></a></div>`
-  : ''}</li>`
-})}</ol>
-${may
-  ? html`<h3 id="add-h">Add a block</h3>
+    : ''
+}</li>`
+  })}</ol>
+${
+  may
+    ? html`<h3 id="add-h">Add a block</h3>
 <ul aria-labelledby="add-h">${BLOCK_TYPES.map((type) => html`<li><a href="/app/pages/${page.id}/blocks/new?type=${type}">${BLOCK_FORMS[type].label}</a>: ${BLOCK_FORMS[type].description}</li>`)}</ul>`
-  : ''}
+    : ''
+}
 </section>
 <section aria-labelledby="details-h"><h2 id="details-h">Page details</h2>
 ${problems(state, labelsOf(PAGE_SPECS))}
-${may
-  ? html`<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}<input type="hidden" name="_site" value="${site.id}">
+${
+  may
+    ? html`<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}<input type="hidden" name="_site" value="${site.id}">
 ${pageFields(state, site)}
 <button type="submit">Save page details</button>
 </form>`
-  : html`<div class="card">${pageFields({ ...state, readOnly: true }, site)}</div>`}
+    : html`<div class="card">${pageFields({ ...state, readOnly: true }, site)}</div>`
+}
 </section>
-${may
-  ? html`<section aria-labelledby="publish-h"><h2 id="publish-h">Publish</h2>
+${
+  may
+    ? html`<section aria-labelledby="publish-h"><h2 id="publish-h">Publish</h2>
 <p>Your changes show on your site once you publish.</p>
 ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false })}
 <p><a href="/app/pages/${page.id}/delete">Delete this page</a></p>
 </section>`
-  : ''}`
+    : ''
+}`
   return reply.page(page.title, 'sites', body, view.notice ? { notice: view.notice } : {})
 }
 
@@ -91,14 +115,20 @@ async function pageGone(app: FastifyInstance, request: FastifyRequest<{ Params: 
   return goneMeanwhile(request, reply, {
     title: 'This page was deleted meanwhile',
     what: 'this page',
-    typed: Object.entries(labels).filter(([name]) => name !== 'locale').map(([name, label]) => [label, values[name] ?? ''] as const),
+    typed: Object.entries(labels)
+      .filter(([name]) => name !== 'locale')
+      .map(([name, label]) => [label, values[name] ?? ''] as const),
     back: await backOf(app.db, request),
     copyInto: 'a new page',
   })
 }
 
 /** Saves a page's details through updatePage (as PATCH /v1/pages/{id}), or shows the form again with what was refused. */
-async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string }; Body: FormBody }>, reply: FastifyReply) {
+async function savePageDetails(
+  app: FastifyInstance,
+  request: FastifyRequest<{ Params: { id: string }; Body: FormBody }>,
+  reply: FastifyReply,
+) {
   const accountId = request.person.accountId
   if (!(await getAccountPage(app.db, accountId, request.params.id))) return pageGone(app, request, reply)
   const { site, page } = await ownPage(app, accountId, request.params.id)
@@ -112,7 +142,8 @@ async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ P
   }
   try {
     await audited(request, async (trx) => {
-      if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
+      if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined)))
+        throw new errors.notFound('There is no such page in your account')
     })
   } catch (error) {
     if (error instanceof errors.notFound) return pageGone(app, request, reply)
@@ -120,7 +151,11 @@ async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ P
     if (!refusal) throw error
     await refused(request, reply, refusal.status)
     const now = await ownPage(app, accountId, page.id)
-    return render(app, reply, { ...now, state: refusedState(values, refusal, refusal.stale ? pageValues(now.page) : undefined), ...(!refusal.stale && version ? { version } : {}) })
+    return render(app, reply, {
+      ...now,
+      state: refusedState(values, refusal, refusal.stale ? pageValues(now.page) : undefined),
+      ...(!refusal.stale && version ? { version } : {}),
+    })
   }
   return reply.redirect(`/app/pages/${page.id}?done=page-saved`, 303)
 }
@@ -131,14 +166,22 @@ async function savePageDetails(app: FastifyInstance, request: FastifyRequest<{ P
  * publishing. Changes go through updatePage, updateBlock and deletePage, as on /v1.
  */
 export default async function pageScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>('/pages/:id', { config: { operation: 'dashboard.pages.get' }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
-    const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
-    return render(app, reply, { site, page, state: formState(pageValues(page)), ...noticeOf(request) })
-  })
+  app.get<{ Params: { id: string } }>(
+    '/pages/:id',
+    { config: { operation: 'dashboard.pages.get' }, schema: { hide: true, params: PageParams } },
+    async (request, reply) => {
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      return render(app, reply, { site, page, state: formState(pageValues(page)), ...noticeOf(request) })
+    },
+  )
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
     '/pages/:id',
-    { config: { operation: 'dashboard.pages.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: FormBodySchema } },
+    {
+      config: { operation: 'dashboard.pages.update' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: PageParams, body: FormBodySchema },
+    },
     async (request, reply) => savePageDetails(app, request, reply),
   )
 
@@ -147,7 +190,11 @@ export default async function pageScreen(app: FastifyInstance) {
     {
       config: { operation: 'dashboard.blocks.move' },
       preHandler: app.csrfProtection,
-      schema: { hide: true, params: BlockParams, body: Type.Object({ ...Form, direction: Type.Union([Type.Literal('up'), Type.Literal('down')]) }, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        params: BlockParams,
+        body: Type.Object({ ...Form, direction: Type.Union([Type.Literal('up'), Type.Literal('down')]) }, { additionalProperties: false }),
+      },
     },
     async (request, reply) => {
       const accountId = request.person.accountId
@@ -156,50 +203,68 @@ export default async function pageScreen(app: FastifyInstance) {
       const position = block.position + (request.body.direction === 'up' ? -1 : 1)
       try {
         await audited(request, async (trx) => {
-          if (!(await updateBlock(trx, accountId, block.id, { position }, version ? sameVersion(version, blockView) : undefined))) throw new errors.notFound('There is no such block in your account')
+          if (!(await updateBlock(trx, accountId, block.id, { position }, version ? sameVersion(version, blockView) : undefined)))
+            throw new errors.notFound('There is no such block in your account')
         })
       } catch (error) {
         const refusal = refusalOf(error, {}, 'block')
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         const now = await ownPage(app, accountId, page.id)
-        return render(app, reply, { ...now, state: formState(pageValues(now.page)), problem: html`The blocks of this page changed in another tab or window after you opened it, so nothing was moved. Here they are as they are now.` })
+        return render(app, reply, {
+          ...now,
+          state: formState(pageValues(now.page)),
+          problem: html`The blocks of this page changed in another tab or window after you opened it, so nothing was moved. Here they are as they are now.`,
+        })
       }
       return reply.redirect(`/app/pages/${page.id}?done=block-moved#block-${block.id}`, 303)
     },
   )
 
-  app.get<{ Params: { id: string } }>('/pages/:id/delete', { config: { operation: 'dashboard.pages.confirmDelete' }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
-    const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
-    const { total } = await listPageBlocks(app.db, page.id, { limit: 1, offset: 0 })
-    // A viewer deletes nothing: the page as it is, read-only.
-    if (!mayChange(request.person)) return reply.redirect(`/app/pages/${page.id}`, 303)
-    return reply.page(
-      `Delete the page “${page.title}”?`,
-      'sites',
-      html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete']])}
+  app.get<{ Params: { id: string } }>(
+    '/pages/:id/delete',
+    { config: { operation: 'dashboard.pages.confirmDelete' }, schema: { hide: true, params: PageParams } },
+    async (request, reply) => {
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const { total } = await listPageBlocks(app.db, page.id, { limit: 1, offset: 0 })
+      // A viewer deletes nothing: the page as it is, read-only.
+      if (!mayChange(request.person)) return reply.redirect(`/app/pages/${page.id}`, 303)
+      return reply.page(
+        `Delete the page “${page.title}”?`,
+        'sites',
+        html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete']])}
 <p>The page and its ${total} ${total === 1 ? 'block' : 'blocks'} are deleted. Your site shows the page until you publish again.</p>
 <form method="post" action="/app/pages/${page.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(pageView(page)))}<button type="submit" class="danger">Delete page</button> <a href="/app/pages/${page.id}">Keep it</a></form>`,
-    )
-  })
+      )
+    },
+  )
 
   app.post<{ Params: { id: string }; Body: { _version?: string } }>(
     '/pages/:id/delete',
-    { config: { operation: 'dashboard.pages.delete' }, preHandler: app.csrfProtection, schema: { hide: true, params: PageParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.pages.delete' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: PageParams, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       const accountId = request.person.accountId
       const { site, page } = await ownPage(app, accountId, request.params.id)
       const version = request.body._version
       try {
         await audited(request, async (trx) => {
-          if (!(await deletePage(trx, accountId, page.id, version ? sameVersion(version, pageView) : undefined))) throw new errors.notFound('There is no such page in your account')
+          if (!(await deletePage(trx, accountId, page.id, version ? sameVersion(version, pageView) : undefined)))
+            throw new errors.notFound('There is no such page in your account')
         })
       } catch (error) {
         const refusal = refusalOf(error, {}, 'page')
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         const now = await ownPage(app, accountId, page.id)
-        return render(app, reply, { ...now, state: formState(pageValues(now.page)), problem: html`Someone changed this page in another tab or window after you asked to delete it, so it was not deleted. Look at it as it is now, then delete it again if you still want to.` })
+        return render(app, reply, {
+          ...now,
+          state: formState(pageValues(now.page)),
+          problem: html`Someone changed this page in another tab or window after you asked to delete it, so it was not deleted. Look at it as it is now, then delete it again if you still want to.`,
+        })
       }
       return reply.redirect(`/app/sites/${site.id}?done=page-deleted`, 303)
     },

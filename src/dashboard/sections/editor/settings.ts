@@ -38,15 +38,56 @@ import { mayChange, viewOnlyNote } from '../../permissions.ts'
 
 const SITE: FieldSpec[] = [
   { name: 'name', label: 'Name of your site', maxLength: 200 },
-  { name: 'subdomain', label: 'Address', maxLength: 63, format: 'Use lower-case letters, digits and hyphens only (no spaces or dots), such as my-bakery.' },
+  {
+    name: 'subdomain',
+    label: 'Address',
+    maxLength: 63,
+    format: 'Use lower-case letters, digits and hyphens only (no spaces or dots), such as my-bakery.',
+  },
 ]
-const LOCALES_FIELD: FieldSpec = { name: 'locales', label: 'Languages of your site', hint: 'To drop a language, delete its pages first.', format: 'Choose at least one language.' }
+const LOCALES_FIELD: FieldSpec = {
+  name: 'locales',
+  label: 'Languages of your site',
+  hint: 'To drop a language, delete its pages first.',
+  format: 'Choose at least one language.',
+}
 const DEFAULT_LOCALE: FieldSpec = { name: 'default_locale', label: 'Main language' }
 const ORGANIZATION: FieldSpec[] = [
-  { name: 'organization.name', label: 'Business name', hint: 'When it differs from the site’s name.', optional: true, maxLength: 200, autocomplete: 'organization' },
-  { name: 'organization.email', label: 'Email', kind: 'email', optional: true, maxLength: 254, autocomplete: 'email', format: 'Write an email address such as hello@your-business.com.' },
-  { name: 'organization.telephone', label: 'Phone', kind: 'tel', optional: true, maxLength: 40, autocomplete: 'tel', format: 'Write the number with digits, spaces and an optional + in front, such as +49 30 1234567.' },
-  { name: 'organization.logo', label: 'Logo address', kind: 'link', optional: true, maxLength: 2000, hint: 'The web address of your logo picture, starting with https://.', format: 'Use an address that starts with https://.' },
+  {
+    name: 'organization.name',
+    label: 'Business name',
+    hint: 'When it differs from the site’s name.',
+    optional: true,
+    maxLength: 200,
+    autocomplete: 'organization',
+  },
+  {
+    name: 'organization.email',
+    label: 'Email',
+    kind: 'email',
+    optional: true,
+    maxLength: 254,
+    autocomplete: 'email',
+    format: 'Write an email address such as hello@your-business.com.',
+  },
+  {
+    name: 'organization.telephone',
+    label: 'Phone',
+    kind: 'tel',
+    optional: true,
+    maxLength: 40,
+    autocomplete: 'tel',
+    format: 'Write the number with digits, spaces and an optional + in front, such as +49 30 1234567.',
+  },
+  {
+    name: 'organization.logo',
+    label: 'Logo address',
+    kind: 'link',
+    optional: true,
+    maxLength: 2000,
+    hint: 'The web address of your logo picture, starting with https://.',
+    format: 'Use an address that starts with https://.',
+  },
   { name: 'organization.address.street', label: 'Street and number', optional: true, maxLength: 200, autocomplete: 'address-line1' },
   { name: 'organization.address.postal_code', label: 'Postal code', optional: true, maxLength: 20, autocomplete: 'postal-code' },
   { name: 'organization.address.locality', label: 'Town or city', optional: true, maxLength: 100, autocomplete: 'address-level2' },
@@ -54,8 +95,22 @@ const ORGANIZATION: FieldSpec[] = [
 ]
 const ASSISTANT: FieldSpec[] = [
   { name: 'assistant.enabled', label: 'Show the sales assistant on my site' },
-  { name: 'assistant.persona', label: 'The assistant’s name', optional: true, maxLength: 60, hint: 'How it introduces itself, such as Ava.' },
-  { name: 'assistant.booking_url', label: 'Booking page', kind: 'link', optional: true, maxLength: 500, hint: 'Where the assistant sends visitors to book, starting with https://.', format: 'Use a web address that starts with https:// or http://.' },
+  {
+    name: 'assistant.persona',
+    label: 'The assistant’s name',
+    optional: true,
+    maxLength: 60,
+    hint: 'How it introduces itself, such as Ava.',
+  },
+  {
+    name: 'assistant.booking_url',
+    label: 'Booking page',
+    kind: 'link',
+    optional: true,
+    maxLength: 500,
+    hint: 'Where the assistant sends visitors to book, starting with https://.',
+    format: 'Use a web address that starts with https:// or http://.',
+  },
   { name: 'assistant.lead', label: 'Let the assistant take visitors’ contact details (with their consent)' },
   { name: 'assistant.handoff', label: 'Let visitors ask for a person (answered under Conversations)' },
 ]
@@ -107,7 +162,8 @@ function valuesOf(site: SiteRecord): Record<string, string> {
 function valuesFrom(body: FormBody): Record<string, string> {
   const values: Record<string, string> = {}
   for (const spec of [...SITE, DEFAULT_LOCALE, ...ORGANIZATION]) values[spec.name] = textOf(body, spec.name)
-  for (const spec of ASSISTANT) values[spec.name] = !TOGGLES.has(spec.name) ? textOf(body, spec.name) : textOf(body, spec.name) === 'on' ? 'on' : ''
+  for (const spec of ASSISTANT)
+    values[spec.name] = !TOGGLES.has(spec.name) ? textOf(body, spec.name) : textOf(body, spec.name) === 'on' ? 'on' : ''
   values['locales'] = listOf(body, 'locales').join(',')
   return values
 }
@@ -118,7 +174,11 @@ function organizationFrom(values: Record<string, string>): OrganizationData {
   const org: Record<string, unknown> = {}
   for (const key of ['name', 'email', 'telephone', 'logo']) if (text(`organization.${key}`)) org[key] = text(`organization.${key}`)
   if (ADDRESS_PARTS.some((part) => text(`organization.address.${part}`))) {
-    const address: Record<string, string> = { street: text('organization.address.street'), locality: text('organization.address.locality'), country: text('organization.address.country') }
+    const address: Record<string, string> = {
+      street: text('organization.address.street'),
+      locality: text('organization.address.locality'),
+      country: text('organization.address.country'),
+    }
     if (text('organization.address.postal_code')) address['postal_code'] = text('organization.address.postal_code')
     org['address'] = address
   }
@@ -126,7 +186,16 @@ function organizationFrom(values: Record<string, string>): OrganizationData {
 }
 
 /** `version`: the one the person's form had, kept on a refusal so a later save still notices another tab's change. */
-function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, shown: FormState, assistant: boolean, notice: { notice?: string } = {}, version = versionOf(viewOfSite(app, site)), was = versionOf(valuesOf(site))) {
+function render(
+  app: FastifyInstance,
+  reply: FastifyReply,
+  site: SiteRecord,
+  shown: FormState,
+  assistant: boolean,
+  notice: { notice?: string } = {},
+  version = versionOf(viewOfSite(app, site)),
+  was = versionOf(valuesOf(site)),
+) {
   const may = mayChange(reply.request.person)
   const state = may ? shown : { ...shown, readOnly: true }
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Settings']])}
@@ -144,12 +213,18 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
 ${ORGANIZATION.map((spec) => field(state, spec))}
 </section>
 <section class="card" aria-labelledby="assistant-h"><h2 id="assistant-h">Sales assistant</h2>
-${assistant
-  ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))
-  : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app">see your plan</a> or <a href="/#plans">compare the plans</a>.</p>`}
+${
+  assistant
+    ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))
+    : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app">see your plan</a> or <a href="/#plans">compare the plans</a>.</p>`
+}
 </section>
-${may ? html`<button type="submit">Save settings</button>
-</form>` : html`</div>`}`
+${
+  may
+    ? html`<button type="submit">Save settings</button>
+</form>`
+    : html`</div>`
+}`
   return reply.page(`Settings of ${site.name}`, 'sites', body, notice)
 }
 
@@ -162,14 +237,22 @@ export default async function settingsScreen(app: FastifyInstance) {
   /** Whether the account's sites may have the sales assistant (the add-on, on a plan that offers it). */
   const assistantIncluded = async (accountId: string) => (await entitlementsOf(app.db, accountId))?.assistant === true
 
-  app.get<{ Params: { id: string } }>('/sites/:id/settings', { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
-    const site = await ownSite(app, request.person.accountId, request.params.id)
-    return render(app, reply, site, formState(valuesOf(site)), await assistantIncluded(site.account_id!), noticeOf(request))
-  })
+  app.get<{ Params: { id: string } }>(
+    '/sites/:id/settings',
+    { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } },
+    async (request, reply) => {
+      const site = await ownSite(app, request.person.accountId, request.params.id)
+      return render(app, reply, site, formState(valuesOf(site)), await assistantIncluded(site.account_id!), noticeOf(request))
+    },
+  )
 
   app.post<{ Params: { id: string }; Body: FormBody }>(
     '/sites/:id/settings',
-    { config: { operation: 'dashboard.sites.update' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: FormBodySchema } },
+    {
+      config: { operation: 'dashboard.sites.update' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: SiteParams, body: FormBodySchema },
+    },
     async (request, reply) => {
       const accountId = request.person.accountId
       const site = await ownSite(app, accountId, request.params.id)
@@ -196,10 +279,17 @@ export default async function settingsScreen(app: FastifyInstance) {
           : {}),
       }
       const organization = organizationFrom(values)
-      const wrong = { ...fieldErrors(issuesOf(SitePatch, change), specs), ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`) }
+      const wrong = {
+        ...fieldErrors(issuesOf(SitePatch, change), specs),
+        ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`),
+      }
       const subdomain = subdomainProblem(values['subdomain'] ?? '', app.config.SITES_DOMAIN)
       if (subdomain) wrong['subdomain'] = subdomain
-      if (!wrong['locales'] && !wrong['default_locale'] && !locales.includes(change.default_locale)) wrong['default_locale'] = `Choose one of the languages you ticked (${locales.filter(isLocale).map((l) => LOCALE_NAMES[l]).join(', ')}).`
+      if (!wrong['locales'] && !wrong['default_locale'] && !locales.includes(change.default_locale))
+        wrong['default_locale'] = `Choose one of the languages you ticked (${locales
+          .filter(isLocale)
+          .map((l) => LOCALE_NAMES[l])
+          .join(', ')}).`
       const version = textOf(request.body, '_version')
       const was = textOf(request.body, '_was')
       if (Object.keys(wrong).length) {
@@ -209,12 +299,19 @@ export default async function settingsScreen(app: FastifyInstance) {
       // A publish or a change through /v1 of something this form does not show (its status, say)
       // changes the site's version too; the form is stale only when what it showed has changed.
       const unchanged = (current: SiteRecord) => {
-        if (versionOf(viewOfSite(app, current)) !== version && versionOf(valuesOf(current)) !== was) throw new errors.preconditionFailed('The site has changed since the form was opened')
+        if (versionOf(viewOfSite(app, current)) !== version && versionOf(valuesOf(current)) !== was)
+          throw new errors.preconditionFailed('The site has changed since the form was opened')
       }
       try {
         await audited(request, async (trx) => {
           const { subdomain, ...rest } = change
-          const changed = await updateAccountSite(trx, accountId, site.id, { ...rest, slug: slugFromInput(subdomain, app.config.SITES_DOMAIN) }, version ? unchanged : undefined)
+          const changed = await updateAccountSite(
+            trx,
+            accountId,
+            site.id,
+            { ...rest, slug: slugFromInput(subdomain, app.config.SITES_DOMAIN) },
+            version ? unchanged : undefined,
+          )
           if (!changed) throw new errors.notFound('There is no such site in your account')
           await setSiteOrganization(trx, site.id, organization)
         })
@@ -232,7 +329,16 @@ export default async function settingsScreen(app: FastifyInstance) {
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         const current = await ownSite(app, accountId, site.id)
-        return render(app, reply, current, refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined), assistant, {}, refusal.stale ? undefined : version || undefined, refusal.stale ? undefined : was || undefined)
+        return render(
+          app,
+          reply,
+          current,
+          refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined),
+          assistant,
+          {},
+          refusal.stale ? undefined : version || undefined,
+          refusal.stale ? undefined : was || undefined,
+        )
       }
       return reply.redirect(`/app/sites/${site.id}/settings?done=settings-saved`, 303)
     },

@@ -28,8 +28,16 @@ function buildStatus(build: Build): SafeHtml {
   }
 }
 
-async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, flash: { notice?: string; problem?: SafeHtml; publishProblem?: SafeHtml } = {}) {
-  const [builds, pages] = await Promise.all([listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }), listSitePages(app.db, site.id, { limit: 500, offset: 0 })])
+async function render(
+  app: FastifyInstance,
+  reply: FastifyReply,
+  site: SiteRecord,
+  flash: { notice?: string; problem?: SafeHtml; publishProblem?: SafeHtml } = {},
+) {
+  const [builds, pages] = await Promise.all([
+    listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }),
+    listSitePages(app.db, site.id, { limit: 500, offset: 0 }),
+  ])
   const where = addressesOf(app, site)
   const csrf = reply.formToken()
   const latest = builds.items[0]
@@ -49,7 +57,10 @@ ${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was 
 ${pages.items.length === 0 ? html`<p>Your site has no pages yet. Start with the home page.</p>` : ''}
 ${site.locales.map((locale) => {
   const inLocale = pages.items.filter((p) => p.locale === locale)
-  if (inLocale.length === 0) return site.locales.length > 1 && pages.items.length > 0 ? html`<h3>${LOCALE_NAMES[locale]}</h3><p>No pages in this language yet.</p>` : ''
+  if (inLocale.length === 0)
+    return site.locales.length > 1 && pages.items.length > 0
+      ? html`<h3>${LOCALE_NAMES[locale]}</h3><p>No pages in this language yet.</p>`
+      : ''
   return html`${site.locales.length > 1 ? html`<h3>${LOCALE_NAMES[locale]}</h3>` : ''}<ul>${inLocale.map((p) => html`<li><a href="/app/pages/${p.id}">${p.title}</a> <code>${pageAddress(site, p)}</code></li>`)}</ul>`
 })}
 ${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">Add a page</a></p>` : ''}
@@ -58,19 +69,25 @@ ${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">Add a p
 <p>Changes you make show on your site after you publish. Latest: <strong>${latest ? buildStatus(latest) : 'never published'}</strong>${latest?.finished_at ? html` <span class="muted">(${when(latest.finished_at)})</span>` : ''}${latest && (latest.status === 'queued' || latest.status === 'running') ? html` <a href="/app/sites/${site.id}">Check again</a>` : ''}</p>
 ${flash.publishProblem ? html`<p class="field-error" role="alert" id="publish-error"><span class="sr-only">Error: </span>${flash.publishProblem}</p>` : ''}
 ${may ? actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false }) : ''}
-${builds.items.length === 0
-  ? ''
-  : html`<h3>Earlier versions</h3><p class="hint">Each publish is kept.${may ? ' Go back to an earlier one if something went wrong; your pages in the editor stay as they are.' : ''}</p>${dataTable(
-      'Builds',
-      ['Build', 'Status', 'Pages', 'Finished', 'Live'],
-      builds.items.map((b) => [
-        html`<code>${b.id}</code>`,
-        buildStatus(b),
-        b.pages ?? '–',
-        when(b.finished_at),
-        site.live_build_id === b.id ? 'live' : b.status === 'succeeded' && may ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } }) : '',
-      ]),
-    )}`}
+${
+  builds.items.length === 0
+    ? ''
+    : html`<h3>Earlier versions</h3><p class="hint">Each publish is kept.${may ? ' Go back to an earlier one if something went wrong; your pages in the editor stay as they are.' : ''}</p>${dataTable(
+        'Builds',
+        ['Build', 'Status', 'Pages', 'Finished', 'Live'],
+        builds.items.map((b) => [
+          html`<code>${b.id}</code>`,
+          buildStatus(b),
+          b.pages ?? '–',
+          when(b.finished_at),
+          site.live_build_id === b.id
+            ? 'live'
+            : b.status === 'succeeded' && may
+              ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } })
+              : '',
+        ]),
+      )}`
+}
 </section>`
   return reply.page(site.name, 'sites', body, flash.notice ? { notice: flash.notice } : {})
 }
@@ -80,13 +97,19 @@ ${builds.items.length === 0
  * the latest build's status, the builds with roll back, and its pages by language.
  */
 export default async function siteScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>('/sites/:id', { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } }, async (request, reply) =>
-    render(app, reply, await ownSite(app, request.person.accountId, request.params.id), noticeOf(request)),
+  app.get<{ Params: { id: string } }>(
+    '/sites/:id',
+    { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } },
+    async (request, reply) => render(app, reply, await ownSite(app, request.person.accountId, request.params.id), noticeOf(request)),
   )
 
   app.post<{ Params: { id: string } }>(
     '/sites/:id/rebuild',
-    { config: { operation: 'dashboard.sites.rebuild' }, preHandler: app.csrfProtection, schema: { hide: true, params: SiteParams, body: Type.Object(Form, { additionalProperties: false }) } },
+    {
+      config: { operation: 'dashboard.sites.rebuild' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, params: SiteParams, body: Type.Object(Form, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
       // /v1 publishes an empty site (its clients may mean to); a person is told what it would show.
@@ -113,7 +136,11 @@ export default async function siteScreen(app: FastifyInstance) {
     {
       config: { operation: 'dashboard.sites.rollback' },
       preHandler: app.csrfProtection,
-      schema: { hide: true, params: SiteParams, body: Type.Object({ ...Form, build_id: Type.String({ pattern: '^bld_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false }) },
+      schema: {
+        hide: true,
+        params: SiteParams,
+        body: Type.Object({ ...Form, build_id: Type.String({ pattern: '^bld_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false }),
+      },
     },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)

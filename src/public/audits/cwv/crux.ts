@@ -59,7 +59,10 @@ export function createCruxClient(apiUrl: string, apiKey: string): CruxClient {
     if (status === 404) return undefined
     if (status === 429 || status >= 500) {
       const seconds = Number(retryAfter)
-      throw new CruxUnavailableError(`The Chrome UX Report API is unavailable (HTTP ${status})`, Number.isFinite(seconds) && seconds >= 1 ? Math.ceil(seconds) : 60)
+      throw new CruxUnavailableError(
+        `The Chrome UX Report API is unavailable (HTTP ${status})`,
+        Number.isFinite(seconds) && seconds >= 1 ? Math.ceil(seconds) : 60,
+      )
     }
     if (status !== 200) throw new CruxUnavailableError(`The Chrome UX Report API refused the request (HTTP ${status})`, 300)
     return (answer as { record?: T } | undefined)?.record

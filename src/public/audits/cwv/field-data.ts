@@ -1,5 +1,15 @@
 import type { CruxClient, FormFactor } from './crux.ts'
-import { ATTRIBUTION, isoDate, pickMetric, VITALS, vitalSeries, vitalValue, type VitalName, type VitalSeries, type VitalValue } from './metrics.ts'
+import {
+  ATTRIBUTION,
+  isoDate,
+  pickMetric,
+  VITALS,
+  vitalSeries,
+  vitalValue,
+  type VitalName,
+  type VitalSeries,
+  type VitalValue,
+} from './metrics.ts'
 
 const NAMES = Object.keys(VITALS) as VitalName[]
 const FORM_FACTORS: Array<[key: 'phone' | 'desktop', crux: FormFactor]> = [
@@ -28,7 +38,8 @@ export interface HistoryData {
   attribution: typeof ATTRIBUTION
 }
 
-export const NOT_ENOUGH_DATA = 'Not enough field data: the Chrome UX Report has too few visits from Chrome users to this origin to publish Core Web Vitals.'
+export const NOT_ENOUGH_DATA =
+  'Not enough field data: the Chrome UX Report has too few visits from Chrome users to this origin to publish Core Web Vitals.'
 
 /** records:queryRecord for phone and desktop (two queries). */
 export async function lookupFieldData(crux: CruxClient, domain: string): Promise<LookupData> {
@@ -45,7 +56,9 @@ export async function lookupFieldData(crux: CruxClient, domain: string): Promise
     const metrics = {} as Record<VitalName, VitalValue | null>
     for (const name of NAMES) metrics[name] = vitalValue(name, pickMetric(record.metrics, name))
     form_factors[key] = { metrics }
-    period ??= record.collectionPeriod ? { first_date: isoDate(record.collectionPeriod.firstDate), last_date: isoDate(record.collectionPeriod.lastDate) } : null
+    period ??= record.collectionPeriod
+      ? { first_date: isoDate(record.collectionPeriod.firstDate), last_date: isoDate(record.collectionPeriod.lastDate) }
+      : null
   })
   const any = records.some(Boolean)
   return {
@@ -76,7 +89,14 @@ export async function historyFieldData(crux: CruxClient, domain: string): Promis
     form_factors[key] = { collection_periods: periods, metrics }
   })
   const any = records.some(Boolean)
-  return { domain, origin, status: any ? 'ok' : 'insufficient_data', ...(any ? {} : { message: NOT_ENOUGH_DATA }), form_factors, attribution: ATTRIBUTION }
+  return {
+    domain,
+    origin,
+    status: any ? 'ok' : 'insufficient_data',
+    ...(any ? {} : { message: NOT_ENOUGH_DATA }),
+    form_factors,
+    attribution: ATTRIBUTION,
+  }
 }
 
 /** CrUX publishes its daily update around 04:00 UTC; answers are good until the next one. */

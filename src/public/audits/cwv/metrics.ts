@@ -100,10 +100,11 @@ export interface VitalSeries {
 export function vitalSeries(name: VitalName, metric: CruxHistoryMetric | undefined, length: number): VitalSeries | null {
   if (!metric) return null
   const p75 = Array.from({ length }, (_, i) => toNumber(metric.percentilesTimeseries?.p75s?.[i]))
-  const bin = (b: number) => Array.from({ length }, (_, i) => {
-    const value = toNumber(metric.histogramTimeseries?.[b]?.densities?.[i])
-    return value === null ? null : round4(value)
-  })
+  const bin = (b: number) =>
+    Array.from({ length }, (_, i) => {
+      const value = toNumber(metric.histogramTimeseries?.[b]?.densities?.[i])
+      return value === null ? null : round4(value)
+    })
   return {
     unit: VITALS[name].unit,
     p75,

@@ -23,7 +23,9 @@ export type CoreWebVitals = (domain: string, action: CwvAction) => Promise<CwvAn
  * daily query budget; `track` takes a snapshot every day from now on.
  */
 export function coreWebVitals(app: FastifyInstance): CoreWebVitals {
-  const crux: CruxClient | undefined = app.config.CRUX_API_KEY ? createCruxClient(app.config.CRUX_API_URL, app.config.CRUX_API_KEY) : undefined
+  const crux: CruxClient | undefined = app.config.CRUX_API_KEY
+    ? createCruxClient(app.config.CRUX_API_URL, app.config.CRUX_API_KEY)
+    : undefined
   const inFlight = new Map<string, Promise<{ body: unknown; expires_at: Date; cached: boolean }>>()
 
   /** CrUX data from the cache until the next daily update, else two queries within the shared budget. */
@@ -55,7 +57,16 @@ export function coreWebVitals(app: FastifyInstance): CoreWebVitals {
       await scheduleSnapshot(app.db, domain, now, 'now')
     }
     const snapshots = (await listSnapshots(app.db, domain)).length
-    return { action: 'track' as const, domain, origin, attribution: ATTRIBUTION, tracked: true as const, tracked_since: since.toISOString(), next_snapshot_at: next.toISOString(), snapshots }
+    return {
+      action: 'track' as const,
+      domain,
+      origin,
+      attribution: ATTRIBUTION,
+      tracked: true as const,
+      tracked_since: since.toISOString(),
+      next_snapshot_at: next.toISOString(),
+      snapshots,
+    }
   }
 
   async function history(client: CruxClient, domain: string) {
@@ -79,7 +90,8 @@ export function coreWebVitals(app: FastifyInstance): CoreWebVitals {
       if (action === 'history') return await history(crux, domain)
       return await lookup(crux, domain)
     } catch (error) {
-      if (error instanceof CruxUnavailableError) throw withHeaders(new errors.cruxUnavailable(error.message), { 'retry-after': String(error.retryAfterSeconds) })
+      if (error instanceof CruxUnavailableError)
+        throw withHeaders(new errors.cruxUnavailable(error.message), { 'retry-after': String(error.retryAfterSeconds) })
       throw error
     }
   }

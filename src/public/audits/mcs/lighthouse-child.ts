@@ -35,7 +35,14 @@ export const CHROME_FLAGS = [
 export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo', 'agentic-browsing']
 
 function startChrome(chromePath: string, profile: string, guard: BrowserGuard): Promise<{ chrome: ChildProcess; port: number }> {
-  const args = [...CHROME_FLAGS, ...guard.chromeFlags, `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1', 'about:blank']
+  const args = [
+    ...CHROME_FLAGS,
+    ...guard.chromeFlags,
+    `--user-data-dir=${profile}`,
+    '--remote-debugging-port=0',
+    '--remote-debugging-address=127.0.0.1',
+    'about:blank',
+  ]
   const chrome = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
   return new Promise((resolve, reject) => {
     let output = ''
@@ -89,7 +96,13 @@ async function run(request: ChildRequest) {
     guard = await startBrowserGuard({ allowPrivateNetworks: request.allowPrivateNetworks, pinned: request.pinned })
     const started = await startChrome(request.chromePath, profile, guard)
     chrome = started.chrome
-    const result = await lighthouse(request.url, { port: started.port, hostname: '127.0.0.1', output: 'json', logLevel: 'error', onlyCategories: CATEGORIES })
+    const result = await lighthouse(request.url, {
+      port: started.port,
+      hostname: '127.0.0.1',
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: CATEGORIES,
+    })
     if (!result) throw new Error('Lighthouse returned no result')
     const { lhr } = result
     const audits: Record<string, { numericValue?: number; score: number | null }> = {}

@@ -28,7 +28,10 @@ function failed(report: LighthouseReport): LighthouseReport {
  * that is killed if it overruns. Every other request of the page passes the address guard, with
  * private addresses allowed only when `allowPrivateNetworks` is.
  */
-export function localProvider(chromePath: string, options: { maxWaiting?: number; timeoutMs?: number; allowPrivateNetworks?: boolean } = {}): McsProvider {
+export function localProvider(
+  chromePath: string,
+  options: { maxWaiting?: number; timeoutMs?: number; allowPrivateNetworks?: boolean } = {},
+): McsProvider {
   const queue = new RunQueue({ concurrency: 1, maxWaiting: options.maxWaiting ?? 3, expectedMs: 20_000 })
   const timeoutMs = options.timeoutMs ?? LOCAL_TIMEOUT_MS
   return {
@@ -39,7 +42,11 @@ export function localProvider(chromePath: string, options: { maxWaiting?: number
         () =>
           new Promise<LighthouseReport>((resolve, reject) => {
             const target = new URL(url)
-            const pinned = { host: target.hostname.replace(/^\[|\]$/g, ''), port: Number(target.port || (target.protocol === 'https:' ? 443 : 80)), addresses }
+            const pinned = {
+              host: target.hostname.replace(/^\[|\]$/g, ''),
+              port: Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+              addresses,
+            }
             const child = fork(CHILD, [], { execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] })
             let settled = false
             const settle = (fn: () => void) => {
@@ -64,8 +71,12 @@ export function localProvider(chromePath: string, options: { maxWaiting?: number
                 } else reject(new McsRunError('unavailable', `Lighthouse failed: ${message.error ?? 'no result'}`, 60))
               })
             })
-            child.once('error', (error) => settle(() => reject(new McsRunError('unavailable', `Lighthouse could not start: ${error.message}`, 60))))
-            child.once('exit', (code) => settle(() => reject(new McsRunError('unavailable', `Lighthouse exited without a result (${code})`, 60))))
+            child.once('error', (error) =>
+              settle(() => reject(new McsRunError('unavailable', `Lighthouse could not start: ${error.message}`, 60))),
+            )
+            child.once('exit', (code) =>
+              settle(() => reject(new McsRunError('unavailable', `Lighthouse exited without a result (${code})`, 60))),
+            )
             child.send({ url, chromePath, pinned, allowPrivateNetworks: options.allowPrivateNetworks === true } satisfies ChildRequest)
           }),
       ),
@@ -102,7 +113,12 @@ export function psiProvider(apiUrl: string, apiKey: string, options: { maxWaitin
         let body: PsiAnswer
         let retryAfter: string | undefined
         try {
-          const response = await request(endpoint, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) })
+          const response = await request(endpoint, {
+            method: 'GET',
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            signal: AbortSignal.timeout(timeoutMs),
+          })
           status = response.statusCode
           retryAfter = response.headers['retry-after'] as string | undefined
           body = (await response.body.json().catch(() => ({}))) as PsiAnswer
@@ -111,19 +127,27 @@ export function psiProvider(apiUrl: string, apiKey: string, options: { maxWaitin
         }
         if (status === 429 || status >= 500) {
           const seconds = Number(retryAfter)
-          throw new McsRunError('unavailable', `PageSpeed Insights is unavailable (HTTP ${status})`, Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60)
+          throw new McsRunError(
+            'unavailable',
+            `PageSpeed Insights is unavailable (HTTP ${status})`,
+            Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60,
+          )
         }
         if (status === 400 && /lighthouse returned error/i.test(body.error?.message ?? '')) {
           throw new McsRunError('unreachable', `PageSpeed Insights could not load the page: ${body.error?.message ?? ''}`.trim())
         }
         const lhr = body.lighthouseResult
-        if (status !== 200 || !lhr?.categories) throw new McsRunError('unavailable', `PageSpeed Insights refused the request (HTTP ${status})`, 60)
+        if (status !== 200 || !lhr?.categories)
+          throw new McsRunError('unavailable', `PageSpeed Insights refused the request (HTTP ${status})`, 60)
         const categories: Record<string, number | null> = {}
         for (const [id, category] of Object.entries(lhr.categories)) categories[id] = category.score
         return failed({
           lighthouse_version: lhr.lighthouseVersion ?? 'unknown',
           final_url: lhr.finalDisplayedUrl ?? lhr.finalUrl ?? url,
-          runtime_error: lhr.runtimeError?.code && lhr.runtimeError.code !== 'NO_ERROR' ? lhr.runtimeError.message ?? lhr.runtimeError.code : undefined,
+          runtime_error:
+            lhr.runtimeError?.code && lhr.runtimeError.code !== 'NO_ERROR'
+              ? (lhr.runtimeError.message ?? lhr.runtimeError.code)
+              : undefined,
           categories,
           audits: lhr.audits ?? {},
         })

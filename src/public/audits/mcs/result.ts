@@ -71,7 +71,8 @@ export function toMcsResult(domain: string, provider: 'local' | 'psi', report: L
   const metrics = {} as McsResult['metrics']
   for (const [key, audit] of Object.entries(METRICS) as Array<[keyof typeof METRICS, string]>) {
     const value = report.audits[audit]?.numericValue
-    metrics[key] = typeof value === 'number' ? (key === 'cumulative_layout_shift' ? Math.round(value * 1000) / 1000 : Math.round(value)) : null
+    metrics[key] =
+      typeof value === 'number' ? (key === 'cumulative_layout_shift' ? Math.round(value * 1000) / 1000 : Math.round(value)) : null
   }
   return {
     domain,

@@ -37,7 +37,6 @@ async function landingPage(fetcher: SafeFetcher, domain: string): Promise<{ url:
   throw new McsRunError('unreachable', `The site could not be reached over https or http: ${lastError?.message ?? 'no answer'}`)
 }
 
-
 export type SiteQualityChecks = (domain: string) => Promise<McsResult & { cached: boolean }>
 
 /**
@@ -66,7 +65,9 @@ export function siteQualityChecks(app: FastifyInstance, fetcher: SafeFetcher): S
 
   return async (domain) => {
     if (!provider) {
-      throw new errors.mcsUnavailable('Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)')
+      throw new errors.mcsUnavailable(
+        'Site quality checks are not configured on this server: set CHROME_PATH (local Lighthouse) or PSI_API_KEY (PageSpeed Insights)',
+      )
     }
     const cached = await findFreshResult(app.db, domain, new Date())
     if (cached) return { ...cached, cached: true }
@@ -74,12 +75,16 @@ export function siteQualityChecks(app: FastifyInstance, fetcher: SafeFetcher): S
       return { ...(await run(domain, provider)), cached: false }
     } catch (error) {
       if (error instanceof QueueFullError) {
-        throw withHeaders(new errors.mcsBusy('Too many site quality checks are queued; retry later'), { 'retry-after': String(error.retryAfterSeconds) })
+        throw withHeaders(new errors.mcsBusy('Too many site quality checks are queued; retry later'), {
+          'retry-after': String(error.retryAfterSeconds),
+        })
       }
       if (error instanceof McsRunError) {
         if (error.kind === 'unreachable') throw new errors.siteUnreachable(error.message)
         app.log.warn({ err: error, domain }, 'mcs run failed')
-        throw withHeaders(new errors.mcsFailed('The site quality check could not be completed; retry later'), { 'retry-after': String(error.retryAfterSeconds ?? 60) })
+        throw withHeaders(new errors.mcsFailed('The site quality check could not be completed; retry later'), {
+          'retry-after': String(error.retryAfterSeconds ?? 60),
+        })
       }
       throw error
     }
