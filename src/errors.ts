@@ -51,6 +51,9 @@ export const errors = {
   invalidHostname: createError('invalid_hostname', '%s', 400),
   invalidBlockContent: createError('invalid_block_content', '%s', 400),
   pagePathTaken: createError('page_path_taken', '%s', 409),
+  /** A redirect that would lead back to where it starts (DESIGN.md 19). */
+  redirectLoop: createError('redirect_loop', '%s', 422),
+  redirectFromTaken: createError('redirect_from_taken', '%s', 409),
   hostnameTaken: createError('hostname_taken', '%s', 409),
   invalidSubdomain: createError('invalid_subdomain', '%s', 400),
   subdomainTaken: createError('subdomain_taken', '%s', 409),

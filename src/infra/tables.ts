@@ -523,7 +523,43 @@ export interface BuildsTable {
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
+/** A page as one transaction committed it, with its blocks (DESIGN.md 19); written by triggers. */
+export interface PageRevisionsTable {
+  id: string
+  seq: Generated<string>
+  page_id: string
+  tx: string
+  created_at: Generated<Date>
+  user_id: string | null
+  token_id: string | null
+  client_id: string | null
+  operation: string | null
+  snapshot: ColumnType<PageSnapshot, string, string>
+}
+
+export interface PageSnapshot {
+  path: string
+  locale: Locale
+  title: string
+  description: string
+  blocks: Array<{ id: string; type: string; position: number; content: unknown }>
+}
+
+/** An address of a site that sends visitors elsewhere (DESIGN.md 19). */
+export interface SiteRedirectsTable {
+  id: string
+  site_id: string
+  /** The address on the site's hosts, a path as visitors type it ("/old-page"). */
+  from_path: string
+  /** A path of the same site or an http(s) URL. */
+  to_target: string
+  status: 301 | 302
+  created_at: CreatedAt
+}
+
 export interface ContentTables {
+  site_redirects: SiteRedirectsTable
+  page_revisions: PageRevisionsTable
   pages: PagesTable
   blocks: BlocksTable
   domains: DomainsTable

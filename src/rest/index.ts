@@ -16,6 +16,8 @@ import { IdempotencyKeyHeader, idempotencyOnSend, idempotencyPreHandler } from '
 import leadRoutes from './leads.ts'
 import memberRoutes from './members.ts'
 import pageRoutes from './pages.ts'
+import revisionRoutes from './revisions.ts'
+import redirectRoutes from './redirects.ts'
 import siteRoutes from './sites.ts'
 import tokenRoutes from './tokens.ts'
 import webhookRoutes from './webhooks.ts'
@@ -152,6 +154,8 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(siteRoutes)
   await app.register(pageRoutes)
   await app.register(blockRoutes)
+  await app.register(revisionRoutes)
+  await app.register(redirectRoutes)
   await app.register(domainRoutes)
   await app.register(buildRoutes)
   await app.register(leadRoutes)

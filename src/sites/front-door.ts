@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { normaliseHostname } from '../domain/sites/sites.ts'
 import { genReqId, logAccess, type AccessLabel } from '../infra/logger.ts'
 import type { LiveSites } from './live-sites.ts'
-import { decodePath, fileAnswer, type ServeContext } from './serve-file.ts'
+import { decodePath, fileAnswer, redirectAnswer, type ServeContext } from './serve-file.ts'
 
 /** What the access line names a published site's page by: no route of the service answered it. */
 export const HOSTED_PAGE: AccessLabel = { route: 'hosted site', operation: 'sites.page' }
@@ -58,7 +58,8 @@ const pending = Symbol('access line')
  * serve-file.ts). Each carries the same bytes as the answer made by the sites plugin's onRequest
  * hook (which serves `app.inject` and everything this leaves to the router); the answer is made
  * straight on Node's response, without the router's request and reply objects, which cost more
- * than the rest of the answer. Anything else (another method, a release not loaded yet, a
+ * than the rest of the answer. A redirect of the site for a path without a file is answered here
+ * too. Anything else (another method, a release not loaded yet, a
  * redirect, a path that does not decode, a closing server) returns false and goes to the router.
  */
 export function frontDoor(options: FrontDoorOptions) {
@@ -95,9 +96,18 @@ export function frontDoor(options: FrontDoorOptions) {
       if (!release) return false
       const decoded = decodePath(req.url ?? '/')
       if (decoded === undefined) return false
+      const start = performance.now()
+      const moved = redirectAnswer(release, decoded, req.url ?? '/', (path) => live.redirectOf(hosted.siteId, path), ctx)
+      if (moved) {
+        const reqId = genReqId(req)
+        ;(res as ServerResponse & { [pending]?: Pending })[pending] = { reqId, method, start }
+        res.on('finish', onFinish)
+        res.writeHead(moved.status, { ...options.responseHeaders(reqId), ...moved.headers })
+        res.end()
+        return true
+      }
       const answer = fileAnswer(release, decoded, req.headers['if-none-match'], req.headers['accept-encoding'], ctx)
       if (!answer) return false
-      const start = performance.now()
       const reqId = genReqId(req)
       const headers = wireHeaders(answer.headers).slice()
       headers[1] = reqId

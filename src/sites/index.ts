@@ -9,9 +9,9 @@ import { labelAccess } from '../infra/logger.ts'
 import contactFormRoutes from './contact-form.ts'
 import { frontDoor, HOSTED_PAGE, knownNotHosted } from './front-door.ts'
 import { requestHostname } from './hosted-site.ts'
-import { LiveSites } from './live-sites.ts'
+import { LiveSites, type Release } from './live-sites.ts'
 import { sendNoSitePage, wantsPage } from './no-site-page.ts'
-import { serveFromRelease, type ServeContext } from './serve-file.ts'
+import { decodePath, redirectAnswer, serveFromRelease, type ServeContext } from './serve-file.ts'
 import webmentionRoutes from './webmention.ts'
 
 declare module 'fastify' {
@@ -150,10 +150,19 @@ async function hostedSites(app: FastifyInstance) {
       reply.header('allow', 'GET, HEAD')
       return done(new errors.methodNotAllowed('A published site answers GET and HEAD only'))
     }
+    const serve = (files: Release) => {
+      const decoded = decodePath(url)
+      const moved =
+        decoded === undefined
+          ? undefined
+          : redirectAnswer(files, decoded, url, (path) => live.redirectOf(hosted.siteId, path), domainContext)
+      if (moved) return void reply.code(moved.status).headers(moved.headers).send()
+      serveFromRelease(request, reply, files, url, domainContext)
+    }
     const release = live.release(hosted.buildId)
-    if (release instanceof Map) return void serveFromRelease(request, reply, release, url, domainContext)
+    if (release instanceof Map) return serve(release)
     release.then(
-      (files) => void serveFromRelease(request, reply, files, url, domainContext),
+      (files) => serve(files),
       (error: unknown) => done(error as Error),
     )
   })

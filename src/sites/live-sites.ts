@@ -3,6 +3,7 @@ import type { DataStore, Db, Unlisten } from '../infra/db.ts'
 import { normaliseHostname } from '../domain/sites/sites.ts'
 import { HOSTED_SITES_CHANNEL } from '../domain/sites/passages.ts'
 import { subdomainHost } from '../domain/sites/subdomains.ts'
+import { redirectsOfSites } from '../domain/sites/redirects.ts'
 import { loadReleaseFiles, type ReleaseFile } from './release-store.ts'
 
 /** Releases kept in memory; each is immutable, so one is only ever dropped to make room. */
@@ -13,6 +14,12 @@ export type Release = Map<string, ReleaseFile>
 export interface HostedSite {
   siteId: string
   buildId: string
+}
+
+/** Where a redirect of a site sends visitors (DESIGN.md 19). */
+export interface RedirectTarget {
+  to: string
+  status: 301 | 302
 }
 
 /**
@@ -28,6 +35,7 @@ export class LiveSites {
   #hosts = new Map<string, HostedSite>()
   #hostsBySite = new Map<string, string[]>()
   #previews = new Map<string, Promise<string | undefined>>()
+  #redirects = new Map<string, Map<string, RedirectTarget>>()
   #releases = new Map<string, Release>()
   #loading = new Map<string, Promise<Release>>()
   #lastUsed: string | undefined
@@ -76,6 +84,7 @@ export class LiveSites {
       subdomains = subdomains.where('id', '=', siteId)
     }
     const [domainRows, slugRows] = await Promise.all([domains.execute(), subdomains.execute()])
+    const redirectRows = await redirectsOfSites(this.#db, [...new Set(slugRows.map((r) => r.site_id))])
     const rows = [
       ...slugRows.map((r) => ({ hostname: subdomainHost(r.slug, this.#sitesDomain), site_id: r.site_id, live_build_id: r.live_build_id })),
       ...domainRows,
@@ -84,10 +93,17 @@ export class LiveSites {
       for (const host of this.#hostsBySite.get(siteId) ?? []) this.#hosts.delete(host)
       this.#hostsBySite.delete(siteId)
       this.#previews.delete(siteId)
+      this.#redirects.delete(siteId)
     } else {
       this.#hosts = new Map()
       this.#hostsBySite = new Map()
       this.#previews = new Map()
+      this.#redirects = new Map()
+    }
+    for (const row of redirectRows) {
+      let ofSite = this.#redirects.get(row.site_id)
+      if (!ofSite) this.#redirects.set(row.site_id, (ofSite = new Map()))
+      ofSite.set(row.from_path, { to: row.to_target, status: row.status })
     }
     for (const row of rows) {
       const host = normaliseHostname(row.hostname)
@@ -99,6 +115,16 @@ export class LiveSites {
   /** The live site an (already normalised) hostname serves, if any. */
   byHost(hostname: string): HostedSite | undefined {
     return this.#hosts.get(hostname)
+  }
+
+  /**
+   * The redirect a live site has for a (decoded) path its release holds no file for: the path as
+   * asked, or without its trailing slash.
+   */
+  redirectOf(siteId: string, path: string): RedirectTarget | undefined {
+    const ofSite = this.#redirects.get(siteId)
+    if (!ofSite) return undefined
+    return ofSite.get(path) ?? (path.length > 1 && path.endsWith('/') ? ofSite.get(path.slice(0, -1)) : undefined)
   }
 
   /** The hostnames a site is served on now. */

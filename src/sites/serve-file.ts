@@ -139,3 +139,37 @@ export function serveFromRelease(
       .send()
   return reply.code(404).headers(ctx.headers).type('text/plain; charset=utf-8').send('Not found')
 }
+
+/** How a site's own redirect is answered: its status and where it leads. */
+export interface RedirectAnswer {
+  status: 301 | 302
+  location: string
+  headers: Record<string, string>
+}
+
+/**
+ * A redirect of the site (DESIGN.md 19) for a path its release has no file for (nor a
+ * trailing-slash variant): a page published at the address wins over a redirect. A target on the
+ * same site keeps the request's query unless it names its own.
+ */
+export function redirectAnswer(
+  release: Release,
+  decoded: string,
+  rawUrl: string,
+  lookup: (path: string) => { to: string; status: 301 | 302 } | undefined,
+  ctx: ServeContext,
+): RedirectAnswer | undefined {
+  if (release.has(decoded) || release.has(decoded.endsWith('/') ? decoded.slice(0, -1) : `${decoded}/`)) return undefined
+  const target = lookup(decoded)
+  if (!target) return undefined
+  const query = rawUrl.indexOf('?')
+  const location = target.to.startsWith('/') && !target.to.includes('?') && query !== -1 ? target.to + rawUrl.slice(query) : target.to
+  return {
+    status: target.status,
+    location,
+    headers: { ...ctx.headers, location, 'cache-control': target.status === 301 ? CACHE_MOVED : 'no-cache' },
+  }
+}
+
+// A moved page's redirect may be removed again by its owner: browsers keep it for an hour only.
+const CACHE_MOVED = 'public, max-age=3600'

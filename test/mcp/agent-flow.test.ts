@@ -20,6 +20,8 @@ const ACCOUNT_TOOLS = [
   'add_block',
   'update_block',
   'delete_block',
+  'list_page_revisions',
+  'restore_page_revision',
   'publish_site',
   'add_domain',
 ]

@@ -11,6 +11,8 @@ import { shownDomain } from './editor/context.ts'
 import newPageScreen from './editor/new-page.ts'
 import newSiteScreen from './editor/new-site.ts'
 import pageScreen from './editor/page.ts'
+import historyScreen from './editor/history.ts'
+import redirectsScreen from './editor/redirects.ts'
 import settingsScreen from './editor/settings.ts'
 import siteScreen from './editor/site.ts'
 
@@ -43,6 +45,16 @@ ${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">Cr
     )
   })
 
-  for (const screen of [newSiteScreen, siteScreen, settingsScreen, domainsScreen, newPageScreen, pageScreen, blockScreen])
+  for (const screen of [
+    newSiteScreen,
+    siteScreen,
+    settingsScreen,
+    domainsScreen,
+    newPageScreen,
+    pageScreen,
+    historyScreen,
+    redirectsScreen,
+    blockScreen,
+  ])
     await app.register(screen)
 }

@@ -6,6 +6,7 @@ import { errors } from '../../errors.ts'
 import type { Locale } from '../locales.ts'
 import type { Site } from './sites.ts'
 import { uniqueViolation, withTransaction } from '../transaction.ts'
+import { redirectMovedPage } from './redirects.ts'
 
 export type Page = Selectable<PagesTable>
 
@@ -95,10 +96,12 @@ export async function updatePage(
     check(current)
     const locale = patch.locale ?? current.locale
     const path = patch.path ?? current.path
-    if (patch.locale) {
-      const site = await trx.selectFrom('sites').select('locales').where('id', '=', current.site_id).executeTakeFirstOrThrow()
-      checkLocale(site, locale)
-    }
+    const site = await trx
+      .selectFrom('sites')
+      .select(['locales', 'default_locale', 'live_build_id'])
+      .where('id', '=', current.site_id)
+      .executeTakeFirstOrThrow()
+    if (patch.locale) checkLocale(site, locale)
     // Checked first: a unique violation would abort the caller's transaction.
     const clash = await trx
       .selectFrom('pages')
@@ -121,8 +124,35 @@ export async function updatePage(
       .where('id', '=', pageId)
       .returningAll()
       .executeTakeFirstOrThrow()
-    return guardPath(write, path, locale)
+    const changed = await guardPath(write, path, locale)
+    await redirectIfPublished(trx, current.site_id, site, current, changed)
+    return changed
   })
+}
+
+/** The address of a page on its site: its path, under /{locale} for a locale other than the default. */
+export function pageAddress(defaultLocale: Locale, page: Pick<Page, 'locale' | 'path'>): string {
+  return page.locale === defaultLocale ? page.path : `/${page.locale}${page.path}`
+}
+
+/** A page that the live release shows moved to another address: its old one redirects with a 301 (DESIGN.md 19). */
+async function redirectIfPublished(
+  trx: Db,
+  siteId: string,
+  site: { default_locale: Locale; live_build_id: string | null },
+  before: Page,
+  after: Page,
+): Promise<void> {
+  const from = pageAddress(site.default_locale, before)
+  const to = pageAddress(site.default_locale, after)
+  if (from === to || !site.live_build_id) return
+  const published = await trx
+    .selectFrom('build_files')
+    .select('path')
+    .where('build_id', '=', site.live_build_id)
+    .where('path', '=', from)
+    .executeTakeFirst()
+  if (published) await redirectMovedPage(trx, siteId, from, to)
 }
 
 export async function deletePage(db: Db, accountId: string, pageId: string, check: (current: Page) => void = () => {}): Promise<boolean> {

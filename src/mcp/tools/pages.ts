@@ -10,6 +10,7 @@ import {
   updatePage,
   type Page,
 } from '../../domain/sites/pages.ts'
+import { listPageRevisions, restorePageRevision, Revision, revisionNotFound, revisionView } from '../../domain/sites/revisions.ts'
 import { errors } from '../../errors.ts'
 import { literalUnion } from '../../schemas.ts'
 import { accountTool, type AccountCall } from '../account.ts'
@@ -193,6 +194,40 @@ export const pageTools = [
       if (!(await getAccountBlock(call.db, call.accountId, args.block_id)) || !(await deleteBlock(call.db, call.accountId, args.block_id)))
         throw blockNotFound(args.block_id)
       return { id: args.block_id, deleted: true as const }
+    },
+  }),
+  accountTool({
+    name: 'list_page_revisions',
+    title: 'List the revisions of a page',
+    description:
+      'The history of a page, newest first: every change of the page or its blocks, with who made it, when, what (the operation) and the page with its blocks as it left it.',
+    annotations: read,
+    scope: 'mcp:read',
+    access: 'read',
+    input: Type.Object({ page_id: Id('The page id (page_…)'), ...Paging }, strict),
+    output: ListOf(Revision),
+    run: async (args, call) => {
+      const page = await ownPage(call, args.page_id)
+      const paging = pageOf(args)
+      const { items, total } = await listPageRevisions(call.db, page.id, paging)
+      return listOf(items.map(revisionView), total, paging)
+    },
+  }),
+  accountTool({
+    name: 'restore_page_revision',
+    title: 'Restore a revision of a page',
+    description:
+      "Brings a page's title, description and blocks back to one of its revisions, as a new change (the page's path and locale stay). Publish the site to make it live.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scope: 'mcp:tools',
+    access: 'write',
+    input: Type.Object({ page_id: Id('The page id (page_…)'), revision_id: Id('The revision id (rev_…)') }, strict),
+    output: PageSchema,
+    run: async (args, call) => {
+      const page = await ownPage(call, args.page_id)
+      const restored = await restorePageRevision(call.db, call.accountId, page.id, args.revision_id)
+      if (!restored) throw revisionNotFound(args.revision_id)
+      return pageView(restored.page)
     },
   }),
 ]

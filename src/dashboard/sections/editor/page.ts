@@ -61,7 +61,7 @@ async function render(app: FastifyInstance, reply: FastifyReply, view: View) {
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title]])}
 ${may ? '' : viewOnlyNote('this page')}
 ${view.problem ? html`<div class="error problems" role="alert"><h2>Nothing was changed</h2><p>${view.problem}</p></div>` : ''}
-<p class="actions"><a href="${previewOfPage}">Preview this page<span class="sr-only"> (latest build)</span></a> <span class="muted">${site.locales.length > 1 ? `${LOCALE_NAMES[page.locale]} · ` : ''}<code>${pageAddress(site, page)}</code></span></p>
+<p class="actions"><a href="${previewOfPage}">Preview this page<span class="sr-only"> (latest build)</span></a> <span class="muted">${site.locales.length > 1 ? `${LOCALE_NAMES[page.locale]} · ` : ''}<code>${pageAddress(site, page)}</code></span> <a href="/app/pages/${page.id}/history">History<span class="sr-only"> of this page</span></a></p>
 <section aria-labelledby="blocks-h"><h2 id="blocks-h">Blocks</h2>
 ${blocks.length === 0 ? html`<p>This page has no blocks yet.${may ? ' Add the first one below.' : ''}</p>` : ''}
 <ol class="blocks">${blocks.map((block, i) => {
