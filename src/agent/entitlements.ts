@@ -57,7 +57,10 @@ export function planExtras(pricing: Pricing): Record<Plan, PlanExtras> {
       pricing.plans.map((p) => {
         const raw = p as unknown as Record<string, unknown>
         const storage = storageOf(raw)
-        return [p.id, { storageMb: storage === undefined ? described[p.id].storageMb : storage, statsKept: keptOf(raw) ?? described[p.id].statsKept }]
+        return [
+          p.id,
+          { storageMb: storage === undefined ? described[p.id].storageMb : storage, statsKept: keptOf(raw) ?? described[p.id].statsKept },
+        ]
       }),
     ) as Record<Plan, PlanExtras>
     cache.set(pricing, out)

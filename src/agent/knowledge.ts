@@ -8,6 +8,8 @@ import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
 import { typeset } from './text.ts'
+import { planExtras } from './entitlements.ts'
+import { storageText, keptText } from './limits-wording.ts'
 
 /**
  * The assistant's knowledge: Markdown files per locale under knowledge/<locale>/. Each file has a
@@ -222,6 +224,19 @@ function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: 
     if (name === 'available' && arg) {
       const addOn = pricing.add_ons.find((a) => a.id === arg)
       if (addOn) return planName(addOn.available_from, locale)
+    }
+    // Storage and how long statistics are kept, per plan, plans with the same value grouped:
+    // "Free 250 MB, Lite 1 GB, …", "Free 30 days, Lite and Plus 13 months, Pro and Max 25 months".
+    if (name === 'storage' || name === 'stats_kept') {
+      const extras = planExtras(pricing)
+      const groups: Array<{ plans: string[]; value: string }> = []
+      for (const p of pricing.plans) {
+        const value = name === 'storage' ? storageText(extras[p.id].storageMb, locale) : keptText(extras[p.id].statsKept, locale)
+        const last = groups.at(-1)
+        if (last?.value === value) last.plans.push(planName(p.id, locale))
+        else groups.push({ plans: [planName(p.id, locale)], value })
+      }
+      return groups.map((g) => `${joinList(g.plans, locale)} ${g.value}`).join(', ')
     }
     if (name === 'api_requests' && arg) {
       const plan = pricing.plans.find((p) => p.id === arg)

@@ -40,6 +40,12 @@ export const phrases = {
     en: "I can't answer that for sure, and I'd rather not guess.",
     fr: 'Je ne peux pas vous répondre avec certitude, et je préfère ne pas deviner.',
   },
+  /** After the answered parts of a compound message, for a part nothing answers. */
+  partUncertain: {
+    de: 'Den Rest kann ich nicht sicher sagen; ein Mensch aus unserem Team hilft gern weiter.',
+    en: "The rest I can't say for certain; a person from our team can help with it.",
+    fr: 'Pour le reste, je ne peux pas dire avec certitude ; une personne de notre équipe peut vous aider.',
+  },
   /** The next step after "not sure", by what the site offers. */
   askPerson: {
     de: 'Ein Mensch aus unserem Team kann Ihnen weiterhelfen: Bitten Sie einfach darum, mit einem Menschen zu sprechen.',

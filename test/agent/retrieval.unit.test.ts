@@ -117,7 +117,23 @@ describe('BM25', () => {
 describe('knowledge base', () => {
   it('has every topic in every locale, with relative urls', () => {
     const topics = (l: Locale) => [...new Set(kb.passages(l).map((p) => p.topic))].sort()
-    expect(topics('en')).toEqual(['account', 'api', 'assistant', 'audit', 'contact', 'demo', 'domains', 'features', 'pricing', 'privacy'])
+    expect(topics('en')).toEqual([
+      'account',
+      'api',
+      'assistant',
+      'audit',
+      'billing',
+      'contact',
+      'data',
+      'demo',
+      'design',
+      'domains',
+      'features',
+      'media',
+      'pricing',
+      'privacy',
+      'statistics',
+    ])
     expect(topics('de')).toEqual(topics('en'))
     expect(topics('fr')).toEqual(topics('en'))
     for (const l of ['de', 'en', 'fr'] as const) for (const p of kb.passages(l)) expect(p.url).toMatch(new RegExp(`^/${l}/`))

@@ -2,7 +2,11 @@ import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
-import { priceAnswer } from './price-answers.ts'
+import { asksForPerson, asksHow, splitQuestions } from './intent.ts'
+import { limitAnswer } from './limit-answers.ts'
+import { onlyBuyingWords, priceAnswer } from './price-answers.ts'
+import { plansMentioned } from './plan-mentions.ts'
+import { asksRecommendation, readNeeds, recommend, recommendationText } from './recommend.ts'
 import { clip, SHORT_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
 
 /**
@@ -34,11 +38,52 @@ export function planTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
 }
 
 function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
-  const { locale, message, capabilities } = input
+  const { locale, message } = input
   if (input.handoff === 'active') return fixed(phrases.handoffActive[locale])
+  const parts = splitQuestions(message, locale)
+  if (parts.length < 2) return answerOne(kb, input)
+  return combine(
+    input,
+    parts.map((part) => answerOne(kb, { ...input, message: part }, message)),
+  )
+}
 
+/**
+ * Two or three questions in one message: each answered in turn, the answers kept short so the whole
+ * stays readable. A request for a person wins; a part nothing answers is named as uncertain in one
+ * line instead of a refusal of the whole message.
+ */
+function combine(input: TurnInput, plans: TurnPlan[]): TurnPlan {
+  const handoff = plans.find((p) => p.requestHandoff)
+  if (handoff) return handoff
+  const answered = plans.filter((p) => !p.unanswered)
+  if (answered.length === 0) return plans[0]!
+  const each = Math.max(160, Math.floor((SHORT_REPLY * 1.5) / answered.length))
+  const replies: string[] = []
+  for (const p of answered) {
+    const reply = clip(p.reply, each)
+    if (!replies.includes(reply)) replies.push(reply)
+  }
+  if (answered.length < plans.length) replies.push(phrases.partUncertain[input.locale])
+  const sources = answered.flatMap((p) => p.sources ?? []).filter((s, i, all) => all.findIndex((o) => o.url === s.url) === i)
+  const withActions = answered.find((p) => p.actions?.length)
+  const withSuggestions = answered.find((p) => p.suggestions?.length)
+  return {
+    reply: replies.join(' '),
+    ...(withActions ? { actions: withActions.actions } : {}),
+    ...(withSuggestions ? { suggestions: withSuggestions.suggestions } : {}),
+    ...(sources.length ? { sources } : {}),
+    requestHandoff: false,
+    passages: answered.flatMap((p) => p.passages),
+    fixed: answered.every((p) => p.fixed),
+  }
+}
+
+/** One question; `whole` is the message it came from, whose words a short second part may lean on ("…and how long do you keep them?"). */
+function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): TurnPlan {
+  const { locale, message, capabilities } = input
   const hay = haystack(message)
-  if (has(hay, intents.handoff[locale])) {
+  if ((has(hay, intents.handoff[locale]) && !asksHow(message, locale)) || asksForPerson(message, locale)) {
     if (capabilities.handoff) {
       if (input.handoff === 'requested') return fixed(phrases.handoffPending[locale])
       return { ...fixed(phrases.handoffRequested[locale]), requestHandoff: true }
@@ -61,6 +106,37 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
   // A hosted site's own pages speak for it first.
   if (best?.siteId !== undefined) return passageAnswer(best, input, wants, kb, alternative)
 
+  // "A bakery, three of us edit it, our own domain: which plan?" The cheapest plan and add-ons
+  // covering every stated need, from the price list.
+  const plans = plansMentioned(message, locale)
+  if (plans.length !== 1 && !wants.booking) {
+    const needs = readNeeds(message, locale)
+    if (asksRecommendation(message, locale, needs)) {
+      const pricing = kb.page(locale, 'pricing')
+      const step = nextStep(input, { ...wants, buying: true }, pricing?.url, pricing?.url)
+      return {
+        reply: recommendationText(kb.pricing, needs, recommend(kb.pricing, needs, plans), locale),
+        ...step.parts,
+        sources: pricing ? [{ title: pricing.pageTitle, url: pricing.url }] : [],
+        requestHandoff: false,
+        passages: [],
+        fixed: false,
+      }
+    }
+  }
+  // Storage and how long statistics are kept, for the plan named, from the price list.
+  const limit = limitAnswer(kb, message, locale, plans, whole)
+  if (limit) {
+    const source = limit.passage
+    return {
+      reply: limit.reply,
+      ...(source ? { sources: [{ title: source.pageTitle, url: source.url }] } : {}),
+      requestHandoff: false,
+      passages: source ? [source] : [],
+      fixed: false,
+    }
+  }
+
   const priced = priceAnswer(kb, input, hay, wants, best)
   if (priced) {
     const pricing = kb.page(locale, 'pricing')
@@ -79,17 +155,17 @@ function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
   }
   if (best) return passageAnswer(best, input, wants, kb, alternative)
 
-  if (has(hay, intents.thanks[locale])) return fixed(phrases.thanks[locale])
+  if (has(hay, intents.thanks[locale])) return { ...fixed(phrases.thanks[locale]), unanswered: true }
   if (has(hay, intents.greeting[locale])) return fixed(phrases.greeting[locale])
   if (wants.booking && capabilities.booking && capabilities.booking_url) {
     return { ...fixed(phrases.bookingInvite[locale]), actions: [{ type: 'open_booking', url: capabilities.booking_url }] }
   }
   // "Send me a quote for 20 sites": nothing to look up, the lead form is the answer.
-  if ((wants.offer || wants.buying) && capabilities.lead)
+  if ((wants.offer || wants.buying) && capabilities.lead && onlyBuyingWords(message, locale))
     return { ...fixed(phrases.leadInvite[locale]), actions: [{ type: 'capture_lead', phase: 'suggested' }] }
   // Something in the question is ours (a word the knowledge base knows), but no passage answers it.
   if (hits.length > 0 || wants.price || wants.buying || has(hay, intents.aboutUs[locale])) return notSure(kb, input)
-  return fixed(phrases.noAnswer[locale])
+  return { ...fixed(phrases.noAnswer[locale]), unanswered: true }
 }
 
 /**
@@ -117,7 +193,7 @@ function notSure(kb: KnowledgeBase, input: TurnInput): TurnPlan {
   const { locale, capabilities } = input
   const { handoff, lead } = capabilities
   const next = handoff && lead ? phrases.askPersonOrLead : handoff ? phrases.askPerson : lead ? phrases.askLead : phrases.askContactPage
-  const plan = fixed(`${phrases.notSure[locale]} ${next[locale]}`)
+  const plan: TurnPlan = { ...fixed(`${phrases.notSure[locale]} ${next[locale]}`), unanswered: true }
   if (handoff) plan.suggestions = [askPersonSuggestion[locale]]
   if (lead) plan.actions = [{ type: 'capture_lead', phase: 'suggested' }]
   else if (!handoff) Object.assign(plan, navigateTo(kb.page(locale, 'contact')?.url, input))

@@ -41,6 +41,9 @@ export function priceAnswer(
   const plans = plansMentioned(message, locale)
   // A quote asked for a plan ("send me an offer for Pro") is a price question too.
   const asksMoney = wants.price || wants.buying || wants.offer
+  // "When does an upgrade to Plus apply?", "if I downgrade from Plus to Lite": a question about
+  // changing plans, which the knowledge base answers, not one about what the plans cost.
+  if (!asksMoney && CHANGE[locale].test(message.toLowerCase())) return undefined
   if (asksMoney && plans.length < 2) {
     const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
     if (addOn) {
@@ -72,10 +75,17 @@ export function priceAnswer(
   // No plan named: every plan's price, when the question is about prices or buying in general
   // ("What do your plans cost?"), not about something that has a price ("a discount if I pay yearly",
   // "which add-ons can I buy").
-  if ((wants.buying && (!best || best === kb.page(locale, 'pricing'))) || (wants.price && onlyPriceWords(message, locale))) {
+  const general = !best || best.topic === 'pricing'
+  if ((wants.buying || wants.price) && general && onlyPriceWords(message, locale)) {
     return { reply: once(list, `${locale}:all`, () => allPlans(list, locale)), planLabel: undefined }
   }
   return undefined
+}
+
+const CHANGE: Record<Locale, RegExp> = {
+  en: /\b(upgrad\w*|downgrad\w*|switch\w*|cancel\w*|move (up|down)|go (up|down|from)|going from)\b/,
+  de: /\b(upgrad\w*|downgrad\w*|wechsel\w*|wechsl\w*|kündig\w*|runter\w*|hochstuf\w*)\b/,
+  fr: /\b(passe[rz]?|passage|change[rz]?|résili\w*|descend\w*|monte[rz]?)\b/,
 }
 
 /** Words that ask about prices in general: the price intent's own, and the words for a plan. */
@@ -84,6 +94,29 @@ const planWords: Record<Locale, string> = {
   en: 'plan plans tier tiers package packages subscription subscriptions smallest biggest largest basic paid',
   fr: 'formule formules offre offres abonnement abonnements forfait forfaits petite petit payante payant',
 }
+/** Words a request to buy or for an offer may hold besides its intent: what is bought. */
+const buyingWords: Record<Locale, string> = {
+  de: 'website websites seite seiten domain domains platz plätze konto konten free lite plus pro max',
+  en: 'site sites website websites domain domains seat seats account accounts free lite plus pro max',
+  fr: 'site sites domaine domaines place places compte comptes free lite plus pro max',
+}
+const buyingStems = new Map<Locale, ReadonlySet<string>>()
+/** True when a message only asks to buy or for an offer ("send me a quote for 20 sites"), about nothing else. */
+export function onlyBuyingWords(message: string, locale: Locale): boolean {
+  let known = buyingStems.get(locale)
+  if (!known)
+    buyingStems.set(
+      locale,
+      (known = new Set(
+        terms(
+          `${intents.price[locale].join(' ')} ${intents.buying[locale].join(' ')} ${intents.offerRequest[locale].join(' ')} ${planWords[locale]} ${buyingWords[locale]}`,
+          locale,
+        ),
+      )),
+    )
+  return terms(message, locale).every((t) => known.has(t))
+}
+
 const priceStems = new Map<Locale, ReadonlySet<string>>()
 function onlyPriceWords(message: string, locale: Locale): boolean {
   let known = priceStems.get(locale)

@@ -30,6 +30,8 @@ export interface TurnPlan {
   passages: Passage[]
   /** True when the reply is fixed wording (handoff notices) that no model should rephrase. */
   fixed: boolean
+  /** True when nothing answered the question (the reply says so); a compound message drops such parts. */
+  unanswered?: boolean
 }
 
 export interface Responder {

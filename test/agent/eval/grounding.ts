@@ -14,7 +14,12 @@ const MONEY: Record<Locale, RegExp> = {
   fr: /(\d[\d\u00a0\u202f ]*(?:,\d+)?)[\u00a0\u202f ]?€/g,
 }
 function amount(text: string, locale: Locale): number {
-  const raw = locale === 'en' ? text.replace(/,/g, '') : locale === 'de' ? text.replace(/\./g, '').replace(',', '.') : text.replace(SEP, '').replace(',', '.')
+  const raw =
+    locale === 'en'
+      ? text.replace(/,/g, '')
+      : locale === 'de'
+        ? text.replace(/\./g, '').replace(',', '.')
+        : text.replace(SEP, '').replace(',', '.')
   return Number(raw)
 }
 const NUMBER: Record<Locale, RegExp> = {
@@ -25,7 +30,31 @@ const NUMBER: Record<Locale, RegExp> = {
 const numberOf = (text: string) => Number(text.replace(/[.,\u00a0\u202f ]/g, ''))
 
 const PLAN_NAMES = new Set(['Free', 'Lite', 'Plus', 'Pro', 'Max'])
-const NOT_NAMES = new Set(['The', 'This', 'That', 'Each', 'Every', 'Your', 'Which', 'Any', 'Paid', 'A', 'One', 'Our', 'Its', 'Same', 'Smaller', 'Bigger', 'Cheaper', 'New', 'Old', 'Current', 'Higher', 'Lower', 'Free'])
+const NOT_NAMES = new Set([
+  'The',
+  'This',
+  'That',
+  'Each',
+  'Every',
+  'Your',
+  'Which',
+  'Any',
+  'Paid',
+  'A',
+  'One',
+  'Our',
+  'Its',
+  'Same',
+  'Smaller',
+  'Bigger',
+  'Cheaper',
+  'New',
+  'Old',
+  'Current',
+  'Higher',
+  'Lower',
+  'Free',
+])
 const NAMED: Record<Locale, RegExp[]> = {
   en: [/\b([A-Z][a-z]+) plan\b/g],
   de: [/\bTarif „?([A-Z][a-z]+)/g, /\b([A-Z][a-z]+)-Tarif/g],
@@ -69,16 +98,18 @@ function groundsOf(kb: KnowledgeBase) {
   return g
 }
 
-export function inventedFacts(reply: string, locale: Locale, kb: KnowledgeBase): string[] {
+/** The visitor's own numbers ("four of us") may come back in the answer: they are not invented. */
+export function inventedFacts(reply: string, locale: Locale, kb: KnowledgeBase, question = ''): string[] {
   const out: string[] = []
   const g = groundsOf(kb)
+  const asked = new Set([...question.matchAll(NUMBER[locale])].map((m) => numberOf(m[0])))
   for (const m of reply.matchAll(MONEY[locale])) {
     const value = amount(m[1]!, locale)
     if (!g.money.has(value)) out.push(`invented amount ${m[0]}`)
   }
   const withoutMoney = reply.replace(MONEY[locale], ' ')
   for (const m of withoutMoney.matchAll(NUMBER[locale])) {
-    if (!g.numbers.get(locale)!.has(numberOf(m[0]))) out.push(`invented number ${m[0]}`)
+    if (!g.numbers.get(locale)!.has(numberOf(m[0])) && !asked.has(numberOf(m[0]))) out.push(`invented number ${m[0]}`)
   }
   for (const re of NAMED[locale])
     for (const m of reply.matchAll(re)) if (!PLAN_NAMES.has(m[1]!) && !NOT_NAMES.has(m[1]!)) out.push(`invented plan ${m[0]}`)

@@ -4,7 +4,11 @@ export const de: PersonaSet = {
   baker: [
     ['recommend', 'Ich hab eine kleine Bäckerei, nur ich, und will eine Website mit eigener Domain. Welcher Tarif?', [], ['Lite']],
     ['recommend', 'wir sind ne bäckerei, eine webseite, aber 3 von uns sollen sie bearbeiten können. was passt?', ['Lite', 'Platz|Plätze']],
-    ['recommend', 'Bäckerei hier. Ich hätte gern eine Seite und einen Chatbot, der Kunden Fragen zu unseren Torten beantwortet. Was brauche ich?', ['Plus', 'Assistent']],
+    [
+      'recommend',
+      'Bäckerei hier. Ich hätte gern eine Seite und einen Chatbot, der Kunden Fragen zu unseren Torten beantwortet. Was brauche ich?',
+      ['Plus', 'Assistent'],
+    ],
     ['price', 'was kostet lite im monat?', [], ['{price:lite}']],
     ['price', 'was zahle ich für ein jahr lite im voraus', ['{yearly:lite}']],
     ['can', 'kann ich unsere Brotsorten mit Preisen auf die Seite stellen?', ['Preisliste']],
@@ -30,7 +34,11 @@ export const de: PersonaSet = {
     ['when', 'wie lange speichert ihr die Besucherstatistik im Free-Tarif?', ['30 Tage']],
   ],
   restaurant: [
-    ['recommend', 'Wir sind ein Restaurant, eine Seite, eigene Domain, ich, mein Koch und die Geschäftsführerin brauchen Zugänge. Was ist am günstigsten?', ['Lite', 'Platz|Plätze']],
+    [
+      'recommend',
+      'Wir sind ein Restaurant, eine Seite, eigene Domain, ich, mein Koch und die Geschäftsführerin brauchen Zugänge. Was ist am günstigsten?',
+      ['Lite', 'Platz|Plätze'],
+    ],
     ['recommend', 'wir haben 3 restaurants und wollen für jedes eine seite mit eigener domain', [], ['Plus']],
     ['recommend', 'Gastro-Gruppe mit 5 Standorten, jeder braucht eine eigene Website. Welcher Tarif passt?', [], ['Pro']],
     ['can', 'kann ich unsere speisekarte mit preisen zeigen', ['Preisliste']],
@@ -86,7 +94,12 @@ export const de: PersonaSet = {
     ['can', 'was passiert mit den Metadaten der Bilder, EXIF und GPS?', ['GPS']],
   ],
   photographer: [
-    ['recommend', 'Ich bin Fotografin mit vielen hochaufgelösten Bildern, etwa 15 GB, eine Portfolio-Seite mit meiner Domain. Welcher Tarif?', [], ['Pro']],
+    [
+      'recommend',
+      'Ich bin Fotografin mit vielen hochaufgelösten Bildern, etwa 15 GB, eine Portfolio-Seite mit meiner Domain. Welcher Tarif?',
+      [],
+      ['Pro'],
+    ],
     ['recommend', 'Portfolio mit ein paar hundert Bildern, vielleicht 3 GB, eigene Domain. was soll ich nehmen?', [], ['Plus']],
     ['recommend', 'ich brauche ungefähr 60 GB für mein bildarchiv', [], ['Max']],
     ['price', 'wie viel speicher bekomme ich in jedem tarif', ['250 MB', '1 GB', '5 GB', '25 GB', '100 GB']],
@@ -200,7 +213,12 @@ export const de: PersonaSet = {
   treasurer: [
     ['recommend', 'Unser Fußballverein braucht eine Website, wir wollen nichts ausgeben, eine Subdomain reicht', [], ['Free']],
     ['recommend', 'Sportverein, eine Seite mit unserer Domain, 6 Vorstandsmitglieder sollen bearbeiten können', ['Lite', 'Platz|Plätze']],
-    ['recommend', 'Wir sind ein Verein mit einer Hauptseite und 2 Seiten für die Jugend, jede mit eigener Domain, 2 Leute pflegen', [], ['Plus']],
+    [
+      'recommend',
+      'Wir sind ein Verein mit einer Hauptseite und 2 Seiten für die Jugend, jede mit eigener Domain, 2 Leute pflegen',
+      [],
+      ['Plus'],
+    ],
     ['nope', 'gibt es rabatt für gemeinnützige vereine?'],
     ['can', 'kann die rechnung auf den verein ausgestellt werden?', ['Rechnung']],
     ['price', 'Lite jährlich, wie viel', ['{yearly:lite}']],
@@ -213,7 +231,11 @@ export const de: PersonaSet = {
     ['person', 'verbinde mich mal mit einem kollegen von dir'],
     ['demo', 'Wir würden gern vor der nächsten Vorstandssitzung eine Demo sehen, können wir eine buchen?'],
     ['compound', 'Was kostet Lite im Jahr und ist die MwSt dabei?', ['{yearly:lite}', 'netto']],
-    ['compound', 'können wir alles exportieren wenn der neue vorstand übernimmt, und wie viele können bei lite bearbeiten?', ['Export', 'Platz|Plätze']],
+    [
+      'compound',
+      'können wir alles exportieren wenn der neue vorstand übernimmt, und wie viele können bei lite bearbeiten?',
+      ['Export', 'Platz|Plätze'],
+    ],
     ['how', 'wie läuft die abrechnung, monatlich oder jährlich?', ['monatlich', 'jährlich']],
     ['when', 'wann wird abgebucht, wenn wir mitten im monat upgraden?', ['anteilig']],
     ['can', 'sehen wir wer eine seite geändert hat?', ['Version']],
@@ -254,7 +276,12 @@ export const de: PersonaSet = {
     ['compound', 'hat plus webhooks, und wie groß ist der speicher bei plus?', ['Pro', '5 GB']],
   ],
   plumber: [
-    ['recommend', 'Ich bin Installateur, Ein-Mann-Betrieb, will nur eine einfache Seite mit Telefonnummer und eigener Domain', [], ['Lite']],
+    [
+      'recommend',
+      'Ich bin Installateur, Ein-Mann-Betrieb, will nur eine einfache Seite mit Telefonnummer und eigener Domain',
+      [],
+      ['Lite'],
+    ],
     ['recommend', 'sanitärbetrieb, 3 leute, eine seite mit eigener domain, alle 3 sollen die seite pflegen', ['Lite', 'Platz|Plätze']],
     ['recommend', 'wir wollen eine seite und einen chat der nachts kundenanfragen sammelt', ['Plus', 'Assistent']],
     ['can', 'vorlage für handwerker?', ['Handwerk']],
@@ -282,9 +309,18 @@ export const de: PersonaSet = {
     ['price', 'kostet eine weitere domain extra', ['{addon:extra_domain}']],
   ],
   coach: [
-    ['recommend', 'Ich bin Business-Coach. Eine Seite mit meiner Domain, und ich will Statistiken über mehr als ein Jahr sehen', [], ['Lite']],
+    [
+      'recommend',
+      'Ich bin Business-Coach. Eine Seite mit meiner Domain, und ich will Statistiken über mehr als ein Jahr sehen',
+      [],
+      ['Lite'],
+    ],
     ['recommend', 'Ich will meine Besucherstatistik 2 Jahre behalten, eine Seite', [], ['Pro']],
-    ['recommend', 'coach, eine seite mit eigener domain, ich hätte gern tiefe seo audits meiner seiten', ['Lite', 'Premium-SEO|Premium SEO']],
+    [
+      'recommend',
+      'coach, eine seite mit eigener domain, ich hätte gern tiefe seo audits meiner seiten',
+      ['Lite', 'Premium-SEO|Premium SEO'],
+    ],
     ['can', 'Gibt es eine Vorlage für Berater oder Coaches?', ['Coach|Berat']],
     ['how', 'wie wird der erste entwurf geschrieben?', ['Vorlage']],
     ['price', 'preis premium seo berichte?', ['{addon:premium_seo_reports}']],
@@ -310,7 +346,12 @@ export const de: PersonaSet = {
     ['can', 'Was ist im Free-Tarif enthalten?', ['Subdomain']],
   ],
   retiree: [
-    ['recommend', 'Ich bin in Rente und vermiete eine Ferienwohnung. Ich will nur eine einfache Seite, so günstig wie möglich', [], ['Free']],
+    [
+      'recommend',
+      'Ich bin in Rente und vermiete eine Ferienwohnung. Ich will nur eine einfache Seite, so günstig wie möglich',
+      [],
+      ['Free'],
+    ],
     ['recommend', 'Ferienwohnung, ich hätte gern eine eigene Adresse wie www.ferienwohnung-seeblick.de. Was brauche ich?', [], ['Lite']],
     ['can', 'kann mein enkel die seite von seinem computer aus für mich bearbeiten?', ['Platz|Plätze|einlad']],
     ['price', 'was kostet das im monat', ['{price:lite}']],

@@ -4,7 +4,11 @@ export const en: PersonaSet = {
   baker: [
     ['recommend', 'I run a small bakery, just me, and I want a website with my own domain. Which plan?', [], ['Lite']],
     ['recommend', "we're a bakery, one website, but 3 of us should be able to edit it. whats the best plan for us", ['Lite', 'seat']],
-    ['recommend', "Bakery here. I'd like a site and a chat bot that answers customers about our cakes. What do I need?", ['Plus', 'assistant']],
+    [
+      'recommend',
+      "Bakery here. I'd like a site and a chat bot that answers customers about our cakes. What do I need?",
+      ['Plus', 'assistant'],
+    ],
     ['price', 'how much is lite per month?', [], ['{price:lite}']],
     ['price', 'whats the price for a year of lite if i pay upfront', ['{yearly:lite}']],
     ['can', 'can I put our bread list with prices on the site?', ['menu']],
@@ -75,7 +79,7 @@ export const en: PersonaSet = {
     ['demo', 'can we schedule a demo for our agency'],
     ['compound', "can I upload media through the api and what's the max file size?", ['20 MB']],
     ['compound', 'Do you have webhooks on Plus? And what does Pro cost?', ['Pro', '{price:pro}']],
-    ['compound', "whats the storage on pro and how many seats does it have?", ['25 GB', '5']],
+    ['compound', 'whats the storage on pro and how many seats does it have?', ['25 GB', '5']],
     ['how', 'how does page history work, can I roll back a page?', ['revision']],
     ['can', 'can I restore an older version of a page', ['restore']],
     ['nope', 'do you support custom server-side code or php on the hosted sites?'],
@@ -86,7 +90,12 @@ export const en: PersonaSet = {
     ['can', 'what happens with the image metadata, EXIF and GPS?', ['GPS']],
   ],
   photographer: [
-    ['recommend', "I'm a photographer with lots of high-res photos, about 15 GB, one portfolio site with my domain. Which plan?", [], ['Pro']],
+    [
+      'recommend',
+      "I'm a photographer with lots of high-res photos, about 15 GB, one portfolio site with my domain. Which plan?",
+      [],
+      ['Pro'],
+    ],
     ['recommend', 'Portfolio with a few hundred pictures, maybe 3 GB, own domain. what should I take?', [], ['Plus']],
     ['recommend', 'I need about 60 GB for my image archive', [], ['Max']],
     ['price', 'how much storage do i get on each plan', ['250 MB', '1 GB', '5 GB', '25 GB', '100 GB']],

@@ -1,0 +1,74 @@
+import type { Locale } from '../../domain/locales.ts'
+
+/**
+ * What a message asks, read before retrieval: the parts of a compound message, a request for a
+ * person (in any register), and a question about how something works, which is never a request.
+ */
+
+/** Words that open a question; a clause starting with one after "and" is a second question. */
+const OPENERS: Record<Locale, string> = {
+  en: "can|could|do|does|did|is|are|how|what|whats|what's|which|when|where|will|would|may|should|shall|who|why|am|any|has|have",
+  de: 'kann|können|kannst|gibt|gibts|ist|sind|wie|was|welche|welcher|welches|wann|wo|bekomme|bekommen|muss|müssen|hat|habe|haben|sehen|sehe|nutzt|seid|werden|wird|darf|dürfen|brauche|brauchen|bleibt|geht|gehen',
+  fr: "je peux|est-ce|est ce|combien|comment|quel|quelle|quels|quelles|c'est|on peut|vous|la|le|les|mes|ça|il y a|à quelle|qu'est-ce|y a-t-il|puis-je|peut-on|faut-il|dois-je|j'ai|je dois|je perds|je garde|je paie|je récupère|mon|ma",
+}
+const AND: Record<Locale, string> = { en: 'and|also|plus', de: 'und|außerdem|sowie', fr: 'et|aussi' }
+
+const splitters = new Map<Locale, RegExp>()
+function splitter(locale: Locale): RegExp {
+  let re = splitters.get(locale)
+  if (!re) {
+    re = new RegExp(`(?:,\\s*|\\s+)(?:${AND[locale]})\\s+(?=(?:${OPENERS[locale]})\\b)`, 'iu')
+    splitters.set(locale, re)
+  }
+  return re
+}
+
+/** The questions of a message: split at a question mark followed by more, and at "and" before a second question. */
+export function splitQuestions(message: string, locale: Locale): string[] {
+  const bySentence = message
+    .split(/(?<=[?？])\s+/u)
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const parts: string[] = []
+  for (const sentence of bySentence) {
+    const pieces = sentence.split(splitter(locale))
+    for (const p of pieces) parts.push(p.trim())
+  }
+  // A piece too short to be a question of its own ("and?") stays with the one before.
+  const merged: string[] = []
+  for (const p of parts) {
+    const cleaned = p.replace(new RegExp(`^(?:${AND[locale]})\\s+`, 'iu'), '')
+    if (merged.length && cleaned.split(/\s+/).length < 3) merged[merged.length - 1] += ` ${p}`
+    else merged.push(cleaned)
+  }
+  return merged.slice(0, 3)
+}
+
+/** "How does X work?": a question about a feature, even when X is the hand-off to a person. */
+const HOW: Record<Locale, RegExp> = {
+  en: /^\s*(how (does|do|is|are|would|will)\b|how\b.*\b(work|works|happen|handled?)\b|what happens when\b)/i,
+  de: /^\s*(wie (funktioniert|funktionieren|läuft|laufen|geht|übergibt|wird|werden|klappt)\b|wie\b.*\b(funktioniert|abläuft)\b)/i,
+  fr: /^\s*(comment (marche|marchent|fonctionne|fonctionnent|se passe|passe|ça marche|est|sont)\b|comment\b.*\b(fonctionne|marche)\b)/i,
+}
+export const asksHow = (message: string, locale: Locale) => HOW[locale].test(message)
+
+/**
+ * A request to reach a person, formal or informal: "pass me to someone", "kannst du mich
+ * weiterleiten", "tu peux me passer quelqu'un". Read on the lower-cased message.
+ */
+const PERSON: Record<Locale, RegExp> = {
+  en: /\b(put|pass|transfer|hand|connect|get|put me through|forward)\b.{0,12}\b(someone|somebody|a person|a human|a colleague|support|an agent|a real|real person|through to|over to)\b|\b(speak|talk|chat)\b.{0,6}\b(to|with)\b.{0,12}\b(someone|somebody|a person|an advisor|a human|support|sales|your team)\b|\b(someone|somebody) (real|on the (phone|line))\b|\bsomeone real\b|\bcall me back\b|\bsomeone to call me\b|\b(somebody|someone) help me personally\b|\bhelp me personally\b|\breal person\b|\bhuman\b|\bconnect me\b/,
+  de: /\b(gib|gebt|geben sie|verbind\w*|stell\w* mich|leit\w* mich|übergeb\w*|hol\w*)\b.{0,30}\b(jemand\w*|menschen?|mitarbeiter\w*|kolleg\w*|support|techniker\w*|berater\w*|durch|weiter)\b|\bmit\b.{0,30}\b(sprechen|reden|telefonieren|schreiben)\b|\b(sprechen|reden)\b.{0,6}\bmit\b|\bmit (einem|einer|jemandem|dem|der)\b.{0,25}\bverbind\w*|\bdurchstell\w*|\bweiterleit\w*\b.{0,20}\bjemand\w*|\bzurückruf\w*|\brückruf\b|\bpersönlich helfen\b|\bmensch\b|\bans telefon\b/,
+  fr: /\b(passe[rz]?|passez|mets|mettez|mettre|transf\w*|trouver|trouve)\b.{0,12}\b(moi|me)?\b.{0,20}\b(quelqu'un|quelqu’un|une personne|humain|un collègue|collègue|en relation|en contact|le support|conseiller)\b|\bparler (à|a|avec)\b|\brappelle\b|\bquelqu'un de réel\b|\bm'aider personnellement\b|\baider personnellement\b|\bhumain\b|\bquelqu'un au téléphone\b/,
+}
+/** A question about the assistant's own features ("can the chat hand over to a person?") is not a request. */
+const ABOUT_FEATURE: Record<Locale, RegExp> = {
+  en: /\b(assistant|chatbot|chat bot|widget|hand-?off|handover|hand over)\b.*\b(work|does|can it)\b/,
+  de: /\b(assistent\w*|chatbot|übergabe)\b.*\b(funktioniert|kann er|kann es)\b/,
+  fr: /\b(assistant|chatbot|transfert)\b.*\b(fonctionne|marche|peut-il)\b/,
+}
+export function asksForPerson(message: string, locale: Locale): boolean {
+  const text = message.toLowerCase().replace(/’/g, "'")
+  if (asksHow(message, locale) || ABOUT_FEATURE[locale].test(text)) return false
+  return PERSON[locale].test(text)
+}
