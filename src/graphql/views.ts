@@ -9,6 +9,7 @@ import type { SiteRecord } from '../domain/sites/sites.ts'
 import { leadView, pageView, siteView } from '../domain/sites/views.ts'
 import { endpointView, type EndpointRow } from '../domain/webhooks/endpoints.ts'
 import { etagOf } from '../infra/etag.ts'
+import type { ThemeCatalog } from '../domain/sites/themes.ts'
 
 /**
  * The objects GraphQL answers: the REST representation (src/domain/sites/views.ts) with its field names
@@ -88,6 +89,7 @@ function tagged<T extends object>(view: T, rename: (view: T) => CamelCased<T> = 
 
 const siteFields = renamer<ReturnType<typeof siteView>>()
 const assistantFields = renamer<ReturnType<typeof siteView>['assistant']>()
+const themeFields = renamer<ReturnType<typeof siteView>['theme']>()
 const pageFields = renamer<ReturnType<typeof pageView>>()
 const blockFields = renamer<ReturnType<typeof blockView>>()
 
@@ -96,9 +98,11 @@ export function siteNode(site: SiteRecord, config: Config) {
   // Built in place rather than spread: a list of 50 sites made each node's fields three times.
   const node = siteFields(view) as unknown as Record<string | symbol, unknown>
   node['assistant'] = assistantFields(view.assistant)
+  node['theme'] = themeFields(view.theme)
   node[REST] = view
-  return node as unknown as { [REST]: typeof view } & Omit<CamelCased<typeof view>, 'assistant'> & {
+  return node as unknown as { [REST]: typeof view } & Omit<CamelCased<typeof view>, 'assistant' | 'theme'> & {
       assistant: CamelCased<typeof view.assistant>
+      theme: CamelCased<typeof view.theme>
     }
 }
 export type SiteNode = ReturnType<typeof siteNode>
@@ -142,5 +146,14 @@ export function auditNode(row: AuditRow) {
     status: row.status,
     requestId: row.request_id,
     ip: row.ip,
+  }
+}
+
+/** The theme catalogue in camelCase, down to the presets' colours. */
+export function themeCatalogNode(catalog: ThemeCatalog) {
+  return {
+    presets: catalog.presets.map((p) => ({ ...camelCased(p), colors: camelCased(p.colors) })),
+    fontPairs: catalog.font_pairs,
+    corners: catalog.corners,
   }
 }

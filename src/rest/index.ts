@@ -23,6 +23,7 @@ import tokenRoutes from './tokens.ts'
 import webhookRoutes from './webhooks.ts'
 import auditRoutes from './audits.ts'
 import socialRoutes from './social.ts'
+import themeRoutes from './themes.ts'
 
 /** OpenAPI security requirement of a route: the account OAuth token with its scope, or an API token. */
 function security(scope: string | undefined): Array<Record<string, string[]>> {
@@ -164,4 +165,5 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(auditRoutes)
   await app.register(socialRoutes)
   await app.register(backlinkRoutes)
+  await app.register(themeRoutes)
 }

@@ -13,6 +13,7 @@ import { LiveSites, type Release } from './live-sites.ts'
 import { sendNoSitePage, wantsPage } from './no-site-page.ts'
 import { decodePath, redirectAnswer, serveFromRelease, type ServeContext } from './serve-file.ts'
 import webmentionRoutes from './webmention.ts'
+import draftPreviewRoutes from './draft-preview.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -173,6 +174,7 @@ async function hostedSites(app: FastifyInstance) {
     await scope.register(contactFormRoutes, { live })
     await scope.register(webmentionRoutes, { live })
   })
+  await app.register(draftPreviewRoutes)
 }
 
 export default fp(hostedSites, { name: 'hosted-sites', dependencies: ['core', 'security'] })

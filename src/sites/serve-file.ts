@@ -4,6 +4,7 @@ import { isLocale } from '../domain/locales.ts'
 import { NOT_FOUND_PATH } from './render/index.ts'
 import type { Release } from './live-sites.ts'
 import type { ReleaseFile } from './release-store.ts'
+import { isStaticAsset, staticAsset } from './assets.ts'
 
 /** How a release is being served: on its own domain, or under the preview prefix. */
 export interface ServeContext {
@@ -33,7 +34,7 @@ function headersFor(ctx: ServeContext, file: ReleaseFile, variant: Variant): Rec
       ...ctx.headers,
       etag: file.etag,
       vary: 'accept-encoding',
-      'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : CACHE_PAGE,
+      'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : isStaticAsset(file) ? CACHE_ASSET : CACHE_PAGE,
     }
     if (file.contentType.startsWith('text/html')) headers['link'] = `<${ctx.prefix}/_wps/webmention>; rel="webmention"`
     if (variant !== 'not-modified') {
@@ -50,6 +51,8 @@ function headersFor(ctx: ServeContext, file: ReleaseFile, variant: Variant): Rec
 // Pages change only when a build goes live: caches may keep them briefly but must revalidate (a 304 is cheap).
 const CACHE_PAGE = 'public, max-age=60, must-revalidate'
 const CACHE_NOT_FOUND = 'public, max-age=60'
+// Fonts and illustrations carry their content's hash in their address (assets.ts).
+const CACHE_ASSET = 'public, max-age=31536000, immutable'
 
 /** RFC 9110 13.1.2: If-None-Match holds `*` or a list of (weak or strong) tags compared weakly. */
 function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -102,7 +105,7 @@ export function fileAnswer(
   acceptEncoding: string | undefined,
   ctx: ServeContext,
 ): FileAnswer | undefined {
-  const found = decoded === undefined ? undefined : release.get(decoded)
+  const found = decoded === undefined ? undefined : (release.get(decoded) ?? staticAsset(decoded))
   if (!found) {
     if (decoded !== undefined && locate(release, decoded)) return undefined
     const page = release.get(NOT_FOUND_PATH)
@@ -110,7 +113,8 @@ export function fileAnswer(
     return page && { status: 404, headers: headersFor(ctx, page, 'not-found'), body: page.body }
   }
   if (notModified(ifNoneMatch, found.etag)) return { status: 304, headers: headersFor(ctx, found, 'not-modified'), body: undefined }
-  const encoding = pickEncoding(acceptEncoding)
+  // A file already compressed (a woff2 font) keeps the same bytes as its copies: answered as it is.
+  const encoding = found.br === found.body ? 'identity' : pickEncoding(acceptEncoding)
   return {
     status: 200,
     headers: headersFor(ctx, found, encoding),

@@ -2,6 +2,7 @@ import type { Config } from '../config.ts'
 import { leadConsentFor } from '../domain/leads/consent.ts'
 import { isLocale, type Locale } from '../domain/locales.ts'
 import { resolveAssistant, type SiteSettings } from '../domain/sites/settings.ts'
+import { resolveTheme } from '../domain/sites/themes.ts'
 import { primaryHostname } from '../domain/sites/sites.ts'
 import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
@@ -74,6 +75,7 @@ export async function loadRenderInput(
     ...(resolveAssistant(settings).enabled ? { widgetOrigin: config.BASE_URL } : {}),
     formToken: signFormToken(keyring, siteId),
     consent,
+    theme: resolveTheme(settings),
     builtAt,
   }
   const blocksByPage = new Map<string, Block[]>()

@@ -15,6 +15,7 @@ const site = (i: number, live: boolean) => ({
   default_locale: 'en',
   locales: ['en', 'fr'],
   assistant: { enabled: live, persona: live ? 'Warm and brief' : null, booking_url: null, lead: true, handoff: false },
+  theme: { preset: 'fresh', brand_color: '#0b57d0', font_pair: 'system', corners: 'soft' },
   preview_url: `https://app.example/s/site_${i}/`,
   url: live ? `https://bakery${i}.example/` : null,
   created_at: new Date(Date.UTC(2026, 0, i + 1)),

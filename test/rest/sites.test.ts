@@ -39,6 +39,7 @@ describe('/v1/sites', () => {
       default_locale: 'de',
       locales: ['de', 'en'],
       assistant: { enabled: true, persona: 'Sonja', booking_url: null, lead: true, handoff: false },
+      theme: { preset: 'fresh', brand_color: '#0b57d0', font_pair: 'system', corners: 'soft' },
       preview_url: `https://platform.test/s/${site.id}/`,
       url: null,
       created_at: expect.any(String),

@@ -14,6 +14,7 @@ import pageScreen from './editor/page.ts'
 import historyScreen from './editor/history.ts'
 import redirectsScreen from './editor/redirects.ts'
 import settingsScreen from './editor/settings.ts'
+import themeScreen from './editor/theme.ts'
 import siteScreen from './editor/site.ts'
 
 const STATUS = { draft: 'not published yet', live: 'live', offline: 'offline' } as const
@@ -49,6 +50,7 @@ ${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">Cr
     newSiteScreen,
     siteScreen,
     settingsScreen,
+    themeScreen,
     domainsScreen,
     newPageScreen,
     pageScreen,

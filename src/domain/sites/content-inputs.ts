@@ -4,6 +4,7 @@ import { LOCALES } from '../locales.ts'
 import { PAGE_PATH_PATTERN } from './pages.ts'
 import { literalUnion } from '../../schemas.ts'
 import { assistantFields, BuildId, Locale } from './views.ts'
+import { ThemeInput } from './themes.ts'
 
 /**
  * What a client may send to create or change sites, pages, blocks and domains: the bodies /v1
@@ -26,7 +27,13 @@ const Locales = Type.Array(Locale, { minItems: 1, maxItems: LOCALES.length, uniq
 const SiteName = Type.String({ minLength: 1, maxLength: 200 })
 
 export const NewSite = Type.Object(
-  { name: SiteName, default_locale: Type.Optional(Locale), locales: Type.Optional(Locales), assistant: Type.Optional(AssistantInput) },
+  {
+    name: SiteName,
+    default_locale: Type.Optional(Locale),
+    locales: Type.Optional(Locales),
+    assistant: Type.Optional(AssistantInput),
+    theme: Type.Optional(ThemeInput),
+  },
   strict,
 )
 export const SitePatch = Type.Object(
@@ -43,6 +50,7 @@ export const SitePatch = Type.Object(
     default_locale: Type.Optional(Locale),
     locales: Type.Optional(Locales),
     assistant: Type.Optional(AssistantInput),
+    theme: Type.Optional(ThemeInput),
   },
   { ...strict, minProperties: 1 },
 )

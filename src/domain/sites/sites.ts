@@ -4,6 +4,7 @@ import type { Db } from '../../infra/db.ts'
 import { preparedQuery } from '../../infra/prepared.ts'
 import { errors } from '../../errors.ts'
 import { resolveAssistant, withAssistant, type AssistantView, type SiteSettings } from './settings.ts'
+import { withTheme, type ThemeInput } from './themes.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
 import { assertMayPublish, assertSiteAllowed } from '../accounts/limits.ts'
 import type { SitesTable, SiteStatus } from '../../infra/tables.ts'
@@ -276,11 +277,13 @@ export interface SiteInput {
   default_locale?: Locale
   locales?: Locale[]
   assistant?: Partial<AssistantView>
+  theme?: ThemeInput
 }
 
 /** Creates an account's draft site, within the plan's site limit (403 plan_limit, nothing stored). */
 export async function createAccountSite(db: Db, accountId: string, input: SiteInput): Promise<SiteRecord> {
-  const settings = withAssistant({}, input.assistant ?? {})
+  const assisted = withAssistant({}, input.assistant ?? {})
+  const settings = input.theme ? withTheme(assisted, input.theme) : assisted
   return withTransaction(db, async (trx) => {
     await assertSiteAllowed(trx, accountId)
     const site = await createSite(trx, {
@@ -305,6 +308,7 @@ export interface SitePatch {
   default_locale?: Locale
   locales?: Locale[]
   assistant?: Partial<AssistantView>
+  theme?: ThemeInput
 }
 
 /**
@@ -353,7 +357,7 @@ export async function updateAccountSite(
         status: patch.status ?? current.status,
         default_locale: defaultLocale,
         locales: JSON.stringify(locales),
-        settings: JSON.stringify(patch.assistant ? withAssistant(current.settings, patch.assistant) : current.settings),
+        settings: JSON.stringify(changedSettings(current.settings, patch)),
         updated_at: new Date(),
       })
       .where('id', '=', siteId)
@@ -365,6 +369,11 @@ export async function updateAccountSite(
       })
     return { ...updated, domain: current.domain }
   })
+}
+
+function changedSettings(settings: SiteSettings, patch: SitePatch): SiteSettings {
+  const assisted = patch.assistant ? withAssistant(settings, patch.assistant) : settings
+  return patch.theme ? withTheme(assisted, patch.theme) : assisted
 }
 
 /** Deletes a site with its pages, blocks, domains, builds, leads and conversations. */

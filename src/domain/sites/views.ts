@@ -6,6 +6,7 @@ import type { Lead as LeadRecord } from '../leads/leads.ts'
 import { LOCALES } from '../locales.ts'
 import type { Page as PageRow } from './pages.ts'
 import { assistantView } from './settings.ts'
+import { Theme, themeView } from './themes.ts'
 import type { SiteRecord } from './sites.ts'
 import { subdomainHost, type SubdomainConfig } from './subdomains.ts'
 
@@ -57,6 +58,7 @@ export const Site = Type.Object(
     default_locale: Locale,
     locales: Type.Array(Locale),
     assistant: Assistant,
+    theme: Theme,
     preview_url: Type.String({ format: 'uri', description: 'The latest build under {base_url}/s/{site_id}/' }),
     url: nullable(Type.String({ format: 'uri', description: 'https://{domain}/, or null without an active domain' })),
     created_at: DateTime,
@@ -168,6 +170,7 @@ export function siteView(site: SiteRecord, config: SubdomainConfig): Static<type
     default_locale: site.default_locale,
     locales: site.locales,
     assistant: assistantView(site.settings),
+    theme: themeView(site.settings),
     preview_url: previewUrl(config.BASE_URL, site.id),
     url: site.domain === null ? null : `https://${site.domain}/`,
     created_at: site.created_at.toISOString(),

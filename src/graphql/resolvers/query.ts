@@ -11,7 +11,8 @@ import { errors } from '../../errors.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { plausibleId } from '../inputs.ts'
 import { connection, windowOf } from '../paging.ts'
-import { auditNode, blockNode, endpointNode, leadNode, pageNode, siteNode } from '../views.ts'
+import { auditNode, blockNode, endpointNode, leadNode, pageNode, siteNode, themeCatalogNode } from '../views.ts'
+import { themeCatalog } from '../../domain/sites/themes.ts'
 
 type Paged = { first?: number | null; after?: string | null }
 
@@ -57,6 +58,11 @@ export const queryResolvers = {
       },
       createdAt: account.created_at.toISOString(),
     }
+  },
+
+  themes(_root: unknown, _args: unknown, context: GraphqlContext) {
+    allowed(context, ACCESS.account)
+    return themeCatalogNode(themeCatalog())
   },
 
   async sites(_root: unknown, args: Paged, context: GraphqlContext) {

@@ -8,6 +8,7 @@ import { accountTool, type AccountCall } from '../account.ts'
 import { Build as BuildSchema, Domain as DomainSchema, Locale, previewUrl, Site as SiteSchema, siteView } from '../../domain/sites/views.ts'
 import { ListOf } from '../views.ts'
 import { listOf, pageOf, Paging } from './paging.ts'
+import { themeCatalog, ThemeCatalog, ThemeInput } from '../../domain/sites/themes.ts'
 
 const SiteId = Type.String({ minLength: 1, maxLength: 100, description: 'The site id (site_…)' })
 const strict = { additionalProperties: false } as const
@@ -53,6 +54,19 @@ export const siteTools = [
     },
   }),
   accountTool({
+    name: 'list_themes',
+    title: 'List themes',
+    description:
+      'The theme presets (colours, fonts, corners), font pairs and corner styles a site may use; set one with update_site `theme`. ' +
+      'A brand colour too light for white text is darkened for buttons and links, so text always keeps WCAG AA contrast.',
+    annotations: read,
+    scope: 'mcp:read',
+    access: 'read',
+    input: Type.Object({}, strict),
+    output: ThemeCatalog,
+    run: async () => themeCatalog(),
+  }),
+  accountTool({
     name: 'get_site',
     title: 'Get a site',
     description: 'One site of the account by id.',
@@ -78,6 +92,7 @@ export const siteTools = [
           Type.Array(Locale, { minItems: 1, maxItems: 3, description: 'The languages of the site; the default among them' }),
         ),
         assistant: Type.Optional(AssistantPatch),
+        theme: Type.Optional(ThemeInput),
       },
       strict,
     ),
@@ -88,7 +103,7 @@ export const siteTools = [
     name: 'update_site',
     title: 'Change a site',
     description:
-      "Changes a site's name, subdomain, locales or assistant; status offline takes a live site down, live brings it back (it needs a succeeded build).",
+      "Changes a site's name, subdomain, locales, assistant or theme (see list_themes); status offline takes a live site down, live brings it back (it needs a succeeded build).",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
@@ -107,6 +122,7 @@ export const siteTools = [
         default_locale: Type.Optional(Locale),
         locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3 })),
         assistant: Type.Optional(AssistantPatch),
+        theme: Type.Optional(ThemeInput),
       },
       strict,
     ),

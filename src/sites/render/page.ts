@@ -6,7 +6,7 @@ import { esc, jsonForScript } from './escape.ts'
 import { jsonLd } from './json-ld.ts'
 import { LABELS } from './labels.ts'
 import { consentLinkInLayout, markdownPath, pageUrlPath, relativePath } from './paths.ts'
-import { CSS } from './style.ts'
+import { themedStyle } from './style.ts'
 import type { FormConsent, RenderPage, RenderSite } from './types.ts'
 
 /** A page placed in its release: where it lives and which pages are its translations. */
@@ -74,6 +74,7 @@ function languageLinks(placed: PlacedPage): string {
 
 function shell(site: RenderSite, locale: Locale, from: string, head: string, main: string, nav: string, footerExtra: string): string {
   const l = LABELS[locale]
+  const style = themedStyle(site.theme, from)
   // data-site names this site's host, so the widget is this site's assistant also where the page is
   // served on another host (the preview on the service's own, a local copy).
   const widget = site.widgetOrigin
@@ -84,11 +85,12 @@ function shell(site: RenderSite, locale: Locale, from: string, head: string, mai
     `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">`,
     head,
     `<link rel="webmention" href="${esc(relativePath(from, '/_wps/webmention'))}">`,
-    `<style>${CSS}</style>${widget}</head><body>`,
+    style.preload ? `<link rel="preload" href="${esc(style.preload.href)}" as="font" type="font/woff2" crossorigin>` : '',
+    `<style>${style.css}</style>${widget}</head><body>`,
     `<a class="skip" href="#main">${esc(l.skip)}</a>`,
     `<header><a class="brand" href="${esc(relativePath(from, pageUrlPath(locale, '/', site.defaultLocale)))}">${esc(site.name)}</a>${nav}</header>`,
     `<main id="main">${main}</main>`,
-    `<footer>${footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${esc(site.organization.name)}</p></footer>`,
+    `<footer><div class="foot">${footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${esc(site.organization.name)}</p></div></footer>`,
     `</body></html>`,
   ].join('')
 }

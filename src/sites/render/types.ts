@@ -1,5 +1,6 @@
 import type { CrawlerPurpose } from '../../domain/sites/ai-crawlers.ts'
 import type { Locale } from '../../domain/locales.ts'
+import type { ResolvedTheme } from '../../domain/sites/themes.ts'
 
 /** Block content by type, as DESIGN.md 7 pins it. */
 export interface Link {
@@ -62,6 +63,8 @@ export interface RenderSite {
   /** The signed token contact forms carry (src/sites/forms). */
   formToken: string
   consent: Partial<Record<Locale, FormConsent>>
+  /** How the pages look: colours at AA contrast, fonts, corners (src/domain/sites/themes.ts). */
+  theme: ResolvedTheme
   /** Time the release is built, for sitemap lastmod defaults. */
   builtAt: Date
 }

@@ -4,13886 +4,14148 @@
  * Do not make direct changes to the file.
  */
 
-export type paths = {
-  '/v1/account': {
-    /** The account of the credential: plan, quota and usage */
-    get: operations['account.get']
-  }
-  '/v1/account/members': {
-    /** List the members of the account */
-    get: operations['account.members.list']
-    /** Invite a person to the account by email */
-    post: operations['account.members.invite']
-  }
-  '/v1/account/invitations': {
-    /** List the pending invitations */
-    get: operations['account.invitations.list']
-  }
-  '/v1/account/invitations/{id}': {
-    /** Get a pending invitation */
-    get: operations['account.invitations.get']
-    /** Withdraw a pending invitation (its link then says so) */
-    delete: operations['account.invitations.withdraw']
-  }
-  '/v1/tokens': {
-    /** List API tokens */
-    get: operations['tokens.list']
-    /** Create an API token */
-    post: operations['tokens.create']
-  }
-  '/v1/tokens/{id}': {
-    /** Get an API token (never its secret) */
-    get: operations['tokens.get']
-    /** Revoke a token at once (both secrets of a rotation) */
-    delete: operations['tokens.revoke']
-  }
-  '/v1/tokens/{id}/rotate': {
-    /** Rotate a token’s secret, keeping the old one for a grace period */
-    post: operations['tokens.rotate']
-  }
-  '/v1/audit-log': {
-    /** List recorded API calls */
-    get: operations['audit_log.list']
-  }
-  '/v1/sites': {
-    /** List sites */
-    get: operations['sites.list']
-    /** Create a site (draft, no domain yet) */
-    post: operations['sites.create']
-  }
-  '/v1/sites/{id}': {
-    /** Get a site */
-    get: operations['sites.get']
-    /** Delete a site with its pages, domains, builds, leads and conversations */
-    delete: operations['sites.delete']
-    /** Change a site: name, subdomain, locales, assistant, or status live/offline */
-    patch: operations['sites.update']
-  }
-  '/v1/sites/{site_id}/pages': {
-    /** List the pages of a site */
-    get: operations['pages.list']
-    /** Create a page (locale: the site’s default unless given) */
-    post: operations['pages.create']
-  }
-  '/v1/pages/{id}': {
-    /** Get a page */
-    get: operations['pages.get']
-    /** Delete a page with its blocks */
-    delete: operations['pages.delete']
-    /** Change a page */
-    patch: operations['pages.update']
-  }
-  '/v1/pages/{page_id}/blocks': {
-    /** List the blocks of a page in order */
-    get: operations['blocks.list']
-    /** Add a block at a position or at the end */
-    post: operations['blocks.create']
-  }
-  '/v1/blocks/{id}': {
-    /** Get a block */
-    get: operations['blocks.get']
-    /** Delete a block; the ones after it move up */
-    delete: operations['blocks.delete']
-    /** Change a block’s content or type, or move it */
-    patch: operations['blocks.update']
-  }
-  '/v1/sites/{site_id}/domains': {
-    /** List the domains of a site */
-    get: operations['domains.list']
-    /** Add a domain (pending until verified) */
-    post: operations['domains.create']
-  }
-  '/v1/domains/{id}': {
-    /** Get a domain with its verification record */
-    get: operations['domains.get']
-    /** Remove a domain */
-    delete: operations['domains.delete']
-  }
-  '/v1/domains/{id}/verify': {
-    /** Look up the TXT challenge (asynchronously); GET the domain for the outcome */
-    post: operations['domains.verify']
-  }
-  '/v1/sites/{id}/rebuild': {
-    /** Rebuild and publish the site (the build in progress if there is one) */
-    post: operations['sites.rebuild']
-  }
-  '/v1/sites/{id}/builds': {
-    /** List the builds of a site */
-    get: operations['builds.list']
-  }
-  '/v1/sites/{id}/builds/{build_id}': {
-    /** Get a build */
-    get: operations['builds.get']
-  }
-  '/v1/sites/{id}/rollback': {
-    /** Put an earlier succeeded build live again */
-    post: operations['sites.rollback']
-  }
-  '/v1/leads': {
-    /** List leads */
-    get: operations['leads.list']
-  }
-  '/v1/leads/{id}': {
-    /** Get a lead */
-    get: operations['leads.get']
-    /** Delete a lead (erasure) */
-    delete: operations['leads.delete']
-  }
-  '/v1/conversations': {
-    /** List conversations (?handoff=requested for the inbox) */
-    get: operations['conversations.list']
-  }
-  '/v1/conversations/{session_id}': {
-    /** Get a conversation with its transcript */
-    get: operations['conversations.get']
-  }
-  '/v1/conversations/{session_id}/take': {
-    /** Take over a requested conversation; the assistant falls silent */
-    post: operations['conversations.take']
-  }
-  '/v1/conversations/{session_id}/messages': {
-    /** Write to the visitor while holding the conversation */
-    post: operations['conversations.message']
-  }
-  '/v1/conversations/{session_id}/resolve': {
-    /** Close the conversation; the assistant answers again */
-    post: operations['conversations.resolve']
-  }
-  '/v1/webhooks': {
-    /** List webhook endpoints */
-    get: operations['webhooks.list']
-    /** Create a webhook endpoint; its signing secret is shown once */
-    post: operations['webhooks.create']
-  }
-  '/v1/webhooks/{id}': {
-    /** Read a webhook endpoint */
-    get: operations['webhooks.get']
-    /** Delete a webhook endpoint with its deliveries */
-    delete: operations['webhooks.delete']
-    /** Change a webhook endpoint (url, description, event types, enabled) */
-    patch: operations['webhooks.update']
-  }
-  '/v1/webhooks/{id}/rotate-secret': {
-    /** Replace the signing secret; both sign for 24 hours */
-    post: operations['webhooks.rotateSecret']
-  }
-  '/v1/webhooks/{id}/test': {
-    /** Send a webhook.test event to this endpoint */
-    post: operations['webhooks.test']
-  }
-  '/v1/webhooks/{id}/deliveries': {
-    /** Delivery attempts to this endpoint, latest first */
-    get: operations['webhooks.deliveries']
-  }
-  '/v1/webhooks/dead-letters': {
-    /** Deliveries that finally failed and were not replayed, latest first */
-    get: operations['webhooks.deadLetters']
-  }
-  '/v1/webhooks/dead-letters/{delivery_id}/replay': {
-    /** Send a dead letter again (same webhook-id) */
-    post: operations['webhooks.replayDeadLetter']
-  }
-  '/v1/webhooks/{id}/replay': {
-    /** Send again every event of a time window (at most 30 days) meant for this endpoint */
-    post: operations['webhooks.replay']
-  }
-  '/v1/sites/{id}/audits': {
-    /** List the site's audits and scheduled SEO reports, newest first */
-    get: operations['audits.list']
-    /** Audit the site's primary domain (SEO, AEO, GEO) as a job */
-    post: operations['audits.create']
-  }
-  '/v1/sites/{id}/audits/{audit_id}': {
-    /** Read a site audit; the report is there once it is done */
-    get: operations['audits.get']
-  }
-  '/v1/social-accounts': {
-    /** List connected social accounts */
-    get: operations['social.accounts.list']
-    /** Connect a Mastodon or Bluesky account */
-    post: operations['social.accounts.connect']
-  }
-  '/v1/social-accounts/{id}': {
-    /** Read a connected social account */
-    get: operations['social.accounts.get']
-    /** Disconnect a social account */
-    delete: operations['social.accounts.delete']
-  }
-  '/v1/social-posts': {
-    /** List social posts, latest schedule first */
-    get: operations['social.posts.list']
-    /** Schedule a post (now by default) */
-    post: operations['social.posts.create']
-  }
-  '/v1/social-posts/{id}': {
-    /** Read a social post */
-    get: operations['social.posts.get']
-  }
-  '/v1/sites/{id}/backlinks': {
-    /** List the verified backlinks of a site */
-    get: operations['sites.backlinks']
-  }
-}
 
-export type webhooks = Record<string, never>
+export type paths = {
+  "/v1/account": {
+    /** The account of the credential: plan, quota and usage */
+    get: operations["account.get"];
+  };
+  "/v1/account/members": {
+    /** List the members of the account */
+    get: operations["account.members.list"];
+    /** Invite a person to the account by email */
+    post: operations["account.members.invite"];
+  };
+  "/v1/account/invitations": {
+    /** List the pending invitations */
+    get: operations["account.invitations.list"];
+  };
+  "/v1/account/invitations/{id}": {
+    /** Get a pending invitation */
+    get: operations["account.invitations.get"];
+    /** Withdraw a pending invitation (its link then says so) */
+    delete: operations["account.invitations.withdraw"];
+  };
+  "/v1/tokens": {
+    /** List API tokens */
+    get: operations["tokens.list"];
+    /** Create an API token */
+    post: operations["tokens.create"];
+  };
+  "/v1/tokens/{id}": {
+    /** Get an API token (never its secret) */
+    get: operations["tokens.get"];
+    /** Revoke a token at once (both secrets of a rotation) */
+    delete: operations["tokens.revoke"];
+  };
+  "/v1/tokens/{id}/rotate": {
+    /** Rotate a token’s secret, keeping the old one for a grace period */
+    post: operations["tokens.rotate"];
+  };
+  "/v1/audit-log": {
+    /** List recorded API calls */
+    get: operations["audit_log.list"];
+  };
+  "/v1/sites": {
+    /** List sites */
+    get: operations["sites.list"];
+    /** Create a site (draft, no domain yet) */
+    post: operations["sites.create"];
+  };
+  "/v1/sites/{id}": {
+    /** Get a site */
+    get: operations["sites.get"];
+    /** Delete a site with its pages, domains, builds, leads and conversations */
+    delete: operations["sites.delete"];
+    /** Change a site: name, subdomain, locales, assistant, or status live/offline */
+    patch: operations["sites.update"];
+  };
+  "/v1/sites/{site_id}/pages": {
+    /** List the pages of a site */
+    get: operations["pages.list"];
+    /** Create a page (locale: the site’s default unless given) */
+    post: operations["pages.create"];
+  };
+  "/v1/pages/{id}": {
+    /** Get a page */
+    get: operations["pages.get"];
+    /** Delete a page with its blocks */
+    delete: operations["pages.delete"];
+    /** Change a page */
+    patch: operations["pages.update"];
+  };
+  "/v1/pages/{page_id}/blocks": {
+    /** List the blocks of a page in order */
+    get: operations["blocks.list"];
+    /** Add a block at a position or at the end */
+    post: operations["blocks.create"];
+  };
+  "/v1/blocks/{id}": {
+    /** Get a block */
+    get: operations["blocks.get"];
+    /** Delete a block; the ones after it move up */
+    delete: operations["blocks.delete"];
+    /** Change a block’s content or type, or move it */
+    patch: operations["blocks.update"];
+  };
+  "/v1/sites/{site_id}/domains": {
+    /** List the domains of a site */
+    get: operations["domains.list"];
+    /** Add a domain (pending until verified) */
+    post: operations["domains.create"];
+  };
+  "/v1/domains/{id}": {
+    /** Get a domain with its verification record */
+    get: operations["domains.get"];
+    /** Remove a domain */
+    delete: operations["domains.delete"];
+  };
+  "/v1/domains/{id}/verify": {
+    /** Look up the TXT challenge (asynchronously); GET the domain for the outcome */
+    post: operations["domains.verify"];
+  };
+  "/v1/sites/{id}/rebuild": {
+    /** Rebuild and publish the site (the build in progress if there is one) */
+    post: operations["sites.rebuild"];
+  };
+  "/v1/sites/{id}/builds": {
+    /** List the builds of a site */
+    get: operations["builds.list"];
+  };
+  "/v1/sites/{id}/builds/{build_id}": {
+    /** Get a build */
+    get: operations["builds.get"];
+  };
+  "/v1/sites/{id}/rollback": {
+    /** Put an earlier succeeded build live again */
+    post: operations["sites.rollback"];
+  };
+  "/v1/leads": {
+    /** List leads */
+    get: operations["leads.list"];
+  };
+  "/v1/leads/{id}": {
+    /** Get a lead */
+    get: operations["leads.get"];
+    /** Delete a lead (erasure) */
+    delete: operations["leads.delete"];
+  };
+  "/v1/conversations": {
+    /** List conversations (?handoff=requested for the inbox) */
+    get: operations["conversations.list"];
+  };
+  "/v1/conversations/{session_id}": {
+    /** Get a conversation with its transcript */
+    get: operations["conversations.get"];
+  };
+  "/v1/conversations/{session_id}/take": {
+    /** Take over a requested conversation; the assistant falls silent */
+    post: operations["conversations.take"];
+  };
+  "/v1/conversations/{session_id}/messages": {
+    /** Write to the visitor while holding the conversation */
+    post: operations["conversations.message"];
+  };
+  "/v1/conversations/{session_id}/resolve": {
+    /** Close the conversation; the assistant answers again */
+    post: operations["conversations.resolve"];
+  };
+  "/v1/webhooks": {
+    /** List webhook endpoints */
+    get: operations["webhooks.list"];
+    /** Create a webhook endpoint; its signing secret is shown once */
+    post: operations["webhooks.create"];
+  };
+  "/v1/webhooks/{id}": {
+    /** Read a webhook endpoint */
+    get: operations["webhooks.get"];
+    /** Delete a webhook endpoint with its deliveries */
+    delete: operations["webhooks.delete"];
+    /** Change a webhook endpoint (url, description, event types, enabled) */
+    patch: operations["webhooks.update"];
+  };
+  "/v1/webhooks/{id}/rotate-secret": {
+    /** Replace the signing secret; both sign for 24 hours */
+    post: operations["webhooks.rotateSecret"];
+  };
+  "/v1/webhooks/{id}/test": {
+    /** Send a webhook.test event to this endpoint */
+    post: operations["webhooks.test"];
+  };
+  "/v1/webhooks/{id}/deliveries": {
+    /** Delivery attempts to this endpoint, latest first */
+    get: operations["webhooks.deliveries"];
+  };
+  "/v1/webhooks/dead-letters": {
+    /** Deliveries that finally failed and were not replayed, latest first */
+    get: operations["webhooks.deadLetters"];
+  };
+  "/v1/webhooks/dead-letters/{delivery_id}/replay": {
+    /** Send a dead letter again (same webhook-id) */
+    post: operations["webhooks.replayDeadLetter"];
+  };
+  "/v1/webhooks/{id}/replay": {
+    /** Send again every event of a time window (at most 30 days) meant for this endpoint */
+    post: operations["webhooks.replay"];
+  };
+  "/v1/sites/{id}/audits": {
+    /** List the site's audits and scheduled SEO reports, newest first */
+    get: operations["audits.list"];
+    /** Audit the site's primary domain (SEO, AEO, GEO) as a job */
+    post: operations["audits.create"];
+  };
+  "/v1/sites/{id}/audits/{audit_id}": {
+    /** Read a site audit; the report is there once it is done */
+    get: operations["audits.get"];
+  };
+  "/v1/social-accounts": {
+    /** List connected social accounts */
+    get: operations["social.accounts.list"];
+    /** Connect a Mastodon or Bluesky account */
+    post: operations["social.accounts.connect"];
+  };
+  "/v1/social-accounts/{id}": {
+    /** Read a connected social account */
+    get: operations["social.accounts.get"];
+    /** Disconnect a social account */
+    delete: operations["social.accounts.delete"];
+  };
+  "/v1/social-posts": {
+    /** List social posts, latest schedule first */
+    get: operations["social.posts.list"];
+    /** Schedule a post (now by default) */
+    post: operations["social.posts.create"];
+  };
+  "/v1/social-posts/{id}": {
+    /** Read a social post */
+    get: operations["social.posts.get"];
+  };
+  "/v1/sites/{id}/backlinks": {
+    /** List the verified backlinks of a site */
+    get: operations["sites.backlinks"];
+  };
+  "/v1/themes": {
+    /** The theme presets, font pairs and corner styles; set one with PATCH /v1/sites/{id} `theme` */
+    get: operations["themes.list"];
+  };
+};
+
+export type webhooks = Record<string, never>;
 
 export type components = {
   schemas: {
     /** new hero block */
     NewHeroBlock: {
       /** @constant */
-      type: 'hero'
+      type: "hero";
       content: {
-        heading: string
-        subheading?: string
+        heading: string;
+        subheading?: string;
         cta?: {
-          label: string
-          href: string
-        }
+          label: string;
+          href: string;
+        };
         image?: {
-          src: string
-          alt: string
-        }
-      }
+          src: string;
+          alt: string;
+        };
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new text block */
     NewTextBlock: {
       /** @constant */
-      type: 'text'
+      type: "text";
       content: {
-        markdown: string
-      }
+        markdown: string;
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new image block */
     NewImageBlock: {
       /** @constant */
-      type: 'image'
+      type: "image";
       content: {
-        src: string
-        alt: string
-        caption?: string
-      }
+        src: string;
+        alt: string;
+        caption?: string;
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new features block */
     NewFeaturesBlock: {
       /** @constant */
-      type: 'features'
+      type: "features";
       content: {
-        heading?: string
+        heading?: string;
         items: {
-          title: string
-          text: string
-        }[]
-      }
+            title: string;
+            text: string;
+          }[];
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new faq block */
     NewFaqBlock: {
       /** @constant */
-      type: 'faq'
+      type: "faq";
       content: {
-        heading?: string
+        heading?: string;
         items: {
-          question: string
-          answer: string
-        }[]
-      }
+            question: string;
+            answer: string;
+          }[];
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new cta block */
     NewCtaBlock: {
       /** @constant */
-      type: 'cta'
+      type: "cta";
       content: {
-        heading: string
-        text?: string
-        label: string
-        href: string
-      }
+        heading: string;
+        text?: string;
+        label: string;
+        href: string;
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new contact_form block */
     NewContactFormBlock: {
       /** @constant */
-      type: 'contact_form'
+      type: "contact_form";
       content: {
-        heading?: string
-        submit_label?: string
-      }
+        heading?: string;
+        submit_label?: string;
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
+      position?: number;
+    };
     /** new testimonial block */
     NewTestimonialBlock: {
       /** @constant */
-      type: 'testimonial'
+      type: "testimonial";
       content: {
-        quote: string
-        author: string
-        role?: string
-      }
+        quote: string;
+        author: string;
+        role?: string;
+      };
       /** @description From 0; the blocks from there move down */
-      position?: number
-    }
-  }
-  responses: never
-  parameters: never
-  requestBodies: never
+      position?: number;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
   headers: {
     /** @description Requests the account may make in the current hour. */
-    'X-RateLimit-Limit': number
+    "X-RateLimit-Limit": number;
     /** @description Requests left in the current hour. */
-    'X-RateLimit-Remaining': number
+    "X-RateLimit-Remaining": number;
     /** @description Seconds until the current hour’s budget resets. */
-    'X-RateLimit-Reset': number
+    "X-RateLimit-Reset": number;
     /** @description The hourly quota (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=1000;w=3600`. */
-    'RateLimit-Policy': string
+    "RateLimit-Policy": string;
     /** @description What is left of it and when it resets, in seconds, e.g. `"hourly";r=998;t=1200`. */
-    RateLimit: string
+    RateLimit: string;
     /** @description Strong entity tag; send it in If-Match to change the item only if unchanged. */
-    ETag: string
+    ETag: string;
     /** @description Seconds to wait before sending the request again: until the hourly budget resets (429), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress). */
-    'Retry-After': number
+    "Retry-After": number;
     /** @description The path of the resource the answer shows, e.g. /v1/sites/site_…. */
-    Location: string
+    Location: string;
     /** @description Present when the answer is the stored one of an earlier request with the same Idempotency-Key. */
-    'Idempotent-Replayed': 'true'
-  }
-  pathItems: never
-}
+    "Idempotent-Replayed": "true";
+  };
+  pathItems: never;
+};
 
-export type $defs = Record<string, never>
+export type $defs = Record<string, never>;
 
-export type external = Record<string, never>
+export type external = Record<string, never>;
 
 export type operations = {
+
   /** The account of the credential: plan, quota and usage */
-  'account.get': {
+  "account.get": {
     responses: {
       /** @description The account */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description acct_… */
-            id: string
-            plan: 'free' | 'lite' | 'plus' | 'pro' | 'max'
-            api_access: 'none' | 'read' | 'read_write'
+            id: string;
+            plan: "free" | "lite" | "plus" | "pro" | "max";
+            api_access: "none" | "read" | "read_write";
             quota: {
-              requests_per_hour: number
+              requests_per_hour: number;
               /** @enum {number} */
-              window_seconds: 3600
+              window_seconds: 3600;
               /** @description True when the account has an individual budget instead of the plan’s. */
-              override: boolean
-            }
+              override: boolean;
+            };
             usage: {
               /** @description Requests counted in the current hour, this one included. */
-              used: number
-              remaining: number
+              used: number;
+              remaining: number;
               /** Format: date-time */
-              window_start: string
+              window_start: string;
               /** Format: date-time */
-              resets_at: string
-            }
+              resets_at: string;
+            };
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the members of the account */
-  'account.members.list': {
+  "account.members.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description Members: owners first, then by when they joined */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description The person, usr_… */
-              id: string
-              email: string
-              /** @description owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only */
-              role: 'viewer' | 'editor' | 'owner'
-              /**
-               * Format: date-time
-               * @description When they joined the account.
-               */
-              created_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description The person, usr_… */
+                id: string;
+                email: string;
+                /** @description owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only */
+                role: "viewer" | "editor" | "owner";
+                /**
+                 * Format: date-time
+                 * @description When they joined the account.
+                 */
+                created_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Invite a person to the account by email */
-  'account.members.invite': {
+  "account.members.invite": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
-    }
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** @description Where the link is mailed; the invitee signs in with a code sent there. */
-          email: string
+          email: string;
           /**
            * @description The role the invitee gets; editor by default.
            * @default editor
            */
-          role?: 'viewer' | 'editor' | 'owner'
-        }
-      }
-    }
+          role?: "viewer" | "editor" | "owner";
+        };
+      };
+    };
     responses: {
       /** @description An invitation to the account */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description inv_… */
-            id: string
-            email: string
+            id: string;
+            email: string;
             /** @description owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only */
-            role: 'viewer' | 'editor' | 'owner'
-            state: 'pending' | 'accepted' | 'withdrawn' | 'expired'
+            role: "viewer" | "editor" | "owner";
+            state: "pending" | "accepted" | "withdrawn" | "expired";
             /** @description The owner who invited. */
-            invited_by: string | null
+            invited_by: string | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /**
              * Format: date-time
              * @description The link works once, until then (7 days).
              */
-            expires_at: string
-          }
-        }
-      }
+            expires_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the pending invitations */
-  'account.invitations.list': {
+  "account.invitations.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description Pending invitations, newest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description inv_… */
-              id: string
-              email: string
-              /** @description owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only */
-              role: 'viewer' | 'editor' | 'owner'
-              state: 'pending' | 'accepted' | 'withdrawn' | 'expired'
-              /** @description The owner who invited. */
-              invited_by: string | null
-              /** Format: date-time */
-              created_at: string
-              /**
-               * Format: date-time
-               * @description The link works once, until then (7 days).
-               */
-              expires_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description inv_… */
+                id: string;
+                email: string;
+                /** @description owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only */
+                role: "viewer" | "editor" | "owner";
+                state: "pending" | "accepted" | "withdrawn" | "expired";
+                /** @description The owner who invited. */
+                invited_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description The link works once, until then (7 days).
+                 */
+                expires_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a pending invitation */
-  'account.invitations.get': {
+  "account.invitations.get": {
     parameters: {
       path: {
         /** @description inv_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description An invitation to the account */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description inv_… */
-            id: string
-            email: string
+            id: string;
+            email: string;
             /** @description owner: everything, members included; editor: sites, pages, blocks, domains, publishing, leads and conversations; viewer: reads only */
-            role: 'viewer' | 'editor' | 'owner'
-            state: 'pending' | 'accepted' | 'withdrawn' | 'expired'
+            role: "viewer" | "editor" | "owner";
+            state: "pending" | "accepted" | "withdrawn" | "expired";
             /** @description The owner who invited. */
-            invited_by: string | null
+            invited_by: string | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /**
              * Format: date-time
              * @description The link works once, until then (7 days).
              */
-            expires_at: string
-          }
-        }
-      }
+            expires_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Withdraw a pending invitation (its link then says so) */
-  'account.invitations.withdraw': {
+  "account.invitations.withdraw": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description inv_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Withdrawn */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List API tokens */
-  'tokens.list': {
+  "tokens.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description API tokens, newest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description tok_… */
-              id: string
-              /** @description The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner). */
-              user_id: string | null
-              name: string
-              scopes: ('read:sites' | 'write:pages' | 'manage:leads' | 'manage:webhooks' | 'manage:tokens')[]
-              /** Format: date-time */
-              created_at: string
-              expires_at: string | null
-              /** @description Recorded to the minute. */
-              last_used_at: string | null
-            }[]
+          "application/json": {
+            data: ({
+                /** @description tok_… */
+                id: string;
+                /** @description The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner). */
+                user_id: string | null;
+                name: string;
+                scopes: ("read:sites" | "write:pages" | "manage:leads" | "manage:webhooks" | "manage:tokens")[];
+                /** Format: date-time */
+                created_at: string;
+                expires_at: string | null;
+                /** @description Recorded to the minute. */
+                last_used_at: string | null;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Create an API token */
-  'tokens.create': {
+  "tokens.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
-    }
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
-          name: string
-          scopes: ('read:sites' | 'write:pages' | 'manage:leads' | 'manage:webhooks' | 'manage:tokens')[]
+        "application/json": {
+          name: string;
+          scopes: ("read:sites" | "write:pages" | "manage:leads" | "manage:webhooks" | "manage:tokens")[];
           /**
            * Format: date-time
            * @description When the token stops working; none by default.
            */
-          expires_at?: string
-        }
-      }
-    }
+          expires_at?: string;
+        };
+      };
+    };
     responses: {
       /** @description The token with its secret, shown once */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description tok_… */
-            id: string
+            id: string;
             /** @description The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner). */
-            user_id: string | null
-            name: string
-            scopes: ('read:sites' | 'write:pages' | 'manage:leads' | 'manage:webhooks' | 'manage:tokens')[]
+            user_id: string | null;
+            name: string;
+            scopes: ("read:sites" | "write:pages" | "manage:leads" | "manage:webhooks" | "manage:tokens")[];
             /** Format: date-time */
-            created_at: string
-            expires_at: string | null
+            created_at: string;
+            expires_at: string | null;
             /** @description Recorded to the minute. */
-            last_used_at: string | null
+            last_used_at: string | null;
             /** @description The secret, `wps_<id>_…`: shown here once, never again. */
-            token: string
-          }
-        }
-      }
+            token: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get an API token (never its secret) */
-  'tokens.get': {
+  "tokens.get": {
     parameters: {
       path: {
         /** @description tok_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description An API token (never its secret) */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description tok_… */
-            id: string
+            id: string;
             /** @description The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner). */
-            user_id: string | null
-            name: string
-            scopes: ('read:sites' | 'write:pages' | 'manage:leads' | 'manage:webhooks' | 'manage:tokens')[]
+            user_id: string | null;
+            name: string;
+            scopes: ("read:sites" | "write:pages" | "manage:leads" | "manage:webhooks" | "manage:tokens")[];
             /** Format: date-time */
-            created_at: string
-            expires_at: string | null
+            created_at: string;
+            expires_at: string | null;
             /** @description Recorded to the minute. */
-            last_used_at: string | null
-          }
-        }
-      }
+            last_used_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Revoke a token at once (both secrets of a rotation) */
-  'tokens.revoke': {
+  "tokens.revoke": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description tok_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Revoked */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Rotate a token’s secret, keeping the old one for a grace period */
-  'tokens.rotate': {
+  "tokens.rotate": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description tok_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /**
            * @description How long the old secret keeps working; 0 stops it at once.
            * @default 3600
            */
-          grace_seconds?: number
-        }
-      }
-    }
+          grace_seconds?: number;
+        };
+      };
+    };
     responses: {
       /** @description The token with its new secret, shown once */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description tok_… */
-            id: string
+            id: string;
             /** @description The member who made the token; it acts with their role. Null for a token the operator made for the account (it acts as an owner). */
-            user_id: string | null
-            name: string
-            scopes: ('read:sites' | 'write:pages' | 'manage:leads' | 'manage:webhooks' | 'manage:tokens')[]
+            user_id: string | null;
+            name: string;
+            scopes: ("read:sites" | "write:pages" | "manage:leads" | "manage:webhooks" | "manage:tokens")[];
             /** Format: date-time */
-            created_at: string
-            expires_at: string | null
+            created_at: string;
+            expires_at: string | null;
             /** @description Recorded to the minute. */
-            last_used_at: string | null
+            last_used_at: string | null;
             /** @description The secret, `wps_<id>_…`: shown here once, never again. */
-            token: string
+            token: string;
             /** @description Until when the replaced secret still works; null when it stopped at once. */
-            previous_secret_expires_at: string | null
-          }
-        }
-      }
+            previous_secret_expires_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List recorded API calls */
-  'audit_log.list': {
+  "audit_log.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
+        per_page?: number;
         /** @description Calls at or after this time. */
-        since?: string
+        since?: string;
         /** @description Calls before this time. */
-        until?: string
-        token_id?: string
+        until?: string;
+        token_id?: string;
         /** @description Calls of this member. */
-        user_id?: string
-        operation?: string
-      }
-    }
+        user_id?: string;
+        operation?: string;
+      };
+    };
     responses: {
       /** @description Recorded calls, newest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description aud_… */
-              id: string
-              /** Format: date-time */
-              at: string
-              account_id: string
-              token_id: string | null
-              client_id: string | null
-              user_id: string | null
-              /** @description The operation name, e.g. sites.list. */
-              operation: string
-              method: string
-              /** @description The route template, e.g. /v1/sites/:id. */
-              path: string
-              status: number
-              request_id: string
-              ip: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description aud_… */
+                id: string;
+                /** Format: date-time */
+                at: string;
+                account_id: string;
+                token_id: string | null;
+                client_id: string | null;
+                user_id: string | null;
+                /** @description The operation name, e.g. sites.list. */
+                operation: string;
+                method: string;
+                /** @description The route template, e.g. /v1/sites/:id. */
+                path: string;
+                status: number;
+                request_id: string;
+                ip: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List sites */
-  'sites.list': {
+  "sites.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description Sites of the account, oldest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description site_… */
-              id: string
-              name: string
-              domain: string | null
-              /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
-              subdomain: string
-              status: 'draft' | 'live' | 'offline'
-              default_locale: 'de' | 'en' | 'fr'
-              locales: ('de' | 'en' | 'fr')[]
-              /** @description The site’s sales assistant */
-              assistant: {
-                enabled: boolean
-                persona: string | null
-                booking_url: string | null
-                /** @description The assistant takes leads (with consent). */
-                lead: boolean
-                /** @description Visitors may ask for a person (the conversations inbox). */
-                handoff: boolean
-              }
-              /**
-               * Format: uri
-               * @description The latest build under {base_url}/s/{site_id}/
-               */
-              preview_url: string
-              url: string | null
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              updated_at: string
-              published_at: string | null
-            }[]
+          "application/json": {
+            data: ({
+                /** @description site_… */
+                id: string;
+                name: string;
+                domain: string | null;
+                /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
+                subdomain: string;
+                status: "draft" | "live" | "offline";
+                default_locale: "de" | "en" | "fr";
+                locales: ("de" | "en" | "fr")[];
+                /** @description The site’s sales assistant */
+                assistant: {
+                  enabled: boolean;
+                  persona: string | null;
+                  booking_url: string | null;
+                  /** @description The assistant takes leads (with consent). */
+                  lead: boolean;
+                  /** @description Visitors may ask for a person (the conversations inbox). */
+                  handoff: boolean;
+                };
+                /** @description How the site looks: a preset, the brand colour (darkened for buttons and links where white text or the page would not reach WCAG AA contrast), the font pair and the corners */
+                theme: {
+                  preset: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+                  /** @description The brand colour, #rrggbb */
+                  brand_color: string;
+                  font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+                  corners: "square" | "soft" | "round";
+                };
+                /**
+                 * Format: uri
+                 * @description The latest build under {base_url}/s/{site_id}/
+                 */
+                preview_url: string;
+                url: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                published_at: string | null;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Create a site (draft, no domain yet) */
-  'sites.create': {
+  "sites.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
-    }
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
-          name: string
-          default_locale?: 'de' | 'en' | 'fr'
-          locales?: ('de' | 'en' | 'fr')[]
+        "application/json": {
+          name: string;
+          default_locale?: "de" | "en" | "fr";
+          locales?: ("de" | "en" | "fr")[];
           assistant?: {
-            enabled?: boolean
-            persona?: string | null
-            booking_url?: string | null
+            enabled?: boolean;
+            persona?: string | null;
+            booking_url?: string | null;
             /** @description The assistant takes leads (with consent). */
-            lead?: boolean
+            lead?: boolean;
             /** @description Visitors may ask for a person (the conversations inbox). */
-            handoff?: boolean
-          }
-        }
-      }
-    }
+            handoff?: boolean;
+          };
+          /** @description A new preset brings its own colour, fonts and corners; the other fields given with it (or alone) change just themselves */
+          theme?: {
+            preset?: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+            /** @description The brand colour, #rrggbb */
+            brand_color?: string;
+            font_pair?: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+            corners?: "square" | "soft" | "round";
+          };
+        };
+      };
+    };
     responses: {
       /** @description A site */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description site_… */
-            id: string
-            name: string
-            domain: string | null
+            id: string;
+            name: string;
+            domain: string | null;
             /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
-            subdomain: string
-            status: 'draft' | 'live' | 'offline'
-            default_locale: 'de' | 'en' | 'fr'
-            locales: ('de' | 'en' | 'fr')[]
+            subdomain: string;
+            status: "draft" | "live" | "offline";
+            default_locale: "de" | "en" | "fr";
+            locales: ("de" | "en" | "fr")[];
             /** @description The site’s sales assistant */
             assistant: {
-              enabled: boolean
-              persona: string | null
-              booking_url: string | null
+              enabled: boolean;
+              persona: string | null;
+              booking_url: string | null;
               /** @description The assistant takes leads (with consent). */
-              lead: boolean
+              lead: boolean;
               /** @description Visitors may ask for a person (the conversations inbox). */
-              handoff: boolean
-            }
+              handoff: boolean;
+            };
+            /** @description How the site looks: a preset, the brand colour (darkened for buttons and links where white text or the page would not reach WCAG AA contrast), the font pair and the corners */
+            theme: {
+              preset: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+              /** @description The brand colour, #rrggbb */
+              brand_color: string;
+              font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+              corners: "square" | "soft" | "round";
+            };
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
              */
-            preview_url: string
-            url: string | null
+            preview_url: string;
+            url: string | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-            published_at: string | null
-          }
-        }
-      }
+            updated_at: string;
+            published_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a site */
-  'sites.get': {
+  "sites.get": {
     parameters: {
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description site_… */
-            id: string
-            name: string
-            domain: string | null
+            id: string;
+            name: string;
+            domain: string | null;
             /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
-            subdomain: string
-            status: 'draft' | 'live' | 'offline'
-            default_locale: 'de' | 'en' | 'fr'
-            locales: ('de' | 'en' | 'fr')[]
+            subdomain: string;
+            status: "draft" | "live" | "offline";
+            default_locale: "de" | "en" | "fr";
+            locales: ("de" | "en" | "fr")[];
             /** @description The site’s sales assistant */
             assistant: {
-              enabled: boolean
-              persona: string | null
-              booking_url: string | null
+              enabled: boolean;
+              persona: string | null;
+              booking_url: string | null;
               /** @description The assistant takes leads (with consent). */
-              lead: boolean
+              lead: boolean;
               /** @description Visitors may ask for a person (the conversations inbox). */
-              handoff: boolean
-            }
+              handoff: boolean;
+            };
+            /** @description How the site looks: a preset, the brand colour (darkened for buttons and links where white text or the page would not reach WCAG AA contrast), the font pair and the corners */
+            theme: {
+              preset: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+              /** @description The brand colour, #rrggbb */
+              brand_color: string;
+              font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+              corners: "square" | "soft" | "round";
+            };
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
              */
-            preview_url: string
-            url: string | null
+            preview_url: string;
+            url: string | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-            published_at: string | null
-          }
-        }
-      }
+            updated_at: string;
+            published_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Delete a site with its pages, domains, builds, leads and conversations */
-  'sites.delete': {
+  "sites.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Deleted */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Change a site: name, subdomain, locales, assistant, or status live/offline */
-  'sites.update': {
+  "sites.update": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
-          name?: string
+        "application/json": {
+          name?: string;
           /** @description A new slug, alone or as the full host {slug}.{SITES_DOMAIN}; served at once, the old subdomain stops answering */
-          subdomain?: string
-          status?: 'live' | 'offline'
-          default_locale?: 'de' | 'en' | 'fr'
-          locales?: ('de' | 'en' | 'fr')[]
+          subdomain?: string;
+          status?: "live" | "offline";
+          default_locale?: "de" | "en" | "fr";
+          locales?: ("de" | "en" | "fr")[];
           assistant?: {
-            enabled?: boolean
-            persona?: string | null
-            booking_url?: string | null
+            enabled?: boolean;
+            persona?: string | null;
+            booking_url?: string | null;
             /** @description The assistant takes leads (with consent). */
-            lead?: boolean
+            lead?: boolean;
             /** @description Visitors may ask for a person (the conversations inbox). */
-            handoff?: boolean
-          }
-        }
-      }
-    }
+            handoff?: boolean;
+          };
+          /** @description A new preset brings its own colour, fonts and corners; the other fields given with it (or alone) change just themselves */
+          theme?: {
+            preset?: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+            /** @description The brand colour, #rrggbb */
+            brand_color?: string;
+            font_pair?: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+            corners?: "square" | "soft" | "round";
+          };
+        };
+      };
+    };
     responses: {
       /** @description A site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description site_… */
-            id: string
-            name: string
-            domain: string | null
+            id: string;
+            name: string;
+            domain: string | null;
             /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
-            subdomain: string
-            status: 'draft' | 'live' | 'offline'
-            default_locale: 'de' | 'en' | 'fr'
-            locales: ('de' | 'en' | 'fr')[]
+            subdomain: string;
+            status: "draft" | "live" | "offline";
+            default_locale: "de" | "en" | "fr";
+            locales: ("de" | "en" | "fr")[];
             /** @description The site’s sales assistant */
             assistant: {
-              enabled: boolean
-              persona: string | null
-              booking_url: string | null
+              enabled: boolean;
+              persona: string | null;
+              booking_url: string | null;
               /** @description The assistant takes leads (with consent). */
-              lead: boolean
+              lead: boolean;
               /** @description Visitors may ask for a person (the conversations inbox). */
-              handoff: boolean
-            }
+              handoff: boolean;
+            };
+            /** @description How the site looks: a preset, the brand colour (darkened for buttons and links where white text or the page would not reach WCAG AA contrast), the font pair and the corners */
+            theme: {
+              preset: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+              /** @description The brand colour, #rrggbb */
+              brand_color: string;
+              font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+              corners: "square" | "soft" | "round";
+            };
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
              */
-            preview_url: string
-            url: string | null
+            preview_url: string;
+            url: string | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-            published_at: string | null
-          }
-        }
-      }
+            updated_at: string;
+            published_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the pages of a site */
-  'pages.list': {
+  "pages.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
         /** @description site_… */
-        site_id: string
-      }
-    }
+        site_id: string;
+      };
+    };
     responses: {
       /** @description Pages by locale and path */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description page_… */
-              id: string
-              /** @description site_… */
-              site_id: string
-              path: string
-              locale: 'de' | 'en' | 'fr'
-              title: string
-              description: string
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              updated_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description page_… */
+                id: string;
+                /** @description site_… */
+                site_id: string;
+                path: string;
+                locale: "de" | "en" | "fr";
+                title: string;
+                description: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Create a page (locale: the site’s default unless given) */
-  'pages.create': {
+  "pages.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description site_… */
-        site_id: string
-      }
-    }
+        site_id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** @description "/" or lower-case segments such as /about/team */
-          path: string
-          locale?: 'de' | 'en' | 'fr'
-          title: string
-          description?: string
-        }
-      }
-    }
+          path: string;
+          locale?: "de" | "en" | "fr";
+          title: string;
+          description?: string;
+        };
+      };
+    };
     responses: {
       /** @description A page of a site */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description page_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            path: string
-            locale: 'de' | 'en' | 'fr'
-            title: string
-            description: string
+            site_id: string;
+            path: string;
+            locale: "de" | "en" | "fr";
+            title: string;
+            description: string;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-          }
-        }
-      }
+            updated_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a page */
-  'pages.get': {
+  "pages.get": {
     parameters: {
       path: {
         /** @description page_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A page of a site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description page_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            path: string
-            locale: 'de' | 'en' | 'fr'
-            title: string
-            description: string
+            site_id: string;
+            path: string;
+            locale: "de" | "en" | "fr";
+            title: string;
+            description: string;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-          }
-        }
-      }
+            updated_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Delete a page with its blocks */
-  'pages.delete': {
+  "pages.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description page_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Deleted */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Change a page */
-  'pages.update': {
+  "pages.update": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description page_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** @description "/" or lower-case segments such as /about/team */
-          path?: string
-          locale?: 'de' | 'en' | 'fr'
-          title?: string
-          description?: string
-        }
-      }
-    }
+          path?: string;
+          locale?: "de" | "en" | "fr";
+          title?: string;
+          description?: string;
+        };
+      };
+    };
     responses: {
       /** @description A page of a site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description page_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            path: string
-            locale: 'de' | 'en' | 'fr'
-            title: string
-            description: string
+            site_id: string;
+            path: string;
+            locale: "de" | "en" | "fr";
+            title: string;
+            description: string;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-          }
-        }
-      }
+            updated_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the blocks of a page in order */
-  'blocks.list': {
+  "blocks.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
         /** @description page_… */
-        page_id: string
-      }
-    }
+        page_id: string;
+      };
+    };
     responses: {
       /** @description Blocks by position */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: (
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'hero'
-                  position: number
-                  content: {
-                    heading: string
-                    subheading?: string
-                    cta?: {
-                      label: string
-                      href: string
-                    }
-                    image?: {
-                      src: string
-                      alt: string
-                    }
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'text'
-                  position: number
-                  content: {
-                    markdown: string
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'image'
-                  position: number
-                  content: {
-                    src: string
-                    alt: string
-                    caption?: string
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'features'
-                  position: number
-                  content: {
-                    heading?: string
-                    items: {
-                      title: string
-                      text: string
-                    }[]
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'faq'
-                  position: number
-                  content: {
-                    heading?: string
-                    items: {
-                      question: string
-                      answer: string
-                    }[]
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'cta'
-                  position: number
-                  content: {
-                    heading: string
-                    text?: string
-                    label: string
-                    href: string
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'contact_form'
-                  position: number
-                  content: {
-                    heading?: string
-                    submit_label?: string
-                  }
-                }
-              | {
-                  /** @description blk_… */
-                  id: string
-                  /** @description page_… */
-                  page_id: string
-                  /** @enum {string} */
-                  type: 'testimonial'
-                  position: number
-                  content: {
-                    quote: string
-                    author: string
-                    role?: string
-                  }
-                }
-            )[]
+          "application/json": {
+            data: ({
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "hero";
+                position: number;
+                content: {
+                  heading: string;
+                  subheading?: string;
+                  cta?: {
+                    label: string;
+                    href: string;
+                  };
+                  image?: {
+                    src: string;
+                    alt: string;
+                  };
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "text";
+                position: number;
+                content: {
+                  markdown: string;
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "image";
+                position: number;
+                content: {
+                  src: string;
+                  alt: string;
+                  caption?: string;
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "features";
+                position: number;
+                content: {
+                  heading?: string;
+                  items: {
+                      title: string;
+                      text: string;
+                    }[];
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "faq";
+                position: number;
+                content: {
+                  heading?: string;
+                  items: {
+                      question: string;
+                      answer: string;
+                    }[];
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "cta";
+                position: number;
+                content: {
+                  heading: string;
+                  text?: string;
+                  label: string;
+                  href: string;
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "contact_form";
+                position: number;
+                content: {
+                  heading?: string;
+                  submit_label?: string;
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "testimonial";
+                position: number;
+                content: {
+                  quote: string;
+                  author: string;
+                  role?: string;
+                };
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Add a block at a position or at the end */
-  'blocks.create': {
+  "blocks.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description page_… */
-        page_id: string
-      }
-    }
+        page_id: string;
+      };
+    };
     /** @description A block of one type with its content; position defaults to the end */
     requestBody: {
       content: {
-        'application/json':
-          | components['schemas']['NewHeroBlock']
-          | components['schemas']['NewTextBlock']
-          | components['schemas']['NewImageBlock']
-          | components['schemas']['NewFeaturesBlock']
-          | components['schemas']['NewFaqBlock']
-          | components['schemas']['NewCtaBlock']
-          | components['schemas']['NewContactFormBlock']
-          | components['schemas']['NewTestimonialBlock']
-      }
-    }
+        "application/json": components["schemas"]["NewHeroBlock"] | components["schemas"]["NewTextBlock"] | components["schemas"]["NewImageBlock"] | components["schemas"]["NewFeaturesBlock"] | components["schemas"]["NewFaqBlock"] | components["schemas"]["NewCtaBlock"] | components["schemas"]["NewContactFormBlock"] | components["schemas"]["NewTestimonialBlock"];
+      };
+    };
     responses: {
       /** @description A block of a page; content by type */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json':
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'hero'
-                position: number
-                content: {
-                  heading: string
-                  subheading?: string
-                  cta?: {
-                    label: string
-                    href: string
-                  }
-                  image?: {
-                    src: string
-                    alt: string
-                  }
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'text'
-                position: number
-                content: {
-                  markdown: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'image'
-                position: number
-                content: {
-                  src: string
-                  alt: string
-                  caption?: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'features'
-                position: number
-                content: {
-                  heading?: string
-                  items: {
-                    title: string
-                    text: string
-                  }[]
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'faq'
-                position: number
-                content: {
-                  heading?: string
-                  items: {
-                    question: string
-                    answer: string
-                  }[]
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'cta'
-                position: number
-                content: {
-                  heading: string
-                  text?: string
-                  label: string
-                  href: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'contact_form'
-                position: number
-                content: {
-                  heading?: string
-                  submit_label?: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'testimonial'
-                position: number
-                content: {
-                  quote: string
-                  author: string
-                  role?: string
-                }
-              }
-        }
-      }
+          "application/json": {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "hero";
+            position: number;
+            content: {
+              heading: string;
+              subheading?: string;
+              cta?: {
+                label: string;
+                href: string;
+              };
+              image?: {
+                src: string;
+                alt: string;
+              };
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "text";
+            position: number;
+            content: {
+              markdown: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "image";
+            position: number;
+            content: {
+              src: string;
+              alt: string;
+              caption?: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "features";
+            position: number;
+            content: {
+              heading?: string;
+              items: {
+                  title: string;
+                  text: string;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "faq";
+            position: number;
+            content: {
+              heading?: string;
+              items: {
+                  question: string;
+                  answer: string;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "cta";
+            position: number;
+            content: {
+              heading: string;
+              text?: string;
+              label: string;
+              href: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "contact_form";
+            position: number;
+            content: {
+              heading?: string;
+              submit_label?: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "testimonial";
+            position: number;
+            content: {
+              quote: string;
+              author: string;
+              role?: string;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a block */
-  'blocks.get': {
+  "blocks.get": {
     parameters: {
       path: {
         /** @description blk_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A block of a page; content by type */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json':
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'hero'
-                position: number
-                content: {
-                  heading: string
-                  subheading?: string
-                  cta?: {
-                    label: string
-                    href: string
-                  }
-                  image?: {
-                    src: string
-                    alt: string
-                  }
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'text'
-                position: number
-                content: {
-                  markdown: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'image'
-                position: number
-                content: {
-                  src: string
-                  alt: string
-                  caption?: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'features'
-                position: number
-                content: {
-                  heading?: string
-                  items: {
-                    title: string
-                    text: string
-                  }[]
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'faq'
-                position: number
-                content: {
-                  heading?: string
-                  items: {
-                    question: string
-                    answer: string
-                  }[]
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'cta'
-                position: number
-                content: {
-                  heading: string
-                  text?: string
-                  label: string
-                  href: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'contact_form'
-                position: number
-                content: {
-                  heading?: string
-                  submit_label?: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'testimonial'
-                position: number
-                content: {
-                  quote: string
-                  author: string
-                  role?: string
-                }
-              }
-        }
-      }
+          "application/json": {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "hero";
+            position: number;
+            content: {
+              heading: string;
+              subheading?: string;
+              cta?: {
+                label: string;
+                href: string;
+              };
+              image?: {
+                src: string;
+                alt: string;
+              };
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "text";
+            position: number;
+            content: {
+              markdown: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "image";
+            position: number;
+            content: {
+              src: string;
+              alt: string;
+              caption?: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "features";
+            position: number;
+            content: {
+              heading?: string;
+              items: {
+                  title: string;
+                  text: string;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "faq";
+            position: number;
+            content: {
+              heading?: string;
+              items: {
+                  question: string;
+                  answer: string;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "cta";
+            position: number;
+            content: {
+              heading: string;
+              text?: string;
+              label: string;
+              href: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "contact_form";
+            position: number;
+            content: {
+              heading?: string;
+              submit_label?: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "testimonial";
+            position: number;
+            content: {
+              quote: string;
+              author: string;
+              role?: string;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Delete a block; the ones after it move up */
-  'blocks.delete': {
+  "blocks.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description blk_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Deleted */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Change a block’s content or type, or move it */
-  'blocks.update': {
+  "blocks.update": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description blk_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     /** @description A new type needs new content of that type; position moves the block */
     requestBody: {
       content: {
-        'application/json':
-          | {
-              /** @enum {string} */
-              type: 'hero'
-              content: {
-                heading: string
-                subheading?: string
-                cta?: {
-                  label: string
-                  href: string
-                }
-                image?: {
-                  src: string
-                  alt: string
-                }
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'text'
-              content: {
-                markdown: string
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'image'
-              content: {
-                src: string
-                alt: string
-                caption?: string
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'features'
-              content: {
-                heading?: string
-                items: {
-                  title: string
-                  text: string
-                }[]
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'faq'
-              content: {
-                heading?: string
-                items: {
-                  question: string
-                  answer: string
-                }[]
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'cta'
-              content: {
-                heading: string
-                text?: string
-                label: string
-                href: string
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'contact_form'
-              content: {
-                heading?: string
-                submit_label?: string
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @enum {string} */
-              type: 'testimonial'
-              content: {
-                quote: string
-                author: string
-                role?: string
-              }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @description New content of the block’s current type */
-              content:
-                | {
-                    heading: string
-                    subheading?: string
-                    cta?: {
-                      label: string
-                      href: string
-                    }
-                    image?: {
-                      src: string
-                      alt: string
-                    }
-                  }
-                | {
-                    markdown: string
-                  }
-                | {
-                    src: string
-                    alt: string
-                    caption?: string
-                  }
-                | {
-                    heading?: string
-                    items: {
-                      title: string
-                      text: string
-                    }[]
-                  }
-                | {
-                    heading?: string
-                    items: {
-                      question: string
-                      answer: string
-                    }[]
-                  }
-                | {
-                    heading: string
-                    text?: string
-                    label: string
-                    href: string
-                  }
-                | {
-                    heading?: string
-                    submit_label?: string
-                  }
-                | {
-                    quote: string
-                    author: string
-                    role?: string
-                  }
-              /** @description From 0; the blocks from there move down */
-              position?: number
-            }
-          | {
-              /** @description From 0; the blocks from there move down */
-              position: number
-            }
-      }
-    }
+        "application/json": {
+          /** @enum {string} */
+          type: "hero";
+          content: {
+            heading: string;
+            subheading?: string;
+            cta?: {
+              label: string;
+              href: string;
+            };
+            image?: {
+              src: string;
+              alt: string;
+            };
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "text";
+          content: {
+            markdown: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "image";
+          content: {
+            src: string;
+            alt: string;
+            caption?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "features";
+          content: {
+            heading?: string;
+            items: {
+                title: string;
+                text: string;
+              }[];
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "faq";
+          content: {
+            heading?: string;
+            items: {
+                question: string;
+                answer: string;
+              }[];
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "cta";
+          content: {
+            heading: string;
+            text?: string;
+            label: string;
+            href: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "contact_form";
+          content: {
+            heading?: string;
+            submit_label?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "testimonial";
+          content: {
+            quote: string;
+            author: string;
+            role?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | ({
+          /** @description New content of the block’s current type */
+          content: {
+            heading: string;
+            subheading?: string;
+            cta?: {
+              label: string;
+              href: string;
+            };
+            image?: {
+              src: string;
+              alt: string;
+            };
+          } | {
+            markdown: string;
+          } | {
+            src: string;
+            alt: string;
+            caption?: string;
+          } | {
+            heading?: string;
+            items: {
+                title: string;
+                text: string;
+              }[];
+          } | {
+            heading?: string;
+            items: {
+                question: string;
+                answer: string;
+              }[];
+          } | {
+            heading: string;
+            text?: string;
+            label: string;
+            href: string;
+          } | {
+            heading?: string;
+            submit_label?: string;
+          } | {
+            quote: string;
+            author: string;
+            role?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        }) | {
+          /** @description From 0; the blocks from there move down */
+          position: number;
+        };
+      };
+    };
     responses: {
       /** @description A block of a page; content by type */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json':
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'hero'
-                position: number
-                content: {
-                  heading: string
-                  subheading?: string
-                  cta?: {
-                    label: string
-                    href: string
-                  }
-                  image?: {
-                    src: string
-                    alt: string
-                  }
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'text'
-                position: number
-                content: {
-                  markdown: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'image'
-                position: number
-                content: {
-                  src: string
-                  alt: string
-                  caption?: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'features'
-                position: number
-                content: {
-                  heading?: string
-                  items: {
-                    title: string
-                    text: string
-                  }[]
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'faq'
-                position: number
-                content: {
-                  heading?: string
-                  items: {
-                    question: string
-                    answer: string
-                  }[]
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'cta'
-                position: number
-                content: {
-                  heading: string
-                  text?: string
-                  label: string
-                  href: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'contact_form'
-                position: number
-                content: {
-                  heading?: string
-                  submit_label?: string
-                }
-              }
-            | {
-                /** @description blk_… */
-                id: string
-                /** @description page_… */
-                page_id: string
-                /** @enum {string} */
-                type: 'testimonial'
-                position: number
-                content: {
-                  quote: string
-                  author: string
-                  role?: string
-                }
-              }
-        }
-      }
+          "application/json": {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "hero";
+            position: number;
+            content: {
+              heading: string;
+              subheading?: string;
+              cta?: {
+                label: string;
+                href: string;
+              };
+              image?: {
+                src: string;
+                alt: string;
+              };
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "text";
+            position: number;
+            content: {
+              markdown: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "image";
+            position: number;
+            content: {
+              src: string;
+              alt: string;
+              caption?: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "features";
+            position: number;
+            content: {
+              heading?: string;
+              items: {
+                  title: string;
+                  text: string;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "faq";
+            position: number;
+            content: {
+              heading?: string;
+              items: {
+                  question: string;
+                  answer: string;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "cta";
+            position: number;
+            content: {
+              heading: string;
+              text?: string;
+              label: string;
+              href: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "contact_form";
+            position: number;
+            content: {
+              heading?: string;
+              submit_label?: string;
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "testimonial";
+            position: number;
+            content: {
+              quote: string;
+              author: string;
+              role?: string;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the domains of a site */
-  'domains.list': {
+  "domains.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
         /** @description site_… */
-        site_id: string
-      }
-    }
+        site_id: string;
+      };
+    };
     responses: {
       /** @description Domains, oldest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description dom_… */
-              id: string
-              /** @description site_… */
-              site_id: string
-              hostname: string
-              status: 'pending' | 'active' | 'failed'
-              primary: boolean
-              /** @description Publish this TXT record, then POST …/verify */
-              verification: {
-                /** @enum {string} */
-                type: 'TXT'
-                name: string
-                value: string
-              }
-              verified_at: string | null
-              failure_reason: {
-                code: 'no_record' | 'wrong_value' | 'lookup_failed' | 'hostname_taken'
-                /** @description What was found, in words; a failed lookup names the resolvers asked */
-                detail: string
-              } | null
-            }[]
+          "application/json": {
+            data: ({
+                /** @description dom_… */
+                id: string;
+                /** @description site_… */
+                site_id: string;
+                hostname: string;
+                status: "pending" | "active" | "failed";
+                primary: boolean;
+                /** @description Publish this TXT record, then POST …/verify */
+                verification: {
+                  /** @enum {string} */
+                  type: "TXT";
+                  name: string;
+                  value: string;
+                };
+                verified_at: string | null;
+                failure_reason: ({
+                  code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
+                  /** @description What was found, in words; a failed lookup names the resolvers asked */
+                  detail: string;
+                }) | null;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Add a domain (pending until verified) */
-  'domains.create': {
+  "domains.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description site_… */
-        site_id: string
-      }
-    }
+        site_id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
-          hostname: string
+        "application/json": {
+          hostname: string;
           /** @description Make it the site’s primary domain (the first one is). */
-          primary?: boolean
-        }
-      }
-    }
+          primary?: boolean;
+        };
+      };
+    };
     responses: {
       /** @description A domain of a site */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description dom_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            hostname: string
-            status: 'pending' | 'active' | 'failed'
-            primary: boolean
+            site_id: string;
+            hostname: string;
+            status: "pending" | "active" | "failed";
+            primary: boolean;
             /** @description Publish this TXT record, then POST …/verify */
             verification: {
               /** @enum {string} */
-              type: 'TXT'
-              name: string
-              value: string
-            }
-            verified_at: string | null
-            failure_reason: {
-              code: 'no_record' | 'wrong_value' | 'lookup_failed' | 'hostname_taken'
+              type: "TXT";
+              name: string;
+              value: string;
+            };
+            verified_at: string | null;
+            failure_reason: ({
+              code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
               /** @description What was found, in words; a failed lookup names the resolvers asked */
-              detail: string
-            } | null
-          }
-        }
-      }
+              detail: string;
+            }) | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a domain with its verification record */
-  'domains.get': {
+  "domains.get": {
     parameters: {
       path: {
         /** @description dom_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A domain of a site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description dom_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            hostname: string
-            status: 'pending' | 'active' | 'failed'
-            primary: boolean
+            site_id: string;
+            hostname: string;
+            status: "pending" | "active" | "failed";
+            primary: boolean;
             /** @description Publish this TXT record, then POST …/verify */
             verification: {
               /** @enum {string} */
-              type: 'TXT'
-              name: string
-              value: string
-            }
-            verified_at: string | null
-            failure_reason: {
-              code: 'no_record' | 'wrong_value' | 'lookup_failed' | 'hostname_taken'
+              type: "TXT";
+              name: string;
+              value: string;
+            };
+            verified_at: string | null;
+            failure_reason: ({
+              code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
               /** @description What was found, in words; a failed lookup names the resolvers asked */
-              detail: string
-            } | null
-          }
-        }
-      }
+              detail: string;
+            }) | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Remove a domain */
-  'domains.delete': {
+  "domains.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description dom_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Removed */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Look up the TXT challenge (asynchronously); GET the domain for the outcome */
-  'domains.verify': {
+  "domains.verify": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description dom_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A domain of a site */
       202: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description dom_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            hostname: string
-            status: 'pending' | 'active' | 'failed'
-            primary: boolean
+            site_id: string;
+            hostname: string;
+            status: "pending" | "active" | "failed";
+            primary: boolean;
             /** @description Publish this TXT record, then POST …/verify */
             verification: {
               /** @enum {string} */
-              type: 'TXT'
-              name: string
-              value: string
-            }
-            verified_at: string | null
-            failure_reason: {
-              code: 'no_record' | 'wrong_value' | 'lookup_failed' | 'hostname_taken'
+              type: "TXT";
+              name: string;
+              value: string;
+            };
+            verified_at: string | null;
+            failure_reason: ({
+              code: "no_record" | "wrong_value" | "lookup_failed" | "hostname_taken";
               /** @description What was found, in words; a failed lookup names the resolvers asked */
-              detail: string
-            } | null
-          }
-        }
-      }
+              detail: string;
+            }) | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Rebuild and publish the site (the build in progress if there is one) */
-  'sites.rebuild': {
+  "sites.rebuild": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A build of a site */
       202: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description bld_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            status: 'queued' | 'running' | 'succeeded' | 'failed'
-            error: string | null
-            pages: number | null
-            started_at: string | null
-            finished_at: string | null
-          }
-        }
-      }
+            site_id: string;
+            status: "queued" | "running" | "succeeded" | "failed";
+            error: string | null;
+            pages: number | null;
+            started_at: string | null;
+            finished_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the builds of a site */
-  'builds.list': {
+  "builds.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Builds, newest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description bld_… */
-              id: string
-              /** @description site_… */
-              site_id: string
-              status: 'queued' | 'running' | 'succeeded' | 'failed'
-              error: string | null
-              pages: number | null
-              started_at: string | null
-              finished_at: string | null
-            }[]
+          "application/json": {
+            data: ({
+                /** @description bld_… */
+                id: string;
+                /** @description site_… */
+                site_id: string;
+                status: "queued" | "running" | "succeeded" | "failed";
+                error: string | null;
+                pages: number | null;
+                started_at: string | null;
+                finished_at: string | null;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a build */
-  'builds.get': {
+  "builds.get": {
     parameters: {
       path: {
         /** @description site_… */
-        id: string
+        id: string;
         /** @description bld_… */
-        build_id: string
-      }
-    }
+        build_id: string;
+      };
+    };
     responses: {
       /** @description A build of a site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description bld_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            status: 'queued' | 'running' | 'succeeded' | 'failed'
-            error: string | null
-            pages: number | null
-            started_at: string | null
-            finished_at: string | null
-          }
-        }
-      }
+            site_id: string;
+            status: "queued" | "running" | "succeeded" | "failed";
+            error: string | null;
+            pages: number | null;
+            started_at: string | null;
+            finished_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Put an earlier succeeded build live again */
-  'sites.rollback': {
+  "sites.rollback": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** @description bld_… */
-          build_id: string
-        }
-      }
-    }
+          build_id: string;
+        };
+      };
+    };
     responses: {
       /** @description A site */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description site_… */
-            id: string
-            name: string
-            domain: string | null
+            id: string;
+            name: string;
+            domain: string | null;
             /** @description The platform subdomain {slug}.{SITES_DOMAIN}, served from creation without DNS; PATCH it to change the slug */
-            subdomain: string
-            status: 'draft' | 'live' | 'offline'
-            default_locale: 'de' | 'en' | 'fr'
-            locales: ('de' | 'en' | 'fr')[]
+            subdomain: string;
+            status: "draft" | "live" | "offline";
+            default_locale: "de" | "en" | "fr";
+            locales: ("de" | "en" | "fr")[];
             /** @description The site’s sales assistant */
             assistant: {
-              enabled: boolean
-              persona: string | null
-              booking_url: string | null
+              enabled: boolean;
+              persona: string | null;
+              booking_url: string | null;
               /** @description The assistant takes leads (with consent). */
-              lead: boolean
+              lead: boolean;
               /** @description Visitors may ask for a person (the conversations inbox). */
-              handoff: boolean
-            }
+              handoff: boolean;
+            };
+            /** @description How the site looks: a preset, the brand colour (darkened for buttons and links where white text or the page would not reach WCAG AA contrast), the font pair and the corners */
+            theme: {
+              preset: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+              /** @description The brand colour, #rrggbb */
+              brand_color: string;
+              font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+              corners: "square" | "soft" | "round";
+            };
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
              */
-            preview_url: string
-            url: string | null
+            preview_url: string;
+            url: string | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            updated_at: string
-            published_at: string | null
-          }
-        }
-      }
+            updated_at: string;
+            published_at: string | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List leads */
-  'leads.list': {
+  "leads.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
+        per_page?: number;
         /** @description site_… */
-        site_id?: string
+        site_id?: string;
         /** @description Only leads created at or after this time */
-        since?: string
-      }
-    }
+        since?: string;
+      };
+    };
     responses: {
       /** @description Leads, newest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description lead_… */
-              id: string
-              /** @description site_… */
-              site_id: string
-              source: 'assistant' | 'contact_form'
-              email: string
-              name: string | null
-              note: string | null
-              /** @description The consent the visitor gave */
-              consent: {
-                version: string
-                locale: 'de' | 'en' | 'fr'
-                digest: string
+          "application/json": {
+            data: ({
+                /** @description lead_… */
+                id: string;
+                /** @description site_… */
+                site_id: string;
+                source: "assistant" | "contact_form";
+                email: string;
+                name: string | null;
+                note: string | null;
+                /** @description The consent the visitor gave */
+                consent: {
+                  version: string;
+                  locale: "de" | "en" | "fr";
+                  digest: string;
+                  /** Format: date-time */
+                  given_at: string;
+                };
                 /** Format: date-time */
-                given_at: string
-              }
-              /** Format: date-time */
-              created_at: string
-            }[]
+                created_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a lead */
-  'leads.get': {
+  "leads.get": {
     parameters: {
       path: {
         /** @description lead_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A lead */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description lead_… */
-            id: string
+            id: string;
             /** @description site_… */
-            site_id: string
-            source: 'assistant' | 'contact_form'
-            email: string
-            name: string | null
-            note: string | null
+            site_id: string;
+            source: "assistant" | "contact_form";
+            email: string;
+            name: string | null;
+            note: string | null;
             /** @description The consent the visitor gave */
             consent: {
-              version: string
-              locale: 'de' | 'en' | 'fr'
-              digest: string
+              version: string;
+              locale: "de" | "en" | "fr";
+              digest: string;
               /** Format: date-time */
-              given_at: string
-            }
+              given_at: string;
+            };
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Delete a lead (erasure) */
-  'leads.delete': {
+  "leads.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description lead_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Deleted */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List conversations (?handoff=requested for the inbox) */
-  'conversations.list': {
+  "conversations.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-        handoff?: 'none' | 'requested' | 'active' | 'resolved'
+        per_page?: number;
+        handoff?: "none" | "requested" | "active" | "resolved";
         /** @description site_… */
-        site_id?: string
-      }
-    }
+        site_id?: string;
+      };
+    };
     responses: {
       /** @description Conversations */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description ag_… */
-              session_id: string
-              /** @description site_… */
-              site_id: string
-              locale: 'de' | 'en' | 'fr'
-              handoff: {
-                state: 'none' | 'requested' | 'active' | 'resolved'
-                since: string | null
-              }
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              last_active_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description ag_… */
+                session_id: string;
+                /** @description site_… */
+                site_id: string;
+                locale: "de" | "en" | "fr";
+                handoff: {
+                  state: "none" | "requested" | "active" | "resolved";
+                  since: string | null;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                last_active_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Get a conversation with its transcript */
-  'conversations.get': {
+  "conversations.get": {
     parameters: {
       path: {
         /** @description ag_… */
-        session_id: string
-      }
-    }
+        session_id: string;
+      };
+    };
     responses: {
       /** @description A conversation with its transcript */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description ag_… */
-            session_id: string
+            session_id: string;
             /** @description site_… */
-            site_id: string
-            locale: 'de' | 'en' | 'fr'
+            site_id: string;
+            locale: "de" | "en" | "fr";
             handoff: {
-              state: 'none' | 'requested' | 'active' | 'resolved'
-              since: string | null
-            }
+              state: "none" | "requested" | "active" | "resolved";
+              since: string | null;
+            };
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            last_active_at: string
+            last_active_at: string;
             /** @description The last 200 messages, oldest first */
-            messages: {
-              role: 'visitor' | 'assistant' | 'operator'
-              text: string
-              /** Format: date-time */
-              at: string
-            }[]
-          }
-        }
-      }
+            messages: ({
+                role: "visitor" | "assistant" | "operator";
+                text: string;
+                /** Format: date-time */
+                at: string;
+              })[];
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Take over a requested conversation; the assistant falls silent */
-  'conversations.take': {
+  "conversations.take": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description ag_… */
-        session_id: string
-      }
-    }
+        session_id: string;
+      };
+    };
     responses: {
       /** @description A conversation with its transcript */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description ag_… */
-            session_id: string
+            session_id: string;
             /** @description site_… */
-            site_id: string
-            locale: 'de' | 'en' | 'fr'
+            site_id: string;
+            locale: "de" | "en" | "fr";
             handoff: {
-              state: 'none' | 'requested' | 'active' | 'resolved'
-              since: string | null
-            }
+              state: "none" | "requested" | "active" | "resolved";
+              since: string | null;
+            };
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            last_active_at: string
+            last_active_at: string;
             /** @description The last 200 messages, oldest first */
-            messages: {
-              role: 'visitor' | 'assistant' | 'operator'
-              text: string
-              /** Format: date-time */
-              at: string
-            }[]
-          }
-        }
-      }
+            messages: ({
+                role: "visitor" | "assistant" | "operator";
+                text: string;
+                /** Format: date-time */
+                at: string;
+              })[];
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Write to the visitor while holding the conversation */
-  'conversations.message': {
+  "conversations.message": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description ag_… */
-        session_id: string
-      }
-    }
+        session_id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
-          text: string
-        }
-      }
-    }
+        "application/json": {
+          text: string;
+        };
+      };
+    };
     responses: {
       /** @description A conversation with its transcript */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description ag_… */
-            session_id: string
+            session_id: string;
             /** @description site_… */
-            site_id: string
-            locale: 'de' | 'en' | 'fr'
+            site_id: string;
+            locale: "de" | "en" | "fr";
             handoff: {
-              state: 'none' | 'requested' | 'active' | 'resolved'
-              since: string | null
-            }
+              state: "none" | "requested" | "active" | "resolved";
+              since: string | null;
+            };
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            last_active_at: string
+            last_active_at: string;
             /** @description The last 200 messages, oldest first */
-            messages: {
-              role: 'visitor' | 'assistant' | 'operator'
-              text: string
-              /** Format: date-time */
-              at: string
-            }[]
-          }
-        }
-      }
+            messages: ({
+                role: "visitor" | "assistant" | "operator";
+                text: string;
+                /** Format: date-time */
+                at: string;
+              })[];
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Close the conversation; the assistant answers again */
-  'conversations.resolve': {
+  "conversations.resolve": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description ag_… */
-        session_id: string
-      }
-    }
+        session_id: string;
+      };
+    };
     responses: {
       /** @description A conversation with its transcript */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description ag_… */
-            session_id: string
+            session_id: string;
             /** @description site_… */
-            site_id: string
-            locale: 'de' | 'en' | 'fr'
+            site_id: string;
+            locale: "de" | "en" | "fr";
             handoff: {
-              state: 'none' | 'requested' | 'active' | 'resolved'
-              since: string | null
-            }
+              state: "none" | "requested" | "active" | "resolved";
+              since: string | null;
+            };
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** Format: date-time */
-            last_active_at: string
+            last_active_at: string;
             /** @description The last 200 messages, oldest first */
-            messages: {
-              role: 'visitor' | 'assistant' | 'operator'
-              text: string
-              /** Format: date-time */
-              at: string
-            }[]
-          }
-        }
-      }
+            messages: ({
+                role: "visitor" | "assistant" | "operator";
+                text: string;
+                /** Format: date-time */
+                at: string;
+              })[];
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List webhook endpoints */
-  'webhooks.list': {
+  "webhooks.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description Webhook endpoints, oldest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description whep_… */
-              id: string
-              /** @description Where deliveries are POSTed. */
-              url: string
-              description: string
-              /** @description The event types sent; empty: every type. */
-              event_types: ('site.published' | 'lead.received' | 'seo.report.ready' | 'backlink.detected' | 'social.posted')[]
-              enabled: boolean
-              disabled_reason: ('gone' | 'failing') | null
-              /** Format: date-time */
-              created_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description whep_… */
+                id: string;
+                /** @description Where deliveries are POSTed. */
+                url: string;
+                description: string;
+                /** @description The event types sent; empty: every type. */
+                event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+                enabled: boolean;
+                disabled_reason: ("gone" | "failing") | null;
+                /** Format: date-time */
+                created_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Create a webhook endpoint; its signing secret is shown once */
-  'webhooks.create': {
+  "webhooks.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
-    }
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** @description https URL (http and loopback only in development). */
-          url: string
-          description?: string
-          event_types?: ('site.published' | 'lead.received' | 'seo.report.ready' | 'backlink.detected' | 'social.posted')[]
-          enabled?: boolean
-        }
-      }
-    }
+          url: string;
+          description?: string;
+          event_types?: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+          enabled?: boolean;
+        };
+      };
+    };
     responses: {
       /** @description The new endpoint with its signing secret, shown once */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description whep_… */
-            id: string
+            id: string;
             /** @description Where deliveries are POSTed. */
-            url: string
-            description: string
+            url: string;
+            description: string;
             /** @description The event types sent; empty: every type. */
-            event_types: ('site.published' | 'lead.received' | 'seo.report.ready' | 'backlink.detected' | 'social.posted')[]
-            enabled: boolean
-            disabled_reason: ('gone' | 'failing') | null
+            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+            enabled: boolean;
+            disabled_reason: ("gone" | "failing") | null;
             /** Format: date-time */
-            created_at: string
+            created_at: string;
             /** @description The signing secret, `whsec_<base64 of 32 bytes>`: shown here once, never again. */
-            secret: string
-          }
-        }
-      }
+            secret: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Read a webhook endpoint */
-  'webhooks.get': {
+  "webhooks.get": {
     parameters: {
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A webhook endpoint (never its secret) */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description whep_… */
-            id: string
+            id: string;
             /** @description Where deliveries are POSTed. */
-            url: string
-            description: string
+            url: string;
+            description: string;
             /** @description The event types sent; empty: every type. */
-            event_types: ('site.published' | 'lead.received' | 'seo.report.ready' | 'backlink.detected' | 'social.posted')[]
-            enabled: boolean
-            disabled_reason: ('gone' | 'failing') | null
+            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+            enabled: boolean;
+            disabled_reason: ("gone" | "failing") | null;
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Delete a webhook endpoint with its deliveries */
-  'webhooks.delete': {
+  "webhooks.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Deleted */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Change a webhook endpoint (url, description, event types, enabled) */
-  'webhooks.update': {
+  "webhooks.update": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** @description https URL (http and loopback only in development). */
-          url?: string
-          description?: string
-          event_types?: ('site.published' | 'lead.received' | 'seo.report.ready' | 'backlink.detected' | 'social.posted')[]
-          enabled?: boolean
-        }
-      }
-    }
+          url?: string;
+          description?: string;
+          event_types?: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+          enabled?: boolean;
+        };
+      };
+    };
     responses: {
       /** @description A webhook endpoint (never its secret) */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description whep_… */
-            id: string
+            id: string;
             /** @description Where deliveries are POSTed. */
-            url: string
-            description: string
+            url: string;
+            description: string;
             /** @description The event types sent; empty: every type. */
-            event_types: ('site.published' | 'lead.received' | 'seo.report.ready' | 'backlink.detected' | 'social.posted')[]
-            enabled: boolean
-            disabled_reason: ('gone' | 'failing') | null
+            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+            enabled: boolean;
+            disabled_reason: ("gone" | "failing") | null;
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Replace the signing secret; both sign for 24 hours */
-  'webhooks.rotateSecret': {
+  "webhooks.rotateSecret": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description The new secret */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description The new signing secret, shown once. */
-            secret: string
+            secret: string;
             /**
              * Format: date-time
              * @description Until then the previous secret signs too (a second signature).
              */
-            previous_secret_expires_at: string
-          }
-        }
-      }
+            previous_secret_expires_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Send a webhook.test event to this endpoint */
-  'webhooks.test': {
+  "webhooks.test": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A `webhook.test` event is queued for this endpoint */
       202: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description evt_… : the webhook-id of the test delivery */
-            event_id: string
+            event_id: string;
             /** @description dlv_… */
-            delivery_id: string
-          }
-        }
-      }
+            delivery_id: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Delivery attempts to this endpoint, latest first */
-  'webhooks.deliveries': {
+  "webhooks.deliveries": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Attempts, latest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              id: string
-              /** @description dlv_… */
-              delivery_id: string
-              event_id: string
-              type: string
-              attempt: number
-              /** Format: date-time */
-              attempted_at: string
-              status: number | null
-              duration_ms: number
-              response: string | null
-              error: string | null
-            }[]
+          "application/json": {
+            data: ({
+                id: string;
+                /** @description dlv_… */
+                delivery_id: string;
+                event_id: string;
+                type: string;
+                attempt: number;
+                /** Format: date-time */
+                attempted_at: string;
+                status: number | null;
+                duration_ms: number;
+                response: string | null;
+                error: string | null;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Deliveries that finally failed and were not replayed, latest first */
-  'webhooks.deadLetters': {
+  "webhooks.deadLetters": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description Dead letters */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description dlv_… */
-              id: string
-              /** @description whep_… */
-              endpoint_id: string
-              event_id: string
-              type: string
-              attempts: number
-              last_status: number | null
-              last_error: string | null
-              /** Format: date-time */
-              failed_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description dlv_… */
+                id: string;
+                /** @description whep_… */
+                endpoint_id: string;
+                event_id: string;
+                type: string;
+                attempts: number;
+                last_status: number | null;
+                last_error: string | null;
+                /** Format: date-time */
+                failed_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Send a dead letter again (same webhook-id) */
-  'webhooks.replayDeadLetter': {
+  "webhooks.replayDeadLetter": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description dlv_… */
-        delivery_id: string
-      }
-    }
+        delivery_id: string;
+      };
+    };
     responses: {
       /** @description The dead letter is sent again as a new delivery */
       202: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description dlv_… */
-            delivery_id: string
-          }
-        }
-      }
+            delivery_id: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Send again every event of a time window (at most 30 days) meant for this endpoint */
-  'webhooks.replay': {
+  "webhooks.replay": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
         /** @description whep_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
+        "application/json": {
           /** Format: date-time */
-          since: string
+          since: string;
           /**
            * Format: date-time
            * @description Default: now.
            */
-          until?: string
-        }
-      }
-    }
+          until?: string;
+        };
+      };
+    };
     responses: {
       /** @description The window is being replayed */
       202: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description Events queued again. */
-            replayed: number
-          }
-        }
-      }
+            replayed: number;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the site's audits and scheduled SEO reports, newest first */
-  'audits.list': {
+  "audits.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Audits and reports, newest first; GET one for its full report */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description audit_… */
-              id: string
-              site_id: string
-              /** @description The address audited: the primary active domain, or the platform subdomain */
-              domain: string
-              state: 'queued' | 'done' | 'failed'
-              /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
-              trigger: 'api' | 'mcp' | 'weekly' | 'monthly'
-              /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
-              period: string | null
-              score: number | null
-              axes: {
-                seo: number
-                aeo: number
-                geo: number
-              } | null
-              error: string | null
-              /** Format: date-time */
-              created_at: string
-              finished_at: string | null
-            }[]
+          "application/json": {
+            data: ({
+                /** @description audit_… */
+                id: string;
+                site_id: string;
+                /** @description The address audited: the primary active domain, or the platform subdomain */
+                domain: string;
+                state: "queued" | "done" | "failed";
+                /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
+                trigger: "api" | "mcp" | "weekly" | "monthly";
+                /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
+                period: string | null;
+                score: number | null;
+                axes: {
+                  seo: number;
+                  aeo: number;
+                  geo: number;
+                } | null;
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                finished_at: string | null;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Audit the site's primary domain (SEO, AEO, GEO) as a job */
-  'audits.create': {
+  "audits.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
+        "idempotency-key"?: string;
+      };
       path: {
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A site audit */
       202: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description audit_… */
-            id: string
-            site_id: string
+            id: string;
+            site_id: string;
             /** @description The address audited: the primary active domain, or the platform subdomain */
-            domain: string
-            state: 'queued' | 'done' | 'failed'
+            domain: string;
+            state: "queued" | "done" | "failed";
             /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
-            trigger: 'api' | 'mcp' | 'weekly' | 'monthly'
+            trigger: "api" | "mcp" | "weekly" | "monthly";
             /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
-            period: string | null
-            score: number | null
+            period: string | null;
+            score: number | null;
             axes: {
-              seo: number
-              aeo: number
-              geo: number
-            } | null
-            error: string | null
+              seo: number;
+              aeo: number;
+              geo: number;
+            } | null;
+            error: string | null;
             /** Format: date-time */
-            created_at: string
-            finished_at: string | null
+            created_at: string;
+            finished_at: string | null;
             report: {
-              [key: string]: unknown
-            } | null
-          }
-        }
-      }
+              [key: string]: unknown;
+            } | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Read a site audit; the report is there once it is done */
-  'audits.get': {
+  "audits.get": {
     parameters: {
       path: {
-        id: string
-        audit_id: string
-      }
-    }
+        id: string;
+        audit_id: string;
+      };
+    };
     responses: {
       /** @description A site audit */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description audit_… */
-            id: string
-            site_id: string
+            id: string;
+            site_id: string;
             /** @description The address audited: the primary active domain, or the platform subdomain */
-            domain: string
-            state: 'queued' | 'done' | 'failed'
+            domain: string;
+            state: "queued" | "done" | "failed";
             /** @description api: asked for; weekly, monthly: the scheduled report of the plan */
-            trigger: 'api' | 'mcp' | 'weekly' | 'monthly'
+            trigger: "api" | "mcp" | "weekly" | "monthly";
             /** @description The week ("2026-W48") or month ("2026-11") of a scheduled report */
-            period: string | null
-            score: number | null
+            period: string | null;
+            score: number | null;
             axes: {
-              seo: number
-              aeo: number
-              geo: number
-            } | null
-            error: string | null
+              seo: number;
+              aeo: number;
+              geo: number;
+            } | null;
+            error: string | null;
             /** Format: date-time */
-            created_at: string
-            finished_at: string | null
+            created_at: string;
+            finished_at: string | null;
             report: {
-              [key: string]: unknown
-            } | null
-          }
-        }
-      }
+              [key: string]: unknown;
+            } | null;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List connected social accounts */
-  'social.accounts.list': {
+  "social.accounts.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description One page of the list */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description soc_… */
-              id: string
-              network: 'mastodon' | 'bluesky'
-              server_url: string
-              handle: string
-              /** Format: date-time */
-              created_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description soc_… */
+                id: string;
+                network: "mastodon" | "bluesky";
+                server_url: string;
+                handle: string;
+                /** Format: date-time */
+                created_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Connect a Mastodon or Bluesky account */
-  'social.accounts.connect': {
+  "social.accounts.connect": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
-    }
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json':
-          | {
-              /** @enum {string} */
-              network: 'mastodon'
-              /** @description The instance, e.g. https://mastodon.social */
-              server_url: string
-              handle: string
-              access_token: string
-            }
-          | {
-              /** @enum {string} */
-              network: 'bluesky'
-              handle: string
-              app_password: string
-              /** @description The PDS; default https://bsky.social */
-              server_url?: string
-            }
-      }
-    }
+        "application/json": {
+          /** @enum {string} */
+          network: "mastodon";
+          /** @description The instance, e.g. https://mastodon.social */
+          server_url: string;
+          handle: string;
+          access_token: string;
+        } | {
+          /** @enum {string} */
+          network: "bluesky";
+          handle: string;
+          app_password: string;
+          /** @description The PDS; default https://bsky.social */
+          server_url?: string;
+        };
+      };
+    };
     responses: {
       /** @description A connected social account (never its secret) */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description soc_… */
-            id: string
-            network: 'mastodon' | 'bluesky'
-            server_url: string
-            handle: string
+            id: string;
+            network: "mastodon" | "bluesky";
+            server_url: string;
+            handle: string;
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Read a connected social account */
-  'social.accounts.get': {
+  "social.accounts.get": {
     parameters: {
       path: {
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A connected social account (never its secret) */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description soc_… */
-            id: string
-            network: 'mastodon' | 'bluesky'
-            server_url: string
-            handle: string
+            id: string;
+            network: "mastodon" | "bluesky";
+            server_url: string;
+            handle: string;
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Disconnect a social account */
-  'social.accounts.delete': {
+  "social.accounts.delete": {
     parameters: {
       header?: {
         /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
-        'if-match'?: string
-      }
+        "if-match"?: string;
+      };
       path: {
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Disconnected */
       204: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
-        content: never
-      }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List social posts, latest schedule first */
-  'social.posts.list': {
+  "social.posts.list": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
-    }
+        per_page?: number;
+      };
+    };
     responses: {
       /** @description One page of the list */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            data: {
-              /** @description post_… */
-              id: string
-              /** @description The social account (soc_…). */
-              account_id: string
-              site_id: string | null
-              text: string
-              link: string | null
-              /** Format: date-time */
-              scheduled_at: string
-              state: 'scheduled' | 'posted' | 'failed'
-              url: string | null
-              error: string | null
-              posted_at: string | null
-              /** Format: date-time */
-              created_at: string
-            }[]
+          "application/json": {
+            data: ({
+                /** @description post_… */
+                id: string;
+                /** @description The social account (soc_…). */
+                account_id: string;
+                site_id: string | null;
+                text: string;
+                link: string | null;
+                /** Format: date-time */
+                scheduled_at: string;
+                state: "scheduled" | "posted" | "failed";
+                url: string | null;
+                error: string | null;
+                posted_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+              })[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Schedule a post (now by default) */
-  'social.posts.create': {
+  "social.posts.create": {
     parameters: {
       header?: {
         /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
-        'idempotency-key'?: string
-      }
-    }
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
-        'application/json': {
-          site_id?: string
-          account_id: string
-          text: string
+        "application/json": {
+          site_id?: string;
+          account_id: string;
+          text: string;
           /** Format: uri */
-          link?: string
+          link?: string;
           /**
            * Format: date-time
            * @description Default: now.
            */
-          scheduled_at?: string
-        }
-      }
-    }
+          scheduled_at?: string;
+        };
+      };
+    };
     responses: {
       /** @description A social post */
       201: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-          Location: components['headers']['Location']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description post_… */
-            id: string
+            id: string;
             /** @description The social account (soc_…). */
-            account_id: string
-            site_id: string | null
-            text: string
-            link: string | null
+            account_id: string;
+            site_id: string | null;
+            text: string;
+            link: string | null;
             /** Format: date-time */
-            scheduled_at: string
-            state: 'scheduled' | 'posted' | 'failed'
-            url: string | null
-            error: string | null
-            posted_at: string | null
+            scheduled_at: string;
+            state: "scheduled" | "posted" | "failed";
+            url: string | null;
+            error: string | null;
+            posted_at: string | null;
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** Read a social post */
-  'social.posts.get': {
+  "social.posts.get": {
     parameters: {
       path: {
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description A social post */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          ETag: components['headers']['ETag']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             /** @description post_… */
-            id: string
+            id: string;
             /** @description The social account (soc_…). */
-            account_id: string
-            site_id: string | null
-            text: string
-            link: string | null
+            account_id: string;
+            site_id: string | null;
+            text: string;
+            link: string | null;
             /** Format: date-time */
-            scheduled_at: string
-            state: 'scheduled' | 'posted' | 'failed'
-            url: string | null
-            error: string | null
-            posted_at: string | null
+            scheduled_at: string;
+            state: "scheduled" | "posted" | "failed";
+            url: string | null;
+            error: string | null;
+            posted_at: string | null;
             /** Format: date-time */
-            created_at: string
-          }
-        }
-      }
+            created_at: string;
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   /** List the verified backlinks of a site */
-  'sites.backlinks': {
+  "sites.backlinks": {
     parameters: {
       query?: {
         /** @description Page number, from 1. */
-        page?: number
+        page?: number;
         /** @description Items a page, 1 to 100. */
-        per_page?: number
-      }
+        per_page?: number;
+      };
       path: {
         /** @description site_… */
-        id: string
-      }
-    }
+        id: string;
+      };
+    };
     responses: {
       /** @description Backlinks of the site, newest first */
       200: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
+          "application/json": {
             data: {
-              id: string
-              /** @description site_… */
-              site_id: string
-              /** Format: uri */
-              source: string
-              /** Format: uri */
-              target: string
-              /** Format: date-time */
-              verified_at: string
-              /** Format: date-time */
-              created_at: string
-            }[]
+                id: string;
+                /** @description site_… */
+                site_id: string;
+                /** Format: uri */
+                source: string;
+                /** Format: uri */
+                target: string;
+                /** Format: date-time */
+                verified_at: string;
+                /** Format: date-time */
+                created_at: string;
+              }[];
             meta: {
               /** @description Items matching the query on every page. */
-              total: number
-              page: number
-              per_page: number
-            }
-          }
-        }
-      }
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
       401: {
-        headers: {}
+        headers: {
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
       403: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description No such resource for this account (not_found) */
       404: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
       409: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description If-Match does not name the current ETag (precondition_failed) */
       412: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
       422: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
       /** @description Above the hourly quota (rate_limited); see Retry-After */
       429: {
         headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit']
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining']
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset']
-          'RateLimit-Policy': components['headers']['RateLimit-Policy']
-          RateLimit: components['headers']['RateLimit']
-          'Retry-After': components['headers']['Retry-After']
-        }
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
         content: {
-          'application/json': {
-            type: string
-            title: string
-            status: number
-            detail: string
-            code: string
-          }
-        }
-      }
-    }
-  }
-}
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** The theme presets, font pairs and corner styles; set one with PATCH /v1/sites/{id} `theme` */
+  "themes.list": {
+    responses: {
+      /** @description The presets, font pairs and corner styles a site’s theme may use */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            presets: ({
+                id: "fresh" | "bakery" | "bistro" | "salon" | "workshop" | "studio" | "practice" | "meadow";
+                name: string;
+                description: string;
+                /** @description The brand colour, #rrggbb */
+                brand_color: string;
+                font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+                corners: "square" | "soft" | "round";
+                /** @description The colours a page is drawn with; every text colour reaches 4.5:1 on its background */
+                colors: {
+                  background: string;
+                  surface: string;
+                  text: string;
+                  muted: string;
+                  border: string;
+                  link: string;
+                  button: string;
+                  on_button: string;
+                };
+              })[];
+            font_pairs: ({
+                id: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
+                name: string;
+                heading: string;
+                body: string;
+              })[];
+            corners: ("square" | "soft" | "round")[];
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+};
