@@ -44,6 +44,10 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 }),
   JOB_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 64, default: 4 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576 }),
+  /** Visitor statistics of published sites (DESIGN.md 18); false counts nothing. */
+  VISITOR_STATS: Type.Boolean({ default: true }),
+  /** How often counted page views are written to the database: what a crash may lose at most. */
+  STATS_FLUSH_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 5000 }),
 })
 
 type Env = Static<typeof EnvSchema>

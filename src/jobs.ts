@@ -5,6 +5,7 @@ import { defineReportJobs, SCHEDULE_JOB, scheduleNextPass } from './domain/seo-r
 import { dnsResolver } from './domain/sites/dns-verify.ts'
 import { domainVerifyJob } from './domain/sites/domains.ts'
 import { socialPostJob } from './domain/social/publish.ts'
+import { statsPurgeJob } from './domain/stats/retention.ts'
 import { defineWebhookJobs, WEBHOOK_USER_AGENT } from './domain/webhooks/engine.ts'
 import { defaultRetryClock } from './domain/webhooks/retry.ts'
 import { persistedQueryPurgeJob } from './graphql/persisted-queries.ts'
@@ -62,6 +63,7 @@ export default async function jobs(app: FastifyInstance) {
     retentionJob(db),
     restPurgeJob(app),
     persistedQueryPurgeJob(app),
+    statsPurgeJob(db),
   ]
   if (config.CRUX_API_KEY) named.push(snapshotJob(db, createCruxClient(config.CRUX_API_URL, config.CRUX_API_KEY)))
   for (const job of named) app.jobs.define(job.name, job.definition)

@@ -745,6 +745,47 @@ export interface EventTables {
   social_posts: SocialPostsTable
 }
 
+// Visitor statistics (src/domain/stats)
+
+export interface StatsSaltsTable {
+  /** A UTC day, YYYY-MM-DD. */
+  day: ColumnType<string, string, never>
+  salt: string
+}
+
+export interface StatsSeenTable {
+  site_id: string
+  day: ColumnType<string, string, never>
+  /** The visitor's hash of the day (base64url); meaningless once the day's salt is gone. */
+  visitor: string
+  kind: string
+  value: string
+}
+
+export interface StatsDaysTable {
+  site_id: string
+  day: ColumnType<string, string, never>
+  pageviews: ColumnType<string, number | undefined, number>
+  visitors: ColumnType<string, number | undefined, number>
+  conversions: ColumnType<string, number | undefined, number>
+}
+
+export interface StatsItemsTable {
+  site_id: string
+  day: ColumnType<string, string, never>
+  kind: string
+  value: string
+  pageviews: ColumnType<string, number | undefined, number>
+  visitors: ColumnType<string, number | undefined, number>
+}
+
+export interface StatsTables {
+  stats_salts: StatsSaltsTable
+  stats_seen: StatsSeenTable
+  stats_days: StatsDaysTable
+  stats_items: StatsItemsTable
+}
+
 /** Every table of the service. */
 export interface Database
   extends FoundationTables,
@@ -756,4 +797,5 @@ export interface Database
     ContentTables,
     HostedSiteTables,
     McpTables,
-    EventTables {}
+    EventTables,
+    StatsTables {}

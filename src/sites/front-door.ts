@@ -42,6 +42,8 @@ export interface FrontDoorOptions {
   /** The headers every response of the service starts with (its request id, the security headers). */
   responseHeaders: (requestId: string) => Record<string, string>
   log: FastifyBaseLogger
+  /** Hears of each page answered here (a GET or HEAD of an HTML file, 200 or 304): the visitor statistics. */
+  onPage?: (req: IncomingMessage, siteId: string, host: string, path: string) => void
 }
 
 interface Pending {
@@ -115,6 +117,7 @@ export function frontDoor(options: FrontDoorOptions) {
       res.on('finish', onFinish)
       res.writeHead(answer.status, headers)
       res.end(answer.body)
+      if (answer.page && options.onPage) options.onPage(req, hosted.siteId, host, decoded)
       return true
     },
   }

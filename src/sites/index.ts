@@ -12,6 +12,8 @@ import { requestHostname } from './hosted-site.ts'
 import { LiveSites, type Release } from './live-sites.ts'
 import { sendNoSitePage, wantsPage } from './no-site-page.ts'
 import { decodePath, redirectAnswer, serveFromRelease, type ServeContext } from './serve-file.ts'
+import { clientAddress, countPageView } from './page-views.ts'
+import { VisitTally } from '../domain/stats/tally.ts'
 import webmentionRoutes from './webmention.ts'
 import draftPreviewRoutes from './draft-preview.ts'
 
@@ -110,6 +112,14 @@ async function hostedSites(app: FastifyInstance) {
   app.addHook('onReady', () => live.start(app.store))
   app.addHook('onClose', () => live.stop())
 
+  // Visitor statistics (DESIGN.md 18): counted in memory as pages are answered, flushed to the
+  // daily roll-ups every few seconds and once more on shutdown.
+  const tally = config.VISITOR_STATS ? new VisitTally(app.db, { log: log.child({ component: 'visitor-stats' }) }) : undefined
+  if (tally) {
+    app.addHook('onReady', () => tally.start(config.STATS_FLUSH_INTERVAL_MS))
+    app.addHook('onClose', () => tally.stop())
+  }
+
   // A page of a published site is answered before the router (front-door.ts); what that leaves to
   // the router, and every injected request, is answered by the hook below, with the same bytes.
   const door = frontDoor({
@@ -119,6 +129,7 @@ async function hostedSites(app: FastifyInstance) {
     trustProxy: config.TRUST_PROXY,
     responseHeaders: app.responseHeaders,
     log: app.log,
+    onPage: tally && ((req, siteId, host, path) => countPageView(tally, req, siteId, host, path, clientAddress(req, config.TRUST_PROXY))),
   })
   const [routing, ...others] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>
   if (routing && others.length === 0) {
@@ -151,6 +162,7 @@ async function hostedSites(app: FastifyInstance) {
       reply.header('allow', 'GET, HEAD')
       return done(new errors.methodNotAllowed('A published site answers GET and HEAD only'))
     }
+    const viewed = tally && ((path: string) => countPageView(tally, request.raw, hosted.siteId, hostname, path, request.ip))
     const serve = (files: Release) => {
       const decoded = decodePath(url)
       const moved =
@@ -158,7 +170,7 @@ async function hostedSites(app: FastifyInstance) {
           ? undefined
           : redirectAnswer(files, decoded, url, (path) => live.redirectOf(hosted.siteId, path), domainContext)
       if (moved) return void reply.code(moved.status).headers(moved.headers).send()
-      serveFromRelease(request, reply, files, url, domainContext)
+      serveFromRelease(request, reply, files, url, domainContext, viewed)
     }
     const release = live.release(hosted.buildId)
     if (release instanceof Map) return serve(release)

@@ -90,6 +90,8 @@ export interface FileAnswer {
   status: 200 | 304 | 404
   headers: Record<string, string | number>
   body: Buffer | undefined
+  /** A page was answered (an HTML file, 200 or 304): a view the statistics count when a browser asked for it. */
+  page: boolean
 }
 
 /**
@@ -110,29 +112,39 @@ export function fileAnswer(
     if (decoded !== undefined && locate(release, decoded)) return undefined
     const page = release.get(NOT_FOUND_PATH)
     // The 404 page is small and answered uncompressed.
-    return page && { status: 404, headers: headersFor(ctx, page, 'not-found'), body: page.body }
+    return page && { status: 404, headers: headersFor(ctx, page, 'not-found'), body: page.body, page: false }
   }
-  if (notModified(ifNoneMatch, found.etag)) return { status: 304, headers: headersFor(ctx, found, 'not-modified'), body: undefined }
+  const page = found.contentType.startsWith('text/html')
+  if (notModified(ifNoneMatch, found.etag)) return { status: 304, headers: headersFor(ctx, found, 'not-modified'), body: undefined, page }
   // A file already compressed (a woff2 font) keeps the same bytes as its copies: answered as it is.
   const encoding = found.br === found.body ? 'identity' : pickEncoding(acceptEncoding)
   return {
     status: 200,
     headers: headersFor(ctx, found, encoding),
     body: encoding === 'br' ? found.br : encoding === 'gzip' ? found.gzip : found.body,
+    page,
   }
 }
 
-/** Answers a GET or HEAD from a release (see `fileAnswer`), or with a redirect or a plain 404. */
+/**
+ * Answers a GET or HEAD from a release (see `fileAnswer`), or with a redirect or a plain 404;
+ * `viewed` hears of each page answered (with its decoded path).
+ */
 export function serveFromRelease(
   request: FastifyRequest,
   reply: FastifyReply,
   release: Release,
   path: string,
   ctx: ServeContext,
+  viewed?: (path: string) => void,
 ): FastifyReply {
   const decoded = decodePath(path)
   const answer = fileAnswer(release, decoded, request.headers['if-none-match'], request.headers['accept-encoding'], ctx)
-  if (answer) return reply.code(answer.status).headers(answer.headers).send(answer.body)
+  if (answer) {
+    reply.code(answer.status).headers(answer.headers).send(answer.body)
+    if (answer.page && viewed) viewed(decoded!)
+    return reply
+  }
   const found = decoded === undefined ? undefined : locate(release, decoded)
   if (found && 'redirect' in found)
     return reply

@@ -4,6 +4,7 @@ import { planEntitlements } from '../../src/domain/accounts/entitlements.ts'
 import { addDomain } from '../../src/domain/sites/domains.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { PLANS, type Plan } from '../../src/domain/accounts/plans.ts'
+import { retentionText } from '../../src/domain/stats/retention.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { signedIn } from '../dashboard/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -26,6 +27,7 @@ interface ListedPlan {
   own_domains: number | null
   seats: number | null
   seo_reports: 'none' | 'monthly' | 'weekly'
+  stats_retention_days: number
 }
 const list = JSON.parse(readFileSync(new URL('../../src/domain/accounts/pricing-data.json', import.meta.url), 'utf8')) as {
   plans: ListedPlan[]
@@ -54,6 +56,7 @@ describe('every room says what the price list says', () => {
         ownDomains: plan.own_domains,
         seats: plan.seats,
         seoReports: plan.seo_reports,
+        statsRetentionDays: plan.stats_retention_days,
       })
     }
     expect(body.add_ons).toEqual(list.add_ons)
@@ -159,6 +162,7 @@ describe('every room says what the price list says', () => {
         access(p),
         p.webhooks ? 'yes' : 'no',
         p.seo_reports,
+        retentionText(p.stats_retention_days),
       ]),
     )
   })

@@ -15,6 +15,8 @@ export interface PlanEntitlements {
   ownDomains: number | null
   seats: number | null
   seoReports: SeoReportCadence
+  /** Days the visitor statistics of the account's sites are kept. */
+  statsRetentionDays: number
 }
 
 export interface AddOnTerms {
@@ -39,6 +41,7 @@ function read(pricing: Pricing): { plans: Record<Plan, PlanEntitlements>; addOns
       ownDomains: p.own_domains,
       seats: p.seats,
       seoReports: p.seo_reports,
+      statsRetentionDays: p.stats_retention_days,
     }
   }
   const missing = PLANS.filter((plan) => !plans[plan])

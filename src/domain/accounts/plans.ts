@@ -43,6 +43,10 @@ const PlanSchema = Type.Object(
     own_domains: Allowance('Own domains included (each extra_domain add-on adds one)'),
     seats: Allowance('Members included (each extra_seat add-on adds one)'),
     seo_reports: literalUnion(SEO_REPORT_CADENCES),
+    stats_retention_days: Type.Integer({
+      minimum: 1,
+      description: 'Days the visitor statistics are kept (30 days; 13 months is 396, 25 months 761)',
+    }),
   },
   { additionalProperties: false },
 )

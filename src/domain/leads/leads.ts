@@ -5,6 +5,7 @@ import type { Selectable } from 'kysely'
 import { recordLeadReceived } from '../webhooks/events.ts'
 import type { Locale } from '../locales.ts'
 import { withTransaction } from '../transaction.ts'
+import { countConversion } from '../stats/tally.ts'
 
 export interface NewLead {
   siteId: string
@@ -68,6 +69,7 @@ export async function insertLead(db: Db, keyring: Keyring, lead: NewLead): Promi
       .onConflict((oc) => oc.columns(['site_id', 'dedupe_key']).doNothing())
       .returning('id')
       .executeTakeFirst()
+    if (row) await countConversion(trx, lead.siteId)
     if (row)
       await recordLeadReceived(trx, keyring, {
         id: row.id,

@@ -1,0 +1,97 @@
+import { sql } from 'kysely'
+import type { Db } from '../../infra/db.ts'
+import type { ItemKind } from './tally.ts'
+
+/** A site's statistics over a span of days, in the shape of DESIGN.md 18 (the REST answer). */
+export interface SiteStats {
+  from: string
+  to: string
+  totals: { visitors: number; pageviews: number; conversions: number }
+  days: Array<{ date: string; visitors: number; pageviews: number }>
+  pages: Array<{ path: string; pageviews: number; visitors: number }>
+  referrers: Array<{ host: string; visitors: number }>
+  devices: Array<{ kind: string; visitors: number }>
+}
+
+/** What the dashboard shows beyond it: conversions per day, browsers and campaigns. */
+export interface SiteStatsDetail extends SiteStats {
+  conversionsByDay: number[]
+  browsers: Array<{ name: string; visitors: number }>
+  campaigns: Array<{ kind: 'utm_source' | 'utm_medium' | 'utm_campaign'; value: string; visitors: number; pageviews: number }>
+}
+
+/** The longest span one answer covers (a little over a year). */
+export const STATS_MAX_DAYS = 400
+/** The longest lists of pages, referrers and campaigns an answer carries, most visited first. */
+export const STATS_LIST_MAX = 50
+
+/** Days from `from` to `to` (YYYY-MM-DD), both included. */
+export function spanDays(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1
+}
+
+/** The day `n` days after (or before, when negative) `day`. */
+export function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
+}
+
+/**
+ * A site's statistics from `from` to `to` (UTC days, both included): the totals (visitors are
+ * counted per day, so a visitor of two days counts twice), every day of the span (zeros included),
+ * the most viewed pages, the referrers and devices by visitors. Reads the roll-ups only.
+ */
+export async function siteStats(db: Db, siteId: string, from: string, to: string): Promise<SiteStatsDetail> {
+  const [days, items] = await Promise.all([
+    sql<{ date: string; pageviews: number; visitors: number; conversions: number }>`
+      select g.day::date::text as date, coalesce(d.pageviews, 0)::float8 as pageviews, coalesce(d.visitors, 0)::float8 as visitors,
+        coalesce(d.conversions, 0)::float8 as conversions
+      from generate_series(${from}::date, ${to}::date, interval '1 day') as g(day)
+      left join stats_days d on d.site_id = ${siteId} and d.day = g.day::date
+      order by g.day`.execute(db),
+    sql<{ kind: ItemKind; value: string; pageviews: number; visitors: number }>`
+      select kind, value, pageviews, visitors from (
+        select kind, value, sum(pageviews)::float8 as pageviews, sum(visitors)::float8 as visitors,
+          row_number() over (
+            partition by kind
+            order by case when kind = 'page' then sum(pageviews) else sum(visitors) end desc, sum(visitors) desc, value
+          ) as rank
+        from stats_items
+        where site_id = ${siteId} and day between ${from}::date and ${to}::date
+        group by kind, value
+      ) ranked
+      where rank <= ${STATS_LIST_MAX}
+      order by kind, rank`.execute(db),
+  ])
+  const of = (kind: ItemKind) => items.rows.filter((row) => row.kind === kind)
+  const totals = { visitors: 0, pageviews: 0, conversions: 0 }
+  for (const day of days.rows) {
+    totals.visitors += day.visitors
+    totals.pageviews += day.pageviews
+    totals.conversions += day.conversions
+  }
+  return {
+    from,
+    to,
+    totals,
+    days: days.rows.map((d) => ({ date: d.date, visitors: d.visitors, pageviews: d.pageviews })),
+    pages: of('page').map((r) => ({ path: r.value, pageviews: r.pageviews, visitors: r.visitors })),
+    referrers: of('referrer').map((r) => ({ host: r.value, visitors: r.visitors })),
+    devices: of('device').map((r) => ({ kind: r.value, visitors: r.visitors })),
+    conversionsByDay: days.rows.map((d) => d.conversions),
+    browsers: of('browser').map((r) => ({ name: r.value, visitors: r.visitors })),
+    campaigns: items.rows
+      .filter((r) => r.kind === 'utm_source' || r.kind === 'utm_medium' || r.kind === 'utm_campaign')
+      .map((r) => ({
+        kind: r.kind as 'utm_source' | 'utm_medium' | 'utm_campaign',
+        value: r.value,
+        visitors: r.visitors,
+        pageviews: r.pageviews,
+      })),
+  }
+}
+
+/** The DESIGN.md 18 shape alone (REST, GraphQL, MCP). */
+export function publicStats(stats: SiteStatsDetail): SiteStats {
+  const { from, to, totals, days, pages, referrers, devices } = stats
+  return { from, to, totals, days, pages, referrers, devices }
+}
