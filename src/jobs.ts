@@ -16,6 +16,7 @@ import { createCruxClient } from './public/audits/cwv/crux.ts'
 import { snapshotJob } from './public/audits/cwv/job.ts'
 import { restPurgeJob } from './rest/audit-purge.ts'
 import { buildJob } from './sites/build-job.ts'
+import { exportExpireJob, exportJob } from './domain/your-data/archive.ts'
 import { webmentionJob } from './sites/webmention.ts'
 
 /**
@@ -64,6 +65,8 @@ export default async function jobs(app: FastifyInstance) {
     restPurgeJob(app),
     persistedQueryPurgeJob(app),
     statsPurgeJob(db),
+    exportJob({ db, keyring, mailer, log, config }),
+    exportExpireJob(db),
   ]
   if (config.CRUX_API_KEY) named.push(snapshotJob(db, createCruxClient(config.CRUX_API_URL, config.CRUX_API_KEY)))
   for (const job of named) app.jobs.define(job.name, job.definition)

@@ -1,3 +1,4 @@
+import yourDataSection from './sections/your-data.ts'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
@@ -150,7 +151,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     await app.register(section)
   // Every member manages their own API tokens (an owner everyone's), a viewer included.
   await app.register(withRole('viewer', [tokensSection]))
-  await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection]))
+  await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection, yourDataSection]))
 }
 
 /** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */

@@ -459,7 +459,26 @@ export interface AccountAddOnsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>
 }
 
+/** One zip of everything an account holds (DESIGN.md 19), kept 7 days. */
+export interface AccountExportsTable {
+  id: string
+  account_id: string
+  requested_by: string | null
+  status: ColumnType<
+    'pending' | 'ready' | 'failed' | 'expired',
+    'pending' | 'ready' | 'failed' | 'expired' | undefined,
+    'pending' | 'ready' | 'failed' | 'expired'
+  >
+  archive: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>
+  size_bytes: number | null
+  error: string | null
+  created_at: CreatedAt
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+}
+
 export interface AccountTables {
+  account_exports: AccountExportsTable
   account_add_ons: AccountAddOnsTable
   api_tokens: ApiTokensTable
   api_quota: ApiQuotaTable

@@ -18,6 +18,7 @@ import memberRoutes from './members.ts'
 import pageRoutes from './pages.ts'
 import revisionRoutes from './revisions.ts'
 import redirectRoutes from './redirects.ts'
+import exportRoutes from './exports.ts'
 import siteRoutes from './sites.ts'
 import tokenRoutes from './tokens.ts'
 import webhookRoutes from './webhooks.ts'
@@ -149,6 +150,7 @@ export default async function restRoutes(app: FastifyInstance) {
   )
 
   await app.register(accountRoutes)
+  await app.register(exportRoutes)
   await app.register(memberRoutes)
   await app.register(tokenRoutes)
   await app.register(auditLogRoutes)

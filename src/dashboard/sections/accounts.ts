@@ -27,6 +27,7 @@ export default async function accountsSection(app: FastifyInstance) {
       'Your accounts',
       'accounts',
       html`<p>You belong to ${accounts.length} ${accounts.length === 1 ? 'account' : 'accounts'}. Everything in the dashboard shows and changes the account you work in.</p>
+<p><a href="/app/your-data">Your data</a>: export everything the account you work in holds.</p>
 ${dataTable(
   'Your accounts',
   ['Account', 'Plan', 'Your role', ''],

@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { roleOf } from '../../domain/accounts/members.ts'
+import {
+  downloadLink,
+  exportArchive,
+  ExportId,
+  listAccountExports,
+  openDownloadLink,
+  requestExport,
+} from '../../domain/your-data/exports.ts'
+import { errors } from '../../errors.ts'
+import { html } from '../../infra/html.ts'
+import { audited } from '../audited.ts'
+import { actionForm, dataTable, when } from '../layout.ts'
+
+const STATUS = { pending: 'Being made', ready: 'Ready', failed: 'Failed', expired: 'Expired' } as const
+
+const NOTICES: Record<string, string> = {
+  'export-requested': 'Your export is being made. We will email you the link when it is ready; it also shows here (reload the page).',
+}
+
+/** Bytes in words people read. */
+function sizeOf(bytes: number | null): string {
+  if (bytes === null) return ''
+  return bytes < 1_000_000 ? `${Math.max(1, Math.round(bytes / 1000))} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`
+}
+
+/**
+ * "Your data" (DESIGN.md 19), for an account's owners: export everything as one zip (made in the
+ * background, linked by mail and here, kept 7 days) and download it through its signed link.
+ */
+export default async function yourDataSection(app: FastifyInstance) {
+  app.get<{ Querystring: { done?: string } }>(
+    '/your-data',
+    { config: { operation: 'dashboard.your_data.get' }, schema: { hide: true } },
+    async (request, reply) => {
+      const { accountId } = request.person
+      const exports = await listAccountExports(app.db, accountId)
+      const csrf = reply.formToken()
+      const notice = NOTICES[request.query.done ?? '']
+      return reply.page(
+        'Your data',
+        'accounts',
+        html`<section aria-labelledby="export-h"><h2 id="export-h">Export everything</h2>
+<p>One zip file with all your account holds: each site's pages and blocks, your published site ready to put on any web host, your leads and conversations (as spreadsheets too), the members and the audit log. It is kept for 7 days.</p>
+${actionForm('/app/your-data/exports', csrf, 'Export everything', { inline: false })}
+${
+  exports.length === 0
+    ? ''
+    : dataTable(
+        'Your exports, newest first',
+        ['Asked for', 'Status', 'Size', 'Download until', ''],
+        exports.map((e) => [
+          when(e.created_at),
+          STATUS[e.status],
+          sizeOf(e.size_bytes),
+          e.status === 'ready' ? when(e.expires_at) : '',
+          e.status === 'ready' ? html`<a href="${downloadLink(app.keyring, '', e)}" download>Download the zip</a>` : '',
+        ]),
+      )
+}
+</section>`,
+        notice ? { notice } : {},
+      )
+    },
+  )
+
+  app.post(
+    '/your-data/exports',
+    {
+      config: { operation: 'dashboard.your_data.export' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      await audited(request, (trx) => requestExport(trx, request.person.accountId, request.person.userId))
+      return reply.redirect('/app/your-data?done=export-requested', 303)
+    },
+  )
+
+  // The signed link of the mail and of the page above: it names one export of one account, and
+  // only an owner of that account, signed in, gets the file.
+  app.get<{ Params: { id: string }; Querystring: { t: string } }>(
+    '/exports/:id/download',
+    {
+      config: { operation: 'dashboard.your_data.download' },
+      schema: {
+        hide: true,
+        params: Type.Object({ id: ExportId }),
+        querystring: Type.Object({ t: Type.String({ minLength: 1, maxLength: 2000 }) }),
+      },
+    },
+    async (request, reply) => {
+      const named = openDownloadLink(app.keyring, request.params.id, request.query.t)
+      const gone = () =>
+        new errors.notFound(
+          'This download link does not work: it expired, or it is not for an account you own. Ask for a new export under Your data.',
+        )
+      if (!named || (await roleOf(app.db, named.accountId, request.person.userId)) !== 'owner') throw gone()
+      const archive = await exportArchive(app.db, named.accountId, request.params.id)
+      if (!archive) throw gone()
+      return reply
+        .header('content-type', 'application/zip')
+        .header('content-disposition', `attachment; filename="export-${request.params.id}.zip"`)
+        .send(Buffer.from(archive))
+    },
+  )
+}
