@@ -181,6 +181,20 @@ const cadences: Record<Locale, Record<'monthly' | 'weekly', string>> = {
   fr: { monthly: 'chaque mois', weekly: 'chaque semaine' },
 }
 
+/** Every plan's storage or statistics period (of `plans`, when given), plans with one value grouped. */
+export function limitsList(pricing: Pricing, kind: 'storage' | 'stats_kept', locale: Locale, plans?: readonly string[]): string {
+  const extras = planExtras(pricing)
+  const groups: Array<{ plans: string[]; value: string }> = []
+  for (const p of pricing.plans) {
+    if (plans && !plans.includes(p.id)) continue
+    const value = kind === 'storage' ? storageText(extras[p.id].storageMb, locale) : keptText(extras[p.id].statsKept, locale)
+    const last = groups.at(-1)
+    if (last?.value === value) last.plans.push(planName(p.id, locale))
+    else groups.push({ plans: [planName(p.id, locale)], value })
+  }
+  return groups.map((g) => `${joinList(g.plans, locale)} ${g.value}`).join(', ')
+}
+
 function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: string): string {
   return body.replace(/\{\{([a-z_]+)(?::([a-z_]+))?\}\}/g, (_m, name: string, arg: string | undefined) => {
     if (name === 'plans') {
@@ -227,17 +241,7 @@ function fillPlaceholders(body: string, pricing: Pricing, locale: Locale, file: 
     }
     // Storage and how long statistics are kept, per plan, plans with the same value grouped:
     // "Free 250 MB, Lite 1 GB, …", "Free 30 days, Lite and Plus 13 months, Pro and Max 25 months".
-    if (name === 'storage' || name === 'stats_kept') {
-      const extras = planExtras(pricing)
-      const groups: Array<{ plans: string[]; value: string }> = []
-      for (const p of pricing.plans) {
-        const value = name === 'storage' ? storageText(extras[p.id].storageMb, locale) : keptText(extras[p.id].statsKept, locale)
-        const last = groups.at(-1)
-        if (last?.value === value) last.plans.push(planName(p.id, locale))
-        else groups.push({ plans: [planName(p.id, locale)], value })
-      }
-      return groups.map((g) => `${joinList(g.plans, locale)} ${g.value}`).join(', ')
-    }
+    if (name === 'storage' || name === 'stats_kept') return limitsList(pricing, name, locale)
     if (name === 'api_requests' && arg) {
       const plan = pricing.plans.find((p) => p.id === arg)
       if (plan) return formatCount(plan.api_requests_per_hour, locale)

@@ -446,6 +446,7 @@ export const lexicon: Lexicon = {
     ],
     ['form', 'forms', 'contact form', 'contact forms', 'enquiry form'],
     ['duration', 'how long', 'long', 'length', 'minutes'],
+    ['referrer', 'referrers', 'come from', 'comes from', 'coming from', 'traffic source', 'traffic sources', 'where from'],
   ],
   de: [
     ['größte', 'größten', 'größter', 'höchste', 'höchsten', 'teuerste', 'teuersten', 'alles inklusive', 'umfangreichste'],
@@ -941,6 +942,7 @@ export const lexicon: Lexicon = {
     ],
     ['formular', 'formulare', 'kontaktformular', 'kontaktformulare'],
     ['dauer', 'dauert', 'wie lange', 'lange', 'minuten', 'länge'],
+    ['verweis', 'verweisende', 'woher', 'herkunft', 'quelle', 'quellen', 'traffic quellen'],
   ],
   fr: [
     ['plus grande', 'plus grand', 'plus chère', 'plus cher', 'haut de gamme', 'plus complète', 'plus complet', 'tout compris'],
@@ -1387,5 +1389,6 @@ export const lexicon: Lexicon = {
     ],
     ['formulaire', 'formulaires', 'formulaire de contact'],
     ['durée', 'dure', 'combien de temps', 'longtemps', 'minutes'],
+    ['référent', 'référents', 'provenance', 'viennent', 'vient', 'd où'],
   ],
 }

@@ -1,3 +1,4 @@
+import type { Locale } from '../../domain/locales.ts'
 import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
@@ -23,6 +24,12 @@ export function builtinResponder(kb: KnowledgeBase): Responder {
       return planTurn(kb, input)
     },
   }
+}
+
+const THIRD_PARTY: Record<Locale, RegExp> = {
+  en: /\b(customers?|clients?|guests?|patients?|visitors?|members?)\b/,
+  de: /\b(kunden|kundinnen|gäste|gast|patienten|patientinnen|besucher\w*|mitglieder)\b/,
+  fr: /\b(clients?|clientes?|invités?|patients?|patientes?|visiteurs?|membres?)\b/,
 }
 
 export interface Wants {
@@ -93,7 +100,8 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   }
 
   const wants: Wants = {
-    booking: has(hay, intents.booking[locale]),
+    // "Can my customers book appointments?" asks about a feature, not for a demo with us.
+    booking: has(hay, intents.booking[locale]) && !THIRD_PARTY[locale].test(message.toLowerCase()),
     buying: has(hay, intents.buying[locale]),
     offer: has(hay, intents.offerRequest[locale]),
     price: has(hay, intents.price[locale]),

@@ -26,13 +26,14 @@ function splitter(locale: Locale): RegExp {
 /** The questions of a message: split at a question mark followed by more, and at "and" before a second question. */
 export function splitQuestions(message: string, locale: Locale): string[] {
   const bySentence = message
+    .replace(/’/g, "'")
     .split(/(?<=[?？])\s+/u)
     .map((s) => s.trim())
     .filter(Boolean)
   const parts: string[] = []
   for (const sentence of bySentence) {
     const pieces = sentence.split(splitter(locale))
-    for (const p of pieces) parts.push(p.trim())
+    for (const p of pieces) parts.push(...splitAfterModal(p.trim(), locale))
   }
   // A piece too short to be a question of its own ("and?") stays with the one before.
   const merged: string[] = []
@@ -44,11 +45,39 @@ export function splitQuestions(message: string, locale: Locale): string[] {
   return merged.slice(0, 3)
 }
 
+/** "Can I cancel anytime and get my content out?": a modal question with a second verb after "and". */
+const MODAL: Record<Locale, RegExp> = {
+  en: /^(can|could|may) (i|we)\b/i,
+  de: /^(kann|können|darf|dürfen) (ich|wir|man)\b/i,
+  fr: /^(je peux|on peut|puis-je|peut-on|est-ce que je peux|est-ce qu'on peut)\b/i,
+}
+const INFINITIVE: Record<Locale, RegExp> = {
+  en: /^[a-z]+\b/i,
+  de: /^\S+/,
+  fr: /^[a-zàâçéèêëîïôûùüÿœ]+(er|ir|re)\b/i,
+}
+function splitAfterModal(question: string, locale: Locale): string[] {
+  const modal = MODAL[locale].exec(question)
+  if (!modal || locale === 'de') return [question]
+  const at = question.search(new RegExp(`\\s(?:${AND[locale]})\\s`, 'iu'))
+  if (at < 0) return [question]
+  const right = question.slice(at).replace(new RegExp(`^\\s(?:${AND[locale]})\\s`, 'iu'), '')
+  const left = question.slice(0, at)
+  if (right.split(/\s+/).length < 3 || left.split(/\s+/).length < 3 || !INFINITIVE[locale].test(right) || OPENER_WORD[locale].test(right))
+    return [question]
+  return [left, `${modal[0]} ${right}`]
+}
+const OPENER_WORD: Record<Locale, RegExp> = {
+  en: /^(the|a|an|my|our|your|its|their|this|that|these|those|some|all|more|other|also)\b/i,
+  de: /^$/,
+  fr: /^$/,
+}
+
 /** "How does X work?": a question about a feature, even when X is the hand-off to a person. */
 const HOW: Record<Locale, RegExp> = {
-  en: /^\s*(how (does|do|is|are|would|will)\b|how\b.*\b(work|works|happen|handled?)\b|what happens when\b)/i,
-  de: /^\s*(wie (funktioniert|funktionieren|läuft|laufen|geht|übergibt|wird|werden|klappt)\b|wie\b.*\b(funktioniert|abläuft)\b)/i,
-  fr: /^\s*(comment (marche|marchent|fonctionne|fonctionnent|se passe|passe|ça marche|est|sont)\b|comment\b.*\b(fonctionne|marche)\b)/i,
+  en: /^\s*(how (does|do|is|are|would|will) (the|your|a|an|it|this|that)\b|how\b.*\b(work|works|happen|happens|handled?)\b|what happens when\b)/i,
+  de: /^\s*(wie (funktioniert|funktionieren|läuft|laufen|übergibt|klappt|macht|leitet) (der|die|das|ihr|es|euer|eure)\b|wie\b.*\b(funktioniert|funktionieren|abläuft)\b)/i,
+  fr: /^\s*(comment (marche|marchent|fonctionne|fonctionnent|se passe|l'|le |la |les |vous |votre |ça )|comment\b.*\b(fonctionne|marche)\b)/i,
 }
 export const asksHow = (message: string, locale: Locale) => HOW[locale].test(message)
 

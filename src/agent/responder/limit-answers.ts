@@ -1,9 +1,8 @@
 import type { Plan } from '../../domain/accounts/plans.ts'
 import type { Locale } from '../../domain/locales.ts'
 import { planExtras } from '../entitlements.ts'
-import type { KnowledgeBase, Passage } from '../knowledge.ts'
+import { limitsList, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { keptText, storageText } from '../limits-wording.ts'
-import { joinList } from '../phrases.ts'
 import { planName } from './catalog.ts'
 
 /**
@@ -11,9 +10,9 @@ import { planName } from './catalog.ts'
  * a question names ("how much space do I get on Lite?"), or for every plan when it names none.
  */
 const STORAGE: Record<Locale, RegExp> = {
-  en: /\b(storage|space|disk|how many (photos|pictures|images))\b/,
-  de: /\b(speicher|speicherplatz|platz für|wie viele (fotos|bilder))\b/,
-  fr: /\b(stockage|espace|combien de (photos|images))\b/,
+  en: /\b(storage|disk space|space (for|on)|how much space|how many (photos|pictures|images))\b/,
+  de: /\b(speicher|speicherplatz|platz für|wie viel platz|wie viele (fotos|bilder))\b/,
+  fr: /\b(stockage|espace (de stockage|pour|disque)|combien d'espace|combien de (photos|images))\b/,
 }
 const STATS: Record<Locale, RegExp> = {
   en: /\b(stats|statistics|analytics|visitor numbers|visits|visitor data)\b/,
@@ -56,17 +55,12 @@ export function limitAnswer(
   const text = message.toLowerCase()
   const kind =
     STATS[locale].test(whole.toLowerCase()) && KEPT[locale].test(text) ? 'kept' : STORAGE[locale].test(text) ? 'storage' : undefined
-  // Without a plan named, the knowledge base's passage (every plan's value) answers.
-  if (!kind || plans.length === 0) return undefined
+  if (!kind) return undefined
   const extras = planExtras(kb.pricing)
   const value = (id: Plan) => (kind === 'storage' ? storageText(extras[id].storageMb, locale) : keptText(extras[id].statsKept, locale))
   const w = wording[locale]
   const passage = kb.page(locale, kind === 'storage' ? 'media' : 'statistics')
   if (plans.length === 1) return { reply: w[kind](planName(plans[0]!, locale), value(plans[0]!)), passage }
-  const ids = kb.pricing.plans.filter((p) => plans.includes(p.id)).map((p) => p.id)
-  const list = joinList(
-    ids.map((id) => `${planName(id, locale)} ${value(id)}`),
-    locale,
-  )
+  const list = limitsList(kb.pricing, kind === 'storage' ? 'storage' : 'stats_kept', locale, plans.length > 1 ? plans : undefined)
   return { reply: kind === 'storage' ? w.storageAll(list) : w.keptAll(list), passage }
 }

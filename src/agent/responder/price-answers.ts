@@ -43,7 +43,10 @@ export function priceAnswer(
   const asksMoney = wants.price || wants.buying || wants.offer
   // "When does an upgrade to Plus apply?", "if I downgrade from Plus to Lite": a question about
   // changing plans, which the knowledge base answers, not one about what the plans cost.
-  if (!asksMoney && CHANGE[locale].test(message.toLowerCase())) return undefined
+  // "Upgrade to Plus" reads as buying ("How do I upgrade to Max?" is answered with its price), but
+  // asking when it applies, or about a downgrade or cancellation, is not a price question.
+  const lower = message.toLowerCase()
+  if (!wants.price && !wants.offer && CHANGE[locale].test(lower) && (!wants.buying || TIMING[locale].test(lower))) return undefined
   if (asksMoney && plans.length < 2) {
     const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
     if (addOn) {
@@ -86,6 +89,12 @@ const CHANGE: Record<Locale, RegExp> = {
   en: /\b(upgrad\w*|downgrad\w*|switch\w*|cancel\w*|move (up|down)|go (up|down|from)|going from)\b/,
   de: /\b(upgrad\w*|downgrad\w*|wechsel\w*|wechsl\w*|kündig\w*|runter\w*|hochstuf\w*)\b/,
   fr: /\b(passe[rz]?|passage|change[rz]?|résili\w*|descend\w*|monte[rz]?)\b/,
+}
+
+const TIMING: Record<Locale, RegExp> = {
+  en: /\b(when|effect|immediately|right away|at once|mid|prorat\w*|period|downgrad\w*|cancel\w*)\b/,
+  de: /\b(wann|ab wann|sofort|mitten|anteilig|zeitraum|downgrad\w*|runter\w*|kündig\w*)\b/,
+  fr: /\b(quand|effet|tout de suite|milieu|prorata|période|descend\w*|inférieure|résili\w*)\b/,
 }
 
 /** Words that ask about prices in general: the price intent's own, and the words for a plan. */
