@@ -44,7 +44,7 @@ function keptOf(plan: Record<string, unknown>): PlanExtras['statsKept'] | undefi
   const months = num(plan['stats_retention_months'])
   if (months !== undefined) return months < 12 ? { days: Math.round(months * 30) } : { months }
   const days = num(plan['stats_retention_days'])
-  if (days !== undefined) return days < 365 ? { days } : { months: Math.round(days / 30.4) }
+  if (days !== undefined) return days < 365 ? { days } : { months: Math.round(days / 30.44) }
   return undefined
 }
 
