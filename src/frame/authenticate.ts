@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { apiTokenIdOf, checkApiToken, looksLikeApiToken, type SecretCheck } from '../domain/accounts/api-tokens.ts'
+import { accountById } from '../domain/accounts/accounts.ts'
+import { apiTokenIdOf, checkApiToken, findApiToken, looksLikeApiToken, type SecretCheck } from '../domain/accounts/api-tokens.ts'
+import { actingMember } from '../domain/accounts/members.ts'
 import { changeSequence } from '../domain/accounts/changes.ts'
 import { chargeApiToken, type Charge } from '../domain/accounts/quota.ts'
 import { chargeAccount, QuotaTally } from '../domain/accounts/quota-tally.ts'
@@ -218,6 +220,40 @@ export class Authenticator {
       subject: auth.subject,
       ...acting,
     }
+  }
+
+  /**
+   * Who a credential presented earlier speaks for now, read from the database (no cache, no call
+   * charged): for a connection that outlives its request, such as a GraphQL subscription, looked at
+   * again while it stays open. Throws the refusal `authenticate` would give; the principal keeps
+   * the charge of the call that opened the connection.
+   */
+  async current(request: FastifyRequest, opened: ApiPrincipal): Promise<ApiPrincipal> {
+    const { db } = this.#app
+    const { audience } = opened
+    const secret = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
+    let accountId: string
+    let subject: string | null
+    let scopes: string[]
+    if (opened.kind === 'api_token') {
+      const row = await findApiToken(db, opened.accountId, opened.tokenId)
+      const checked = row ? checkApiToken(row, secret) : ({ ok: false, reason: 'revoked' } as const)
+      if (!checked.ok) throw invalidToken(audience, REASONS[checked.reason])
+      accountId = checked.token.account_id
+      subject = checked.token.user_id
+      scopes = checked.token.scopes.split(' ')
+    } else {
+      const auth = await verifyBearer(request, { audience })
+      if (auth.accountId !== opened.accountId) throw invalidToken(audience, 'The access token does not act for this account')
+      accountId = opened.accountId
+      subject = auth.subject
+      scopes = auth.scopes
+    }
+    const account = await accountById(db, accountId)
+    if (!account) throw invalidToken(audience, 'The account of this token no longer exists')
+    const acting = subject === null ? { userId: null, role: 'owner' as const } : await actingMember(db, accountId, subject)
+    if (!acting) throw invalidToken(audience, 'The member of this credential no longer belongs to the account')
+    return { ...opened, plan: account.plan, scopes, quota: { ...opened.quota, plan: account.plan }, ...acting } as ApiPrincipal
   }
 
   async close(): Promise<void> {

@@ -58,6 +58,8 @@ export { secondsUntilReset, setRateLimitHeaders } from './rate-limit-headers.ts'
 export interface AccountFrame {
   /** Without a promise when every answer is in memory: await it in an async function, where a refusal thrown at once rejects. */
   authenticate(request: FastifyRequest, reply: FastifyReply | null, options: AuthenticateOptions): ApiPrincipal | Promise<ApiPrincipal>
+  /** Who a connection's credential speaks for now (membership, role, scopes, plan), read afresh and not charged; throws the refusal. */
+  current(request: FastifyRequest, opened: ApiPrincipal): Promise<ApiPrincipal>
   session(request: FastifyRequest): Promise<SessionPrincipal | undefined>
   authorize(principal: Principal, options?: AuthorizeOptions): void
   setRateLimitHeaders: typeof setRateLimitHeaders
@@ -94,6 +96,7 @@ async function accountFrame(app: FastifyInstance, options: FrameOptions) {
 
   app.decorate('frame', {
     authenticate: (request, reply, authOptions) => authenticator.authenticate(request, reply, authOptions),
+    current: (request, opened) => authenticator.current(request, opened),
     async session(request) {
       const token = (request as { cookies?: Record<string, string | undefined> }).cookies?.[sessionCookie]
       const person = token ? await sessionUser(app.db, app.keyring, token) : undefined

@@ -103,6 +103,8 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.routeOptions.url !== path) return payload
     reply.header('vary', 'Accept, Authorization')
+    // An answer made for one credential (a GET included, which a shared cache could otherwise keep) is never stored.
+    reply.header('cache-control', 'private, no-store')
     if (acceptsGraphqlResponse(request)) reply.type(`${GRAPHQL_RESPONSE}; charset=utf-8`)
     return payload
   })

@@ -1,13 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
-import { accountById } from '../domain/accounts/accounts.ts'
-import { allows } from '../domain/accounts/quota.ts'
-import { apiTokenIdOf, checkApiToken, findApiToken } from '../domain/accounts/api-tokens.ts'
 import { EVENT_TYPES } from '../domain/webhooks/events.ts'
 import type { ApiPrincipal } from '../frame/index.ts'
-import { verifyBearer } from '../infra/bearer.ts'
 import { graphqlAuditEntry } from './audit.ts'
-import { ACCESS, WEBHOOKS, type GraphqlContext } from './context.ts'
+import { ACCESS, type GraphqlContext } from './context.ts'
 import { badInput, mapError, toGraphqlError } from './errors.ts'
 import { eventTopic, type EventFeed, type EventMessage } from './event-feed.ts'
 
@@ -15,12 +11,17 @@ import { eventTopic, type EventFeed, type EventMessage } from './event-feed.ts'
  * Subscriptions over WebSocket, protocol graphql-transport-ws (DESIGN.md 13). The credential
  * comes in `connection_init` (`{authorization: "Bearer …"}`) and goes through the account frame
  * like any request (one call charged); a refusal closes the socket with 4403 and the reason.
- * `events` needs plan pro and the scope manage:webhooks. Every open connection's credential is
- * looked at again every RECHECK_MS: a revoked, expired or rotated-out token, or an account no
- * longer on a plan with webhooks, closes it.
+ * `events` needs plan pro and the scope manage:webhooks. Every open connection is looked at again
+ * through the frame every RECHECK_MS: a revoked, expired or rotated-out token, a member removed or
+ * no longer allowed the events (demoted), or an account no longer on a plan with webhooks, closes it
+ * with 4403 and the reason.
  */
 
-export const RECHECK_MS = 15_000
+/**
+ * How often open connections are looked at again: a change committed on any instance (a token
+ * revoked, a member removed or demoted, a plan lowered) closes them within a second.
+ */
+export const RECHECK_MS = 400
 /** How long a WebSocket may stay open without a connection_init (graphql-transport-ws: the server closes it). */
 export const INIT_WAIT_MS = 10_000
 /** graphql-transport-ws: the server refuses the connection. */
@@ -54,6 +55,7 @@ export class Subscriptions {
   readonly #open = new Set<Connection>()
   readonly #initialised = new WeakSet<FastifyRequest>()
   #timer: NodeJS.Timeout | undefined
+  #checking = false
 
   constructor(app: FastifyInstance, audience: string, feed: EventFeed) {
     this.#app = app
@@ -109,42 +111,48 @@ export class Subscriptions {
     connection.socket.once('close', () => this.#open.delete(connection))
   }
 
-  /** Whether the connection's credential and plan still hold, without charging a call. */
-  async #stillAllowed({ request, principal, secret }: Connection): Promise<boolean> {
-    const { db } = this.#app
-    if (principal.kind === 'api_token') {
-      const tokenId = apiTokenIdOf(secret.replace(/^Bearer +/i, ''))
-      const row = tokenId && (await findApiToken(db, principal.accountId, tokenId))
-      if (!row || !checkApiToken(row, secret.replace(/^Bearer +/i, '')).ok) return false
-    } else {
-      const verified = await verifyBearer(request, { audience: this.#audience }).then(
-        () => true,
-        () => false,
-      )
-      if (!verified) return false
+  /**
+   * Whether the connection may still receive events: the frame reads afresh who its credential
+   * speaks for (revoked, expired or rotated out; the member removed or their role changed; the
+   * account's plan) and the events' access is asked again (plan, scope, the owner's role).
+   */
+  async #stillAllowed({ request, principal }: Connection): Promise<{ ok: true } | { ok: false; why: string }> {
+    try {
+      const current = await this.#app.frame.current(request, principal)
+      this.#app.frame.authorize(current, ACCESS.webhooks)
+      return { ok: true }
+    } catch (error) {
+      const mapped = mapError(error, request)
+      if (mapped.status >= 500) throw error
+      return { ok: false, why: `${mapped.extensions.code}: ${mapped.message}` }
     }
-    const account = await accountById(db, principal.accountId)
-    return account !== undefined && allows(account.plan, 'read') && WEBHOOKS.allows(account.plan)
   }
 
-  /** Closes every connection whose credential was revoked or expired, or whose account lost webhooks. */
+  /** Closes every connection whose credential, membership, role, scope or plan no longer allows its events. */
   async recheck(): Promise<void> {
-    await Promise.all(
-      [...this.#open].map(async (connection) => {
-        try {
-          if (await this.#stillAllowed(connection)) return
-          connection.request.log.info(
-            { account: connection.principal.accountId },
-            'GraphQL subscription closed: its credential no longer holds',
-          )
-          connection.socket.close(FORBIDDEN, 'FORBIDDEN: the credential was revoked or expired, or the plan no longer includes webhooks')
-          this.#open.delete(connection)
-        } catch (error) {
-          // The database may be away for a moment: the next round decides.
-          connection.request.log.warn({ err: error }, 'GraphQL subscription credential not rechecked')
-        }
-      }),
-    )
+    if (this.#checking) return
+    this.#checking = true
+    try {
+      await Promise.all([...this.#open].map((connection) => this.#recheckOne(connection)))
+    } finally {
+      this.#checking = false
+    }
+  }
+
+  async #recheckOne(connection: Connection): Promise<void> {
+    try {
+      const verdict = await this.#stillAllowed(connection)
+      if (verdict.ok) return
+      connection.request.log.info(
+        { account: connection.principal.accountId },
+        'GraphQL subscription closed: its credential no longer holds',
+      )
+      connection.socket.close(FORBIDDEN, reason(verdict.why))
+      this.#open.delete(connection)
+    } catch (error) {
+      // The database may be away for a moment: the next round decides.
+      connection.request.log.warn({ err: error }, 'GraphQL subscription credential not rechecked')
+    }
   }
 
   /** Subscription.events: the account's events of the given types, from now on. */

@@ -55,7 +55,8 @@ type Checked =
   | { ok: true; request: ValidRequest }
   /** No trustworthy redirect URI: the person sees the error (RFC 6749 4.1.2.1). */
   | { ok: false; page: string }
-  | { ok: false; redirect: string }
+  /** The client and its return address are known: the error goes back to it, with state and iss. */
+  | { ok: false; redirect: string; description: string; clientName: string }
 
 const SCOPE_TEXT: Record<string, string> = {
   'mcp:read': 'read your sites, pages and leads through the MCP server',
@@ -133,12 +134,33 @@ async function check(app: FastifyInstance, params: AuthorizationQuery): Promise<
   if ('page' in client) return { ok: false, page: client.page }
   const checked = checkParameters(app.config, params)
   if ('error' in checked)
-    return { ok: false, redirect: errorRedirect(app.config.BASE_URL, client.redirectUri, params.state, checked.error, checked.description) }
+    return {
+      ok: false,
+      redirect: errorRedirect(app.config.BASE_URL, client.redirectUri, params.state, checked.error, checked.description),
+      description: checked.description,
+      clientName: client.client.clientName,
+    }
   return { ok: true, request: { ...client, state: params.state, ...checked } }
 }
 
 const errorPage = (reply: FastifyReply, message: string) =>
   sendPage(reply, 400, page('Cannot continue', html`<p>${message}</p><p>Return to the application and try again.</p>`))
+
+/**
+ * A faulty request of a known client, before the person did anything. Every client here registered
+ * itself (RFC 7591, or a metadata document it serves), so none is verified: sending the browser
+ * on to its address at once would make this origin an open redirector for anyone who registers
+ * one (RFC 9700 4.11.2). The person sees the error and follows the link back if they choose.
+ */
+const refusalPage = (reply: FastifyReply, refused: { redirect: string; description: string; clientName: string }) =>
+  sendPage(
+    reply,
+    400,
+    page(
+      'Cannot continue',
+      html`<p>${refused.clientName} sent you here with a request that cannot be accepted: ${refused.description}.</p><p><a href="${refused.redirect}" rel="noreferrer">Return to ${refused.clientName}</a></p>`,
+    ),
+  )
 
 /** The consent page: who asks for what, for which resource and account, and where the person returns to. */
 async function consentPage(reply: FastifyReply, email: string, valid: ValidRequest, query: AuthorizationQuery, choice: AccountChoice) {
@@ -201,7 +223,8 @@ async function issueCode(app: FastifyInstance, valid: ValidRequest, userId: stri
 /**
  * The authorization endpoint, checked in the order of RFC 6749 4.1.2.1: first the client and the
  * exact redirect URI (errors shown on a page), then everything else (errors sent to the client
- * with state and, per RFC 9207, iss).
+ * with state and, per RFC 9207, iss: through a link on a page when the person has not acted yet,
+ * at once after the consent form).
  */
 export default async function authorizeRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -214,12 +237,12 @@ export default async function authorizeRoutes(app: FastifyInstance) {
         summary: 'Authorization endpoint: sign-in and consent',
         tags: ['identity'],
         querystring: AuthorizationQuery,
-        response: { 200: Html, 302: Type.Null(), 303: Type.Null(), 400: Html },
+        response: { 200: Html, 303: Type.Null(), 400: Html },
       },
     },
     async (request, reply) => {
       const checked = await check(app, request.query)
-      if (!checked.ok) return 'page' in checked ? errorPage(reply, checked.page) : reply.redirect(checked.redirect, 302)
+      if (!checked.ok) return 'page' in checked ? errorPage(reply, checked.page) : refusalPage(reply, checked)
       if (!request.webUser) return reply.redirect(`/signin?return_to=${encodeURIComponent(request.url)}`, 303)
       return consentPage(
         reply,

@@ -421,6 +421,8 @@ export interface ApiQuotaTable {
 
 export interface IdempotencyKeysTable {
   account_id: string
+  /** The credential that sent the key: an API token's id, or the subject of an OAuth token. */
+  caller: string
   key: string
   /** SHA-256 hex of the method, route and body the key was first used with. */
   request_hash: string
@@ -430,6 +432,7 @@ export interface IdempotencyKeysTable {
   status: number | null
   /** JSON object of the stored answer's headers. */
   headers: string | null
+  /** The answer's body, sealed with the data key (it may hold a secret shown once). */
   body: string | null
   created_at: CreatedAt
 }

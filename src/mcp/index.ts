@@ -130,13 +130,11 @@ export default async function mcpRoutes(app: FastifyInstance) {
       },
       handler: async (request, reply) => {
         if (isBatch(request.body)) {
-          return reply
-            .code(400)
-            .send({
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' },
-            })
+          return reply.code(400).send({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: INVALID_REQUEST, message: 'Batches are not supported: send one JSON-RPC message per request' },
+          })
         }
         const auth = request.auth!
         const lease = new CallerLease({ app, request, auth })

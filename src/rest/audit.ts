@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHook
 import { auditEntry } from '../frame/index.ts'
 import type { Db } from '../infra/db.ts'
 import { etagOf } from './http.ts'
-import { answerStored, claimedKeyOf } from './idempotency.ts'
+import { answerStored, claimedKeyOf, keyOwnerOf } from './idempotency.ts'
 import { storeAnswer } from './idempotency-store.ts'
 
 /**
@@ -69,7 +69,12 @@ export async function answerChange<T>(
       const headers: Record<string, string> = { 'content-type': JSON_TYPE }
       if (outcome.location !== undefined) headers['location'] = outcome.location
       if (outcome.etagSource !== false) headers['etag'] = etagOf(outcome.etagSource ?? outcome.body)
-      if (key !== undefined) await storeAnswer(trx, request.principal.accountId, key, { status: outcome.status, headers, body: payload })
+      if (key !== undefined)
+        await storeAnswer(trx, request.server.keyring, keyOwnerOf(request.principal), key, {
+          status: outcome.status,
+          headers,
+          body: payload,
+        })
       return { status: outcome.status, headers, payload }
     },
   )

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { IdempotencyKeysTable } from '../infra/tables.ts'
 
@@ -10,13 +11,29 @@ export const LEASE_MS = 60_000
 export type StoredKey = Selectable<IdempotencyKeysTable>
 
 /**
+ * Whose keys these are: the account and the credential that sent them (an API token's id, or the
+ * person or agent an OAuth token speaks for). Another member's key with the same body is a new key.
+ */
+export interface KeyOwner {
+  accountId: string
+  caller: string
+}
+
+/** Stored bodies may hold a secret shown once (a new API token, a webhook's signing secret): sealed at rest, bound to their key. */
+const bodyContext = (owner: KeyOwner, key: string) => `idempotency_keys.body:${owner.accountId}:${owner.caller}:${key}`
+
+export function openStoredBody(keyring: Keyring, owner: KeyOwner, key: string, sealed: string): string {
+  return keyring.open(sealed, bodyContext(owner, key))
+}
+
+/**
  * Takes a key for a request: a new key, an expired one, or one whose request died (lease over,
  * same body) is claimed in one statement. Otherwise the stored row is returned for the caller to
  * replay or refuse.
  */
 export async function claimKey(
   db: Db,
-  accountId: string,
+  owner: KeyOwner,
   key: string,
   requestHash: string,
   now = Date.now(),
@@ -24,10 +41,17 @@ export async function claimKey(
   const leaseUntil = new Date(now + LEASE_MS)
   const claimed = await db
     .insertInto('idempotency_keys')
-    .values({ account_id: accountId, key, request_hash: requestHash, state: 'processing', lease_until: leaseUntil })
+    .values({
+      account_id: owner.accountId,
+      caller: owner.caller,
+      key,
+      request_hash: requestHash,
+      state: 'processing',
+      lease_until: leaseUntil,
+    })
     .onConflict((oc) =>
       oc
-        .columns(['account_id', 'key'])
+        .columns(['account_id', 'caller', 'key'])
         .doUpdateSet({
           request_hash: requestHash,
           state: 'processing',
@@ -54,7 +78,8 @@ export async function claimKey(
   const stored = await db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('account_id', '=', accountId)
+    .where('account_id', '=', owner.accountId)
+    .where('caller', '=', owner.caller)
     .where('key', '=', key)
     .executeTakeFirst()
   return { claimed: false, stored }
@@ -62,23 +87,27 @@ export async function claimKey(
 
 export async function storeAnswer(
   db: Db,
-  accountId: string,
+  keyring: Keyring,
+  owner: KeyOwner,
   key: string,
   answer: { status: number; headers: Record<string, string>; body: string },
 ): Promise<void> {
+  const body = keyring.seal(answer.body, bodyContext(owner, key))
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'done', status: answer.status, headers: JSON.stringify(answer.headers), body: answer.body })
-    .where('account_id', '=', accountId)
+    .set({ state: 'done', status: answer.status, headers: JSON.stringify(answer.headers), body })
+    .where('account_id', '=', owner.accountId)
+    .where('caller', '=', owner.caller)
     .where('key', '=', key)
     .execute()
 }
 
 /** A request that failed on our side leaves no trace, so the client may simply retry. */
-export async function releaseKey(db: Db, accountId: string, key: string): Promise<void> {
+export async function releaseKey(db: Db, owner: KeyOwner, key: string): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('account_id', '=', accountId)
+    .where('account_id', '=', owner.accountId)
+    .where('caller', '=', owner.caller)
     .where('key', '=', key)
     .where('state', '=', 'processing')
     .execute()

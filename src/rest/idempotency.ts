@@ -3,7 +3,8 @@ import { Type } from 'typebox'
 import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import { errors } from '../errors.ts'
 import { sha256Hex } from '../infra/crypto.ts'
-import { claimKey, releaseKey, storeAnswer } from './idempotency-store.ts'
+import type { ApiPrincipal } from '../frame/index.ts'
+import { claimKey, type KeyOwner, openStoredBody, releaseKey, storeAnswer } from './idempotency-store.ts'
 
 export const MAX_KEY_LENGTH = 255
 
@@ -20,6 +21,11 @@ export const IdempotencyKeyHeader = Type.Optional(
 const KEPT_HEADERS = ['content-type', 'location', 'etag'] as const
 
 const claimedKeys = new WeakMap<FastifyRequest, string>()
+
+/** The credential a key belongs to: an API token, or the person or agent an OAuth token speaks for. */
+export function keyOwnerOf(principal: ApiPrincipal): KeyOwner {
+  return { accountId: principal.accountId, caller: principal.kind === 'api_token' ? principal.tokenId : principal.subject }
+}
 
 /** The key this POST claimed, whose answer is still to be stored; undefined without one. */
 export function claimedKeyOf(request: FastifyRequest): string | undefined {
@@ -62,6 +68,7 @@ function canonicalBody(body: unknown): string {
 }
 
 function replay(reply: FastifyReply, status: number, headers: string, body: string): FastifyReply {
+  // Status, headers and body as first sent; the body was stored sealed.
   for (const [name, value] of Object.entries(JSON.parse(headers) as Record<string, string>)) reply.header(name, value)
   return reply.code(status).header('idempotent-replayed', 'true').send(body)
 }
@@ -74,7 +81,10 @@ function replay(reply: FastifyReply, status: number, headers: string, body: stri
  * - the same key and body replay the stored status, body and headers with Idempotent-Replayed;
  * - another body: 422 idempotency_key_reused; the first request still running: 409
  *   idempotency_in_progress.
- * Keys belong to the account: two accounts never see each other's answers.
+ * Keys belong to the credential that sent them (keyOwnerOf): another member, or another token of
+ * the same member, never sees their answer. A replay comes after the route's own authorization
+ * (the /v1 onRequest hook), so a caller whose role or scope no longer allows the call gets the
+ * refusal it would get without the key.
  */
 export const idempotencyPreHandler: preHandlerAsyncHookHandler = async function (request, reply) {
   if (request.method !== 'POST') return
@@ -83,9 +93,9 @@ export const idempotencyPreHandler: preHandlerAsyncHookHandler = async function 
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw new errors.badRequest(`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters`)
   }
-  const { accountId } = request.principal
+  const owner = keyOwnerOf(request.principal)
   const hash = fingerprint(request)
-  const outcome = await claimKey(request.server.db, accountId, key, hash)
+  const outcome = await claimKey(request.server.db, owner, key, hash)
   if (outcome.claimed) {
     claimedKeys.set(request, key)
     return
@@ -96,19 +106,20 @@ export const idempotencyPreHandler: preHandlerAsyncHookHandler = async function 
     reply.header('retry-after', '1')
     throw new errors.idempotencyInProgress('A request with this Idempotency-Key is still being processed')
   }
-  return replay(reply, stored.status, stored.headers ?? '{}', stored.body ?? '')
+  const body = stored.body ? openStoredBody(request.server.keyring, owner, key, stored.body) : ''
+  return replay(reply, stored.status, stored.headers ?? '{}', body)
 }
 
 export const idempotencyOnSend: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
   const key = claimedKeys.get(request)
   if (key === undefined) return payload
   claimedKeys.delete(request)
-  const db = request.server.db
-  const { accountId } = request.principal
+  const { db, keyring } = request.server
+  const owner = keyOwnerOf(request.principal)
   if (reply.statusCode >= 500 || (payload != null && typeof payload !== 'string')) {
-    await releaseKey(db, accountId, key)
+    await releaseKey(db, owner, key)
     return payload
   }
-  await storeAnswer(db, accountId, key, { status: reply.statusCode, headers: keptHeaders(reply), body: payload ?? '' })
+  await storeAnswer(db, keyring, owner, key, { status: reply.statusCode, headers: keptHeaders(reply), body: payload ?? '' })
   return payload
 }

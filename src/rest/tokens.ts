@@ -7,6 +7,7 @@ import {
   createApiToken,
   findApiToken,
   listApiTokens,
+  mayRotate,
   revokeApiToken,
   rotateApiToken,
   ROTATION_GRACE_DEFAULT,
@@ -166,6 +167,9 @@ export default async function tokenRoutes(app: FastifyInstance) {
         async (trx) => {
           const current = await findApiToken(trx, request.principal.accountId, request.params.id, true, tokenHolder(request.principal))
           if (!current) throw notFound('Token')
+          if (!mayRotate(current, request.principal)) {
+            throw new errors.forbidden('Only the member who made this token may rotate it; an owner may revoke it')
+          }
           return rotateApiToken(trx, current.id, grace)
         },
         (rotated) => ({

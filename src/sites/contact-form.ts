@@ -5,16 +5,22 @@ import { leadConsentFor } from '../domain/leads/consent.ts'
 import { insertLead } from '../domain/leads/leads.ts'
 import { isLocale, type Locale } from '../domain/locales.ts'
 import { findSiteById } from '../domain/sites/sites.ts'
-import { errors } from '../errors.ts'
+import { contactMessagesSince } from '../domain/leads/leads.ts'
+import { errors, withHeaders } from '../errors.ts'
 import { html, raw, sendPage } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
-import { formTokenValid, signFormToken } from './form-token.ts'
+import { checkFormToken, signFormToken } from './form-token.ts'
 import { siteOfRequest, type SiteOrigin } from './hosted-site.ts'
 import { plainSitePage, wantsPage } from './no-site-page.ts'
 import type { LiveSites } from './live-sites.ts'
 import { contactForm, type ContactField, type FormFill } from './render/blocks.ts'
 import { LABELS } from './render/labels.ts'
 import { consentLinkInLayout, pageUrlPath } from './render/paths.ts'
+
+/** The hidden field of the form that people never see (render/blocks.ts): filled in, the post is a script's. */
+const HONEYPOT = 'website'
+/** Contact-form messages a site takes in an hour; more are refused (429) with the form shown again, nothing lost. */
+export const MESSAGES_PER_HOUR = 30
 
 const ContactBody = Type.Object(
   {
@@ -27,6 +33,8 @@ const ContactBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 200 })),
     email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }),
     message: Type.Optional(Type.String({ maxLength: 5000 })),
+    /** The honeypot: hidden from people, so only a script fills it in (see render/blocks.ts). */
+    [HONEYPOT]: Type.Optional(Type.String({ maxLength: 5000 })),
   },
   { additionalProperties: false },
 )
@@ -39,7 +47,9 @@ type ContactBody = Static<typeof ContactBody>
  * pages' policy, or a visitor's browser settings) a browser sends `Origin: null` even for the
  * page's own form, so Sec-Fetch-Site is read first.
  */
-function sameOrigin(request: FastifyRequest): boolean {
+function sameOrigin(request: FastifyRequest, origin: SiteOrigin): boolean {
+  // The preview is sandboxed (an opaque origin of its own, sites/index.ts): its form posts say `Origin: null`.
+  if (origin.prefix !== '' && request.headers.origin === 'null') return true
   const site = request.headers['sec-fetch-site']
   if (site !== undefined) return site === 'same-origin'
   const from = request.headers.origin ?? request.headers.referer
@@ -54,7 +64,16 @@ function sameOrigin(request: FastifyRequest): boolean {
 /** What the form page says when a post is refused, in the page's language. */
 const REFUSAL: Record<
   Locale,
-  { title: string; email: string; tooLong: (max: number) => string; consent: string; reload: string; consentChanged: string }
+  {
+    title: string
+    email: string
+    tooLong: (max: number) => string
+    consent: string
+    reload: string
+    consentChanged: string
+    tooSoon: string
+    busy: string
+  }
 > = {
   en: {
     title: 'Your message was not sent',
@@ -63,6 +82,8 @@ const REFUSAL: Record<
     consent: 'Tick the box to agree, so that we may answer you.',
     reload: 'This form is out of date. Your text is still below: send it again.',
     consentChanged: 'The consent text has changed since you opened the page. Read it again below, then send your message.',
+    tooSoon: 'That was very quick. Check your message below, then send it again.',
+    busy: 'This site has received a great many messages in the last hour. Your text is still below: please send it again later.',
   },
   de: {
     title: 'Ihre Nachricht wurde nicht gesendet',
@@ -72,6 +93,8 @@ const REFUSAL: Record<
     reload: 'Dieses Formular ist veraltet. Ihr Text steht noch unten: Senden Sie ihn erneut.',
     consentChanged:
       'Der Einwilligungstext hat sich geändert, seit Sie die Seite geöffnet haben. Lesen Sie ihn unten erneut und senden Sie dann Ihre Nachricht.',
+    tooSoon: 'Das ging sehr schnell. Prüfen Sie Ihre Nachricht unten und senden Sie sie dann erneut.',
+    busy: 'Diese Website hat in der letzten Stunde sehr viele Nachrichten erhalten. Ihr Text steht noch unten: Bitte senden Sie ihn später erneut.',
   },
   fr: {
     title: "Votre message n'a pas été envoyé",
@@ -81,6 +104,8 @@ const REFUSAL: Record<
     reload: 'Ce formulaire est périmé. Votre texte est toujours ci-dessous : envoyez-le à nouveau.',
     consentChanged:
       'Le texte de consentement a changé depuis que vous avez ouvert la page. Relisez-le ci-dessous, puis envoyez votre message.',
+    tooSoon: 'C’était très rapide. Vérifiez votre message ci-dessous, puis envoyez-le à nouveau.',
+    busy: 'Ce site a reçu un très grand nombre de messages au cours de la dernière heure. Votre texte est toujours ci-dessous : renvoyez-le plus tard.',
   },
 }
 
@@ -94,7 +119,7 @@ interface Refusal {
   status: number
   fields: Partial<Record<ContactField, (words: Words) => string>>
   /** Said above the form when no field is to blame. */
-  general?: 'reload' | 'consentChanged'
+  general?: 'reload' | 'consentChanged' | 'tooSoon' | 'busy'
 }
 
 /** A problem the schema found: where, and what is missing when a field is. */
@@ -183,16 +208,20 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
     if (request.validationError) {
       return refuse(request, reply, origin, problemsOf(request.body, request.validationError.validation ?? []), request.validationError)
     }
-    if (!sameOrigin(request)) throw new errors.forbidden('The form must be sent from the site itself')
+    if (!sameOrigin(request, origin)) throw new errors.forbidden('The form must be sent from the site itself')
     const body = request.body
-    if (!formTokenValid(app.keyring, body.token, origin.siteId)) {
-      return refuse(
-        request,
-        reply,
-        origin,
-        { status: 403, fields: {}, general: 'reload' },
-        new errors.forbidden('The form is not one of this site; reload the page and send it again'),
+    const token = checkFormToken(app.keyring, body.token, origin.siteId)
+    if (token === 'too_soon') {
+      const problem = new errors.unprocessable('The form was sent too soon after the page was served; send it again')
+      return refuse(request, reply, origin, { status: 422, fields: {}, general: 'tooSoon' }, problem)
+    }
+    if (token !== 'ok') {
+      const problem = new errors.forbidden(
+        token === 'expired'
+          ? 'The form has expired; reload the page and send it again'
+          : 'The form is not one of this site; reload the page and send it again',
       )
+      return refuse(request, reply, origin, { status: 403, fields: {}, general: 'reload' }, problem)
     }
     const site = await findSiteById(app.db, origin.siteId)
     if (!site) throw new errors.notFound('No published site answers here')
@@ -220,6 +249,20 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
       const problem = new errors.conflict('The consent text has changed since the page was loaded; reload the page and send the form again')
       return refuse(request, reply, origin, { status: 409, fields: {}, general: 'consentChanged' }, problem)
     }
+    if (body[HONEYPOT]) {
+      // Only a script fills in the hidden field: it hears what a person would, and nothing is kept.
+      request.log.info({ site: site.id }, 'contact form: honeypot filled, message dropped')
+      return thanks(reply, origin, site, locale, body.page)
+    }
+    const recent = await contactMessagesSince(app.db, site.id, new Date(Date.now() - 3600_000))
+    if (recent.count >= MESSAGES_PER_HOUR) {
+      const retryAfter = Math.max(1, Math.ceil((recent.oldest!.getTime() + 3600_000 - Date.now()) / 1000))
+      reply.header('retry-after', String(retryAfter))
+      const problem = withHeaders(new errors.rateLimited('This site has received too many messages in the last hour'), {
+        'retry-after': String(retryAfter),
+      })
+      return refuse(request, reply, origin, { status: 429, fields: {}, general: 'busy' }, problem)
+    }
     await insertLead(app.db, app.keyring, {
       siteId: site.id,
       sessionId: null,
@@ -229,8 +272,12 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
       consent: { version: consent.version, digest: consent.digest, locale, acceptedAt: new Date() },
       source: 'contact_form',
     })
+    return thanks(reply, origin, site, locale, body.page)
+  }
+
+  function thanks(reply: FastifyReply, origin: SiteOrigin, site: { name: string; default_locale: Locale }, locale: Locale, page: string) {
     const l = LABELS[locale]
-    const back = `${origin.prefix}${pageUrlPath(locale, body.page, site.default_locale)}`
+    const back = `${origin.prefix}${pageUrlPath(locale, page, site.default_locale)}`
     const main = html`<h1>${l.thanksTitle}</h1><p>${l.thanksText}</p><p><a href="${back}">${l.back}</a></p>`
     return sendPage(reply, 200, plainSitePage({ lang: locale, title: `${l.thanksTitle} – ${site.name}`, main }))
   }

@@ -7,6 +7,7 @@ import { Type } from 'typebox'
 import { errors } from '../errors.ts'
 import { labelAccess } from '../infra/logger.ts'
 import contactFormRoutes from './contact-form.ts'
+import { signFormToken } from './form-token.ts'
 import { frontDoor, HOSTED_PAGE, knownNotHosted } from './front-door.ts'
 import { requestHostname } from './hosted-site.ts'
 import { LiveSites, type Release } from './live-sites.ts'
@@ -22,6 +23,13 @@ declare module 'fastify' {
     liveSites: LiveSites
   }
 }
+
+/**
+ * HSTS on a site's hosts: a site's own domain may be an apex whose other subdomains are the
+ * customer's, not ours, so its answers ask for https on that very host only (includeSubDomains
+ * would bind every subdomain of it for a year).
+ */
+const HOSTED_HSTS = 'max-age=31536000'
 
 /** Paths a hosted domain answers with routes rather than files: the form and Webmention endpoints. */
 const ENDPOINTS = '/_wps/'
@@ -49,7 +57,13 @@ function hostedHeaders(baseUrl: string, apiUrl: string): Record<string, string> 
 /** Routes of the hosted sites that live on the service's own host: the preview and the TLS check. */
 async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; headers: Record<string, string> }) {
   const { live } = options
-  const previewHeaders = { ...options.headers, 'x-robots-tag': 'noindex' }
+  // A preview is owner content on the dashboard's origin: the sandbox gives it an opaque origin of its own, so
+  // no script of it could ever act as the dashboard (its cookies, its forms); its links and contact form still work.
+  const previewHeaders = {
+    ...options.headers,
+    'content-security-policy': `${options.headers['content-security-policy']}; sandbox allow-forms allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation`,
+    'x-robots-tag': 'noindex',
+  }
   const SiteParams = Type.Object({ siteId: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }) })
 
   app.get('/s/:siteId', { config: { operation: 'sites.preview' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {
@@ -73,7 +87,8 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
       }
       const release = await live.release(buildId)
       const rest = request.url.slice(`/s/${siteId}`.length)
-      return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders })
+      const stamp = () => signFormToken(app.keyring, siteId)
+      return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders }, stamp)
     },
   )
 
@@ -106,8 +121,9 @@ async function hostedSites(app: FastifyInstance) {
   const live = new LiveSites(app.db, log.child({ component: 'hosted-sites' }), config.SITES_DOMAIN)
   app.decorate('liveSites', live)
   const headers = hostedHeaders(config.BASE_URL, config.API_URL)
+  const domainHeaders = { ...headers, 'strict-transport-security': HOSTED_HSTS }
   const ownHosts = new Set([new URL(config.BASE_URL).hostname, new URL(config.API_URL).hostname].map((h) => h.toLowerCase()))
-  const domainContext: ServeContext = { prefix: '', headers }
+  const domainContext: ServeContext = { prefix: '', headers: domainHeaders }
 
   app.addHook('onReady', () => live.start(app.store))
   app.addHook('onClose', () => live.stop())
@@ -156,6 +172,7 @@ async function hostedSites(app: FastifyInstance) {
       const text = `No published site has the address ${hostname}. If the site is yours, check its address in its settings, or publish it.`
       return void sendNoSitePage(reply, { title: 'No site at this address', text, dashboard: `${config.BASE_URL}/app` })
     }
+    reply.header('strict-transport-security', HOSTED_HSTS)
     if (url.startsWith(ENDPOINTS) && method === 'POST') return done()
     labelAccess(request.raw, HOSTED_PAGE)
     if (method !== 'GET' && method !== 'HEAD') {
@@ -170,7 +187,7 @@ async function hostedSites(app: FastifyInstance) {
           ? undefined
           : redirectAnswer(files, decoded, url, (path) => live.redirectOf(hosted.siteId, path), domainContext)
       if (moved) return void reply.code(moved.status).headers(moved.headers).send()
-      serveFromRelease(request, reply, files, url, domainContext, viewed)
+      serveFromRelease(request, reply, files, url, domainContext, () => signFormToken(app.keyring, hosted.siteId), viewed)
     }
     const release = live.release(hosted.buildId)
     if (release instanceof Map) return serve(release)

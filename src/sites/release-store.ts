@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
 import type { Db } from '../infra/db.ts'
+import { FORM_TOKEN_SLOT } from './form-token.ts'
 import type { RenderedFile } from './render/index.ts'
 
 const brotli = promisify(brotliCompress)
@@ -15,6 +16,21 @@ export interface ReleaseFile {
   body: Buffer
   gzip: Buffer
   br: Buffer
+  /** A page with a contact form: its bytes before and after the form token, stamped as it is served. */
+  stamped?: { before: Buffer; after: Buffer }
+}
+
+/** The page's bytes around its form token's place, for a page that has one. */
+function stampedParts(contentType: string, body: Buffer): ReleaseFile['stamped'] {
+  if (!contentType.startsWith('text/html')) return undefined
+  const at = body.indexOf(FORM_TOKEN_SLOT)
+  if (at === -1) return undefined
+  return { before: body.subarray(0, at), after: body.subarray(at + FORM_TOKEN_SLOT.length) }
+}
+
+const withStamp = (file: ReleaseFile): ReleaseFile => {
+  const stamped = stampedParts(file.contentType, file.body)
+  return stamped ? { ...file, stamped } : file
 }
 
 /**
@@ -37,7 +53,7 @@ export async function compressFiles(files: RenderedFile[]): Promise<ReleaseFile[
         gzipAsync(body, { level: 9 }),
       ])
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-      return { path: file.path, contentType: file.contentType, etag, body, gzip: gz, br }
+      return withStamp({ path: file.path, contentType: file.contentType, etag, body, gzip: gz, br })
     }),
   )
 }
@@ -62,7 +78,14 @@ export async function loadReleaseFiles(db: Db, buildId: string): Promise<Map<str
   return new Map(
     rows.map((r) => [
       r.path,
-      { path: r.path, contentType: r.content_type, etag: r.etag, body: asBuffer(r.body), gzip: asBuffer(r.gzip), br: asBuffer(r.br) },
+      withStamp({
+        path: r.path,
+        contentType: r.content_type,
+        etag: r.etag,
+        body: asBuffer(r.body),
+        gzip: asBuffer(r.gzip),
+        br: asBuffer(r.br),
+      }),
     ]),
   )
 }

@@ -15,7 +15,10 @@ export interface ServeContext {
 }
 
 type Encoding = 'br' | 'gzip' | 'identity'
-type Variant = 'br' | 'gzip' | 'identity' | 'not-modified' | 'not-found'
+type Variant = 'br' | 'gzip' | 'identity' | 'not-modified' | 'not-found' | 'stamped'
+
+/** Makes the form token of a page as it is served (its time in it): see form-token.ts. */
+export type FormStamp = () => string
 
 /**
  * The complete header set of each way a file is answered, made on first use and kept with the
@@ -30,14 +33,19 @@ function headersFor(ctx: ServeContext, file: ReleaseFile, variant: Variant): Rec
   if (!variants) byFile.set(file, (variants = {}))
   let headers = variants[variant]
   if (!headers) {
-    headers = {
-      ...ctx.headers,
-      etag: file.etag,
-      vary: 'accept-encoding',
-      'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : isStaticAsset(file) ? CACHE_ASSET : CACHE_PAGE,
-    }
+    headers =
+      variant === 'stamped'
+        ? // Its bytes differ on every answer: no ETag, and no cache may keep the token.
+          { ...ctx.headers, 'cache-control': 'no-store' }
+        : {
+            ...ctx.headers,
+            etag: file.etag,
+            vary: 'accept-encoding',
+            'cache-control': variant === 'not-found' ? CACHE_NOT_FOUND : isStaticAsset(file) ? CACHE_ASSET : CACHE_PAGE,
+          }
     if (file.contentType.startsWith('text/html')) headers['link'] = `<${ctx.prefix}/_wps/webmention>; rel="webmention"`
-    if (variant !== 'not-modified') {
+    if (variant === 'stamped') headers['content-type'] = file.contentType
+    else if (variant !== 'not-modified') {
       const encoding: Encoding = variant === 'br' || variant === 'gzip' ? variant : 'identity'
       headers['content-type'] = file.contentType
       headers['content-length'] = file[encoding === 'identity' ? 'body' : encoding].length
@@ -98,7 +106,8 @@ export interface FileAnswer {
  * The answer from a release's files to a (decoded) path: the file with a strong ETag, 304 when the
  * client has it, the br or gzip copy the client accepts, the release's 404 page for anything else.
  * Undefined when it is no file's answer: a redirect to the trailing-slash variant, or a release
- * without a 404 page.
+ * without a 404 page; also a page with a contact form when no `stamp` is given (it is answered
+ * where its token can be made, uncompressed, stamped with the time it is served).
  */
 export function fileAnswer(
   release: Release,
@@ -106,8 +115,10 @@ export function fileAnswer(
   ifNoneMatch: string | undefined,
   acceptEncoding: string | undefined,
   ctx: ServeContext,
+  stamp?: FormStamp,
 ): FileAnswer | undefined {
   const found = decoded === undefined ? undefined : (release.get(decoded) ?? staticAsset(decoded))
+  if (found?.stamped) return stamp && stampedAnswer(ctx, found, found.stamped, stamp)
   if (!found) {
     if (decoded !== undefined && locate(release, decoded)) return undefined
     const page = release.get(NOT_FOUND_PATH)
@@ -126,6 +137,11 @@ export function fileAnswer(
   }
 }
 
+function stampedAnswer(ctx: ServeContext, file: ReleaseFile, parts: { before: Buffer; after: Buffer }, stamp: FormStamp): FileAnswer {
+  const body = Buffer.concat([parts.before, Buffer.from(stamp()), parts.after])
+  return { status: 200, headers: { ...headersFor(ctx, file, 'stamped'), 'content-length': body.length }, body, page: true }
+}
+
 /**
  * Answers a GET or HEAD from a release (see `fileAnswer`), or with a redirect or a plain 404;
  * `viewed` hears of each page answered (with its decoded path).
@@ -136,10 +152,11 @@ export function serveFromRelease(
   release: Release,
   path: string,
   ctx: ServeContext,
+  stamp: FormStamp,
   viewed?: (path: string) => void,
 ): FastifyReply {
   const decoded = decodePath(path)
-  const answer = fileAnswer(release, decoded, request.headers['if-none-match'], request.headers['accept-encoding'], ctx)
+  const answer = fileAnswer(release, decoded, request.headers['if-none-match'], request.headers['accept-encoding'], ctx, stamp)
   if (answer) {
     reply.code(answer.status).headers(answer.headers).send(answer.body)
     if (answer.page && viewed) viewed(decoded!)

@@ -7,7 +7,7 @@ import { primaryHostname } from '../domain/sites/sites.ts'
 import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
 import type { Keyring } from '../infra/crypto.ts'
-import { signFormToken } from './form-token.ts'
+import { FORM_TOKEN_SLOT } from './form-token.ts'
 import type { AiCrawlerChoices, Block, FormConsent, Organization, RenderPage, RenderSite } from './render/index.ts'
 
 /**
@@ -73,7 +73,7 @@ export async function loadRenderInput(
     organization: { ...hosting.organization, name: hosting.organization?.name ?? row.name },
     aiCrawlers: crawlerChoices(hosting),
     ...(resolveAssistant(settings).enabled ? { widgetOrigin: config.BASE_URL } : {}),
-    formToken: signFormToken(keyring, siteId),
+    formToken: FORM_TOKEN_SLOT,
     consent,
     theme: resolveTheme(settings),
     builtAt,

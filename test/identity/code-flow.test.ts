@@ -222,7 +222,7 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
     expect((await json(unknownClient)).error).toBe('invalid_client')
   })
 
-  it('refuses plain PKCE and a missing challenge by redirecting with an error and iss', async () => {
+  it('refuses plain PKCE and a missing challenge with a page linking back with the error and iss, never a redirect of its own', async () => {
     for (const params of [
       { code_challenge_method: 'plain' },
       { code_challenge: '' },
@@ -241,8 +241,11 @@ describe('account OAuth: dynamic registration, PKCE authorization code, refresh,
         ...params,
       })
       const res = await person.get(`/oauth/authorize?${query}`)
-      expect(res.status).toBe(302)
-      const location = new URL(res.location as string)
+      // A self-registered client is not trusted with an automatic redirect (RFC 9700 4.11.2): the person follows the link.
+      expect(res.status).toBe(400)
+      expect(res.location).toBeNull()
+      const link = res.$('a[rel="noreferrer"]').attr('href')
+      const location = new URL(link as string)
       expect(location.origin + location.pathname).toBe(redirectUri)
       expect(location.searchParams.get('error')).toMatch(/^(invalid_request|invalid_scope|invalid_target|unsupported_response_type)$/)
       expect(location.searchParams.get('iss')).toBe(base)

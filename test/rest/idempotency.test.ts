@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { claimKey } from '../../src/rest/idempotency-store.ts'
+import { claimKey, openStoredBody } from '../../src/rest/idempotency-store.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { makeAccount } from './helpers.ts'
 
@@ -59,7 +59,7 @@ describe('Idempotency-Key on POST', () => {
       .request_hash
     expect(probe.statusCode).toBe(201)
     // Another instance is processing the same request under key-3 (its hash differs from probe's only by nothing: same path and body).
-    expect(await claimKey(app.db, owner.accountId, 'key-3', hash)).toEqual({ claimed: true })
+    expect(await claimKey(app.db, { accountId: owner.accountId, caller: owner.tokenId }, 'key-3', hash)).toEqual({ claimed: true })
     const busy = await create(owner.headers, 'key-3', payload)
     expect(busy.statusCode).toBe(409)
     expect(busy.json()).toMatchObject({ code: 'idempotency_in_progress' })
@@ -125,7 +125,9 @@ describe('Idempotency-Key on POST', () => {
       .where('account_id', '=', owner.accountId)
       .where('key', '=', 'atomic')
       .executeTakeFirstOrThrow()
-    expect(stored).toMatchObject({ state: 'done', status: 201, body: first.body })
+    expect(stored).toMatchObject({ state: 'done', status: 201, caller: owner.tokenId })
+    // The body is kept sealed (it holds the token's secret), and opens to the very answer.
+    expect(openStoredBody(app.keyring, { accountId: owner.accountId, caller: owner.tokenId }, 'atomic', stored.body!)).toBe(first.body)
     expect(JSON.parse(stored.headers!)).toEqual({
       'content-type': first.headers['content-type'],
       location: first.headers['location'],

@@ -43,16 +43,14 @@ async function createHook(account: TestAccount, body: Json) {
 }
 
 const publish = (accountId: string) =>
-  app.db
-    .transaction()
-    .execute((trx) =>
-      recordEvent(trx, {
-        accountId,
-        siteId: 'site_api',
-        type: 'site.published',
-        data: { site_id: 'site_api', url: 'https://example.com/' },
-      }),
-    )
+  app.db.transaction().execute((trx) =>
+    recordEvent(trx, {
+      accountId,
+      siteId: 'site_api',
+      type: 'site.published',
+      data: { site_id: 'site_api', url: 'https://example.com/' },
+    }),
+  )
 
 const verify = (secret: string, request: ReceivedRequest) =>
   new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Json
@@ -241,20 +239,18 @@ describe('/v1/webhooks: secrets, tests, attempts, dead letters and replays', () 
     // A receiver that echoes the payload, personal data included.
     const receiver = await startReceiver({ status: 200, echo: true })
     const created = await createHook(account, { url: receiver.url, event_types: ['lead.received'] })
-    await app.db
-      .transaction()
-      .execute((trx) =>
-        recordEvent(
-          trx,
-          {
-            accountId: account.accountId,
-            siteId: 'site_api',
-            type: 'lead.received',
-            data: { lead_id: 'lead_echo', site_id: 'site_api', email: 'echo@example.com', name: 'Echo Person' },
-          },
-          app.keyring,
-        ),
-      )
+    await app.db.transaction().execute((trx) =>
+      recordEvent(
+        trx,
+        {
+          accountId: account.accountId,
+          siteId: 'site_api',
+          type: 'lead.received',
+          data: { lead_id: 'lead_echo', site_id: 'site_api', email: 'echo@example.com', name: 'Echo Person' },
+        },
+        app.keyring,
+      ),
+    )
     const [request] = await receiver.waitFor(1)
     expect(verify(created.secret, request!)).toMatchObject({ data: { email: 'echo@example.com' } })
     const attempts = await until(async () => {

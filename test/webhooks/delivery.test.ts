@@ -43,20 +43,18 @@ describe('webhook delivery', () => {
   it('delivers a signed event that the standardwebhooks package verifies, with personal data sealed at rest', async () => {
     const receiver = await startReceiver()
     const { accountId, secret } = await endpointFor(receiver.url)
-    const eventId = await db
-      .transaction()
-      .execute((trx) =>
-        recordEvent(
-          trx,
-          {
-            accountId,
-            siteId: 'site_a',
-            type: 'lead.received',
-            data: { lead_id: 'lead_1', site_id: 'site_a', email: 'vera@example.com', name: 'Vera Visitor' },
-          },
-          keyring,
-        ),
-      )
+    const eventId = await db.transaction().execute((trx) =>
+      recordEvent(
+        trx,
+        {
+          accountId,
+          siteId: 'site_a',
+          type: 'lead.received',
+          data: { lead_id: 'lead_1', site_id: 'site_a', email: 'vera@example.com', name: 'Vera Visitor' },
+        },
+        keyring,
+      ),
+    )
     const [request] = await receiver.waitFor(1)
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     expect(request!.headers['webhook-id']).toBe(eventId)

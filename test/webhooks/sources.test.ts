@@ -86,18 +86,16 @@ describe('event sources', () => {
   it('site.published: a build going live fires it from the go-live transaction', async () => {
     const { account, siteId, receiver, secret } = await subscriber('shop-live.example')
     const at = new Date()
-    await app.db
-      .transaction()
-      .execute((trx) =>
-        announceSitePublished(trx, {
-          accountId: account.accountId,
-          siteId,
-          buildId: 'bld_1',
-          url: 'https://shop-live.example',
-          pages: 3,
-          at,
-        }),
-      )
+    await app.db.transaction().execute((trx) =>
+      announceSitePublished(trx, {
+        accountId: account.accountId,
+        siteId,
+        buildId: 'bld_1',
+        url: 'https://shop-live.example',
+        pages: 3,
+        at,
+      }),
+    )
     await receiver.waitFor(1)
     expect(verified(secret, receiver, 0)).toMatchObject({
       type: 'site.published',
@@ -123,22 +121,20 @@ describe('event sources', () => {
 
   it('backlink.detected: the Webmention repository call delivers it', async () => {
     const { account, siteId, receiver, secret } = await subscriber('shop-links.example')
-    await app.db
-      .transaction()
-      .execute((trx) =>
-        recordEvent(trx, {
-          accountId: account.accountId,
-          siteId,
-          type: 'backlink.detected',
-          data: {
-            backlink_id: 'bl_1',
-            site_id: siteId,
-            source: 'https://blog.example/post',
-            target: 'https://shop-links.example/',
-            detected_at: new Date().toISOString(),
-          },
-        }),
-      )
+    await app.db.transaction().execute((trx) =>
+      recordEvent(trx, {
+        accountId: account.accountId,
+        siteId,
+        type: 'backlink.detected',
+        data: {
+          backlink_id: 'bl_1',
+          site_id: siteId,
+          source: 'https://blog.example/post',
+          target: 'https://shop-links.example/',
+          detected_at: new Date().toISOString(),
+        },
+      }),
+    )
     await receiver.waitFor(1)
     expect(verified(secret, receiver, 0)).toMatchObject({
       type: 'backlink.detected',
@@ -149,18 +145,16 @@ describe('event sources', () => {
   it("never sends one account's events to another account's endpoints", async () => {
     const first = await subscriber('shop-one.example')
     const second = await subscriber('shop-two.example')
-    await app.db
-      .transaction()
-      .execute((trx) =>
-        announceSitePublished(trx, {
-          accountId: first.account.accountId,
-          siteId: first.siteId,
-          buildId: 'bld_x',
-          url: 'https://shop-one.example',
-          pages: 1,
-          at: new Date(),
-        }),
-      )
+    await app.db.transaction().execute((trx) =>
+      announceSitePublished(trx, {
+        accountId: first.account.accountId,
+        siteId: first.siteId,
+        buildId: 'bld_x',
+        url: 'https://shop-one.example',
+        pages: 1,
+        at: new Date(),
+      }),
+    )
     await first.receiver.waitFor(1)
     await new Promise((r) => setTimeout(r, 300))
     expect(second.receiver.requests).toHaveLength(0)

@@ -5,6 +5,7 @@ import {
   createApiToken,
   findApiToken,
   listApiTokens,
+  mayRotate,
   revokeApiToken,
   rotateApiToken,
   tokenHolder,
@@ -88,7 +89,7 @@ export default async function tokensSection(app: FastifyInstance) {
               t.scopes.join(', '),
               when(t.expires_at),
               when(t.last_used_at),
-              html`${actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' })}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
+              html`${mayRotate(t, request.person) ? actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' }) : ''}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
             ]),
           )
     }
@@ -154,6 +155,8 @@ ${field(state, EXPIRY)}
         async (trx) => {
           const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
           if (!current || current.revoked_at) throw new errors.notFound('No such token')
+          if (!mayRotate(current, request.person))
+            throw new errors.forbidden('Only the member who made this token may rotate it. You may revoke it.')
           return rotateApiToken(trx, current.id, 3600)
         },
         200,

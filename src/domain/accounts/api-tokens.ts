@@ -90,6 +90,15 @@ export function tokenHolder(member: { role: string; userId: string | null }): st
   return member.role === 'owner' ? undefined : (member.userId ?? undefined)
 }
 
+/**
+ * Only the member who made a token may rotate it: a new secret acts as that member, so an owner
+ * rotating another member's token would hold a secret that speaks for them in the audit log. An
+ * owner may still revoke it. A token the operator made (no member) acts as an owner: any owner may rotate it.
+ */
+export function mayRotate(token: { user_id: string | null }, member: { userId: string | null }): boolean {
+  return token.user_id === null || token.user_id === member.userId
+}
+
 export async function listApiTokens(
   db: Db,
   accountId: string,

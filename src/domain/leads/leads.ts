@@ -158,3 +158,15 @@ export async function deleteAccountLead(db: Db, accountId: string, leadId: strin
 export async function detachLeadsFromSession(db: Db, sessionId: string): Promise<void> {
   await db.updateTable('leads').set({ session_id: null }).where('session_id', '=', sessionId).execute()
 }
+
+/** How many contact-form messages the site took since `since`, and when the oldest of them came (the per-site hourly cap). */
+export async function contactMessagesSince(db: Db, siteId: string, since: Date): Promise<{ count: number; oldest: Date | undefined }> {
+  const row = await db
+    .selectFrom('leads')
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('site_id', '=', siteId)
+    .where('source', '=', 'contact_form')
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow()
+  return { count: Number(row.n), oldest: row.oldest ? new Date(row.oldest as unknown as string) : undefined }
+}

@@ -93,6 +93,8 @@ export function contactForm(content: { heading?: string; submit_label?: string }
     consent
       ? `${error('consent')}<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><span><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</span></p>`
       : '',
+    // The honeypot: hidden from people (and from screen readers), so only a script fills it in.
+    `<div style="display:none"><label for="${id('website')}">Website</label><input id="${id('website')}" name="website" tabindex="-1" autocomplete="off"></div>`,
     `<p><button type="submit">${esc(content.submit_label ?? l.send)}</button></p>`,
     `</form></section>`,
   ].join('')
