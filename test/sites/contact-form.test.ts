@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { leadConsentFor } from '../../src/domain/leads/consent.ts'
 import { listLeads } from '../../src/domain/leads/leads.ts'
 import type { Site } from '../../src/domain/sites/sites.ts'
+import { FORM_MIN_AGE_MS } from '../../src/sites/form-token.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
 import { startReceiver } from '../helpers/receiver.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
@@ -11,12 +12,16 @@ import { bakerySite, buildSite, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from './hel
 
 const HOST = 'bakery.example'
 
+/** A person reads the form and types before sending it: a post sooner than this after the page was served is refused. */
+const readingTime = () => new Promise((resolve) => setTimeout(resolve, FORM_MIN_AGE_MS + 50))
+
 /** What a browser sends of a page's form: every field by name, a textarea's text as its value. */
 function formFields(page: string, selector = 'form input, form textarea'): Record<string, string> {
   const $ = cheerio.load(page)
   return Object.fromEntries(
     $(selector)
-      .map((_, el) => [[$(el).attr('name')!, $(el).is('textarea') ? $(el).text() : ($(el).val() as string)]])
+      // An empty field is sent empty, as a browser sends it.
+      .map((_, el) => [[$(el).attr('name')!, $(el).is('textarea') ? $(el).text() : (($(el).val() as string | undefined) ?? '')]])
       .get() as Array<[string, string]>,
   )
 }
@@ -54,6 +59,7 @@ describe('contact forms on hosted pages', () => {
     const $ = cheerio.load(page.body)
     fields = formFields(page.body, 'form input[type=hidden]')
     expect($('form').attr('action')).toBe('_wps/forms/contact')
+    await readingTime()
   }, SETUP_TIMEOUT_MS)
 
   const visitor = () => ({
@@ -225,6 +231,7 @@ describe('contact forms on hosted pages', () => {
     // Mended and sent again from that page, as the browser would: every field of its form.
     const again = (page: string, changes: Record<string, string>) =>
       post({ ...formFields(page), ...changes }, { ...asPage, referer: `https://${HOST}/_wps/forms/contact` })
+    await readingTime()
     const sent = await again(res.body, { email: 'dora@example.org', message: 'Short now.' })
     expect(sent.statusCode).toBe(200)
     expect(cheerio.load(sent.body)('h1').text()).toBe('Thank you')
@@ -261,6 +268,7 @@ describe('contact forms on hosted pages', () => {
     expect(french(`#${french('[name=email]').attr('aria-describedby')}`).text()).toBe('Enter your email address, like name@example.com.')
     const forged = await post({ ...visitor(), token: 'v1.nope.nope', email: 'frieda@example.org' }, asPage)
     expect(forged.statusCode).toBe(403)
+    await readingTime()
     expect((await post(formFields(forged.body), asPage)).statusCode).toBe(200)
     expect((await listLeads(t.app.db, t.app.keyring, site.id)).some((l) => l.email === 'frieda@example.org')).toBe(true)
   })
