@@ -64,7 +64,7 @@ describe.skipIf(!haveBrowser || onPostgres)("a contact form sent by a visitor's 
       expect(res!.status()).toBe(200)
       expect(res!.headers()['content-security-policy']).toMatch(/; sandbox allow-forms/)
       // The page cannot reach the dashboard origin's cookies or storage.
-      expect(await page.evaluate(() => self.origin)).toBe('null')
+      expect(await page.evaluate(() => (globalThis as unknown as { origin: string }).origin)).toBe('null')
       await page.getByLabel('Email').fill('preview@example.org')
       await page.locator('input[name=consent]').check()
       await page.waitForTimeout(FORM_MIN_AGE_MS)
