@@ -48,6 +48,11 @@ const EnvSchema = Type.Object({
   VISITOR_STATS: Type.Boolean({ default: true }),
   /** How often counted page views are written to the database: what a crash may lose at most. */
   STATS_FLUSH_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 5000 }),
+  /** The media library's bytes in this S3 bucket instead of the database; credentials from the usual AWS variables. */
+  MEDIA_S3_BUCKET: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' })),
+  /** An S3-compatible server's URL (MinIO, R2, …); unset: AWS itself. */
+  MEDIA_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://.+' })),
+  MEDIA_S3_REGION: Type.Optional(Type.String({ minLength: 1 })),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -78,6 +83,7 @@ const hints: Record<string, string> = {
   API_URL: 'an origin such as https://api.example.com, without a path or trailing slash',
   SITES_DOMAIN: 'a lower-case hostname such as sites.example.com, without a scheme or port',
   REDIS_URL: 'a redis:// or rediss:// URL',
+  MEDIA_S3_BUCKET: 'an S3 bucket name: lower-case letters, digits, dots and hyphens',
   DNS_SERVERS: 'comma-separated IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53',
 }
 

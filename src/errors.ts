@@ -71,6 +71,11 @@ export const errors = {
   endpointDisabled: createError('endpoint_disabled', '%s', 409),
   postTooLong: createError('post_too_long', '%s', 400),
   siteHasNoDomain: createError('site_has_no_domain', '%s', 409),
+  // The media library (/v1 media, import_media, importMedia)
+  invalidImage: createError('invalid_image', '%s', 422),
+  payloadTooLarge: createError('payload_too_large', '%s', 413),
+  mediaInUse: createError('media_in_use', '%s', 409),
+  mediaBusy: createError('media_busy', '%s', 503),
 } as const
 
 /**

@@ -6,6 +6,7 @@ import { openKeyring } from './data-key.ts'
 import { openDataStore, type DataStore, type Db } from './db.ts'
 import { JobRunner } from './jobs.ts'
 import { migrateToLatest } from './migrate.ts'
+import { openMediaStorage, type MediaStorage } from './media-storage.ts'
 import { createSigner, type Signer } from './signer.ts'
 
 declare module 'fastify' {
@@ -16,6 +17,8 @@ declare module 'fastify' {
     keyring: Keyring
     signer: Signer
     jobs: JobRunner
+    /** Where the media library's bytes live (the database, or S3 when configured). */
+    mediaStorage: MediaStorage
   }
 }
 
@@ -49,6 +52,7 @@ async function core(app: FastifyInstance, options: { config: Config; embeddedTem
   app.decorate('keyring', keyring)
   app.decorate('signer', signer)
   app.decorate('jobs', jobs)
+  app.decorate('mediaStorage', await openMediaStorage(config))
 
   // Rooms define their job types while registering; workers start once everything is loaded.
   app.addHook('onReady', async () => {

@@ -809,8 +809,56 @@ export interface StatsTables {
 }
 
 /** Every table of the service. */
+// The media library (src/domain/media)
+
+export interface MediaVariantRow {
+  width: number
+  height: number
+  format: 'webp' | 'jpeg' | 'png'
+  bytes: number
+  key: string
+}
+
+export interface MediaTable {
+  id: string
+  account_id: string
+  filename: string
+  content_type: string
+  width: number
+  height: number
+  bytes: number
+  /** What the variants take in storage, counted against the plan's storage. */
+  stored_bytes: number
+  sha256: string
+  alt: ColumnType<string, string | undefined, string>
+  variants: ColumnType<MediaVariantRow[], string, string>
+  created_by: string | null
+  created_at: CreatedAt
+  /** Removed from the library while a release still shows it; null while in the library. */
+  deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+}
+
+export interface MediaFilesTable {
+  key: string
+  media_id: string
+  content_type: string
+  body: Bytes
+}
+
+export interface BuildMediaTable {
+  build_id: string
+  media_id: string
+}
+
+export interface MediaTables {
+  media: MediaTable
+  media_files: MediaFilesTable
+  build_media: BuildMediaTable
+}
+
 export interface Database
   extends FoundationTables,
+    MediaTables,
     SitesTables,
     AgentTables,
     IdentityTables,

@@ -11,13 +11,18 @@ function euros(cents: number): string {
   return `€${cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2)}`
 }
 
+/** "250 MB", "1 GB": the media library's storage as the price list gives it, in megabytes. */
+export function storageText(megabytes: number): string {
+  return megabytes >= 1000 ? `${+(megabytes / 1000).toFixed(1)} GB` : `${megabytes} MB`
+}
+
 function plans(pricing: Pricing) {
   return html`<ul class="grid">${pricing.plans.map(
     (plan) => html`<li class="card">
 <h3 id="plan-${plan.id}">${plan.name}</h3>
 <p class="price">${plan.monthly_price_cents === 0 ? 'Free' : html`${euros(plan.monthly_price_cents)}<span class="muted"> a month</span>`}</p>
 ${plan.yearly_price_cents > 0 ? html`<p class="muted">or ${euros(plan.yearly_price_cents)} a year</p>` : html`<p class="muted">no card needed</p>`}
-<ul>${plan.features.map((feature) => html`<li>${feature}</li>`)}</ul>
+<ul>${plan.features.map((feature) => html`<li>${feature}</li>`)}<li>${storageText(plan.storage_mb)} for photos</li></ul>
 </li>`,
   )}</ul>
 <h3>Add-ons</h3>

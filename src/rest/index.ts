@@ -14,6 +14,7 @@ import domainRoutes from './domains.ts'
 import { acceptEmptyJson, ETagHeader, notFound, ProblemResponses, restValidatorCompiler } from './http.ts'
 import { IdempotencyKeyHeader, idempotencyOnSend, idempotencyPreHandler } from './idempotency.ts'
 import leadRoutes from './leads.ts'
+import mediaRoutes from './media.ts'
 import memberRoutes from './members.ts'
 import pageRoutes from './pages.ts'
 import revisionRoutes from './revisions.ts'
@@ -58,7 +59,7 @@ const RETRY_AFTER: Headers = {
     type: 'integer',
     minimum: 1,
     description:
-      'Seconds to wait before sending the request again: until the hourly budget resets (429), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress).',
+      'Seconds to wait before sending the request again: until the hourly budget resets (429), until a busy processor is free (503), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress).',
   },
 }
 
@@ -84,7 +85,7 @@ function answerHeaders(config: RestRouteConfig, method: string, responses: Recor
       const own: Headers = { ...RATE_LIMIT_HEADERS }
       if (etag.includes(status) && (answer as { type?: string }).type !== 'null') Object.assign(own, ETAG)
       if (location.includes(status)) Object.assign(own, LOCATION)
-      if (status === 429 || (status === 409 && method === 'POST')) Object.assign(own, RETRY_AFTER)
+      if (status === 429 || status === 503 || (status === 409 && method === 'POST')) Object.assign(own, RETRY_AFTER)
       // Answers made after the key was claimed are stored and replayed; a 429 is always the frame's own.
       if (method === 'POST' && status !== 429) Object.assign(own, REPLAYED)
       return [key, own]
@@ -168,4 +169,5 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(socialRoutes)
   await app.register(backlinkRoutes)
   await app.register(themeRoutes)
+  await app.register(mediaRoutes)
 }

@@ -94,6 +94,8 @@ export function frontDoor(options: FrontDoorOptions) {
         ;(req as IncomingMessage & { [checked]?: true })[checked] = true
         return false
       }
+      // The media library's files are read from its storage, by the router's hook.
+      if (req.url?.startsWith('/_media/')) return false
       const release = live.loadedRelease(hosted.buildId)
       if (!release) return false
       const decoded = decodePath(req.url ?? '/')

@@ -11,6 +11,7 @@ import { signFormToken } from './form-token.ts'
 import { frontDoor, HOSTED_PAGE, knownNotHosted } from './front-door.ts'
 import { requestHostname } from './hosted-site.ts'
 import { LiveSites, type Release } from './live-sites.ts'
+import { MEDIA_PREFIX, MediaBytesCache, serveMedia, type MediaServing } from './media-files.ts'
 import { sendNoSitePage, wantsPage } from './no-site-page.ts'
 import { decodePath, redirectAnswer, serveFromRelease, type ServeContext } from './serve-file.ts'
 import { clientAddress, countPageView } from './page-views.ts'
@@ -55,8 +56,13 @@ function hostedHeaders(baseUrl: string, apiUrl: string): Record<string, string> 
 }
 
 /** Routes of the hosted sites that live on the service's own host: the preview and the TLS check. */
-async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; headers: Record<string, string> }) {
+async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; headers: Record<string, string>; media: MediaServing }) {
   const { live } = options
+
+  // The media library's files on the service's own host: the dashboard, the preview and the API's links show them.
+  app.get('/_media/*', { config: { operation: 'sites.media' }, schema: { hide: true } }, async (request, reply) =>
+    serveMedia(request, reply, { ...options.media, headers: {} }, undefined),
+  )
   // A preview is owner content on the dashboard's origin: the sandbox gives it an opaque origin of its own, so
   // no script of it could ever act as the dashboard (its cookies, its forms); its links and contact form still work.
   const previewHeaders = {
@@ -124,6 +130,7 @@ async function hostedSites(app: FastifyInstance) {
   const domainHeaders = { ...headers, 'strict-transport-security': HOSTED_HSTS }
   const ownHosts = new Set([new URL(config.BASE_URL).hostname, new URL(config.API_URL).hostname].map((h) => h.toLowerCase()))
   const domainContext: ServeContext = { prefix: '', headers: domainHeaders }
+  const media: MediaServing = { db: app.db, storage: app.mediaStorage, cache: new MediaBytesCache(), headers: domainHeaders }
 
   app.addHook('onReady', () => live.start(app.store))
   app.addHook('onClose', () => live.stop())
@@ -179,6 +186,10 @@ async function hostedSites(app: FastifyInstance) {
       reply.header('allow', 'GET, HEAD')
       return done(new errors.methodNotAllowed('A published site answers GET and HEAD only'))
     }
+    if (url.startsWith(MEDIA_PREFIX)) {
+      serveMedia(request, reply, media, hosted).catch((error: unknown) => done(error as Error))
+      return
+    }
     const viewed = tally && ((path: string) => countPageView(tally, request.raw, hosted.siteId, hostname, path, request.ip))
     const serve = (files: Release) => {
       const decoded = decodePath(url)
@@ -199,7 +210,7 @@ async function hostedSites(app: FastifyInstance) {
 
   await app.register(async (scope) => {
     if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody, { bodyLimit: 16_384 })
-    await scope.register(serviceRoutes, { live, headers })
+    await scope.register(serviceRoutes, { live, headers, media })
     await scope.register(contactFormRoutes, { live })
     await scope.register(webmentionRoutes, { live })
   })

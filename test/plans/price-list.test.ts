@@ -8,6 +8,7 @@ import { retentionText } from '../../src/domain/stats/retention.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { signedIn } from '../dashboard/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
+import { storageText } from '../../src/public/landing.ts'
 import { owner } from './helpers.ts'
 
 // The price list (src/domain/accounts/pricing-data.json) is the one source of truth (DESIGN.md 12): this
@@ -28,6 +29,7 @@ interface ListedPlan {
   seats: number | null
   seo_reports: 'none' | 'monthly' | 'weekly'
   stats_retention_days: number
+  storage_mb: number
 }
 const list = JSON.parse(readFileSync(new URL('../../src/domain/accounts/pricing-data.json', import.meta.url), 'utf8')) as {
   plans: ListedPlan[]
@@ -57,6 +59,7 @@ describe('every room says what the price list says', () => {
         seats: plan.seats,
         seoReports: plan.seo_reports,
         statsRetentionDays: plan.stats_retention_days,
+        storageMb: plan.storage_mb,
       })
     }
     expect(body.add_ons).toEqual(list.add_ons)
@@ -163,11 +166,12 @@ describe('every room says what the price list says', () => {
         p.webhooks ? 'yes' : 'no',
         p.seo_reports,
         retentionText(p.stats_retention_days),
+        storageText(p.storage_mb),
       ]),
     )
   })
 
-  it("the assistant's answers about a plan name the list's price, sites and API budget", async () => {
+  it("the assistant's answers about a plan name the list's price, sites, API budget and photo storage", async () => {
     const words: Record<string, string> = { 1: 'one site', 3: 'three sites', 10: 'ten sites', null: 'unlimited sites' }
     const session = await bootstrap(app, {})
     for (const entry of list.plans) {
@@ -177,6 +181,7 @@ describe('every room says what the price list says', () => {
       expect(reply, entry.id).toContain(words[String(entry.sites)])
       if (entry.monthly_price_cents > 0) expect(reply, entry.id).toContain(`€${entry.monthly_price_cents / 100}`)
       if (entry.api_requests_per_hour > 0) expect(reply, entry.id).toContain(entry.api_requests_per_hour.toLocaleString('en'))
+      expect(reply, entry.id).toContain(`${storageText(entry.storage_mb)} of storage for photos`)
     }
   })
 })

@@ -145,8 +145,23 @@ function planOf(list: Pricing, id: Plan) {
   return list.plans.find((p) => p.id === id)!
 }
 
+/** The media library's storage of a plan, in the price list's megabytes: "250 MB", "1 GB". */
+function storage(megabytes: number, locale: Locale): string {
+  return megabytes >= 1000 ? `${formatCount(megabytes / 1000, locale)} GB` : `${formatCount(megabytes, locale)} MB`
+}
+
+const storageWords: Record<Locale, (amount: string) => string> = {
+  de: (amount) => `, dazu ${amount} Speicher für Fotos`,
+  en: (amount) => `, with ${amount} of storage for photos`,
+  fr: (amount) => `, avec ${amount} de stockage pour les photos`,
+}
+
 function summary(list: Pricing, id: Plan, locale: Locale): string {
-  return planWording[id].summary[locale].replace('{api}', formatCount(planOf(list, id).api_requests_per_hour, locale))
+  const plan = planOf(list, id)
+  return (
+    planWording[id].summary[locale].replace('{api}', formatCount(plan.api_requests_per_hour, locale)) +
+    storageWords[locale](storage(plan.storage_mb, locale))
+  )
 }
 
 function planPrice(list: Pricing, id: Plan, locale: Locale): string {

@@ -17,6 +17,8 @@ export interface PlanEntitlements {
   seoReports: SeoReportCadence
   /** Days the visitor statistics of the account's sites are kept. */
   statsRetentionDays: number
+  /** The media library's storage, in megabytes. */
+  storageMb: number
 }
 
 export interface AddOnTerms {
@@ -42,6 +44,7 @@ function read(pricing: Pricing): { plans: Record<Plan, PlanEntitlements>; addOns
       seats: p.seats,
       seoReports: p.seo_reports,
       statsRetentionDays: p.stats_retention_days,
+      storageMb: p.storage_mb,
     }
   }
   const missing = PLANS.filter((plan) => !plans[plan])

@@ -47,6 +47,7 @@ const PlanSchema = Type.Object(
       minimum: 1,
       description: 'Days the visitor statistics are kept (30 days; 13 months is 396, 25 months 761)',
     }),
+    storage_mb: Type.Integer({ minimum: 0, description: 'Storage for the media library, in megabytes (1 GB = 1000 MB)' }),
   },
   { additionalProperties: false },
 )

@@ -256,6 +256,26 @@ export type paths = {
     /** The theme presets, font pairs and corner styles; set one with PATCH /v1/sites/{id} `theme` */
     get: operations["themes.list"];
   };
+  "/v1/media": {
+    /** List the media library */
+    get: operations["media.list"];
+    /**
+     * Upload an image
+     * @description Multipart (field `file`, optional `alt`) or the raw bytes with their Content-Type. The image is turned upright, its metadata (GPS, camera) removed, and variants made; the same bytes again answer the item already stored (200).
+     */
+    post: operations["media.upload"];
+  };
+  "/v1/media/{id}": {
+    /** Get an image of the library */
+    get: operations["media.get"];
+    /**
+     * Delete an image
+     * @description Refused with 409 media_in_use, naming the pages, while a draft shows it. A published release that shows it keeps it served until that release is replaced.
+     */
+    delete: operations["media.delete"];
+    /** Change an image’s alt text or name */
+    patch: operations["media.update"];
+  };
 };
 
 export type webhooks = Record<string, never>;
@@ -384,7 +404,7 @@ export type components = {
     RateLimit: string;
     /** @description Strong entity tag; send it in If-Match to change the item only if unchanged. */
     ETag: string;
-    /** @description Seconds to wait before sending the request again: until the hourly budget resets (429), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress). */
+    /** @description Seconds to wait before sending the request again: until the hourly budget resets (429), until a busy processor is free (503), or until an earlier request with the same Idempotency-Key may have finished (409 idempotency_in_progress). */
     "Retry-After": number;
     /** @description Present when the answer is the stored one of an earlier request with the same Idempotency-Key. */
     "Idempotent-Replayed": "true";
@@ -15567,6 +15587,1167 @@ export type operations = {
                 body: string;
               })[];
             corners: ("square" | "soft" | "round")[];
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** List the media library */
+  "media.list": {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Items a page, 1 to 100. */
+        per_page?: number;
+      };
+    };
+    responses: {
+      /** @description Images, newest first */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                /** @description med_… */
+                id: string;
+                filename: string;
+                /** @description The uploaded file’s type, as its bytes showed it */
+                content_type: string;
+                /** @description Upright, after its EXIF orientation */
+                width: number;
+                height: number;
+                /** @description Size of the uploaded file */
+                bytes: number;
+                /** @description Text shown to people who cannot see the image */
+                alt: string;
+                /** @description The largest variant in the original’s family */
+                url: string;
+                /** @description Widths 320 to 2560 (none wider than the original), each in WebP and JPEG or PNG */
+                variants: ({
+                    width: number;
+                    height: number;
+                    format: "webp" | "jpeg" | "png";
+                    /** @description Served with immutable caching on every host of the account’s sites */
+                    url: string;
+                  })[];
+                /** @description The draft blocks that show it */
+                used_by: {
+                    /** @description page_… */
+                    page_id: string;
+                    /** @description blk_… */
+                    block_id: string;
+                  }[];
+                /** Format: date-time */
+                created_at: string;
+              })[];
+            meta: {
+              /** @description Items matching the query on every page. */
+              total: number;
+              page: number;
+              per_page: number;
+            };
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Upload an image
+   * @description Multipart (field `file`, optional `alt`) or the raw bytes with their Content-Type. The image is turned upright, its metadata (GPS, camera) removed, and variants made; the same bytes again answer the item already stored (200).
+   */
+  "media.upload": {
+    parameters: {
+      query?: {
+        /** @description The file’s name, for a raw upload */
+        filename?: string;
+        /** @description Alt text, for a raw upload */
+        alt?: string;
+      };
+      header?: {
+        /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
+        "idempotency-key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description The image: JPEG, PNG, WebP, AVIF or GIF, at most 20 MB and 50 megapixels
+           */
+          file: string;
+          /** @description Text shown to people who cannot see the image */
+          alt?: string;
+        };
+        "image/jpeg": string;
+        "image/png": string;
+        "image/webp": string;
+        "image/avif": string;
+        "image/gif": string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            /** @description med_… */
+            id: string;
+            filename: string;
+            /** @description The uploaded file’s type, as its bytes showed it */
+            content_type: string;
+            /** @description Upright, after its EXIF orientation */
+            width: number;
+            height: number;
+            /** @description Size of the uploaded file */
+            bytes: number;
+            /** @description Text shown to people who cannot see the image */
+            alt: string;
+            /** @description The largest variant in the original’s family */
+            url: string;
+            /** @description Widths 320 to 2560 (none wider than the original), each in WebP and JPEG or PNG */
+            variants: ({
+                width: number;
+                height: number;
+                format: "webp" | "jpeg" | "png";
+                /** @description Served with immutable caching on every host of the account’s sites */
+                url: string;
+              })[];
+            /** @description The draft blocks that show it */
+            used_by: {
+                /** @description page_… */
+                page_id: string;
+                /** @description blk_… */
+                block_id: string;
+              }[];
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            /** @description med_… */
+            id: string;
+            filename: string;
+            /** @description The uploaded file’s type, as its bytes showed it */
+            content_type: string;
+            /** @description Upright, after its EXIF orientation */
+            width: number;
+            height: number;
+            /** @description Size of the uploaded file */
+            bytes: number;
+            /** @description Text shown to people who cannot see the image */
+            alt: string;
+            /** @description The largest variant in the original’s family */
+            url: string;
+            /** @description Widths 320 to 2560 (none wider than the original), each in WebP and JPEG or PNG */
+            variants: ({
+                width: number;
+                height: number;
+                format: "webp" | "jpeg" | "png";
+                /** @description Served with immutable caching on every host of the account’s sites */
+                url: string;
+              })[];
+            /** @description The draft blocks that show it */
+            used_by: {
+                /** @description page_… */
+                page_id: string;
+                /** @description blk_… */
+                block_id: string;
+              }[];
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The file is larger than 20 MB or 50 megapixels (payload_too_large) */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Not a JPEG, PNG, WebP, AVIF or GIF image: SVG, HEIC, PDF and others (unsupported_media_type) */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The image is damaged, incomplete or not what its header says (invalid_image); or the Idempotency-Key was used with another file */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Every image processor is busy (media_busy); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Get an image of the library */
+  "media.get": {
+    parameters: {
+      path: {
+        /** @description med_… */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            /** @description med_… */
+            id: string;
+            filename: string;
+            /** @description The uploaded file’s type, as its bytes showed it */
+            content_type: string;
+            /** @description Upright, after its EXIF orientation */
+            width: number;
+            height: number;
+            /** @description Size of the uploaded file */
+            bytes: number;
+            /** @description Text shown to people who cannot see the image */
+            alt: string;
+            /** @description The largest variant in the original’s family */
+            url: string;
+            /** @description Widths 320 to 2560 (none wider than the original), each in WebP and JPEG or PNG */
+            variants: ({
+                width: number;
+                height: number;
+                format: "webp" | "jpeg" | "png";
+                /** @description Served with immutable caching on every host of the account’s sites */
+                url: string;
+              })[];
+            /** @description The draft blocks that show it */
+            used_by: {
+                /** @description page_… */
+                page_id: string;
+                /** @description blk_… */
+                block_id: string;
+              }[];
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete an image
+   * @description Refused with 409 media_in_use, naming the pages, while a draft shows it. A published release that shows it keeps it served until that release is replaced.
+   */
+  "media.delete": {
+    parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
+      path: {
+        /** @description med_… */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: never;
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Change an image’s alt text or name */
+  "media.update": {
+    parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
+      path: {
+        /** @description med_… */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          alt?: string;
+          filename?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            /** @description med_… */
+            id: string;
+            filename: string;
+            /** @description The uploaded file’s type, as its bytes showed it */
+            content_type: string;
+            /** @description Upright, after its EXIF orientation */
+            width: number;
+            height: number;
+            /** @description Size of the uploaded file */
+            bytes: number;
+            /** @description Text shown to people who cannot see the image */
+            alt: string;
+            /** @description The largest variant in the original’s family */
+            url: string;
+            /** @description Widths 320 to 2560 (none wider than the original), each in WebP and JPEG or PNG */
+            variants: ({
+                width: number;
+                height: number;
+                format: "webp" | "jpeg" | "png";
+                /** @description Served with immutable caching on every host of the account’s sites */
+                url: string;
+              })[];
+            /** @description The draft blocks that show it */
+            used_by: {
+                /** @description page_… */
+                page_id: string;
+                /** @description blk_… */
+                block_id: string;
+              }[];
+            /** Format: date-time */
+            created_at: string;
           };
         };
       };

@@ -1,0 +1,83 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
+import sharp from 'sharp'
+import { describe, expect, it } from 'vitest'
+import { deleteMedia, getMediaBytes, storeMedia } from '../../src/domain/media/media.ts'
+import { buildTestApp } from '../helpers/app.ts'
+import { phonePhoto, pngBomb } from '../helpers/images.ts'
+import { startS3Server } from '../helpers/s3-server.ts'
+import { makeAccount } from '../rest/helpers.ts'
+
+// The media library with its bytes in S3-compatible storage (MEDIA_S3_BUCKET), against an S3
+// server on loopback: the same uploads, files and deletions as in the database.
+const s3 = await startS3Server('media-test')
+const { app, config } = await buildTestApp({ env: s3.env })
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+const baseUrl = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : ''
+const bucket = new S3Client({
+  region: 'us-east-1',
+  endpoint: s3.endpoint,
+  forcePathStyle: true,
+  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+})
+
+async function keysIn(prefix: string): Promise<string[]> {
+  const listed = await bucket.send(new ListObjectsV2Command({ Bucket: 'media-test', Prefix: prefix }))
+  return (listed.Contents ?? []).map((o) => o.Key!).sort()
+}
+
+describe('media in S3-compatible storage', () => {
+  it('keeps the variants in the bucket, not the database, serves them, and deletes them with the item', async () => {
+    expect(app.mediaStorage.kind).toBe('s3')
+    const owner = await makeAccount(app, 'pro')
+    const form = new FormData()
+    form.append('file', new Blob([new Uint8Array(await phonePhoto())], { type: 'image/jpeg' }), 'bread.jpg')
+    const res = await fetch(`${baseUrl}/v1/media`, { method: 'POST', headers: owner.headers, body: form })
+    expect(res.status).toBe(201)
+    const media = (await res.json()) as { id: string; url: string; variants: Array<{ url: string; width: number; format: string }> }
+    expect(await keysIn(`media/${media.id}/`)).toEqual(
+      ['320.jpg', '320.webp', '640.jpg', '640.webp', '700.jpg', '700.webp'].map((f) => `media/${media.id}/${f}`),
+    )
+    expect(await app.db.selectFrom('media_files').select('key').execute()).toEqual([])
+
+    const file = await fetch(media.url.replace(config.BASE_URL, baseUrl))
+    expect(file.status).toBe(200)
+    const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata()
+    expect(meta).toMatchObject({ width: 700, height: 1000, format: 'jpeg' })
+    expect(meta.exif).toBeUndefined()
+
+    const gone = await fetch(`${baseUrl}/v1/media/${media.id}`, { method: 'DELETE', headers: owner.headers })
+    expect(gone.status).toBe(204)
+    expect(await keysIn(`media/${media.id}/`)).toEqual([])
+    expect(await getMediaBytes(app.db, app.mediaStorage, `media/${media.id}/700.jpg`)).toBeUndefined()
+  })
+
+  it('leaves nothing in the bucket when an upload is refused', async () => {
+    const owner = await makeAccount(app, 'free')
+    await app.db
+      .insertInto('media')
+      .values({
+        id: 'med_fulls3xxxxxx',
+        account_id: owner.accountId,
+        filename: 'x.jpg',
+        content_type: 'image/jpeg',
+        width: 1,
+        height: 1,
+        bytes: 1,
+        stored_bytes: 250_000_000,
+        sha256: 'full',
+        variants: '[]',
+        created_by: null,
+      })
+      .execute()
+    const before = await keysIn('media/')
+    await expect(
+      storeMedia(app.db, app.mediaStorage, { accountId: owner.accountId, createdBy: null, bytes: await phonePhoto(1) }),
+    ).rejects.toMatchObject({ code: 'PLAN_LIMIT' })
+    await expect(
+      storeMedia(app.db, app.mediaStorage, { accountId: owner.accountId, createdBy: null, bytes: pngBomb() }),
+    ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' })
+    expect(await keysIn('media/')).toEqual(before)
+    expect(await deleteMedia(app.db, app.mediaStorage, owner.accountId, 'med_nonexistent1')).toBeUndefined()
+  })
+})
