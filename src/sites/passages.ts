@@ -2,6 +2,8 @@ import type { Db } from '../infra/db.ts'
 import type { StoredPassage as Passage } from '../domain/sites/passages.ts'
 import type { PlacedPage } from './render/page.ts'
 import type { Block, RenderSite } from './render/index.ts'
+import type { Locale } from '../domain/locales.ts'
+import { blockMarkdown } from '../domain/sites/page-markdown.ts'
 
 /** Markdown reduced to its words: links keep their text, markup characters go. */
 function plain(markdown: string): string {
@@ -14,7 +16,7 @@ function plain(markdown: string): string {
     .trim()
 }
 
-function blockPassages(block: Block): Array<{ heading?: string; text: string }> {
+function blockPassages(block: Block, locale: Locale): Array<{ heading?: string; text: string }> {
   switch (block.type) {
     case 'hero':
       return [{ heading: block.content.heading, text: [block.content.heading, block.content.subheading].filter(Boolean).join('. ') }]
@@ -36,6 +38,13 @@ function blockPassages(block: Block): Array<{ heading?: string; text: string }> 
       return block.content.caption ? [{ text: block.content.caption }] : []
     case 'contact_form':
       return []
+    case 'opening_hours':
+    case 'menu':
+    case 'contact_details': {
+      // The words the page shows: days and prices in the page's language, the address and numbers.
+      const markdown = blockMarkdown(block, false, (href) => href, locale)
+      return [{ heading: /^##\s+(.+)/.exec(markdown)?.[1], text: plain(markdown.replace(/\]\(<[^>]*>\)/g, ']()')) }]
+    }
   }
 }
 
@@ -43,7 +52,7 @@ function blockPassages(block: Block): Array<{ heading?: string; text: string }> 
 export function sitePassages(site: RenderSite, pages: PlacedPage[]): Passage[] {
   return pages.flatMap(({ page, urlPath }) => {
     const url = `${site.origin}${urlPath}`
-    return [{ text: page.description }, ...page.blocks.flatMap(blockPassages)]
+    return [{ text: page.description }, ...page.blocks.flatMap((block) => blockPassages(block, page.locale))]
       .filter((p) => p.text.length > 0)
       .map((p) => ({
         locale: page.locale,

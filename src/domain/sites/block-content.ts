@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv'
 import { Type, type Static, type TSchema } from 'typebox'
 import { errors, validationMessage, type ValidationIssue } from '../../errors.ts'
+import { literalUnion } from '../../schemas.ts'
 
 /**
  * The content of each block type (DESIGN.md 7 "Block content by type"). Every object refuses
@@ -11,6 +12,9 @@ const text = (maxLength: number) => Type.String({ minLength: 1, maxLength })
 const Href = Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?://|/|#|mailto:|tel:)' })
 const ImageSrc = Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https://|/)' })
 const strict = { additionalProperties: false } as const
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
+export type Weekday = (typeof WEEKDAYS)[number]
+const Time = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$', description: 'HH:MM, 24-hour' })
 
 export const BlockContents = {
   hero: Type.Object(
@@ -41,6 +45,69 @@ export const BlockContents = {
   cta: Type.Object({ heading: text(200), text: Type.Optional(text(1000)), label: text(80), href: Href }, strict),
   contact_form: Type.Object({ heading: Type.Optional(text(200)), submit_label: Type.Optional(text(80)) }, strict),
   testimonial: Type.Object({ quote: text(2000), author: text(200), role: Type.Optional(text(200)) }, strict),
+  opening_hours: Type.Object(
+    {
+      heading: Type.Optional(text(200)),
+      items: Type.Array(Type.Object({ day: literalUnion(WEEKDAYS), opens: Time, closes: Time }, strict), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed',
+      }),
+      exceptions: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              date: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', description: 'YYYY-MM-DD' }),
+              closed: Type.Optional(Type.Boolean()),
+              opens: Type.Optional(Time),
+              closes: Type.Optional(Time),
+              note: Type.Optional(text(200)),
+            },
+            strict,
+          ),
+          { maxItems: 50, description: 'Dated exceptions: closed (no times) or other hours that day' },
+        ),
+      ),
+    },
+    strict,
+  ),
+  menu: Type.Object(
+    {
+      heading: Type.Optional(text(200)),
+      currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, EUR unless given' })),
+      items: Type.Array(
+        Type.Object(
+          {
+            section: Type.Optional(text(200)),
+            name: text(200),
+            description: Type.Optional(text(1000)),
+            price: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'In the currency, such as 3.5' })),
+          },
+          strict,
+        ),
+        {
+          minItems: 1,
+          maxItems: 200,
+          description: 'The items in order; consecutive items with the same section are shown under that section’s title',
+        },
+      ),
+    },
+    strict,
+  ),
+  contact_details: Type.Object(
+    {
+      heading: Type.Optional(text(200)),
+      address: Type.Optional(
+        Type.Object(
+          { street: text(200), postal_code: Type.Optional(text(20)), locality: text(100), country: Type.Optional(text(100)) },
+          strict,
+        ),
+      ),
+      phone: Type.Optional(Type.String({ minLength: 3, maxLength: 40, pattern: '^\\+?[0-9][0-9 ()./-]*[0-9]$' })),
+      email: Type.Optional(Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' })),
+    },
+    strict,
+  ),
 } as const satisfies Record<string, TSchema>
 
 export type BlockType = keyof typeof BlockContents

@@ -7,7 +7,9 @@ import { safeHref } from './safe-href.ts'
  * as text), link and image targets go through the same check as every other href, and headings
  * start at h2: the page's h1 is its title or hero.
  */
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false })
+// A line break typed on its own line stays one (`breaks`): opening hours or an address typed one
+// per line must not run together, and owners do not learn Markdown's two trailing spaces.
+const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true })
 md.validateLink = (url) => safeHref(url) !== undefined
 
 interface Env {

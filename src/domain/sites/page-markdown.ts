@@ -1,6 +1,7 @@
 import type { TypedBlock } from './block-content.ts'
 import type { Locale } from '../locales.ts'
 import { safeHref, safeImageSrc } from './safe-href.ts'
+import { addressLine, dayLines, exceptionText, mapLink, menuSections, priceText } from './hours.ts'
 
 /**
  * A page's blocks as Markdown: the published site's text/markdown alternate and the MCP page
@@ -9,6 +10,12 @@ import { safeHref, safeImageSrc } from './safe-href.ts'
 
 /** The heading of a contact form block that names none. */
 export const CONTACT_HEADING: Record<Locale, string> = { en: 'Contact', de: 'Kontakt', fr: 'Contact' }
+/** The headings of the business blocks that name none. */
+export const HOURS_HEADING: Record<Locale, string> = { en: 'Opening hours', de: 'Öffnungszeiten', fr: 'Horaires d’ouverture' }
+export const MENU_HEADING: Record<Locale, string> = { en: 'Menu', de: 'Angebot', fr: 'Carte' }
+export const MAP_LINK: Record<Locale, string> = { en: 'Show on the map', de: 'Auf der Karte zeigen', fr: 'Voir sur la carte' }
+export const PHONE_LABEL: Record<Locale, string> = { en: 'Phone', de: 'Telefon', fr: 'Téléphone' }
+export const EMAIL_LABEL: Record<Locale, string> = { en: 'Email', de: 'E-Mail', fr: 'E-mail' }
 
 interface Link {
   label: string
@@ -82,6 +89,41 @@ export function blockMarkdown(block: TypedBlock, isH1: boolean, absolute: (href:
     case 'testimonial': {
       const c = block.content
       return `> ${mdText(c.quote).replace(/\n/g, '\n> ')}\n>\n> — ${mdText(c.author)}${c.role ? `, ${mdText(c.role)}` : ''}`
+    }
+    case 'opening_hours': {
+      const c = block.content
+      const lines = dayLines(c, locale).map((d) => `- ${mdText(d.day)}: ${mdText(d.text)}`)
+      const exceptions = (c.exceptions ?? []).map((e) => exceptionText(e, locale)).map((e) => `- ${mdText(e.date)}: ${mdText(e.text)}`)
+      return [`## ${mdText(c.heading ?? HOURS_HEADING[locale])}`, lines.join('\n'), exceptions.join('\n')].filter(Boolean).join('\n\n')
+    }
+    case 'menu': {
+      const c = block.content
+      const currency = c.currency ?? 'EUR'
+      const sections = menuSections(c).map((section) =>
+        [
+          section.title ? `### ${mdText(section.title)}` : '',
+          section.items
+            .map(
+              (i) =>
+                `- **${mdText(i.name)}**${i.price === undefined ? '' : ` — ${mdText(priceText(i.price, currency, locale))}`}${i.description ? `: ${mdText(i.description)}` : ''}`,
+            )
+            .join('\n'),
+        ]
+          .filter(Boolean)
+          .join('\n\n'),
+      )
+      return [`## ${mdText(c.heading ?? MENU_HEADING[locale])}`, ...sections].join('\n\n')
+    }
+    case 'contact_details': {
+      const c = block.content
+      return [
+        `## ${mdText(c.heading ?? CONTACT_HEADING[locale])}`,
+        c.address ? `${mdText(addressLine(c.address))} ([${MAP_LINK[locale]}](<${mapLink(c.address)}>))` : '',
+        c.phone ? `${PHONE_LABEL[locale]}: [${mdText(c.phone)}](<tel:${c.phone.replace(/[^+0-9]/g, '')}>)` : '',
+        c.email ? `${EMAIL_LABEL[locale]}: [${mdText(c.email)}](<mailto:${c.email}>)` : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n')
     }
   }
 }

@@ -5,6 +5,8 @@ import { LABELS } from './labels.ts'
 import { markdownToHtml } from './markdown.ts'
 import { localHref, relativePath } from './paths.ts'
 import type { Block, FormConsent, Link, Picture } from './types.ts'
+import { addressLine, dayLines, exceptionText, mapLink, menuSections, priceText } from '../../domain/sites/hours.ts'
+import { CONTACT_HEADING, EMAIL_LABEL, HOURS_HEADING, MAP_LINK, MENU_HEADING, PHONE_LABEL } from '../../domain/sites/page-markdown.ts'
 
 /** What a block needs to know about the page it sits on. */
 export interface BlockContext {
@@ -136,6 +138,38 @@ export function blockHtml(block: Block, ctx: BlockContext): string {
       const c = block.content
       const who = c.role ? `${esc(c.author)}, ${esc(c.role)}` : esc(c.author)
       return `<figure class="quote"><blockquote>${paragraphs(c.quote)}</blockquote><figcaption>${who}</figcaption></figure>`
+    }
+    case 'opening_hours': {
+      const c = block.content
+      const rows = dayLines(c, ctx.locale).map((d) => `<tr><th scope="row">${esc(d.day)}</th><td>${esc(d.text)}</td></tr>`)
+      const exceptions = (c.exceptions ?? []).map((e) => exceptionText(e, ctx.locale))
+      return `<section class="hours">${heading(2, c.heading ?? HOURS_HEADING[ctx.locale])}<table>${rows.join('')}</table>${
+        exceptions.length ? `<ul>${exceptions.map((e) => `<li>${esc(e.date)}: ${esc(e.text)}</li>`).join('')}</ul>` : ''
+      }</section>`
+    }
+    case 'menu': {
+      const c = block.content
+      const currency = c.currency ?? 'EUR'
+      const sections = menuSections(c).map(
+        (section) =>
+          `${section.title ? heading(3, section.title) : ''}<ul>${section.items
+            .map(
+              (i) =>
+                `<li><span>${esc(i.name)}</span>${i.price === undefined ? '' : `<span class="price">${esc(priceText(i.price, currency, ctx.locale))}</span>`}${i.description ? `<p>${esc(i.description)}</p>` : ''}</li>`,
+            )
+            .join('')}</ul>`,
+      )
+      return `<section class="menu">${heading(2, c.heading ?? MENU_HEADING[ctx.locale])}${sections.join('')}</section>`
+    }
+    case 'contact_details': {
+      const c = block.content
+      const l = ctx.locale
+      const lines = [
+        c.address ? `<p>${esc(addressLine(c.address))}<br><a href="${esc(mapLink(c.address))}">${esc(MAP_LINK[l])}</a></p>` : '',
+        c.phone ? `<p>${esc(PHONE_LABEL[l])}: <a href="tel:${esc(c.phone.replace(/[^+0-9]/g, ''))}">${esc(c.phone)}</a></p>` : '',
+        c.email ? `<p>${esc(EMAIL_LABEL[l])}: <a href="mailto:${esc(c.email)}">${esc(c.email)}</a></p>` : '',
+      ]
+      return `<section class="contact-details">${heading(2, c.heading ?? CONTACT_HEADING[l])}<address>${lines.join('')}</address></section>`
     }
   }
 }

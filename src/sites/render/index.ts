@@ -22,6 +22,16 @@ export class RenderError extends Error {
   override name = 'RenderError'
 }
 
+/**
+ * The site with its business hours: those of the first opening-hours block, the default locale's
+ * pages first (home first). They head the footer and the JSON-LD of every page.
+ */
+function withHours(site: RenderSite, pages: RenderPage[]): RenderSite {
+  for (const p of placePages(site, pages))
+    for (const block of p.page.blocks) if (block.type === 'opening_hours') return { ...site, hours: block.content }
+  return site
+}
+
 /** Places every page of the site's locales, home first, and links translations by their path. */
 export function placePages(site: RenderSite, pages: RenderPage[]): PlacedPage[] {
   const kept = pages.filter((p) => site.locales.includes(p.locale))
@@ -44,7 +54,8 @@ export function placePages(site: RenderSite, pages: RenderPage[]): PlacedPage[] 
  * to where the site has none, sitemap.xml, robots.txt, llms.txt and the 404 page. Pure: the same
  * input gives the same bytes.
  */
-export function renderSite(site: RenderSite, pages: RenderPage[]): RenderedFile[] {
+export function renderSite(given: RenderSite, pages: RenderPage[]): RenderedFile[] {
+  const site = given.hours ? given : withHours(given, pages)
   const placed = placePages(site, pages)
   const byLocale = new Map<string, PlacedPage[]>()
   for (const p of placed) {

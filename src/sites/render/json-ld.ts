@@ -1,4 +1,6 @@
 import type { Block, RenderPage, RenderSite } from './types.ts'
+import { menuSections, openingHoursSpecification, type Menu } from '../../domain/sites/hours.ts'
+import { MENU_HEADING } from '../../domain/sites/page-markdown.ts'
 
 /** The schema.org graph of a page: who runs the site, the site itself, where the page sits, and its FAQ. */
 export function jsonLd(site: RenderSite, page: RenderPage, url: string, homeUrl: string, homeTitle: string): unknown {
@@ -6,7 +8,7 @@ export function jsonLd(site: RenderSite, page: RenderPage, url: string, homeUrl:
   const orgId = `${site.origin}/#organization`
   const address = org.address
   const organization: Record<string, unknown> = {
-    '@type': address ? 'LocalBusiness' : 'Organization',
+    '@type': address || site.hours ? 'LocalBusiness' : 'Organization',
     '@id': orgId,
     name: org.name,
     url: `${site.origin}/`,
@@ -24,6 +26,7 @@ export function jsonLd(site: RenderSite, page: RenderPage, url: string, homeUrl:
           },
         }
       : {}),
+    ...(site.hours ? { openingHoursSpecification: openingHoursSpecification(site.hours) } : {}),
   }
   const website = {
     '@type': 'WebSite',
@@ -59,5 +62,33 @@ export function jsonLd(site: RenderSite, page: RenderPage, url: string, homeUrl:
         },
       ]
     : []
-  return { '@context': 'https://schema.org', '@graph': [organization, website, webpage, breadcrumbs, ...faqPage] }
+  const menus = page.blocks
+    .filter((b): b is Extract<Block, { type: 'menu' }> => b.type === 'menu')
+    .map((b) => menuLd(b.content, page.locale, `${url}#menu`, orgId))
+  return { '@context': 'https://schema.org', '@graph': [organization, website, webpage, breadcrumbs, ...faqPage, ...menus] }
+}
+
+/** A menu block as schema.org's Menu: its sections with their items, each price an Offer in the menu's currency. */
+function menuLd(menu: Menu, locale: string, id: string, orgId: string): Record<string, unknown> {
+  const currency = menu.currency ?? 'EUR'
+  const item = (i: Menu['items'][number]) => ({
+    '@type': 'MenuItem',
+    name: i.name,
+    ...(i.description ? { description: i.description } : {}),
+    ...(i.price === undefined ? {} : { offers: { '@type': 'Offer', price: i.price.toFixed(2), priceCurrency: currency } }),
+  })
+  const sections = menuSections(menu)
+  const loose = sections.filter((s) => s.title === undefined).flatMap((s) => s.items)
+  const titled = sections.filter((s) => s.title !== undefined)
+  return {
+    '@type': 'Menu',
+    '@id': id,
+    name: menu.heading ?? MENU_HEADING[locale as keyof typeof MENU_HEADING],
+    inLanguage: locale,
+    provider: { '@id': orgId },
+    ...(titled.length
+      ? { hasMenuSection: titled.map((s) => ({ '@type': 'MenuSection', name: s.title, hasMenuItem: s.items.map(item) })) }
+      : {}),
+    ...(loose.length ? { hasMenuItem: loose.map(item) } : {}),
+  }
 }

@@ -1,6 +1,7 @@
 import type { CrawlerPurpose } from '../../domain/sites/ai-crawlers.ts'
 import type { Locale } from '../../domain/locales.ts'
 import type { ResolvedTheme } from '../../domain/sites/themes.ts'
+import type { BlockContent } from '../../domain/sites/block-content.ts'
 
 /** Block content by type, as DESIGN.md 7 pins it. */
 export interface Link {
@@ -20,6 +21,9 @@ export type Block =
   | { type: 'cta'; content: { heading: string; text?: string; label: string; href: string } }
   | { type: 'contact_form'; content: { heading?: string; submit_label?: string } }
   | { type: 'testimonial'; content: { quote: string; author: string; role?: string } }
+  | { type: 'opening_hours'; content: BlockContent<'opening_hours'> }
+  | { type: 'menu'; content: BlockContent<'menu'> }
+  | { type: 'contact_details'; content: BlockContent<'contact_details'> }
 
 export type BlockType = Block['type']
 
@@ -65,6 +69,8 @@ export interface RenderSite {
   consent: Partial<Record<Locale, FormConsent>>
   /** How the pages look: colours at AA contrast, fonts, corners (src/domain/sites/themes.ts). */
   theme: ResolvedTheme
+  /** The business's weekly hours: the first opening-hours block of the site's pages (set by renderSite). */
+  hours?: BlockContent<'opening_hours'>
   /** Time the release is built, for sitemap lastmod defaults. */
   builtAt: Date
 }

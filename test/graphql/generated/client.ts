@@ -22,12 +22,18 @@ export type AssistantInput = {
 };
 
 export type BlockType =
+  /** Address with a map link, phone, email. */
+  | 'contact_details'
   | 'contact_form'
   | 'cta'
   | 'faq'
   | 'features'
   | 'hero'
   | 'image'
+  /** Items with descriptions and prices, in sections. */
+  | 'menu'
+  /** A weekly schedule with dated exceptions; JSON-LD openingHoursSpecification. */
+  | 'opening_hours'
   | 'testimonial'
   | 'text';
 

@@ -387,6 +387,73 @@ export type components = {
       /** @description From 0; the blocks from there move down */
       position?: number;
     };
+    /** new opening_hours block */
+    NewOpeningHoursBlock: {
+      /** @constant */
+      type: "opening_hours";
+      content: {
+        heading?: string;
+        /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+        items: ({
+            day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /** @description HH:MM, 24-hour */
+            opens: string;
+            /** @description HH:MM, 24-hour */
+            closes: string;
+          })[];
+        /** @description Dated exceptions: closed (no times) or other hours that day */
+        exceptions?: {
+            /** @description YYYY-MM-DD */
+            date: string;
+            closed?: boolean;
+            /** @description HH:MM, 24-hour */
+            opens?: string;
+            /** @description HH:MM, 24-hour */
+            closes?: string;
+            note?: string;
+          }[];
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new menu block */
+    NewMenuBlock: {
+      /** @constant */
+      type: "menu";
+      content: {
+        heading?: string;
+        /** @description ISO 4217, EUR unless given */
+        currency?: string;
+        /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+        items: {
+            section?: string;
+            name: string;
+            description?: string;
+            /** @description In the currency, such as 3.5 */
+            price?: number;
+          }[];
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new contact_details block */
+    NewContactDetailsBlock: {
+      /** @constant */
+      type: "contact_details";
+      content: {
+        heading?: string;
+        address?: {
+          street: string;
+          postal_code?: string;
+          locality: string;
+          country?: string;
+        };
+        phone?: string;
+        email?: string;
+      };
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
   };
   responses: never;
   parameters: never;
@@ -5336,6 +5403,76 @@ export type operations = {
                   author: string;
                   role?: string;
                 };
+              } | ({
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "opening_hours";
+                position: number;
+                content: {
+                  heading?: string;
+                  /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+                  items: ({
+                      day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                      /** @description HH:MM, 24-hour */
+                      opens: string;
+                      /** @description HH:MM, 24-hour */
+                      closes: string;
+                    })[];
+                  /** @description Dated exceptions: closed (no times) or other hours that day */
+                  exceptions?: {
+                      /** @description YYYY-MM-DD */
+                      date: string;
+                      closed?: boolean;
+                      /** @description HH:MM, 24-hour */
+                      opens?: string;
+                      /** @description HH:MM, 24-hour */
+                      closes?: string;
+                      note?: string;
+                    }[];
+                };
+              }) | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "menu";
+                position: number;
+                content: {
+                  heading?: string;
+                  /** @description ISO 4217, EUR unless given */
+                  currency?: string;
+                  /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+                  items: {
+                      section?: string;
+                      name: string;
+                      description?: string;
+                      /** @description In the currency, such as 3.5 */
+                      price?: number;
+                    }[];
+                };
+              } | {
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "contact_details";
+                position: number;
+                content: {
+                  heading?: string;
+                  address?: {
+                    street: string;
+                    postal_code?: string;
+                    locality: string;
+                    country?: string;
+                  };
+                  phone?: string;
+                  email?: string;
+                };
               })[];
             meta: {
               /** @description Items matching the query on every page. */
@@ -5511,7 +5648,7 @@ export type operations = {
     /** @description A block of one type with its content; position defaults to the end */
     requestBody: {
       content: {
-        "application/json": components["schemas"]["NewHeroBlock"] | components["schemas"]["NewTextBlock"] | components["schemas"]["NewImageBlock"] | components["schemas"]["NewFeaturesBlock"] | components["schemas"]["NewFaqBlock"] | components["schemas"]["NewCtaBlock"] | components["schemas"]["NewContactFormBlock"] | components["schemas"]["NewTestimonialBlock"];
+        "application/json": components["schemas"]["NewHeroBlock"] | components["schemas"]["NewTextBlock"] | components["schemas"]["NewImageBlock"] | components["schemas"]["NewFeaturesBlock"] | components["schemas"]["NewFaqBlock"] | components["schemas"]["NewCtaBlock"] | components["schemas"]["NewContactFormBlock"] | components["schemas"]["NewTestimonialBlock"] | components["schemas"]["NewOpeningHoursBlock"] | components["schemas"]["NewMenuBlock"] | components["schemas"]["NewContactDetailsBlock"];
       };
     };
     responses: {
@@ -5640,6 +5777,76 @@ export type operations = {
               quote: string;
               author: string;
               role?: string;
+            };
+          } | ({
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "opening_hours";
+            position: number;
+            content: {
+              heading?: string;
+              /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+              items: ({
+                  day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                  /** @description HH:MM, 24-hour */
+                  opens: string;
+                  /** @description HH:MM, 24-hour */
+                  closes: string;
+                })[];
+              /** @description Dated exceptions: closed (no times) or other hours that day */
+              exceptions?: {
+                  /** @description YYYY-MM-DD */
+                  date: string;
+                  closed?: boolean;
+                  /** @description HH:MM, 24-hour */
+                  opens?: string;
+                  /** @description HH:MM, 24-hour */
+                  closes?: string;
+                  note?: string;
+                }[];
+            };
+          }) | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "menu";
+            position: number;
+            content: {
+              heading?: string;
+              /** @description ISO 4217, EUR unless given */
+              currency?: string;
+              /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+              items: {
+                  section?: string;
+                  name: string;
+                  description?: string;
+                  /** @description In the currency, such as 3.5 */
+                  price?: number;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "contact_details";
+            position: number;
+            content: {
+              heading?: string;
+              address?: {
+                street: string;
+                postal_code?: string;
+                locality: string;
+                country?: string;
+              };
+              phone?: string;
+              email?: string;
             };
           };
         };
@@ -5933,6 +6140,76 @@ export type operations = {
               quote: string;
               author: string;
               role?: string;
+            };
+          } | ({
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "opening_hours";
+            position: number;
+            content: {
+              heading?: string;
+              /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+              items: ({
+                  day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                  /** @description HH:MM, 24-hour */
+                  opens: string;
+                  /** @description HH:MM, 24-hour */
+                  closes: string;
+                })[];
+              /** @description Dated exceptions: closed (no times) or other hours that day */
+              exceptions?: {
+                  /** @description YYYY-MM-DD */
+                  date: string;
+                  closed?: boolean;
+                  /** @description HH:MM, 24-hour */
+                  opens?: string;
+                  /** @description HH:MM, 24-hour */
+                  closes?: string;
+                  note?: string;
+                }[];
+            };
+          }) | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "menu";
+            position: number;
+            content: {
+              heading?: string;
+              /** @description ISO 4217, EUR unless given */
+              currency?: string;
+              /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+              items: {
+                  section?: string;
+                  name: string;
+                  description?: string;
+                  /** @description In the currency, such as 3.5 */
+                  price?: number;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "contact_details";
+            position: number;
+            content: {
+              heading?: string;
+              address?: {
+                street: string;
+                postal_code?: string;
+                locality: string;
+                country?: string;
+              };
+              phone?: string;
+              email?: string;
             };
           };
         };
@@ -6366,6 +6643,67 @@ export type operations = {
           /** @description From 0; the blocks from there move down */
           position?: number;
         } | ({
+          /** @enum {string} */
+          type: "opening_hours";
+          content: {
+            heading?: string;
+            /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+            items: ({
+                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                /** @description HH:MM, 24-hour */
+                opens: string;
+                /** @description HH:MM, 24-hour */
+                closes: string;
+              })[];
+            /** @description Dated exceptions: closed (no times) or other hours that day */
+            exceptions?: {
+                /** @description YYYY-MM-DD */
+                date: string;
+                closed?: boolean;
+                /** @description HH:MM, 24-hour */
+                opens?: string;
+                /** @description HH:MM, 24-hour */
+                closes?: string;
+                note?: string;
+              }[];
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        }) | {
+          /** @enum {string} */
+          type: "menu";
+          content: {
+            heading?: string;
+            /** @description ISO 4217, EUR unless given */
+            currency?: string;
+            /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+            items: {
+                section?: string;
+                name: string;
+                description?: string;
+                /** @description In the currency, such as 3.5 */
+                price?: number;
+              }[];
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | {
+          /** @enum {string} */
+          type: "contact_details";
+          content: {
+            heading?: string;
+            address?: {
+              street: string;
+              postal_code?: string;
+              locality: string;
+              country?: string;
+            };
+            phone?: string;
+            email?: string;
+          };
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        } | ({
           /** @description New content of the block’s current type */
           content: {
             heading: string;
@@ -6408,6 +6746,49 @@ export type operations = {
             quote: string;
             author: string;
             role?: string;
+          } | ({
+            heading?: string;
+            /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+            items: ({
+                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                /** @description HH:MM, 24-hour */
+                opens: string;
+                /** @description HH:MM, 24-hour */
+                closes: string;
+              })[];
+            /** @description Dated exceptions: closed (no times) or other hours that day */
+            exceptions?: {
+                /** @description YYYY-MM-DD */
+                date: string;
+                closed?: boolean;
+                /** @description HH:MM, 24-hour */
+                opens?: string;
+                /** @description HH:MM, 24-hour */
+                closes?: string;
+                note?: string;
+              }[];
+          }) | {
+            heading?: string;
+            /** @description ISO 4217, EUR unless given */
+            currency?: string;
+            /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+            items: {
+                section?: string;
+                name: string;
+                description?: string;
+                /** @description In the currency, such as 3.5 */
+                price?: number;
+              }[];
+          } | {
+            heading?: string;
+            address?: {
+              street: string;
+              postal_code?: string;
+              locality: string;
+              country?: string;
+            };
+            phone?: string;
+            email?: string;
           };
           /** @description From 0; the blocks from there move down */
           position?: number;
@@ -6541,6 +6922,76 @@ export type operations = {
               quote: string;
               author: string;
               role?: string;
+            };
+          } | ({
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "opening_hours";
+            position: number;
+            content: {
+              heading?: string;
+              /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+              items: ({
+                  day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                  /** @description HH:MM, 24-hour */
+                  opens: string;
+                  /** @description HH:MM, 24-hour */
+                  closes: string;
+                })[];
+              /** @description Dated exceptions: closed (no times) or other hours that day */
+              exceptions?: {
+                  /** @description YYYY-MM-DD */
+                  date: string;
+                  closed?: boolean;
+                  /** @description HH:MM, 24-hour */
+                  opens?: string;
+                  /** @description HH:MM, 24-hour */
+                  closes?: string;
+                  note?: string;
+                }[];
+            };
+          }) | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "menu";
+            position: number;
+            content: {
+              heading?: string;
+              /** @description ISO 4217, EUR unless given */
+              currency?: string;
+              /** @description The items in order; consecutive items with the same section are shown under that section’s title */
+              items: {
+                  section?: string;
+                  name: string;
+                  description?: string;
+                  /** @description In the currency, such as 3.5 */
+                  price?: number;
+                }[];
+            };
+          } | {
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "contact_details";
+            position: number;
+            content: {
+              heading?: string;
+              address?: {
+                street: string;
+                postal_code?: string;
+                locality: string;
+                country?: string;
+              };
+              phone?: string;
+              email?: string;
             };
           };
         };

@@ -4,6 +4,17 @@ import type { FastifyReply } from 'fastify'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { contentSecurityPolicy } from '../../../infra/security.ts'
 import { textOf, type FieldSpec, type FormBody } from './form.ts'
+import { WEEKDAYS } from '../../../domain/sites/block-content.ts'
+import { addressLine, dayName, hoursInShort } from '../../../domain/sites/hours.ts'
+
+/** A special day as typed ("2026-12-24 closed Christmas Eve", "2026-12-31 10:00-14:00 New Year"); anything else is kept as its date, which the schema refuses. */
+function exceptionFrom(line: string): Record<string, unknown> {
+  const match = /^(\S+)\s+(closed|geschlossen|fermé|(\d{1,2}:\d{2})\s*[-–]\s*(\d{1,2}:\d{2}))\s*(.*)$/i.exec(line)
+  if (!match) return { date: line }
+  const pad = (t: string) => t.padStart(5, '0')
+  const note = match[5]?.trim()
+  return { date: match[1], ...(match[3] ? { opens: pad(match[3]), closes: pad(match[4]!) } : { closed: true }), ...(note ? { note } : {}) }
+}
 
 /**
  * One form per block type (DESIGN.md 7 "Block content by type"): its fields, named by their path
@@ -21,8 +32,18 @@ export function allowPreviewImages(reply: FastifyReply): void {
   contentSecurityPolicy(reply, { 'img-src': ["'self'", 'https:', 'data:'] })
 }
 
-/** A field of a block form; `keepEmpty`: sent even when empty (an image's alt text may be empty, but is always given). */
-export type BlockField = FieldSpec & { keepEmpty?: boolean }
+/**
+ * A field of a block form; `keepEmpty`: sent even when empty (an image's alt text may be empty, but
+ * is always given); `choices`: one of these (a select); `number`: a decimal number, typed with a
+ * comma or a point.
+ */
+export type BlockField = FieldSpec & {
+  keepEmpty?: boolean
+  choices?: ReadonlyArray<readonly [string, string]>
+  number?: boolean
+  /** In a group: left out when empty (an address's postal code), where the group's other fields are sent empty to be named. */
+  omitEmpty?: boolean
+}
 
 export interface ItemList {
   legend: string
@@ -38,6 +59,9 @@ export interface BlockForm {
   fields: BlockField[]
   list?: ItemList
   summary(content: never): SafeHtml
+  /** Content the fields alone do not make (the dated exceptions of opening hours, typed one per line). */
+  toContent?(content: Record<string, unknown>, values: Record<string, string>): Record<string, unknown>
+  fromContent?(content: Record<string, unknown>, values: Record<string, string>): Record<string, string>
 }
 
 const LINK_FORMAT = 'Start the link with https://, http://, / (a page of your site), #, mailto: or tel:.'
@@ -174,6 +198,128 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
     fields: [optionalHeading, { name: 'submit_label', label: 'Button text', optional: true, maxLength: 80, hint: 'Such as “Send”.' }],
     summary: (c) => html`${c.heading ?? 'Contact form'}${c.submit_label ? html` (button: ${c.submit_label})` : ''}`,
   }),
+  opening_hours: define({
+    type: 'opening_hours',
+    label: 'Opening hours',
+    description: 'Your week’s opening hours as a table; search engines and maps read them too.',
+    fields: [
+      { ...optionalHeading, hint: 'Such as “Opening hours”.' },
+      {
+        name: 'exceptions',
+        label: 'Special days',
+        optional: true,
+        kind: 'textarea',
+        rows: 3,
+        maxLength: 5000,
+        hint: 'One a line: the date, then “closed” or the hours, then a note if you like. Such as “2026-12-24 closed Christmas Eve” or “2026-12-31 10:00-14:00”.',
+        format: 'Write each special day as 2026-12-24 closed, or 2026-12-31 10:00-14:00.',
+      },
+    ],
+    list: {
+      legend: 'Opening times',
+      item: 'Opening time',
+      fields: [
+        { name: 'day', label: 'Day', choices: WEEKDAYS.map((d) => [d, dayName(d, 'en')] as const) },
+        { name: 'opens', label: 'Opens at', maxLength: 5, hint: 'Such as 07:30.', format: 'Write the time as 07:30 (hours and minutes).' },
+        {
+          name: 'closes',
+          label: 'Closes at',
+          maxLength: 5,
+          hint: 'Such as 18:00.',
+          format: 'Write the time as 18:00 (hours and minutes).',
+        },
+      ],
+    },
+    toContent: (content, values) => {
+      const lines = (values['exceptions'] ?? '')
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+      const { exceptions: _typed, ...rest } = content
+      return lines.length ? { ...rest, exceptions: lines.map(exceptionFrom) } : rest
+    },
+    fromContent: (content, values) => ({
+      ...values,
+      exceptions: ((content['exceptions'] as Array<Record<string, string | boolean>> | undefined) ?? [])
+        .map((e) =>
+          [e['date'], e['closed'] || !e['opens'] ? 'closed' : `${e['opens']}-${e['closes']}`, e['note']].filter(Boolean).join(' '),
+        )
+        .join('\n'),
+    }),
+    summary: (c) => html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${hoursInShort(c, 'en') || 'Closed all week'}`,
+  }),
+  menu: define({
+    type: 'menu',
+    label: 'Menu or price list',
+    description: 'What you sell or offer, with prices: a bakery’s goods, a restaurant’s dishes, a salon’s services.',
+    fields: [
+      optionalHeading,
+      {
+        name: 'currency',
+        label: 'Currency',
+        optional: true,
+        maxLength: 3,
+        hint: 'Three capital letters, such as EUR or CHF. EUR when empty.',
+        format: 'Write the currency as three capital letters, such as EUR.',
+      },
+    ],
+    list: {
+      legend: 'Items',
+      item: 'Item',
+      fields: [
+        {
+          name: 'section',
+          label: 'Section',
+          optional: true,
+          maxLength: 200,
+          hint: 'Such as “Bread” or “Cakes”. Items one after another with the same section are shown together.',
+        },
+        { name: 'name', label: 'Name', maxLength: 200 },
+        { name: 'description', label: 'Description', optional: true, kind: 'textarea', rows: 2, maxLength: 1000 },
+        {
+          name: 'price',
+          label: 'Price',
+          optional: true,
+          number: true,
+          maxLength: 12,
+          hint: 'Such as 3.50.',
+          format: 'Write the price as a number, such as 3.50.',
+        },
+      ],
+    },
+    summary: (c) =>
+      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'item' : 'items'}: ${c.items.map((i) => i.name).join(', ')}`,
+  }),
+  contact_details: define({
+    type: 'contact_details',
+    label: 'Contact details',
+    description: 'Your address with a link to the map, your phone number and email address.',
+    fields: [
+      optionalHeading,
+      { name: 'address.street', label: 'Street and number', maxLength: 200, autocomplete: 'address-line1' },
+      { name: 'address.postal_code', label: 'Postal code', optional: true, omitEmpty: true, maxLength: 20, autocomplete: 'postal-code' },
+      { name: 'address.locality', label: 'Town or city', maxLength: 100, autocomplete: 'address-level2' },
+      { name: 'address.country', label: 'Country', optional: true, omitEmpty: true, maxLength: 100, autocomplete: 'country-name' },
+      {
+        name: 'phone',
+        label: 'Phone',
+        kind: 'tel',
+        optional: true,
+        maxLength: 40,
+        format: 'Write the number with digits, spaces and an optional + in front, such as +49 30 1234567.',
+      },
+      {
+        name: 'email',
+        label: 'Email',
+        kind: 'email',
+        optional: true,
+        maxLength: 254,
+        format: 'Write an email address such as hello@your-business.com.',
+      },
+    ],
+    summary: (c) =>
+      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${[c.address ? addressLine(c.address) : '', c.phone ?? '', c.email ?? ''].filter(Boolean).join(' · ')}`,
+  }),
   testimonial: define({
     type: 'testimonial',
     label: 'Customer quote',
@@ -220,10 +366,12 @@ export function valuesFromContent(form: BlockForm, content: Record<string, unkno
   }
   const items = Array.isArray(content['items']) ? (content['items'] as Array<Record<string, unknown>>) : []
   items.forEach((item, i) => {
-    for (const f of form.list?.fields ?? [])
-      values[`items.${i}.${f.name}`] = typeof item[f.name] === 'string' ? (item[f.name] as string) : ''
+    for (const f of form.list?.fields ?? []) {
+      const value = item[f.name]
+      values[`items.${i}.${f.name}`] = typeof value === 'string' ? value : typeof value === 'number' ? value.toFixed(2) : ''
+    }
   })
-  return values
+  return form.fromContent ? form.fromContent(content, values) : values
 }
 
 /** How many item rows the values hold. */
@@ -270,7 +418,13 @@ function cleaned(field: BlockField, value: string): string {
 }
 
 function put(target: Record<string, unknown>, key: string, field: BlockField, value: string): void {
-  if (value !== '' || !field.optional || field.keepEmpty) target[key] = value
+  if (value !== '' || !field.optional || field.keepEmpty) target[key] = field.number ? numberOf(value) : value
+}
+
+/** A typed decimal ("3,50", "3.5") as a number; anything else stays text, which the schema refuses beside its field. */
+function numberOf(value: string): number | string {
+  const normal = value.replace(/\s/g, '').replace(',', '.')
+  return /^\d+(\.\d{1,2})?$/.test(normal) ? Number(normal) : value
 }
 
 /**
@@ -289,7 +443,7 @@ export function contentFrom(form: BlockForm, values: Record<string, string>): Re
     }
     const group = groups.get(head) ?? { filled: false, fields: {} }
     group.filled ||= value !== ''
-    put(group.fields, tail, { ...f, optional: false }, value)
+    put(group.fields, tail, f.omitEmpty ? f : { ...f, optional: false }, value)
     groups.set(head, group)
   }
   for (const [head, group] of groups) if (group.filled) content[head] = group.fields
@@ -302,5 +456,5 @@ export function contentFrom(form: BlockForm, values: Record<string, string>): Re
     }
     content['items'] = items
   }
-  return content
+  return form.toContent ? form.toContent(content, values) : content
 }

@@ -26,6 +26,7 @@ import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts
 import { backOf, goneMeanwhile } from './gone.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import {
+  choice,
   defaultSave,
   field,
   fieldErrors,
@@ -46,7 +47,7 @@ import {
   type FormState,
 } from './form.ts'
 
-const GROUPS: Record<string, string> = { cta: 'Button', image: 'Picture' }
+const GROUPS: Record<string, string> = { cta: 'Button', image: 'Picture', address: 'Address' }
 
 interface Target {
   site: SiteRecord
@@ -107,7 +108,7 @@ ${error ? html`<p class="field-error" id="${fieldId('items')}-error"><span class
 ${Array.from(
   { length: count },
   (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
-${list.fields.map((f) => field(state, { ...f, name: `items.${i}.${f.name}` }))}
+${list.fields.map((f) => (f.choices ? choice(state, { ...f, name: `items.${i}.${f.name}` }, f.choices) : field(state, { ...f, name: `items.${i}.${f.name}` })))}
 ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button>`}</fieldset>`,
 )}
 ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>`}

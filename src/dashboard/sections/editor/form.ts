@@ -230,6 +230,11 @@ function plainMessage(issue: ValidationIssue, spec: FieldSpec | undefined): stri
     case 'pattern':
     case 'format':
       return spec?.format ?? 'This is not in a form we can use.'
+    case 'type':
+    case 'minimum':
+    case 'maximum':
+      // A number field given words, or a number out of range (a price).
+      return spec?.format ?? 'Choose one of the offered values.'
     default:
       return 'Choose one of the offered values.'
   }
