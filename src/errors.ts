@@ -54,6 +54,9 @@ export const errors = {
   /** A redirect that would lead back to where it starts (DESIGN.md 19). */
   redirectLoop: createError('redirect_loop', '%s', 422),
   redirectFromTaken: createError('redirect_from_taken', '%s', 409),
+  // Your data (DESIGN.md 19)
+  accountNameMismatch: createError('account_name_mismatch', '%s', 422),
+  lastOwner: createError('last_owner', '%s', 409),
   hostnameTaken: createError('hostname_taken', '%s', 409),
   invalidSubdomain: createError('invalid_subdomain', '%s', 400),
   subdomainTaken: createError('subdomain_taken', '%s', 409),

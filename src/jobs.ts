@@ -17,6 +17,7 @@ import { snapshotJob } from './public/audits/cwv/job.ts'
 import { restPurgeJob } from './rest/audit-purge.ts'
 import { buildJob } from './sites/build-job.ts'
 import { exportExpireJob, exportJob } from './domain/your-data/archive.ts'
+import { eraseJob } from './domain/your-data/deletion.ts'
 import { webmentionJob } from './sites/webmention.ts'
 
 /**
@@ -67,6 +68,7 @@ export default async function jobs(app: FastifyInstance) {
     statsPurgeJob(db),
     exportJob({ db, keyring, mailer, log, config }),
     exportExpireJob(db),
+    eraseJob(db),
   ]
   if (config.CRUX_API_KEY) named.push(snapshotJob(db, createCruxClient(config.CRUX_API_URL, config.CRUX_API_KEY)))
   for (const job of named) app.jobs.define(job.name, job.definition)

@@ -1,4 +1,5 @@
-import yourDataSection from './sections/your-data.ts'
+import yourDataSection, { SUSPENDED_ROUTES, suspendedPage } from './sections/your-data.ts'
+import { pendingDeletion } from '../domain/your-data/deletion.ts'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
@@ -96,6 +97,11 @@ export default async function dashboardPages(app: FastifyInstance) {
     // The member's role, in the account chosen in this browser: reading is every member's, a
     // change an editor's; a route or section that needs more or less says so in `config.role`.
     app.frame.authorize(person, { role: neededRole(request) })
+    // An account waiting to be erased shows only the way back (DESIGN.md 19).
+    if (!SUSPENDED_ROUTES.has(request.routeOptions.url ?? '')) {
+      const pending = await pendingDeletion(app.db, person.accountId)
+      if (pending) return suspendedPage(request, reply, pending)
+    }
   })
   // generateCsrf makes a new secret (and cookie) on every call while the browser has none yet.
   const formTokens = new WeakMap<FastifyReply, string>()

@@ -72,6 +72,8 @@ export interface SitesTable {
   live_build_id: ColumnType<string | null, string | null | undefined, string | null>
   created_at: CreatedAt
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+  /** The status a site had before its account was suspended for deletion; null otherwise. */
+  suspended_status: ColumnType<SiteStatus | null, SiteStatus | null | undefined, SiteStatus | null>
 }
 
 export interface LeadsTable {
@@ -169,6 +171,11 @@ export interface AccountsTable {
   /** Requests an hour instead of the plan's budget (DESIGN.md 7); null keeps the plan's. */
   quota_override: ColumnType<number | null, number | null | undefined, number | null>
   created_at: CreatedAt
+  /** Set while the account waits to be erased (DESIGN.md 19); a restore clears them. */
+  deletion_requested_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  erase_after: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** When everything of the account was erased: the row stays as the record, without personal data. */
+  erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 export interface UsersTable {

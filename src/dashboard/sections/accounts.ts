@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { membershipsOf, removeMember } from '../../domain/accounts/members.ts'
 import { chooseSessionAccount, webCookieNames } from '../../domain/accounts/web-sessions.ts'
 import { errors } from '../../errors.ts'
+import { deleteOwnSignIn } from '../../domain/your-data/deletion.ts'
 import { html } from '../../infra/html.ts'
 import { audited } from '../audited.ts'
 import { actionForm, dataTable } from '../layout.ts'
@@ -27,7 +28,7 @@ export default async function accountsSection(app: FastifyInstance) {
       'Your accounts',
       'accounts',
       html`<p>You belong to ${accounts.length} ${accounts.length === 1 ? 'account' : 'accounts'}. Everything in the dashboard shows and changes the account you work in.</p>
-<p><a href="/app/your-data">Your data</a>: export everything the account you work in holds.</p>
+<p><a href="/app/your-data">Your data</a>: export everything the account you work in holds, or delete it. <a href="/app/accounts/delete-sign-in">Delete your sign-in</a>: you stop being a member of every account.</p>
 ${dataTable(
   'Your accounts',
   ['Account', 'Plan', 'Your role', ''],
@@ -90,6 +91,31 @@ ${dataTable(
     async (request, reply) => {
       await audited(request, (trx) => removeMember(trx, request.person.accountId, request.person.userId))
       return reply.redirect('/app?done=left', 303)
+    },
+  )
+
+  app.get(
+    '/accounts/delete-sign-in',
+    { config: { operation: 'dashboard.accounts.confirmDeleteSignIn', ...anyMember }, schema: { hide: true } },
+    async (_request, reply) =>
+      reply.page(
+        'Delete your sign-in?',
+        'accounts',
+        html`<p>Your sign-in, your membership of every account and your own API tokens are deleted at once. The accounts themselves stay with their other members. An account you are the last owner of must first get another owner, or be deleted.</p>
+<form method="post" action="/app/accounts/delete-sign-in" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">Delete my sign-in</button> <a href="/app/accounts">Keep it</a></form>`,
+      ),
+  )
+
+  app.post(
+    '/accounts/delete-sign-in',
+    {
+      config: { operation: 'dashboard.accounts.deleteSignIn', ...anyMember },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      await audited(request, (trx) => deleteOwnSignIn(trx, request.person.userId))
+      return reply.clearCookie(sessionCookie, { path: '/' }).redirect('/signin', 303)
     },
   )
 }

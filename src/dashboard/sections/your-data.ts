@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { roleOf } from '../../domain/accounts/members.ts'
 import {
@@ -9,14 +9,56 @@ import {
   openDownloadLink,
   requestExport,
 } from '../../domain/your-data/exports.ts'
+import { accountName, requestAccountDeletion, restoreAccount, type DeletionState } from '../../domain/your-data/deletion.ts'
 import { errors } from '../../errors.ts'
-import { html } from '../../infra/html.ts'
+import { html, type SafeHtml } from '../../infra/html.ts'
+import { mayChange } from '../permissions.ts'
+import { field, refused } from './editor/form.ts'
 import { audited } from '../audited.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 
 const STATUS = { pending: 'Being made', ready: 'Ready', failed: 'Failed', expired: 'Expired' } as const
 
+/** What a suspended account's member may still open: the way back, and the way to another account or out. */
+export const SUSPENDED_ROUTES = new Set([
+  '/app/your-data/restore',
+  '/app/accounts',
+  '/app/accounts/switch',
+  '/app/accounts/leave',
+  '/app/copy.js',
+])
+
+/** Every page of an account waiting to be erased: when, and the way back for its owners. */
+export async function suspendedPage(request: FastifyRequest, reply: FastifyReply, pending: DeletionState) {
+  const owner = request.person.role === 'owner'
+  if (request.method !== 'GET') reply.code(409)
+  return reply.page(
+    'This account is being deleted',
+    'accounts',
+    html`<p>This account and everything in it will be erased on <strong>${when(pending.eraseAfter)}</strong>. Until then its sites are offline and nothing can be changed.</p>
+${
+  owner
+    ? html`<p>Changed your mind? Restore the account and its sites come back online as they were.</p>
+${actionForm('/app/your-data/restore', reply.formToken(), 'Restore this account', { inline: false })}`
+    : html`<p>Only an owner of the account can restore it.</p>`
+}
+<p><a href="/app/accounts">Your accounts</a></p>`,
+  )
+}
+
+const CONFIRM = { name: 'confirm', label: 'The account’s name', maxLength: 320 }
+
+function deleteSection(csrf: string, name: string, typed = '', error?: string): SafeHtml {
+  return html`<section aria-labelledby="delete-h"><h2 id="delete-h">Delete this account</h2>
+<p>Deleting the account takes its sites offline at once. After 14 days everything is erased for good: sites, pages, published files, photos, leads, conversations, statistics, tokens and every member's access. Until then you can restore it by signing in.</p>
+<form method="post" action="/app/your-data/delete" class="card" novalidate><input type="hidden" name="_csrf" value="${csrf}">
+<p>To confirm, type the account's name: <strong>${name}</strong></p>
+${field({ values: { confirm: typed }, errors: error ? { confirm: error } : {} }, CONFIRM)}
+<button type="submit" class="danger">Delete this account</button></form></section>`
+}
+
 const NOTICES: Record<string, string> = {
+  restored: 'Your account was restored. Its sites are back online as they were.',
   'export-requested': 'Your export is being made. We will email you the link when it is ready; it also shows here (reload the page).',
 }
 
@@ -60,7 +102,8 @@ ${
         ]),
       )
 }
-</section>`,
+</section>
+${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.keyring, accountId)) : ''}`,
         notice ? { notice } : {},
       )
     },
@@ -76,6 +119,51 @@ ${
     async (request, reply) => {
       await audited(request, (trx) => requestExport(trx, request.person.accountId, request.person.userId))
       return reply.redirect('/app/your-data?done=export-requested', 303)
+    },
+  )
+
+  app.post<{ Body: { confirm?: string } }>(
+    '/your-data/delete',
+    {
+      config: { operation: 'dashboard.your_data.delete_account' },
+      preHandler: app.csrfProtection,
+      schema: {
+        hide: true,
+        body: Type.Object(
+          { _csrf: Type.Optional(Type.String({ maxLength: 200 })), confirm: Type.Optional(Type.String({ maxLength: 320 })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = request.person
+      const typed = request.body.confirm ?? ''
+      try {
+        await audited(request, (trx) => requestAccountDeletion(trx, app.keyring, accountId, typed))
+      } catch (error) {
+        if (!(error instanceof errors.accountNameMismatch)) throw error
+        await refused(request, reply, 422)
+        const name = await accountName(app.db, app.keyring, accountId)
+        return reply.page(
+          'Your data',
+          'accounts',
+          deleteSection(reply.formToken(), name, typed, `This is not the account's name. Type ${name} to delete the account.`),
+        )
+      }
+      return reply.redirect('/app', 303)
+    },
+  )
+
+  app.post(
+    '/your-data/restore',
+    {
+      config: { operation: 'dashboard.your_data.restore_account' },
+      preHandler: app.csrfProtection,
+      schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      await audited(request, (trx) => restoreAccount(trx, request.person.accountId))
+      return reply.redirect('/app/your-data?done=restored', 303)
     },
   )
 
