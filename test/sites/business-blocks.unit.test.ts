@@ -110,6 +110,16 @@ describe('business blocks', () => {
     expect(html).not.toMatch(/<iframe|<script src/)
   })
 
+  it('says the business in the footer (address, phone, email, the hours in short) and offers a call button on phones', () => {
+    const { html } = render('de', [{ type: 'opening_hours', content: hours }])
+    const footer = /<footer>(.*)<\/footer>/s.exec(html)![1]!
+    expect(footer).toContain('<h2>Öffnungszeiten</h2><p>Mo–Fr 07:00–13:00, 14:00–18:30 · Sa 07:00–12:00</p>')
+    expect(footer).toContain('Market Street 12, 20095 Hamburg, DE')
+    expect(footer).toContain('<a href="tel:+49401234567">+49 40 1234567</a>')
+    expect(html).toContain('<a class="call" href="tel:+49401234567">Anrufen</a>')
+    expect(html).toContain('a.call{display:none')
+  })
+
   it('keeps a line break typed on its own line in a text block', () => {
     expect(renderMarkdown('Mo–Fr 7–18 Uhr\nSa 7–12 Uhr\n\nSo geschlossen')).toBe(
       '<p>Mo–Fr 7–18 Uhr<br>\nSa 7–12 Uhr</p>\n<p>So geschlossen</p>\n',

@@ -7,6 +7,8 @@ import { jsonLd } from './json-ld.ts'
 import { LABELS } from './labels.ts'
 import { consentLinkInLayout, markdownPath, pageUrlPath, relativePath } from './paths.ts'
 import { themedStyle } from './style.ts'
+import { addressLine, hoursInShort } from '../../domain/sites/hours.ts'
+import { HOURS_HEADING } from '../../domain/sites/page-markdown.ts'
 import type { FormConsent, RenderPage, RenderSite } from './types.ts'
 
 /** A page placed in its release: where it lives and which pages are its translations. */
@@ -72,6 +74,31 @@ function languageLinks(placed: PlacedPage): string {
   return `<nav aria-label="${esc(LABELS[placed.page.locale].languages)}"><ul>${items.join('')}</ul></nav>`
 }
 
+const CALL: Record<Locale, string> = { en: 'Call us', de: 'Anrufen', fr: 'Appeler' }
+
+function telHref(phone: string): string {
+  return `tel:${phone.replace(/[^+0-9]/g, '')}`
+}
+
+/** A call button where the site has a phone number, shown on phones only (the stylesheet's .call). */
+function callButton(site: RenderSite, locale: Locale): string {
+  const phone = site.organization.telephone
+  return phone ? `<a class="call" href="${esc(telHref(phone))}">${esc(CALL[locale])}</a>` : ''
+}
+
+/** The business in the footer: name, address, phone, email, and the opening hours in short. */
+function businessFooter(site: RenderSite, locale: Locale): string {
+  const org = site.organization
+  const lines = [
+    org.address ? `<p>${esc(addressLine(org.address))}</p>` : '',
+    org.telephone ? `<p><a href="${esc(telHref(org.telephone))}">${esc(org.telephone)}</a></p>` : '',
+    org.email ? `<p><a href="mailto:${esc(org.email)}">${esc(org.email)}</a></p>` : '',
+  ].join('')
+  const hours = site.hours ? hoursInShort(site.hours, locale) : ''
+  const who = lines ? `<div><h2>${esc(org.name)}</h2><address>${lines}</address></div>` : ''
+  return `${who}${hours ? `<div><h2>${esc(HOURS_HEADING[locale])}</h2><p>${esc(hours)}</p></div>` : ''}`
+}
+
 function shell(site: RenderSite, locale: Locale, from: string, head: string, main: string, nav: string, footerExtra: string): string {
   const l = LABELS[locale]
   const style = themedStyle(site.theme, from)
@@ -88,9 +115,9 @@ function shell(site: RenderSite, locale: Locale, from: string, head: string, mai
     style.preload ? `<link rel="preload" href="${esc(style.preload.href)}" as="font" type="font/woff2" crossorigin>` : '',
     `<style>${style.css}</style>${widget}</head><body>`,
     `<a class="skip" href="#main">${esc(l.skip)}</a>`,
-    `<header><a class="brand" href="${esc(relativePath(from, pageUrlPath(locale, '/', site.defaultLocale)))}">${esc(site.name)}</a>${nav}</header>`,
+    `<header><a class="brand" href="${esc(relativePath(from, pageUrlPath(locale, '/', site.defaultLocale)))}">${esc(site.name)}</a>${callButton(site, locale)}${nav}</header>`,
     `<main id="main">${main}</main>`,
-    `<footer><div class="foot">${footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${esc(site.organization.name)}</p></div></footer>`,
+    `<footer><div class="foot">${businessFooter(site, locale)}<div>${footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${esc(site.organization.name)}</p></div></div></footer>`,
     `</body></html>`,
   ].join('')
 }
