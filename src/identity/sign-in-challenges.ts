@@ -15,6 +15,33 @@ export async function countRecentChallenges(db: Db, emailHash: string, since: Da
   return Number(row.n)
 }
 
+/** When the oldest of the address's challenges since `since` was made (when the daily cap frees a code again). */
+export async function oldestChallengeSince(db: Db, emailHash: string, since: Date): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('sign_in_challenges')
+    .select((eb) => eb.fn.min('created_at').as('oldest'))
+    .where('email_hash', '=', emailHash)
+    .where('created_at', '>', since)
+    .executeTakeFirst()
+  return row?.oldest ? new Date(row.oldest as unknown as string) : undefined
+}
+
+/** Whether the address is due the warning mail: true at most once a day (the row is claimed in one statement). */
+export async function claimSignInWarning(db: Db, emailHash: string, now = new Date()): Promise<boolean> {
+  const claimed = await db
+    .insertInto('sign_in_warnings')
+    .values({ email_hash: emailHash, warned_at: now })
+    .onConflict((oc) =>
+      oc
+        .column('email_hash')
+        .doUpdateSet({ warned_at: now })
+        .where('sign_in_warnings.warned_at', '<', new Date(now.getTime() - 86_400_000)),
+    )
+    .returning('email_hash')
+    .executeTakeFirst()
+  return claimed !== undefined
+}
+
 export async function insertChallenge(
   db: Db,
   keyring: Keyring,

@@ -7,6 +7,8 @@ import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
 import { errorLine, hidden, page } from './html.ts'
 import {
+  claimSignInWarning,
+  oldestChallengeSince,
   challengeCodeHash,
   challengeEmail,
   consumeChallenge,
@@ -22,6 +24,13 @@ import { safeReturnTo } from './web-session.ts'
 /** Per address: sign-in requests and code entries a minute. Per email: codes sent per quarter hour. */
 export const CODES_PER_EMAIL = 5
 const EMAIL_WINDOW_MS = 15 * 60_000
+/**
+ * Codes an address gets in a day: a person rarely needs more than a few, so beyond this someone
+ * else is trying; the address is told once that day, and the next code waits until the oldest of
+ * the day's is 24 hours old.
+ */
+export const CODES_PER_EMAIL_PER_DAY = 20
+const DAY_MS = 86_400_000
 
 const Html = Type.String({ description: 'HTML page' })
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -55,9 +64,19 @@ ${hidden({ _csrf: csrf, challenge })}
   )
 }
 
+/** The mail an address gets once a day when its codes are held back: someone is trying to sign in with it. */
+function warningMail(email: string) {
+  return {
+    to: email,
+    subject: 'Someone keeps asking for sign-in codes for your address',
+    text: `Many sign-in codes for Web Presence were asked for this address today, so we have stopped sending them for now.\n\nIf that was you, wait a few hours and try again. If it was not, nobody can sign in without the codes we mailed to you: you need not do anything, and you may ignore the codes.\n`,
+  }
+}
+
 /**
  * Passwordless sign-in: an email address, then a six-digit code mailed to it. A challenge takes
- * five wrong codes at most; requests are limited per address and codes per email address.
+ * five wrong codes at most; requests are limited per address, and codes per email address: five
+ * in 15 minutes, twenty a day (then the address is told, once a day, that someone is trying).
  */
 export default async function signInRoutes(app: FastifyInstance, options: { emailHash: EmailHasher }) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -100,6 +119,16 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       if (!EMAIL_FORMAT.test(email) || email.length < 3)
         return sendPage(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
       const hash = emailHash(email)
+      const dayAgo = new Date(Date.now() - DAY_MS)
+      if ((await countRecentChallenges(app.db, hash, dayAgo)) >= CODES_PER_EMAIL_PER_DAY) {
+        const oldest = await oldestChallengeSince(app.db, hash, dayAgo)
+        const waitMs = Math.max(60_000, (oldest?.getTime() ?? Date.now()) + DAY_MS - Date.now())
+        reply.header('retry-after', String(Math.ceil(waitMs / 1000)))
+        if (await claimSignInWarning(app.db, hash)) await app.mailer.send(warningMail(email))
+        const hours = Math.ceil(waitMs / 3600_000)
+        const message = `Too many sign-in codes were asked for this address today, so no more are sent for now. Try again in ${hours === 1 ? 'an hour' : `${hours} hours`}. We have written to the address to say so.`
+        return sendPage(reply, 429, emailForm(await reply.generateCsrf(), returnTo, message, email))
+      }
       if ((await countRecentChallenges(app.db, hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
         reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
         return sendPage(

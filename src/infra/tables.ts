@@ -336,6 +336,7 @@ export interface IdentityTables {
   account_members: AccountMembersTable
   account_invitations: AccountInvitationsTable
   sign_in_challenges: SignInChallengesTable
+  sign_in_warnings: SignInWarningsTable
   web_sessions: WebSessionsTable
   oauth_clients: OAuthClientsTable
   authorization_codes: AuthorizationCodesTable
@@ -815,7 +816,6 @@ export interface StatsTables {
   stats_items: StatsItemsTable
 }
 
-/** Every table of the service. */
 // The media library (src/domain/media)
 
 export interface MediaVariantRow {
@@ -861,8 +861,13 @@ export interface MediaTables {
   media: MediaTable
   media_files: MediaFilesTable
   build_media: BuildMediaTable
+/** When an address last got the mail saying someone keeps asking for its sign-in codes (src/identity/sign-in.ts). */
+export interface SignInWarningsTable {
+  email_hash: string
+  warned_at: Timestamp
 }
 
+/** Every table of the service. */
 export interface Database
   extends FoundationTables,
     MediaTables,
