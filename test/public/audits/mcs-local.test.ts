@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'
 import { ajvFormats } from '../../../src/infra/ajv-formats.ts'
 import { describe, expect, it } from 'vitest'
@@ -13,6 +14,23 @@ const validResult = ajv.compile(McsResultSchema)
 
 const site = () => serveFixtureForFile('clean')
 
+/** The browsers of Lighthouse runs now (their profile is a wps-lh- folder), with their user and arguments, read from /proc. */
+function auditBrowsers(): Array<{ uid: number; args: string[] }> {
+  const found: Array<{ uid: number; args: string[] }> = []
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      if (!args.some((arg) => arg.startsWith('--user-data-dir=') && arg.includes('wps-lh-')) || !args.includes('--remote-debugging-port=0'))
+        continue
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])
+      found.push({ uid, args })
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return found
+}
+
 let ip = 0
 type Injectable = {
   inject: (o: object) => Promise<{ statusCode: number; json: () => any; headers: Record<string, unknown>; body: string }>
@@ -25,8 +43,24 @@ describe('GET /api/mcs-check with local Lighthouse', async () => {
 
   it('runs Lighthouse in a child process against a fixture page', { timeout: 150_000 }, async () => {
     const fixture = await site()
-    const res = await get(app, `/api/mcs-check?domain=${fixture.domain}`)
+    // While it runs, the browser is watched from outside: the audited page is untrusted, so Chrome keeps its sandbox.
+    let running = true
+    const seen: Array<{ uid: number; args: string[] }> = []
+    const watching = (async () => {
+      while (running) {
+        seen.push(...auditBrowsers())
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    })()
+    const res = await get(app, `/api/mcs-check?domain=${fixture.domain}`).finally(() => (running = false))
+    await watching
     expect(res.statusCode, res.body).toBe(200)
+    expect(seen.length).toBeGreaterThan(0)
+    for (const browser of seen) {
+      expect(browser.args).not.toContain('--no-sandbox')
+      // Chrome's sandbox refuses root: a service running as root starts it as nobody.
+      expect(browser.uid).toBe(process.getuid!() === 0 ? 65534 : process.getuid!())
+    }
     const body = res.json()
     expect(validResult(body), JSON.stringify(validResult.errors)).toBe(true)
     expect(body).toMatchObject({ provider: 'local', url: `${fixture.origin}/`, cached: false })

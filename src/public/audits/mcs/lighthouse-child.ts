@@ -5,7 +5,7 @@
  * it makes (subresources, redirects, scripts' fetches, WebSockets) passes the address guard.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import lighthouse from 'lighthouse'
@@ -22,7 +22,6 @@ export interface ChildRequest {
 
 export const CHROME_FLAGS = [
   '--headless',
-  '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -34,16 +33,45 @@ export const CHROME_FLAGS = [
 
 export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo', 'agentic-browsing']
 
-function startChrome(chromePath: string, profile: string, guard: BrowserGuard): Promise<{ chrome: ChildProcess; port: number }> {
+/** The unprivileged user Chrome runs as when the service runs as root (`nobody`): Chrome's sandbox refuses root. */
+const UNPRIVILEGED = { uid: 65534, gid: 65534 }
+
+/**
+ * How Chrome runs the audited (untrusted) page: in its own sandbox wherever the system allows it.
+ * The sandbox refuses to run as root, so a service running as root starts Chrome as `nobody`, with
+ * the profile handed to that user. Where the sandbox cannot start (no user namespaces, say in some
+ * containers) Chrome runs without it, and says so on stderr once per run.
+ */
+export interface ChromeIdentity {
+  sandbox: boolean
+  user?: { uid: number; gid: number }
+}
+
+export function chromeIdentity(sandbox = true): ChromeIdentity {
+  const root = process.getuid?.() === 0
+  return { sandbox, ...(root ? { user: UNPRIVILEGED } : {}) }
+}
+
+function startChrome(
+  chromePath: string,
+  profile: string,
+  guard: BrowserGuard,
+  identity: ChromeIdentity,
+): Promise<{ chrome: ChildProcess; port: number }> {
   const args = [
     ...CHROME_FLAGS,
+    ...(identity.sandbox ? [] : ['--no-sandbox']),
     ...guard.chromeFlags,
     `--user-data-dir=${profile}`,
     '--remote-debugging-port=0',
     '--remote-debugging-address=127.0.0.1',
     'about:blank',
   ]
-  const chrome = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
+  const chrome = spawn(chromePath, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+    ...(identity.user ? { uid: identity.user.uid, gid: identity.user.gid, env: { ...process.env, HOME: profile } } : {}),
+  })
   return new Promise((resolve, reject) => {
     let output = ''
     const timer = setTimeout(() => reject(new Error('Chrome did not start within 20 s')), 20_000)
@@ -53,7 +81,7 @@ function startChrome(chromePath: string, profile: string, guard: BrowserGuard): 
     })
     chrome.once('exit', (code) => {
       clearTimeout(timer)
-      reject(new Error(`Chrome exited early (${code})`))
+      reject(new Error(`Chrome exited early (${code})${/sandbox/i.test(output) ? ': its sandbox could not start' : ''}`))
     })
     chrome.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString()
@@ -94,7 +122,13 @@ async function run(request: ChildRequest) {
   })
   try {
     guard = await startBrowserGuard({ allowPrivateNetworks: request.allowPrivateNetworks, pinned: request.pinned })
-    const started = await startChrome(request.chromePath, profile, guard)
+    const identity = chromeIdentity()
+    if (identity.user) chownSync(profile, identity.user.uid, identity.user.gid)
+    const started = await startChrome(request.chromePath, profile, guard, identity).catch((error: Error) => {
+      if (!/sandbox could not start/.test(error.message)) throw error
+      process.stderr.write('Chrome sandbox unavailable on this system: the audited page runs without it\n')
+      return startChrome(request.chromePath, profile, guard!, { ...identity, sandbox: false })
+    })
     chrome = started.chrome
     const result = await lighthouse(request.url, {
       port: started.port,
