@@ -861,6 +861,8 @@ export interface MediaTables {
   media: MediaTable
   media_files: MediaFilesTable
   build_media: BuildMediaTable
+}
+
 /** When an address last got the mail saying someone keeps asking for its sign-in codes (src/identity/sign-in.ts). */
 export interface SignInWarningsTable {
   email_hash: string
