@@ -25,6 +25,7 @@ import tokenRoutes from './tokens.ts'
 import webhookRoutes from './webhooks.ts'
 import auditRoutes from './audits.ts'
 import socialRoutes from './social.ts'
+import statsRoutes from './stats.ts'
 import themeRoutes from './themes.ts'
 
 /** OpenAPI security requirement of a route: the account OAuth token with its scope, or an API token. */
@@ -168,6 +169,7 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(auditRoutes)
   await app.register(socialRoutes)
   await app.register(backlinkRoutes)
+  await app.register(statsRoutes)
   await app.register(themeRoutes)
   await app.register(mediaRoutes)
 }

@@ -9,6 +9,8 @@ const { app, base } = await startLiveApp({ env: { RATE_LIMIT_FACTOR: '10' } })
 const ACCOUNT_TOOLS = [
   'list_sites',
   'get_site',
+  'get_site_stats',
+  'list_themes',
   'list_pages',
   'get_page',
   'list_leads',

@@ -1,6 +1,8 @@
 import { sql } from 'kysely'
+import { errors } from '../../errors.ts'
 import type { Db } from '../../infra/db.ts'
 import type { ItemKind } from './tally.ts'
+import type { DeviceKind } from './classify.ts'
 
 /** A site's statistics over a span of days, in the shape of DESIGN.md 18 (the REST answer). */
 export interface SiteStats {
@@ -10,7 +12,7 @@ export interface SiteStats {
   days: Array<{ date: string; visitors: number; pageviews: number }>
   pages: Array<{ path: string; pageviews: number; visitors: number }>
   referrers: Array<{ host: string; visitors: number }>
-  devices: Array<{ kind: string; visitors: number }>
+  devices: Array<{ kind: DeviceKind; visitors: number }>
 }
 
 /** What the dashboard shows beyond it: conversions per day, browsers and campaigns. */
@@ -33,6 +35,31 @@ export function spanDays(from: string, to: string): number {
 /** The day `n` days after (or before, when negative) `day`. */
 export function addDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
+}
+
+/** The span of days every interface asks for by default: the last 30 days, today included. */
+export const STATS_DEFAULT_DAYS = 30
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const isDay = (value: string) => {
+  const at = Date.parse(`${value}T00:00:00Z`)
+  // Date.parse rolls 2026-02-30 over to March: the day must read back the same.
+  return DAY.test(value) && !Number.isNaN(at) && new Date(at).toISOString().startsWith(value)
+}
+
+/**
+ * The span a request names (`from`, `to`, YYYY-MM-DD, both included), checked: each a real date,
+ * `from` not after `to`, at most STATS_MAX_DAYS days. Without `to`, today (UTC); without `from`,
+ * the 30 days up to `to`.
+ */
+export function statsSpan(input: { from?: string | undefined; to?: string | undefined }, now = Date.now()): { from: string; to: string } {
+  if (input.from !== undefined && !isDay(input.from)) throw new errors.validationFailed('from: must be a date as YYYY-MM-DD')
+  if (input.to !== undefined && !isDay(input.to)) throw new errors.validationFailed('to: must be a date as YYYY-MM-DD')
+  const to = input.to ?? new Date(now).toISOString().slice(0, 10)
+  const from = input.from ?? addDays(to, -(STATS_DEFAULT_DAYS - 1))
+  if (from > to) throw new errors.validationFailed('from: must not be after to')
+  if (spanDays(from, to) > STATS_MAX_DAYS) throw new errors.validationFailed(`to: a span covers at most ${STATS_MAX_DAYS} days`)
+  return { from, to }
 }
 
 /**
@@ -76,7 +103,7 @@ export async function siteStats(db: Db, siteId: string, from: string, to: string
     days: days.rows.map((d) => ({ date: d.date, visitors: d.visitors, pageviews: d.pageviews })),
     pages: of('page').map((r) => ({ path: r.value, pageviews: r.pageviews, visitors: r.visitors })),
     referrers: of('referrer').map((r) => ({ host: r.value, visitors: r.visitors })),
-    devices: of('device').map((r) => ({ kind: r.value, visitors: r.visitors })),
+    devices: of('device').map((r) => ({ kind: r.value as DeviceKind, visitors: r.visitors })),
     conversionsByDay: days.rows.map((d) => d.conversions),
     browsers: of('browser').map((r) => ({ name: r.value, visitors: r.visitors })),
     campaigns: items.rows

@@ -2,6 +2,7 @@ import { queueBuild, rollbackTo } from '../../domain/sites/builds.ts'
 import { createAccountSite, deleteAccountSite, getAccountSite, updateAccountSite, type SiteRecord } from '../../domain/sites/sites.ts'
 import { slugFromInput } from '../../domain/sites/subdomains.ts'
 import { siteView } from '../../domain/sites/views.ts'
+import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
 import { change } from '../audit.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs } from '../inputs.ts'
@@ -18,6 +19,11 @@ export function ownSite(context: GraphqlContext, id: string): Promise<SiteRecord
 export const siteResolvers = {
   Site: {
     etag: etagOfNode,
+    async stats(site: { id: string }, args: { from?: string | null; to?: string | null }, context: GraphqlContext) {
+      allowed(context, ACCESS.readSites)
+      const span = statsSpan({ from: args.from ?? undefined, to: args.to ?? undefined })
+      return publicStats(await siteStats(context.app.db, site.id, span.from, span.to))
+    },
   },
   Mutation: {
     async createSite(_root: unknown, { input }: Input, context: GraphqlContext) {

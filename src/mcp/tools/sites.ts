@@ -9,6 +9,8 @@ import { Build as BuildSchema, Domain as DomainSchema, Locale, previewUrl, Site 
 import { ListOf } from '../views.ts'
 import { listOf, pageOf, Paging } from './paging.ts'
 import { themeCatalog, ThemeCatalog, ThemeInput } from '../../domain/sites/themes.ts'
+import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
+import { SiteStats } from '../../domain/stats/schema.ts'
 
 const SiteId = Type.String({ minLength: 1, maxLength: 100, description: 'The site id (site_…)' })
 const strict = { additionalProperties: false } as const
@@ -65,6 +67,30 @@ export const siteTools = [
     input: Type.Object({}, strict),
     output: ThemeCatalog,
     run: async () => themeCatalog(),
+  }),
+  accountTool({
+    name: 'get_site_stats',
+    title: 'Get visitor statistics of a site',
+    description:
+      'Visitors, page views and conversions (contact-form messages and assistant leads) of a site per day, its most viewed pages, ' +
+      'referrers and devices, counted without cookies. from and to are UTC days (YYYY-MM-DD), both included; by default the last 30 days.',
+    annotations: read,
+    scope: 'mcp:read',
+    access: 'read',
+    input: Type.Object(
+      {
+        site_id: SiteId,
+        from: Type.Optional(Type.String({ description: 'First day, YYYY-MM-DD' })),
+        to: Type.Optional(Type.String({ description: 'Last day, YYYY-MM-DD' })),
+      },
+      strict,
+    ),
+    output: SiteStats,
+    run: async (args, call) => {
+      const site = await ownSite(call, args.site_id)
+      const span = statsSpan(args)
+      return publicStats(await siteStats(call.db, site.id, span.from, span.to))
+    },
   }),
   accountTool({
     name: 'get_site',
