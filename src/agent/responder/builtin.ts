@@ -3,11 +3,11 @@ import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
-import { asksForPerson, asksHow, splitQuestions } from './intent.ts'
+import { asksForPerson, asksHow, namesBusiness, splitQuestions } from './intent.ts'
 import { limitAnswer } from './limit-answers.ts'
 import { onlyBuyingWords, priceAnswer } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
-import { asksRecommendation, readNeeds, recommend, recommendationText } from './recommend.ts'
+import { asksRecommendation, mayStateNeeds, readNeeds, recommend, recommendationText } from './recommend.ts'
 import { clip, SHORT_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
 
 /**
@@ -90,7 +90,10 @@ function combine(input: TurnInput, plans: TurnPlan[]): TurnPlan {
 function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): TurnPlan {
   const { locale, message, capabilities } = input
   const hay = haystack(message)
-  if ((has(hay, intents.handoff[locale]) && !asksHow(message, locale)) || asksForPerson(message, locale)) {
+  if (
+    (has(hay, intents.handoff[locale]) && !asksHow(message, locale) && !namesBusiness(message, locale)) ||
+    asksForPerson(message, locale)
+  ) {
     if (capabilities.handoff) {
       if (input.handoff === 'requested') return fixed(phrases.handoffPending[locale])
       return { ...fixed(phrases.handoffRequested[locale]), requestHandoff: true }
@@ -117,7 +120,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   // "A bakery, three of us edit it, our own domain: which plan?" The cheapest plan and add-ons
   // covering every stated need, from the price list.
   const plans = plansMentioned(message, locale)
-  if (plans.length !== 1 && !wants.booking) {
+  if (plans.length !== 1 && !wants.booking && mayStateNeeds(message, locale)) {
     const needs = readNeeds(message, locale)
     if (asksRecommendation(message, locale, needs)) {
       const pricing = kb.page(locale, 'pricing')

@@ -96,8 +96,16 @@ const ABOUT_FEATURE: Record<Locale, RegExp> = {
   de: /\b(assistent\w*|chatbot|übergabe)\b.*\b(funktioniert|kann er|kann es)\b/,
   fr: /\b(assistant|chatbot|transfert)\b.*\b(fonctionne|marche|peut-il)\b/,
 }
+/** "A template for advisors", "un modèle pour conseillers": a word for a person named as a kind of business. */
+const AS_BUSINESS: Record<Locale, RegExp> = {
+  en: /\b(templates?|layouts?|designs?) for\b/,
+  de: /\b(vorlagen?|layouts?|designs?) für\b/,
+  fr: /\b(modèles?|mises? en page|designs?) pour\b/,
+}
+export const namesBusiness = (message: string, locale: Locale) => AS_BUSINESS[locale].test(message.toLowerCase())
+
 export function asksForPerson(message: string, locale: Locale): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
-  if (asksHow(message, locale) || ABOUT_FEATURE[locale].test(text)) return false
+  if (asksHow(message, locale) || ABOUT_FEATURE[locale].test(text) || AS_BUSINESS[locale].test(text)) return false
   return PERSON[locale].test(text)
 }

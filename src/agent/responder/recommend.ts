@@ -151,9 +151,9 @@ const ASKS: Record<Locale, RegExp> = {
 }
 /** A sentence that states a need ("we want", "I need"). */
 const WANTS: Record<Locale, RegExp> = {
-  en: /\b(want|need|needs|would like|'d like|looking for|require|should be able)\b/,
-  de: /\b(will|wollen|möchte|möchten|brauche|brauchen|braucht|hätte gern|hätten gern|sollen|suche)\b/,
-  fr: /\b(veux|voulons|veut|voudrais|besoin|aimerais|souhaite|doivent|cherche)\b/,
+  en: /\b(want|need|needs|would like|'d like|looking for|require|should)\b/,
+  de: /\b(will|wollen|möchte|möchten|brauche|brauchen|braucht|hätte gern|hätten gern|soll|sollen|suche)\b/,
+  fr: /\b(veux|voulons|veut|voudrais|besoin|aimerais|souhaite|doit|doivent|cherche)\b/,
 }
 
 const tokens = (text: string) =>
@@ -250,16 +250,19 @@ const counted = (n: Needs) =>
  * True when the message asks which plan fits, or states needs the way a visitor describes a
  * project. One plain feature ("which plan has the AI chat?") is the knowledge base's to answer.
  */
+/** A cheap first look: a message that neither asks for a choice nor states a want needs no reading of needs. */
+export function mayStateNeeds(message: string, locale: Locale): boolean {
+  const text = message.toLowerCase().replace(/’/g, "'")
+  return ASKS[locale].test(text) || WANTS[locale].test(text)
+}
+
 export function asksRecommendation(message: string, locale: Locale, needs: Needs): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
   const count = needCount(needs)
   if (count === 0 || (count === 1 && !counted(needs))) return false
   if (ASKS[locale].test(text)) return true
   // "We've got 3 restaurants and want a site for each", "I need about 60 GB for my archive".
-  return (
-    WANTS[locale].test(text) &&
-    (needs.sites !== undefined || needs.storageMb !== undefined || needs.seats !== undefined || count >= 2 || needs.free === true)
-  )
+  return WANTS[locale].test(text) && (counted(needs) || needs.sites !== undefined || needs.seats !== undefined || count >= 2)
 }
 
 export interface Recommendation {
