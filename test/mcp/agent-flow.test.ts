@@ -26,6 +26,11 @@ const ACCOUNT_TOOLS = [
   'restore_page_revision',
   'publish_site',
   'add_domain',
+  'list_media',
+  'import_media',
+  'update_media',
+  'delete_media',
+  'list_themes',
 ]
 
 type Structured = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
