@@ -23,7 +23,11 @@ async function earlierCodes(email: string, count: number) {
       expiresAt: new Date(Date.now() + 600_000),
     })
     const at = new Date(Date.now() - (22 - i) * 3600_000 + 60_000 * i)
-    await app.db.updateTable('sign_in_challenges').set({ created_at: at } as never).where('id', '=', id).execute()
+    await app.db
+      .updateTable('sign_in_challenges')
+      .set({ created_at: at } as never)
+      .where('id', '=', id)
+      .execute()
   }
 }
 
