@@ -7,6 +7,10 @@ import { describeAddOns, MAX_QUANTITY, setAddOn } from '../src/domain/accounts/a
 import { API_SCOPES, createApiToken } from '../src/domain/accounts/api-tokens.ts'
 import { ADD_ONS, isAddOn, isPlan, PLANS } from '../src/domain/accounts/plans.ts'
 import { runDueReports } from '../src/domain/seo-reports/reports.ts'
+import { setManual } from '../src/domain/billing/billing-state.ts'
+import { syncCatalogue } from '../src/domain/billing/catalogue.ts'
+import { Billing } from '../src/domain/billing/service.ts'
+import { createStripe } from '../src/domain/billing/stripe-client.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { openKeyring } from '../src/infra/data-key.ts'
 import { openDataStore, type Db } from '../src/infra/db.ts'
@@ -29,6 +33,13 @@ Commands:
   token create ACCOUNT_ID --scopes a,b [--name NAME] [--expires-in SECONDS]
                                              create an API token (prints {id, token, scopes, expires_at};
                                              the secret is shown this once)
+  billing sync                               make Stripe's products and prices from the price list (run
+                                             after every change of it; running it again changes nothing)
+  billing reconcile                          read every account's subscription back from Stripe now
+                                             (the service does it every hour)
+  billing release ACCOUNT_ID                 hand an account set by hand back to Stripe (set-plan and
+                                             create mark the plan as the operator's; Stripe's events
+                                             leave such a plan alone)
   reports run-due [--at TIME]                queue the scheduled SEO reports due now (or at TIME, an
                                              ISO 8601 time in the current period) and run them at once
 
@@ -106,6 +117,7 @@ function parseCommand(): Action {
         if (existing) throw new Error(`${email} already has account ${existing.id} (plan ${existing.plan}); use account set-plan`)
         const user = await findOrCreateUser(db, keyring, hash, email)
         await updateAccount(db, user.accountId, { plan: chosen })
+        if (chosen !== 'free') await setManual(db, user.accountId, true)
         print({ id: user.accountId, email: user.email, plan: chosen }, `${user.accountId}  ${user.email}  ${chosen}`)
       }
     }
@@ -128,6 +140,8 @@ function parseCommand(): Action {
       return async (db) => {
         await mustExist(db, id)
         const updated = (await updateAccount(db, id, change))!
+        // A plan set by hand is the operator's: Stripe's events leave it alone until `billing release`.
+        if (change.plan) await setManual(db, id, true)
         print(
           { id: updated.id, plan: updated.plan, quota_override: updated.quota_override },
           `${updated.id}  plan ${updated.plan}  quota ${updated.quota_override ?? 'of the plan'}`,
@@ -149,6 +163,46 @@ function parseCommand(): Action {
           { id: result.accountId, plan: result.plan, add_ons: result.addOns },
           `${result.accountId}  plan ${result.plan}  add-ons ${describeAddOns(result.addOns) || 'none'}`,
         )
+      }
+    }
+    case 'billing sync':
+      return async (_db, _keyring, config) => {
+        const stripe = createStripe(config)
+        if (!stripe) throw new Error('STRIPE_SECRET_KEY is not set: there is no Stripe account to make the prices in')
+        const report = await syncCatalogue(stripe)
+        const { products, prices } = report
+        print(
+          report,
+          [
+            `products: ${products.created.length} created, ${products.updated.length} updated, ${products.unchanged.length} unchanged`,
+            `prices: ${prices.created.length} created, ${prices.replaced.length} replaced (old ones retired), ${prices.unchanged.length} unchanged`,
+          ].join('\n'),
+        )
+      }
+    case 'billing reconcile':
+      return async (db, keyring, config) => {
+        const stripe = createStripe(config)
+        if (!stripe) throw new Error('STRIPE_SECRET_KEY is not set: there is no Stripe account to read from')
+        const log = pino({ level: 'warn' }, pino.destination(2))
+        const mailer = createMailer({ config, db, keyring, log })
+        const billing = new Billing({
+          stripe,
+          automaticTax: config.STRIPE_AUTOMATIC_TAX,
+          db,
+          keyring,
+          mailer,
+          log,
+          baseUrl: config.BASE_URL,
+        })
+        const result = await billing.reconcile()
+        print(result, `${result.accounts} accounts read back, ${result.changed} changed`)
+      }
+    case 'billing release': {
+      const id = accountId()
+      return async (db) => {
+        await mustExist(db, id)
+        await setManual(db, id, false)
+        print({ id, billing: 'stripe' }, `${id}  billing by Stripe again (applied at the next event or reconciliation)`)
       }
     }
     case 'reports run-due': {

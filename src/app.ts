@@ -26,6 +26,8 @@ import restRoutes from './rest/index.ts'
 import graphqlRoutes from './graphql/index.ts'
 import mcpRoutes from './mcp/index.ts'
 import dashboardRoutes from './dashboard/index.ts'
+import billingService from './billing/service.ts'
+import stripeWebhookRoutes from './billing/index.ts'
 import jobs from './jobs.ts'
 
 export type App = FastifyInstance
@@ -105,6 +107,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The public checks, served under /api and called by the MCP server's public tools.
   await app.register(publicChecks)
+  await app.register(billingService)
   await app.register(publicRoutes, { prefix: '/api' })
   await app.register(landingRoute)
   await app.register(docsRoute)
@@ -114,6 +117,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(graphqlRoutes, { prefix: '/v1' })
   await app.register(mcpRoutes)
   await app.register(dashboardRoutes)
+  await app.register(stripeWebhookRoutes)
   // Every background job's definition, and the recurring ones scheduled once the app is ready.
   await app.register(jobs)
   for (const plugin of options.plugins ?? []) await app.register(plugin)

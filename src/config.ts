@@ -36,6 +36,15 @@ const EnvSchema = Type.Object({
   AUDIT_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
   /** Resolvers for domain verification, comma-separated IP[:port] ([IPv6]:port); unset: the system's. */
   DNS_SERVERS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:\\[\\]]+(,\\s*[0-9A-Fa-f.:\\[\\]]+)*$' })),
+  /** Self-serve billing (DESIGN.md 16): unset, plans are set by the operator and checkout answers 503. */
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]+$' })),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=_-]+$' })),
+  /** Another base URL for Stripe's API (tests point it at a fake on loopback). */
+  STRIPE_API_BASE: Type.String({ pattern: '^https?://[^/]+/?$', default: 'https://api.stripe.com' }),
+  /** Checkout asks Stripe Tax to compute VAT (enable Stripe Tax in the Stripe dashboard first). */
+  STRIPE_AUTOMATIC_TAX: Type.Boolean({ default: false }),
+  /** Where customers reach the operator (shown where the operator changes plans, e.g. without Stripe). */
+  SUPPORT_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 254 })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -84,6 +93,9 @@ const hints: Record<string, string> = {
   SITES_DOMAIN: 'a lower-case hostname such as sites.example.com, without a scheme or port',
   REDIS_URL: 'a redis:// or rediss:// URL',
   MEDIA_S3_BUCKET: 'an S3 bucket name: lower-case letters, digits, dots and hyphens',
+  STRIPE_SECRET_KEY: 'a secret key of the Stripe dashboard, sk_live_… or sk_test_… (or a restricted rk_… key)',
+  STRIPE_WEBHOOK_SECRET: 'the signing secret of the webhook endpoint in the Stripe dashboard, whsec_…',
+  STRIPE_API_BASE: 'an origin such as https://api.stripe.com, without a path',
   DNS_SERVERS: 'comma-separated IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53',
 }
 
@@ -125,6 +137,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   const allowPrivate = config.OUTBOUND_ALLOW_PRIVATE_NETWORKS || config.AUDIT_ALLOW_PRIVATE_NETWORKS
   config.OUTBOUND_ALLOW_PRIVATE_NETWORKS = config.AUDIT_ALLOW_PRIVATE_NETWORKS = allowPrivate
+  if (config.STRIPE_SECRET_KEY && !config.STRIPE_WEBHOOK_SECRET) {
+    // Without the secret no event from Stripe could be trusted: a payment would never change the plan.
+    throw new ConfigError([`STRIPE_WEBHOOK_SECRET: is required with STRIPE_SECRET_KEY (expected ${hints['STRIPE_WEBHOOK_SECRET']})`])
+  }
   if (config.NODE_ENV === 'production') {
     const problems: string[] = []
     if (!config.DATA_ENCRYPTION_KEY)

@@ -79,6 +79,13 @@ export const errors = {
   payloadTooLarge: createError('payload_too_large', '%s', 413),
   mediaInUse: createError('media_in_use', '%s', 409),
   mediaBusy: createError('media_busy', '%s', 503),
+  // Billing (/v1/account/billing, /app/billing, /webhooks/stripe)
+  billingUnavailable: createError('billing_unavailable', '%s', 503),
+  /** The operator set the account's plan by hand: it is changed by asking them. */
+  billingManual: createError('billing_manual', '%s', 409),
+  /** Stripe did not answer as it should (down, or refused what its own catalogue should allow). */
+  billingProviderFailed: createError('billing_provider_failed', '%s', 502),
+  invalidSignature: createError('invalid_signature', '%s', 400),
 } as const
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { retentionJob } from './agent/retention.ts'
+import { reconcileJob } from './domain/billing/reconcile-job.ts'
 import { defineReportJobs, SCHEDULE_JOB, scheduleNextPass } from './domain/seo-reports/reports.ts'
 import { dnsResolver } from './domain/sites/dns-verify.ts'
 import { domainVerifyJob } from './domain/sites/domains.ts'
@@ -69,6 +70,7 @@ export default async function jobs(app: FastifyInstance) {
     exportJob({ db, keyring, mailer, log, config }),
     exportExpireJob(db),
     eraseJob(db),
+    reconcileJob(app.billing),
   ]
   if (config.CRUX_API_KEY) named.push(snapshotJob(db, createCruxClient(config.CRUX_API_URL, config.CRUX_API_KEY)))
   for (const job of named) app.jobs.define(job.name, job.definition)

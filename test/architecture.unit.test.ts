@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 /** The rooms of docs/architecture.md: one interface group each, none importing another. */
-const ROOMS = ['public', 'agent', 'identity', 'rest', 'mcp', 'graphql', 'sites', 'dashboard']
+const ROOMS = ['public', 'agent', 'identity', 'rest', 'mcp', 'graphql', 'sites', 'dashboard', 'billing']
 /** What every room may use, and which must never reach back into a room. */
 const SHARED = ['frame', 'domain', 'infra', 'errors.ts', 'schemas.ts', 'config.ts']
 

@@ -9,6 +9,7 @@ const SECTIONS = [
   ['tokens', '/app/tokens', 'API tokens'],
   ['webhooks', '/app/webhooks', 'Webhooks'],
   ['members', '/app/members', 'Members'],
+  ['billing', '/app/billing', 'Billing'],
   ['audit', '/app/audit-log', 'Audit log'],
   ['accounts', '/app/accounts', 'Accounts'],
 ] as const
@@ -68,6 +69,7 @@ export function layout(
   csrf: string,
   body: SafeHtml,
   flash?: { notice?: string; error?: string },
+  banner?: SafeHtml,
 ): string {
   const sections = SECTIONS.filter(([id]) => viewer.role === 'owner' || !OWNER_SECTIONS.has(id))
   return html`<!doctype html>
@@ -87,6 +89,7 @@ export function layout(
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="signout">Sign out</button></form>
 </header>
 <main>
+${banner ?? ''}
 <h1>${title}</h1>
 ${flash?.notice ? html`<p class="notice" role="status">${flash.notice}</p>` : ''}
 ${flash?.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}

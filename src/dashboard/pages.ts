@@ -15,6 +15,7 @@ import { plainPlanWords, roleRefusal } from './refusal-words.ts'
 import { layout, type Section } from './layout.ts'
 import accountsSection from './sections/accounts.ts'
 import auditLogSection from './sections/audit-log.ts'
+import billingSection from './sections/billing.ts'
 import membersSection from './sections/members.ts'
 import conversationsSection from './sections/conversations.ts'
 import leadsSection from './sections/leads.ts'
@@ -115,9 +116,12 @@ export default async function dashboardPages(app: FastifyInstance) {
     async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
       const done = (this.request.query as { done?: string } | undefined)?.done
       const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
-      const { email, role } = this.request.person
+      const { email, role, accountId } = this.request.person
+      const banner = (await paymentOverdue(app, accountId))
+        ? html`<p class="error" role="alert">The last payment for your plan did not go through. Your plan stays while the card is tried again; ${role === 'owner' ? html`<a href="/app/billing">update the card on the billing page</a>` : 'an owner of the account can update the card'} so that it does not fall back to the free plan.</p>`
+        : undefined
       return this.type('text/html; charset=utf-8').send(
-        layout(title, section, { email, role }, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }),
+        layout(title, section, { email, role }, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }, banner),
       )
     },
   )
@@ -153,11 +157,30 @@ export default async function dashboardPages(app: FastifyInstance) {
     reply.header('cache-control', 'private, max-age=300').type('text/javascript; charset=utf-8').send(copyScript),
   )
 
-  for (const section of [overviewSection, sitesSection, reportsSection, conversationsSection, leadsSection, accountsSection])
+  for (const section of [
+    overviewSection,
+    sitesSection,
+    reportsSection,
+    conversationsSection,
+    leadsSection,
+    accountsSection,
+    billingSection,
+  ])
     await app.register(section)
   // Every member manages their own API tokens (an owner everyone's), a viewer included.
   await app.register(withRole('viewer', [tokensSection]))
   await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection, yourDataSection]))
+}
+
+/** Whether the account's last payment failed and Stripe is still retrying it (the banner on every page). */
+async function paymentOverdue(app: FastifyInstance, accountId: string): Promise<boolean> {
+  const row = await app.db
+    .selectFrom('account_billing')
+    .select('status')
+    .where('account_id', '=', accountId)
+    .where('manual', '=', false)
+    .executeTakeFirst()
+  return row?.status === 'past_due'
 }
 
 /** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */

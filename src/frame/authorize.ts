@@ -42,7 +42,16 @@ export interface AuthorizeOptions {
    * for a change (`access: 'write'`), a viewer for a read (src/frame/roles.ts).
    */
   role?: Role
+  /**
+   * A right the action needs beyond the role. `billing` (DESIGN.md 16): only owners, on any plan
+   * (a free account must be able to pay for the plan that opens the API), within a small hourly
+   * budget of its own where the plan has less.
+   */
+  right?: 'billing'
 }
+
+/** The calls an hour a billing call may use on a plan whose API budget is smaller (free and lite have none). */
+export const BILLING_CALLS_PER_HOUR = 60
 
 /** The registry's plan_required, naming the account, its plan and the cheapest plan that allows the action. */
 export function planRequired(accountId: string, plan: Plan, entitlement: Entitlement): Error {
@@ -61,6 +70,16 @@ export function planRequired(accountId: string, plan: Plan, entitlement: Entitle
  */
 export function authorize(principal: Principal, options: AuthorizeOptions, access: ApiAccess = planApiAccess): void {
   const { accountId, plan } = principal
+  if (options.right === 'billing') {
+    if (principal.kind !== 'session' && principal.quota.used > Math.max(principal.quota.limit, BILLING_CALLS_PER_HOUR)) {
+      const seconds = secondsUntilReset(principal.quota)
+      throw withHeaders(new errors.rateLimited(`Too many billing calls this hour; retry in ${seconds} seconds`), {
+        'retry-after': String(seconds),
+      })
+    }
+    assertRole(accountId, principal.role, { role: 'owner' })
+    return
+  }
   if (principal.kind !== 'session') {
     if (!access.read.allows(plan)) throw planRequired(accountId, plan, access.read)
     const { quota } = principal

@@ -488,8 +488,42 @@ export interface AccountExportsTable {
   expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
+/** What Stripe says of an account's subscription, read back from it (DESIGN.md 16). */
+export interface AccountBillingTable {
+  account_id: string
+  /** The operator set the plan by hand: Stripe's events leave it alone. */
+  manual: Generated<boolean>
+  customer_id: string | null
+  subscription_id: string | null
+  status: Generated<string>
+  /** The plan the subscription pays for (the account's plan unless manual or fallen back). */
+  plan: string | null
+  interval: string | null
+  add_ons: ColumnType<Record<string, number>, string | undefined, string>
+  current_period_end: Date | null
+  /** A downgrade booked for the period's end: `{plan, interval, add_ons: {id: quantity}, at}`. */
+  scheduled: ColumnType<
+    { plan: string; interval: string; add_ons: Record<string, number>; at: string } | null,
+    string | null | undefined,
+    string | null
+  >
+  cancel_at_period_end: Generated<boolean>
+  past_due_since: Date | null
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+/** The Stripe events handled, each once. */
+export interface StripeEventsTable {
+  id: string
+  type: string
+  account_id: string | null
+  received_at: CreatedAt
+}
+
 export interface AccountTables {
   account_exports: AccountExportsTable
+  account_billing: AccountBillingTable
+  stripe_events: StripeEventsTable
   account_add_ons: AccountAddOnsTable
   api_tokens: ApiTokensTable
   api_quota: ApiQuotaTable

@@ -23,6 +23,7 @@ function plans(pricing: Pricing) {
 <p class="price">${plan.monthly_price_cents === 0 ? 'Free' : html`${euros(plan.monthly_price_cents)}<span class="muted"> a month</span>`}</p>
 ${plan.yearly_price_cents > 0 ? html`<p class="muted">or ${euros(plan.yearly_price_cents)} a year</p>` : html`<p class="muted">no card needed</p>`}
 <ul>${plan.features.map((feature) => html`<li>${feature}</li>`)}<li>${storageText(plan.storage_mb)} for photos</li></ul>
+${plan.monthly_price_cents > 0 ? html`<p><a href="/app/billing?plan=${plan.id}">Choose ${plan.name}<span class="sr-only"> plan</span></a></p>` : ''}
 </li>`,
   )}</ul>
 <h3>Add-ons</h3>

@@ -9,6 +9,8 @@ export interface RestRouteConfig {
   access?: 'read' | 'write'
   /** The least role of the member; without it derived from the scope and access (src/frame/roles.ts). */
   role?: Role
+  /** A right beyond the role (`billing`: owners, on any plan). */
+  right?: 'billing'
   /** Statuses whose answer is an item with its ETag, where the default (GET/PATCH 200, 201) does not fit. */
   etag?: readonly number[]
   /** Statuses whose answer carries Location, where the default (201) does not fit. */
@@ -21,6 +23,7 @@ declare module 'fastify' {
     operation?: string
     scope?: string
     access?: 'read' | 'write'
+    right?: 'billing'
     etag?: readonly number[]
     location?: readonly number[]
   }
@@ -37,7 +40,7 @@ export function authenticate(app: FastifyInstance, audience: string): onRequestH
   const admit = (request: FastifyRequest, principal: ApiPrincipal) => {
     request.principal = principal
     const config = request.routeOptions.config as RestRouteConfig
-    app.frame.authorize(principal, { scope: config.scope, access: config.access, role: config.role })
+    app.frame.authorize(principal, { scope: config.scope, access: config.access, role: config.role, right: config.right })
   }
   return function restAuthenticate(request, reply, done) {
     let found: ApiPrincipal | Promise<ApiPrincipal>

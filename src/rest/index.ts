@@ -4,6 +4,7 @@ import { problemErrorHandler, problemNotFoundHandler } from '../errors.ts'
 import type { DocumentedHeader } from '../infra/openapi.ts'
 import accountRoutes from './account.ts'
 import auditLogRoutes from './audit-log.ts'
+import billingRoutes from './billing.ts'
 import backlinkRoutes from './backlinks.ts'
 import { auditHook } from './audit.ts'
 import { authenticate, type RestRouteConfig } from './auth.ts'
@@ -154,6 +155,7 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(accountRoutes)
   await app.register(exportRoutes)
   await app.register(memberRoutes)
+  await app.register(billingRoutes)
   await app.register(tokenRoutes)
   await app.register(auditLogRoutes)
   await app.register(siteRoutes)

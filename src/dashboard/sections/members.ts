@@ -85,7 +85,7 @@ ${
 }
 <h2>Invite someone</h2>
 ${seatLine(usage)}
-${seatFree(usage) ? '' : html`<p class="error">${plainPlanWords(seatsMessage(usage))}</p>`}
+${seatFree(usage) ? '' : html`<p class="error">${plainPlanWords(seatsMessage(usage))} <a href="/app/billing">Change your plan or add seats</a>.</p>`}
 <form method="post" action="/app/members/invite" class="card"><input type="hidden" name="_csrf" value="${csrf}">
 <label for="invite-email">Email address</label><input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off" value="${invite.email ?? ''}">
 ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}

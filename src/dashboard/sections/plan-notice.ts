@@ -6,11 +6,11 @@ import { html, type SafeHtml } from '../../infra/html.ts'
 
 const sites = (n: number | null) => countOf(n, 'site', 'sites')
 
-/** "plan pro (10 sites)": the cheapest plan with room for `needed` sites, as a link to the plans. */
+/** "plan pro (10 sites)": the cheapest plan with room for `needed` sites, as a link to the billing page where it is chosen. */
 function upgradeFor(needed: number): SafeHtml {
   const plan = cheapestPlan((e) => within(needed, e.sites))
   return plan
-    ? html`<a href="/#plans">plan ${planEntitlements(plan).name}</a> (${sites(planEntitlements(plan).sites)})`
+    ? html`<a href="/app/billing?plan=${plan}">plan ${planEntitlements(plan).name}</a> (${sites(planEntitlements(plan).sites)})`
     : html`a plan with more sites`
 }
 

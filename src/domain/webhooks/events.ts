@@ -5,7 +5,14 @@ import { enqueueJob } from '../../infra/jobs.ts'
 import type { EventsTable } from '../../infra/tables.ts'
 
 /** The event types a webhook endpoint can receive (INTERFACE.md 6.2). */
-export const EVENT_TYPES = ['site.published', 'lead.received', 'seo.report.ready', 'backlink.detected', 'social.posted'] as const
+export const EVENT_TYPES = [
+  'site.published',
+  'lead.received',
+  'seo.report.ready',
+  'backlink.detected',
+  'social.posted',
+  'account.plan_changed',
+] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
 /** The job that turns one stored event into a delivery per subscribed endpoint. */

@@ -34,6 +34,22 @@ export type paths = {
     /** Withdraw a pending invitation (its link then says so) */
     delete: operations["account.invitations.withdraw"];
   };
+  "/v1/account/billing": {
+    /** The plan, its interval, add-ons and the subscription’s state */
+    get: operations["account.billing.get"];
+  };
+  "/v1/account/invoices": {
+    /** The account’s invoices, newest first */
+    get: operations["account.invoices.list"];
+  };
+  "/v1/account/billing/checkout": {
+    /** Change the plan: Checkout for a first subscription, a prorated update after; free cancels at the period’s end */
+    post: operations["account.billing.checkout"];
+  };
+  "/v1/account/billing/portal": {
+    /** Open Stripe’s Customer Portal: the card, the invoices, cancelling */
+    post: operations["account.billing.portal"];
+  };
   "/v1/tokens": {
     /** List API tokens */
     get: operations["tokens.list"];
@@ -1988,6 +2004,766 @@ export type operations = {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** The plan, its interval, add-ons and the subscription’s state */
+  "account.billing.get": {
+    responses: {
+      /** @description The plan and what is billed */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            plan: "free" | "lite" | "plus" | "pro" | "max";
+            /** @description How the plan is billed; null without a paid subscription. */
+            interval: ("month" | "year") | null;
+            status: "active" | "trialing" | "past_due" | "canceled" | "manual" | "none";
+            /** @description The add-ons the account has now. */
+            add_ons: ({
+                id: "extra_domain" | "ai_sales_assistant" | "premium_seo_reports" | "extra_seat";
+                /** @description Units (extra_domain, extra_seat); 1 for the others. */
+                quantity: number;
+              })[];
+            /** @description The end of the period paid for: the next invoice, unless the subscription ends then. */
+            current_period_end: string | null;
+            cancel_at_period_end: boolean;
+            /** @description A downgrade or a cancellation booked for the end of the period. */
+            scheduled_change: ({
+              plan: "free" | "lite" | "plus" | "pro" | "max";
+              interval: ("month" | "year") | null;
+              add_ons: ({
+                  id: "extra_domain" | "ai_sales_assistant" | "premium_seo_reports" | "extra_seat";
+                  /** @description Units (extra_domain, extra_seat); 1 for the others. */
+                  quantity: number;
+                })[];
+              /** Format: date-time */
+              at: string;
+            }) | null;
+            /** @description Whether paying online is set up on this service (else the operator sets plans). */
+            available: boolean;
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** The account’s invoices, newest first */
+  "account.invoices.list": {
+    responses: {
+      /** @description Invoices */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                id: string;
+                number: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @description With VAT where it applies. */
+                total_cents: number;
+                /** @description ISO 4217, lower case. */
+                currency: string;
+                /** @description open, paid, void or uncollectible */
+                status: string;
+                pdf_url: string | null;
+              })[];
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Change the plan: Checkout for a first subscription, a prorated update after; free cancels at the period’s end */
+  "account.billing.checkout": {
+    parameters: {
+      header?: {
+        /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
+        "idempotency-key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          plan: "free" | "lite" | "plus" | "pro" | "max";
+          /** @default month */
+          interval?: "month" | "year";
+          add_ons?: ({
+              id: "extra_domain" | "ai_sales_assistant" | "premium_seo_reports" | "extra_seat";
+              /** @description Units (extra_domain, extra_seat); 1 for the others. */
+              quantity: number;
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            /** @description Where to send the person: Stripe’s Checkout or Customer Portal page, or the billing page. */
+            url: string;
+            /** @description When the change applies: after paying on Checkout, at once (prorated), or at the end of the period. */
+            effective?: "checkout" | "now" | "period_end";
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Open Stripe’s Customer Portal: the card, the invoices, cancelling */
+  "account.billing.portal": {
+    parameters: {
+      header?: {
+        /** @description Makes a retried POST safe: the same key and body within 24 hours replay the first answer. */
+        "idempotency-key"?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            /** @description Where to send the person: Stripe’s Checkout or Customer Portal page, or the billing page. */
+            url: string;
+            /** @description When the change applies: after paying on Checkout, at once (prorated), or at the end of the period. */
+            effective?: "checkout" | "now" | "period_end";
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
           "application/json": {
@@ -11750,7 +12526,7 @@ export type operations = {
                 url: string;
                 description: string;
                 /** @description The event types sent; empty: every type. */
-                event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+                event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted" | "account.plan_changed")[];
                 enabled: boolean;
                 disabled_reason: ("gone" | "failing") | null;
                 /** Format: date-time */
@@ -11929,7 +12705,7 @@ export type operations = {
           /** @description https URL (http and loopback only in development). */
           url: string;
           description?: string;
-          event_types?: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+          event_types?: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted" | "account.plan_changed")[];
           enabled?: boolean;
         };
       };
@@ -11955,7 +12731,7 @@ export type operations = {
             url: string;
             description: string;
             /** @description The event types sent; empty: every type. */
-            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted" | "account.plan_changed")[];
             enabled: boolean;
             disabled_reason: ("gone" | "failing") | null;
             /** Format: date-time */
@@ -12149,7 +12925,7 @@ export type operations = {
             url: string;
             description: string;
             /** @description The event types sent; empty: every type. */
-            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted" | "account.plan_changed")[];
             enabled: boolean;
             disabled_reason: ("gone" | "failing") | null;
             /** Format: date-time */
@@ -12499,7 +13275,7 @@ export type operations = {
           /** @description https URL (http and loopback only in development). */
           url?: string;
           description?: string;
-          event_types?: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+          event_types?: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted" | "account.plan_changed")[];
           enabled?: boolean;
         };
       };
@@ -12523,7 +13299,7 @@ export type operations = {
             url: string;
             description: string;
             /** @description The event types sent; empty: every type. */
-            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted")[];
+            event_types: ("site.published" | "lead.received" | "seo.report.ready" | "backlink.detected" | "social.posted" | "account.plan_changed")[];
             enabled: boolean;
             disabled_reason: ("gone" | "failing") | null;
             /** Format: date-time */

@@ -275,7 +275,7 @@ export function labelsOf(specs: ReadonlyMap<string, FieldSpec>): Record<string, 
 
 // Refusals of the domain, on the form that asked.
 
-const UPGRADE = html` <a href="/app">See your plan</a> or <a href="/#plans">compare the plans</a>.`
+const UPGRADE = html` <a href="/app/billing">Change your plan</a> or <a href="/#plans">compare the plans</a>.`
 
 /** A refusal of the domain as the form shows it, or undefined for an error the dashboard's error page handles. */
 export interface Refusal {

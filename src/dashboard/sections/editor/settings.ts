@@ -216,7 +216,7 @@ ${ORGANIZATION.map((spec) => field(state, spec))}
 ${
   assistant
     ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))
-    : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app">see your plan</a> or <a href="/#plans">compare the plans</a>.</p>`
+    : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app/billing">change your plan</a> or <a href="/#plans">compare the plans</a>.</p>`
 }
 </section>
 ${
