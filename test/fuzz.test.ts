@@ -26,7 +26,7 @@ const CONCURRENCY = 8
 const FRAME_REFUSALS = new Set([400, 401, 403, 413, 414, 415, 429])
 
 /** Providers that answer a documented 503 when not configured; the test configures none. */
-const UNCONFIGURED_PROVIDER_CODES = new Set(['mcs_unavailable', 'cwv_unavailable', 'crux_unavailable'])
+const UNCONFIGURED_PROVIDER_CODES = new Set(['mcs_unavailable', 'cwv_unavailable', 'crux_unavailable', 'billing_unavailable'])
 
 /**
  * What of a pattern a body shows that the request did not send: a page or message may repeat the

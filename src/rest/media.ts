@@ -90,16 +90,23 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
   if (request.isMultipart()) {
     let file: { bytes: Buffer; filename: string } | undefined
     let alt: string | undefined
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        const bytes = await part.toBuffer()
-        if (part.fieldname !== 'file') continue
-        if (file) throw new errors.validationFailed('Send one file a request, in the field file')
-        file = { bytes, filename: part.filename }
-      } else if (part.fieldname === 'alt') {
-        alt = String(part.value)
-        if (alt.length > 300) throw new errors.validationFailed('alt must be at most 300 characters')
+    try {
+      for await (const part of request.parts()) {
+        if (part.type === 'file') {
+          const bytes = await part.toBuffer()
+          if (part.fieldname !== 'file') continue
+          if (file) throw new errors.validationFailed('Send one file a request, in the field file')
+          file = { bytes, filename: part.filename }
+        } else if (part.fieldname === 'alt') {
+          alt = String(part.value)
+          if (alt.length > 300) throw new errors.validationFailed('alt must be at most 300 characters')
+        }
       }
+    } catch (error) {
+      // A body that is not the multipart it says it is (no boundary, cut short) is the client's to mend.
+      const status = (error as { statusCode?: number }).statusCode
+      if (status === undefined || status >= 500) throw new errors.validationFailed('The multipart/form-data body could not be read')
+      throw error
     }
     if (!file) throw new errors.validationFailed('The form has no file in the field file')
     return new Upload(file.bytes, file.filename, alt ?? query.alt, digest(file.bytes))

@@ -67,7 +67,7 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
   // no script of it could ever act as the dashboard (its cookies, its forms); its links and contact form still work.
   const previewHeaders = {
     ...options.headers,
-    'content-security-policy': `${options.headers['content-security-policy']}; sandbox allow-forms allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation`,
+    'content-security-policy': `${options.headers['content-security-policy']}; sandbox allow-forms allow-scripts allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation`,
     'x-robots-tag': 'noindex',
   }
   const SiteParams = Type.Object({ siteId: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }) })

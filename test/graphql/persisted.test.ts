@@ -16,7 +16,7 @@ describe('GraphQL automatic persisted queries', () => {
     const unknown = await post(endpoint, { extensions: { persistedQuery } }, owner.headers)
     expect(unknown.status).toBe(200)
     expect(unknown.body.errors).toEqual([{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }])
-    expect(unknown.headers.get('cache-control')).toBe('no-store')
+    expect(unknown.headers.get('cache-control')).toBe('private, no-store')
 
     const registered = await post(endpoint, { query, extensions: { persistedQuery } }, owner.headers)
     expect(registered.body.data).toEqual({ viewer: { plan: 'pro' }, sites: { totalCount: 0 } })

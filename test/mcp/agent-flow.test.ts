@@ -30,7 +30,6 @@ const ACCOUNT_TOOLS = [
   'import_media',
   'update_media',
   'delete_media',
-  'list_themes',
 ]
 
 type Structured = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -116,12 +116,15 @@ describe('headers of /v1 in the OpenAPI document', () => {
       'cta',
       'contact_form',
       'testimonial',
+      'opening_hours',
+      'menu',
+      'contact_details',
     ])
     for (const { $ref } of create.oneOf)
       expect(document.components.schemas[$ref.split('/').at(-1)!]).toMatchObject({ type: 'object', required: ['type', 'content'] })
     expect(document.components.schemas['NewTextBlock']).toMatchObject({ properties: { content: { required: ['markdown'] } } })
     const patch = document.paths['/v1/blocks/{id}']?.['patch']?.requestBody?.content['application/json']?.schema as { anyOf: unknown[] }
-    expect(patch.anyOf.length).toBe(10)
+    expect(patch.anyOf.length).toBe(13)
   })
 
   it('the answers of a tour through the resources carry what the document says', async () => {

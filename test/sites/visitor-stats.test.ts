@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { FORM_MIN_AGE_MS } from '../../src/sites/form-token.ts'
 import { siteStats } from '../../src/domain/stats/report.ts'
 import { dayOf, VisitTally } from '../../src/domain/stats/tally.ts'
 import { purgeStats } from '../../src/domain/stats/retention.ts'
@@ -158,6 +159,8 @@ describe('visitor statistics: counted where published pages are served', () => {
     const fields = Object.fromEntries(
       [...page.body.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replaceAll('&amp;', '&')]),
     )
+    // A person reads the form before sending it: a post within 2 s of the page is refused (form-token.ts).
+    await new Promise((resolve) => setTimeout(resolve, FORM_MIN_AGE_MS + 50))
     const posted = await t.app.inject({
       method: 'POST',
       url: '/_wps/forms/contact',

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { openStoredBody } from '../../src/rest/idempotency-store.ts'
 import { describe, expect, it } from 'vitest'
 import { createSite } from '../../src/domain/sites/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -38,7 +39,10 @@ async function storedAnswer(account: TestAccount, key: string) {
     .where('account_id', '=', account.accountId)
     .where('key', '=', key)
     .executeTakeFirstOrThrow()
-  return { ...stored, headers: JSON.parse(stored.headers ?? '{}') as Record<string, string> }
+  // The body is kept sealed (it may hold a secret shown once): opened here as a replay opens it.
+  const owner = { accountId: account.accountId, caller: account.tokenId }
+  const body = stored.body === null ? null : openStoredBody(app.keyring, owner, key, stored.body)
+  return { ...stored, body, headers: JSON.parse(stored.headers ?? '{}') as Record<string, string> }
 }
 
 /** Lets the key's lease run out, as after a crash of the instance that claimed it. */
