@@ -108,6 +108,18 @@ describe('deleting an account', () => {
     expect(days).toBeGreaterThan(13.9)
     expect(days).toBeLessThanOrEqual(14)
 
+    // Fourteen days on, what the instance counted in memory (page views, audit records) has long been written:
+    // here it is waited for, so the erase is seen to remove it too.
+    await expect
+      .poll(
+        async () =>
+          Number((await sql<{ n: string }>`select count(*) as n from stats_days where site_id = ${site.id}`.execute(app.db)).rows[0]!.n),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBeGreaterThan(0)
+    await app.frame.audit.flush()
     // The 14 days pass: the erase job's run.
     await app.db.updateTable('accounts').set({ erase_after: new Date() }).where('id', '=', team.accountId).execute()
     const cancelled: string[] = []
