@@ -32,7 +32,6 @@ interface Connection {
   socket: WebSocket
   request: FastifyRequest
   principal: ApiPrincipal
-  secret: string
 }
 
 /** What mercurius calls `onConnect` on: the connection object, whose socket and upgrade request we need. */
@@ -96,7 +95,7 @@ export class Subscriptions {
       try {
         const principal = await subscriptions.#app.frame.authenticate(request, null, { audience: subscriptions.#audience })
         subscriptions.#app.frame.authorize(principal, {})
-        subscriptions.#watch({ socket, request, principal, secret })
+        subscriptions.#watch({ socket, request, principal })
         return { principal }
       } catch (error) {
         const mapped = mapError(error, request)
