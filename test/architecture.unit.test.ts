@@ -58,7 +58,7 @@ describe('the layout of docs/architecture.md', () => {
 
   it('finds the crossings it is there to refuse, in every form of import', () => {
     const text = [
-      "import { withAudit } from '../rest/audit.ts'",
+      "import { auditedChange } from '../rest/audited-change.ts'",
       "export { view } from '../dashboard/layout.ts'",
       "const tools = await import('../mcp/tool.ts')",
       "import '../sites/index.ts'",
@@ -67,16 +67,16 @@ describe('the layout of docs/architecture.md', () => {
       "import { registerTool } from './tool.ts'",
     ].join('\n')
     expect(crossings(join(src, 'mcp', 'x.ts'), text)).toEqual([
-      'mcp/x.ts → rest/audit.ts',
+      'mcp/x.ts → rest/audited-change.ts',
       'mcp/x.ts → dashboard/layout.ts',
       'mcp/x.ts → sites/index.ts',
     ])
     expect(crossings(join(src, 'infra', 'x.ts'), "import { toolFailure } from '../mcp/tool.ts'")).toEqual(['infra/x.ts → mcp/tool.ts'])
-    expect(crossings(join(src, 'frame', 'x.ts'), "import { audited } from '../dashboard/audited.ts'")).toEqual([
-      'frame/x.ts → dashboard/audited.ts',
+    expect(crossings(join(src, 'frame', 'x.ts'), "import { auditedChange } from '../dashboard/audited-change.ts'")).toEqual([
+      'frame/x.ts → dashboard/audited-change.ts',
     ])
-    expect(crossings(join(src, 'domain', 'accounts', 'x.ts'), "import { entryOf } from '../../rest/audit.ts'")).toEqual([
-      'domain/accounts/x.ts → rest/audit.ts',
+    expect(crossings(join(src, 'domain', 'accounts', 'x.ts'), "import { entryOf } from '../../rest/audited-change.ts'")).toEqual([
+      'domain/accounts/x.ts → rest/audited-change.ts',
     ])
   })
 })

@@ -20,8 +20,8 @@
  *   entitlements of the price list plug in for API access itself.
  * - `setRateLimitHeaders(reply, principal.quota)`: the budget headers, for any HTTP room;
  *   `usage(accountId)`: the hour's count so far (for a page showing it).
- * - `withAudit(db, entry, work)`: a change and its audit record in one transaction;
- *   `audit.change(request, principal, status, work)` does it for a request's call (the entry made
+ * - `auditedChange(db, entry, work)`: a change and its audit record in one transaction;
+ *   `audit.auditedChange(request, principal, status, work)` does it for a request's call (the entry made
  *   by `auditEntry` from the route's `config.operation`) and marks the request so it is not
  *   recorded twice (`audit.isWritten`). `audit.record(entry)` records a read or a refusal in the
  *   next batch; `audit.recordNow(db, entry)` at once.
@@ -34,7 +34,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { usage } from '../domain/accounts/quota.ts'
 import { sessionUser, webCookieNames } from '../domain/accounts/web-sessions.ts'
-import { AuditTrail, withAudit } from './audit.ts'
+import { AuditTrail, auditedChange } from './audit-log.ts'
 import { Authenticator, type AuthenticateOptions } from './authenticate.ts'
 import { authorize, planApiAccess, type ApiAccess, type AuthorizeOptions } from './authorize.ts'
 import type { ApiPrincipal, Principal, SessionPrincipal } from './principal.ts'
@@ -44,7 +44,7 @@ import { setRateLimitHeaders } from './rate-limit-headers.ts'
 export type { AuditEntry } from '../domain/accounts/audit-log.ts'
 export type { AuthenticateOptions } from './authenticate.ts'
 export { planRequired, type ApiAccess, type AuthorizeOptions, type Entitlement } from './authorize.ts'
-export { auditEntry, withAudit } from './audit.ts'
+export { auditEntry, auditedChange } from './audit-log.ts'
 export {
   isApiPrincipal,
   type ApiPrincipal,
@@ -65,7 +65,7 @@ export interface AccountFrame {
   setRateLimitHeaders: typeof setRateLimitHeaders
   /** Calls counted against the account in the current hour, this instance's pending counts included. */
   usage(accountId: string): Promise<number>
-  withAudit: typeof withAudit
+  auditedChange: typeof auditedChange
   audit: AuditTrail
 }
 
@@ -109,7 +109,7 @@ async function accountFrame(app: FastifyInstance, options: FrameOptions) {
       await authenticator.tally.flush()
       return usage(app.db, accountId)
     },
-    withAudit,
+    auditedChange,
     audit,
   } satisfies AccountFrame)
   app.decorateRequest('principal', null as never)

@@ -48,7 +48,7 @@ export async function forAccount<T>(
   const entry = (status: number) => auditEntry(caller.request, principal, status, operation)
   try {
     frame.authorize(principal, { access })
-    if (access === 'write') return await frame.withAudit(db, entry(200), (trx) => work({ ...caller, accountId, db: trx }))
+    if (access === 'write') return await frame.auditedChange(db, entry(200), (trx) => work({ ...caller, accountId, db: trx }))
     const output = await work({ ...caller, accountId, db })
     frame.audit.record(entry(200))
     return output

@@ -12,7 +12,7 @@ import {
   type Block as BlockRow,
   type BlockPatch as BlockChange,
 } from '../domain/sites/blocks.ts'
-import { answerChange, changeInOneStatement, withAudit } from './audit.ts'
+import { answerChange, changeInOneStatement, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { requirePage } from './pages.ts'
 import {
@@ -136,7 +136,7 @@ export default async function blockRoutes(app: FastifyInstance) {
       const { accountId } = request.principal
       const block =
         (await changeContent(request, accountId, request.params.id, request.body)) ??
-        (await withAudit(request, async (trx) =>
+        (await auditedChange(request, async (trx) =>
           orNotFound(await updateBlock(trx, accountId, request.params.id, request.body, ifMatch(request)), 'Block'),
         ))
       return sendItem(reply, blockView(block))
@@ -155,7 +155,7 @@ export default async function blockRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => orNotFound(await deleteBlock(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Block'),
         204,

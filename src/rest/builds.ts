@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildView, findSiteBuild, listSiteBuilds, queueBuild, rollbackTo } from '../domain/sites/builds.ts'
-import { answerChange } from './audit.ts'
+import { answerChange } from './audited-change.ts'
 import { envelope, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { Build, BuildId, params, Rollback, Site, SiteId } from './schemas/content.ts'
 import { getAccountSite } from '../domain/sites/sites.ts'

@@ -12,7 +12,7 @@ import {
 import { HandoffTransitionError } from '../domain/leads/handoff.ts'
 import type { Db } from '../infra/db.ts'
 import { errors } from '../errors.ts'
-import { answerChange } from './audit.ts'
+import { answerChange } from './audited-change.ts'
 import { envelope, listQuery, ListEnvelope, pageOf, sendItem } from './http.ts'
 import { Conversation, ConversationWithMessages, OperatorMessage, params, SessionId, SiteId } from './schemas/content.ts'
 import { literalUnion } from '../schemas.ts'

@@ -13,7 +13,7 @@ import {
 } from '../domain/sites/domains.ts'
 import { serviceHostnames } from '../domain/sites/subdomains.ts'
 import { enqueueJob } from '../infra/jobs.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { Domain, DomainId, NewDomain, params, SiteId } from './schemas/content.ts'
 import { orNotFound, requireSite } from './sites.ts'
@@ -95,7 +95,7 @@ export default async function domainRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => {
           const domain = orNotFound(await getAccountDomain(trx, request.principal.accountId, request.params.id), 'Domain')

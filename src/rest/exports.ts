@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { downloadLink, Export, ExportId, ExportStarted, exportView, getAccountExport, requestExport } from '../domain/your-data/exports.ts'
-import { answerChange } from './audit.ts'
+import { answerChange } from './audited-change.ts'
 import { orNotFound } from './sites.ts'
 
 const tags = ['account']

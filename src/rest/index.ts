@@ -6,7 +6,7 @@ import accountRoutes from './account.ts'
 import auditLogRoutes from './audit-log.ts'
 import billingRoutes from './billing.ts'
 import backlinkRoutes from './backlinks.ts'
-import { auditHook } from './audit.ts'
+import { auditHook } from './audited-change.ts'
 import { authenticate, type RestRouteConfig } from './auth.ts'
 import blockRoutes from './blocks.ts'
 import buildRoutes from './builds.ts'
@@ -24,7 +24,7 @@ import exportRoutes from './exports.ts'
 import siteRoutes from './sites.ts'
 import tokenRoutes from './tokens.ts'
 import webhookRoutes from './webhooks.ts'
-import auditRoutes from './audits.ts'
+import seoAuditRoutes from './seo-audits.ts'
 import socialRoutes from './social.ts'
 import statsRoutes from './stats.ts'
 import themeRoutes from './themes.ts'
@@ -168,7 +168,7 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(leadRoutes)
   await app.register(conversationRoutes)
   await app.register(webhookRoutes)
-  await app.register(auditRoutes)
+  await app.register(seoAuditRoutes)
   await app.register(socialRoutes)
   await app.register(backlinkRoutes)
   await app.register(statsRoutes)

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { deleteAccountLead, getAccountLead, listAccountLeads } from '../domain/leads/leads.ts'
 import { listQuery, pageOf, envelope, ListEnvelope, sendItem, assertIfMatch, etagOf } from './http.ts'
 import { leadView } from '../domain/sites/views.ts'
-import { withAudit } from './audit.ts'
+import { auditedChange } from './audited-change.ts'
 import { Lead, LeadId, params, SiteId } from './schemas/content.ts'
 import { orNotFound } from './sites.ts'
 
@@ -57,7 +57,7 @@ export default async function leadRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => {
           const lead = orNotFound(await getAccountLead(trx, app.keyring, request.principal.accountId, request.params.id), 'Lead')

@@ -8,7 +8,7 @@ import { Problem } from '../schemas.ts'
 import { deleteMedia, getMedia, listMedia, mediaUsage, prepareMedia, saveMedia, updateMedia, type Media } from '../domain/media/media.ts'
 import { MAX_UPLOAD_BYTES } from '../domain/media/images.ts'
 import { MediaId, MediaPatch, MediaSchema, mediaView } from '../domain/media/views.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { params } from './schemas/content.ts'
 import { orNotFound } from './sites.ts'
@@ -225,7 +225,7 @@ export default async function mediaRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { accountId } = request.principal
-      const view = await withAudit(request, async (trx) => {
+      const view = await auditedChange(request, async (trx) => {
         const current = orNotFound(await getMedia(trx, accountId, request.params.id), 'Media')
         assertIfMatch(request, etagOf(await viewOf(trx, current)))
         const changed = orNotFound(await updateMedia(trx, accountId, current.id, request.body), 'Media')
@@ -250,7 +250,7 @@ export default async function mediaRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { accountId } = request.principal
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => {
           const current = orNotFound(await getMedia(trx, accountId, request.params.id), 'Media')

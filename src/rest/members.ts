@@ -11,7 +11,7 @@ import {
 } from '../domain/accounts/invitations.ts'
 import { listMembers, ROLES } from '../domain/accounts/members.ts'
 import { literalUnion } from '../schemas.ts'
-import { withAudit } from './audit.ts'
+import { auditedChange } from './audited-change.ts'
 import { envelopeOfAll, ListEnvelope, ListQuery, notFound, sendItem } from './http.ts'
 
 const Role = Type.Union(literalUnion(ROLES).anyOf, {
@@ -89,7 +89,7 @@ export default async function memberRoutes(app: FastifyInstance) {
       schema: { summary: 'Invite a person to the account by email', tags: ['account'], body: NewInvitation, response: { 201: Invitation } },
     },
     async (request, reply) => {
-      const invited = await withAudit(
+      const invited = await auditedChange(
         request,
         (trx) =>
           inviteMember(trx, deps, {
@@ -147,7 +147,7 @@ export default async function memberRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(request, (trx) => withdrawInvitation(trx, request.principal.accountId, request.params.id), 204)
+      await auditedChange(request, (trx) => withdrawInvitation(trx, request.principal.accountId, request.params.id), 204)
       return reply.code(204).send(null)
     },
   )

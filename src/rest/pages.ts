@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { createPage, deletePage, getAccountPage, listSitePages, updatePage, type Page as PageRow } from '../domain/sites/pages.ts'
 import { pageView } from '../domain/sites/views.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { NewPage, Page, PageId, PagePatch, params, SiteId } from './schemas/content.ts'
 import { orNotFound, requireSite } from './sites.ts'
@@ -79,7 +79,7 @@ export default async function pageRoutes(app: FastifyInstance) {
       schema: { summary: 'Change a page', tags, params: params('id', PageId), body: PagePatch, response: { 200: Page } },
     },
     async (request, reply) => {
-      const page = await withAudit(request, async (trx) =>
+      const page = await auditedChange(request, async (trx) =>
         orNotFound(await updatePage(trx, request.principal.accountId, request.params.id, request.body, ifMatch(request)), 'Page'),
       )
       return sendItem(reply, pageView(page))
@@ -98,7 +98,7 @@ export default async function pageRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => orNotFound(await deletePage(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Page'),
         204,

@@ -11,7 +11,7 @@ import {
   RedirectId,
   redirectView,
 } from '../domain/sites/redirects.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { envelope, ListEnvelope, ListQuery, pageOf } from './http.ts'
 import { SiteId } from './schemas/content.ts'
 import { orNotFound, requireSite } from './sites.ts'
@@ -98,7 +98,11 @@ export default async function redirectRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const site = await requireSite(request, request.params.id)
-      await withAudit(request, async (trx) => orNotFound(await deleteRedirect(trx, site.id, request.params.redirect_id), 'Redirect'), 204)
+      await auditedChange(
+        request,
+        async (trx) => orNotFound(await deleteRedirect(trx, site.id, request.params.redirect_id), 'Redirect'),
+        204,
+      )
       return reply.code(204).send(null)
     },
   )

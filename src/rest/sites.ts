@@ -11,7 +11,7 @@ import {
   type SiteRecord,
 } from '../domain/sites/sites.ts'
 import { slugFromInput } from '../domain/sites/subdomains.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { NewSite, params, Site, SiteId, SitePatch } from './schemas/content.ts'
 
@@ -93,7 +93,7 @@ export default async function siteRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { subdomain, ...patch } = request.body
       const slug = subdomain === undefined ? {} : { slug: slugFromInput(subdomain, app.config.SITES_DOMAIN) }
-      const site = await withAudit(request, async (trx) =>
+      const site = await auditedChange(request, async (trx) =>
         orNotFound(
           await updateAccountSite(trx, request.principal.accountId, request.params.id, { ...patch, ...slug }, ifMatch(request)),
           'Site',
@@ -115,7 +115,7 @@ export default async function siteRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => orNotFound(await deleteAccountSite(trx, request.principal.accountId, request.params.id, ifMatch(request)), 'Site'),
         204,

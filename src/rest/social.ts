@@ -19,7 +19,7 @@ import {
 } from '../domain/social/social.ts'
 import { errors } from '../errors.ts'
 import { createSafeFetcher } from '../infra/fetcher.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { checkEndpointUrl } from '../domain/webhooks/endpoint-url.ts'
 
@@ -191,7 +191,7 @@ export default async function socialRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => {
           const current = await findSocialAccount(trx, request.principal.accountId, request.params.id)

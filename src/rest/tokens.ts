@@ -17,7 +17,7 @@ import {
 } from '../domain/accounts/api-tokens.ts'
 import { errors } from '../errors.ts'
 import { literalUnion } from '../schemas.ts'
-import { answerChange, withAudit } from './audit.ts'
+import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 
 const Scope = literalUnion(API_SCOPES)
@@ -197,7 +197,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => {
           const current = await findApiToken(trx, request.principal.accountId, request.params.id, true, tokenHolder(request.principal))

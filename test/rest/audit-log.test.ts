@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { purgeRestData } from '../../src/rest/audit-purge.ts'
+import { purgeRestData } from '../../src/rest/purge.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { afterAuditFlush, makeAccount, oauthToken } from './helpers.ts'
 

@@ -5,7 +5,7 @@ import { chooseSessionAccount, webCookieNames } from '../../domain/accounts/web-
 import { errors } from '../../errors.ts'
 import { deleteOwnSignIn } from '../../domain/your-data/deletion.ts'
 import { html } from '../../infra/html.ts'
-import { audited } from '../audited.ts'
+import { auditedChange } from '../audited-change.ts'
 import { actionForm, dataTable } from '../layout.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
@@ -89,7 +89,7 @@ ${dataTable(
       schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, (trx) => removeMember(trx, request.person.accountId, request.person.userId))
+      await auditedChange(request, (trx) => removeMember(trx, request.person.accountId, request.person.userId))
       return reply.redirect('/app?done=left', 303)
     },
   )
@@ -114,7 +114,7 @@ ${dataTable(
       schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, (trx) => deleteOwnSignIn(trx, request.person.userId))
+      await auditedChange(request, (trx) => deleteOwnSignIn(trx, request.person.userId))
       return reply.clearCookie(sessionCookie, { path: '/' }).redirect('/signin', 303)
     },
   )

@@ -6,7 +6,7 @@ import type { Cause } from '../../domain/billing/apply.ts'
 import type { BillingView, Invoice } from '../../domain/billing/service.ts'
 import { classify } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { recordRefusal } from '../audited.ts'
+import { recordRefusal } from '../audited-change.ts'
 import { dataTable } from '../layout.ts'
 import { plainPlanWords } from '../refusal-words.ts'
 

@@ -12,7 +12,7 @@ import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 import { mayChange } from '../permissions.ts'
-import { audited } from '../audited.ts'
+import { auditedChange } from '../audited-change.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 const Params = Type.Object({ id: Type.String({ pattern: '^ag_[A-Za-z0-9_-]{1,200}$' }) })
@@ -101,7 +101,7 @@ ${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conver
       },
       async (request, reply) => {
         const conversation = await ownConversation(request.person.accountId, request.params.id)
-        await handoffMove(() => audited(request, (trx: Db) => applyHandoffEvent(trx, conversation.session_id, event)))
+        await handoffMove(() => auditedChange(request, (trx: Db) => applyHandoffEvent(trx, conversation.session_id, event)))
         return reply.redirect(`/app/conversations/${conversation.session_id}?done=${done}`, 303)
       },
     )
@@ -120,7 +120,9 @@ ${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conver
     },
     async (request, reply) => {
       const conversation = await ownConversation(request.person.accountId, request.params.id)
-      await handoffMove(() => audited(request, (trx) => postOperatorMessage(trx, keyring, conversation.session_id, request.body.text)))
+      await handoffMove(() =>
+        auditedChange(request, (trx) => postOperatorMessage(trx, keyring, conversation.session_id, request.body.text)),
+      )
       return reply.redirect(`/app/conversations/${conversation.session_id}?done=replied`, 303)
     },
   )

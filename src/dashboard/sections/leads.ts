@@ -5,7 +5,7 @@ import { listAccountSites } from '../../domain/sites/sites.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
-import { audited } from '../audited.ts'
+import { auditedChange } from '../audited-change.ts'
 import { mayChange } from '../permissions.ts'
 
 const Query = Type.Object(
@@ -129,7 +129,7 @@ ${
       },
     },
     async (request, reply) => {
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         if (!(await deleteAccountLead(trx, request.person.accountId, request.params.id))) throw new errors.notFound('No such lead')
       })
       return reply.redirect('/app/leads?done=lead-deleted', 303)

@@ -12,7 +12,7 @@ import { changeRole, isRole, listMembers, removeMember, ROLES, type Role } from 
 import { seatFree, seatsMessage, seatUsage, type SeatUsage } from '../../domain/accounts/seats.ts'
 import { classify, errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { audited, recordRefusal } from '../audited.ts'
+import { auditedChange, recordRefusal } from '../audited-change.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 import { plainPlanWords } from '../refusal-words.ts'
 
@@ -110,7 +110,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
     async (request, reply) => {
       const role = roleOf(request.body.role)
       try {
-        const invited = await audited(request, (trx) =>
+        const invited = await auditedChange(request, (trx) =>
           inviteMember(trx, deps, {
             accountId: request.person.accountId,
             email: request.body.email,
@@ -142,7 +142,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
     },
     async (request, reply) => {
       const role = roleOf(request.body.role)
-      await audited(request, (trx) => changeRole(trx, request.person.accountId, request.params.id, role))
+      await auditedChange(request, (trx) => changeRole(trx, request.person.accountId, request.params.id, role))
       // An owner who gave themselves a lesser role no longer opens this page.
       return reply.redirect(
         request.params.id === request.person.userId && role !== 'owner' ? '/app?done=role-changed' : '/app/members?done=role-changed',
@@ -179,7 +179,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
       schema: { hide: true, params: UserParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, (trx) => removeMember(trx, request.person.accountId, request.params.id))
+      await auditedChange(request, (trx) => removeMember(trx, request.person.accountId, request.params.id))
       return reply.redirect(request.params.id === request.person.userId ? '/app?done=left' : '/app/members?done=member-removed', 303)
     },
   )
@@ -192,7 +192,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
       schema: { hide: true, params: InvitationParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, (trx) => withdrawInvitation(trx, request.person.accountId, request.params.id))
+      await auditedChange(request, (trx) => withdrawInvitation(trx, request.person.accountId, request.params.id))
       return reply.redirect('/app/members?done=invitation-withdrawn', 303)
     },
   )

@@ -15,7 +15,7 @@ import { errors } from '../../errors.ts'
 import type { FastifyRequest } from 'fastify'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
-import { audited } from '../audited.ts'
+import { auditedChange } from '../audited-change.ts'
 import {
   checks,
   field,
@@ -123,7 +123,7 @@ ${field(state, EXPIRY)}
         return reply.page('API tokens', 'tokens', await list(request, reply.formToken(), state))
       }
       const days = Number(values.expires_in_days.trim() || 0)
-      const { secret, token } = await audited(
+      const { secret, token } = await auditedChange(
         request,
         (trx) =>
           createApiToken(trx, {
@@ -150,7 +150,7 @@ ${field(state, EXPIRY)}
       schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      const rotated = await audited(
+      const rotated = await auditedChange(
         request,
         async (trx) => {
           const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
@@ -179,7 +179,7 @@ ${field(state, EXPIRY)}
       schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
         if (!current || current.revoked_at) throw new errors.notFound('No such token')
         await revokeApiToken(trx, current.id)

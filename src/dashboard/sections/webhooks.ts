@@ -21,7 +21,7 @@ import { createSafeFetcher, type SafeFetcher } from '../../infra/fetcher.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/endpoint-url.ts'
 import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
-import { audited } from '../audited.ts'
+import { auditedChange } from '../audited-change.ts'
 import type { Entitlement } from '../../frame/index.ts'
 import {
   checks,
@@ -183,7 +183,7 @@ ${
         return listPage(request, reply, { values, errors: wrong })
       }
       const eventTypes = types as EventType[]
-      const { row, secret } = await audited(
+      const { row, secret } = await auditedChange(
         request,
         (trx) => createEndpoint(trx, keyring, accountId, { url, description: values.description.trim(), eventTypes }),
         200,
@@ -262,7 +262,7 @@ function changeRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const eventTypes = eventTypesOf(request.body.event_types)
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { eventTypes })))
           throw new errors.notFound('No such webhook endpoint')
       })
@@ -282,7 +282,7 @@ function changeRoutes(app: FastifyInstance) {
         schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
       },
       async (request, reply) => {
-        await audited(request, async (trx) => {
+        await auditedChange(request, async (trx) => {
           if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { enabled })))
             throw new errors.notFound('No such webhook endpoint')
         })
@@ -299,7 +299,7 @@ function changeRoutes(app: FastifyInstance) {
       schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         if (!(await deleteEndpoint(trx, request.person.accountId, request.params.id))) throw new errors.notFound('No such webhook endpoint')
       })
       return reply.redirect('/app/webhooks?done=webhook-deleted', 303)
@@ -317,7 +317,7 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
       schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      const rotated = await audited(
+      const rotated = await auditedChange(
         request,
         async (trx) => {
           const result = await rotateSecret(trx, keyring, request.person.accountId, request.params.id)
@@ -348,7 +348,7 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
       schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         const endpoint = await findEndpoint(trx, request.person.accountId, request.params.id)
         if (!endpoint) throw new errors.notFound('No such webhook endpoint')
         if (!endpoint.enabled) throw new errors.endpointDisabled('The endpoint is disabled; enable it first')
@@ -383,7 +383,7 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
       if (until <= since || until.getTime() - since.getTime() > MAX_WINDOW_MS)
         throw new errors.validationFailed('The window must end after it starts and span at most 30 days')
       const endpoint = await ownEndpoint(request.person.accountId, request.params.id)
-      await audited(request, (trx) => replayWindow(trx, endpoint.account_id, endpoint.id, since, until))
+      await auditedChange(request, (trx) => replayWindow(trx, endpoint.account_id, endpoint.id, since, until))
       return reply.redirect(`/app/webhooks/${endpoint.id}?done=window-replayed`, 303)
     },
   )
@@ -400,7 +400,7 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
       },
     },
     async (request, reply) => {
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         const result = await replayDeadLetter(trx, request.person.accountId, request.params.id)
         if (result === 'not_found') throw new errors.notFound('No such dead letter')
         if (result === 'endpoint_disabled') throw new errors.endpointDisabled('The endpoint is disabled; enable it first')

@@ -14,7 +14,7 @@ import { errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { mayChange } from '../permissions.ts'
 import { field, refused } from './editor/form.ts'
-import { audited } from '../audited.ts'
+import { auditedChange } from '../audited-change.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 
 const STATUS = { pending: 'Being made', ready: 'Ready', failed: 'Failed', expired: 'Expired' } as const
@@ -117,7 +117,7 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
       schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, (trx) => requestExport(trx, request.person.accountId, request.person.userId))
+      await auditedChange(request, (trx) => requestExport(trx, request.person.accountId, request.person.userId))
       return reply.redirect('/app/your-data?done=export-requested', 303)
     },
   )
@@ -139,7 +139,7 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
       const { accountId } = request.person
       const typed = request.body.confirm ?? ''
       try {
-        await audited(request, (trx) => requestAccountDeletion(trx, app.keyring, accountId, typed))
+        await auditedChange(request, (trx) => requestAccountDeletion(trx, app.keyring, accountId, typed))
       } catch (error) {
         if (!(error instanceof errors.accountNameMismatch)) throw error
         await refused(request, reply, 422)
@@ -162,7 +162,7 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
       schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await audited(request, (trx) => restoreAccount(trx, request.person.accountId))
+      await auditedChange(request, (trx) => restoreAccount(trx, request.person.accountId))
       return reply.redirect('/app/your-data?done=restored', 303)
     },
   )

@@ -12,7 +12,7 @@ import { serviceHostnames } from '../../domain/sites/subdomains.ts'
 import { leadView } from '../../domain/sites/views.ts'
 import { etagOf } from '../../infra/etag.ts'
 import { enqueueJob } from '../../infra/jobs.ts'
-import { change } from '../audit.ts'
+import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs, plausibleId } from '../inputs.ts'
 import { domainNode, etagOfNode } from '../views.ts'
@@ -34,13 +34,13 @@ export const domainResolvers = {
       const body = inputs.newDomain(input)
       const site = await ownSite(context, input.siteId)
       const hostname = parseHostname(body.hostname, serviceHostnames(context.app.config))
-      return domainNode(await change(context, (trx) => addDomain(trx, site.id, hostname, body.primary)))
+      return domainNode(await auditedChange(context, (trx) => addDomain(trx, site.id, hostname, body.primary)))
     },
 
     async verifyDomain(_root: unknown, { input }: Input<{ id: string }>, context: GraphqlContext) {
       const principal = allowed(context, ACCESS.writePages)
       if (!plausibleId(input.id)) throw notFound('Domain')
-      const domain = await change(context, async (trx) => {
+      const domain = await auditedChange(context, async (trx) => {
         const current = orNotFound(await getAccountDomain(trx, principal.accountId, input.id), 'Domain')
         return requestVerification(trx, current, (inner) =>
           enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }),
@@ -52,7 +52,7 @@ export const domainResolvers = {
     async deleteDomain(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
       const principal = allowed(context, ACCESS.writePages)
       if (!plausibleId(input.id)) throw notFound('Domain')
-      await change(context, async (trx) => {
+      await auditedChange(context, async (trx) => {
         const domain = orNotFound(await getAccountDomain(trx, principal.accountId, input.id), 'Domain')
         ifMatch(input.ifMatch, etagOf(domainView(domain)))
         await deleteDomain(trx, domain)
@@ -63,7 +63,7 @@ export const domainResolvers = {
     async deleteLead(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
       const principal = allowed(context, ACCESS.writeLeads)
       if (!plausibleId(input.id)) throw notFound('Lead')
-      await change(context, async (trx) => {
+      await auditedChange(context, async (trx) => {
         const lead = orNotFound(await getAccountLead(trx, context.app.keyring, principal.accountId, input.id), 'Lead')
         ifMatch(input.ifMatch, etagOf(leadView(lead)))
         orNotFound(await deleteAccountLead(trx, principal.accountId, lead.id), 'Lead')

@@ -1,7 +1,7 @@
 import { blockView, deleteBlock, insertBlock, updateBlock } from '../../domain/sites/blocks.ts'
 import { createPage, deletePage, getAccountPage, updatePage } from '../../domain/sites/pages.ts'
 import { pageView } from '../../domain/sites/views.ts'
-import { change } from '../audit.ts'
+import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs } from '../inputs.ts'
 import { blockNode, etagOfNode, pageNode } from '../views.ts'
@@ -22,7 +22,7 @@ export const pageResolvers = {
       allowed(context, ACCESS.writePages)
       const body = inputs.newPage(input)
       const site = await ownSite(context, input.siteId)
-      return pageNode(await change(context, (trx) => createPage(trx, site, body)))
+      return pageNode(await auditedChange(context, (trx) => createPage(trx, site, body)))
     },
 
     async updatePage(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
@@ -43,7 +43,7 @@ export const pageResolvers = {
       const principal = allowed(context, ACCESS.writePages)
       const body = inputs.newBlock(input)
       const page = await found(input.pageId, 'Page', () => getAccountPage(context.app.db, principal.accountId, input.pageId))
-      return blockNode(await change(context, (trx) => insertBlock(trx, page.id, body)))
+      return blockNode(await auditedChange(context, (trx) => insertBlock(trx, page.id, body)))
     },
 
     async updateBlock(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {

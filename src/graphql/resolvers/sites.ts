@@ -3,7 +3,7 @@ import { createAccountSite, deleteAccountSite, getAccountSite, updateAccountSite
 import { slugFromInput } from '../../domain/sites/subdomains.ts'
 import { siteView } from '../../domain/sites/views.ts'
 import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
-import { change } from '../audit.ts'
+import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs } from '../inputs.ts'
 import { buildNode, etagOfNode, siteNode } from '../views.ts'
@@ -29,7 +29,7 @@ export const siteResolvers = {
     async createSite(_root: unknown, { input }: Input, context: GraphqlContext) {
       const principal = allowed(context, ACCESS.writePages)
       const body = inputs.newSite(input)
-      return siteNode(await change(context, (trx) => createAccountSite(trx, principal.accountId, body)), context.app.config)
+      return siteNode(await auditedChange(context, (trx) => createAccountSite(trx, principal.accountId, body)), context.app.config)
     },
 
     async updateSite(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {
@@ -53,7 +53,7 @@ export const siteResolvers = {
     async rebuildSite(_root: unknown, { input }: Input<{ id: string }>, context: GraphqlContext) {
       allowed(context, ACCESS.writePages)
       const site = await ownSite(context, input.id)
-      const { build } = await change(context, (trx) => queueBuild(trx, site.id))
+      const { build } = await auditedChange(context, (trx) => queueBuild(trx, site.id))
       return buildNode(build)
     },
 
@@ -61,7 +61,7 @@ export const siteResolvers = {
       const principal = allowed(context, ACCESS.writePages)
       const { build_id: buildId } = inputs.rollback(input)
       const site = await ownSite(context, input.id)
-      const rolledBack = await change(context, async (trx) => {
+      const rolledBack = await auditedChange(context, async (trx) => {
         await rollbackTo(trx, site.id, buildId)
         return orNotFound(await getAccountSite(trx, principal.accountId, site.id), 'Site')
       })

@@ -1,7 +1,7 @@
 import { errors } from '../../errors.ts'
 import type { Db } from '../../infra/db.ts'
 import { etagOf, ifMatchHolds } from '../../infra/etag.ts'
-import { change } from '../audit.ts'
+import { auditedChange } from '../audited-change.ts'
 import type { GraphqlContext } from '../context.ts'
 import { plausibleId } from '../inputs.ts'
 import { notFound, orNotFound } from './query.ts'
@@ -31,5 +31,5 @@ export async function changeExisting<Row, T>(
 ): Promise<T> {
   const check = (current: Row) => ifMatch(input.ifMatch, etagOf(view(current)))
   if (!plausibleId(input.id)) throw notFound(what)
-  return change(context, async (trx) => orNotFound(await write(trx, context.principal.accountId, input.id, check), what))
+  return auditedChange(context, async (trx) => orNotFound(await write(trx, context.principal.accountId, input.id, check), what))
 }

@@ -6,7 +6,7 @@ import { queueTestDelivery } from '../../domain/webhooks/engine.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhooks/deliveries.ts'
 import { findEndpoint, rotateSecret } from '../../domain/webhooks/endpoints.ts'
 import { errors } from '../../errors.ts'
-import { answerChange } from '../audit.ts'
+import { answerChange } from '../audited-change.ts'
 import { envelope, ListEnvelope, ListQuery, notFound, pageOf } from '../http.ts'
 import {
   Attempt,

@@ -10,7 +10,7 @@ import {
   updateEndpoint,
 } from '../../domain/webhooks/endpoints.ts'
 import type { SafeFetcher } from '../../infra/fetcher.ts'
-import { answerChange, withAudit } from '../audit.ts'
+import { answerChange, auditedChange } from '../audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from '../http.ts'
 import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/endpoint-url.ts'
 import { Endpoint, EndpointParams, EndpointPatch, EndpointWithSecret, NewEndpoint } from './schemas.ts'
@@ -100,7 +100,7 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     },
     async (request, reply) => {
       const url = request.body.url === undefined ? undefined : await checkUrl(request.body.url)
-      const row = await withAudit(request, async (trx) => {
+      const row = await auditedChange(request, async (trx) => {
         const current = await findEndpoint(trx, request.principal.accountId, request.params.id)
         if (!current) throw notFound('Webhook endpoint')
         assertIfMatch(request, etagOf(endpointView(current)))
@@ -127,7 +127,7 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
       },
     },
     async (request, reply) => {
-      await withAudit(
+      await auditedChange(
         request,
         async (trx) => {
           const current = await findEndpoint(trx, request.principal.accountId, request.params.id)

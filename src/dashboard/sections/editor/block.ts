@@ -8,7 +8,7 @@ import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { literalUnion } from '../../../schemas.ts'
 import { errors } from '../../../errors.ts'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import {
   allowPreviewImages,
   BLOCK_FORMS,
@@ -173,7 +173,7 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
   }
   const accountId = request.person.accountId
   try {
-    const saved = await audited(request, async (trx) => {
+    const saved = await auditedChange(request, async (trx) => {
       if (!target.block) return insertBlock(trx, target.page.id, { type: form.type, content })
       const check = target.version ? sameVersion(target.version, blockView) : undefined
       const changed = await updateBlock(trx, accountId, target.block.id, { content }, check)
@@ -344,7 +344,7 @@ export default async function blockScreen(app: FastifyInstance) {
       const target = await ownBlock(app, accountId, request.params.id)
       const version = request.body._version
       try {
-        await audited(request, async (trx) => {
+        await auditedChange(request, async (trx) => {
           if (!(await deleteBlock(trx, accountId, target.block.id, version ? sameVersion(version, blockView) : undefined)))
             throw new errors.notFound('There is no such block in your account')
         })

@@ -17,7 +17,7 @@ import { serviceHostnames } from '../../../domain/sites/subdomains.ts'
 import { errors } from '../../../errors.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { enqueueJob } from '../../../infra/jobs.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable } from '../../layout.ts'
 import { addressesOf, crumbs, ownSite, shownDomain, SiteParams } from './context.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
@@ -132,7 +132,7 @@ export default async function domainsScreen(app: FastifyInstance) {
         return render(app, reply, site, { values, errors: wrong })
       }
       try {
-        await audited(request, (trx) => addDomain(trx, site.id, parseHostname(values.hostname, ownHostnames)))
+        await auditedChange(request, (trx) => addDomain(trx, site.id, parseHostname(values.hostname, ownHostnames)))
       } catch (error) {
         const refusal = refusalOf(error, { invalid_hostname: ['hostname'], hostname_taken: ['hostname'] }, 'site')
         if (!refusal) throw error
@@ -158,7 +158,7 @@ export default async function domainsScreen(app: FastifyInstance) {
       schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      const siteId = await audited(request, async (trx) => {
+      const siteId = await auditedChange(request, async (trx) => {
         const domain = await ownDomain(app, request.person.accountId, request.params.id, trx)
         await requestVerification(trx, domain, (inner) =>
           enqueueJob(inner, VERIFY_JOB, { domain_id: domain.id }, { uniqueKey: domain.id, maxAttempts: 1 }),
@@ -197,7 +197,7 @@ export default async function domainsScreen(app: FastifyInstance) {
       schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      const siteId = await audited(request, async (trx) => {
+      const siteId = await auditedChange(request, async (trx) => {
         const domain = await ownDomain(app, request.person.accountId, request.params.id, trx)
         await deleteDomain(trx, domain)
         return domain.site_id

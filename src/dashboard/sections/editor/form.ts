@@ -5,7 +5,7 @@ import { classify, errors, type ValidationIssue } from '../../../errors.ts'
 import { ajvFormats } from '../../../infra/ajv-formats.ts'
 import { etagOf } from '../../../infra/etag.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
-import { recordRefusal } from '../../audited.ts'
+import { recordRefusal } from '../../audited-change.ts'
 import { plainPlanWords } from '../../refusal-words.ts'
 
 /**

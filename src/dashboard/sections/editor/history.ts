@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { listMembers } from '../../../domain/accounts/members.ts'
 import { listPageRevisions, restorePageRevision, revisionNotFound, type PageRevision } from '../../../domain/sites/revisions.ts'
 import { html } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable, when } from '../../layout.ts'
 import { mayChange } from '../../permissions.ts'
 import { crumbs, ownPage, PageParams } from './context.ts'
@@ -90,7 +90,7 @@ ${at * PER_PAGE < total ? html`<p><a href="/app/pages/${page.id}/history?page=${
     async (request, reply) => {
       const { accountId } = request.person
       const { page } = await ownPage(app, accountId, request.params.id)
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         if (!(await restorePageRevision(trx, accountId, page.id, request.params.revision_id)))
           throw revisionNotFound(request.params.revision_id)
       })

@@ -3,7 +3,7 @@ import { NewPage } from '../../../domain/sites/content-inputs.ts'
 import { createPage, listSitePages } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { crumbs, ownSite, SiteParams } from './context.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import {
@@ -75,7 +75,7 @@ ${pageFields(state, site)}
         return render(reply, site, { values, errors: wrong })
       }
       try {
-        const page = await audited(request, (trx) => createPage(trx, site, input))
+        const page = await auditedChange(request, (trx) => createPage(trx, site, input))
         return reply.redirect(`/app/pages/${page.id}?done=page-added`, 303)
       } catch (error) {
         const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')

@@ -3,7 +3,7 @@ import { NewSite } from '../../../domain/sites/content-inputs.ts'
 import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
 import { createAccountSite, listAccountSites } from '../../../domain/sites/sites.ts'
 import { html } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { crumbs, LOCALE_NAMES, localeOptions } from './context.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import {
@@ -101,7 +101,7 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
         return render(reply, { values, errors: wrong }, total === 0)
       }
       try {
-        const site = await audited(request, (trx) => createAccountSite(trx, request.person.accountId, input))
+        const site = await auditedChange(request, (trx) => createAccountSite(trx, request.person.accountId, input))
         return reply.redirect(`/app/sites/${site.id}?done=site-created`, 303)
       } catch (error) {
         const refusal = refusalOf(error, { invalid_locales: ['default_locale', 'Choose one of the languages you ticked.'] }, 'site')

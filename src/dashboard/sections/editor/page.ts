@@ -8,7 +8,7 @@ import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { pageView } from '../../../domain/sites/views.ts'
 import { errors } from '../../../errors.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { actionForm } from '../../layout.ts'
 import { allowPreviewImages, BLOCK_FORMS } from './block-forms.ts'
 import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
@@ -141,7 +141,7 @@ async function savePageDetails(
     return render(app, reply, { site, page, state: { values, errors: wrong }, ...(version ? { version } : {}) })
   }
   try {
-    await audited(request, async (trx) => {
+    await auditedChange(request, async (trx) => {
       if (!(await updatePage(trx, accountId, page.id, input, version ? sameVersion(version, pageView) : undefined)))
         throw new errors.notFound('There is no such page in your account')
     })
@@ -202,7 +202,7 @@ export default async function pageScreen(app: FastifyInstance) {
       const version = request.body._version
       const position = block.position + (request.body.direction === 'up' ? -1 : 1)
       try {
-        await audited(request, async (trx) => {
+        await auditedChange(request, async (trx) => {
           if (!(await updateBlock(trx, accountId, block.id, { position }, version ? sameVersion(version, blockView) : undefined)))
             throw new errors.notFound('There is no such block in your account')
         })
@@ -251,7 +251,7 @@ export default async function pageScreen(app: FastifyInstance) {
       const { site, page } = await ownPage(app, accountId, request.params.id)
       const version = request.body._version
       try {
-        await audited(request, async (trx) => {
+        await auditedChange(request, async (trx) => {
           if (!(await deletePage(trx, accountId, page.id, version ? sameVersion(version, pageView) : undefined)))
             throw new errors.notFound('There is no such page in your account')
         })

@@ -4,7 +4,7 @@ import { createRedirect, deleteRedirect, listSiteRedirects, NewRedirect, redirec
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable } from '../../layout.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { crumbs, ownSite, SiteParams } from './context.ts'
@@ -135,7 +135,7 @@ export default async function redirectsScreen(app: FastifyInstance) {
         return render(app, reply, site, { values, errors: wrong })
       }
       try {
-        await audited(request, (trx) => createRedirect(trx, site.id, input))
+        await auditedChange(request, (trx) => createRedirect(trx, site.id, input))
       } catch (error) {
         const refusal = refusalOf(
           error,
@@ -166,7 +166,7 @@ export default async function redirectsScreen(app: FastifyInstance) {
     },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
-      await audited(request, async (trx) => {
+      await auditedChange(request, async (trx) => {
         if (!(await deleteRedirect(trx, site.id, request.params.redirect_id)))
           throw new errors.notFound('There is no such redirect on this site')
       })

@@ -8,7 +8,7 @@ import { updateAccountSite, type SiteRecord } from '../../../domain/sites/sites.
 import { RESERVED_SLUGS, SLUG_PATTERN, slugFromInput } from '../../../domain/sites/subdomains.ts'
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { crumbs, LOCALE_NAMES, localeOptions, ownSite, SiteParams, viewOfSite } from './context.ts'
 import {
   checks,
@@ -303,7 +303,7 @@ export default async function settingsScreen(app: FastifyInstance) {
           throw new errors.preconditionFailed('The site has changed since the form was opened')
       }
       try {
-        await audited(request, async (trx) => {
+        await auditedChange(request, async (trx) => {
           const { subdomain, ...rest } = change
           const changed = await updateAccountSite(
             trx,

@@ -4,7 +4,7 @@ import { listSiteBuilds, queueBuild, rollbackTo, type Build } from '../../../dom
 import { listSitePages } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable, when } from '../../layout.ts'
 import { addressesOf, crumbs, LOCALE_NAMES, ownSite, pageAddress, shownDomain, SiteParams } from './context.ts'
 import { refusalOf, refused } from './form.ts'
@@ -121,7 +121,7 @@ export default async function siteScreen(app: FastifyInstance) {
         })
       }
       try {
-        await audited(request, (trx) => queueBuild(trx, site.id))
+        await auditedChange(request, (trx) => queueBuild(trx, site.id))
       } catch (error) {
         const refusal = refusalOf(error, {}, 'site')
         if (!refusal?.problem) throw error
@@ -146,7 +146,7 @@ export default async function siteScreen(app: FastifyInstance) {
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
       try {
-        await audited(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
+        await auditedChange(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
       } catch (error) {
         const refusal = refusalOf(error, {}, 'site')
         if (!refusal?.problem) throw error

@@ -3,7 +3,7 @@ import { updateAccountSite, type SiteRecord } from '../../../domain/sites/sites.
 import { CORNERS, FONT_PAIRS, PRESETS, resolveThemeView, themeView, ThemeInput, type ThemeView } from '../../../domain/sites/themes.ts'
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
-import { audited } from '../../audited.ts'
+import { auditedChange } from '../../audited-change.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import { crumbs, ownSite, SiteParams, viewOfSite } from './context.ts'
 import {
@@ -149,7 +149,7 @@ export default async function themeScreen(app: FastifyInstance) {
       if (textOf(request.body, '_do') === 'preview') return render(app, reply, site, formState(values))
       const version = textOf(request.body, '_version')
       try {
-        await audited(request, async (trx) => {
+        await auditedChange(request, async (trx) => {
           const changed = await updateAccountSite(trx, accountId, site.id, { theme: values as ThemeInput }, (current) => {
             if (version && versionOf(viewOfSite(app, current)) !== version)
               throw new errors.preconditionFailed('The site has changed since the form was opened')

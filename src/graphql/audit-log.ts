@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify'
-import type { Db } from '../infra/db.ts'
 import type { AuditEntry } from '../frame/index.ts'
 import { requestOf, type GraphqlContext } from './context.ts'
 
@@ -52,14 +51,4 @@ export function graphqlAuditEntry(
     requestId: request.id,
     ip: request.ip,
   }
-}
-
-/** Runs a mutation's change in one transaction, with the request's audit record if none was written yet. */
-export async function change<T>(context: GraphqlContext, work: (trx: Db) => Promise<T>): Promise<T> {
-  const { frame, db } = context.app
-  const request = requestOf(context)
-  if (frame.audit.isWritten(request)) return db.transaction().execute(work)
-  const value = await frame.withAudit(db, graphqlAuditEntry(request, context, 200), work)
-  frame.audit.written(request)
-  return value
 }

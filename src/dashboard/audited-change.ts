@@ -8,8 +8,8 @@ import type { Db } from '../infra/db.ts'
  * answer on success; work that cannot be done throws, so nothing commits and the error handler
  * records the refusal with its real status.
  */
-export async function audited<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 303): Promise<T> {
-  return request.server.frame.audit.change(request, request.person, status, work)
+export async function auditedChange<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 303): Promise<T> {
+  return request.server.frame.audit.auditedChange(request, request.person, status, work)
 }
 
 /** An action refused or failed (404, 409, an expired form, …) is recorded too, with its answer, before the page is sent. */

@@ -7,21 +7,21 @@ import { answerStored, claimedKeyOf, keyOwnerOf } from './idempotency.ts'
 import { storeAnswer } from './idempotency-store.ts'
 
 /**
- * A /v1 change with its audit record in one transaction (the frame's `withAudit`). `status` is
+ * A /v1 change with its audit record in one transaction (the frame's `auditedChange`). `status` is
  * the answer the route gives on success. The frame then writes no second record for the call; if
  * the change fails, nothing is committed and the failure is recorded like any other answer.
  *
- *   const site = await withAudit(request, (trx) => updateSite(trx, ...))
+ *   const site = await auditedChange(request, (trx) => updateSite(trx, ...))
  *
  * A POST takes answerChange instead, which stores its Idempotency-Key answer in the same transaction.
  */
-export async function withAudit<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 200): Promise<T> {
-  return request.server.frame.audit.change(request, request.principal, status, work)
+export async function auditedChange<T>(request: FastifyRequest, work: (trx: Db) => Promise<T>, status = 200): Promise<T> {
+  return request.server.frame.audit.auditedChange(request, request.principal, status, work)
 }
 
 /**
  * A /v1 change made in one statement with its audit record (the frame's `changeInOneStatement`);
- * undefined when the statement changed nothing, and the caller takes `withAudit`'s way.
+ * undefined when the statement changed nothing, and the caller takes `auditedChange`'s way.
  */
 export async function changeInOneStatement<T>(
   request: FastifyRequest,
@@ -59,7 +59,7 @@ export async function answerChange<T>(
 ): Promise<FastifyReply> {
   const key = claimedKeyOf(request)
   const { frame } = request.server
-  const sent = await frame.withAudit(
+  const sent = await frame.auditedChange(
     request.server.db,
     (done) => auditEntry(request, request.principal, done.status),
     async (trx: Db) => {

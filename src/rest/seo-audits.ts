@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { getAccountSite } from '../domain/sites/sites.ts'
 import { auditSummary, auditView, getSiteAudit, listSiteAudits, queueSiteAudit } from '../domain/seo-reports/site-audits.ts'
 import { errors } from '../errors.ts'
-import { answerChange } from './audit.ts'
+import { answerChange } from './audited-change.ts'
 import { envelope, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { requireSite } from './sites.ts'
 

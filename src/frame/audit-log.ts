@@ -25,9 +25,9 @@ export function auditEntry(request: FastifyRequest, principal: Principal, status
  * cannot lose the record (DESIGN.md 7). The entry may depend on what the change gave (its status,
  * say); if the change throws, nothing is committed.
  *
- *   const site = await withAudit(app.db, entry, (trx) => updateSite(trx, ...))
+ *   const site = await auditedChange(app.db, entry, (trx) => updateSite(trx, ...))
  */
-export async function withAudit<T>(
+export async function auditedChange<T>(
   db: Db,
   entry: AuditEntry | ((value: NoInfer<T>) => AuditEntry),
   work: (trx: Db) => Promise<T>,
@@ -63,11 +63,11 @@ export class AuditTrail {
   }
 
   /**
-   * The change a request makes, with its audit record in the same transaction (`withAudit`);
+   * The change a request makes, with its audit record in the same transaction (`auditedChange`);
    * `status` is the answer on success. The request is then not recorded a second time.
    */
-  async change<T>(request: FastifyRequest, principal: Principal, status: number, work: (trx: Db) => Promise<T>): Promise<T> {
-    const value = await withAudit(request.server.db, auditEntry(request, principal, status), work)
+  async auditedChange<T>(request: FastifyRequest, principal: Principal, status: number, work: (trx: Db) => Promise<T>): Promise<T> {
+    const value = await auditedChange(request.server.db, auditEntry(request, principal, status), work)
     this.written(request)
     return value
   }
@@ -76,7 +76,7 @@ export class AuditTrail {
    * A change a request makes in one statement with its audit record: `work` gets the record's
    * INSERT for the statement's WITH clause (`auditRecordAlongside`, written only when the change
    * changed a row) and answers undefined when it changed nothing, which then left no record
-   * either. One round trip for change, record and commit, where `change` takes four.
+   * either. One round trip for change, record and commit, where `auditedChange` takes four.
    */
   async changeInOneStatement<T>(
     request: FastifyRequest,
@@ -90,7 +90,7 @@ export class AuditTrail {
     return value
   }
 
-  /** The request's record was written with its change (`withAudit`). */
+  /** The request's record was written with its change (`auditedChange`). */
   written(request: FastifyRequest): void {
     this.#written.add(request)
   }
