@@ -57,6 +57,8 @@ export const errors = {
   // Your data (DESIGN.md 19)
   accountNameMismatch: createError('account_name_mismatch', '%s', 422),
   lastOwner: createError('last_owner', '%s', 409),
+  /** The account waits to be erased: its credentials answer nothing until an owner restores it. */
+  accountSuspended: createError('account_suspended', '%s', 403),
   hostnameTaken: createError('hostname_taken', '%s', 409),
   invalidSubdomain: createError('invalid_subdomain', '%s', 400),
   subdomainTaken: createError('subdomain_taken', '%s', 409),

@@ -16,9 +16,11 @@ import type { NamedJob } from './infra/jobs.ts'
 import { createCruxClient } from './public/audits/cwv/crux.ts'
 import { snapshotJob } from './public/audits/cwv/job.ts'
 import { restPurgeJob } from './rest/purge.ts'
+import { staticAsset } from './sites/assets.ts'
 import { buildJob } from './sites/build-job.ts'
 import { exportExpireJob, exportJob } from './domain/your-data/archive.ts'
 import { eraseJob } from './domain/your-data/deletion.ts'
+import { removeAccountFiles } from './domain/media/media.ts'
 import { webmentionJob } from './sites/webmention.ts'
 
 /**
@@ -67,9 +69,13 @@ export default async function jobs(app: FastifyInstance) {
     restPurgeJob(app),
     persistedQueryPurgeJob(app),
     statsPurgeJob(db),
-    exportJob({ db, keyring, mailer, log, config }),
+    exportJob({ db, keyring, mailer, log, config, storage: app.mediaStorage, sharedFile: staticAsset }),
     exportExpireJob(db),
-    eraseJob(db),
+    // The erase cancels the subscription at Stripe and removes the media kept in object storage first.
+    eraseJob(db, {
+      cancelSubscription: (_db, accountId) => app.billing.cancelForErase(accountId),
+      removeObjects: (inner, accountId) => removeAccountFiles(inner, app.mediaStorage, accountId),
+    }),
     reconcileJob(app.billing),
   ]
   if (config.CRUX_API_KEY) named.push(snapshotJob(db, createCruxClient(config.CRUX_API_URL, config.CRUX_API_KEY)))

@@ -42,6 +42,13 @@ function invalidToken(audience: string, description: string): Error {
   return withHeaders(new errors.invalidToken(description), { 'www-authenticate': header })
 }
 
+/** 403 account_suspended: the account waits to be erased (DESIGN.md 19); an owner restores it in the dashboard. */
+function suspended(accountId: string): Error {
+  return new errors.accountSuspended(
+    `The account ${accountId} is being deleted: its credentials answer nothing until an owner restores it in the dashboard`,
+  )
+}
+
 /**
  * Who an API call speaks for, charged one call against its account's hour. Owns the state this
  * needs: the quota tally, the API token cache and the last-used recorder.
@@ -106,6 +113,7 @@ export class Authenticator {
     }
     const { token } = checked
     if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
+    if (charge.suspended) throw suspended(token.account_id)
     const role: Role | null = token.user_id === null ? 'owner' : memberRole
     if (!role) throw invalidToken(audience, 'The member who made this API token no longer belongs to the account')
     this.#lastUsed.used(token.id, token.last_used_at)
@@ -207,6 +215,7 @@ export class Authenticator {
   #oauthPrincipal(auth: BearerAuth, accountId: string, charge: Charge | undefined, acting: Acting | undefined): ApiPrincipal {
     const { audience } = auth
     if (!charge) throw invalidToken(audience, 'The account of this token no longer exists')
+    if (charge.suspended) throw suspended(accountId)
     if (!acting) throw invalidToken(audience, 'The person of this access token no longer belongs to the account')
     return {
       kind: 'oauth',
@@ -251,6 +260,7 @@ export class Authenticator {
     }
     const account = await accountById(db, accountId)
     if (!account) throw invalidToken(audience, 'The account of this token no longer exists')
+    if (account.deletion_requested_at !== null) throw suspended(accountId)
     const acting = subject === null ? { userId: null, role: 'owner' as const } : await actingMember(db, accountId, subject)
     if (!acting) throw invalidToken(audience, 'The member of this credential no longer belongs to the account')
     return { ...opened, plan: account.plan, scopes, quota: { ...opened.quota, plan: account.plan }, ...acting } as ApiPrincipal

@@ -45,7 +45,7 @@ async function busyTeam(host: string) {
 describe('deleting an account', () => {
   it('asks for the account’s name, suspends it (sites offline, the way back offered) and restores it as it was', async () => {
     const host = 'delete-restore.example'
-    const { team, site } = await busyTeam(host)
+    const { team, site, api } = await busyTeam(host)
     const owner = formBrowser(base, team.owner.cookie)
     const page = await owner.get('/app/your-data')
     expect(page.body).toContain('Delete this account')
@@ -74,6 +74,15 @@ describe('deleting an account', () => {
     await editor.get('/app/accounts')
     expect((await editor.post(`/app/sites/${site.id}/redirects`, { from: '/x', to: '/', status: '301' })).status).toBe(409)
 
+    // The account's API tokens answer nothing meanwhile, on /v1 and GraphQL alike, reads included.
+    for (const path of ['/v1/sites', `/v1/sites/${site.id}`, '/v1/account/billing'])
+      expectProblem(await api('GET', path), 403, 'account_suspended')
+    expectProblem(await api('PATCH', `/v1/sites/${site.id}`, { status: 'live' }), 403, 'account_suspended')
+    expect((await app.db.selectFrom('sites').select('status').where('id', '=', site.id).executeTakeFirstOrThrow()).status).toBe('offline')
+    const graphql = await api('POST', '/v1/graphql', { query: '{ viewer { id } }' })
+    expect(graphql.json.errors[0].extensions.code).toBe('FORBIDDEN')
+    expect(graphql.json.errors[0].message).toContain('being deleted')
+
     const restored = await owner.post('/app/your-data/restore')
     expect([restored.status, restored.location]).toEqual([303, '/app/your-data?done=restored'])
     expect((await owner.get('/app/your-data?done=restored')).body).toContain('Your account was restored')
@@ -83,6 +92,11 @@ describe('deleting an account', () => {
     ).toEqual({
       status: 'live',
       suspended_status: null,
+    })
+    // Restored, the same tokens work again at once.
+    expect((await api('GET', '/v1/sites')).status).toBe(200)
+    expect((await api('POST', '/v1/graphql', { query: '{ viewer { id } }' })).json).toMatchObject({
+      data: { viewer: { id: team.accountId } },
     })
   })
 

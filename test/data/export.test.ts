@@ -8,6 +8,7 @@ import { CONSENT_VERSION } from '../../src/domain/leads/consent.ts'
 import { insertLead } from '../../src/domain/leads/leads.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { cleanUpAfter } from '../helpers/cleanup.ts'
+import { phonePhoto } from '../helpers/images.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
 import { makeAccount } from '../rest/helpers.ts'
 import { bakerySite, buildSite, eventually } from '../sites/helpers.ts'
@@ -179,6 +180,83 @@ describe('exporting the account', () => {
     }
     expect((await fetch(`${served.url}/sitemap.xml`)).status).toBe(200)
     expect((await fetch(`${served.url}/robots.txt`)).status).toBe(200)
+  })
+
+  it('holds the media library’s photos, and the static site carries every image and font its pages show', async () => {
+    const photoTeam = await makeTeam(app, 'pro')
+    const api = httpClient(base, photoTeam.owner.api.authorization)
+    const photoSite = await bakerySite(app, { accountId: photoTeam.accountId, hostname: 'export-photos.example' })
+    const upload = async (seed: number, name: string) => {
+      const form = new FormData()
+      form.append('file', new Blob([new Uint8Array(await phonePhoto(seed))], { type: 'image/jpeg' }), name)
+      const res = await fetch(`${base}/v1/media`, {
+        method: 'POST',
+        headers: { authorization: photoTeam.owner.api.authorization },
+        body: form,
+      })
+      expect(res.status).toBe(201)
+      return (await res.json()) as { id: string; filename: string; variants: Array<{ url: string; width: number; format: string }> }
+    }
+    const shown = await upload(1, 'loaves.jpg')
+    const unused = await upload(60, 'oven.jpeg')
+    const variant = shown.variants.find((v) => v.format === 'jpeg' && v.width === 640)!
+    const src = new URL(variant.url).pathname
+    const home = (await api('GET', `/v1/sites/${photoSite.id}/pages`)).json.data.find(
+      (p: { path: string; locale: string }) => p.path === '/' && p.locale === 'en',
+    )
+    const block = await api('POST', `/v1/pages/${home.id}/blocks`, { type: 'image', content: { src, alt: 'Fresh loaves' } })
+    expect(block.status, block.text).toBe(201)
+    expect(await buildSite(app, photoSite.id)).toMatchObject({ status: 'succeeded' })
+
+    const started = httpClient(base, photoTeam.owner.api.authorization)
+    const asked = await started('POST', '/v1/account/exports')
+    expect(asked.status).toBe(202)
+    let ready: Record<string, any> = {} // eslint-disable-line @typescript-eslint/no-explicit-any
+    await eventually(async () => {
+      ready = (await started('GET', `/v1/account/exports/${asked.json.id}`)).json
+      expect(ready['status']).toBe('ready')
+    }, 60_000)
+    const download = await fetch(ready['download_url'], { headers: { cookie: photoTeam.owner.cookie } })
+    const files = await unzip(Buffer.from(await download.arrayBuffer()))
+
+    // The library, as /v1 lists it, and each photo in its largest size under the name it was uploaded with.
+    const library = JSON.parse(files.get('media/media.json')!.toString('utf8')) as Array<{ id: string }>
+    expect(library.map((m) => m.id).sort()).toEqual([shown.id, unused.id].sort())
+    expect(library).toEqual((await api('GET', '/v1/media?per_page=100')).json.data)
+    for (const [media, name] of [
+      [shown, 'loaves.jpg'],
+      [unused, 'oven.jpg'],
+    ] as const) {
+      const largest = media.variants.filter((v) => v.format === 'jpeg').sort((a, b) => b.width - a.width)[0]!
+      const body = files.get(`media/${media.id}/${name}`) ?? expect.fail(`media/${media.id}/${name} is missing`)
+      expect(Buffer.compare(body, Buffer.from(await (await fetch(largest.url.replace(app.config.BASE_URL, base))).arrayBuffer()))).toBe(0)
+    }
+
+    // The static site, served by a plain server: every image and stylesheet font its pages name is found.
+    const root = mkdtempSync(join(tmpdir(), 'export-photos-'))
+    for (const [name, body] of files) {
+      if (name.endsWith('/')) continue
+      mkdirSync(dirname(join(root, name)), { recursive: true })
+      writeFileSync(join(root, name), body)
+    }
+    const served = await staticServer(join(root, `sites/${photoSite.slug}`, 'static'))
+    const page = await (await fetch(`${served.url}/`)).text()
+    expect(page).toContain('alt="Fresh loaves"')
+    const named = [...page.matchAll(/<img [^>]*src="([^"]+)"/g), ...page.matchAll(/url\(([^)]+)\)/g)].map((m) =>
+      m[1]!.replace(/^["']|["']$/g, ''),
+    )
+    expect(named.some((href) => href.includes(`_media/${shown.id}/`))).toBe(true)
+    for (const href of named) {
+      if (/^(https?:|data:)/.test(href)) continue
+      // What the published site serves (its preview), the static copy serves too, the same bytes.
+      const live = await fetch(new URL(href, `${base}/s/${photoSite.id}/`))
+      if (live.status !== 200) continue
+      const res = await fetch(new URL(href, `${served.url}/`))
+      expect(res.status, `the home page shows ${href}`).toBe(200)
+      expect(Buffer.compare(Buffer.from(await res.arrayBuffer()), Buffer.from(await live.arrayBuffer())), href).toBe(0)
+    }
+    // Only what the pages show goes into the static copy: the unused photo is in media/ alone.
+    expect([...files.keys()].some((name) => name.includes(`static/_media/${unused.id}/`))).toBe(false)
   })
 
   it('the link works for this account’s owners only; other accounts and members are refused', async () => {

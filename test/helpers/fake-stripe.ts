@@ -10,7 +10,7 @@ import { cleanUpAfter } from './cleanup.ts'
  * products (with fixed ids), prices with lookup keys (`transfer_lookup_key`, retiring with
  * `active: false`), customers, Checkout Sessions in subscription mode (with a page that pays and
  * sends the person back to `success_url`), subscriptions with items (updates with proration,
- * `cancel_at_period_end`, metadata), Customer Portal sessions and invoices. Events are signed as
+ * `cancel_at_period_end`, metadata; cancelled at once by DELETE), Customer Portal sessions and invoices. Events are signed as
  * Stripe signs them (the SDK's generateTestHeaderString) and posted to `webhookUrl`.
  *
  * The test drives what Stripe would do by itself: pay a checkout, fail a payment, retry it, give
@@ -518,6 +518,16 @@ export async function startFakeStripe(options: FakeStripeOptions) {
       const list = [emit('customer.subscription.updated', subscription, result.previous)]
       if (result.invoice) list.push(emit('invoice.paid', result.invoice))
       await publish(...list)
+      return ok(subscription)
+    }
+    if (method === 'DELETE' && (m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      // Cancels at once (Stripe's subscriptions.cancel): no refund unless asked, the end announced.
+      const subscription = subscriptions.get(m[1]!)
+      if (!subscription) return missing('subscription', m[1]!)
+      if (subscription['status'] === 'canceled')
+        return error(400, 'invalid_request_error', 'This subscription has already been canceled.', { code: 'resource_missing' })
+      Object.assign(subscription, { status: 'canceled', canceled_at: state.clock, ended_at: state.clock })
+      await publish(emit('customer.subscription.deleted', subscription))
       return ok(subscription)
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {

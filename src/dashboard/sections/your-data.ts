@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { roleOf } from '../../domain/accounts/members.ts'
+import { accountChanged } from '../../domain/accounts/quota-tally.ts'
 import {
   downloadLink,
   exportArchive,
@@ -44,6 +45,19 @@ ${actionForm('/app/your-data/restore', reply.formToken(), 'Restore this account'
 }
 <p><a href="/app/accounts">Your accounts</a></p>`,
   )
+}
+
+/**
+ * Once a deletion or a restore has committed: the account's credentials are read again at once
+ * (a suspended account's tokens answer nothing), and its subscription stops renewing or renews
+ * again. Stripe failing here is logged, not shown: the account's state is already changed, and the
+ * erase cancels the subscription in any case.
+ */
+async function afterSuspension(app: FastifyInstance, request: FastifyRequest, accountId: string, suspended: boolean): Promise<void> {
+  accountChanged(accountId)
+  await app.billing.holdForDeletion(accountId, suspended).catch((error: unknown) => {
+    request.log.warn({ err: error, accountId }, 'the subscription’s renewal could not be changed for the account’s deletion')
+  })
 }
 
 const CONFIRM = { name: 'confirm', label: 'The account’s name', maxLength: 320 }
@@ -140,6 +154,7 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
       const typed = request.body.confirm ?? ''
       try {
         await auditedChange(request, (trx) => requestAccountDeletion(trx, app.keyring, accountId, typed))
+        await afterSuspension(app, request, accountId, true)
       } catch (error) {
         if (!(error instanceof errors.accountNameMismatch)) throw error
         await refused(request, reply, 422)
@@ -162,7 +177,8 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
       schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      await auditedChange(request, (trx) => restoreAccount(trx, request.person.accountId))
+      if (await auditedChange(request, (trx) => restoreAccount(trx, request.person.accountId)))
+        await afterSuspension(app, request, request.person.accountId, false)
       return reply.redirect('/app/your-data?done=restored', 303)
     },
   )

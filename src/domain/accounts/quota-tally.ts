@@ -18,7 +18,7 @@ const IDLE_MS = 60_000
  */
 export const exactBelow = (limit: number) => Math.max(100, Math.ceil(limit * 0.05))
 
-/** Called by every change of an account's plan or budget, so this process charges it exactly from now on until it reads it again. */
+/** Called by every change of an account's plan, budget or suspension, so this process charges it exactly from now on until it reads it again. */
 export function accountChanged(accountId: string): void {
   markChanged(accountId)
 }
@@ -28,6 +28,7 @@ interface Tally {
   window: number
   plan: Plan
   limit: number
+  suspended: boolean
   /** The shared counter as last read, this instance's written counts included. */
   known: number
   /** Counted here since, not written yet. */
@@ -74,7 +75,13 @@ export class QuotaTally {
     tally.pending++
     tally.usedAt = now
     this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref()
-    return { plan: tally.plan, limit: tally.limit, used, resetAt: new Date(tally.window + WINDOW_SECONDS * 1000) }
+    return {
+      plan: tally.plan,
+      limit: tally.limit,
+      used,
+      resetAt: new Date(tally.window + WINDOW_SECONDS * 1000),
+      suspended: tally.suspended,
+    }
   }
 
   /** What an exact charge in the database answered; `seen` is the change sequence noted before it was asked. */
@@ -86,6 +93,7 @@ export class QuotaTally {
       window,
       plan: charge.plan,
       limit: charge.limit,
+      suspended: charge.suspended,
       known: charge.used,
       pending,
       syncedAt: now,
@@ -122,6 +130,7 @@ export class QuotaTally {
         Object.assign(tally, {
           plan: row.plan,
           limit: hourlyLimit(row.plan, row.quota_override),
+          suspended: row.suspended === true,
           known: row.used,
           syncedAt: Date.now(),
           seen,

@@ -37,9 +37,11 @@ export interface Charge {
   used: number
   /** When the window ends. */
   resetAt: Date
+  /** The account is suspended for its deletion (DESIGN.md 19): its credentials answer nothing until it is restored. */
+  suspended: boolean
 }
 
-export type ChargeRow = { plan: Plan | null; quota_override: number | null; used: number | null }
+export type ChargeRow = { plan: Plan | null; quota_override: number | null; used: number | null; suspended: boolean | null }
 
 function chargeOfRow(row: ChargeRow | undefined, start: Date): Charge | undefined {
   if (!row?.plan || row.used === null) return undefined
@@ -48,6 +50,7 @@ function chargeOfRow(row: ChargeRow | undefined, start: Date): Charge | undefine
     limit: hourlyLimit(row.plan, row.quota_override),
     used: row.used,
     resetAt: new Date(start.getTime() + WINDOW_SECONDS * 1000),
+    suspended: row.suspended === true,
   }
 }
 
@@ -76,9 +79,11 @@ export async function chargeRequest(db: Db, accountId: string, now = Date.now())
 export async function addRequests(db: Db, accountId: string, start: Date, count: number): Promise<ChargeRow | undefined> {
   const result = await sql<ChargeRow>`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
-    account as (select id, plan, quota_override from accounts, relaxed where id = ${accountId}),
+    account as (
+      select id, plan, quota_override, deletion_requested_at is not null as suspended from accounts, relaxed where id = ${accountId}
+    ),
     ${counting(start, count)}
-    select account.plan, account.quota_override, counted.used from account, counted`.execute(db)
+    select account.plan, account.quota_override, counted.used, account.suspended from account, counted`.execute(db)
   return result.rows[0]
 }
 
@@ -101,18 +106,18 @@ export async function chargeApiToken(
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     token as (select * from api_tokens where id = ${tokenId}),
     account as (
-      select a.id, a.plan, a.quota_override from accounts a, token, relaxed
+      select a.id, a.plan, a.quota_override, a.deletion_requested_at is not null as suspended from accounts a, token, relaxed
       where a.id = token.account_id and token.revoked_at is null and (token.expires_at is null or token.expires_at > now())
         and (token.secret_hash = ${hash} or (token.previous_secret_hash = ${hash} and token.previous_expires_at > now()))
     ),
     ${counting(start)}
-    select token.*, account.plan, account.quota_override, counted.used,
+    select token.*, account.plan, account.quota_override, counted.used, account.suspended,
       (select m.role from account_members m where m.account_id = token.account_id and m.user_id = token.user_id) as member_role
     from token left join account on true left join counted on true`.execute(db)
   const row = result.rows[0]
   if (!row) return { token: undefined, charge: undefined, role: null }
-  const { plan, quota_override, used, member_role: role, ...token } = row
-  return { token, charge: chargeOfRow({ plan, quota_override, used }, start), role }
+  const { plan, quota_override, used, suspended, member_role: role, ...token } = row
+  return { token, charge: chargeOfRow({ plan, quota_override, used, suspended }, start), role }
 }
 
 /** Requests counted in the current window, without counting one. */

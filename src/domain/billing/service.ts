@@ -71,6 +71,9 @@ export interface ChangeAnswer {
   effective: 'checkout' | 'now' | 'period_end'
 }
 
+/** Subscription metadata: the account's deletion stopped its renewal (a restore lets it renew again). */
+const HELD_FOR_DELETION = 'held_for_deletion'
+
 /** The subscription states in which the account has a subscription to change rather than to start. */
 const LIVE: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due'])
 
@@ -373,11 +376,55 @@ export class Billing {
     return applied ? 'handled' : 'duplicate'
   }
 
+  /** The account an event is about; none once the account is erased (its subscription's last events change nothing). */
   async #accountOf(state: SubscriptionState, event: Stripe.Event): Promise<string | undefined> {
     const object = event.data.object as unknown as Record<string, unknown>
     const named = state.accountId ?? (typeof object['client_reference_id'] === 'string' ? object['client_reference_id'] : undefined)
-    if (named && (await accountById(this.deps.db, named))) return named
+    const account = named ? await accountById(this.deps.db, named) : undefined
+    if (account) return account.erased_at === null ? account.id : undefined
     return state.customerId ? accountOfCustomer(this.deps.db, state.customerId) : undefined
+  }
+
+  /**
+   * Sets whether the account's live subscription renews, for the account's deletion (DESIGN.md
+   * 19): while it is suspended nothing more is charged (the subscription ends with its period), and
+   * a restore lets it renew again. Only what the deletion switched off is switched back on: a
+   * cancellation the owner booked before stays. Nothing to do without Stripe or a subscription.
+   */
+  async holdForDeletion(accountId: string, hold: boolean): Promise<void> {
+    const { stripe } = this.deps
+    const row = await billingOf(this.deps.db, accountId)
+    if (!stripe || !row?.subscription_id || row.manual) return
+    const subscription = await this.#call('subscriptions.retrieve', () => stripe.subscriptions.retrieve(row.subscription_id!))
+    if (!LIVE.has(subscription.status)) return
+    const held = subscription.metadata[HELD_FOR_DELETION] === '1'
+    if (hold ? subscription.cancel_at_period_end : !held) return
+    await this.#call('subscriptions.update', () =>
+      stripe.subscriptions.update(subscription.id, { cancel_at_period_end: hold, metadata: { [HELD_FOR_DELETION]: hold ? '1' : '' } }),
+    )
+  }
+
+  /**
+   * Ends the account's subscription at once, for the erase of the account (DESIGN.md 19): nothing
+   * more is billed, nothing is refunded. A failure is thrown, so the erase keeps the rows that name
+   * the subscription and tries again. Without Stripe there is nothing to cancel.
+   */
+  async cancelForErase(accountId: string): Promise<void> {
+    const row = await billingOf(this.deps.db, accountId)
+    if (!row?.customer_id || row.manual) return
+    const { stripe } = this.deps
+    if (!stripe) {
+      this.deps.log.warn(
+        { accountId },
+        'an erased account had a Stripe customer, but Stripe is no longer set up: cancel its subscription there',
+      )
+      return
+    }
+    const page = await this.#call('subscriptions.list', () => stripe.subscriptions.list({ customer: row.customer_id!, limit: 10 }))
+    for (const subscription of page.data) {
+      if (subscription.status === 'canceled' || subscription.status === 'incomplete_expired') continue
+      await this.#call('subscriptions.cancel', () => stripe.subscriptions.cancel(subscription.id, { invoice_now: false, prorate: false }))
+    }
   }
 
   /**

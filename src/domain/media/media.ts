@@ -377,6 +377,20 @@ export async function removeMediaNow(db: Db, storage: MediaStorage, media: Pick<
 }
 
 /**
+ * Removes every file of the account's media kept outside the database (object storage), for the
+ * account's erase: its rows go with the account's other rows (their database files with them).
+ */
+export async function removeAccountFiles(db: Db, storage: MediaStorage, accountId: string): Promise<void> {
+  if (storage.kind === 'database') return
+  const rows = await db.selectFrom('media').select('variants').where('account_id', '=', accountId).execute()
+  const keys = rows.flatMap((row) => (typeof row.variants === 'string' ? (JSON.parse(row.variants) as MediaVariantRow[]) : row.variants))
+  await storage.remove(
+    db,
+    keys.map((v) => v.key),
+  )
+}
+
+/**
  * Items removed from the library that no release shows any more: their rows and files go.
  * Run after old builds are deleted; answers how many went.
  */

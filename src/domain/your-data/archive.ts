@@ -15,13 +15,16 @@ import { listSitePages } from '../sites/pages.ts'
 import { listSiteRedirects, redirectView } from '../sites/redirects.ts'
 import { listAccountSites } from '../sites/sites.ts'
 import { leadView, pageView, siteView } from '../sites/views.ts'
+import type { MediaStorage } from '../../infra/media-storage.ts'
+import { listMedia, mediaByIds, mediaUsage } from '../media/media.ts'
+import { largestVariant, mediaView } from '../media/views.ts'
 import { downloadLink, EXPORT_EXPIRE_JOB, EXPORT_JOB, EXPORT_KEPT_DAYS } from './exports.ts'
 
 /**
  * The zip of an account (DESIGN.md 19): each site's content in the shapes /v1 answers, its last
- * published files laid out as a static site any web host serves, leads and conversations as JSON
- * and CSV, the members and the audit log. Media originals join under media/ once the media
- * library keeps them (`mediaEntries`, the seam).
+ * published files laid out as a static site any web host serves (with the photos and shipped
+ * files its pages name), the media library's photos, leads and conversations as JSON and CSV, the
+ * members and the audit log.
  */
 
 export interface ExportDeps {
@@ -30,6 +33,10 @@ export interface ExportDeps {
   mailer: Mailer
   log: Logger
   config: Pick<Config, 'BASE_URL' | 'SITES_DOMAIN'>
+  /** Where the media library's bytes are kept (the database or object storage). */
+  storage: MediaStorage
+  /** A file every site serves beside its release (`/_wps/assets/…`: theme fonts, illustrations), by its path. */
+  sharedFile?: (path: string) => { body: Uint8Array } | undefined
 }
 
 const ALL = { limit: 100_000, offset: 0 }
@@ -62,9 +69,67 @@ export function staticFileName(path: string, contentType: string): string {
 /** A folder name for a site that is safe in every zip tool: its subdomain label (unique). */
 const folderOf = (site: { slug: string; id: string }) => (/^[a-z0-9-]{1,63}$/.test(site.slug) ? site.slug : site.id)
 
-/** The media library's originals of a site, once it keeps them: none yet. */
-async function mediaEntries(_db: Db, _siteId: string): Promise<Array<{ name: string; body: Uint8Array }>> {
-  return []
+/**
+ * The media library's photos: each item's largest variant in its own family (the uploaded file
+ * itself is not kept, DESIGN.md 14: this is the most of it there is), named after the upload,
+ * with the library as /v1 lists it.
+ */
+async function mediaEntries(deps: ExportDeps, accountId: string): Promise<Array<{ name: string; body: Uint8Array }>> {
+  const { items } = await listMedia(deps.db, accountId, ALL)
+  const uses = await mediaUsage(
+    deps.db,
+    accountId,
+    items.map((m) => m.id),
+  )
+  const library = items.map((m) => mediaView(m, uses.get(m.id) ?? [], deps.config.BASE_URL))
+  const entries: Array<{ name: string; body: Uint8Array }> = [{ name: 'media/media.json', body: Buffer.from(json(library)) }]
+  for (const media of items) {
+    const variant = largestVariant(media)
+    const body = await deps.storage.read(deps.db, variant.key)
+    if (!body) continue
+    const stem = media.filename.replace(/\.[A-Za-z0-9]{1,5}$/, '') || 'image'
+    entries.push({ name: `media/${media.id}/${stem}.${variant.key.split('.').pop()}`, body })
+  }
+  return entries
+}
+
+/**
+ * What a release's pages name that is served beside the release rather than in it: the media
+ * library's variants (`_media/…`) and the files shipped with the service (`_wps/assets/…`). Found
+ * in the pages' text, whether the page names them from the root or relatively, and placed at the
+ * static copy's root, so every image and font is there when a plain server serves the folder.
+ */
+const BESIDE = /(?<![\w-])_(media\/med_[A-Za-z0-9_-]{8,64}\/\d{1,5}\.(?:webp|jpg|png)|wps\/assets\/[A-Za-z0-9._/-]{1,200})/g
+
+async function filesBeside(
+  deps: ExportDeps,
+  accountId: string,
+  files: ReadonlyArray<{ content_type: string; body: Uint8Array }>,
+): Promise<Array<{ name: string; body: Uint8Array }>> {
+  const named = new Set<string>()
+  for (const file of files) {
+    if (!/^(text\/|application\/(xml|json|javascript))/.test(file.content_type)) continue
+    for (const [, path] of Buffer.from(file.body).toString('utf8').matchAll(BESIDE)) named.add(path!)
+  }
+  const media = await mediaByIds(
+    deps.db,
+    accountId,
+    [...named].filter((p) => p.startsWith('media/')).map((p) => p.split('/')[1]!),
+  )
+  const entries: Array<{ name: string; body: Uint8Array }> = []
+  for (const path of named) {
+    if (path.startsWith('media/')) {
+      // Only the account's own items, and only their listed variants.
+      const item = media.get(path.split('/')[1]!)
+      if (!item?.variants.some((v) => v.key === path)) continue
+      const body = await deps.storage.read(deps.db, path)
+      if (body) entries.push({ name: `_${path}`, body })
+    } else {
+      const shared = deps.sharedFile?.(`/_${path}`)
+      if (shared) entries.push({ name: `_${path}`, body: shared.body })
+    }
+  }
+  return entries
 }
 
 export async function buildExportArchive(deps: ExportDeps, accountId: string): Promise<Buffer> {
@@ -90,9 +155,9 @@ export async function buildExportArchive(deps: ExportDeps, accountId: string): P
       'leads.json, leads.csv: the leads of every site.',
       'conversations.json, conversations.csv: the assistant’s conversations, with their messages.',
       'sites/<name>/site.json, pages.json, domains.json, redirects.json: each site as the API shows it.',
-      'sites/<name>/static/: the site as last published. Upload the folder to any web host, or open it',
-      '  with a static file server: every page is a folder with its index.html.',
-      'sites/<name>/media/: the original photos and files of the site.',
+      'sites/<name>/static/: the site as last published, with the photos and fonts its pages show. Upload',
+      '  the folder to any web host, or open it with a static file server: every page is a folder with its index.html.',
+      'media/: the photos of the media library, each in its largest size; media.json lists them as the API does.',
       '',
     ].join('\r\n'),
   )
@@ -207,9 +272,10 @@ export async function buildExportArchive(deps: ExportDeps, accountId: string): P
     if (release) {
       const files = await db.selectFrom('build_files').select(['path', 'content_type', 'body']).where('build_id', '=', release).execute()
       for (const file of files) add(`${folder}/static/${staticFileName(file.path, file.content_type)}`, file.body)
+      for (const file of await filesBeside(deps, accountId, files)) add(`${folder}/static/${file.name}`, file.body)
     }
-    for (const media of await mediaEntries(db, site.id)) add(`${folder}/media/${media.name}`, media.body)
   }
+  for (const media of await mediaEntries(deps, accountId)) add(media.name, media.body)
 
   zip.end()
   return done

@@ -11,12 +11,14 @@ export const DELETION_GRACE_DAYS = 14
 export const ERASE_JOB = 'account.erase'
 
 /**
- * Where a paid plan's subscription is cancelled when its account is erased. Billing plugs its
- * cancellation in here (the payment provider's subscription of the account); without billing there
- * is none to cancel.
+ * What the erase reaches outside the database, before it deletes the rows that name it: the
+ * payment provider's subscription (billing plugs its cancellation in) and the files kept in object
+ * storage (the media library's). Without them there is nothing outside to remove.
  */
-export type CancelSubscription = (db: Db, accountId: string) => Promise<void>
-export const noSubscription: CancelSubscription = async () => {}
+export interface EraseHooks {
+  cancelSubscription?: (db: Db, accountId: string) => Promise<void>
+  removeObjects?: (db: Db, accountId: string) => Promise<void>
+}
 
 export interface DeletionState {
   requestedAt: Date
@@ -113,12 +115,8 @@ async function tablesWith(db: Db, column: string): Promise<string[]> {
  * plan and dates. `removeObjects` deletes what the account keeps outside the database (media in S3)
  * first, so a failure leaves the rows that name them for the next try.
  */
-export async function eraseAccount(
-  db: Db,
-  accountId: string,
-  hooks: { cancelSubscription?: CancelSubscription; removeObjects?: (db: Db, accountId: string) => Promise<void> } = {},
-): Promise<void> {
-  await (hooks.cancelSubscription ?? noSubscription)(db, accountId)
+export async function eraseAccount(db: Db, accountId: string, hooks: EraseHooks = {}): Promise<void> {
+  await hooks.cancelSubscription?.(db, accountId)
   await hooks.removeObjects?.(db, accountId)
   await db.transaction().execute(async (trx) => {
     const siteIds = (await trx.selectFrom('sites').select('id').where('account_id', '=', accountId).execute()).map((s) => s.id)
@@ -242,7 +240,7 @@ export async function deleteOwnSignIn(db: Db, userId: string): Promise<void> {
 }
 
 /** Erases an account once its 14 days are over, unless it was restored meanwhile. */
-export function eraseJob(db: Db, cancelSubscription: CancelSubscription = noSubscription): NamedJob<{ account_id: string }> {
+export function eraseJob(db: Db, hooks: EraseHooks = {}): NamedJob<{ account_id: string }> {
   return {
     name: ERASE_JOB,
     definition: {
@@ -255,7 +253,7 @@ export function eraseJob(db: Db, cancelSubscription: CancelSubscription = noSubs
           .where('erased_at', 'is', null)
           .where('erase_after', '<=', new Date())
           .executeTakeFirst()
-        if (due) await eraseAccount(db, account_id, { cancelSubscription })
+        if (due) await eraseAccount(db, account_id, hooks)
       },
     },
   }
