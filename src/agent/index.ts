@@ -55,6 +55,8 @@ export default async function agentRoutes(app: FastifyInstance) {
   await app.register(cors, {
     origin: (origin, callback) => {
       if (!origin) return callback(null, false)
+      // A sandboxed preview says `Origin: null` (sites/index.ts); it may open a session for its own site only (bootstrap).
+      if (origin === 'null') return callback(null, true)
       allowed(origin).then(
         (ok) => callback(null, ok),
         () => callback(null, false),

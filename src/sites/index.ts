@@ -63,7 +63,14 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
   app.get('/_media/*', { config: { operation: 'sites.media' }, schema: { hide: true } }, async (request, reply) =>
     serveMedia(request, reply, { ...options.media, headers: {} }, undefined),
   )
-  const previewHeaders = { ...options.headers, 'x-robots-tag': 'noindex' }
+  // A preview is owner content on the dashboard's origin: the sandbox gives it an opaque origin of its own, so
+  // no script of it could ever act as the dashboard (its cookies, its forms); its links, contact form and the
+  // assistant's widget still work (the agent API answers the opaque origin for a preview's own page, agent/index.ts).
+  const previewHeaders = {
+    ...options.headers,
+    'content-security-policy': `${options.headers['content-security-policy']}; sandbox allow-forms allow-scripts allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation`,
+    'x-robots-tag': 'noindex',
+  }
   const SiteParams = Type.Object({ siteId: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }) })
 
   app.get('/s/:siteId', { config: { operation: 'sites.preview' }, schema: { hide: true, params: SiteParams } }, async (request, reply) => {

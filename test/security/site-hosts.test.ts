@@ -36,6 +36,21 @@ describe('Strict-Transport-Security', () => {
   })
 })
 
+describe('previews on the service origin', () => {
+  it('are sandboxed, so owner content never acts on the dashboard origin', async () => {
+    const res = await get(`/s/${siteId}/`, 'service.test')
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-security-policy']).toMatch(
+      /; sandbox allow-forms allow-scripts allow-popups allow-popups-to-escape-sandbox/,
+    )
+    expect(res.headers['content-security-policy']).not.toMatch(/allow-same-origin/)
+    // The service's own HSTS, with includeSubDomains, on its own origin.
+    expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains')
+    // The site on its own host is not sandboxed.
+    expect((await get('/', HOST)).headers['content-security-policy']).not.toMatch(/sandbox/)
+  })
+})
+
 describe('reserved subdomains', () => {
   it('keep names a phishing page would like to wear for the service', async () => {
     const owner = await makeAccount(t.app)

@@ -53,4 +53,26 @@ describe.skipIf(!haveBrowser || onPostgres)("a contact form sent by a visitor's 
       await browser.close()
     }
   })
+
+  it('works in the preview on the dashboard origin, which is sandboxed: an opaque origin, its form still sent', {
+    timeout: 60_000,
+  }, async () => {
+    const browser = await launchBrowser()
+    try {
+      const page = await (await browser.newContext({ viewport: PHONE })).newPage()
+      const res = await page.goto(`${t.base}/s/${site.id}/contact`)
+      expect(res!.status()).toBe(200)
+      expect(res!.headers()['content-security-policy']).toMatch(/; sandbox allow-forms/)
+      // The page cannot reach the dashboard origin's cookies or storage.
+      expect(await page.evaluate(() => (globalThis as unknown as { origin: string }).origin)).toBe('null')
+      await page.getByLabel('Email').fill('preview@example.org')
+      await page.locator('input[name=consent]').check()
+      await page.waitForTimeout(FORM_MIN_AGE_MS)
+      const [answer] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Send' }).click()])
+      expect(answer!.status()).toBe(200)
+      expect((await listLeads(t.app.db, t.app.keyring, site.id)).some((l) => l.email === 'preview@example.org')).toBe(true)
+    } finally {
+      await browser.close()
+    }
+  })
 })

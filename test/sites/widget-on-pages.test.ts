@@ -83,6 +83,15 @@ describe('the widget on hosted pages', () => {
     expect(fromSubdomain.status).toBe(200)
     expect(fromSubdomain.headers.get('access-control-allow-origin')).toBe(`http://${chattyHost}`)
     expect(await fromSubdomain.json()).toMatchObject({ persona: 'Hanna' })
+    // The sandboxed preview's opaque origin may open a session for that site's own preview page only.
+    const sandboxed = await bootstrap(`https://${chatty.slug}.localhost/s/${chatty.id}/de/about`, 'null')
+    expect(sandboxed.status).toBe(200)
+    expect(sandboxed.headers.get('access-control-allow-origin')).toBe('null')
+    for (const elsewhere of [`https://${chatty.slug}.localhost/`, `https://${chatty.slug}.localhost/s/${quiet.id}/`]) {
+      const refused = await bootstrap(elsewhere, 'null')
+      expect(refused.status, elsewhere).toBe(404)
+      expect(await refused.json()).toMatchObject({ error: 'feature-disabled' })
+    }
     // The service's own host still has the platform's assistant.
     expect(await (await bootstrap(undefined)).json()).toMatchObject({ persona: 'Ava' })
   })
@@ -111,6 +120,9 @@ describe('the widget on hosted pages', () => {
         const context = await browser.newContext({ viewport: DESKTOP })
         const page = await context.newPage()
         await page.goto(url)
+        // The preview runs sandboxed, in an opaque origin: it could never act as the dashboard.
+        const preview = url.includes('/s/')
+        expect((await page.evaluate(() => (globalThis as unknown as { origin: string }).origin)) === 'null').toBe(preview)
         await page.getByRole('button', { name: 'Chat with us' }).click()
         await expect.poll(() => page.getByRole('dialog').getByRole('heading').textContent(), { timeout: 10_000 }).toBe('Hanna · Assistant')
         await context.close()

@@ -68,6 +68,8 @@ export default async function bootstrapRoutes(app: FastifyInstance) {
       const site = await siteForPage(db, page, config.SITES_DOMAIN)
       const assistant = liveAssistant(site)
       if (!site || !assistant) throw agentError('featureDisabled')
+      // An opaque origin is a sandboxed page: only a site's own preview (/s/{site_id}/…) may open a session from one.
+      if (request.headers.origin === 'null' && !page?.pathname.startsWith(`/s/${site.id}/`)) throw agentError('featureDisabled')
       const locale = resolveLocale(body.locale, page, site.default_locale)
       const created = await createSession(db, site.id, locale)
       return {
