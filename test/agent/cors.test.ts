@@ -45,7 +45,6 @@ describe('CORS on /api/agent', () => {
       'http://shop.example',
       'https://shop.example:8443',
       'https://www.shop.example',
-      'null',
     ]) {
       const res = await preflight(origin)
       expect(res.headers['access-control-allow-origin'], origin).toBeUndefined()
@@ -58,6 +57,19 @@ describe('CORS on /api/agent', () => {
       remoteAddress: freshIp(),
     })
     expect(real.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it("answers a sandboxed page's opaque origin, which opens a session only for its site's own preview", async () => {
+    expect((await preflight('null')).headers['access-control-allow-origin']).toBe('null')
+    const elsewhere = await app.inject({
+      method: 'POST',
+      url: '/api/agent/bootstrap',
+      headers: { origin: 'null' },
+      payload: { url: 'https://shop.example/' },
+      remoteAddress: freshIp(),
+    })
+    expect(elsewhere.statusCode).toBe(404)
+    expect(elsewhere.json()).toMatchObject({ error: 'feature-disabled' })
   })
 
   it('is scoped to /api/agent', async () => {
