@@ -4,7 +4,7 @@ import type { Build } from '../domain/sites/builds.ts'
 import type { Domain } from '../domain/sites/domains.ts'
 import type { Page } from '../domain/sites/pages.ts'
 import type { Db } from '../infra/db.ts'
-import type { Window } from './paging.ts'
+import type { Paging } from '../domain/paging.ts'
 
 /**
  * The children of many parents in one statement each, for the loaders: the same rows, in the
@@ -27,7 +27,7 @@ async function windowed<T>(
   parent: string,
   order: RawBuilder<unknown>,
   parentIds: readonly string[],
-  window: Window,
+  window: Paging,
 ): Promise<Map<string, Slice<T>>> {
   const { rows } = await sql<Ranked<T>>`
     select * from (
@@ -48,18 +48,18 @@ async function windowed<T>(
   return slices
 }
 
-export function pagesOfSites(db: Db, siteIds: readonly string[], window: Window): Promise<Map<string, Slice<Page>>> {
+export function pagesOfSites(db: Db, siteIds: readonly string[], window: Paging): Promise<Map<string, Slice<Page>>> {
   return windowed<Page>(db, 'pages', 'site_id', sql`t.locale, t.path`, siteIds, window)
 }
 
-export function blocksOfPages(db: Db, pageIds: readonly string[], window: Window): Promise<Map<string, Slice<Block>>> {
+export function blocksOfPages(db: Db, pageIds: readonly string[], window: Paging): Promise<Map<string, Slice<Block>>> {
   return windowed<Block>(db, 'blocks', 'page_id', sql`t.position, t.id`, pageIds, window)
 }
 
-export function domainsOfSites(db: Db, siteIds: readonly string[], window: Window): Promise<Map<string, Slice<Domain>>> {
+export function domainsOfSites(db: Db, siteIds: readonly string[], window: Paging): Promise<Map<string, Slice<Domain>>> {
   return windowed<Domain>(db, 'domains', 'site_id', sql`t.created_at, t.id`, siteIds, window)
 }
 
-export function buildsOfSites(db: Db, siteIds: readonly string[], window: Window): Promise<Map<string, Slice<Build>>> {
+export function buildsOfSites(db: Db, siteIds: readonly string[], window: Paging): Promise<Map<string, Slice<Build>>> {
   return windowed<Build>(db, 'builds', 'site_id', sql`t.created_at desc, t.id desc`, siteIds, window)
 }

@@ -1,7 +1,8 @@
 import type { MercuriusLoaders } from 'mercurius'
 import type { Db } from '../infra/db.ts'
 import { blocksOfPages, buildsOfSites, domainsOfSites, pagesOfSites, type Slice } from './batch-reads.ts'
-import { connection, windowOf, type Window } from './paging.ts'
+import type { Paging } from '../domain/paging.ts'
+import { connection, windowOf } from './paging.ts'
 import { blockNode, buildNode, domainNode, pageNode, type PageNode, type SiteNode } from './views.ts'
 
 /**
@@ -22,9 +23,9 @@ type Args = { first?: number | null; after?: string | null }
 async function byWindow<P extends { id: string }, T>(
   queries: ReadonlyArray<Query<P, Args>>,
   defaultFirst: number,
-  read: (ids: string[], window: Window) => Promise<Map<string, Slice<T>>>,
-): Promise<Array<{ slice: Slice<T>; window: Window } | Error>> {
-  const groups = new Map<string, { window: Window; ids: Set<string> }>()
+  read: (ids: string[], window: Paging) => Promise<Map<string, Slice<T>>>,
+): Promise<Array<{ slice: Slice<T>; window: Paging } | Error>> {
+  const groups = new Map<string, { window: Paging; ids: Set<string> }>()
   const windows = queries.map(({ obj, params }) => {
     try {
       const window = windowOf(params, defaultFirst)

@@ -1,3 +1,4 @@
+import type { Paging } from '../domain/paging.ts'
 import { badInput } from './errors.ts'
 
 /**
@@ -6,11 +7,6 @@ import { badInput } from './errors.ts'
  */
 
 export const MAX_FIRST = 100
-
-export interface Window {
-  limit: number
-  offset: number
-}
 
 export interface Connection<T> {
   edges: Array<{ cursor: string; node: T }>
@@ -29,7 +25,7 @@ function decodeCursor(cursor: string): number | undefined {
 }
 
 /** The window `first` and `after` ask for; out of range or a cursor not ours is BAD_USER_INPUT. */
-export function windowOf(args: { first?: number | null; after?: string | null }, defaultFirst = 20): Window {
+export function windowOf(args: { first?: number | null; after?: string | null }, defaultFirst = 20): Paging {
   const first = args.first ?? defaultFirst
   if (!Number.isInteger(first) || first < 1 || first > MAX_FIRST)
     throw badInput(`The argument 'first' must be between 1 and ${MAX_FIRST}`, 'first')

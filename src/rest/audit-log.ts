@@ -64,7 +64,7 @@ export default async function auditLogRoutes(app: FastifyInstance) {
         ...(userId ? { userId } : {}),
         ...(operation ? { operation } : {}),
       }
-      const { rows, total } = await listAuditRecords(app.db, request.principal.accountId, filter, limit, offset)
+      const { rows, total } = await listAuditRecords(app.db, request.principal.accountId, filter, { limit, offset })
       return envelope(rows.map(toItem), total, page, perPage)
     },
   )

@@ -6,6 +6,7 @@ import type { Db } from '../infra/db.ts'
 import { envelope, ListEnvelope, ListQuery, pageOf } from './http.ts'
 import { params, SiteId } from './schemas/content.ts'
 import { requireSite } from './sites.ts'
+import type { Paging } from '../domain/paging.ts'
 
 const Backlink = Type.Object(
   {
@@ -20,7 +21,7 @@ const Backlink = Type.Object(
 )
 
 /** A site's verified backlinks (each proven by a Webmention), newest first. */
-async function listSiteBacklinks(db: Db, siteId: string, page: { limit: number; offset: number }) {
+async function listSiteBacklinks(db: Db, siteId: string, page: Paging) {
   const base = db.selectFrom('site_backlinks').where('site_id', '=', siteId)
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),

@@ -1,5 +1,6 @@
 import { Type, type Static, type TProperties, type TSchema } from 'typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
+import { pageOf } from '../domain/paging.ts'
 import { errors } from '../errors.ts'
 import { etagOf, ifMatchHolds } from '../infra/etag.ts'
 import { checkedCompiler } from '../infra/unsafe-values.ts'
@@ -26,18 +27,7 @@ export function listQuery<P extends TProperties>(filters: P) {
   return Type.Object({ ...PAGING, ...filters }, { additionalProperties: false })
 }
 
-export interface Paging {
-  limit: number
-  offset: number
-  page: number
-  perPage: number
-}
-
-export function pageOf(query: { page?: number; per_page?: number }): Paging {
-  const page = query.page ?? 1
-  const perPage = query.per_page ?? 20
-  return { limit: perPage, offset: (page - 1) * perPage, page, perPage }
-}
+export { pageOf }
 
 export const ListMeta = Type.Object(
   {

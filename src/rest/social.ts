@@ -134,7 +134,7 @@ export default async function socialRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const { rows, total } = await listSocialAccounts(db, request.principal.accountId, limit, offset)
+      const { rows, total } = await listSocialAccounts(db, request.principal.accountId, { limit, offset })
       return envelope(rows.map(accountView), total, page, perPage)
     },
   )
@@ -218,7 +218,7 @@ export default async function socialRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const { rows, total } = await listPosts(db, request.principal.accountId, limit, offset)
+      const { rows, total } = await listPosts(db, request.principal.accountId, { limit, offset })
       return envelope(rows.map(postView), total, page, perPage)
     },
   )

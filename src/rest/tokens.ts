@@ -96,7 +96,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const { rows, total } = await listApiTokens(app.db, request.principal.accountId, limit, offset, tokenHolder(request.principal))
+      const { rows, total } = await listApiTokens(app.db, request.principal.accountId, { limit, offset }, tokenHolder(request.principal))
       return envelope(rows, total, page, perPage)
     },
   )

@@ -43,7 +43,7 @@ export default async function auditLogSection(app: FastifyInstance) {
         ...(to ? { until: to } : {}),
       }
       const [{ rows, total }, members] = await Promise.all([
-        listAuditRecords(app.db, request.person.accountId, filter, PER_PAGE, (page - 1) * PER_PAGE),
+        listAuditRecords(app.db, request.person.accountId, filter, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE }),
         listMembers(app.db, app.keyring, request.person.accountId),
       ])
       const emails = new Map(members.map((m) => [m.id, m.email]))

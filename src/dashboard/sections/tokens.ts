@@ -72,7 +72,7 @@ export default async function tokensSection(app: FastifyInstance) {
   ): Promise<SafeHtml> {
     const { accountId, role } = request.person
     const owner = role === 'owner'
-    const { rows } = await listApiTokens(db, accountId, 100, 0, tokenHolder(request.person))
+    const { rows } = await listApiTokens(db, accountId, { limit: 100, offset: 0 }, tokenHolder(request.person))
     const emails = owner ? new Map((await listMembers(db, app.keyring, accountId)).map((m) => [m.id, m.email])) : new Map<string, string>()
     const madeBy = (userId: string | null) => (userId === null ? 'the operator' : (emails.get(userId) ?? 'a former member'))
     const title = owner ? 'Tokens of the account' : 'Your tokens'

@@ -96,7 +96,7 @@ function listRoutes(app: FastifyInstance, { db, keyring, urlPolicy, fetcher }: D
   async function listPage(request: FastifyRequest, reply: FastifyReply, state: FormState) {
     const accountId = request.person.accountId
     const [{ rows }, dead] = await Promise.all([
-      listEndpoints(db, accountId, 100, 0),
+      listEndpoints(db, accountId, { limit: 100, offset: 0 }),
       listDeadLetters(db, accountId, { limit: 100, offset: 0 }),
     ])
     const allowed = WEBHOOKS.allows(request.person.plan)

@@ -3,6 +3,7 @@ import { newId, randomToken, safeEqual, sha256Hex } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { ApiTokensTable } from '../../infra/tables.ts'
 import { markChanged } from './changes.ts'
+import type { Paging } from '../paging.ts'
 
 /** Scopes of /v1 (DESIGN.md 7). */
 export const API_SCOPES = ['read:sites', 'write:pages', 'manage:leads', 'manage:webhooks', 'manage:tokens'] as const
@@ -102,8 +103,7 @@ export function mayRotate(token: { user_id: string | null }, member: { userId: s
 export async function listApiTokens(
   db: Db,
   accountId: string,
-  limit: number,
-  offset: number,
+  { limit, offset }: Paging,
   holder?: string,
 ): Promise<{ rows: ApiToken[]; total: number }> {
   let base = db.selectFrom('api_tokens').where('account_id', '=', accountId).where('revoked_at', 'is', null)

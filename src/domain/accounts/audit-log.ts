@@ -4,6 +4,7 @@ import { newTimeOrderedId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { AuditLogTable } from '../../infra/tables.ts'
 import { countAuditRecordsByDay } from './audit-log-totals.ts'
+import type { Paging } from '../paging.ts'
 
 /** Audit records are kept this long (INTERFACE.md 8), then purged by a daily job. */
 export const AUDIT_RETENTION_DAYS = 90
@@ -103,8 +104,7 @@ export async function listAuditRecords(
   db: Db,
   accountId: string,
   filter: AuditFilter,
-  limit: number,
-  offset: number,
+  { limit, offset }: Paging,
 ): Promise<{ rows: AuditRow[]; total: number }> {
   let base = db.selectFrom('audit_log').where('account_id', '=', accountId)
   if (filter.since) base = base.where('at', '>=', filter.since)

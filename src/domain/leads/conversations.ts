@@ -4,6 +4,7 @@ import { applyHandoffEvent, HandoffTransitionError } from './handoff.ts'
 import { withTransaction } from '../transaction.ts'
 import type { HandoffState } from '../../infra/tables.ts'
 import type { Locale } from '../locales.ts'
+import type { Paging } from '../paging.ts'
 
 /** Sealing context of transcript messages: a message is bound to its session. */
 export const messageContext = (sessionId: string) => `agent_messages.text:${sessionId}`
@@ -108,7 +109,7 @@ export async function listAccountConversations(
   db: Db,
   accountId: string,
   filter: ConversationFilter,
-  page: { limit: number; offset: number },
+  page: Paging,
 ): Promise<{ items: Conversation[]; total: number }> {
   let query = accountSessions(db, accountId)
   if (filter.handoff !== undefined) query = query.where('s.handoff_state', '=', filter.handoff)

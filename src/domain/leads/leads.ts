@@ -6,6 +6,7 @@ import { recordLeadReceived } from '../webhooks/events.ts'
 import type { Locale } from '../locales.ts'
 import { withTransaction } from '../transaction.ts'
 import { countConversion } from '../stats/tally.ts'
+import type { Paging } from '../paging.ts'
 
 export interface NewLead {
   siteId: string
@@ -123,7 +124,7 @@ export async function listAccountLeads(
   keyring: Keyring,
   accountId: string,
   filter: LeadFilter,
-  page: { limit: number; offset: number },
+  page: Paging,
 ): Promise<{ items: Lead[]; total: number }> {
   const [rows, count] = await Promise.all([
     accountLeads(db, accountId, filter)

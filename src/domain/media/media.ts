@@ -10,6 +10,7 @@ import { cheapestPlan, planEntitlements } from '../accounts/entitlements.ts'
 import { withTransaction } from '../transaction.ts'
 import { processingGate } from './gate.ts'
 import { EXTENSIONS, processImage, type ProcessedImage, type VariantFormat } from './images.ts'
+import type { Paging } from '../paging.ts'
 
 /**
  * The media library (DESIGN.md 14): the images of an account, each stored once (by its
@@ -264,11 +265,7 @@ export async function mediaByIds(db: Db, accountId: string, ids: readonly string
 }
 
 /** The account's library, newest first. */
-export async function listMedia(
-  db: Db,
-  accountId: string,
-  paging: { limit: number; offset: number },
-): Promise<{ items: Media[]; total: number }> {
+export async function listMedia(db: Db, accountId: string, paging: Paging): Promise<{ items: Media[]; total: number }> {
   const base = db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null)
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(paging.limit).offset(paging.offset).execute(),

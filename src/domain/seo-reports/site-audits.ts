@@ -3,6 +3,7 @@ import { newId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { enqueueJob } from '../../infra/jobs.ts'
 import type { SiteAuditsTable } from '../../infra/tables.ts'
+import type { Paging } from '../paging.ts'
 
 /**
  * Audits of a site's live address (SEO, AEO, GEO): asked for through /v1 (trigger api), or the
@@ -122,11 +123,7 @@ export async function getSiteAudit(db: Db, accountId: string, siteId: string, au
 }
 
 /** A site's audits and reports, newest first. */
-export async function listSiteAudits(
-  db: Db,
-  siteId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: AuditRow[]; total: number }> {
+export async function listSiteAudits(db: Db, siteId: string, page: Paging): Promise<{ items: AuditRow[]; total: number }> {
   const [items, count] = await Promise.all([
     db
       .selectFrom('site_audits')

@@ -6,6 +6,7 @@ import { errors } from '../../errors.ts'
 import { BLOCK_TYPES, checkBlockContent, contentFits, isBlockType, type BlockType, type TypedBlock } from './block-content.ts'
 import { executePrepared, preparedQuery } from '../../infra/prepared.ts'
 import { withTransaction } from '../transaction.ts'
+import type { Paging } from '../paging.ts'
 
 export type Block = Selectable<BlocksTable>
 
@@ -42,11 +43,7 @@ function accountBlocks(db: Db, accountId: string) {
     .where('sites.account_id', '=', accountId)
 }
 
-export async function listPageBlocks(
-  db: Db,
-  pageId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: Block[]; total: number }> {
+export async function listPageBlocks(db: Db, pageId: string, page: Paging): Promise<{ items: Block[]; total: number }> {
   const [items, count] = await Promise.all([
     db.selectFrom('blocks').selectAll().where('page_id', '=', pageId).orderBy('position').limit(page.limit).offset(page.offset).execute(),
     db

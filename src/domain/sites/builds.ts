@@ -6,6 +6,7 @@ import type { BuildsTable } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
 import { withTransaction } from '../transaction.ts'
 import { assertMayPublish } from '../accounts/limits.ts'
+import type { Paging } from '../paging.ts'
 
 export type Build = Selectable<BuildsTable>
 
@@ -66,11 +67,7 @@ export async function queueBuild(db: Db, siteId: string): Promise<{ build: Build
   }
 }
 
-export async function listSiteBuilds(
-  db: Db,
-  siteId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: Build[]; total: number }> {
+export async function listSiteBuilds(db: Db, siteId: string, page: Paging): Promise<{ items: Build[]; total: number }> {
   const [items, count] = await Promise.all([
     db
       .selectFrom('builds')

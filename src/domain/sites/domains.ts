@@ -9,6 +9,7 @@ import { errors } from '../../errors.ts'
 import { challengeName, lookUpChallenge, type TxtLookup } from './dns-verify.ts'
 import { uniqueViolation, withTransaction } from '../transaction.ts'
 import { assertOwnDomainAllowed } from '../accounts/limits.ts'
+import type { Paging } from '../paging.ts'
 
 export type Domain = Selectable<DomainsTable>
 
@@ -112,11 +113,7 @@ function accountDomains(db: Db, accountId: string) {
     .where('sites.account_id', '=', accountId)
 }
 
-export async function listSiteDomains(
-  db: Db,
-  siteId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: Domain[]; total: number }> {
+export async function listSiteDomains(db: Db, siteId: string, page: Paging): Promise<{ items: Domain[]; total: number }> {
   const [items, count] = await Promise.all([
     db
       .selectFrom('domains')

@@ -7,6 +7,7 @@ import type { Locale } from '../locales.ts'
 import type { Site } from './sites.ts'
 import { uniqueViolation, withTransaction } from '../transaction.ts'
 import { redirectMovedPage } from './redirects.ts'
+import type { Paging } from '../paging.ts'
 
 export type Page = Selectable<PagesTable>
 
@@ -43,11 +44,7 @@ function accountPages(db: Db, accountId: string) {
   return db.selectFrom('pages').innerJoin('sites', 'sites.id', 'pages.site_id').selectAll('pages').where('sites.account_id', '=', accountId)
 }
 
-export async function listSitePages(
-  db: Db,
-  siteId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: Page[]; total: number }> {
+export async function listSitePages(db: Db, siteId: string, page: Paging): Promise<{ items: Page[]; total: number }> {
   const [items, count] = await Promise.all([
     db
       .selectFrom('pages')

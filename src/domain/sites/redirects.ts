@@ -6,6 +6,7 @@ import type { SiteRedirectsTable } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
 import { uniqueViolation } from '../transaction.ts'
 import { DateTime, SiteId } from './views.ts'
+import type { Paging } from '../paging.ts'
 
 /**
  * Redirects of a site (DESIGN.md 19): an address of the site that sends visitors on with 301 or
@@ -74,11 +75,7 @@ export function redirectView(row: SiteRedirect): RedirectView {
   }
 }
 
-export async function listSiteRedirects(
-  db: Db,
-  siteId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: SiteRedirect[]; total: number }> {
+export async function listSiteRedirects(db: Db, siteId: string, page: Paging): Promise<{ items: SiteRedirect[]; total: number }> {
   const [items, count] = await Promise.all([
     db
       .selectFrom('site_redirects')

@@ -8,6 +8,7 @@ import type { BlockType, TypedBlock } from './block-content.ts'
 import { BlockId, DateTime, Locale, nullable, PageId } from './views.ts'
 import type { Page } from './pages.ts'
 import type { Locale as LocaleName } from '../locales.ts'
+import type { Paging } from '../paging.ts'
 
 /**
  * Page history (DESIGN.md 19). Revisions are written by the database itself (the triggers of the
@@ -83,11 +84,7 @@ export function revisionView(revision: PageRevision): RevisionView {
 }
 
 /** A page's revisions, newest first. */
-export async function listPageRevisions(
-  db: Db,
-  pageId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: PageRevision[]; total: number }> {
+export async function listPageRevisions(db: Db, pageId: string, page: Paging): Promise<{ items: PageRevision[]; total: number }> {
   const [items, count] = await Promise.all([
     db
       .selectFrom('page_revisions')

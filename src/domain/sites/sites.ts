@@ -12,6 +12,7 @@ import type { Locale } from '../locales.ts'
 import { insertActiveDomain, normaliseHostname, PLATFORM_DOMAIN_ID } from './domains.ts'
 import { checkSlug, slugCandidate, slugFromName, slugOfHostname, subdomainTaken } from './subdomains.ts'
 import { uniqueViolation, withTransaction } from '../transaction.ts'
+import type { Paging } from '../paging.ts'
 
 export { normaliseHostname }
 
@@ -248,11 +249,7 @@ const accountSitePage = preparedQuery((db: Db, accountId: string, limit: number,
     .orderBy('sites.id'),
 )
 
-export async function listAccountSites(
-  db: Db,
-  accountId: string,
-  page: { limit: number; offset: number },
-): Promise<{ items: SiteRecord[]; total: number }> {
+export async function listAccountSites(db: Db, accountId: string, page: Paging): Promise<{ items: SiteRecord[]; total: number }> {
   const rows = await accountSitePage(db, accountId, page.limit, page.offset)
   // The rows are the records, their total riding along unread: no copy of each row without it.
   const items: SiteRecord[] = rows

@@ -3,6 +3,7 @@ import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { enqueueJob } from '../../infra/jobs.ts'
 import type { SocialAccountsTable, SocialNetwork, SocialPostsTable } from '../../infra/tables.ts'
+import type { Paging } from '../paging.ts'
 
 /** The job that publishes one scheduled social post. */
 export const SOCIAL_POST_JOB = 'social.post'
@@ -46,7 +47,7 @@ export function openCredentials(keyring: Keyring, row: SocialAccountRow): Social
   return JSON.parse(keyring.open(row.credentials_sealed, credentialsContext(row.id))) as SocialCredentials
 }
 
-export async function listSocialAccounts(db: Db, accountId: string, limit: number, offset: number) {
+export async function listSocialAccounts(db: Db, accountId: string, { limit, offset }: Paging) {
   const [rows, count] = await Promise.all([
     db
       .selectFrom('social_accounts')
@@ -129,7 +130,7 @@ export async function findPost(db: Db, accountId: string, id: string): Promise<S
   return db.selectFrom('social_posts').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
 }
 
-export async function listPosts(db: Db, accountId: string, limit: number, offset: number) {
+export async function listPosts(db: Db, accountId: string, { limit, offset }: Paging) {
   const [rows, count] = await Promise.all([
     db
       .selectFrom('social_posts')

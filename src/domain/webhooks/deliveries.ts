@@ -1,6 +1,7 @@
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { queueDelivery, responseContext } from './engine.ts'
+import type { Paging } from '../paging.ts'
 
 /** What the dashboard and the API show of a delivery that finally failed (DESIGN.md 8). */
 export interface DeadLetter {
@@ -28,11 +29,6 @@ export interface AttemptView {
   error: string | null
 }
 
-export interface Page {
-  limit: number
-  offset: number
-}
-
 function deadLetters(db: Db, accountId: string) {
   return db
     .selectFrom('webhook_deliveries as d')
@@ -43,7 +39,7 @@ function deadLetters(db: Db, accountId: string) {
 }
 
 /** Dead letters not yet replayed, the latest failure first. */
-export async function listDeadLetters(db: Db, accountId: string, page: Page): Promise<{ items: DeadLetter[]; total: number }> {
+export async function listDeadLetters(db: Db, accountId: string, page: Paging): Promise<{ items: DeadLetter[]; total: number }> {
   const [rows, count] = await Promise.all([
     deadLetters(db, accountId)
       .select(['d.id', 'd.endpoint_id', 'd.event_id', 'e.type', 'd.attempts', 'd.last_status', 'd.last_error', 'd.failed_at'])
@@ -118,7 +114,7 @@ export async function replayWindow(trx: Db, accountId: string, endpointId: strin
 export async function listAttempts(
   db: Db,
   endpointId: string,
-  page: Page,
+  page: Paging,
   keyring?: Keyring,
 ): Promise<{ items: AttemptView[]; total: number }> {
   const base = db.selectFrom('webhook_attempts as a').where('a.endpoint_id', '=', endpointId)

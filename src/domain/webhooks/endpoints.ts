@@ -6,6 +6,7 @@ import type { WebhookEndpointsTable } from '../../infra/tables.ts'
 import type { EventType } from './events.ts'
 import type { Plan } from '../accounts/plans.ts'
 import { cheapestPlan, planEntitlements } from '../accounts/entitlements.ts'
+import type { Paging } from '../paging.ts'
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000
@@ -94,12 +95,7 @@ export async function findEndpoint(db: Db, accountId: string, id: string): Promi
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
 }
 
-export async function listEndpoints(
-  db: Db,
-  accountId: string,
-  limit: number,
-  offset: number,
-): Promise<{ rows: EndpointRow[]; total: number }> {
+export async function listEndpoints(db: Db, accountId: string, { limit, offset }: Paging): Promise<{ rows: EndpointRow[]; total: number }> {
   const [rows, count] = await Promise.all([
     db
       .selectFrom('webhook_endpoints')

@@ -164,7 +164,7 @@ export async function buildExportArchive(deps: ExportDeps, accountId: string): P
   add('account.json', json({ id: account.id, plan: account.plan, created_at: new Date(account.created_at).toISOString() }))
   add('members.json', json(await listMembers(db, keyring, accountId)))
 
-  const { rows: audit } = await listAuditRecords(db, accountId, {}, 1_000_000, 0)
+  const { rows: audit } = await listAuditRecords(db, accountId, {}, { limit: 1_000_000, offset: 0 })
   const auditItems = audit.map((r) => ({
     id: r.id,
     at: new Date(r.at).toISOString(),

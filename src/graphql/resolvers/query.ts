@@ -103,7 +103,7 @@ export const queryResolvers = {
   async webhookEndpoints(_root: unknown, args: Paged, context: GraphqlContext) {
     const principal = allowed(context, ACCESS.webhooks)
     const window = windowOf(args)
-    const { rows, total } = await listEndpoints(context.app.db, principal.accountId, window.limit, window.offset)
+    const { rows, total } = await listEndpoints(context.app.db, principal.accountId, window)
     return connection(rows.map(endpointNode), total, window.offset)
   },
 
@@ -111,7 +111,7 @@ export const queryResolvers = {
     const principal = allowed(context, ACCESS.auditLog)
     const window = windowOf(args)
     const filter = { ...(args.since ? { since: args.since } : {}), ...(args.until ? { until: args.until } : {}) }
-    const { rows, total } = await listAuditRecords(context.app.db, principal.accountId, filter, window.limit, window.offset)
+    const { rows, total } = await listAuditRecords(context.app.db, principal.accountId, filter, window)
     return connection(rows.map(auditNode), total, window.offset)
   },
 }

@@ -3,7 +3,7 @@ import { listAccountLeads } from '../../domain/leads/leads.ts'
 import { accountTool } from '../account.ts'
 import { Lead as LeadSchema, leadView } from '../../domain/sites/views.ts'
 import { ListOf } from '../views.ts'
-import { listOf, pageOf, Paging } from './paging.ts'
+import { listOf, pageOf, PagingArguments } from './paging.ts'
 import { ownSite } from './sites.ts'
 
 export const leadTools = [
@@ -19,7 +19,7 @@ export const leadTools = [
       {
         site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
         since: Type.Optional(Type.String({ format: 'date-time', description: 'Only leads received at or after this time' })),
-        ...Paging,
+        ...PagingArguments,
       },
       { additionalProperties: false },
     ),

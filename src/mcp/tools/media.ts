@@ -7,7 +7,7 @@ import { createSafeFetcher, FetchError, type SafeFetcher } from '../../infra/fet
 import type { Db } from '../../infra/db.ts'
 import { accountTool, type AccountCall } from '../account.ts'
 import { ListOf } from '../views.ts'
-import { listOf, pageOf, Paging } from './paging.ts'
+import { listOf, pageOf, PagingArguments } from './paging.ts'
 
 const strict = { additionalProperties: false } as const
 const MediaIdInput = Type.String({ minLength: 1, maxLength: 100, description: 'The media id (med_…)' })
@@ -66,7 +66,7 @@ export const mediaTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:read',
     access: 'read',
-    input: Type.Object({ ...Paging }, strict),
+    input: Type.Object({ ...PagingArguments }, strict),
     output: ListOf(MediaSchema),
     run: async (args, call) => {
       const paging = pageOf(args)

@@ -16,7 +16,7 @@ import { literalUnion } from '../../schemas.ts'
 import { accountTool, type AccountCall } from '../account.ts'
 import { Locale, Page as PageSchema, pageView } from '../../domain/sites/views.ts'
 import { BlockSchema, ListOf } from '../views.ts'
-import { listOf, pageOf, Paging } from './paging.ts'
+import { listOf, pageOf, PagingArguments } from './paging.ts'
 import { ownSite } from './sites.ts'
 
 const strict = { additionalProperties: false } as const
@@ -63,7 +63,7 @@ export const pageTools = [
     annotations: read,
     scope: 'mcp:read',
     access: 'read',
-    input: Type.Object({ site_id: Id('The site id (site_…)'), ...Paging }, strict),
+    input: Type.Object({ site_id: Id('The site id (site_…)'), ...PagingArguments }, strict),
     output: ListOf(PageSchema),
     run: async (args, call) => {
       const site = await ownSite(call, args.site_id)
@@ -207,7 +207,7 @@ export const pageTools = [
     annotations: read,
     scope: 'mcp:read',
     access: 'read',
-    input: Type.Object({ page_id: Id('The page id (page_…)'), ...Paging }, strict),
+    input: Type.Object({ page_id: Id('The page id (page_…)'), ...PagingArguments }, strict),
     output: ListOf(Revision),
     run: async (args, call) => {
       const page = await ownPage(call, args.page_id)

@@ -7,7 +7,7 @@ import { errors } from '../../errors.ts'
 import { accountTool, type AccountCall } from '../account.ts'
 import { Build as BuildSchema, Domain as DomainSchema, Locale, previewUrl, Site as SiteSchema, siteView } from '../../domain/sites/views.ts'
 import { ListOf } from '../views.ts'
-import { listOf, pageOf, Paging } from './paging.ts'
+import { listOf, pageOf, PagingArguments } from './paging.ts'
 import { themeCatalog, ThemeCatalog, ThemeInput } from '../../domain/sites/themes.ts'
 import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
 import { SiteStats } from '../../domain/stats/schema.ts'
@@ -43,7 +43,7 @@ export const siteTools = [
     annotations: read,
     scope: 'mcp:read',
     access: 'read',
-    input: Type.Object(Paging, strict),
+    input: Type.Object(PagingArguments, strict),
     output: ListOf(SiteSchema),
     run: async (args, call) => {
       const paging = pageOf(args)

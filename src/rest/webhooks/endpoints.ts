@@ -36,7 +36,7 @@ export default async function endpointRoutes(app: FastifyInstance, options: { fe
     },
     async (request) => {
       const { limit, offset, page, perPage } = pageOf(request.query)
-      const { rows, total } = await listEndpoints(db, request.principal.accountId, limit, offset)
+      const { rows, total } = await listEndpoints(db, request.principal.accountId, { limit, offset })
       return envelope(rows.map(endpointView), total, page, perPage)
     },
   )
