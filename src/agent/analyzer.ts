@@ -1,6 +1,6 @@
 import type { Locale } from '../domain/locales.ts'
 import { lexicon } from './lexicon.ts'
-import { fold, isStopword, stem, stopwordList, termOf, tokens, words } from './text.ts'
+import { fold, isStopword, isTrade, stem, stopwordList, termOf, tokens, words } from './text.ts'
 
 /**
  * Reads texts and questions for one collection of passages (the platform's knowledge in a locale,
@@ -51,14 +51,22 @@ export class Analyzer {
     return out
   }
 
-  /** The terms of a question: as a passage's, and each unknown word read as the known word it misspells. */
+  /**
+   * The terms of a question: as a passage's, and each unknown word read as the known word it
+   * misspells. A trade the collection never names ("as a florist, can I…") is the question's
+   * setting, not its subject, and is left out.
+   */
   query(text: string): string[] {
     const out: string[] = []
     for (const token of tokens(text, this.#locale)) {
       if (token.term) out.push(token.term)
-      else out.push(...this.#queryWord(token.word!))
+      else if (!this.#unknownTrade(token.word!)) out.push(...this.#queryWord(token.word!))
     }
     return out
+  }
+
+  #unknownTrade(word: string): boolean {
+    return isTrade(word, this.#locale) && !this.#known.has(termOf(word, this.#locale))
   }
 
   #indexWord(word: string): readonly string[] {

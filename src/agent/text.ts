@@ -8,7 +8,7 @@ const stemmers: Record<Locale, (word: string) => string> = { de: german, en: eng
 // Short lists of the words that carry no topic in each language; ranking ignores them. Besides
 // grammar words they hold the verbs of asking ("do you offer", "gibt es", "proposez-vous"): a
 // question that matches a passage only on those has not matched it at all.
-const stopwords: Record<Locale, ReadonlySet<string>> = {
+const plainStopwords: Record<Locale, ReadonlySet<string>> = {
   en: new Set(
     'a an and are as at be but by can could do does did for from get got give have has how i if in is it its me my of on or our please so that the their them there this to us was we what when where which who why will with would you your much many any some also just there tell know like want need offer offers offering provide provides possible way ok okay thanks thank yes no include includes included including contain contains come comes work works working put use using take takes current currently existing already still later now anytime anything something everything really actually exactly pls plz please thx hey guys then than too very quite one ones bit lot lots kind sort stuff thing things should shall might must may am were been being had into about up out over just even ever here these those such only own well yet else instead rather ur ya exist exists existing whenever two three four five six seven eight nine ten all immediately most special mid simple full fast everything don whole'.split(
       ' ',
@@ -25,6 +25,39 @@ const stopwords: Record<Locale, ReadonlySet<string>> = {
     ),
   ),
 }
+
+/**
+ * Words visitors wrap a question in that no answer depends on: the pieces of contractions
+ * ("they're", "we've"), hedges, asking verbs and fillers. Left out like stop words, so a question
+ * phrased chattily weighs the same as its plain form.
+ */
+const fillers: Record<Locale, string> = {
+  en: 're ve ll im ive id they he she his her him youre theyre dont doesnt didnt isnt arent cant wont wouldnt couldnt shouldnt hasnt havent whats wats hows wheres theres thats able allowed let lets maybe perhaps probably possibly somehow basically generally usually normally simply honestly literally kinda sorta gonna wanna gotta dunno guess wonder wondering wondered curious question questions quick quickly briefly between both either per via anyway anyhow hi hello dear folks guy sir madam sure okay alright hope hoping think thinking trying tried understand understood explain tell told wonderful great nice cool lovely love',
+  de: 'ne nen nem ner werde wirst werdet wurde wurden zwischen etwa etwas paar vielleicht ungefähr ungefaehr lieber brauch bräuchte bräuchten vs gegenüber irgendwie gerade grad bisschen bissl trotzdem sowieso überhaupt bereits eher wohl echt bloß frage fragen kurze kurz sagen erklären erklärt verstehe verstanden hallo moin servus liebe lieber lieben grüße gruß ok okay klar super toll prima schön leute quasi sozusagen jemals erstmal erst mehrere beispielsweise zb',
+  fr: 'aimerais peuvent pouvons puisse puissent aimerait aimerions pouvoir pourrais pourrait pourriez pourrions juste environ beaucoup plaît plait préfère préférerais vs entre dire expliquer expliquez voudrions souhaiterions question questions rapide rapidement petite bonjour salut coucou madame monsieur ok okay super génial vraiment parfois souvent déjà encore plutôt peut-être etre être genre sinon bref franchement',
+}
+
+/**
+ * Words for a kind of business: a visitor names their trade ("a template for my bakery", "I run a
+ * salon") as the setting of a question, not as what it asks about. Left out of a question's terms
+ * (the recommendation reads the message itself), so a trade the knowledge files never mention does
+ * not make a question about its site look unknown.
+ */
+const trades: Record<Locale, string> = {
+  en: 'bakery bakeries baker bakers bakehouse patisserie café cafe cafes cafés coffeeshop bistro bar pub brewery winery butcher butchers deli florist florists salon salons hairdresser hairdressers hairstylist hairstylists barber barbers barbershop beautician nail nails spa physio physios physiotherapist physiotherapists physiotherapy dentist dentists doctor doctors vet vets veterinary pharmacy optician opticians osteopath chiropractor masseur therapist therapists psychotherapist plumber plumbers plumbing electrician electricians carpenter carpenters joiner roofer roofers painter painters decorator gardener gardeners landscaper mechanic mechanics locksmith tiler builder builders handyman tradesman tradesmen craftsman craftsmen craftsperson coach coaches coaching trainer trainers tutor tutors yoga pilates fitness gym gyms studio studios club clubs association associations society choir orchestra band charity treasurer treasurers chairman chairwoman lawyer lawyers solicitor notary accountant accountants bookkeeper consultant consultants freelancer freelancers startup startups hotel hotels guesthouse inn hostel bookshop bookstore jeweller jewellery kindergarten nursery daycare school schools retiree pensioner',
+  de: 'bäckerei bäckereien bäcker konditorei konditor café cafés bistro kneipe bar brauerei weingut metzgerei metzger fleischerei blumenladen florist floristin salon salons friseur friseure friseurin friseursalon frisör frisörin barbier kosmetikerin kosmetikstudio nagelstudio physio physiotherapeut physiotherapeutin physiotherapie physiopraxis zahnarzt zahnärztin arzt ärztin tierarzt apotheke optiker osteopath heilpraktiker heilpraktikerin masseur therapeut therapeutin therapeuten therapeutinnen installateur klempner sanitär elektriker elektrikerin schreiner tischler zimmermann dachdecker maler gärtner gartenbau landschaftsgärtner mechaniker werkstatt kfz schlosser fliesenleger handwerker handwerkerin handwerksbetrieb coach coaches coaching trainer trainerin nachhilfe yoga pilates fitness fitnessstudio studio verein vereine sportverein chor orchester band kassenwart kassenwartin kassierer schatzmeister vorsitzender vorsitzende anwalt anwältin kanzlei notar steuerberater steuerberaterin buchhalter berater beraterin freiberufler freiberuflerin selbstständig selbständig startup hotel pension gasthaus gasthof ferienwohnung buchhandlung juwelier kita kindergarten schule rentner rentnerin',
+  fr: 'boulangerie boulangeries boulanger boulangère pâtisserie pâtissier café cafés bistrot bar brasserie caviste boucherie boucher charcuterie fleuriste salon salons coiffeur coiffeuse coiffeurs coiffure barbier esthéticienne onglerie kiné kinés kinésithérapeute kinésithérapie dentiste médecin vétérinaire pharmacie opticien ostéopathe masseur thérapeute thérapeutes psychologue plombier plombiers plomberie électricien électricienne menuisier charpentier couvreur peintre jardinier paysagiste mécanicien garagiste serrurier carreleur artisan artisans artisane coach coachs coaching entraîneur professeur yoga pilates fitness studio association associations club clubs chorale orchestre trésorier trésorière président présidente avocat avocate notaire comptable expert-comptable consultant consultante freelance indépendant indépendante startup hôtel hôtels gîte librairie bijouterie crèche école retraité retraitée',
+}
+
+const withWords = (list: string): ReadonlySet<string> => new Set(list.split(' '))
+const stopwords: Record<Locale, ReadonlySet<string>> = {
+  en: new Set([...plainStopwords.en, ...withWords(fillers.en)]),
+  de: new Set([...plainStopwords.de, ...withWords(fillers.de)]),
+  fr: new Set([...plainStopwords.fr, ...withWords(fillers.fr)]),
+}
+const tradeWords: Record<Locale, ReadonlySet<string>> = { en: withWords(trades.en), de: withWords(trades.de), fr: withWords(trades.fr) }
+/** A word naming a kind of business ("florist", "Friseur", "plombier"). */
+export const isTrade = (word: string, locale: Locale) => tradeWords[locale].has(word)
 
 const cache = new Map<string, string>()
 const CACHE_LIMIT = 50_000

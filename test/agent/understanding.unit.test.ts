@@ -61,6 +61,14 @@ describe('words and their meaning', () => {
     expect(editDistance('unlimted', 'unlimited', 2)).toBe(1)
     expect(editDistance('abc', 'xyz', 1)).toBe(2)
   })
+
+  it('leaves out a trade the collection never names, and keeps one it does', () => {
+    const analyzer = new Analyzer('en', ['Templates for a bakery or a restaurant.', 'Prices are net.'])
+    expect(analyzer.query('as a florist, what are your prices')).toEqual(analyzer.query('what are your prices'))
+    expect(analyzer.query('a template for my bakery')).toEqual(expect.arrayContaining(terms('bakery', 'en')))
+    // Pieces of contractions and hedges carry no topic.
+    expect(analyzer.query("they're wondering about prices, maybe")).toEqual(analyzer.query('prices'))
+  })
 })
 
 describe('understanding questions in visitors’ words', () => {
@@ -75,6 +83,10 @@ describe('understanding questions in visitors’ words', () => {
       ['fr', 'je peux resilier quand je veux', 'Formules et tarifs: Résiliation'],
       ['fr', 'ils sont où vos serveurs', 'Protection des données: Où les données sont stockées'],
       ['fr', 'mon propre domainne avec la formule gratuite', 'Domaines et SSL'],
+      // Visitors' words for what the knowledge answers: "when we are open" on public holidays.
+      ['en', "can my customers see when we're open on bank holidays", 'Design and themes: Opening hours'],
+      ['de', 'können meine kunden sehen wann wir an feiertagen offen haben', 'Design und Farben: Öffnungszeiten'],
+      ['fr', 'mes clients peuvent voir quand on est ouvert les jours fériés ?', "Design et thèmes: Horaires d'ouverture"],
     ]
     for (const [locale, q, title] of cases) expect(top(locale, q), q).toBe(title)
   })

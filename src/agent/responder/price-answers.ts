@@ -3,6 +3,7 @@ import type { Plan, Pricing } from '../../domain/accounts/plans.ts'
 import { formatCount, formatEuro, formatPercent, isConfident, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { intents, joinList, priceWording as w } from '../phrases.ts'
 import { has, terms, words } from '../text.ts'
+import { storageText } from '../limits-wording.ts'
 import type { TurnInput } from './types.ts'
 import { addOnWording, planName, planWording } from './catalog.ts'
 import { plansMentioned } from './plan-mentions.ts'
@@ -145,11 +146,6 @@ function planOf(list: Pricing, id: Plan) {
   return list.plans.find((p) => p.id === id)!
 }
 
-/** The media library's storage of a plan, in the price list's megabytes: "250 MB", "1 GB". */
-function storage(megabytes: number, locale: Locale): string {
-  return megabytes >= 1000 ? `${formatCount(megabytes / 1000, locale)} GB` : `${formatCount(megabytes, locale)} MB`
-}
-
 const storageWords: Record<Locale, (amount: string) => string> = {
   de: (amount) => `, dazu ${amount} Speicher für Fotos`,
   en: (amount) => `, with ${amount} of storage for photos`,
@@ -160,7 +156,7 @@ function summary(list: Pricing, id: Plan, locale: Locale): string {
   const plan = planOf(list, id)
   return (
     planWording[id].summary[locale].replace('{api}', formatCount(plan.api_requests_per_hour, locale)) +
-    storageWords[locale](storage(plan.storage_mb, locale))
+    storageWords[locale](storageText(plan.storage_mb, locale))
   )
 }
 
