@@ -128,10 +128,15 @@ export function profiled(name: string): string[] {
 /**
  * Starts the real service (src/server.ts) on real PostgreSQL with production-like settings:
  * helmet, rate limiting and logging on. Rate limits are scaled up so the load itself is measured,
- * not refused; log lines go to /dev/null as they would to a collector.
+ * not refused; log lines go to /dev/null as they would to a collector. On a fresh database, dropped
+ * when it stops, unless `databaseUrl` names the database of an instance already running.
  */
-export async function startService(env: Record<string, string> = {}): Promise<Running & { databaseUrl: string }> {
-  const database = await freshBenchDatabase()
+export async function startService(
+  env: Record<string, string> = {},
+  options: { databaseUrl?: string } = {},
+): Promise<Running & { databaseUrl: string }> {
+  // A second instance on another's database (options.databaseUrl) leaves dropping it to the first.
+  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await freshBenchDatabase()
   const profile = profiled('service')
   const dataKey = randomBytes(32).toString('base64')
   const started = spawnServer(

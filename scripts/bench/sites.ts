@@ -3,10 +3,14 @@
 // (/usr/sbin/nginx; the bench installs nothing), nginx with one worker serving the same file, all
 // in the same run. Targets by server CPU per request: >= 0.9x bare Fastify, >= 1.0x nginx. Node's
 // HTTP server alone with the same bytes is measured too, and set beside nginx. Also:
-// how long the service takes to build a 50-page site (target: under 1 s).
+// how long the service takes to build a 50-page site (target: under 1 s). And counting visitors
+// (DESIGN.md 18): the same page asked by 1,000 visitors (addresses, browsers, referrers and UTM
+// links in turn), once from the service and once from a second instance of it on the same
+// database with VISITOR_STATS=false; target by server CPU per request: counted >= 0.97x not counted.
 // BENCH_ROUNDS rounds (default 3) measure every target in turn; each figure is the median round.
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { get as httpGet } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -20,6 +24,7 @@ import { createSite } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { openDataStore } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
+import type autocannon from 'autocannon'
 import {
   compared,
   cpuCompared,
@@ -153,7 +158,41 @@ async function startNginx(dir: string, body: Buffer, headers: Record<string, str
   return { url, pid: Number(worker) || child.pid!, stop: async () => void (child.kill('SIGQUIT'), await once(child, 'exit')) }
 }
 
-const service = await startService({ BASE_URL: 'http://service.bench', JOB_CONCURRENCY: '2' })
+const AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+]
+const REFERRERS = [
+  'https://www.google.com/',
+  'https://duckduckgo.com/',
+  'https://www.bing.com/search?q=bakery',
+  'https://news.example/bakeries',
+]
+/**
+ * The same page as 1,000 visitors ask for it: an address and a browser each (so each is a visitor
+ * of the day), a third from a search engine or a link, a fifth by a campaign link.
+ */
+const VISITS: autocannon.Request[] = Array.from({ length: 1000 }, (_, i) => ({
+  method: 'GET',
+  path: i % 5 === 0 ? `/?utm_source=newsletter&utm_medium=email&utm_campaign=week-${i % 7}` : '/',
+  headers: {
+    host: HOST,
+    'x-forwarded-for': `198.51.${i >> 8}.${i & 255}`,
+    'user-agent': AGENTS[i % AGENTS.length]!,
+    ...(i % 3 === 0 ? { referer: REFERRERS[i % REFERRERS.length]! } : {}),
+  },
+}))
+
+// Both instances share the database (and so the data key); only the second leaves counting off.
+const shared = {
+  BASE_URL: 'http://service.bench',
+  JOB_CONCURRENCY: '2',
+  TRUST_PROXY: 'true',
+  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+}
+const service = await startService(shared)
 const dir = mkdtempSync(join(tmpdir(), 'wps-sites-bench-'))
 // nginx's worker runs as an unprivileged user and must read the page.
 chmodSync(dir, 0o755)
@@ -186,20 +225,26 @@ try {
   others.push(floor)
   const nginx = await startNginx(dir, body, headers)
   if (nginx) others.push(nginx)
+  const uncounted = await startService({ ...shared, VISITOR_STATS: 'false' }, { databaseUrl: service.databaseUrl })
+  others.push(uncounted)
+  for (let i = 0; i < 100 && (await getByHost(uncounted.url)).status !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 50))
 
   const targets = [
     { name: 'bare Fastify hello-world', url: `${hello.url}/`, pid: hello.pid, headers: {} as Record<string, string> },
     { name: 'bare Fastify, same bytes + headers', url: `${bare.url}/`, pid: bare.pid, headers: {} as Record<string, string> },
     { name: 'node:http alone, same bytes + headers', url: `${floor.url}/`, pid: floor.pid, headers: {} as Record<string, string> },
     ...(nginx ? [{ name: 'nginx, 1 worker, same file', url: `${nginx.url}/`, pid: nginx.pid, headers: {} }] : []),
+    { name: 'the page, 1,000 visitors, counted', url: `${service.url}/`, pid: service.pid, headers: {}, requests: VISITS },
+    { name: 'the page, 1,000 visitors, counting off', url: `${uncounted.url}/`, pid: uncounted.pid, headers: {}, requests: VISITS },
     { name: 'GET / by Host (published page)', url: `${service.url}/`, pid: service.pid, headers: { host: HOST } },
-  ]
-  for (const target of targets) await warm({ url: target.url, connections, headers: target.headers })
+  ] as Array<{ name: string; url: string; pid: number; headers: Record<string, string>; requests?: autocannon.Request[] }>
+  for (const target of targets) await warm({ url: target.url, connections, headers: target.headers, requests: target.requests })
   const runs = targets.map((): LoadResult[] => [])
   for (let round = 0; round < rounds; round++) {
     for (const [i, target] of targets.entries())
-      runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers }))
+      runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers, requests: target.requests }))
   }
+  const counting = targets.findIndex((target) => target.name.endsWith(', counted'))
   const medians = runs.map(median)
   report(
     `hosted sites (${connections} connections, loopback, PostgreSQL, ${body.length}-byte page, median of ${rounds} rounds)`,
@@ -207,6 +252,7 @@ try {
     targets.slice(1).map((target, i) => ({ name: target.name, result: medians[i + 1]! })),
   )
   const [, sameRuns, floorRuns, ...restRuns] = runs
+  const [countedRuns, uncountedRuns] = [runs[counting]!, runs[counting + 1]!]
   console.log('')
   console.log(compared('published page by Host vs bare Fastify', runs.at(-1)!, sameRuns!, { by: 'cpu', atLeast: 0.9 }))
   console.log(
@@ -221,6 +267,7 @@ try {
       `  the floor: node:http alone vs nginx, ${floorCpu.ratio.toFixed(2)}x by CPU (${floorCpu.ours.toFixed(0)} / ${floorCpu.reference.toFixed(0)} µs per request); by round ${floorCpu.perRound}`,
     )
   }
+  console.log(compared('the page with counting vs the same page not counted', countedRuns, uncountedRuns, { by: 'cpu', atLeast: 0.97 }))
   console.log(`${PAGES}-page site builds in ${buildMs.map((ms) => `${ms} ms`).join(', ')} (target under 1000 ms)`)
 } finally {
   for (const other of others) await other.stop()

@@ -22,6 +22,7 @@ import leadsSection from './sections/leads.ts'
 import overviewSection from './sections/overview.ts'
 import reportsSection from './sections/reports.ts'
 import sitesSection from './sections/sites.ts'
+import statsSection from './sections/stats.ts'
 import tokensSection from './sections/tokens.ts'
 import webhooksSection from './sections/webhooks.ts'
 
@@ -161,6 +162,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     overviewSection,
     sitesSection,
     reportsSection,
+    statsSection,
     conversationsSection,
     leadsSection,
     accountsSection,

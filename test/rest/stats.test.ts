@@ -139,6 +139,15 @@ describe('GraphQL Site.stats', () => {
     const bad = await client.rawRequest(print(SiteStatsDocument), { id: siteId, from: '2026-11-05', to: '2026-11-01' })
     expect(bad.errors?.[0]?.message).toMatch(/from: must not be after to/)
     expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' })
+    for (const [from, to, message] of [
+      ['2024-01-01', '2026-01-01', /to: a span covers at most 400 days/],
+      ['yesterday', undefined, /from: must be a date as YYYY-MM-DD/],
+      ['2026-02-30', undefined, /from: must be a date as YYYY-MM-DD/],
+    ] as const) {
+      const refused = await client.rawRequest(print(SiteStatsDocument), { id: siteId, from, to })
+      expect(refused.errors?.[0]?.message).toMatch(message)
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' })
+    }
     const other = await clientFor(`${base}/v1/graphql`, bob).rawRequest(print(SiteStatsDocument), { id: siteId })
     expect(other.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' })
   })
@@ -161,5 +170,10 @@ describe('MCP get_site_stats', () => {
     const bad = await own.callTool({ name: 'get_site_stats', arguments: { site_id: siteId, from: '2026-11-05', to: '2026-11-01' } })
     expect(bad.isError).toBe(true)
     expect(textOf(bad)).toMatch(/^validation_failed: from: must not be after to/)
+    const long = await own.callTool({ name: 'get_site_stats', arguments: { site_id: siteId, from: '2024-01-01', to: '2026-01-01' } })
+    expect(long.isError).toBe(true)
+    expect(textOf(long)).toMatch(/^validation_failed: to: a span covers at most 400 days/)
+    const malformed = await own.callTool({ name: 'get_site_stats', arguments: { site_id: siteId, to: '2026-13-01' } })
+    expect(textOf(malformed)).toMatch(/^validation_failed: to: must be a date as YYYY-MM-DD/)
   })
 })

@@ -7,20 +7,12 @@ import { html } from '../../infra/html.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 import { auditedChange } from '../audited-change.ts'
 import { mayChange } from '../permissions.ts'
+import { csvTable } from '../csv.ts'
 
 const Query = Type.Object(
   { site_id: Type.Optional(Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' })), done: Type.Optional(Type.String({ maxLength: 40 })) },
   { additionalProperties: false },
 )
-
-/**
- * A CSV field (RFC 4180): quoted when it holds a quote, comma or line break; a value a
- * spreadsheet would run as a formula (= + - @, tab, carriage return) is prefixed with a quote.
- */
-export function csvField(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
-}
 
 function csv(leads: Lead[]): string {
   const header = [
@@ -36,8 +28,9 @@ function csv(leads: Lead[]): string {
     'given_at',
     'created_at',
   ]
-  const rows = leads.map((l) =>
-    [
+  return csvTable(
+    header,
+    leads.map((l) => [
       l.id,
       l.siteId,
       l.source,
@@ -49,11 +42,8 @@ function csv(leads: Lead[]): string {
       l.consent.digest,
       l.consent.acceptedAt.toISOString(),
       l.createdAt.toISOString(),
-    ]
-      .map(csvField)
-      .join(','),
+    ]),
   )
-  return [header.join(','), ...rows].join('\r\n') + '\r\n'
 }
 
 /** Leads: list filtered by site, export as CSV, delete. */

@@ -12,6 +12,7 @@ import { runAudit, type AuditReport } from '../seo-audit/engine.ts'
 import { saveReport } from '../seo-audit/store.ts'
 import { PLANS, type Plan } from '../accounts/plans.ts'
 import { primaryHostname } from '../sites/sites.ts'
+import { statsMailLines } from '../stats/summary.ts'
 import { findingsByPage, type PageFindings } from './page-findings.ts'
 import { periodOf, slotOf, type Cadence } from './schedule.ts'
 import { AUDIT_ATTEMPTS, queueSiteAudit, REPORT_ATTEMPTS, REPORT_JOB, SITE_AUDIT_JOB, type AuditRow } from './site-audits.ts'
@@ -215,7 +216,7 @@ async function mailReport(deps: ReportDeps, audit: AuditRow): Promise<void> {
   }
 }
 
-/** The owner's mail: the score, the change since the site's last report, the top three quick wins and the dashboard's link. */
+/** The owner's mail: the score, the change since the site's last report, the visitors of the period, the top three quick wins and the dashboard's link. */
 export async function composeReportMail(
   deps: Pick<ReportDeps, 'db' | 'urls'>,
   audit: AuditRow,
@@ -247,11 +248,22 @@ export async function composeReportMail(
     return `${delta > 0 ? 'Up' : 'Down'} ${Math.abs(delta)} since the last report${on} (${previous.score}).`
   })()
   const name = site?.name ?? audit.site_id
+  // Beside the score, the visitors of the period the report covers: the last week, or 30 days.
+  const statsDays = audit.trigger === 'monthly' ? 30 : 7
+  const visits = await statsMailLines(
+    db,
+    audit.site_id,
+    statsDays,
+    (audit.finished_at ?? new Date()).toISOString().slice(0, 10),
+    `${deps.urls.base}/app/sites/${audit.site_id}/stats?days=${statsDays}`,
+  )
   const lines = [
     `Your ${audit.trigger} SEO report for ${name} (${audit.domain}) is ready.`,
     '',
     `Score: ${score}/100. ${change}`,
     ...(axes ? [`SEO ${axes.seo}, AEO ${axes.aeo}, GEO ${axes.geo}.`] : []),
+    '',
+    ...visits,
     '',
     ...(wins.length
       ? ['Top quick wins:', ...wins.map((w, i) => `${i + 1}. ${w.fix} (up to ${w.gain} points, ${w.effort} effort)`)]

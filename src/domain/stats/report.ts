@@ -122,3 +122,29 @@ export function publicStats(stats: SiteStatsDetail): SiteStats {
   const { from, to, totals, days, pages, referrers, devices } = stats
   return { from, to, totals, days, pages, referrers, devices }
 }
+
+/** Conversions per hundred visitors of a span, rounded to one decimal; null without visitors. */
+export function conversionRate(totals: { visitors: number; conversions: number }): number | null {
+  return totals.visitors === 0 ? null : Math.round((totals.conversions / totals.visitors) * 1000) / 10
+}
+
+/**
+ * The totals of each of an account's sites from `from` to `to` (UTC days, both included), the
+ * sites in the order the site list shows them (oldest first), at most `limit` of them.
+ */
+export async function accountSiteTotals(
+  db: Db,
+  accountId: string,
+  from: string,
+  to: string,
+  limit = 100,
+): Promise<Array<{ siteId: string; name: string; visitors: number; pageviews: number; conversions: number }>> {
+  const { rows } = await sql<{ siteId: string; name: string; visitors: number; pageviews: number; conversions: number }>`
+    select s.id as "siteId", s.name, coalesce(sum(d.visitors), 0)::float8 as visitors, coalesce(sum(d.pageviews), 0)::float8 as pageviews,
+      coalesce(sum(d.conversions), 0)::float8 as conversions
+    from (select id, name, created_at from sites where account_id = ${accountId} order by created_at, id limit ${limit}) s
+    left join stats_days d on d.site_id = s.id and d.day between ${from}::date and ${to}::date
+    group by s.id, s.name, s.created_at
+    order by s.created_at, s.id`.execute(db)
+  return rows
+}
