@@ -80,3 +80,34 @@ describe('the layout of docs/architecture.md', () => {
     ])
   })
 })
+
+/** The one module every HTML page is made and sent with (docs/architecture.md, "Errors and pages"). */
+const PAGE_MODULE = join(src, 'infra', 'html.ts')
+
+/** Where a file writes its own HTML document or answers text/html by itself, instead of the page module. */
+function ownPageMachinery(text: string): string[] {
+  const found: string[] = []
+  if (/<!doctype\s+html/i.test(text)) found.push('its own document shell')
+  if (/\.type\(\s*['"`]text\/html/.test(text) || /['"`]content-type['"`]\s*:\s*['"`]text\/html/i.test(text))
+    found.push('its own way to send a page')
+  if (/\bnew\s+SafeHtml\b|function\s+esc\s*\(/.test(text)) found.push('its own escaping')
+  return found
+}
+
+describe('one page shell (docs/architecture.md)', () => {
+  it('has every HTML page written into documentShell and sent by the page module, escaped by its html template', () => {
+    const offenders = sourceFiles(src)
+      .filter((file) => file !== PAGE_MODULE)
+      .flatMap((file) => ownPageMachinery(readFileSync(file, 'utf8')).map((what) => `${relative(src, file)}: ${what}`))
+    expect(offenders).toEqual([])
+    expect(readFileSync(PAGE_MODULE, 'utf8')).toMatch(/export function documentShell[^]*<!doctype html>/)
+  })
+
+  it('finds a page family that brings its own shell, sender or escaping', () => {
+    expect(ownPageMachinery('return html`<!DOCTYPE html><html lang="en"><body>${body}</body></html>`')).toEqual(['its own document shell'])
+    expect(ownPageMachinery("reply.code(200).type('text/html; charset=utf-8').send(page)")).toEqual(['its own way to send a page'])
+    expect(ownPageMachinery("reply.headers({ 'content-type': 'text/html' })")).toEqual(['its own way to send a page'])
+    expect(ownPageMachinery("function esc(s: string) { return s.replace(/</g, '&lt;') }")).toEqual(['its own escaping'])
+    expect(ownPageMachinery('sendPage(reply, 200, documentShell({ lang, title, style, body }))')).toEqual([])
+  })
+})

@@ -1,5 +1,5 @@
 import type { Role } from '../domain/accounts/members.ts'
-import { html, raw, type SafeHtml } from '../infra/html.ts'
+import { documentShell, html, type SafeHtml } from '../infra/html.ts'
 
 const SECTIONS = [
   ['overview', '/app', 'Overview'],
@@ -70,19 +70,14 @@ export function layout(
   body: SafeHtml,
   flash?: { notice?: string; error?: string },
   banner?: SafeHtml,
-): string {
+): SafeHtml {
   const sections = SECTIONS.filter(([id]) => viewer.role === 'owner' || !OWNER_SECTIONS.has(id))
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title} · Web Presence dashboard</title>
-<style>${raw(STYLE)}</style>
-</head>
-<body>
-<header>
+  return documentShell({
+    lang: 'en',
+    title: `${title} · Web Presence dashboard`,
+    style: STYLE,
+    noindex: true,
+    body: html`<header>
 <span class="brand">Web Presence</span>
 <nav aria-label="Dashboard sections"><ul>${sections.map(([id, href, label]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
 <span class="who">${viewer.email} (${viewer.role})</span>
@@ -94,10 +89,8 @@ ${banner ?? ''}
 ${flash?.notice ? html`<p class="notice" role="status">${flash.notice}</p>` : ''}
 ${flash?.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
 ${body}
-</main>
-</body>
-</html>
-`.value
+</main>`,
+  })
 }
 
 /** A form that posts one action with the CSRF token (POST-redirect-GET on the server side). */

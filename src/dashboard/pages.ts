@@ -8,7 +8,8 @@ import type { Role } from '../domain/accounts/members.ts'
 import { webCookieNames } from '../domain/accounts/web-sessions.ts'
 import { classify, logFailure } from '../errors.ts'
 import type { SessionPrincipal } from '../frame/index.ts'
-import { html, type SafeHtml } from '../infra/html.ts'
+import { pageFailure } from '../infra/error-page.ts'
+import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited-change.ts'
 import { neededRole } from './permissions.ts'
 import { plainPlanWords, roleRefusal } from './refusal-words.ts'
@@ -66,14 +67,6 @@ const NOTICES: Record<string, string> = {
   joined: 'You joined the account. Welcome!',
 }
 
-const TITLES: Record<number, string> = {
-  400: 'Something is wrong with this request',
-  403: 'Not allowed',
-  404: 'Not found',
-  409: 'Cannot do that now',
-  429: 'Too many attempts',
-}
-
 /**
  * The dashboard at /app (DESIGN.md 11): server-rendered pages behind the passwordless sign-in,
  * plain forms with CSRF tokens, every change through the same repositories and audit log as /v1.
@@ -121,30 +114,18 @@ export default async function dashboardPages(app: FastifyInstance) {
       const banner = (await paymentOverdue(app, accountId))
         ? html`<p class="error" role="alert">The last payment for your plan did not go through. Your plan stays while the card is tried again; ${role === 'owner' ? html`<a href="/app/billing">update the card on the billing page</a>` : 'an owner of the account can update the card'} so that it does not fall back to the free plan.</p>`
         : undefined
-      return this.type('text/html; charset=utf-8').send(
-        layout(title, section, { email, role }, this.formToken(), body, { ...flash, ...(notice ? { notice } : {}) }, banner),
-      )
+      const flashed = { ...flash, ...(notice ? { notice } : {}) }
+      return sendPage(this, this.statusCode, layout(title, section, { email, role }, this.formToken(), body, flashed, banner))
     },
   )
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const classified = classify(error)
     logFailure(request, error, classified)
-    const expiredForm = error.code?.startsWith('FST_CSRF') === true
-    const status = expiredForm ? 403 : classified.status
-    const message = expiredForm
-      ? 'The form was open too long. Go back, reload the page and try again.'
-      : status >= 500
-        ? 'Something went wrong on our side. Try again shortly.'
-        : inPlainWords(request, classified)
-    reply.code(status)
-    if (request.person && request.method === 'POST') await recordRefusal(request, status)
-    if (!request.person) return reply.type('text/plain; charset=utf-8').send(message)
-    return reply.page(
-      expiredForm ? 'This form has expired' : (TITLES[status] ?? 'Cannot continue'),
-      'overview',
-      html`<p><a href="/app">Back to the dashboard</a></p>`,
-      { error: message },
-    )
+    const failure = pageFailure(error, classified, inPlainWords(request, classified))
+    reply.code(failure.status)
+    if (request.person && request.method === 'POST') await recordRefusal(request, failure.status)
+    if (!request.person) return reply.type('text/plain; charset=utf-8').send(failure.message)
+    return reply.page(failure.title, 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: failure.message })
   })
   app.setNotFoundHandler(async (request, reply) => {
     reply.code(404)
@@ -186,10 +167,10 @@ async function paymentOverdue(app: FastifyInstance, accountId: string): Promise<
 }
 
 /** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */
-function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }): string {
+function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }): string | undefined {
   if (refusal.code === 'role_required' && request.person) return roleRefusal(request.person.role, neededRole(request))
   if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return plainPlanWords(refusal.detail)
-  return refusal.detail
+  return undefined
 }
 
 /** Sections whose routes need `role` unless a route says otherwise. */

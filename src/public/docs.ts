@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import MarkdownIt from 'markdown-it'
 import type { Config } from '../config.ts'
-import { html, raw } from '../infra/html.ts'
-import { publicPage, sendStaticPage, staticPage } from './page-layout.ts'
+import { html, raw, sendStaticPage, staticPage, type SafeHtml } from '../infra/html.ts'
+import { publicPage } from './page-layout.ts'
 
 /** Where the document lives beside the code; the image copies it too. */
 const README = new URL('../../README.md', import.meta.url)
@@ -81,9 +81,10 @@ export function readmeHtml(markdown: string): { title: string; contents: Array<{
  */
 const DOCS_STYLE = 'main{overflow-wrap:break-word}'
 
-export function docsHtml(config: Pick<Config, 'BASE_URL'>, markdown: string): string {
+export function docsHtml(config: Pick<Config, 'BASE_URL'>, markdown: string): SafeHtml {
   const doc = readmeHtml(markdown)
-  const page = publicPage({
+  return publicPage({
+    style: DOCS_STYLE,
     title: `${doc.title}: documentation`,
     description:
       'How to run, configure and use the Web Presence service: its REST API, MCP server, webhooks, hosted sites, dashboard and assistant widget.',
@@ -92,16 +93,15 @@ export function docsHtml(config: Pick<Config, 'BASE_URL'>, markdown: string): st
 <nav aria-label="Contents"><h2>Contents</h2><ul>${doc.contents.map((c) => html`<li><a href="#${c.id}">${c.text}</a></li>`)}</ul></nav>
 ${raw(doc.body)}`,
   })
-  return page.replace('</style>', `${DOCS_STYLE}</style>`)
 }
 
 /**
  * The page last rendered, by its base URL and README: rendering the README was a tenth of an app's
  * start, and several apps built in one process (a test worker builds one per file) render the same.
  */
-let lastRendered: { key: string; html: string } | undefined
+let lastRendered: { key: string; html: SafeHtml } | undefined
 
-function renderedDocs(config: Pick<Config, 'BASE_URL'>, markdown: string): string {
+function renderedDocs(config: Pick<Config, 'BASE_URL'>, markdown: string): SafeHtml {
   const key = `${config.BASE_URL}\u0000${markdown}`
   if (lastRendered?.key !== key) lastRendered = { key, html: docsHtml(config, markdown) }
   return lastRendered.html

@@ -3,8 +3,8 @@ import type { Config } from '../config.ts'
 import { loadPricing, type Pricing } from '../domain/accounts/plans.ts'
 import { normaliseHostname } from '../domain/sites/sites.ts'
 import { errors } from '../errors.ts'
-import { html } from '../infra/html.ts'
-import { publicPage, sendStaticPage, staticPage } from './page-layout.ts'
+import { html, sendStaticPage, staticPage, type SafeHtml } from '../infra/html.ts'
+import { publicPage } from './page-layout.ts'
 
 /** "€0", "€9", "€86.40": whole euros without cents. */
 function euros(cents: number): string {
@@ -32,7 +32,7 @@ ${plan.monthly_price_cents > 0 ? html`<p><a href="/app/billing?plan=${plan.id}">
 }
 
 /** The front door: what the service does, the plans from the price list, and the ways in. */
-export function landingHtml(config: Pick<Config, 'BASE_URL'>, pricing: Pricing): string {
+export function landingHtml(config: Pick<Config, 'BASE_URL'>, pricing: Pricing): SafeHtml {
   return publicPage({
     title: 'Web Presence: build, publish and grow your website',
     description:

@@ -1,6 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { compressedAsset, pickEncoding, type CompressedAsset } from '../infra/content-encoding.ts'
-import { html, raw, type SafeHtml } from '../infra/html.ts'
+import { documentShell, html, type SafeHtml } from '../infra/html.ts'
 
 // Dark text on white, links and buttons in a blue of 6.7:1 against white, focus ring in amber.
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:17px/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff}
@@ -26,24 +24,22 @@ export interface PublicPage {
   /** Absolute address the page is canonical at. */
   canonical: string
   body: SafeHtml
+  /** More rules for this page's own text, after the layout's. */
+  style?: string
 }
 
 /** A page of the service's own public room: landmarks, a skip link, the service's navigation, inline CSS and no script. */
-export function publicPage(page: PublicPage): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title}</title>
+export function publicPage(page: PublicPage): SafeHtml {
+  return documentShell({
+    lang: 'en',
+    title: page.title,
+    style: STYLE + (page.style ?? ''),
+    head: html`
 <meta name="description" content="${page.description}">
 <link rel="canonical" href="${page.canonical}">
 <link rel="icon" href="data:,">
-<meta property="og:type" content="website"><meta property="og:title" content="${page.title}"><meta property="og:description" content="${page.description}"><meta property="og:url" content="${page.canonical}">
-<style>${raw(STYLE)}</style>
-</head>
-<body>
-<a class="skip" href="#main">Skip to the content</a>
+<meta property="og:type" content="website"><meta property="og:title" content="${page.title}"><meta property="og:description" content="${page.description}"><meta property="og:url" content="${page.canonical}">`,
+    body: html`<a class="skip" href="#main">Skip to the content</a>
 <header><div class="in">
 <a class="brand" href="/">Web Presence</a>
 <nav aria-label="Service"><ul><li><a href="/#plans">Plans</a></li><li><a href="/docs">Docs</a></li><li><a href="/openapi.json">API</a></li><li><a href="/signin">Sign in</a></li></ul></nav>
@@ -54,25 +50,6 @@ ${page.body}
 <footer><div class="in">
 <p>Web Presence: websites, SEO and an AI sales assistant, with a REST API, MCP and webhooks.</p>
 <p><a href="/docs">Documentation</a> · <a href="/openapi.json">OpenAPI description</a> · <a href="/api/pricing">Price list (JSON)</a></p>
-</div></footer>
-</body>
-</html>
-`.value
-}
-
-/** A page that changes only with a deploy, made once: its bytes, br and gzip copies and a strong ETag. */
-export type StaticPage = CompressedAsset
-
-export function staticPage(markup: string): StaticPage {
-  return compressedAsset(Buffer.from(markup, 'utf8'))
-}
-
-/** Answers a static page: cacheable for five minutes and revalidated by ETag, in the encoding the client accepts. */
-export function sendStaticPage(request: FastifyRequest, reply: FastifyReply, page: StaticPage): FastifyReply {
-  reply.header('cache-control', 'public, max-age=300').header('vary', 'accept-encoding').header('etag', page.etag)
-  const tags = request.headers['if-none-match']
-  if (tags && tags.split(',').some((tag) => tag.trim().replace(/^W\//, '') === page.etag)) return reply.code(304).send()
-  const encoding = pickEncoding(request.headers['accept-encoding'])
-  if (encoding !== 'identity') reply.header('content-encoding', encoding)
-  return reply.type('text/html; charset=utf-8').send(page[encoding])
+</div></footer>`,
+  })
 }

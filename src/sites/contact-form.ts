@@ -7,7 +7,7 @@ import { isLocale, type Locale } from '../domain/locales.ts'
 import { findSiteById } from '../domain/sites/sites.ts'
 import { contactMessagesSince } from '../domain/leads/leads.ts'
 import { errors, withHeaders } from '../errors.ts'
-import { html, raw, sendPage } from '../infra/html.ts'
+import { html, sendPage } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { checkFormToken, signFormToken } from './form-token.ts'
 import { siteOfRequest, type SiteOrigin } from './hosted-site.ts'
@@ -189,7 +189,7 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
     )
     const back = `${origin.prefix}${pageUrlPath(locale, pagePath, site.default_locale)}`
     const l = LABELS[locale]
-    const main = html`<h1>${words.title}</h1>${refusal.general ? html`<p role="alert">${words[refusal.general]}</p>` : ''}${raw(form)}<p><a href="${back}">${l.back}</a></p>`
+    const main = html`<h1>${words.title}</h1>${refusal.general ? html`<p role="alert">${words[refusal.general]}</p>` : ''}${form}<p><a href="${back}">${l.back}</a></p>`
     return sendPage(
       reply,
       refusal.status,

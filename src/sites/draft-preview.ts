@@ -104,11 +104,12 @@ export default async function draftPreviewRoutes(app: FastifyInstance) {
       const files = renderSite(draft, pages)
       const file = files.find((f) => f.path === path) ?? files.find((f) => f.path === `${path}/`)
       sandboxed(reply)
+      const notFound = files.find((f) => f.path === '/404.html')
       if (!file)
         return reply
           .code(404)
-          .type('text/html; charset=utf-8')
-          .send(files.find((f) => f.path === '/404.html')?.body ?? 'Not found')
+          .type(notFound?.contentType ?? 'text/plain; charset=utf-8')
+          .send(notFound?.body ?? 'Not found')
       return reply.type(file.contentType).send(file.body)
     },
   )

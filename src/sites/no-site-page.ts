@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { html, raw, sendPage, type SafeHtml } from '../infra/html.ts'
+import { documentShell, html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { CSS } from './render/style.ts'
 
 /** A person's browser asks for a page; an API client or a script gets the problem document. */
@@ -12,7 +12,13 @@ export function wantsPage(request: FastifyRequest): boolean {
  * answers): the published sites' own style, never indexed.
  */
 export function plainSitePage(page: { lang: string; title: string; main: SafeHtml; css?: string }): SafeHtml {
-  return html`<!doctype html><html lang="${page.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${page.title}</title><style>${raw(CSS + (page.css ?? ''))}</style></head><body><main id="main">${page.main}</main></body></html>`
+  return documentShell({
+    lang: page.lang,
+    title: page.title,
+    style: CSS + (page.css ?? ''),
+    noindex: true,
+    body: html`<main id="main">${page.main}</main>`,
+  })
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Locale } from '../../domain/locales.ts'
 import { safeHref, safeImageSrc } from '../../domain/sites/safe-href.ts'
-import { esc } from './escape.ts'
+import { html, raw, type SafeHtml } from '../../infra/html.ts'
 import { LABELS } from './labels.ts'
 import { markdownToHtml } from './markdown.ts'
 import { localHref, relativePath } from './paths.ts'
@@ -24,32 +24,31 @@ export interface BlockContext {
 }
 
 /** The paragraphs of plain text: blank lines separate them, single newlines become <br>. */
-function paragraphs(text: string): string {
-  return text
+function paragraphs(text: string): SafeHtml {
+  const lines = text
     .split(/\n\s*\n/)
     .map((p) => p.trim())
     .filter(Boolean)
-    .map((p) => `<p>${esc(p).replace(/\n/g, '<br>')}</p>`)
-    .join('')
+  return html`${lines.map((p) => html`<p>${p.split('\n').map((line, i) => html`${i ? html`<br>` : ''}${line}`)}</p>`)}`
 }
 
 /** A link whose target failed the check is shown as plain text: the words stay, the script does not. */
-function anchor(from: string, link: Link, className: string): string {
+function anchor(from: string, link: Link, className: string): SafeHtml {
   const href = safeHref(link.href)
   return href === undefined
-    ? `<span class="${className}">${esc(link.label)}</span>`
-    : `<a class="${className}" href="${esc(localHref(from, href))}">${esc(link.label)}</a>`
+    ? html`<span class="${className}">${link.label}</span>`
+    : html`<a class="${className}" href="${localHref(from, href)}">${link.label}</a>`
 }
 
-function image(from: string, picture: Picture, eager: boolean): string {
+function image(from: string, picture: Picture, eager: boolean): SafeHtml | '' {
   const src = safeImageSrc(picture.src)
   if (src === undefined) return ''
-  const loading = eager ? 'fetchpriority="high"' : 'loading="lazy"'
-  return `<img src="${esc(localHref(from, src))}" alt="${esc(picture.alt)}" ${loading} decoding="async">`
+  const loading = eager ? html`fetchpriority="high"` : html`loading="lazy"`
+  return html`<img src="${localHref(from, src)}" alt="${picture.alt}" ${loading} decoding="async">`
 }
 
-function heading(level: number, text: string): string {
-  return `<h${level}>${esc(text)}</h${level}>`
+function heading(level: number, text: string): SafeHtml {
+  return html`<h${level}>${text}</h${level}>`
 }
 
 /** The contact form's fields a visitor fills in. */
@@ -65,86 +64,82 @@ export interface FormFill {
  * The contact form: empty on a page, or, given a fill, with what the visitor typed and each
  * problem said above its field (and tied to it for screen readers).
  */
-export function contactForm(content: { heading?: string; submit_label?: string }, ctx: BlockContext, fill?: FormFill): string {
+export function contactForm(content: { heading?: string; submit_label?: string }, ctx: BlockContext, fill?: FormFill): SafeHtml {
   const l = LABELS[ctx.locale]
   const id = (name: string) => `cf${ctx.index}-${name}`
   const consent = ctx.consent
-  const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${esc(value)}">`
+  const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`
   const privacy = consent ? safeHref(consent.privacy.url) : undefined
-  const privacyLink =
-    consent && privacy !== undefined ? ` <a href="${esc(localHref(ctx.from, privacy))}">${esc(consent.privacy.label)}</a>` : ''
+  const privacyLink = consent && privacy !== undefined ? html` <a href="${localHref(ctx.from, privacy)}">${consent.privacy.label}</a>` : ''
   const error = (field: ContactField) => {
     const text = fill?.errors[field]
-    return text === undefined ? '' : `<span class="field-error" id="${id(field)}-error">${esc(text)}</span>`
+    return text === undefined ? '' : html`<span class="field-error" id="${id(field)}-error">${text}</span>`
   }
   const invalid = (field: ContactField) =>
-    fill?.errors[field] === undefined ? '' : ` aria-invalid="true" aria-describedby="${id(field)}-error"`
-  const value = (field: 'name' | 'email') => (fill?.values[field] ? ` value="${esc(fill.values[field])}"` : '')
-  const checked = fill?.values.consent ? ' checked' : ''
-  return [
-    `<section class="contact" id="contact">`,
-    heading(2, content.heading ?? l.contact),
-    `<form method="post" action="${esc(relativePath(ctx.from, '/_wps/forms/contact'))}">`,
+    fill?.errors[field] === undefined ? '' : html` aria-invalid="true" aria-describedby="${id(field)}-error"`
+  const value = (field: 'name' | 'email') => (fill?.values[field] ? html` value="${fill.values[field]}"` : '')
+  const checked = fill?.values.consent ? html` checked` : ''
+  // The honeypot (the hidden "website" field): hidden from people and screen readers, so only a script fills it in.
+  return html`<section class="contact" id="contact">${heading(2, content.heading ?? l.contact)}<form method="post" action="${relativePath(ctx.from, '/_wps/forms/contact')}">${[
     hidden('token', ctx.formToken),
     hidden('locale', ctx.locale),
     hidden('page', ctx.pagePath),
-    consent ? hidden('consent_version', consent.version) + hidden('consent_digest', consent.digest) : '',
-    `<p><label for="${id('name')}">${esc(l.name)}</label>${error('name')}<input id="${id('name')}" name="name" autocomplete="name" maxlength="200"${value('name')}${invalid('name')}></p>`,
-    `<p><label for="${id('email')}">${esc(l.email)}</label>${error('email')}<input id="${id('email')}" name="email" type="email" autocomplete="email" required maxlength="254"${value('email')}${invalid('email')}></p>`,
-    `<p><label for="${id('message')}">${esc(l.message)}</label>${error('message')}<textarea id="${id('message')}" name="message" rows="5" maxlength="5000"${invalid('message')}>${esc(fill?.values.message ?? '')}</textarea></p>`,
-    consent
-      ? `${error('consent')}<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><span><label for="${id('consent')}">${esc(consent.text)}</label>${privacyLink}</span></p>`
-      : '',
-    // The honeypot: hidden from people (and from screen readers), so only a script fills it in.
-    `<div style="display:none"><label for="${id('website')}">Website</label><input id="${id('website')}" name="website" tabindex="-1" autocomplete="off"></div>`,
-    `<p><button type="submit">${esc(content.submit_label ?? l.send)}</button></p>`,
-    `</form></section>`,
-  ].join('')
+    consent ? [hidden('consent_version', consent.version), hidden('consent_digest', consent.digest)] : '',
+  ]}<p><label for="${id('name')}">${l.name}</label>${error('name')}<input id="${id('name')}" name="name" autocomplete="name" maxlength="200"${value('name')}${invalid('name')}></p>\
+<p><label for="${id('email')}">${l.email}</label>${error('email')}<input id="${id('email')}" name="email" type="email" autocomplete="email" required maxlength="254"${value('email')}${invalid('email')}></p>\
+<p><label for="${id('message')}">${l.message}</label>${error('message')}<textarea id="${id('message')}" name="message" rows="5" maxlength="5000"${invalid('message')}>${fill?.values.message ?? ''}</textarea></p>\
+${
+  consent
+    ? html`${error('consent')}<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes" required${checked}${invalid('consent')}><span><label for="${id('consent')}">${consent.text}</label>${privacyLink}</span></p>`
+    : ''
+}\
+<div style="display:none"><label for="${id('website')}">Website</label><input id="${id('website')}" name="website" tabindex="-1" autocomplete="off"></div>\
+<p><button type="submit">${content.submit_label ?? l.send}</button></p></form></section>`
 }
 
-/** One block as HTML. Every string from the block is escaped or checked on its way in. */
-export function blockHtml(block: Block, ctx: BlockContext): string {
+/** One block as HTML. Every string from the block is escaped by the template or checked on its way in. */
+export function blockHtml(block: Block, ctx: BlockContext): SafeHtml | '' {
   const { from } = ctx
   switch (block.type) {
     case 'hero': {
       const c = block.content
-      return `<section class="hero">${heading(ctx.isH1 ? 1 : 2, c.heading)}${c.subheading ? `<p class="lead">${esc(c.subheading)}</p>` : ''}${c.cta ? `<p>${anchor(from, c.cta, 'button')}</p>` : ''}${c.image ? image(from, c.image, ctx.isH1) : ''}</section>`
+      return html`<section class="hero">${heading(ctx.isH1 ? 1 : 2, c.heading)}${c.subheading ? html`<p class="lead">${c.subheading}</p>` : ''}${c.cta ? html`<p>${anchor(from, c.cta, 'button')}</p>` : ''}${c.image ? image(from, c.image, ctx.isH1) : ''}</section>`
     }
     case 'text':
-      return `<section class="text">${markdownToHtml(block.content.markdown, from)}</section>`
+      // Markdown is rendered by the sanitizing renderer, which escapes what it does not allow.
+      return html`<section class="text">${raw(markdownToHtml(block.content.markdown, from))}</section>`
     case 'image': {
       const c = block.content
       const img = image(from, c, false)
       if (!img && !c.caption) return ''
-      return `<figure>${img}${c.caption ? `<figcaption>${esc(c.caption)}</figcaption>` : ''}</figure>`
+      return html`<figure>${img}${c.caption ? html`<figcaption>${c.caption}</figcaption>` : ''}</figure>`
     }
     case 'features': {
       const c = block.content
       const level = c.heading ? 3 : 2
-      return `<section class="features">${c.heading ? heading(2, c.heading) : ''}<ul class="grid">${c.items.map((i) => `<li>${heading(level, i.title)}${paragraphs(i.text)}</li>`).join('')}</ul></section>`
+      return html`<section class="features">${c.heading ? heading(2, c.heading) : ''}<ul class="grid">${c.items.map((i) => html`<li>${heading(level, i.title)}${paragraphs(i.text)}</li>`)}</ul></section>`
     }
     case 'faq': {
       const c = block.content
       const level = c.heading ? 3 : 2
-      return `<section class="faq">${c.heading ? heading(2, c.heading) : ''}${c.items.map((i) => `${heading(level, i.question)}${paragraphs(i.answer)}`).join('')}</section>`
+      return html`<section class="faq">${c.heading ? heading(2, c.heading) : ''}${c.items.map((i) => html`${heading(level, i.question)}${paragraphs(i.answer)}`)}</section>`
     }
     case 'cta': {
       const c = block.content
-      return `<section class="cta">${heading(2, c.heading)}${c.text ? paragraphs(c.text) : ''}<p>${anchor(from, { label: c.label, href: c.href }, 'button')}</p></section>`
+      return html`<section class="cta">${heading(2, c.heading)}${c.text ? paragraphs(c.text) : ''}<p>${anchor(from, { label: c.label, href: c.href }, 'button')}</p></section>`
     }
     case 'contact_form':
       return contactForm(block.content, ctx)
     case 'testimonial': {
       const c = block.content
-      const who = c.role ? `${esc(c.author)}, ${esc(c.role)}` : esc(c.author)
-      return `<figure class="quote"><blockquote>${paragraphs(c.quote)}</blockquote><figcaption>${who}</figcaption></figure>`
+      return html`<figure class="quote"><blockquote>${paragraphs(c.quote)}</blockquote><figcaption>${c.author}${c.role ? `, ${c.role}` : ''}</figcaption></figure>`
     }
     case 'opening_hours': {
       const c = block.content
-      const rows = dayLines(c, ctx.locale).map((d) => `<tr><th scope="row">${esc(d.day)}</th><td>${esc(d.text)}</td></tr>`)
+      const rows = dayLines(c, ctx.locale).map((d) => html`<tr><th scope="row">${d.day}</th><td>${d.text}</td></tr>`)
       const exceptions = (c.exceptions ?? []).map((e) => exceptionText(e, ctx.locale))
-      return `<section class="hours">${heading(2, c.heading ?? HOURS_HEADING[ctx.locale])}<table>${rows.join('')}</table>${
-        exceptions.length ? `<ul>${exceptions.map((e) => `<li>${esc(e.date)}: ${esc(e.text)}</li>`).join('')}</ul>` : ''
+      return html`<section class="hours">${heading(2, c.heading ?? HOURS_HEADING[ctx.locale])}<table>${rows}</table>${
+        exceptions.length ? html`<ul>${exceptions.map((e) => html`<li>${e.date}: ${e.text}</li>`)}</ul>` : ''
       }</section>`
     }
     case 'menu': {
@@ -152,24 +147,17 @@ export function blockHtml(block: Block, ctx: BlockContext): string {
       const currency = c.currency ?? 'EUR'
       const sections = menuSections(c).map(
         (section) =>
-          `${section.title ? heading(3, section.title) : ''}<ul>${section.items
-            .map(
-              (i) =>
-                `<li><span>${esc(i.name)}</span>${i.price === undefined ? '' : `<span class="price">${esc(priceText(i.price, currency, ctx.locale))}</span>`}${i.description ? `<p>${esc(i.description)}</p>` : ''}</li>`,
-            )
-            .join('')}</ul>`,
+          html`${section.title ? heading(3, section.title) : ''}<ul>${section.items.map(
+            (i) =>
+              html`<li><span>${i.name}</span>${i.price === undefined ? '' : html`<span class="price">${priceText(i.price, currency, ctx.locale)}</span>`}${i.description ? html`<p>${i.description}</p>` : ''}</li>`,
+          )}</ul>`,
       )
-      return `<section class="menu">${heading(2, c.heading ?? MENU_HEADING[ctx.locale])}${sections.join('')}</section>`
+      return html`<section class="menu">${heading(2, c.heading ?? MENU_HEADING[ctx.locale])}${sections}</section>`
     }
     case 'contact_details': {
       const c = block.content
       const l = ctx.locale
-      const lines = [
-        c.address ? `<p>${esc(addressLine(c.address))}<br><a href="${esc(mapLink(c.address))}">${esc(MAP_LINK[l])}</a></p>` : '',
-        c.phone ? `<p>${esc(PHONE_LABEL[l])}: <a href="tel:${esc(c.phone.replace(/[^+0-9]/g, ''))}">${esc(c.phone)}</a></p>` : '',
-        c.email ? `<p>${esc(EMAIL_LABEL[l])}: <a href="mailto:${esc(c.email)}">${esc(c.email)}</a></p>` : '',
-      ]
-      return `<section class="contact-details">${heading(2, c.heading ?? CONTACT_HEADING[l])}<address>${lines.join('')}</address></section>`
+      return html`<section class="contact-details">${heading(2, c.heading ?? CONTACT_HEADING[l])}<address>${c.address ? html`<p>${addressLine(c.address)}<br><a href="${mapLink(c.address)}">${MAP_LINK[l]}</a></p>` : ''}${c.phone ? html`<p>${PHONE_LABEL[l]}: <a href="tel:${c.phone.replace(/[^+0-9]/g, '')}">${c.phone}</a></p>` : ''}${c.email ? html`<p>${EMAIL_LABEL[l]}: <a href="mailto:${c.email}">${c.email}</a></p>` : ''}</address></section>`
     }
   }
 }

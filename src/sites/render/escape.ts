@@ -1,7 +1,3 @@
-/** Output escaping for every piece of user content that reaches a page. */
-
-export { esc } from '../../infra/html.ts'
-
 /** JSON for a <script type="application/ld+json">: `<`, `>` and `&` escaped so no content can close the element. */
 export function jsonForScript(value: unknown): string {
   return JSON.stringify(value)

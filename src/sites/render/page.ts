@@ -2,7 +2,8 @@ import type { Locale } from '../../domain/locales.ts'
 import { pageBlocksMarkdown } from '../../domain/sites/page-markdown.ts'
 import { blockHtml } from './blocks.ts'
 import { safeImageSrc } from '../../domain/sites/safe-href.ts'
-import { esc, jsonForScript } from './escape.ts'
+import { documentShell, html, raw, type SafeHtml } from '../../infra/html.ts'
+import { jsonForScript } from './escape.ts'
 import { jsonLd } from './json-ld.ts'
 import { LABELS } from './labels.ts'
 import { consentLinkInLayout, markdownPath, pageUrlPath, relativePath } from './paths.ts'
@@ -54,24 +55,24 @@ function firstImage(page: RenderPage): string | undefined {
 export const NAVIGATION_PAGES = 50
 
 /** The pages of one locale as the main navigation (home first, then by path). */
-function navigation(placed: PlacedPage, siblings: PlacedPage[]): string {
+function navigation(placed: PlacedPage, siblings: PlacedPage[]): SafeHtml {
   const l = LABELS[placed.page.locale]
   const listed = siblings.length > NAVIGATION_PAGES ? siblings.slice(0, NAVIGATION_PAGES) : siblings
   const shown = listed === siblings || listed.includes(placed) || placed.added ? listed : [...listed, placed]
-  const items = shown.map((p) => {
-    const current = p.urlPath === placed.urlPath ? ' aria-current="page"' : ''
-    return `<li><a href="${esc(relativePath(placed.urlPath, p.urlPath))}"${current}>${esc(p.page.path === '/' ? l.home : p.page.title)}</a></li>`
-  })
-  return `<nav aria-label="${esc(l.mainNav)}"><ul>${items.join('')}</ul></nav>`
+  const items = shown.map(
+    (p) =>
+      html`<li><a href="${relativePath(placed.urlPath, p.urlPath)}"${p.urlPath === placed.urlPath ? html` aria-current="page"` : ''}>${p.page.path === '/' ? l.home : p.page.title}</a></li>`,
+  )
+  return html`<nav aria-label="${l.mainNav}"><ul>${items}</ul></nav>`
 }
 
-function languageLinks(placed: PlacedPage): string {
-  if (placed.alternates.length < 2) return ''
-  const items = placed.alternates.map((a) => {
-    const current = a.urlPath === placed.urlPath ? ' aria-current="page"' : ''
-    return `<li><a href="${esc(relativePath(placed.urlPath, a.urlPath))}" hreflang="${a.locale}" lang="${a.locale}"${current}>${esc(LABELS[a.locale].language)}</a></li>`
-  })
-  return `<nav aria-label="${esc(LABELS[placed.page.locale].languages)}"><ul>${items.join('')}</ul></nav>`
+function languageLinks(placed: PlacedPage): SafeHtml {
+  if (placed.alternates.length < 2) return html``
+  const items = placed.alternates.map(
+    (a) =>
+      html`<li><a href="${relativePath(placed.urlPath, a.urlPath)}" hreflang="${a.locale}" lang="${a.locale}"${a.urlPath === placed.urlPath ? html` aria-current="page"` : ''}>${LABELS[a.locale].language}</a></li>`,
+  )
+  return html`<nav aria-label="${LABELS[placed.page.locale].languages}"><ul>${items}</ul></nav>`
 }
 
 const CALL: Record<Locale, string> = { en: 'Call us', de: 'Anrufen', fr: 'Appeler' }
@@ -81,45 +82,44 @@ function telHref(phone: string): string {
 }
 
 /** A call button where the site has a phone number, shown on phones only (the stylesheet's .call). */
-function callButton(site: RenderSite, locale: Locale): string {
+function callButton(site: RenderSite, locale: Locale): SafeHtml {
   const phone = site.organization.telephone
-  return phone ? `<a class="call" href="${esc(telHref(phone))}">${esc(CALL[locale])}</a>` : ''
+  return phone ? html`<a class="call" href="${telHref(phone)}">${CALL[locale]}</a>` : html``
 }
 
 /** The business in the footer: name, address, phone, email, and the opening hours in short. */
-function businessFooter(site: RenderSite, locale: Locale): string {
+function businessFooter(site: RenderSite, locale: Locale): SafeHtml {
   const org = site.organization
-  const lines = [
-    org.address ? `<p>${esc(addressLine(org.address))}</p>` : '',
-    org.telephone ? `<p><a href="${esc(telHref(org.telephone))}">${esc(org.telephone)}</a></p>` : '',
-    org.email ? `<p><a href="mailto:${esc(org.email)}">${esc(org.email)}</a></p>` : '',
-  ].join('')
+  const lines = html`${org.address ? html`<p>${addressLine(org.address)}</p>` : ''}${org.telephone ? html`<p><a href="${telHref(org.telephone)}">${org.telephone}</a></p>` : ''}${org.email ? html`<p><a href="mailto:${org.email}">${org.email}</a></p>` : ''}`
   const hours = site.hours ? hoursInShort(site.hours, locale) : ''
-  const who = lines ? `<div><h2>${esc(org.name)}</h2><address>${lines}</address></div>` : ''
-  return `${who}${hours ? `<div><h2>${esc(HOURS_HEADING[locale])}</h2><p>${esc(hours)}</p></div>` : ''}`
+  return html`${lines.value ? html`<div><h2>${org.name}</h2><address>${lines}</address></div>` : ''}${hours ? html`<div><h2>${HOURS_HEADING[locale]}</h2><p>${hours}</p></div>` : ''}`
 }
 
-function shell(site: RenderSite, locale: Locale, from: string, head: string, main: string, nav: string, footerExtra: string): string {
+interface ShellParts {
+  title: string
+  head: SafeHtml
+  main: SafeHtml
+  nav: SafeHtml
+  footerExtra: SafeHtml
+}
+
+function shell(site: RenderSite, locale: Locale, from: string, parts: ShellParts): string {
   const l = LABELS[locale]
   const style = themedStyle(site.theme, from)
   // data-site names this site's host, so the widget is this site's assistant also where the page is
   // served on another host (the preview on the service's own, a local copy).
   const widget = site.widgetOrigin
-    ? `<script src="${esc(site.widgetOrigin)}/widget.js" data-site="${esc(new URL(site.origin).hostname)}" defer></script>`
-    : ''
-  return [
+    ? html`<script src="${site.widgetOrigin}/widget.js" data-site="${new URL(site.origin).hostname}" defer></script>`
+    : undefined
+  return documentShell({
+    lang: locale,
+    title: parts.title,
     // An empty icon: browsers otherwise ask for /favicon.ico, which a release does not have.
-    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">`,
-    head,
-    `<link rel="webmention" href="${esc(relativePath(from, '/_wps/webmention'))}">`,
-    style.preload ? `<link rel="preload" href="${esc(style.preload.href)}" as="font" type="font/woff2" crossorigin>` : '',
-    `<style>${style.css}</style>${widget}</head><body>`,
-    `<a class="skip" href="#main">${esc(l.skip)}</a>`,
-    `<header><a class="brand" href="${esc(relativePath(from, pageUrlPath(locale, '/', site.defaultLocale)))}">${esc(site.name)}</a>${callButton(site, locale)}${nav}</header>`,
-    `<main id="main">${main}</main>`,
-    `<footer><div class="foot">${businessFooter(site, locale)}<div>${footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${esc(site.organization.name)}</p></div></div></footer>`,
-    `</body></html>`,
-  ].join('')
+    head: html`<link rel="icon" href="data:,">${parts.head}<link rel="webmention" href="${relativePath(from, '/_wps/webmention')}">${style.preload ? html`<link rel="preload" href="${style.preload.href}" as="font" type="font/woff2" crossorigin>` : ''}`,
+    style: style.css,
+    scripts: widget,
+    body: html`<a class="skip" href="#main">${l.skip}</a><header><a class="brand" href="${relativePath(from, pageUrlPath(locale, '/', site.defaultLocale))}">${site.name}</a>${callButton(site, locale)}${parts.nav}</header><main id="main">${parts.main}</main><footer><div class="foot">${businessFooter(site, locale)}<div>${parts.footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${site.organization.name}</p></div></div></footer>`,
+  }).value
 }
 
 /**
@@ -144,27 +144,11 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
   const imageUrl = image ? absolutiser(site, urlPath)(image) : site.organization.logo
   const hreflang =
     placed.alternates.length > 1
-      ? [
-          ...placed.alternates.map((a) => `<link rel="alternate" hreflang="${a.locale}" href="${esc(absoluteUrl(site, a.urlPath))}">`),
-          ...placed.alternates
-            .filter((a) => a.locale === site.defaultLocale)
-            .map((a) => `<link rel="alternate" hreflang="x-default" href="${esc(absoluteUrl(site, a.urlPath))}">`),
-        ].join('')
+      ? html`${placed.alternates.map((a) => html`<link rel="alternate" hreflang="${a.locale}" href="${absoluteUrl(site, a.urlPath)}">`)}${placed.alternates
+          .filter((a) => a.locale === site.defaultLocale)
+          .map((a) => html`<link rel="alternate" hreflang="x-default" href="${absoluteUrl(site, a.urlPath)}">`)}`
       : ''
-  const head = [
-    `<title>${esc(title)}</title>`,
-    `<meta name="description" content="${esc(page.description)}">`,
-    `<link rel="canonical" href="${esc(url)}">`,
-    hreflang,
-    `<link rel="alternate" type="text/markdown" href="${esc(relativePath(urlPath, markdownPath(urlPath)))}">`,
-    `<meta property="og:type" content="website"><meta property="og:site_name" content="${esc(site.name)}">`,
-    `<meta property="og:title" content="${esc(page.title)}"><meta property="og:description" content="${esc(page.description)}">`,
-    `<meta property="og:url" content="${esc(url)}"><meta property="og:locale" content="${page.locale}">`,
-    imageUrl ? `<meta property="og:image" content="${esc(imageUrl)}">` : '',
-    `<meta name="twitter:card" content="${imageUrl ? 'summary_large_image' : 'summary'}">`,
-    `<meta name="twitter:title" content="${esc(page.title)}"><meta name="twitter:description" content="${esc(page.description)}">`,
-    `<script type="application/ld+json">${jsonForScript(jsonLd(site, page, url, absoluteUrl(site, homePath), home?.page.title ?? site.name))}</script>`,
-  ].join('')
+  const head = html`<meta name="description" content="${page.description}"><link rel="canonical" href="${url}">${hreflang}<link rel="alternate" type="text/markdown" href="${relativePath(urlPath, markdownPath(urlPath))}"><meta property="og:type" content="website"><meta property="og:site_name" content="${site.name}"><meta property="og:title" content="${page.title}"><meta property="og:description" content="${page.description}"><meta property="og:url" content="${url}"><meta property="og:locale" content="${page.locale}">${imageUrl ? html`<meta property="og:image" content="${imageUrl}">` : ''}<meta name="twitter:card" content="${imageUrl ? 'summary_large_image' : 'summary'}"><meta name="twitter:title" content="${page.title}"><meta name="twitter:description" content="${page.description}"><script type="application/ld+json">${raw(jsonForScript(jsonLd(site, page, url, absoluteUrl(site, homePath), home?.page.title ?? site.name)))}</script>`
   const leadingHero = page.blocks[0]?.type === 'hero'
   const consent = withPrivacyInLayout(site, site.consent[page.locale])
   const blocks = page.blocks.map((block, index) =>
@@ -178,8 +162,8 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
       pagePath: page.path,
     }),
   )
-  const main = `${leadingHero ? '' : `<h1>${esc(page.title)}</h1>`}${blocks.join('')}`
-  return shell(site, page.locale, urlPath, head, main, navigation(placed, siblings), languageLinks(placed))
+  const main = html`${leadingHero ? '' : html`<h1>${page.title}</h1>`}${blocks}`
+  return shell(site, page.locale, urlPath, { title, head, main, nav: navigation(placed, siblings), footerExtra: languageLinks(placed) })
 }
 
 /** The page's Markdown alternate: its title, description and every block, links absolute. */
@@ -196,7 +180,7 @@ export function notFoundHtml(site: RenderSite): string {
   const locale = site.defaultLocale
   const l = LABELS[locale]
   // Served at any depth, so its relative links resolve against the site's canonical origin.
-  const head = `<base href="${esc(site.origin)}/"><title>${esc(`${l.notFoundTitle} – ${site.name}`)}</title><meta name="robots" content="noindex">`
-  const main = `<h1>${esc(l.notFoundTitle)}</h1><p>${esc(l.notFoundText)}</p><p><a href="./">${esc(l.backHome)}</a></p>`
-  return shell(site, locale, '/', head, main, '', '')
+  const head = html`<base href="${site.origin}/"><meta name="robots" content="noindex">`
+  const main = html`<h1>${l.notFoundTitle}</h1><p>${l.notFoundText}</p><p><a href="./">${l.backHome}</a></p>`
+  return shell(site, locale, '/', { title: `${l.notFoundTitle} – ${site.name}`, head, main, nav: html``, footerExtra: html`` })
 }
