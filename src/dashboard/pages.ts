@@ -80,6 +80,12 @@ export default async function dashboardPages(app: FastifyInstance) {
   await app.register(cookie)
   await app.register(csrf, { cookieKey: csrfCookie, cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure } })
 
+  // Every form of the scope carries its CSRF token: one check for every POST, none to forget on a route.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'POST') return done()
+    app.csrfProtection(request, reply, done)
+  })
+
   app.decorateRequest('person', null as never)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store')

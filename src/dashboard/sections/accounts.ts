@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { membershipsOf, removeMember } from '../../domain/accounts/members.ts'
@@ -17,10 +18,11 @@ const ROLE_NAMES = { owner: 'Owner', editor: 'Editor', viewer: 'Viewer' } as con
  * member may leave the account they work in (its last owner may not).
  */
 export default async function accountsSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const sessionCookie = webCookieNames(app.config.BASE_URL).session
   const anyMember = { role: 'viewer' as const }
 
-  app.get('/accounts', { config: { operation: 'dashboard.accounts.list' }, schema: { hide: true } }, async (request, reply) => {
+  routes.get('/accounts', { config: { operation: 'dashboard.accounts.list' }, schema: { hide: true } }, async (request, reply) => {
     const { userId, accountId } = request.person
     const csrf = reply.formToken()
     const accounts = await membershipsOf(app.db, app.keyring, userId)
@@ -47,11 +49,10 @@ ${dataTable(
     )
   })
 
-  app.post<{ Body: { account_id: string } }>(
+  routes.post(
     '/accounts/switch',
     {
       config: { operation: 'dashboard.accounts.switch', ...anyMember },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         body: Type.Object({ ...Form, account_id: Type.String({ pattern: '^acct_[A-Za-z0-9_-]{1,64}$' }) }, { additionalProperties: false }),
@@ -65,7 +66,7 @@ ${dataTable(
     },
   )
 
-  app.get(
+  routes.get(
     '/accounts/leave',
     { config: { operation: 'dashboard.accounts.confirmLeave', ...anyMember }, schema: { hide: true } },
     async (request, reply) => {
@@ -81,11 +82,10 @@ ${dataTable(
     },
   )
 
-  app.post(
+  routes.post(
     '/accounts/leave',
     {
       config: { operation: 'dashboard.accounts.leave', ...anyMember },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -94,7 +94,7 @@ ${dataTable(
     },
   )
 
-  app.get(
+  routes.get(
     '/accounts/delete-sign-in',
     { config: { operation: 'dashboard.accounts.confirmDeleteSignIn', ...anyMember }, schema: { hide: true } },
     async (_request, reply) =>
@@ -106,11 +106,10 @@ ${dataTable(
       ),
   )
 
-  app.post(
+  routes.post(
     '/accounts/delete-sign-in',
     {
       config: { operation: 'dashboard.accounts.deleteSignIn', ...anyMember },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { listMembers } from '../../domain/accounts/members.ts'
@@ -28,7 +29,8 @@ function utc(value: string | undefined): Date | undefined {
 
 /** The audit log of every /v1, MCP and dashboard call of the account, with the member who acted, filtered by member, token and time. */
 export default async function auditLogSection(app: FastifyInstance) {
-  app.get<{ Querystring: { token_id?: string; user_id?: string; since?: string; until?: string; page?: number } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/audit-log',
     { config: { operation: 'dashboard.audit.list' }, schema: { hide: true, querystring: Query } },
     async (request, reply) => {

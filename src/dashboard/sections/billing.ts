@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { addOnAvailable, type AddOnQuantities } from '../../domain/accounts/entitlements.ts'
@@ -211,6 +212,7 @@ function causeOf(request: FastifyRequest): Cause {
  * invoice date. Without Stripe, the plans and how to reach the operator.
  */
 export default async function billingSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const notices: Record<string, string> = {
     checkout: 'Thank you: your payment went through and your plan is active.',
     'checkout-canceled': 'The payment was not made; your plan is unchanged.',
@@ -262,7 +264,7 @@ ${invoices ? invoiceTable(invoices) : html`<p>The invoices cannot be shown just 
     return reply.page('Billing', 'billing', body, done && notices[done] ? { notice: notices[done] } : {})
   }
 
-  app.get<{ Querystring: { done?: string; session_id?: string; plan?: string } }>(
+  routes.get(
     '/billing',
     {
       config: { operation: 'dashboard.billing' },
@@ -290,11 +292,10 @@ ${invoices ? invoiceTable(invoices) : html`<p>The invoices cannot be shown just 
     },
   )
 
-  app.post<{ Body: FormBody }>(
+  routes.post(
     '/billing/checkout',
     {
       config: { operation: 'dashboard.billing.checkout', role: 'owner' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Form },
     },
     async (request, reply) => {
@@ -321,11 +322,10 @@ ${invoices ? invoiceTable(invoices) : html`<p>The invoices cannot be shown just 
     },
   )
 
-  app.post(
+  routes.post(
     '/billing/portal',
     {
       config: { operation: 'dashboard.billing.portal', role: 'owner' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => reply.redirect(await app.billing.portal(request.person.accountId), 303),

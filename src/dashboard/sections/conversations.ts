@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
@@ -30,6 +31,7 @@ async function handoffMove<T>(work: () => Promise<T>): Promise<T> {
 
 /** The handoff inbox: conversations waiting for a person, taken over, answered and resolved here. */
 export default async function conversationsSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const { db, keyring } = app
 
   async function ownConversation(accountId: string, sessionId: string) {
@@ -38,31 +40,35 @@ export default async function conversationsSection(app: FastifyInstance) {
     return conversation
   }
 
-  app.get('/conversations', { config: { operation: 'dashboard.conversations.list' }, schema: { hide: true } }, async (request, reply) => {
-    const [waiting, held] = await Promise.all([
-      listAccountConversations(db, request.person.accountId, { handoff: 'requested' }, { limit: 100, offset: 0 }),
-      listAccountConversations(db, request.person.accountId, { handoff: 'active' }, { limit: 100, offset: 0 }),
-    ])
-    const rows = [...waiting.items, ...held.items]
-    return reply.page(
-      'Conversations',
-      'conversations',
-      rows.length === 0
-        ? html`<p>No visitor is waiting for a person.</p>`
-        : dataTable(
-            'Conversations waiting for or held by a person',
-            ['Conversation', 'Handoff', 'Since', 'Locale'],
-            rows.map((c) => [
-              html`<a href="/app/conversations/${c.session_id}"><code>${c.session_id}</code></a>`,
-              c.handoff.state,
-              when(c.handoff.since),
-              c.locale,
-            ]),
-          ),
-    )
-  })
+  routes.get(
+    '/conversations',
+    { config: { operation: 'dashboard.conversations.list' }, schema: { hide: true } },
+    async (request, reply) => {
+      const [waiting, held] = await Promise.all([
+        listAccountConversations(db, request.person.accountId, { handoff: 'requested' }, { limit: 100, offset: 0 }),
+        listAccountConversations(db, request.person.accountId, { handoff: 'active' }, { limit: 100, offset: 0 }),
+      ])
+      const rows = [...waiting.items, ...held.items]
+      return reply.page(
+        'Conversations',
+        'conversations',
+        rows.length === 0
+          ? html`<p>No visitor is waiting for a person.</p>`
+          : dataTable(
+              'Conversations waiting for or held by a person',
+              ['Conversation', 'Handoff', 'Since', 'Locale'],
+              rows.map((c) => [
+                html`<a href="/app/conversations/${c.session_id}"><code>${c.session_id}</code></a>`,
+                c.handoff.state,
+                when(c.handoff.since),
+                c.locale,
+              ]),
+            ),
+      )
+    },
+  )
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/conversations/:id',
     { config: { operation: 'dashboard.conversations.get' }, schema: { hide: true, params: Params } },
     async (request, reply) => {
@@ -92,11 +98,10 @@ ${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conver
     ['take', 'operator_took', 'taken'],
     ['resolve', 'operator_closed', 'resolved'],
   ] as const satisfies ReadonlyArray<readonly [string, HandoffEvent, string]>) {
-    app.post<{ Params: { id: string } }>(
+    routes.post(
       `/conversations/:id/${action}`,
       {
         config: { operation: `dashboard.conversations.${action}` },
-        preHandler: app.csrfProtection,
         schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
       },
       async (request, reply) => {
@@ -107,11 +112,10 @@ ${may && (state === 'requested' || state === 'active') ? actionForm(`/app/conver
     )
   }
 
-  app.post<{ Params: { id: string }; Body: { text: string } }>(
+  routes.post(
     '/conversations/:id/messages',
     {
       config: { operation: 'dashboard.conversations.message' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: Params,

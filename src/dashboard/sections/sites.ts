@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { listAccountSites } from '../../domain/sites/sites.ts'
 import { subdomainHost } from '../../domain/sites/subdomains.ts'
@@ -21,7 +22,8 @@ const STATUS = { draft: 'not published yet', live: 'live', offline: 'offline' } 
 
 /** Sites: the account's sites with their addresses, and the editor's screens for each (one file per screen under editor/). */
 export default async function sitesSection(app: FastifyInstance) {
-  app.get('/sites', { config: { operation: 'dashboard.sites.list' }, schema: { hide: true } }, async (request, reply) => {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get('/sites', { config: { operation: 'dashboard.sites.list' }, schema: { hide: true } }, async (request, reply) => {
     const { items } = await listAccountSites(app.db, request.person.accountId, { limit: 100, offset: 0 })
     return reply.page(
       'Sites',

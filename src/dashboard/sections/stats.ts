@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { planEntitlements } from '../../domain/accounts/entitlements.ts'
@@ -198,7 +199,8 @@ function statsCsv(stats: SiteStatsDetail, table: TableName): string {
  * side by side. Plain GET forms: it works without script.
  */
 export default async function statsSection(app: FastifyInstance) {
-  app.get<{ Querystring: { days?: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/stats',
     { config: { operation: 'dashboard.stats.list' }, schema: { hide: true, querystring: PeriodQuery } },
     async (request, reply) => {
@@ -221,7 +223,7 @@ ${
     },
   )
 
-  app.get<{ Params: { id: string }; Querystring: { days?: string } }>(
+  routes.get(
     '/sites/:id/stats',
     { config: { operation: 'dashboard.sites.stats' }, schema: { hide: true, params: SiteParams, querystring: PeriodQuery } },
     async (request, reply) => {
@@ -231,7 +233,7 @@ ${
     },
   )
 
-  app.get<{ Params: { id: string }; Querystring: { days?: string; table?: string } }>(
+  routes.get(
     '/sites/:id/stats.csv',
     { config: { operation: 'dashboard.sites.stats.export' }, schema: { hide: true, params: SiteParams, querystring: CsvQuery } },
     async (request, reply) => {

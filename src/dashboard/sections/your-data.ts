@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { roleOf } from '../../domain/accounts/members.ts'
@@ -14,7 +15,7 @@ import { accountName, requestAccountDeletion, restoreAccount, type DeletionState
 import { errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { mayChange } from '../permissions.ts'
-import { field, refused } from './editor/form.ts'
+import { Done, field, refused } from './editor/form.ts'
 import { auditedChange } from '../audited-change.ts'
 import { actionForm, dataTable, when } from '../layout.ts'
 
@@ -87,9 +88,10 @@ function sizeOf(bytes: number | null): string {
  * background, linked by mail and here, kept 7 days) and download it through its signed link.
  */
 export default async function yourDataSection(app: FastifyInstance) {
-  app.get<{ Querystring: { done?: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/your-data',
-    { config: { operation: 'dashboard.your_data.get' }, schema: { hide: true } },
+    { config: { operation: 'dashboard.your_data.get' }, schema: { hide: true, querystring: Done } },
     async (request, reply) => {
       const { accountId } = request.person
       const exports = await listAccountExports(app.db, accountId)
@@ -123,11 +125,10 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
     },
   )
 
-  app.post(
+  routes.post(
     '/your-data/exports',
     {
       config: { operation: 'dashboard.your_data.export' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -136,11 +137,10 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
     },
   )
 
-  app.post<{ Body: { confirm?: string } }>(
+  routes.post(
     '/your-data/delete',
     {
       config: { operation: 'dashboard.your_data.delete_account' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         body: Type.Object(
@@ -169,11 +169,10 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
     },
   )
 
-  app.post(
+  routes.post(
     '/your-data/restore',
     {
       config: { operation: 'dashboard.your_data.restore_account' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -185,7 +184,7 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
 
   // The signed link of the mail and of the page above: it names one export of one account, and
   // only an owner of that account, signed in, gets the file.
-  app.get<{ Params: { id: string }; Querystring: { t: string } }>(
+  routes.get(
     '/exports/:id/download',
     {
       config: { operation: 'dashboard.your_data.download' },

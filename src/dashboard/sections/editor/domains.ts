@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { NewDomain } from '../../../domain/sites/content-inputs.ts'
@@ -107,20 +108,20 @@ async function ownDomain(app: FastifyInstance, accountId: string, domainId: stri
  * needs none of this.
  */
 export default async function domainsScreen(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const ownHostnames = serviceHostnames(app.config)
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/sites/:id/domains',
     { config: { operation: 'dashboard.domains.list' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) =>
       render(app, reply, await ownSite(app, request.person.accountId, request.params.id), formState({ hostname: '' })),
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/sites/:id/domains',
     {
       config: { operation: 'dashboard.domains.create' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
@@ -150,11 +151,10 @@ export default async function domainsScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/domains/:id/verify',
     {
       config: { operation: 'dashboard.domains.verify' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -169,7 +169,7 @@ export default async function domainsScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/domains/:id/delete',
     { config: { operation: 'dashboard.domains.confirmDelete' }, schema: { hide: true, params: DomainParams } },
     async (request, reply) => {
@@ -189,11 +189,10 @@ export default async function domainsScreen(app: FastifyInstance) {
   )
 
   // A domain is never edited, only verified: removing it needs no version.
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/domains/:id/delete',
     {
       config: { operation: 'dashboard.domains.delete' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: DomainParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {

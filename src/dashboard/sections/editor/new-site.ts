@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { NewSite } from '../../../domain/sites/content-inputs.ts'
 import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
@@ -48,6 +49,7 @@ const specs = specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE])
  * another within the plan's limit. Both post to /app/sites, which creates the site as /v1 does.
  */
 export default async function newSiteScreen(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   function render(reply: FastifyReply, state: FormState, first: boolean) {
     if (!mayChange(reply.request.person)) {
       return reply.page(
@@ -71,19 +73,19 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
   }
   const fresh = () => formState({ name: '', locales: 'en', default_locale: 'en' })
 
-  app.get('/start', { config: { operation: 'dashboard.start' }, schema: { hide: true } }, async (request, reply) => {
+  routes.get('/start', { config: { operation: 'dashboard.start' }, schema: { hide: true } }, async (request, reply) => {
     const { items } = await listAccountSites(app.db, request.person.accountId, { limit: 1, offset: 0 })
     if (items[0]) return reply.redirect(`/app/sites/${items[0].id}`, 303)
     return render(reply, fresh(), true)
   })
 
-  app.get('/sites/new', { config: { operation: 'dashboard.sites.new' }, schema: { hide: true } }, async (_request, reply) =>
+  routes.get('/sites/new', { config: { operation: 'dashboard.sites.new' }, schema: { hide: true } }, async (_request, reply) =>
     render(reply, fresh(), false),
   )
 
-  app.post<{ Body: FormBody }>(
+  routes.post(
     '/sites',
-    { config: { operation: 'dashboard.sites.create' }, preHandler: app.csrfProtection, schema: { hide: true, body: FormBodySchema } },
+    { config: { operation: 'dashboard.sites.create' }, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const locales = listOf(request.body, 'locales')
       const values = {

