@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { pino } from 'pino'
 import { checkedCompiler } from './infra/unsafe-values.ts'
 import type { Config } from './config.ts'
-import { clientErrorHandler, frameworkErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.ts'
+import { clientErrorHandler, frameworkErrorHandler, problem, problemErrorHandler, problemNotFoundHandler } from './errors.ts'
 import core from './infra/core.ts'
 import mailer from './infra/mailer.ts'
 import accountFrame from './frame/index.ts'
@@ -94,7 +94,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Tier 1: third-party plugins. Tier 2: the app's shared services. Tier 3: the route groups.
   // Every response's request id and security headers.
   await app.register(security)
-  await app.register(connections)
+  await app.register(connections, {
+    connectRefusal: JSON.stringify(problem(405, 'method_not_allowed', 'CONNECT is not served: this service is not a proxy')),
+  })
   await app.register(rateLimit, { config })
   // The sales-assistant interface is published with its label and the SHA-256 of its schemas.
   await app.register(openapi, { extensions: { 'x-sales-agent-interface': salesAgentInterface() } })

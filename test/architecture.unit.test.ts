@@ -7,6 +7,11 @@ import { describe, expect, it } from 'vitest'
 const ROOMS = ['public', 'agent', 'identity', 'rest', 'mcp', 'graphql', 'sites', 'dashboard', 'billing']
 /** What every room may use, and which must never reach back into a room. */
 const SHARED = ['frame', 'domain', 'infra', 'errors.ts', 'schemas.ts', 'config.ts']
+/**
+ * The shared layers from the bottom up (app.ts ─→ rooms ─→ frame ─→ domain ─→ errors.ts ─→ infra ─→
+ * config.ts): a layer imports only layers below it or its own, never one above.
+ */
+const LAYERS: Record<string, number> = { 'config.ts': 0, 'schemas.ts': 0, infra: 1, 'errors.ts': 2, domain: 3, frame: 4 }
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src')
 
@@ -36,9 +41,22 @@ function crossings(file: string, text: string): string[] {
     .map((target) => `${relative(src, file)} → ${relative(src, target)}`)
 }
 
+/** The imports of one shared file that reach up to a higher shared layer, as "from → to". */
+function upward(file: string, text: string): string[] {
+  const level = LAYERS[areaOf(file)]
+  if (level === undefined) return []
+  return importsOf(file, text)
+    .filter((target) => target.startsWith(src + sep) && (LAYERS[areaOf(target)] ?? -1) > level)
+    .map((target) => `${relative(src, file)} → ${relative(src, target)}`)
+}
+
 describe('the layout of docs/architecture.md', () => {
   it('has no room importing another room, and nothing shared (frame, domain, infra, errors) importing a room', () => {
     expect(sourceFiles(src).flatMap((file) => crossings(file, readFileSync(file, 'utf8')))).toEqual([])
+  })
+
+  it('has no shared layer importing one above it (infra nothing of errors.ts, domain or frame; errors.ts nothing of domain)', () => {
+    expect(sourceFiles(src).flatMap((file) => upward(file, readFileSync(file, 'utf8')))).toEqual([])
   })
 
   it('has every job defined by the jobs plugin, none in a room', () => {
@@ -75,6 +93,11 @@ describe('the layout of docs/architecture.md', () => {
     expect(crossings(join(src, 'frame', 'x.ts'), "import { auditedChange } from '../dashboard/audited-change.ts'")).toEqual([
       'frame/x.ts → dashboard/audited-change.ts',
     ])
+    expect(upward(join(src, 'infra', 'x.ts'), "import type { Plan } from '../domain/accounts/plans.ts'")).toEqual([
+      'infra/x.ts → domain/accounts/plans.ts',
+    ])
+    expect(upward(join(src, 'infra', 'x.ts'), "import { errors } from '../errors.ts'")).toEqual(['infra/x.ts → errors.ts'])
+    expect(upward(join(src, 'domain', 'x.ts'), "import { errors } from '../errors.ts'\nimport { sql } from '../infra/db.ts'")).toEqual([])
     expect(crossings(join(src, 'domain', 'accounts', 'x.ts'), "import { entryOf } from '../../rest/audited-change.ts'")).toEqual([
       'domain/accounts/x.ts → rest/audited-change.ts',
     ])

@@ -1,7 +1,7 @@
 import { PLANS, type Plan } from '../domain/accounts/plans.ts'
 import { apiAllows } from '../domain/accounts/entitlements.ts'
 import { errors, withHeaders } from '../errors.ts'
-import { challenge, resourceMetadataUrl } from '../infra/bearer.ts'
+import { challenge, resourceMetadataUrl } from './bearer.ts'
 import type { Principal } from './principal.ts'
 import { assertRole } from './roles.ts'
 import type { Role } from '../domain/accounts/members.ts'

@@ -2,7 +2,6 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { problem } from '../errors.ts'
 
 /**
  * How long, and how many bytes, the rest of a request body is read and thrown away after an answer
@@ -38,13 +37,17 @@ function discardRestOfBody(request: IncomingMessage): void {
   request.resume()
 }
 
+export interface ConnectionsOptions {
+  /** The problem+json body a CONNECT is refused with (made by src/errors.ts, which lies above infra). */
+  connectRefusal: string
+}
+
 /**
  * CONNECT asks the server to be a proxy; Node drops such a connection without a word unless a
  * listener answers it. It gets 405 in the problem shape, and the connection is closed.
  */
-function refuseConnect(this: FastifyInstance, _request: IncomingMessage, socket: Duplex): void {
-  this.log.info({ code: 'method_not_allowed', status: 405, reason: 'CONNECT' }, 'request refused before routing')
-  const body = JSON.stringify(problem(405, 'method_not_allowed', 'CONNECT is not served: this service is not a proxy'))
+function refuseConnect(app: FastifyInstance, body: string, socket: Duplex): void {
+  app.log.info({ code: 'method_not_allowed', status: 405, reason: 'CONNECT' }, 'request refused before routing')
   socket.on('error', () => {})
   socket.end(
     `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n` +
@@ -55,7 +58,7 @@ function refuseConnect(this: FastifyInstance, _request: IncomingMessage, socket:
 }
 
 /** Connection-level behaviour below the routes: answers reach the client, CONNECT is refused. */
-async function connections(app: FastifyInstance) {
+async function connections(app: FastifyInstance, { connectRefusal }: ConnectionsOptions) {
   // A refusal sent before the body arrived (Fastify marks a refused body `Connection: close`).
   // An onError hook, so a request answered normally pays nothing for this.
   app.addHook('onError', (request, reply, _error, done) => {
@@ -65,7 +68,7 @@ async function connections(app: FastifyInstance) {
     }
     done()
   })
-  app.server.on('connect', refuseConnect.bind(app))
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => refuseConnect(app, connectRefusal, socket))
 }
 
 export default fp(connections, { name: 'connections' })

@@ -1,12 +1,17 @@
 import type { ColumnType, Generated } from 'kysely'
-import type { Locale } from '../domain/locales.ts'
-import type { Plan } from '../domain/accounts/plans.ts'
-import type { SiteSettings } from '../domain/sites/settings.ts'
 
 /**
- * Every table of the service, in one place beside the migrations that create them. Types only:
- * the modules imported above are leaves (they import nothing of infra/), so there is no import circle.
+ * Every table of the service, in one place beside the migrations that create them. Types only.
+ *
+ * A few columns hold values the domain defines (a locale, a plan, a site's settings). infra names
+ * no domain type: src/domain/columns.ts fills `DomainColumns` in by declaration merging, as the
+ * rooms add to Fastify's types, and the columns below take those types from it.
  */
+export interface DomainColumns {}
+type DomainColumn<K extends string, Otherwise> = DomainColumns extends { [P in K]: infer T } ? T : Otherwise
+type Locale = DomainColumn<'locale', string>
+type Plan = DomainColumn<'plan', string>
+type SiteSettings = DomainColumn<'siteSettings', Record<string, unknown>>
 
 /** A timestamptz column: written as Date or ISO string, read as Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>

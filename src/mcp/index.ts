@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from 'typebox'
 import { createMcpHandler, validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server'
 import { classify, logFailure, problemErrorHandler } from '../errors.ts'
-import { rememberedBearer, requireBearer, resourceMetadataUrl } from '../infra/bearer.ts'
+import { rememberedBearer, requireBearer, resourceMetadataUrl } from '../frame/bearer.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { buildMcpServer } from './server.ts'
 import { CallerLease } from './tool.ts'

@@ -9,7 +9,7 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/server'
 import { classify, logFailure } from '../errors.ts'
-import type { BearerAuth } from '../infra/bearer.ts'
+import type { BearerAuth } from '../frame/bearer.ts'
 
 /** Who is calling: the verified token and the HTTP request it came with. */
 export interface Caller {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { requireBearer } from '../../src/infra/bearer.ts'
+import { requireBearer } from '../../src/frame/bearer.ts'
 
 /** Protected probe routes standing in for /mcp and /v1 while those rooms are built. */
 export async function probeRoutes(app: FastifyInstance) {

@@ -1,7 +1,7 @@
 import { errors as joseErrors } from 'jose'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { errors, withHeaders } from '../errors.ts'
-import { isRevoked, knownClean } from './revocations.ts'
+import { isRevoked, knownClean } from '../infra/revocations.ts'
 
 /** Who a verified bearer token speaks for; set on `request.auth` by `requireBearer`. */
 export interface BearerAuth {
