@@ -14,6 +14,8 @@ import { domainResolvers } from './resolvers/domains.ts'
 import { pageResolvers } from './resolvers/pages.ts'
 import { queryResolvers } from './resolvers/query.ts'
 import { siteResolvers } from './resolvers/sites.ts'
+import { billingResolvers } from './resolvers/billing.ts'
+import { yourDataResolvers } from './resolvers/your-data.ts'
 import { DateTimeScalar, JSONScalar } from './scalars.ts'
 import { Subscriptions } from './subscriptions.ts'
 
@@ -49,10 +51,16 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
   const resolvers = {
     JSON: JSONScalar,
     DateTime: DateTimeScalar,
-    Query: queryResolvers,
-    Mutation: { ...siteResolvers.Mutation, ...pageResolvers.Mutation, ...domainResolvers.Mutation },
-    Site: siteResolvers.Site,
-    Page: pageResolvers.Page,
+    Query: { ...queryResolvers, ...yourDataResolvers.Query, ...billingResolvers.Query },
+    Mutation: {
+      ...siteResolvers.Mutation,
+      ...pageResolvers.Mutation,
+      ...domainResolvers.Mutation,
+      ...yourDataResolvers.Mutation,
+      ...billingResolvers.Mutation,
+    },
+    Site: { ...siteResolvers.Site, ...yourDataResolvers.Site },
+    Page: { ...pageResolvers.Page, ...yourDataResolvers.Page },
     Block: pageResolvers.Block,
     Domain: domainResolvers.Domain,
     Lead: domainResolvers.Lead,

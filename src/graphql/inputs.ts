@@ -28,7 +28,7 @@ function bodyOf(input: Record<string, unknown>): Record<string, unknown> {
   return body
 }
 
-function checker<S extends TSchema>(schema: S): (input: Record<string, unknown>) => Static<S> {
+export function checker<S extends TSchema>(schema: S): (input: Record<string, unknown>) => Static<S> {
   const validate: ValidateFunction = compile(schema)
   return (input) => {
     const body = bodyOf(input)

@@ -7,6 +7,8 @@ import { defineTool, failureStatus, type Caller, type ToolSpec } from './tool.ts
 /** A tool call on an account's data: the account it acts for, and where to read and write. */
 export interface AccountCall extends Caller {
   accountId: string
+  /** The member who acts (null for a token the operator made). */
+  userId: string | null
   /** The database for a read; for a change, the transaction its audit record is written in. */
   db: Db
 }
@@ -14,6 +16,12 @@ export interface AccountCall extends Caller {
 export interface AccountToolSpec<I extends TSchema, O extends TSchema> extends Omit<ToolSpec<I, O>, 'run'> {
   /** Reads need a plan with API access (plus and above); writes need pro or above, as on /v1. */
   access: 'read' | 'write'
+  /**
+   * `billing` (DESIGN.md 16): the owner's on every plan, as /v1/account/billing. The billing
+   * service writes its changes in its own transactions around Stripe's calls, so the tool's call
+   * is recorded like a read.
+   */
+  right?: 'billing'
   run: (args: Static<I>, call: AccountCall) => Promise<Static<O>>
 }
 
@@ -39,17 +47,20 @@ export async function forAccount<T>(
   operation: string,
   access: 'read' | 'write',
   work: (call: AccountCall) => Promise<T>,
+  right?: 'billing',
 ): Promise<T> {
   if (!caller.auth.accountId) throw new errors.claimRequired(claimSteps(caller.app.config.BASE_URL))
   const { frame, db } = caller.app
   const found = frame.authenticate(caller.request, null, { audience: caller.auth.audience })
   const principal = found instanceof Promise ? await found : found
   const { accountId } = principal
+  const userId = principal.userId ?? null
   const entry = (status: number) => auditEntry(caller.request, principal, status, operation)
   try {
-    frame.authorize(principal, { access })
-    if (access === 'write') return await frame.auditedChange(db, entry(200), (trx) => work({ ...caller, accountId, db: trx }))
-    const output = await work({ ...caller, accountId, db })
+    frame.authorize(principal, right ? { access, right } : { access })
+    if (access === 'write' && !right)
+      return await frame.auditedChange(db, entry(200), (trx) => work({ ...caller, accountId, userId, db: trx }))
+    const output = await work({ ...caller, accountId, userId, db })
     frame.audit.record(entry(200))
     return output
   } catch (error) {
@@ -59,5 +70,8 @@ export async function forAccount<T>(
 }
 
 export function accountTool<I extends TSchema, O extends TSchema>(spec: AccountToolSpec<I, O>): ToolSpec {
-  return defineTool({ ...spec, run: (args, caller) => forAccount(caller, spec.name, spec.access, (call) => spec.run(args, call)) })
+  return defineTool({
+    ...spec,
+    run: (args, caller) => forAccount(caller, spec.name, spec.access, (call) => spec.run(args, call), spec.right),
+  })
 }

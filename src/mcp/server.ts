@@ -3,6 +3,7 @@ import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server'
 import { OPENAPI_INFO } from '../infra/openapi.ts'
 import { registerResources } from './resources.ts'
 import { registerTool, type CallerLease } from './tool.ts'
+import { billingTools } from './tools/billing.ts'
 import { leadTools } from './tools/leads.ts'
 import { mediaTools } from './tools/media.ts'
 import { pageTools } from './tools/pages.ts'
@@ -15,7 +16,7 @@ const INSTRUCTIONS =
   'Tools of a website-building platform. Anyone may check domains (audit_domain, check_site_quality, get_core_web_vitals) and read the price list. ' +
   'Site tools act for an account: an agent registered anonymously must first be claimed by its person (POST /agent/identity/claim), then use the post-claim token, which carries mcp:tools.'
 
-const TOOLS = [...publicTools, ...siteTools, ...pageTools, ...leadTools, ...mediaTools]
+const TOOLS = [...publicTools, ...siteTools, ...pageTools, ...leadTools, ...mediaTools, ...billingTools]
 const TOOL_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]))
 
 /**

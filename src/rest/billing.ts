@@ -1,85 +1,9 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ADD_ONS, PlanId } from '../domain/accounts/plans.ts'
-import type { AddOnQuantities } from '../domain/accounts/entitlements.ts'
 import type { Cause } from '../domain/billing/apply.ts'
-import { errors } from '../errors.ts'
-import { literalUnion } from '../schemas.ts'
+import { addOnQuantities, Billing, Checkout, Invoice, Redirect } from '../domain/billing/schemas.ts'
 import { sendItem } from './http.ts'
-
-const Interval = literalUnion(['month', 'year'] as const)
-const AddOn = Type.Object(
-  {
-    id: literalUnion(ADD_ONS),
-    quantity: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Units (extra_domain, extra_seat); 1 for the others.' }),
-  },
-  { additionalProperties: false },
-)
-
-const Billing = Type.Object(
-  {
-    plan: PlanId,
-    interval: Type.Union([Interval, Type.Null()], { description: 'How the plan is billed; null without a paid subscription.' }),
-    status: literalUnion(['active', 'trialing', 'past_due', 'canceled', 'manual', 'none'] as const),
-    add_ons: Type.Array(AddOn, { description: 'The add-ons the account has now.' }),
-    current_period_end: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'The end of the period paid for: the next invoice, unless the subscription ends then.',
-    }),
-    cancel_at_period_end: Type.Boolean(),
-    scheduled_change: Type.Union(
-      [
-        Type.Object(
-          {
-            plan: PlanId,
-            interval: Type.Union([Interval, Type.Null()]),
-            add_ons: Type.Array(AddOn),
-            at: Type.String({ format: 'date-time' }),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ],
-      { description: 'A downgrade or a cancellation booked for the end of the period.' },
-    ),
-    available: Type.Boolean({ description: 'Whether paying online is set up on this service (else the operator sets plans).' }),
-  },
-  { additionalProperties: false, description: 'The plan and what is billed' },
-)
-
-const Invoice = Type.Object(
-  {
-    id: Type.String(),
-    number: Type.Union([Type.String(), Type.Null()]),
-    created_at: Type.String({ format: 'date-time' }),
-    total_cents: Type.Integer({ description: 'With VAT where it applies.' }),
-    currency: Type.String({ description: 'ISO 4217, lower case.' }),
-    status: Type.String({ description: 'open, paid, void or uncollectible' }),
-    pdf_url: Type.Union([Type.String(), Type.Null()]),
-  },
-  { additionalProperties: false },
-)
-
-const Checkout = Type.Object(
-  {
-    plan: PlanId,
-    interval: Type.Optional(Type.Union(Interval.anyOf, { default: 'month' })),
-    add_ons: Type.Optional(Type.Array(AddOn, { maxItems: ADD_ONS.length })),
-  },
-  { additionalProperties: false },
-)
-
-const Redirect = Type.Object(
-  {
-    url: Type.String({ description: 'Where to send the person: Stripe’s Checkout or Customer Portal page, or the billing page.' }),
-    effective: Type.Optional(
-      Type.Union(literalUnion(['checkout', 'now', 'period_end'] as const).anyOf, {
-        description: 'When the change applies: after paying on Checkout, at once (prorated), or at the end of the period.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
 
 function causeOf(request: FastifyRequest): Cause {
   const { principal } = request
@@ -137,19 +61,13 @@ export default async function billingRoutes(app: FastifyInstance) {
         response: { 200: Redirect },
       },
     },
-    async (request) => {
-      const addOns: AddOnQuantities = {}
-      for (const addOn of request.body.add_ons ?? []) {
-        if (addOns[addOn.id] !== undefined) throw new errors.validationFailed(`The add-on ${addOn.id} is named twice`)
-        addOns[addOn.id] = addOn.quantity
-      }
-      return app.billing.change(
+    async (request) =>
+      app.billing.change(
         request.principal.accountId,
         undefined,
-        { plan: request.body.plan, interval: request.body.interval ?? 'month', addOns },
+        { plan: request.body.plan, interval: request.body.interval ?? 'month', addOns: addOnQuantities(request.body.add_ons) },
         causeOf(request),
-      )
-    },
+      ),
   )
 
   typed.post(

@@ -30,6 +30,10 @@ const ACCOUNT_TOOLS = [
   'import_media',
   'update_media',
   'delete_media',
+  'get_billing',
+  'list_invoices',
+  'change_plan',
+  'open_billing_portal',
 ]
 
 type Structured = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
