@@ -7,6 +7,7 @@ import { dnsResolver } from './domain/sites/dns-verify.ts'
 import { domainVerifyJob } from './domain/sites/domains.ts'
 import { socialPostJob } from './domain/social/publish.ts'
 import { statsPurgeJob } from './domain/stats/retention.ts'
+import { mediaPurgeJob } from './domain/media/purge.ts'
 import { defineWebhookJobs, WEBHOOK_USER_AGENT } from './domain/webhooks/engine.ts'
 import { defaultRetryClock } from './domain/webhooks/retry.ts'
 import { persistedQueryPurgeJob } from './graphql/persisted-queries.ts'
@@ -69,6 +70,7 @@ export default async function jobs(app: FastifyInstance) {
     restPurgeJob(app),
     persistedQueryPurgeJob(app),
     statsPurgeJob(db),
+    mediaPurgeJob(db, app.mediaStorage),
     exportJob({ db, keyring, mailer, log, config, storage: app.mediaStorage, sharedFile: staticAsset }),
     exportExpireJob(db),
     // The erase cancels the subscription at Stripe and removes the media kept in object storage first.

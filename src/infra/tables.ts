@@ -863,6 +863,8 @@ export interface MediaVariantRow {
   format: 'webp' | 'jpeg' | 'png'
   bytes: number
   key: string
+  /** A file a site made from the image (its og:image cut, a logo's icons), not one of its widths. */
+  role?: 'og' | 'icon'
 }
 
 export interface MediaTable {

@@ -7,6 +7,8 @@ import { withTransaction } from '../domain/transaction.ts'
 import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { NamedJob } from '../infra/jobs.ts'
+import type { MediaStorage } from '../infra/media-storage.ts'
+import { recordReleaseMedia } from '../domain/media/media.ts'
 import { savePassages, sitePassages } from './passages.ts'
 import { compressFiles, saveReleaseFiles } from './release-store.ts'
 import { placePages, RenderError, renderSite } from './render/index.ts'
@@ -17,6 +19,7 @@ export interface BuildDeps {
   keyring: Keyring
   config: Config
   log: Logger
+  mediaStorage: MediaStorage
 }
 
 /**
@@ -61,7 +64,7 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
   const started = performance.now()
   try {
     const builtAt = new Date()
-    const input = await loadRenderInput(db, deps.keyring, deps.config, build.site_id, builtAt)
+    const input = await loadRenderInput(db, deps.keyring, deps.config, build.site_id, builtAt, deps.mediaStorage)
     if (!input) throw new RenderError('The site no longer exists')
     const { site, pages } = input
     const files = await compressFiles(renderSite(site, pages))
@@ -72,6 +75,7 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
     await withTransaction(db, async (trx) => {
       await saveReleaseFiles(trx, buildId, files)
       await savePassages(trx, site.id, buildId, passages)
+      await recordReleaseMedia(trx, buildId, input.mediaIds)
       const finished = await finishBuild(trx, buildId, { status: 'succeeded', pages: pageCount })
       if (finished?.status === 'succeeded')
         await announceSitePublished(trx, {
@@ -93,6 +97,6 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
 
 /** The build job: renders a site's build and makes it live. */
 export function buildJob(app: FastifyInstance): NamedJob<{ build_id: string }> {
-  const deps = { db: app.db, keyring: app.keyring, config: app.config }
+  const deps = { db: app.db, keyring: app.keyring, config: app.config, mediaStorage: app.mediaStorage }
   return { name: BUILD_JOB, definition: { maxAttempts: 3, handler: (payload, { log }) => runBuild({ ...deps, log }, payload.build_id) } }
 }

@@ -178,6 +178,7 @@ export default async function contactFormRoutes(app: FastifyInstance, options: {
         locale,
         isH1: false,
         index: 0,
+        firstImage: false,
         formToken: signFormToken(app.keyring, site.id),
         consent: { ...consent, privacy: { ...consent.privacy, url: consentLinkInLayout(consent.privacy.url, site.default_locale) } },
         pagePath,

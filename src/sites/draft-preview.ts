@@ -8,6 +8,7 @@ import { checkedCompiler } from '../infra/unsafe-values.ts'
 import { staticAsset } from './assets.ts'
 import { renderSite, type RenderPage } from './render/index.ts'
 import { loadRenderInput } from './site-input.ts'
+import { MEDIA_PREFIX, MediaBytesCache, serveMedia } from './media-files.ts'
 
 /**
  * The unpublished draft of a site exactly as a build would render it (theme, fonts, images), for
@@ -72,6 +73,7 @@ function sandboxed(reply: FastifyReply): FastifyReply {
 }
 
 export default async function draftPreviewRoutes(app: FastifyInstance) {
+  const previewCache = new MediaBytesCache(8 * 1024 * 1024)
   await app.register(cookie)
   const Params = Type.Object({ siteId: Type.String({ pattern: '^site_[A-Za-z0-9_-]{1,64}$' }), '*': Type.String() })
 
@@ -94,6 +96,15 @@ export default async function draftPreviewRoutes(app: FastifyInstance) {
       if (!person) return reply.redirect(`/signin?return_to=${encodeURIComponent(request.url)}`, 303)
       const site = await getAccountSite(app.db, person.accountId, siteId)
       if (!site) throw new errors.notFound('There is no such site in your account')
+      // The draft's library images: in the site's account's library (no release needed).
+      if (path.startsWith(MEDIA_PREFIX))
+        return serveMedia(
+          request,
+          reply,
+          { db: app.db, storage: app.mediaStorage, cache: previewCache, headers: {} },
+          { siteId, buildId: '' },
+          path,
+        )
       const input = await loadRenderInput(app.db, app.keyring, app.config, siteId, new Date())
       if (!input) throw new errors.notFound('There is no such site in your account')
       const theme = themeFromQuery(request.query as Record<string, unknown>, themeView(site.settings))

@@ -92,8 +92,10 @@ async function serviceRoutes(app: FastifyInstance, options: { live: LiveSites; h
         const text = "Its pages show here once it has been published. Publish it from the site's page in the dashboard."
         return sendNoSitePage(reply, { title: 'This site is not published yet', text, dashboard: `${app.config.BASE_URL}/app` })
       }
-      const release = await live.release(buildId)
       const rest = request.url.slice(`/s/${siteId}`.length)
+      // The preview's pages show the library's images under its prefix, as a site's host does at its root.
+      if (rest.startsWith(MEDIA_PREFIX)) return serveMedia(request, reply, { ...options.media, headers: {} }, { siteId, buildId }, rest)
+      const release = await live.release(buildId)
       const stamp = () => signFormToken(app.keyring, siteId)
       return serveFromRelease(request, reply, release, rest, { prefix: `/s/${siteId}`, headers: previewHeaders }, stamp)
     },

@@ -7,7 +7,7 @@ import type { MediaStorage } from '../infra/media-storage.ts'
 /** Where the media library's files are served on every host: `/_media/{media_id}/{width}.{ext}`. */
 export const MEDIA_PREFIX = '/_media/'
 
-const FILE = /^\/_media\/(med_[A-Za-z0-9_-]{8,64})\/(\d{1,5}\.(?:webp|jpg|png))$/
+const FILE = /^\/_media\/(med_[A-Za-z0-9_-]{8,64})\/((?:og-|icon-)?\d{1,5}\.(?:webp|jpg|png))$/
 
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 
@@ -66,8 +66,10 @@ export async function serveMedia(
   reply: FastifyReply,
   serving: MediaServing,
   site: { siteId: string; buildId: string } | undefined,
+  /** The file's path from `/_media/` on, where the address has a prefix (a preview's `/s/{site_id}`). */
+  at: string = request.url,
 ): Promise<FastifyReply> {
-  const path = request.url.split('?')[0]!
+  const path = at.split('?')[0]!
   const match = FILE.exec(path)
   const file = match ? await servableFile(serving.db, match[1]!, match[2]!, site) : undefined
   if (!match || !file) throw new errors.notFound('No such file')

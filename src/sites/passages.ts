@@ -36,6 +36,8 @@ function blockPassages(block: Block, locale: Locale): Array<{ heading?: string; 
       return [{ text: `"${block.content.quote}" (${[block.content.author, block.content.role].filter(Boolean).join(', ')})` }]
     case 'image':
       return block.content.caption ? [{ text: block.content.caption }] : []
+    case 'gallery':
+      return block.content.images.flatMap((i) => (i.caption ? [{ text: i.caption }] : []))
     case 'contact_form':
       return []
     case 'opening_hours':

@@ -8,6 +8,9 @@ import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
 import type { Keyring } from '../infra/crypto.ts'
 import { FORM_TOKEN_SLOT } from './form-token.ts'
+import type { MediaStorage } from '../infra/media-storage.ts'
+import { siteLogoId } from '../domain/sites/settings.ts'
+import { resolveSiteMedia } from './site-media.ts'
 import type { AiCrawlerChoices, Block, FormConsent, Organization, RenderPage, RenderSite } from './render/index.ts'
 
 /**
@@ -38,7 +41,9 @@ export async function loadRenderInput(
   config: Config,
   siteId: string,
   builtAt: Date,
-): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null } | undefined> {
+  /** Given by a build: the og:image cuts and the logo's icons are made where missing. */
+  storage?: MediaStorage,
+): Promise<{ site: RenderSite; pages: RenderPage[]; accountId: string | null; mediaIds: string[] } | undefined> {
   // The domain that names the site is the one the API, MCP and GraphQL show (primaryHostname).
   const row = await db
     .selectFrom('sites')
@@ -82,7 +87,7 @@ export async function loadRenderInput(
   // Contents were validated per type when written (src/domain/sites/block-content.ts).
   for (const b of blockRows)
     blocksByPage.set(b.page_id, [...(blocksByPage.get(b.page_id) ?? []), { type: b.type, content: b.content } as Block])
-  const pages: RenderPage[] = pageRows.map((p) => ({
+  const written: RenderPage[] = pageRows.map((p) => ({
     path: p.path,
     locale: p.locale,
     title: p.title,
@@ -90,5 +95,7 @@ export async function loadRenderInput(
     updatedAt: p.updated_at,
     blocks: blocksByPage.get(p.id) ?? [],
   }))
-  return { site, pages, accountId: row.account_id }
+  const media = await resolveSiteMedia(db, row.account_id, written, siteLogoId(settings), storage)
+  if (media.logo) site.logo = media.logo
+  return { site, pages: media.pages, accountId: row.account_id, mediaIds: media.mediaIds }
 }

@@ -85,7 +85,7 @@ export function variantWidths(width: number): number[] {
 
 let sharpModule: Promise<typeof import('sharp')> | undefined
 /** libvips is loaded on the first upload, not at start: it takes half a second to load. */
-function loadSharp() {
+export function loadSharp() {
   sharpModule ??= import('sharp')
   return sharpModule.then((m) => m.default)
 }

@@ -264,6 +264,26 @@ export async function mediaByIds(db: Db, accountId: string, ids: readonly string
   return new Map(rows.map((row) => [row.id, toMedia(row)]))
 }
 
+/** The ids of `ids` the account's library does not hold (none such, another account's, removed). */
+export async function missingMedia(db: Db, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return []
+  const unique = [...new Set(ids)]
+  const rows = await db
+    .selectFrom('media')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', unique)
+    .where('deleted_at', 'is', null)
+    .execute()
+  const held = new Set(rows.map((r) => r.id))
+  return unique.filter((id) => !held.has(id))
+}
+
+/** What a refusal of a missing image says, the same whichever way it is missing. */
+export function notInLibrary(missing: readonly string[]): string {
+  return `The media library has no image ${missing.join(', ')}: upload it first (POST /v1/media) and use the id it answers`
+}
+
 /** The account's library, newest first. */
 export async function listMedia(db: Db, accountId: string, paging: Paging): Promise<{ items: Media[]; total: number }> {
   const base = db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null)

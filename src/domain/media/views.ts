@@ -31,8 +31,14 @@ export interface MediaView {
 
 /** The variant a plain link shows: the largest in the original's family. */
 export function largestVariant(media: Pick<Media, 'variants'>) {
-  const family = media.variants.filter((v) => v.format !== 'webp')
-  return (family.length ? family : media.variants).reduce((a, b) => (b.width > a.width ? b : a))
+  const widths = widthVariants(media)
+  const family = widths.filter((v) => v.format !== 'webp')
+  return (family.length ? family : widths).reduce((a, b) => (b.width > a.width ? b : a))
+}
+
+/** The image at its widths, without the files sites made from it (og:image, icons). */
+export function widthVariants(media: Pick<Media, 'variants'>) {
+  return media.variants.filter((v) => v.role === undefined)
 }
 
 export function mediaView(media: Media, uses: MediaUse[], origin: string): MediaView {
@@ -45,7 +51,7 @@ export function mediaView(media: Media, uses: MediaUse[], origin: string): Media
     bytes: media.bytes,
     alt: media.alt,
     url: origin + mediaPath(largestVariant(media).key),
-    variants: media.variants.map((v) => ({ width: v.width, height: v.height, format: v.format, url: origin + mediaPath(v.key) })),
+    variants: widthVariants(media).map((v) => ({ width: v.width, height: v.height, format: v.format, url: origin + mediaPath(v.key) })),
     used_by: uses.map((u) => ({ page_id: u.pageId, block_id: u.blockId })),
     created_at: media.createdAt.toISOString(),
   }

@@ -12,6 +12,25 @@ const text = (maxLength: number) => Type.String({ minLength: 1, maxLength })
 const Href = Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?://|/|#|mailto:|tel:)' })
 const ImageSrc = Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https://|/)' })
 const strict = { additionalProperties: false } as const
+export const MediaIdField = Type.String({ pattern: '^med_[A-Za-z0-9_-]{8,64}$', description: 'An image of the account’s media library' })
+/**
+ * An image from an address (`src`) or from the media library (`media_id`), exactly one of them;
+ * without alt text a library image shows its own.
+ */
+const pictureFields = {
+  src: Type.Optional(ImageSrc),
+  media_id: Type.Optional(MediaIdField),
+  alt: Type.Optional(Type.String({ maxLength: 300 })),
+}
+const oneSource = {
+  oneOf: [
+    { type: 'object', required: ['src'] },
+    { type: 'object', required: ['media_id'] },
+  ],
+}
+const Picture = Type.Object(pictureFields, { ...strict, ...oneSource })
+/** The most images a gallery block holds. */
+export const GALLERY_MAX = 24
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
 export type Weekday = (typeof WEEKDAYS)[number]
 const Time = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$', description: 'HH:MM, 24-hour' })
@@ -22,12 +41,22 @@ export const BlockContents = {
       heading: text(200),
       subheading: Type.Optional(text(500)),
       cta: Type.Optional(Type.Object({ label: text(80), href: Href }, strict)),
-      image: Type.Optional(Type.Object({ src: ImageSrc, alt: Type.String({ maxLength: 300 }) }, strict)),
+      image: Type.Optional(Picture),
     },
     strict,
   ),
   text: Type.Object({ markdown: text(20_000) }, strict),
-  image: Type.Object({ src: ImageSrc, alt: Type.String({ maxLength: 300 }), caption: Type.Optional(text(500)) }, strict),
+  image: Type.Object({ ...pictureFields, caption: Type.Optional(text(500)) }, { ...strict, ...oneSource }),
+  gallery: Type.Object(
+    {
+      heading: Type.Optional(text(200)),
+      images: Type.Array(Type.Object({ ...pictureFields, caption: Type.Optional(text(500)) }, { ...strict, ...oneSource }), {
+        minItems: 1,
+        maxItems: GALLERY_MAX,
+      }),
+    },
+    strict,
+  ),
   features: Type.Object(
     {
       heading: Type.Optional(text(200)),
@@ -130,6 +159,20 @@ const validators = Object.fromEntries(BLOCK_TYPES.map((type) => [type, ajv.compi
 /** Whether content is valid for a block of this type (no error made: for trying several types). */
 export function contentFits(type: BlockType, content: unknown): boolean {
   return validators[type](content) === true
+}
+
+/** The media library items a block's content shows (an image, a hero's picture, a gallery's images). */
+export function blockMediaIds(block: TypedBlock): string[] {
+  switch (block.type) {
+    case 'hero':
+      return block.content.image?.media_id ? [block.content.image.media_id] : []
+    case 'image':
+      return block.content.media_id ? [block.content.media_id] : []
+    case 'gallery':
+      return block.content.images.flatMap((i) => (i.media_id ? [i.media_id] : []))
+    default:
+      return []
+  }
 }
 
 /** Checks content against its type's schema; a mismatch is 400 invalid_block_content naming the field. */

@@ -3,7 +3,16 @@ import { newId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { BlocksTable } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
-import { BLOCK_TYPES, checkBlockContent, contentFits, isBlockType, type BlockType, type TypedBlock } from './block-content.ts'
+import { missingMedia, notInLibrary } from '../media/media.ts'
+import {
+  BLOCK_TYPES,
+  blockMediaIds,
+  checkBlockContent,
+  contentFits,
+  isBlockType,
+  type BlockType,
+  type TypedBlock,
+} from './block-content.ts'
 import { executePrepared, preparedQuery } from '../../infra/prepared.ts'
 import { withTransaction } from '../transaction.ts'
 import type { Paging } from '../paging.ts'
@@ -87,6 +96,25 @@ async function lockPage(trx: Db, pageId: string): Promise<number> {
   return countBlocks(trx, pageId)
 }
 
+/** Refuses a block that shows images the page's account does not hold in its media library. */
+async function checkBlockMedia(db: Db, accountId: string | undefined, pageId: string, block: TypedBlock): Promise<void> {
+  const ids = blockMediaIds(block)
+  if (ids.length === 0) return
+  const owner =
+    accountId ??
+    (
+      await db
+        .selectFrom('pages')
+        .innerJoin('sites', 'sites.id', 'pages.site_id')
+        .select('sites.account_id')
+        .where('pages.id', '=', pageId)
+        .executeTakeFirst()
+    )?.account_id
+  if (!owner) throw new errors.invalidBlockContent('The page’s site belongs to no account, so it has no media library')
+  const missing = await missingMedia(db, owner, ids)
+  if (missing.length) throw new errors.invalidBlockContent(notInLibrary(missing))
+}
+
 function outOfRange(position: number, last: number) {
   return new errors.positionOutOfRange(`The position ${position} is beyond the end of the page (0 to ${last})`)
 }
@@ -99,6 +127,7 @@ export async function insertBlock(
 ): Promise<Block> {
   if (!isBlockType(block.type)) throw new errors.validationFailed(`The field 'type' has an unsupported value`)
   const typed = checkBlockContent(block.type, block.content)
+  await checkBlockMedia(db, undefined, pageId, typed)
   return withTransaction(db, async (trx) => {
     const count = await lockPage(trx, pageId)
     const position = block.position ?? count
@@ -142,7 +171,9 @@ export async function updateBlock(
     if (patch.type !== undefined && patch.content === undefined)
       throw new errors.invalidBlockContent('A new type needs its content in the same request')
     if (!isBlockType(type)) throw new errors.validationFailed(`The field 'type' has an unsupported value`)
-    const content = patch.content === undefined ? current.content : checkBlockContent(type, patch.content).content
+    const typed = patch.content === undefined ? undefined : checkBlockContent(type, patch.content)
+    if (typed) await checkBlockMedia(trx, accountId, current.page_id, typed)
+    const content = typed ? typed.content : current.content
     const to = patch.position ?? current.position
     // Only a move can leave the page's range: the block's own position is within it.
     if (patch.position !== undefined) {
@@ -208,6 +239,7 @@ export async function changeBlockContent(
         ? [patch.type]
         : []
   if (!types.length) return undefined
+  for (const type of types) await checkBlockMedia(db, accountId, '', { type, content: patch.content } as TypedBlock)
   const { expected, alongside } = options
   const newType = patch.type ?? null
   const unchanged = expected

@@ -5,6 +5,7 @@ import { PAGE_PATH_PATTERN } from './pages.ts'
 import { literalUnion } from '../../schemas.ts'
 import { assistantFields, BuildId, Locale } from './views.ts'
 import { ThemeInput } from './themes.ts'
+import { MediaIdField } from './block-content.ts'
 
 /**
  * What a client may send to create or change sites, pages, blocks and domains: the bodies /v1
@@ -51,6 +52,12 @@ export const SitePatch = Type.Object(
     locales: Type.Optional(Locales),
     assistant: Type.Optional(AssistantInput),
     theme: Type.Optional(ThemeInput),
+    logo_media_id: Type.Optional(
+      Type.Union([MediaIdField, Type.Null()], {
+        description:
+          'The logo, an image of the media library: it heads every page, and the favicon and touch icons are made from it; null removes it',
+      }),
+    ),
   },
   { ...strict, minProperties: 1 },
 )

@@ -46,6 +46,14 @@ export function safeMarkdown(markdown: string): string {
   )
 }
 
+/** An image with its caption; `src` is the address, or the build's for a library image (its alt text too). */
+function pictureMarkdown(picture: { src?: string; alt?: string; caption?: string }, absolute: (href: string) => string): string {
+  const src = picture.src === undefined ? undefined : safeImageSrc(picture.src)
+  return [src ? `![${mdText(picture.alt ?? '')}](<${absolute(src)}>)` : '', picture.caption ? `*${mdText(picture.caption)}*` : '']
+    .filter(Boolean)
+    .join('\n\n')
+}
+
 /** One block as Markdown; links are absolute. */
 export function blockMarkdown(block: TypedBlock, isH1: boolean, absolute: (href: string) => string, locale: Locale): string {
   switch (block.type) {
@@ -57,14 +65,11 @@ export function blockMarkdown(block: TypedBlock, isH1: boolean, absolute: (href:
     }
     case 'text':
       return safeMarkdown(block.content.markdown).trim()
-    case 'image': {
-      const src = safeImageSrc(block.content.src)
-      return [
-        src ? `![${mdText(block.content.alt)}](<${absolute(src)}>)` : '',
-        block.content.caption ? `*${mdText(block.content.caption)}*` : '',
-      ]
-        .filter(Boolean)
-        .join('\n\n')
+    case 'image':
+      return pictureMarkdown(block.content, absolute)
+    case 'gallery': {
+      const c = block.content
+      return [c.heading ? `## ${mdText(c.heading)}` : '', ...c.images.map((i) => pictureMarkdown(i, absolute))].filter(Boolean).join('\n\n')
     }
     case 'features':
     case 'faq': {

@@ -27,6 +27,13 @@ export interface SiteSettings {
    * silent and no widget is embedded, whatever `assistant.enabled` says.
    */
   assistant_included?: boolean
+  /** The site's logo, an image of the account's media library (DESIGN.md 14). */
+  logo_media_id?: string
+}
+
+/** The media id of the site's logo, when it has one. */
+export function siteLogoId(settings: SiteSettings): string | undefined {
+  return typeof settings.logo_media_id === 'string' && settings.logo_media_id ? settings.logo_media_id : undefined
 }
 
 /** The consent text a site uses unless it words its own; the privacy link is the site's own /privacy page. */

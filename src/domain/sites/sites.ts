@@ -13,6 +13,7 @@ import { insertActiveDomain, normaliseHostname, PLATFORM_DOMAIN_ID } from './dom
 import { checkSlug, slugCandidate, slugFromName, slugOfHostname, subdomainTaken } from './subdomains.ts'
 import { uniqueViolation, withTransaction } from '../transaction.ts'
 import type { Paging } from '../paging.ts'
+import { missingMedia, notInLibrary } from '../media/media.ts'
 
 export { normaliseHostname }
 
@@ -275,6 +276,8 @@ export interface SiteInput {
   locales?: Locale[]
   assistant?: Partial<AssistantView>
   theme?: ThemeInput
+  /** The logo from the media library; null removes it. */
+  logo_media_id?: string | null
 }
 
 /** Creates an account's draft site, within the plan's site limit (403 plan_limit, nothing stored). */
@@ -306,6 +309,8 @@ export interface SitePatch {
   locales?: Locale[]
   assistant?: Partial<AssistantView>
   theme?: ThemeInput
+  /** The logo from the media library; null removes it. */
+  logo_media_id?: string | null
 }
 
 /**
@@ -343,6 +348,10 @@ export async function updateAccountSite(
     if (patch.status === 'live' && current.live_build_id === null)
       throw new errors.siteNotBuilt('The site has no succeeded build to put live; rebuild it first')
     if (patch.status === 'live' && current.status !== 'live') await assertMayPublish(trx, siteId)
+    if (patch.logo_media_id) {
+      const missing = await missingMedia(trx, accountId, [patch.logo_media_id])
+      if (missing.length) throw new errors.validationFailed(`logo_media_id: ${notInLibrary(missing)}`)
+    }
     const slug = patch.slug === undefined || patch.slug === current.slug ? current.slug : checkSlug(patch.slug)
     if (slug !== current.slug && (await trx.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirst()))
       throw subdomainTaken(slug)
@@ -370,7 +379,10 @@ export async function updateAccountSite(
 
 function changedSettings(settings: SiteSettings, patch: SitePatch): SiteSettings {
   const assisted = patch.assistant ? withAssistant(settings, patch.assistant) : settings
-  return patch.theme ? withTheme(assisted, patch.theme) : assisted
+  const themed = patch.theme ? withTheme(assisted, patch.theme) : assisted
+  if (patch.logo_media_id === undefined) return themed
+  const { logo_media_id: _old, ...rest } = themed
+  return patch.logo_media_id === null ? rest : { ...rest, logo_media_id: patch.logo_media_id }
 }
 
 /** Deletes a site with its pages, blocks, domains, builds, leads and conversations. */

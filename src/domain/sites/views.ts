@@ -5,7 +5,7 @@ import type { BlockView } from './blocks.ts'
 import type { Lead as LeadRecord } from '../leads/leads.ts'
 import { LOCALES } from '../locales.ts'
 import type { Page as PageRow } from './pages.ts'
-import { assistantView } from './settings.ts'
+import { assistantView, siteLogoId } from './settings.ts'
 import { Theme, themeView } from './themes.ts'
 import type { SiteRecord } from './sites.ts'
 import { subdomainHost, type SubdomainConfig } from './subdomains.ts'
@@ -59,6 +59,7 @@ export const Site = Type.Object(
     locales: Type.Array(Locale),
     assistant: Assistant,
     theme: Theme,
+    logo_media_id: nullable(Type.String({ pattern: '^med_[A-Za-z0-9_-]{8,64}$', description: 'The logo, an image of the media library' })),
     preview_url: Type.String({ format: 'uri', description: 'The latest build under {base_url}/s/{site_id}/' }),
     url: nullable(Type.String({ format: 'uri', description: 'https://{domain}/, or null without an active domain' })),
     created_at: DateTime,
@@ -171,6 +172,7 @@ export function siteView(site: SiteRecord, config: SubdomainConfig): Static<type
     locales: site.locales,
     assistant: assistantView(site.settings),
     theme: themeView(site.settings),
+    logo_media_id: siteLogoId(site.settings) ?? null,
     preview_url: previewUrl(config.BASE_URL, site.id),
     url: site.domain === null ? null : `https://${site.domain}/`,
     created_at: site.created_at.toISOString(),

@@ -32,11 +32,13 @@ const BlockType = Type.Unsafe<BlockTypeName>(literalUnion(BLOCK_TYPES))
 const BlockContent = Type.Unsafe<TypedBlock['content']>(
   Type.Union(Object.values(BlockContents), {
     description:
-      'By type: hero {heading, subheading?, cta?: {label, href}, image?: {src, alt}}; text {markdown}; image {src, alt, caption?}; features {heading?, items: [{title, text}]}; ' +
+      'By type: hero {heading, subheading?, cta?: {label, href}, image?: {media_id | src, alt?}}; text {markdown}; image {media_id | src, alt?, caption?}; ' +
+      'gallery {heading?, images: [{media_id | src, alt?, caption?}] (1 to 24)}; features {heading?, items: [{title, text}]}; ' +
       'faq {heading?, items: [{question, answer}]}; cta {heading, text?, label, href}; contact_form {heading?, submit_label?}; testimonial {quote, author, role?}; ' +
       'opening_hours {heading?, items: [{day: monday…sunday, opens: "HH:MM", closes: "HH:MM"}], exceptions?: [{date: "YYYY-MM-DD", closed?, opens?, closes?, note?}]}; ' +
       'menu {heading?, currency?: "EUR", items: [{section?, name, description?, price?: number}]}; ' +
-      'contact_details {heading?, address?: {street, postal_code?, locality, country?}, phone?, email?}',
+      'contact_details {heading?, address?: {street, postal_code?, locality, country?}, phone?, email?}. ' +
+      'media_id names an image of the media library (import_media, list_media); without alt the image’s own alt text is shown',
   }),
 )
 const Position = Type.Integer({ minimum: 0, maximum: 10_000, description: 'From 0 at the top of the page' })

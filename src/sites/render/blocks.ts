@@ -1,10 +1,11 @@
 import type { Locale } from '../../domain/locales.ts'
-import { safeHref, safeImageSrc } from '../../domain/sites/safe-href.ts'
+import { safeHref } from '../../domain/sites/safe-href.ts'
 import { html, raw, type SafeHtml } from '../../infra/html.ts'
 import { LABELS } from './labels.ts'
 import { markdownToHtml } from './markdown.ts'
 import { localHref, relativePath } from './paths.ts'
-import type { Block, FormConsent, Link, Picture } from './types.ts'
+import type { Block, FormConsent, Link } from './types.ts'
+import { pictureHtml, SIZES } from './picture.ts'
 import { addressLine, dayLines, exceptionText, mapLink, menuSections, priceText } from '../../domain/sites/hours.ts'
 import { CONTACT_HEADING, EMAIL_LABEL, HOURS_HEADING, MAP_LINK, MENU_HEADING, PHONE_LABEL } from '../../domain/sites/page-markdown.ts'
 
@@ -17,6 +18,8 @@ export interface BlockContext {
   isH1: boolean
   /** Position on the page, for ids that must be unique. */
   index: number
+  /** True for the block holding the page's first image, which is loaded at once; the others lazily. */
+  firstImage: boolean
   formToken: string
   consent: FormConsent | undefined
   /** The page's path inside its locale, handed back by the contact form. */
@@ -38,13 +41,6 @@ function anchor(from: string, link: Link, className: string): SafeHtml {
   return href === undefined
     ? html`<span class="${className}">${link.label}</span>`
     : html`<a class="${className}" href="${localHref(from, href)}">${link.label}</a>`
-}
-
-function image(from: string, picture: Picture, eager: boolean): SafeHtml | '' {
-  const src = safeImageSrc(picture.src)
-  if (src === undefined) return ''
-  const loading = eager ? html`fetchpriority="high"` : html`loading="lazy"`
-  return html`<img src="${localHref(from, src)}" alt="${picture.alt}" ${loading} decoding="async">`
 }
 
 function heading(level: number, text: string): SafeHtml {
@@ -103,16 +99,25 @@ export function blockHtml(block: Block, ctx: BlockContext): SafeHtml | '' {
   switch (block.type) {
     case 'hero': {
       const c = block.content
-      return html`<section class="hero">${heading(ctx.isH1 ? 1 : 2, c.heading)}${c.subheading ? html`<p class="lead">${c.subheading}</p>` : ''}${c.cta ? html`<p>${anchor(from, c.cta, 'button')}</p>` : ''}${c.image ? image(from, c.image, ctx.isH1) : ''}</section>`
+      return html`<section class="hero">${heading(ctx.isH1 ? 1 : 2, c.heading)}${c.subheading ? html`<p class="lead">${c.subheading}</p>` : ''}${c.cta ? html`<p>${anchor(from, c.cta, 'button')}</p>` : ''}${c.image ? pictureHtml(from, c.image, ctx.firstImage) : ''}</section>`
     }
     case 'text':
       // Markdown is rendered by the sanitizing renderer, which escapes what it does not allow.
       return html`<section class="text">${raw(markdownToHtml(block.content.markdown, from))}</section>`
     case 'image': {
       const c = block.content
-      const img = image(from, c, false)
+      const img = pictureHtml(from, c, ctx.firstImage)
       if (!img && !c.caption) return ''
       return html`<figure>${img}${c.caption ? html`<figcaption>${c.caption}</figcaption>` : ''}</figure>`
+    }
+    case 'gallery': {
+      const c = block.content
+      const items = c.images.map((picture, i) => {
+        const img = pictureHtml(from, picture, ctx.firstImage && i === 0, SIZES.cell)
+        if (!img && !picture.caption) return ''
+        return html`<li><figure>${img}${picture.caption ? html`<figcaption>${picture.caption}</figcaption>` : ''}</figure></li>`
+      })
+      return html`<section class="gallery">${c.heading ? heading(2, c.heading) : ''}<ul>${items}</ul></section>`
     }
     case 'features': {
       const c = block.content

@@ -1,7 +1,7 @@
 import type { Locale } from '../../domain/locales.ts'
 import { pageBlocksMarkdown } from '../../domain/sites/page-markdown.ts'
 import { blockHtml } from './blocks.ts'
-import { safeImageSrc } from '../../domain/sites/safe-href.ts'
+import { firstPicture, iconLinks, logoHtml, ogImagePath } from './picture.ts'
 import { documentShell, html, raw, type SafeHtml } from '../../infra/html.ts'
 import { jsonForScript } from './escape.ts'
 import { jsonLd } from './json-ld.ts'
@@ -36,15 +36,6 @@ function documentTitle(site: RenderSite, page: RenderPage, isHome: boolean): str
   if (isHome || page.title.includes(site.name)) return page.title
   const full = `${page.title} – ${site.name}`
   return full.length <= 60 ? full : page.title
-}
-
-function firstImage(page: RenderPage): string | undefined {
-  for (const block of page.blocks) {
-    const src = block.type === 'hero' ? block.content.image?.src : block.type === 'image' ? block.content.src : undefined
-    const safe = src === undefined ? undefined : safeImageSrc(src)
-    if (safe) return safe
-  }
-  return undefined
 }
 
 /**
@@ -114,11 +105,10 @@ function shell(site: RenderSite, locale: Locale, from: string, parts: ShellParts
   return documentShell({
     lang: locale,
     title: parts.title,
-    // An empty icon: browsers otherwise ask for /favicon.ico, which a release does not have.
-    head: html`<link rel="icon" href="data:,">${parts.head}<link rel="webmention" href="${relativePath(from, '/_wps/webmention')}">${style.preload ? html`<link rel="preload" href="${style.preload.href}" as="font" type="font/woff2" crossorigin>` : ''}`,
+    head: html`${iconLinks(site, from)}${parts.head}<link rel="webmention" href="${relativePath(from, '/_wps/webmention')}">${style.preload ? html`<link rel="preload" href="${style.preload.href}" as="font" type="font/woff2" crossorigin>` : ''}`,
     style: style.css,
     scripts: widget,
-    body: html`<a class="skip" href="#main">${l.skip}</a><header><a class="brand" href="${relativePath(from, pageUrlPath(locale, '/', site.defaultLocale))}">${site.name}</a>${callButton(site, locale)}${parts.nav}</header><main id="main">${parts.main}</main><footer><div class="foot">${businessFooter(site, locale)}<div>${parts.footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${site.organization.name}</p></div></div></footer>`,
+    body: html`<a class="skip" href="#main">${l.skip}</a><header><a class="brand" href="${relativePath(from, pageUrlPath(locale, '/', site.defaultLocale))}">${logoHtml(site, from)}${site.name}</a>${callButton(site, locale)}${parts.nav}</header><main id="main">${parts.main}</main><footer><div class="foot">${businessFooter(site, locale)}<div>${parts.footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${site.organization.name}</p></div></div></footer>`,
   }).value
 }
 
@@ -140,7 +130,7 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
   const homePath = pageUrlPath(page.locale, '/', site.defaultLocale)
   const home = siblings.find((p) => p.urlPath === homePath)
   const title = documentTitle(site, page, urlPath === homePath)
-  const image = firstImage(page)
+  const image = ogImagePath(firstPicture(page.blocks)) ?? ogImagePath(site.logo ? { media: site.logo } : undefined)
   const imageUrl = image ? absolutiser(site, urlPath)(image) : site.organization.logo
   const hreflang =
     placed.alternates.length > 1
@@ -150,6 +140,7 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
       : ''
   const head = html`<meta name="description" content="${page.description}"><link rel="canonical" href="${url}">${hreflang}<link rel="alternate" type="text/markdown" href="${relativePath(urlPath, markdownPath(urlPath))}"><meta property="og:type" content="website"><meta property="og:site_name" content="${site.name}"><meta property="og:title" content="${page.title}"><meta property="og:description" content="${page.description}"><meta property="og:url" content="${url}"><meta property="og:locale" content="${page.locale}">${imageUrl ? html`<meta property="og:image" content="${imageUrl}">` : ''}<meta name="twitter:card" content="${imageUrl ? 'summary_large_image' : 'summary'}"><meta name="twitter:title" content="${page.title}"><meta name="twitter:description" content="${page.description}"><script type="application/ld+json">${raw(jsonForScript(jsonLd(site, page, url, absoluteUrl(site, homePath), home?.page.title ?? site.name)))}</script>`
   const leadingHero = page.blocks[0]?.type === 'hero'
+  const firstImageBlock = page.blocks.findIndex((block) => firstPicture([block]) !== undefined)
   const consent = withPrivacyInLayout(site, site.consent[page.locale])
   const blocks = page.blocks.map((block, index) =>
     blockHtml(block, {
@@ -157,6 +148,7 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
       locale: page.locale,
       isH1: leadingHero && index === 0,
       index,
+      firstImage: index === firstImageBlock,
       formToken: site.formToken,
       consent,
       pagePath: page.path,

@@ -8,14 +8,29 @@ export interface Link {
   label: string
   href: string
 }
-export interface Picture {
-  src: string
+/** An image of the media library as a release shows it: its upright size and every variant's path. */
+export interface RenderMedia {
+  width: number
+  height: number
   alt: string
+  variants: Array<{ width: number; height: number; format: 'webp' | 'jpeg' | 'png'; path: string }>
+  /** The 1200 × 630 cut for og:image, once made. */
+  og?: string
+  /** Square PNG icons made from a logo (32, 180, 192 and 512 pixels). */
+  icons?: Array<{ size: number; path: string }>
+}
+/** An image by address (`src`) or from the library (`media_id`, resolved into `media` by the build). */
+export interface Picture {
+  src?: string
+  alt?: string
+  media_id?: string
+  media?: RenderMedia
 }
 export type Block =
   | { type: 'hero'; content: { heading: string; subheading?: string; cta?: Link; image?: Picture } }
   | { type: 'text'; content: { markdown: string } }
   | { type: 'image'; content: Picture & { caption?: string } }
+  | { type: 'gallery'; content: { heading?: string; images: Array<Picture & { caption?: string }> } }
   | { type: 'features'; content: { heading?: string; items: Array<{ title: string; text: string }> } }
   | { type: 'faq'; content: { heading?: string; items: Array<{ question: string; answer: string }> } }
   | { type: 'cta'; content: { heading: string; text?: string; label: string; href: string } }
@@ -71,6 +86,8 @@ export interface RenderSite {
   theme: ResolvedTheme
   /** The business's weekly hours: the first opening-hours block of the site's pages (set by renderSite). */
   hours?: BlockContent<'opening_hours'>
+  /** The logo from the media library: it heads every page, and the favicon and touch icons are made from it. */
+  logo?: RenderMedia
   /** Time the release is built, for sitemap lastmod defaults. */
   builtAt: Date
 }

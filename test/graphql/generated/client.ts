@@ -28,6 +28,8 @@ export type BlockType =
   | 'cta'
   | 'faq'
   | 'features'
+  /** 1 to 24 photos of the media library with captions. */
+  | 'gallery'
   | 'hero'
   | 'image'
   /** Items with descriptions and prices, in sections. */

@@ -317,9 +317,11 @@ export type components = {
           href: string;
         };
         image?: {
-          src: string;
-          alt: string;
-        };
+          src?: string;
+          /** @description An image of the account’s media library */
+          media_id?: string;
+          alt?: string;
+        } & Record<string, never>;
       };
       /** @description From 0; the blocks from there move down */
       position?: number;
@@ -339,9 +341,28 @@ export type components = {
       /** @constant */
       type: "image";
       content: {
-        src: string;
-        alt: string;
+        src?: string;
+        /** @description An image of the account’s media library */
+        media_id?: string;
+        alt?: string;
         caption?: string;
+      } & Record<string, never>;
+      /** @description From 0; the blocks from there move down */
+      position?: number;
+    };
+    /** new gallery block */
+    NewGalleryBlock: {
+      /** @constant */
+      type: "gallery";
+      content: {
+        heading?: string;
+        images: ({
+            src?: string;
+            /** @description An image of the account’s media library */
+            media_id?: string;
+            alt?: string;
+            caption?: string;
+          } & Record<string, never>)[];
       };
       /** @description From 0; the blocks from there move down */
       position?: number;
@@ -4028,6 +4049,7 @@ export type operations = {
                   font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
                   corners: "square" | "soft" | "round";
                 };
+                logo_media_id: string | null;
                 /**
                  * Format: uri
                  * @description The latest build under {base_url}/s/{site_id}/
@@ -4275,6 +4297,7 @@ export type operations = {
               font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
               corners: "square" | "soft" | "round";
             };
+            logo_media_id: string | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -4494,6 +4517,7 @@ export type operations = {
               font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
               corners: "square" | "soft" | "round";
             };
+            logo_media_id: string | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -4870,6 +4894,8 @@ export type operations = {
             font_pair?: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
             corners?: "square" | "soft" | "round";
           };
+          /** @description The logo, an image of the media library: it heads every page, and the favicon and touch icons are made from it; null removes it */
+          logo_media_id?: string | null;
         };
       };
     };
@@ -4913,6 +4939,7 @@ export type operations = {
               font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
               corners: "square" | "soft" | "round";
             };
+            logo_media_id: string | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -6073,7 +6100,7 @@ export type operations = {
         };
         content: {
           "application/json": {
-            data: ({
+            data: (({
                 /** @description blk_… */
                 id: string;
                 /** @description page_… */
@@ -6089,11 +6116,13 @@ export type operations = {
                     href: string;
                   };
                   image?: {
-                    src: string;
-                    alt: string;
-                  };
+                    src?: string;
+                    /** @description An image of the account’s media library */
+                    media_id?: string;
+                    alt?: string;
+                  } & Record<string, never>;
                 };
-              } | {
+              }) | {
                 /** @description blk_… */
                 id: string;
                 /** @description page_… */
@@ -6104,7 +6133,7 @@ export type operations = {
                 content: {
                   markdown: string;
                 };
-              } | {
+              } | ({
                 /** @description blk_… */
                 id: string;
                 /** @description page_… */
@@ -6113,11 +6142,31 @@ export type operations = {
                 type: "image";
                 position: number;
                 content: {
-                  src: string;
-                  alt: string;
+                  src?: string;
+                  /** @description An image of the account’s media library */
+                  media_id?: string;
+                  alt?: string;
                   caption?: string;
+                } & Record<string, never>;
+              }) | ({
+                /** @description blk_… */
+                id: string;
+                /** @description page_… */
+                page_id: string;
+                /** @enum {string} */
+                type: "gallery";
+                position: number;
+                content: {
+                  heading?: string;
+                  images: ({
+                      src?: string;
+                      /** @description An image of the account’s media library */
+                      media_id?: string;
+                      alt?: string;
+                      caption?: string;
+                    } & Record<string, never>)[];
                 };
-              } | {
+              }) | {
                 /** @description blk_… */
                 id: string;
                 /** @description page_… */
@@ -6431,7 +6480,7 @@ export type operations = {
     /** @description A block of one type with its content; position defaults to the end */
     requestBody: {
       content: {
-        "application/json": components["schemas"]["NewHeroBlock"] | components["schemas"]["NewTextBlock"] | components["schemas"]["NewImageBlock"] | components["schemas"]["NewFeaturesBlock"] | components["schemas"]["NewFaqBlock"] | components["schemas"]["NewCtaBlock"] | components["schemas"]["NewContactFormBlock"] | components["schemas"]["NewTestimonialBlock"] | components["schemas"]["NewOpeningHoursBlock"] | components["schemas"]["NewMenuBlock"] | components["schemas"]["NewContactDetailsBlock"];
+        "application/json": components["schemas"]["NewHeroBlock"] | components["schemas"]["NewTextBlock"] | components["schemas"]["NewImageBlock"] | components["schemas"]["NewGalleryBlock"] | components["schemas"]["NewFeaturesBlock"] | components["schemas"]["NewFaqBlock"] | components["schemas"]["NewCtaBlock"] | components["schemas"]["NewContactFormBlock"] | components["schemas"]["NewTestimonialBlock"] | components["schemas"]["NewOpeningHoursBlock"] | components["schemas"]["NewMenuBlock"] | components["schemas"]["NewContactDetailsBlock"];
       };
     };
     responses: {
@@ -6448,7 +6497,7 @@ export type operations = {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
         };
         content: {
-          "application/json": {
+          "application/json": ({
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6464,11 +6513,13 @@ export type operations = {
                 href: string;
               };
               image?: {
-                src: string;
-                alt: string;
-              };
+                src?: string;
+                /** @description An image of the account’s media library */
+                media_id?: string;
+                alt?: string;
+              } & Record<string, never>;
             };
-          } | {
+          }) | {
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6479,7 +6530,7 @@ export type operations = {
             content: {
               markdown: string;
             };
-          } | {
+          } | ({
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6488,11 +6539,31 @@ export type operations = {
             type: "image";
             position: number;
             content: {
-              src: string;
-              alt: string;
+              src?: string;
+              /** @description An image of the account’s media library */
+              media_id?: string;
+              alt?: string;
               caption?: string;
+            } & Record<string, never>;
+          }) | ({
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "gallery";
+            position: number;
+            content: {
+              heading?: string;
+              images: ({
+                  src?: string;
+                  /** @description An image of the account’s media library */
+                  media_id?: string;
+                  alt?: string;
+                  caption?: string;
+                } & Record<string, never>)[];
             };
-          } | {
+          }) | {
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6811,7 +6882,7 @@ export type operations = {
           ETag: components["headers"]["ETag"];
         };
         content: {
-          "application/json": {
+          "application/json": ({
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6827,11 +6898,13 @@ export type operations = {
                 href: string;
               };
               image?: {
-                src: string;
-                alt: string;
-              };
+                src?: string;
+                /** @description An image of the account’s media library */
+                media_id?: string;
+                alt?: string;
+              } & Record<string, never>;
             };
-          } | {
+          }) | {
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6842,7 +6915,7 @@ export type operations = {
             content: {
               markdown: string;
             };
-          } | {
+          } | ({
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -6851,11 +6924,31 @@ export type operations = {
             type: "image";
             position: number;
             content: {
-              src: string;
-              alt: string;
+              src?: string;
+              /** @description An image of the account’s media library */
+              media_id?: string;
+              alt?: string;
               caption?: string;
+            } & Record<string, never>;
+          }) | ({
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "gallery";
+            position: number;
+            content: {
+              heading?: string;
+              images: ({
+                  src?: string;
+                  /** @description An image of the account’s media library */
+                  media_id?: string;
+                  alt?: string;
+                  caption?: string;
+                } & Record<string, never>)[];
             };
-          } | {
+          }) | {
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -7336,7 +7429,7 @@ export type operations = {
     /** @description A new type needs new content of that type; position moves the block */
     requestBody: {
       content: {
-        "application/json": {
+        "application/json": ({
           /** @enum {string} */
           type: "hero";
           content: {
@@ -7347,13 +7440,15 @@ export type operations = {
               href: string;
             };
             image?: {
-              src: string;
-              alt: string;
-            };
+              src?: string;
+              /** @description An image of the account’s media library */
+              media_id?: string;
+              alt?: string;
+            } & Record<string, never>;
           };
           /** @description From 0; the blocks from there move down */
           position?: number;
-        } | {
+        }) | {
           /** @enum {string} */
           type: "text";
           content: {
@@ -7361,17 +7456,34 @@ export type operations = {
           };
           /** @description From 0; the blocks from there move down */
           position?: number;
-        } | {
+        } | ({
           /** @enum {string} */
           type: "image";
           content: {
-            src: string;
-            alt: string;
+            src?: string;
+            /** @description An image of the account’s media library */
+            media_id?: string;
+            alt?: string;
             caption?: string;
+          } & Record<string, never>;
+          /** @description From 0; the blocks from there move down */
+          position?: number;
+        }) | ({
+          /** @enum {string} */
+          type: "gallery";
+          content: {
+            heading?: string;
+            images: ({
+                src?: string;
+                /** @description An image of the account’s media library */
+                media_id?: string;
+                alt?: string;
+                caption?: string;
+              } & Record<string, never>)[];
           };
           /** @description From 0; the blocks from there move down */
           position?: number;
-        } | {
+        }) | {
           /** @enum {string} */
           type: "features";
           content: {
@@ -7488,7 +7600,7 @@ export type operations = {
           position?: number;
         } | ({
           /** @description New content of the block’s current type */
-          content: {
+          content: ({
             heading: string;
             subheading?: string;
             cta?: {
@@ -7496,16 +7608,29 @@ export type operations = {
               href: string;
             };
             image?: {
-              src: string;
-              alt: string;
-            };
-          } | {
+              src?: string;
+              /** @description An image of the account’s media library */
+              media_id?: string;
+              alt?: string;
+            } & Record<string, never>;
+          }) | {
             markdown: string;
-          } | {
-            src: string;
-            alt: string;
+          } | ({
+            src?: string;
+            /** @description An image of the account’s media library */
+            media_id?: string;
+            alt?: string;
             caption?: string;
-          } | {
+          } & Record<string, never>) | ({
+            heading?: string;
+            images: ({
+                src?: string;
+                /** @description An image of the account’s media library */
+                media_id?: string;
+                alt?: string;
+                caption?: string;
+              } & Record<string, never>)[];
+          }) | {
             heading?: string;
             items: {
                 title: string;
@@ -7593,7 +7718,7 @@ export type operations = {
           ETag: components["headers"]["ETag"];
         };
         content: {
-          "application/json": {
+          "application/json": ({
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -7609,11 +7734,13 @@ export type operations = {
                 href: string;
               };
               image?: {
-                src: string;
-                alt: string;
-              };
+                src?: string;
+                /** @description An image of the account’s media library */
+                media_id?: string;
+                alt?: string;
+              } & Record<string, never>;
             };
-          } | {
+          }) | {
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -7624,7 +7751,7 @@ export type operations = {
             content: {
               markdown: string;
             };
-          } | {
+          } | ({
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -7633,11 +7760,31 @@ export type operations = {
             type: "image";
             position: number;
             content: {
-              src: string;
-              alt: string;
+              src?: string;
+              /** @description An image of the account’s media library */
+              media_id?: string;
+              alt?: string;
               caption?: string;
+            } & Record<string, never>;
+          }) | ({
+            /** @description blk_… */
+            id: string;
+            /** @description page_… */
+            page_id: string;
+            /** @enum {string} */
+            type: "gallery";
+            position: number;
+            content: {
+              heading?: string;
+              images: ({
+                  src?: string;
+                  /** @description An image of the account’s media library */
+                  media_id?: string;
+                  alt?: string;
+                  caption?: string;
+                } & Record<string, never>)[];
             };
-          } | {
+          }) | {
             /** @description blk_… */
             id: string;
             /** @description page_… */
@@ -10737,6 +10884,7 @@ export type operations = {
               font_pair: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
               corners: "square" | "soft" | "round";
             };
+            logo_media_id: string | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/

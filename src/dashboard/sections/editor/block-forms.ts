@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify'
 import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { contentSecurityPolicy } from '../../../infra/security.ts'
 import { textOf, type FieldSpec, type FormBody } from './form.ts'
-import { WEEKDAYS } from '../../../domain/sites/block-content.ts'
+import { GALLERY_MAX, WEEKDAYS } from '../../../domain/sites/block-content.ts'
 import { addressLine, dayName, hoursInShort } from '../../../domain/sites/hours.ts'
 
 /** A special day as typed ("2026-12-24 closed Christmas Eve", "2026-12-31 10:00-14:00 New Year"); anything else is kept as its date, which the schema refuses. */
@@ -43,6 +43,8 @@ export type BlockField = FieldSpec & {
   number?: boolean
   /** In a group: left out when empty (an address's postal code), where the group's other fields are sent empty to be named. */
   omitEmpty?: boolean
+  /** A photo chosen from the account's media library (its id). */
+  media?: boolean
 }
 
 export interface ItemList {
@@ -86,21 +88,29 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
       { name: 'cta.label', label: 'Button text', optional: true, maxLength: 80, hint: 'Leave both button fields empty for no button.' },
       { name: 'cta.href', label: 'Button link', optional: true, kind: 'link', maxLength: 2000, format: LINK_FORMAT },
       {
-        name: 'image.src',
-        label: 'Picture address',
+        name: 'image.media_id',
+        label: 'Photo from your library',
         optional: true,
+        omitEmpty: true,
+        media: true,
+        hint: 'Leave “No photo” and the address empty for no picture.',
+      },
+      {
+        name: 'image.src',
+        label: 'Or a picture address',
+        optional: true,
+        omitEmpty: true,
         kind: 'link',
         maxLength: 2000,
         format: IMAGE_FORMAT,
-        hint: 'Leave empty for no picture.',
       },
       {
         name: 'image.alt',
         label: 'What the picture shows',
         optional: true,
-        keepEmpty: true,
+        omitEmpty: true,
         maxLength: 300,
-        hint: 'For people who cannot see it. Leave empty if it is only decoration.',
+        hint: 'For people who cannot see it. Empty: the photo’s own description from your library.',
       },
     ],
     summary: (c) =>
@@ -127,25 +137,63 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
     label: 'Picture',
     description: 'One picture with an optional caption.',
     fields: [
+      { name: 'media_id', label: 'Photo from your library', optional: true, media: true },
       {
         name: 'src',
-        label: 'Picture address',
+        label: 'Or a picture address',
+        optional: true,
         kind: 'link',
         maxLength: 2000,
         format: IMAGE_FORMAT,
-        hint: 'The web address of the picture, starting with https://, or a path on your site.',
+        hint: 'Only without a photo from your library: a web address starting with https://, or a path on your site.',
       },
       {
         name: 'alt',
         label: 'What the picture shows',
         optional: true,
-        keepEmpty: true,
         maxLength: 300,
-        hint: 'For people who cannot see it. Leave empty if it is only decoration.',
+        hint: 'For people who cannot see it. Empty: the photo’s own description from your library.',
       },
       { name: 'caption', label: 'Caption', optional: true, maxLength: 500 },
     ],
-    summary: (c) => html`Picture: ${c.caption ?? (c.alt || c.src)}`,
+    summary: (c) => html`Picture: ${c.caption ?? (c.alt || c.src || 'a photo from your library')}`,
+  }),
+  gallery: define({
+    type: 'gallery',
+    label: 'Photo gallery',
+    description: `Up to ${GALLERY_MAX} photos from your library side by side, each with an optional caption.`,
+    fields: [optionalHeading],
+    list: {
+      legend: 'Photos',
+      item: 'Photo',
+      fields: [
+        { name: 'media_id', label: 'Photo', media: true, format: 'Choose a photo from your library.' },
+        {
+          name: 'alt',
+          label: 'What the photo shows',
+          optional: true,
+          maxLength: 300,
+          hint: 'Empty: the photo’s own description from your library.',
+        },
+        { name: 'caption', label: 'Caption', optional: true, maxLength: 500 },
+      ],
+    },
+    // The form's rows are the gallery's images.
+    toContent: (content) => {
+      const { items, ...rest } = content
+      return { ...rest, images: items }
+    },
+    fromContent: (content, values) => {
+      const images = Array.isArray(content['images']) ? (content['images'] as Array<Record<string, unknown>>) : []
+      const rows: Record<string, string> = {}
+      images.forEach((image, i) => {
+        for (const name of ['media_id', 'alt', 'caption'])
+          rows[`items.${i}.${name}`] = typeof image[name] === 'string' ? (image[name] as string) : ''
+      })
+      return { ...values, ...rows }
+    },
+    summary: (c) =>
+      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.images.length} ${c.images.length === 1 ? 'photo' : 'photos'}${c.images.some((i) => i.caption) ? html`: ${c.images.flatMap((i) => (i.caption ? [i.caption] : [])).join(', ')}` : ''}`,
   }),
   features: define({
     type: 'features',
