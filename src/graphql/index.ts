@@ -11,6 +11,7 @@ import { checkDepth, checkLimits, costOfRequest } from './limits.ts'
 import { loaders } from './loaders.ts'
 import { persistedQueries } from './persisted-queries.ts'
 import { domainResolvers } from './resolvers/domains.ts'
+import { mediaResolvers } from './resolvers/media.ts'
 import { pageResolvers } from './resolvers/pages.ts'
 import { queryResolvers } from './resolvers/query.ts'
 import { siteResolvers } from './resolvers/sites.ts'
@@ -51,13 +52,14 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
   const resolvers = {
     JSON: JSONScalar,
     DateTime: DateTimeScalar,
-    Query: { ...queryResolvers, ...yourDataResolvers.Query, ...billingResolvers.Query },
+    Query: { ...queryResolvers, ...yourDataResolvers.Query, ...billingResolvers.Query, ...mediaResolvers.Query },
     Mutation: {
       ...siteResolvers.Mutation,
       ...pageResolvers.Mutation,
       ...domainResolvers.Mutation,
       ...yourDataResolvers.Mutation,
       ...billingResolvers.Mutation,
+      ...mediaResolvers.Mutation,
     },
     Site: { ...siteResolvers.Site, ...yourDataResolvers.Site },
     Page: { ...pageResolvers.Page, ...yourDataResolvers.Page },

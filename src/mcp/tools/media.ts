@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
 import { deleteMedia, getMedia, listMedia, mediaUsage, storeMedia, updateMedia, type Media } from '../../domain/media/media.ts'
-import { MAX_UPLOAD_BYTES } from '../../domain/media/images.ts'
 import { MediaSchema, mediaView } from '../../domain/media/views.ts'
 import { errors } from '../../errors.ts'
-import { createSafeFetcher, FetchError, type SafeFetcher } from '../../infra/fetcher.ts'
+import { fetchImage } from '../../domain/media/import.ts'
 import type { Db } from '../../infra/db.ts'
 import { accountTool, type AccountCall } from '../account.ts'
 import { ListOf } from '../views.ts'
@@ -17,44 +16,6 @@ const notFound = (id: string) => new errors.notFound(`No media ${id} in this acc
 
 async function viewOf(call: AccountCall, db: Db, media: Media) {
   return mediaView(media, (await mediaUsage(db, media.accountId, [media.id])).get(media.id) ?? [], call.app.config.BASE_URL)
-}
-
-let fetcher: SafeFetcher | undefined
-/** The SSRF-safe fetcher of imports, made on first use with the service's outbound policy. */
-function importFetcher(call: AccountCall): SafeFetcher {
-  fetcher ??= createSafeFetcher({
-    allowPrivateNetworks: call.app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
-    timeoutMs: 20_000,
-    maxBytes: MAX_UPLOAD_BYTES,
-    maxRedirects: 3,
-  })
-  return fetcher
-}
-
-/** The bytes at a URL an agent named: https only (http too where private networks are allowed, in tests), at most 20 MB. */
-export async function fetchImage(call: AccountCall, url: string): Promise<{ bytes: Buffer; filename: string | undefined }> {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new errors.validationFailed('url must be an absolute https:// address')
-  }
-  const allowHttp = call.app.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS
-  if (parsed.protocol !== 'https:' && !(allowHttp && parsed.protocol === 'http:')) {
-    throw new errors.validationFailed('url must be an https:// address')
-  }
-  try {
-    const answer = await importFetcher(call).fetch(parsed.href, { headers: { accept: 'image/*' } })
-    if (answer.status !== 200) throw new errors.unprocessable(`The address answered ${answer.status}, not an image`)
-    const name = decodeURIComponent(new URL(answer.url).pathname.split('/').pop() ?? '') || undefined
-    return { bytes: answer.body, filename: name }
-  } catch (error) {
-    if (error instanceof FetchError) {
-      if (error.code === 'too_large') throw new errors.payloadTooLarge('The file is larger than 20 MB')
-      throw new errors.unprocessable(`The image could not be fetched: ${error.message}`)
-    }
-    throw error
-  }
 }
 
 /** The media library's tools (DESIGN.md 14): the same domain functions and fields as /v1/media. */
@@ -94,7 +55,7 @@ export const mediaTools = [
     input: Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000, description: 'https://…' }), alt: Type.Optional(Alt) }, strict),
     output: MediaSchema,
     run: async (args, call) => {
-      const { bytes, filename } = await fetchImage(call, args.url)
+      const { bytes, filename } = await fetchImage(call.app.config, args.url)
       const { media } = await storeMedia(call.db, call.app.mediaStorage, {
         accountId: call.accountId,
         createdBy: call.auth.subject,
