@@ -1,4 +1,5 @@
 import type { Locale } from '../../domain/locales.ts'
+import { PLATFORM_SITE_ID } from '../../domain/sites/sites.ts'
 import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
@@ -141,6 +142,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     const source = limit.passage
     return {
       reply: limit.reply,
+      ...upgradeLink(input),
       ...(source ? { sources: [{ title: source.pageTitle, url: source.url }] } : {}),
       requestHandoff: false,
       passages: source ? [source] : [],
@@ -252,6 +254,17 @@ const withClosing = (reply: string, closing: string) => (closing ? `${reply} ${c
 function suggest(suggestion: AgentSuggestion | undefined, input: TurnInput): Pick<TurnPlan, 'suggestions'> {
   if (!suggestion || suggestion.prompt.toLowerCase() === input.message.trim().toLowerCase()) return {}
   return { suggestions: [suggestion] }
+}
+
+/**
+ * Where an owner changes the plan (DESIGN.md 16): the dashboard's billing page, which asks a
+ * visitor who is not signed in to sign in first and comes back. Offered beside an answer about a
+ * plan's limits by the service's own assistant only: a hosted site's visitors buy nothing from us.
+ */
+const UPGRADE_PATH = '/app/billing'
+
+function upgradeLink(input: TurnInput): Pick<TurnPlan, 'actions'> {
+  return input.siteId === undefined || input.siteId === PLATFORM_SITE_ID ? navigateTo(UPGRADE_PATH, input) : {}
 }
 
 function navigateTo(url: string | undefined, input: TurnInput): Pick<TurnPlan, 'actions'> {
