@@ -8,6 +8,7 @@ import { domainVerifyJob } from './domain/sites/domains.ts'
 import { socialPostJob } from './domain/social/publish.ts'
 import { statsPurgeJob } from './domain/stats/retention.ts'
 import { mediaPurgeJob } from './domain/media/purge.ts'
+import { weeklySummaryJob } from './domain/stats/weekly-summary.ts'
 import { defineWebhookJobs, WEBHOOK_USER_AGENT } from './domain/webhooks/engine.ts'
 import { defaultRetryClock } from './domain/webhooks/retry.ts'
 import { persistedQueryPurgeJob } from './graphql/persisted-queries.ts'
@@ -71,6 +72,7 @@ export default async function jobs(app: FastifyInstance) {
     persistedQueryPurgeJob(app),
     statsPurgeJob(db),
     mediaPurgeJob(db, app.mediaStorage),
+    weeklySummaryJob({ db, mailer, keyring, log, baseUrl: config.BASE_URL }),
     exportJob({ db, keyring, mailer, log, config, storage: app.mediaStorage, sharedFile: staticAsset }),
     exportExpireJob(db),
     // The erase cancels the subscription at Stripe and removes the media kept in object storage first.

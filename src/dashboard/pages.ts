@@ -65,6 +65,8 @@ const NOTICES: Record<string, string> = {
   switched: 'You are now working in the account you chose.',
   left: 'You left the account.',
   joined: 'You joined the account. Welcome!',
+  'weekly-on': "The week's visitors will come by mail every Monday.",
+  'weekly-off': 'The weekly mail is stopped.',
 }
 
 /**

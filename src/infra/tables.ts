@@ -181,6 +181,10 @@ export interface AccountsTable {
   erase_after: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   /** When everything of the account was erased: the row stays as the record, without personal data. */
   erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** The owner wants the week's visitors by mail (plans without scheduled SEO reports). */
+  weekly_stats_mail: Generated<boolean>
+  /** The ISO week of the last weekly visitor summary sent, claimed before sending. */
+  weekly_stats_mailed: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface UsersTable {

@@ -11,6 +11,7 @@ import { csvTable } from '../csv.ts'
 import { dataTable } from '../layout.ts'
 import { crumbs, ownSite, SiteParams } from './editor/context.ts'
 import { count, PAGEVIEW_COLOUR, VISITOR_COLOUR, visitorsChart } from './stats-chart.ts'
+import weeklyMailRoute, { weeklyMailCard } from './weekly-mail.ts'
 
 /** The spans a person picks from (DESIGN.md 18): the last 7, 30 or 90 days, today (UTC) included. */
 export const PERIODS = [7, 30, 90] as const
@@ -19,7 +20,10 @@ const DEFAULT_PERIOD: Period = 30
 /** How many rows of each list the page shows; the CSV files hold all the answer has. */
 const SHOWN = 10
 
-const PeriodQuery = Type.Object({ days: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: false })
+const PeriodQuery = Type.Object(
+  { days: Type.Optional(Type.String({ maxLength: 20 })), done: Type.Optional(Type.String({ maxLength: 40 })) },
+  { additionalProperties: false },
+)
 const TABLES = ['days', 'pages', 'referrers', 'devices', 'browsers', 'campaigns'] as const
 type TableName = (typeof TABLES)[number]
 const CsvQuery = Type.Object(
@@ -196,9 +200,10 @@ function statsCsv(stats: SiteStatsDetail, table: TableName): string {
  * Statistics (DESIGN.md 18): a site's visitors counted without cookies, for the last 7, 30 or 90
  * days, as a chart drawn on the server with the same figures in a table, the top pages,
  * referrers, devices, browsers and campaigns, each downloadable as CSV; and the account's sites
- * side by side. Plain GET forms: it works without script.
+ * side by side, with the weekly summary by mail. Plain forms: it works without script.
  */
 export default async function statsSection(app: FastifyInstance) {
+  await app.register(weeklyMailRoute)
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   routes.get(
     '/stats',
@@ -218,7 +223,8 @@ ${
         sites.map((s) => [html`<a href="/app/sites/${s.siteId}/stats?days=${days}">${s.name}</a>`, s.visitors, s.pageviews, s.conversions]),
       )
 }
-<p>${PERIODS.map((p) => (p === days ? html`<strong>Last ${p} days</strong> ` : html`<a href="/app/stats?days=${p}">Last ${p} days</a> `))}</p>`
+<p>${PERIODS.map((p) => (p === days ? html`<strong>Last ${p} days</strong> ` : html`<a href="/app/stats?days=${p}">Last ${p} days</a> `))}</p>
+${await weeklyMailCard(app, reply)}`
       return reply.page('Statistics', 'sites', body)
     },
   )
