@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { errors } from '../../errors.ts'
 import type { Db } from '../../infra/db.ts'
-import type { ItemKind } from './tally.ts'
+import { ITEM_KINDS, type ItemKind } from './tally.ts'
 import type { DeviceKind } from './classify.ts'
 
 /** A site's statistics over a span of days, in the shape of DESIGN.md 18 (the REST answer). */
@@ -83,7 +83,9 @@ export async function siteStats(db: Db, siteId: string, from: string, to: string
             order by case when kind = 'page' then sum(pageviews) else sum(visitors) end desc, sum(visitors) desc, value
           ) as rank
         from stats_items
-        where site_id = ${siteId} and day between ${from}::date and ${to}::date
+        -- Every kind named, so the key (site_id, kind, day, value) is read by day range within
+        -- each kind: the span's rows only, however many days the site keeps.
+        where site_id = ${siteId} and kind = any(${[...ITEM_KINDS]}::text[]) and day between ${from}::date and ${to}::date
         group by kind, value
       ) ranked
       where rank <= ${STATS_LIST_MAX}
