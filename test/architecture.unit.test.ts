@@ -50,6 +50,39 @@ function upward(file: string, text: string): string[] {
     .map((target) => `${relative(src, file)} → ${relative(src, target)}`)
 }
 
+/** The tables of src/infra/tables.ts. */
+const TABLES = new Set(
+  [...readFileSync(join(src, 'infra', 'tables.ts'), 'utf8').matchAll(/^  ([a-z_0-9]+): [A-Z][A-Za-z]*Table$/gm)].map((match) => match[1]!),
+)
+
+/** The tables a file queries: named in quotes to Kysely's builders, or after from, join, into or update in raw SQL. */
+function tablesOf(text: string): string[] {
+  const quoted = [...text.matchAll(/\b(?:selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin|mergeInto)\(\s*'([a-z_0-9]+)/g)]
+  const rawSql = [...text.matchAll(/\bsql`([^`]*)`/g)].map((match) => match[1]!).join('\n')
+  const raw = [...rawSql.matchAll(/\b(?:from|join|into|update)\s+([a-z_0-9]+)\b/gi)]
+  return [...new Set([...quoted, ...raw].map((match) => match[1]!.toLowerCase()).filter((name) => TABLES.has(name)))]
+}
+
+/**
+ * The tables that are one room's own (the shared layers never query them) yet are queried by
+ * another room too, with those rooms: one room reading another's data. Data two rooms need has its
+ * home in src/domain, and they reach it through its functions.
+ */
+function sharedByRooms(files: Array<{ file: string; text: string }>): string[] {
+  const rooms = new Map<string, Set<string>>()
+  const shared = new Set<string>()
+  for (const { file, text } of files) {
+    const area = areaOf(file)
+    for (const table of tablesOf(text)) {
+      if (ROOMS.includes(area)) rooms.set(table, (rooms.get(table) ?? new Set()).add(area))
+      else shared.add(table)
+    }
+  }
+  return [...rooms]
+    .filter(([table, by]) => by.size > 1 && !shared.has(table))
+    .map(([table, by]) => `${table}: ${[...by].sort().join(', ')}`)
+}
+
 describe('the layout of docs/architecture.md', () => {
   it('has no room importing another room, and nothing shared (frame, domain, infra, errors) importing a room', () => {
     expect(sourceFiles(src).flatMap((file) => crossings(file, readFileSync(file, 'utf8')))).toEqual([])
@@ -57,6 +90,22 @@ describe('the layout of docs/architecture.md', () => {
 
   it('has no shared layer importing one above it (infra nothing of errors.ts, domain or frame; errors.ts nothing of domain)', () => {
     expect(sourceFiles(src).flatMap((file) => upward(file, readFileSync(file, 'utf8')))).toEqual([])
+  })
+
+  it('has no room querying the tables of another room: data two rooms use has its home in src/domain', () => {
+    const files = sourceFiles(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }))
+    expect(sharedByRooms(files)).toEqual([])
+  })
+
+  it('finds one room reading the tables of another, through Kysely or raw SQL', () => {
+    expect(TABLES.has('site_backlinks') && TABLES.has('sites')).toBe(true)
+    const files = [
+      { file: join(src, 'sites', 'x.ts'), text: "await db.insertInto('site_backlinks').values(row).execute()" },
+      { file: join(src, 'rest', 'x.ts'), text: 'await sql`select count(*) from site_backlinks where site_id = ${id}`.execute(db)' },
+      { file: join(src, 'domain', 'x.ts'), text: "await db.selectFrom('sites').selectAll().execute()" },
+      { file: join(src, 'mcp', 'x.ts'), text: "await db.selectFrom('sites').selectAll().execute() // from the list" },
+    ]
+    expect(sharedByRooms(files)).toEqual(['site_backlinks: rest, sites'])
   })
 
   it('has every job defined by the jobs plugin, none in a room', () => {

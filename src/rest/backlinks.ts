@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { listSiteBacklinks } from '../domain/sites/backlinks.ts'
 import { DateTime } from '../domain/sites/views.ts'
-import type { Db } from '../infra/db.ts'
 import { envelope, ListEnvelope, ListQuery, pageOf } from './http.ts'
 import { params, SiteId } from './schemas/content.ts'
 import { requireSite } from './sites.ts'
-import type { Paging } from '../domain/paging.ts'
 
 const Backlink = Type.Object(
   {
@@ -19,24 +18,6 @@ const Backlink = Type.Object(
   },
   { additionalProperties: false },
 )
-
-/** A site's verified backlinks (each proven by a Webmention), newest first. */
-async function listSiteBacklinks(db: Db, siteId: string, page: Paging) {
-  const base = db.selectFrom('site_backlinks').where('site_id', '=', siteId)
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  const items = rows.map((r) => ({
-    id: r.id,
-    site_id: r.site_id,
-    source: r.source,
-    target: r.target,
-    verified_at: r.verified_at.toISOString(),
-    created_at: r.created_at.toISOString(),
-  }))
-  return { items, total: Number(count.n) }
-}
 
 /** GET /v1/sites/{id}/backlinks: pages that link to the site, each proven by a verified Webmention, newest first. */
 export default async function backlinkRoutes(app: FastifyInstance) {

@@ -1,7 +1,8 @@
 import type { Config } from '../config.ts'
 import { leadConsentFor } from '../domain/leads/consent.ts'
 import { isLocale, type Locale } from '../domain/locales.ts'
-import { resolveAssistant, type SiteSettings } from '../domain/sites/settings.ts'
+import { hostingOf, type Hosting } from '../domain/sites/hosting.ts'
+import { resolveAssistant } from '../domain/sites/settings.ts'
 import { resolveTheme } from '../domain/sites/themes.ts'
 import { primaryHostname } from '../domain/sites/sites.ts'
 import { subdomainOrigin } from '../domain/sites/subdomains.ts'
@@ -11,25 +12,10 @@ import { FORM_TOKEN_SLOT } from './form-token.ts'
 import type { MediaStorage } from '../infra/media-storage.ts'
 import { siteLogoId } from '../domain/sites/settings.ts'
 import { resolveSiteMedia } from './site-media.ts'
-import type { AiCrawlerChoices, Block, FormConsent, Organization, RenderPage, RenderSite } from './render/index.ts'
+import type { AiCrawlerChoices, Block, FormConsent, RenderPage, RenderSite } from './render/index.ts'
 
-/**
- * What a site says about its hosting beyond the assistant, read from `settings.hosting` when
- * present: the AI crawlers robots.txt lets in (all by default) and who runs the site for the
- * JSON-LD (the site's name by default; LocalBusiness once there is an address).
- */
-interface HostingSettings {
-  description?: string
-  ai_crawlers?: Partial<AiCrawlerChoices>
-  organization?: Partial<Organization>
-}
-
-function hostingOf(settings: SiteSettings): HostingSettings {
-  const hosting = (settings as { hosting?: unknown }).hosting
-  return hosting && typeof hosting === 'object' ? (hosting as HostingSettings) : {}
-}
-
-function crawlerChoices(hosting: HostingSettings): AiCrawlerChoices {
+/** The AI crawlers robots.txt lets in: all unless the site's hosting settings refuse a purpose. */
+function crawlerChoices(hosting: Hosting): AiCrawlerChoices {
   const c = hosting.ai_crawlers ?? {}
   return { search: c.search !== false, user_action: c.user_action !== false, training: c.training !== false }
 }

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto'
 import * as cheerio from 'cheerio'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { recordEvent } from '../domain/webhooks/events.ts'
-import { withTransaction } from '../domain/transaction.ts'
+import { retractBacklink, storeBacklink } from '../domain/sites/backlinks.ts'
 import { errors } from '../errors.ts'
 import { newId } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
@@ -93,45 +92,6 @@ export function linksTo(html: string, base: string, target: string): boolean {
     })
 }
 
-/**
- * Stores a verified backlink. backlink.detected fires once per source and target ever: a backlink
- * that is retracted (the source stopped linking) and verified again is listed again, but the
- * ledger of announced backlinks remembers it, so it is not announced twice.
- */
-async function storeBacklink(db: Db, mention: MentionJob): Promise<void> {
-  await withTransaction(db, async (trx) => {
-    const site = await trx.selectFrom('sites').select(['id', 'account_id']).where('id', '=', mention.site_id).executeTakeFirst()
-    if (!site) return
-    const now = new Date()
-    const inserted = await trx
-      .insertInto('site_backlinks')
-      .values({ id: newId('bl'), site_id: site.id, source: mention.source, target: mention.target, verified_at: now })
-      .onConflict((oc) => oc.columns(['site_id', 'source', 'target']).doUpdateSet({ verified_at: now }))
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const first = await trx
-      .insertInto('backlink_detections')
-      .values({ site_id: site.id, source: mention.source, target: mention.target, detected_at: now })
-      .onConflict((oc) => oc.columns(['site_id', 'source', 'target']).doNothing())
-      .returning('site_id')
-      .executeTakeFirst()
-    if (first && site.account_id) {
-      await recordEvent(trx, {
-        accountId: site.account_id,
-        siteId: site.id,
-        type: 'backlink.detected',
-        data: {
-          backlink_id: inserted.id,
-          site_id: site.id,
-          source: mention.source,
-          target: mention.target,
-          detected_at: now.toISOString(),
-        },
-      })
-    }
-  })
-}
-
 /** The job that fetches a Webmention's source and keeps or retracts the backlink it proves. */
 export function webmentionJob(db: Db, fetcher: SafeFetcher): NamedJob<MentionJob> {
   const definition: JobDefinition<MentionJob> = {
@@ -153,12 +113,7 @@ export function webmentionJob(db: Db, fetcher: SafeFetcher): NamedJob<MentionJob
         return
       }
       // A source that no longer links (or is gone) retracts a backlink it made earlier (Webmention 3.2.2).
-      await db
-        .deleteFrom('site_backlinks')
-        .where('site_id', '=', mention.site_id)
-        .where('source', '=', mention.source)
-        .where('target', '=', mention.target)
-        .execute()
+      await retractBacklink(db, mention)
       log.info({ source: mention.source, status: result.status }, 'webmention refused: the source does not link to the target')
     },
   }

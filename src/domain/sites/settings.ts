@@ -1,4 +1,5 @@
 import type { Locale } from '../locales.ts'
+import type { Hosting } from './hosting.ts'
 
 export interface ConsentText {
   text: string
@@ -29,6 +30,8 @@ export interface SiteSettings {
   assistant_included?: boolean
   /** The site's logo, an image of the account's media library (DESIGN.md 14). */
   logo_media_id?: string
+  /** The site's description, AI crawler choices and organization (src/domain/sites/hosting.ts). */
+  hosting?: Hosting
 }
 
 /** The media id of the site's logo, when it has one. */

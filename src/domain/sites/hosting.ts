@@ -1,15 +1,20 @@
 import { Type, type Static } from 'typebox'
-import type { Db } from '../infra/db.ts'
-import type { SiteSettings } from '../domain/sites/settings.ts'
+import type { Db } from '../../infra/db.ts'
+import type { SiteSettings } from './settings.ts'
 
 /**
- * Who runs a site, as its published pages say it in their JSON-LD (Organization, or
- * LocalBusiness once there is a street address) and footer. Kept in the site's settings under
- * `hosting.organization`, where the build reads it; the site's name stands in for a missing name.
+ * What a site says about its hosting beyond the assistant, kept in its settings under `hosting`:
+ * a description, which AI crawlers its robots.txt lets in (all by default), and who runs it. The
+ * dashboard writes the organization; the build (src/sites) reads all of it.
  */
 const strict = { additionalProperties: false } as const
 const text = (maxLength: number) => Type.String({ minLength: 1, maxLength })
 
+/**
+ * Who runs a site, as its published pages say it in their JSON-LD (Organization, or
+ * LocalBusiness once there is a street address) and footer; the site's name stands in for a
+ * missing name.
+ */
 export const Organization = Type.Object(
   {
     name: Type.Optional(text(200)),
@@ -25,9 +30,27 @@ export const Organization = Type.Object(
 )
 export type Organization = Static<typeof Organization>
 
+/** The AI crawlers robots.txt lets in, by purpose; a purpose not named is let in. */
+export const AiCrawlers = Type.Object(
+  { search: Type.Optional(Type.Boolean()), user_action: Type.Optional(Type.Boolean()), training: Type.Optional(Type.Boolean()) },
+  strict,
+)
+
+/** The `hosting` part of a site's settings. */
+export const Hosting = Type.Object(
+  { description: Type.Optional(Type.String()), ai_crawlers: Type.Optional(AiCrawlers), organization: Type.Optional(Organization) },
+  strict,
+)
+export type Hosting = Static<typeof Hosting>
+
+/** A site's hosting settings; none stored reads as all defaults. */
+export function hostingOf(settings: SiteSettings): Hosting {
+  const hosting = settings.hosting
+  return hosting && typeof hosting === 'object' ? hosting : {}
+}
+
 export function organizationOf(settings: SiteSettings): Organization {
-  const hosting = (settings as { hosting?: { organization?: Organization } }).hosting
-  return hosting?.organization ?? {}
+  return hostingOf(settings).organization ?? {}
 }
 
 /**
@@ -36,8 +59,8 @@ export function organizationOf(settings: SiteSettings): Organization {
  */
 export async function setSiteOrganization(db: Db, siteId: string, organization: Organization): Promise<void> {
   const row = await db.selectFrom('sites').select('settings').where('id', '=', siteId).executeTakeFirstOrThrow()
-  const settings = row.settings as SiteSettings & { hosting?: Record<string, unknown> }
-  const next = { ...settings, hosting: { ...settings.hosting, organization } }
+  const settings: SiteSettings = row.settings
+  const next: SiteSettings = { ...settings, hosting: { ...hostingOf(settings), organization } }
   await db
     .updateTable('sites')
     .set({ settings: JSON.stringify(next), updated_at: new Date() })
