@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { getOperationAST } from 'graphql/index.js'
 import mercurius, { type IResolvers } from 'mercurius'
 import { contentSecurityPolicy } from '../infra/security.ts'
@@ -69,6 +69,43 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
     ...subscriptions.resolvers(),
   } as unknown as IResolvers
 
+  // The frame, before the body is read: who calls, one call charged, the plan's API access and the budget.
+  async function frameOnRequest(request: FastifyRequest, reply: FastifyReply) {
+    // A WebSocket brings its credential in connection_init (subscriptions.ts). Only a request Node
+    // took as an upgrade is one: an Upgrade header alone does not skip the frame.
+    if (isUpgrade(request)) return subscriptions.expectInit(request)
+    request.principal = await app.frame.authenticate(request, reply, { audience })
+    app.frame.authorize(request.principal, {})
+  }
+  async function answerHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    reply.header('vary', 'Accept, Authorization')
+    // An answer made for one credential (a GET included, which a shared cache could otherwise keep) is never stored.
+    reply.header('cache-control', 'private, no-store')
+    if (acceptsGraphqlResponse(request)) reply.type(`${GRAPHQL_RESPONSE}; charset=utf-8`)
+    return payload
+  }
+  async function auditRead(request: FastifyRequest, reply: FastifyReply) {
+    if (!request.principal || isUpgrade(request)) return
+    if (!app.frame.audit.isWritten(request))
+      app.frame.audit.record(graphqlAuditEntry(request, { principal: request.principal }, reply.statusCode))
+  }
+  async function graphiqlPolicy(_request: FastifyRequest, reply: FastifyReply) {
+    contentSecurityPolicy(reply, GRAPHIQL_POLICY)
+  }
+
+  // The endpoint's own routes (GET and POST, the WebSocket) carry the frame and its answer
+  // headers, set on each as mercurius adds it: no hook of this scope asks which URL it serves.
+  // GraphiQL's pages get their content security policy the same way.
+  app.addHook('onRoute', (route) => {
+    if (route.url === path) {
+      route.onRequest = [...hooksOf(route.onRequest), frameOnRequest]
+      route.onSend = [...hooksOf(route.onSend), answerHeaders]
+      route.onResponse = [...hooksOf(route.onResponse), auditRead]
+    } else if (route.url.startsWith(`${path.slice(0, -'/graphql'.length)}/graphiql`)) {
+      route.onRequest = [...hooksOf(route.onRequest), graphiqlPolicy]
+    }
+  })
+
   await app.register(mercurius, {
     schema: options.sdl,
     resolvers,
@@ -97,33 +134,6 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
     checkDepth(schema, document)
   })
 
-  // The frame, before the body is read: who calls, one call charged, the plan's API access and the budget.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url !== path) {
-      if (request.routeOptions.url?.startsWith(`${path.slice(0, -'/graphql'.length)}/graphiql`))
-        contentSecurityPolicy(reply, GRAPHIQL_POLICY)
-      return
-    }
-    // A WebSocket brings its credential in connection_init (subscriptions.ts). Only a request Node
-    // took as an upgrade is one: an Upgrade header alone does not skip the frame.
-    if (isUpgrade(request)) return subscriptions.expectInit(request)
-    request.principal = await app.frame.authenticate(request, reply, { audience })
-    app.frame.authorize(request.principal, {})
-  })
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.url !== path) return payload
-    reply.header('vary', 'Accept, Authorization')
-    // An answer made for one credential (a GET included, which a shared cache could otherwise keep) is never stored.
-    reply.header('cache-control', 'private, no-store')
-    if (acceptsGraphqlResponse(request)) reply.type(`${GRAPHQL_RESPONSE}; charset=utf-8`)
-    return payload
-  })
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.url !== path || !request.principal || isUpgrade(request)) return
-    if (!app.frame.audit.isWritten(request))
-      app.frame.audit.record(graphqlAuditEntry(request, { principal: request.principal }, reply.statusCode))
-  })
-
   app.addHook('onReady', async () => {
     await feed.start()
     subscriptions.start()
@@ -132,6 +142,11 @@ async function graphqlEndpoint(app: FastifyInstance, options: { sdl: string; aud
     subscriptions.stop()
     await feed.stop()
   })
+}
+
+/** A route's hooks of one kind as a list (Fastify takes one, a list, or none). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]
 }
 
 /**
