@@ -1,4 +1,3 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { syncCatalogue } from '../../src/domain/billing/catalogue.ts'
@@ -31,17 +30,7 @@ const { app, base } = await startLiveApp({
 fake.state.webhookUrl = `${base}/webhooks/stripe`
 app.billing.deps.now = () => new Date(fake.state.clock * 1000)
 await syncCatalogue(createStripe({ STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_API_BASE: fake.url })!)
-const bucket = new S3Client({
-  region: 'us-east-1',
-  endpoint: s3.endpoint,
-  forcePathStyle: true,
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-})
-
-async function keysIn(prefix: string): Promise<string[]> {
-  const listed = await bucket.send(new ListObjectsV2Command({ Bucket: 'erase-test', Prefix: prefix }))
-  return (listed.Contents ?? []).map((o) => o.Key!)
-}
+const { keysIn } = s3
 
 describe('erasing an account outside the database', () => {
   it('stops the renewal while suspended, renews again on restore, then cancels at Stripe and empties the bucket', async () => {

@@ -199,12 +199,10 @@ describe('exporting the account', () => {
     }
     const shown = await upload(1, 'loaves.jpg')
     const unused = await upload(60, 'oven.jpeg')
-    const variant = shown.variants.find((v) => v.format === 'jpeg' && v.width === 640)!
-    const src = new URL(variant.url).pathname
     const home = (await api('GET', `/v1/sites/${photoSite.id}/pages`)).json.data.find(
       (p: { path: string; locale: string }) => p.path === '/' && p.locale === 'en',
     )
-    const block = await api('POST', `/v1/pages/${home.id}/blocks`, { type: 'image', content: { src, alt: 'Fresh loaves' } })
+    const block = await api('POST', `/v1/pages/${home.id}/blocks`, { type: 'image', content: { media_id: shown.id, alt: 'Fresh loaves' } })
     expect(block.status, block.text).toBe(201)
     expect(await buildSite(app, photoSite.id)).toMatchObject({ status: 'succeeded' })
 
@@ -242,19 +240,24 @@ describe('exporting the account', () => {
     const served = await staticServer(join(root, `sites/${photoSite.slug}`, 'static'))
     const page = await (await fetch(`${served.url}/`)).text()
     expect(page).toContain('alt="Fresh loaves"')
-    const named = [...page.matchAll(/<img [^>]*src="([^"]+)"/g), ...page.matchAll(/url\(([^)]+)\)/g)].map((m) =>
-      m[1]!.replace(/^["']|["']$/g, ''),
-    )
+    const named = [
+      ...[...page.matchAll(/<img [^>]*src="([^"]+)"/g)].map((m) => m[1]!),
+      ...[...page.matchAll(/srcset="([^"]+)"/g)].flatMap((m) => m[1]!.split(',').map((c) => c.trim().split(' ')[0]!)),
+      ...[...page.matchAll(/url\(([^)]+)\)/g)].map((m) => m[1]!.replace(/^["']|["']$/g, '')),
+    ].map((href) => href.replaceAll('&amp;', '&'))
     expect(named.some((href) => href.includes(`_media/${shown.id}/`))).toBe(true)
+    let photosCompared = 0
     for (const href of named) {
       if (/^(https?:|data:)/.test(href)) continue
       // What the published site serves (its preview), the static copy serves too, the same bytes.
       const live = await fetch(new URL(href, `${base}/s/${photoSite.id}/`))
       if (live.status !== 200) continue
+      if (href.includes('_media/')) photosCompared++
       const res = await fetch(new URL(href, `${served.url}/`))
       expect(res.status, `the home page shows ${href}`).toBe(200)
       expect(Buffer.compare(Buffer.from(await res.arrayBuffer()), Buffer.from(await live.arrayBuffer())), href).toBe(0)
     }
+    expect(photosCompared, 'the photo’s variants the page names').toBeGreaterThan(1)
     // Only what the pages show goes into the static copy: the unused photo is in media/ alone.
     expect([...files.keys()].some((name) => name.includes(`static/_media/${unused.id}/`))).toBe(false)
   })

@@ -1,4 +1,3 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { deleteMedia, getMediaBytes, storeMedia } from '../../src/domain/media/media.ts'
@@ -14,17 +13,7 @@ const { app, config } = await buildTestApp({ env: s3.env })
 await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()
 const baseUrl = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : ''
-const bucket = new S3Client({
-  region: 'us-east-1',
-  endpoint: s3.endpoint,
-  forcePathStyle: true,
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-})
-
-async function keysIn(prefix: string): Promise<string[]> {
-  const listed = await bucket.send(new ListObjectsV2Command({ Bucket: 'media-test', Prefix: prefix }))
-  return (listed.Contents ?? []).map((o) => o.Key!).sort()
-}
+const { keysIn } = s3
 
 describe('media in S3-compatible storage', () => {
   it('keeps the variants in the bucket, not the database, serves them, and deletes them with the item', async () => {
