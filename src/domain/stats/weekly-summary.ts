@@ -1,6 +1,8 @@
+import type { ExpressionBuilder } from 'kysely'
 import type { Logger } from 'pino'
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
+import type { Database } from '../../infra/tables.ts'
 import { enqueueJob, type NamedJob } from '../../infra/jobs.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import { planEntitlements } from '../accounts/entitlements.ts'
@@ -48,6 +50,8 @@ export async function sendWeeklySummaries(deps: WeeklySummaryDeps, now = new Dat
   if (OFFERED.length === 0) return 0
   const week = periodOf('weekly', now).key
   const today = now.toISOString().slice(0, 10)
+  const notSentYet = (eb: ExpressionBuilder<Database, 'accounts'>) =>
+    eb.or([eb('weekly_stats_mailed', 'is', null), eb('weekly_stats_mailed', '<>', week)])
   const accounts = await db
     .selectFrom('accounts')
     .select('id')
@@ -55,7 +59,7 @@ export async function sendWeeklySummaries(deps: WeeklySummaryDeps, now = new Dat
     .where('plan', 'in', OFFERED)
     .where('deletion_requested_at', 'is', null)
     .where('erased_at', 'is', null)
-    .where((eb) => eb.or([eb('weekly_stats_mailed', 'is', null), eb('weekly_stats_mailed', '<>', week)]))
+    .where(notSentYet)
     .orderBy('id')
     .execute()
   let sent = 0
@@ -73,7 +77,7 @@ export async function sendWeeklySummaries(deps: WeeklySummaryDeps, now = new Dat
       .updateTable('accounts')
       .set({ weekly_stats_mailed: week })
       .where('id', '=', id)
-      .where((eb) => eb.or([eb('weekly_stats_mailed', 'is', null), eb('weekly_stats_mailed', '<>', week)]))
+      .where(notSentYet)
       .returning('id')
       .executeTakeFirst()
     if (!claimed) continue
