@@ -379,7 +379,12 @@ export async function warm(options: LoadOptions): Promise<void> {
   await load({ ...options, durationSeconds: 2 })
 }
 
-export function report(title: string, baseline: LoadResult, rows: Array<{ name: string; result: LoadResult; unit?: string }>): void {
+export function report(
+  title: string,
+  baseline: LoadResult,
+  rows: Array<{ name: string; result: LoadResult; unit?: string }>,
+  baselineName = 'bare Fastify hello-world (baseline)',
+): void {
   const cpu = (r: LoadResult) =>
     r.cpuPerRequest == null
       ? ''
@@ -387,6 +392,6 @@ export function report(title: string, baseline: LoadResult, rows: Array<{ name: 
   const line = (name: string, r: LoadResult, unit = 'req/s') =>
     `${name.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(8)} ${unit.padEnd(8)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}${cpu(r)}  non-2xx ${r.non2xx}  errors ${r.errors}`
   console.log(`\n${title}`)
-  console.log(line('bare Fastify hello-world (baseline)', baseline))
+  console.log(line(baselineName, baseline))
   for (const row of rows) console.log(line(row.name, row.result, row.unit))
 }

@@ -9,6 +9,7 @@
 //   GET /v1/audit-log page 1: 10^4 -> 10^6 records spread over 90 days
 //   GET /v1/sites/{id}/stats of the last day: 1 -> 100 days of statistics kept (a site with 100,000
 //     page views a day, stats-data.ts); within 1.2x
+//   GET /v1/media page 1 (20 a page): 100 -> 10,000 items in the media library; within 1.2x
 //   POST /api/agent/chat in a session holding 2 -> 200 messages
 //   a build of 50 and 500 pages
 //   one event fanned out to 1, 10 and 100 endpoints, commit to the last delivery recorded
@@ -137,6 +138,31 @@ async function siteWithStats(ownerId: string, days: number, today: string): Prom
   const site = await createSite(db, { name: `Scale stats ${days}`, accountId: ownerId })
   await fillBusyDays(db, site.id, days, today)
   return site.id
+}
+
+// --- media library ----------------------------------------------------------------------------
+
+/** An account with `total` items in its media library, uploaded a second apart, each with the usual 12 variants. */
+async function accountWithMedia(total: number) {
+  const owner = await account()
+  const s = stamp()
+  const variants = (id: string) =>
+    [320, 640, 960, 1280, 1920, 2560].flatMap((width) =>
+      (['webp', 'jpeg'] as const).map((format) => ({
+        width,
+        height: Math.round((width * 3) / 4),
+        format,
+        bytes: width * 40,
+        key: `media/${id}/${width}.${format === 'jpeg' ? 'jpg' : format}`,
+      })),
+    )
+  // One variant list with a placeholder id, written per row by replace().
+  const template = JSON.stringify(variants('@'))
+  await sql`insert into media (id, account_id, filename, content_type, width, height, bytes, stored_bytes, sha256, variants, created_at)
+    select 'med_' || ${s} || g, ${owner.id}, 'photo-' || g || '.jpg', 'image/jpeg', 4000, 3000, 5200000, 1100000, md5(${s} || g),
+      replace(${template}, '@', 'med_' || ${s} || g)::jsonb, now() - make_interval(secs => ${total} - g)
+    from generate_series(1, ${total}::int) g`.execute(db)
+  return owner
 }
 
 // --- chat turns -------------------------------------------------------------------------------
@@ -296,7 +322,10 @@ try {
   const today = new Date().toISOString().slice(0, 10)
   const statsSites: string[] = []
   for (const days of statsDays) statsSites.push(await siteWithStats(statsOwner.id, days, today))
-  await settle('sites', 'domains', 'audit_log', 'stats_days', 'stats_items')
+  const mediaCounts = [100, 1000, 10_000]
+  const librarians = []
+  for (const total of mediaCounts) librarians.push(await accountWithMedia(total))
+  await settle('sites', 'domains', 'audit_log', 'stats_days', 'stats_items', 'media')
 
   const messageCounts = [2, 20, 200]
   const sessions: Session[][] = []
@@ -345,6 +374,12 @@ try {
           if ((JSON.parse(body) as { totals: { pageviews: number } }).totals.pageviews !== 100_000) throw new Error('other figures')
         }),
       ),
+      { limit: 1.2 },
+    ),
+    row(
+      'GET /v1/media, page 1',
+      ['100', '1,000', '10,000 items'],
+      librarians.map((owner, i) => get('/v1/media', owner.headers, expectTotal(mediaCounts[i]!))),
       { limit: 1.2 },
     ),
   ]

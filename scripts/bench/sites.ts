@@ -1,162 +1,34 @@
 // Hosted sites: GET of a published page by Host header at 32 connections on real PostgreSQL, beside
-// a bare Fastify server sending the same bytes and headers and, where Debian's nginx is installed
-// (/usr/sbin/nginx; the bench installs nothing), nginx with one worker serving the same file, all
-// in the same run. Targets by server CPU per request: >= 0.9x bare Fastify, >= 1.0x nginx. Node's
-// HTTP server alone with the same bytes is measured too, and set beside nginx. Also:
-// how long the service takes to build a 50-page site (target: under 1 s). And counting visitors
+// a bare Fastify server sending the same bytes and headers, Node's HTTP server alone sending them
+// (the floor) and, where Debian's nginx is installed (/usr/sbin/nginx; the bench installs nothing),
+// nginx with one worker serving the same file, all in the same run. Targets: >= 0.9x bare Fastify
+// by server CPU per request; >= 1.0x nginx by throughput and >= 0.9x the floor by CPU. Also: how
+// long the service takes to build a 50-page site (target: under 1 s). And counting visitors
 // (DESIGN.md 18): the same page asked by 1,000 visitors (addresses, browsers, referrers and UTM
 // links in turn), once from the service and once from a second instance of it on the same
 // database with VISITOR_STATS=false; target by server CPU per request: counted >= 0.97x not counted.
 // BENCH_ROUNDS rounds (default 3) measure every target in turn; each figure is the median round.
-import { spawn, spawnSync } from 'node:child_process'
-import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { get as httpGet } from 'node:http'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import pino from 'pino'
-import { queueBuild } from '../../src/domain/sites/builds.ts'
-import { insertBlock } from '../../src/domain/sites/blocks.ts'
-import { createPage } from '../../src/domain/sites/pages.ts'
-import { createSite } from '../../src/domain/sites/sites.ts'
-import { newId } from '../../src/infra/crypto.ts'
-import { openDataStore } from '../../src/infra/db.ts'
-import { englishPages } from '../../test/fixtures/hosted/content.ts'
 import type autocannon from 'autocannon'
 import {
-  compared,
-  cpuCompared,
-  load,
-  median,
-  report,
-  runtimeFlags,
-  startBaseline,
-  startService,
-  warm,
-  type LoadResult,
-  type Running,
-} from './lib.ts'
+  besideNginx,
+  getByHost,
+  HOST,
+  publishedPage,
+  seedBakery,
+  startCapturedServer,
+  startNginx,
+  timeBuild,
+  writeCapture,
+} from './hosted.ts'
+import { compared, load, median, report, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-const HOST = 'bakery.bench'
 const PAGES = 50
-
-/** 50 pages of the fixture bakery (its three pages repeated under other paths), written as the REST API would. */
-async function seed(databaseUrl: string): Promise<{ siteId: string; stop(): Promise<void> }> {
-  const store = await openDataStore({ databaseUrl, dataDir: tmpdir(), log: pino({ level: 'silent' }) })
-  const accountId = newId('acct')
-  await store.db.insertInto('accounts').values({ id: accountId, plan: 'pro' }).execute()
-  const site = await createSite(store.db, { name: 'Hansen Bakery', accountId, hostname: HOST, locales: ['en'], defaultLocale: 'en' })
-  const [home, ...rest] = englishPages(new Date())
-  const pages = [
-    home!,
-    ...Array.from({ length: PAGES - 1 }, (_, i) => ({
-      ...rest[i % rest.length]!,
-      path: `${rest[i % rest.length]!.path}-${i}`,
-      title: `${rest[i % rest.length]!.title} ${i}`,
-    })),
-  ]
-  for (const p of pages) {
-    const page = await createPage(store.db, site, { path: p.path, locale: 'en', title: p.title, description: p.description })
-    for (const block of p.blocks) await insertBlock(store.db, page.id, { type: block.type, content: block.content })
-  }
-  return { siteId: site.id, stop: () => store.close() }
-}
-
-/** Queues a build as POST /v1/sites/{id}/rebuild does; answers the job's own duration (started to finished) in ms. */
-async function timeBuild(databaseUrl: string, siteId: string): Promise<number> {
-  const store = await openDataStore({ databaseUrl, dataDir: tmpdir(), log: pino({ level: 'silent' }) })
-  try {
-    const { build } = await queueBuild(store.db, siteId)
-    for (;;) {
-      const row = await store.db.selectFrom('builds').selectAll().where('id', '=', build.id).executeTakeFirstOrThrow()
-      if (row.status === 'failed') throw new Error(`build failed: ${row.error}`)
-      if (row.status === 'succeeded') return row.finished_at!.getTime() - row.started_at!.getTime()
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  } finally {
-    await store.close()
-  }
-}
-
-/** GET / with the site's Host header (fetch may not set Host), as autocannon sends it: no Accept-Encoding. */
-function getByHost(base: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpGet(`${base}/`, { headers: { host: HOST } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
-    })
-    req.on('error', reject)
-  })
-}
-
-function port(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000)
-}
-
-async function startPageServer(capture: string, kind: 'fastify' | 'node'): Promise<Running> {
-  const p = port()
-  const child = spawn(
-    process.execPath,
-    [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  )
-  const url = `http://127.0.0.1:${p}`
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`${url}/`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return { url, pid: child.pid!, stop: async () => void (child.kill('SIGTERM'), await once(child, 'exit')) }
-}
-
-const NGINX = '/usr/sbin/nginx'
-
-/**
- * nginx with one worker serving the page file with the same headers, when Debian's nginx is
- * installed; like the service, it logs each request (to /dev/null, where the service's lines go).
- */
-async function startNginx(dir: string, body: Buffer, headers: Record<string, string>): Promise<Running | undefined> {
-  if (!existsSync(NGINX)) return undefined
-  const p = port()
-  writeFileSync(join(dir, 'index.html'), body)
-  const skip = new Set(['content-type', 'content-length', 'etag', 'date', 'connection', 'keep-alive', 'last-modified'])
-  const added = Object.entries(headers)
-    .filter(([name]) => !skip.has(name))
-    .map(([name, value]) => `      add_header ${name} '${value.replaceAll("'", "\\'")}' always;`)
-    .join('\n')
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `worker_processes 1;\ndaemon off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents { worker_connections 1024; }\nhttp {\n  access_log /dev/null combined;\n  default_type 'text/html; charset=utf-8';\n  types {}\n  server {\n    listen 127.0.0.1:${p};\n    root ${dir};\n    location / {\n      try_files /index.html =404;\n${added}\n    }\n  }\n}\n`,
-  )
-  const child = spawn(NGINX, ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: ['ignore', 'ignore', 'inherit'] })
-  const url = `http://127.0.0.1:${p}`
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`${url}/`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  // The master forks the one worker; the worker does the serving, so its CPU is what is measured.
-  const worker = spawnSync('pgrep', ['-P', String(child.pid)])
-    .stdout.toString()
-    .trim()
-    .split('\n')[0]
-  return { url, pid: Number(worker) || child.pid!, stop: async () => void (child.kill('SIGQUIT'), await once(child, 'exit')) }
-}
 
 const AGENTS = [
   'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
@@ -198,32 +70,21 @@ const dir = mkdtempSync(join(tmpdir(), 'wps-sites-bench-'))
 chmodSync(dir, 0o755)
 const others: Running[] = []
 try {
-  const { siteId, stop } = await seed(service.databaseUrl)
+  const { siteId, stop } = await seedBakery(service.databaseUrl, PAGES)
   await stop()
   const buildMs: number[] = []
   for (let i = 0; i < 3; i++) buildMs.push(await timeBuild(service.databaseUrl, siteId))
-  // Serving learns of the release by NOTIFY; wait until the domain answers.
-  let page = await getByHost(service.url)
-  for (let i = 0; i < 100 && page.status !== 200; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    page = await getByHost(service.url)
-  }
-  if (page.status !== 200) throw new Error(`the published page answers ${page.status}`)
+  const page = await publishedPage(service.url)
   const { body } = page
-  const headers = Object.fromEntries(
-    Object.entries(page.headers).filter(
-      ([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name),
-    ),
-  ) as Record<string, string>
   const capture = join(dir, 'page.json')
-  writeFileSync(capture, JSON.stringify({ headers, body: body.toString('base64') }))
+  writeCapture(capture, page)
   const hello = await startBaseline()
   others.push(hello)
-  const bare = await startPageServer(capture, 'fastify')
+  const bare = await startCapturedServer(capture, 'fastify')
   others.push(bare)
-  const floor = await startPageServer(capture, 'node')
+  const floor = await startCapturedServer(capture, 'node')
   others.push(floor)
-  const nginx = await startNginx(dir, body, headers)
+  const nginx = await startNginx(dir, page)
   if (nginx) others.push(nginx)
   const uncounted = await startService({ ...shared, VISITOR_STATS: 'false' }, { databaseUrl: service.databaseUrl })
   others.push(uncounted)
@@ -255,18 +116,7 @@ try {
   const [countedRuns, uncountedRuns] = [runs[counting]!, runs[counting + 1]!]
   console.log('')
   console.log(compared('published page by Host vs bare Fastify', runs.at(-1)!, sameRuns!, { by: 'cpu', atLeast: 0.9 }))
-  console.log(
-    nginx
-      ? compared('published page by Host vs nginx, 1 worker', runs.at(-1)!, restRuns[0]!, { by: 'cpu', atLeast: 1.0 })
-      : `nginx not installed (${NGINX}): no nginx figure`,
-  )
-  // What any server built on node:http can reach: its HTTP machinery alone, beside nginx.
-  if (nginx) {
-    const floorCpu = cpuCompared(floorRuns!, restRuns[0]!)
-    console.log(
-      `  the floor: node:http alone vs nginx, ${floorCpu.ratio.toFixed(2)}x by CPU (${floorCpu.ours.toFixed(0)} / ${floorCpu.reference.toFixed(0)} µs per request); by round ${floorCpu.perRound}`,
-    )
-  }
+  for (const line of besideNginx('published page by Host', runs.at(-1)!, floorRuns!, nginx ? restRuns[0]! : undefined)) console.log(line)
   console.log(compared('the page with counting vs the same page not counted', countedRuns, uncountedRuns, { by: 'cpu', atLeast: 0.97 }))
   console.log(`${PAGES}-page site builds in ${buildMs.map((ms) => `${ms} ms`).join(', ')} (target under 1000 ms)`)
 } finally {

@@ -4,10 +4,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import { normaliseHostname } from '../domain/sites/sites.ts'
 import { genReqId, logAccess, type AccessLabel } from '../infra/logger.ts'
 import type { LiveSites } from './live-sites.ts'
+import { knownMediaAnswer, MEDIA_PREFIX, mediaScope, type MediaAnswers, type MediaBytesCache } from './media-files.ts'
 import { decodePath, fileAnswer, redirectAnswer, type ServeContext } from './serve-file.ts'
 
 /** What the access line names a published site's page by: no route of the service answered it. */
 export const HOSTED_PAGE: AccessLabel = { route: 'hosted site', operation: 'sites.page' }
+
+/** What the access line names a media file on the service's own host by: its route's. */
+export const OWN_MEDIA: AccessLabel = { route: '/_media/*', operation: 'sites.media' }
 
 /**
  * The host a request names, as Fastify's `request.hostname` reads it (the last X-Forwarded-Host
@@ -44,12 +48,15 @@ export interface FrontDoorOptions {
   log: FastifyBaseLogger
   /** Hears of each page answered here (a GET or HEAD of an HTML file, 200 or 304): the visitor statistics. */
   onPage?: (req: IncomingMessage, siteId: string, host: string, path: string) => void
+  /** The media library's files the router answered recently (media-files.ts): answered again here while fresh. */
+  media?: { answers: MediaAnswers; cache: MediaBytesCache }
 }
 
 interface Pending {
   reqId: string
   method: string
   start: number
+  label: AccessLabel
 }
 
 const pending = Symbol('access line')
@@ -61,8 +68,9 @@ const pending = Symbol('access line')
  * hook (which serves `app.inject` and everything this leaves to the router); the answer is made
  * straight on Node's response, without the router's request and reply objects, which cost more
  * than the rest of the answer. A redirect of the site for a path without a file is answered here
- * too. Anything else (another method, a release not loaded yet, a
- * redirect, a path that does not decode, a closing server) returns false and goes to the router.
+ * too, and a file of the media library that the router answered on this host within the last
+ * MEDIA_FRESH_MS. Anything else (another method, a release not loaded yet, a redirect, a path that
+ * does not decode, a media file not known fresh, a closing server) returns false and goes to the router.
  */
 export function frontDoor(options: FrontDoorOptions) {
   const { live, ownHosts, ctx, trustProxy, log } = options
@@ -76,7 +84,41 @@ export function frontDoor(options: FrontDoorOptions) {
   // Writes the access line once the answer is handed over, as the router's requests get theirs.
   function onFinish(this: ServerResponse & { [pending]?: Pending }) {
     const line = this[pending]!
-    logAccess(log, line.reqId, line.method, HOSTED_PAGE.route, HOSTED_PAGE.operation, this.statusCode, performance.now() - line.start)
+    logAccess(log, line.reqId, line.method, line.label.route, line.label.operation, this.statusCode, performance.now() - line.start)
+  }
+  /** Sends one answer with a fresh request id (first in the list of `wired` headers) and its access line. */
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    start: number,
+    label: AccessLabel,
+    status: number,
+    wired: Array<string | number>,
+    body: Buffer | undefined,
+  ) {
+    const reqId = genReqId(req)
+    const headers = wired.slice()
+    headers[1] = reqId
+    ;(res as ServerResponse & { [pending]?: Pending })[pending] = { reqId, method, start, label }
+    res.on('finish', onFinish)
+    res.writeHead(status, headers)
+    res.end(body)
+  }
+  /** A media file the router answered on this host a moment ago, answered again with the same headers. */
+  function media(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    url: string,
+    site: { siteId: string; buildId: string } | undefined,
+  ) {
+    if (!options.media) return false
+    const start = performance.now()
+    const answer = knownMediaAnswer(options.media.answers, options.media.cache, mediaScope(site), url, req.headers['if-none-match'])
+    if (!answer) return false
+    send(req, res, method, start, site ? HOSTED_PAGE : OWN_MEDIA, answer.status, wireHeaders(answer.headers), answer.body)
+    return true
   }
   let closing = false
 
@@ -89,13 +131,16 @@ export function frontDoor(options: FrontDoorOptions) {
       const method = req.method
       if ((method !== 'GET' && method !== 'HEAD') || closing) return false
       const host = hostOf(req, trustProxy)
-      const hosted = ownHosts.has(host) ? undefined : live.byHost(host)
+      const own = ownHosts.has(host)
+      const hosted = own ? undefined : live.byHost(host)
+      const url = req.url ?? '/'
       if (!hosted) {
         ;(req as IncomingMessage & { [checked]?: true })[checked] = true
-        return false
+        // Any host that names no site serves the libraries' files, but only the service's own never names a missing one.
+        return own && url.startsWith(MEDIA_PREFIX) && media(req, res, method, url, undefined)
       }
-      // The media library's files are read from its storage, by the router's hook.
-      if (req.url?.startsWith('/_media/')) return false
+      // The media library's files are read from its storage by the router's hook, then known here for a moment.
+      if (url.startsWith(MEDIA_PREFIX)) return media(req, res, method, url, hosted)
       const release = live.loadedRelease(hosted.buildId)
       if (!release) return false
       const decoded = decodePath(req.url ?? '/')
@@ -104,7 +149,7 @@ export function frontDoor(options: FrontDoorOptions) {
       const moved = redirectAnswer(release, decoded, req.url ?? '/', (path) => live.redirectOf(hosted.siteId, path), ctx)
       if (moved) {
         const reqId = genReqId(req)
-        ;(res as ServerResponse & { [pending]?: Pending })[pending] = { reqId, method, start }
+        ;(res as ServerResponse & { [pending]?: Pending })[pending] = { reqId, method, start, label: HOSTED_PAGE }
         res.on('finish', onFinish)
         res.writeHead(moved.status, { ...options.responseHeaders(reqId), ...moved.headers })
         res.end()
@@ -112,13 +157,7 @@ export function frontDoor(options: FrontDoorOptions) {
       }
       const answer = fileAnswer(release, decoded, req.headers['if-none-match'], req.headers['accept-encoding'], ctx)
       if (!answer) return false
-      const reqId = genReqId(req)
-      const headers = wireHeaders(answer.headers).slice()
-      headers[1] = reqId
-      ;(res as ServerResponse & { [pending]?: Pending })[pending] = { reqId, method, start }
-      res.on('finish', onFinish)
-      res.writeHead(answer.status, headers)
-      res.end(answer.body)
+      send(req, res, method, start, HOSTED_PAGE, answer.status, wireHeaders(answer.headers), answer.body)
       if (answer.page && options.onPage) options.onPage(req, hosted.siteId, host, decoded)
       return true
     },

@@ -11,7 +11,7 @@ import { signFormToken } from './form-token.ts'
 import { frontDoor, HOSTED_PAGE, knownNotHosted } from './front-door.ts'
 import { requestHostname } from './hosted-site.ts'
 import { LiveSites, type Release } from './live-sites.ts'
-import { MEDIA_PREFIX, MediaBytesCache, serveMedia, type MediaServing } from './media-files.ts'
+import { MEDIA_PREFIX, MediaAnswers, MediaBytesCache, serveMedia, type MediaServing } from './media-files.ts'
 import { sendNoSitePage, wantsPage } from './no-site-page.ts'
 import { decodePath, redirectAnswer, serveFromRelease, type ServeContext } from './serve-file.ts'
 import { clientAddress, countPageView } from './page-views.ts'
@@ -133,7 +133,13 @@ async function hostedSites(app: FastifyInstance) {
   const domainHeaders = { ...headers, 'strict-transport-security': HOSTED_HSTS }
   const ownHosts = new Set([new URL(config.BASE_URL).hostname, new URL(config.API_URL).hostname].map((h) => h.toLowerCase()))
   const domainContext: ServeContext = { prefix: '', headers: domainHeaders }
-  const media: MediaServing = { db: app.db, storage: app.mediaStorage, cache: new MediaBytesCache(), headers: domainHeaders }
+  const media: MediaServing = {
+    db: app.db,
+    storage: app.mediaStorage,
+    cache: new MediaBytesCache(),
+    headers: domainHeaders,
+    answers: new MediaAnswers(),
+  }
 
   app.addHook('onReady', () => live.start(app.store))
   app.addHook('onClose', () => live.stop())
@@ -156,6 +162,7 @@ async function hostedSites(app: FastifyInstance) {
     responseHeaders: app.responseHeaders,
     log: app.log,
     onPage: tally && ((req, siteId, host, path) => countPageView(tally, req, siteId, host, path, clientAddress(req, config.TRUST_PROXY))),
+    media: { answers: media.answers!, cache: media.cache },
   })
   const [routing, ...others] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>
   if (routing && others.length === 0) {

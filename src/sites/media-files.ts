@@ -22,6 +22,10 @@ export class MediaBytesCache {
   constructor(maxBytes = 64 * 1024 * 1024) {
     this.#maxBytes = maxBytes
   }
+  /** The bytes of a file if they are held, without counting it as used (the front door's read). */
+  peek(key: string): Buffer | undefined {
+    return this.#files.get(key)
+  }
   get(key: string): Buffer | undefined {
     const body = this.#files.get(key)
     if (body) {
@@ -48,12 +52,61 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
 }
 
+/**
+ * How long a file's answer is given again without asking the database whether it may still be
+ * served: the bound on how long a removed item (or one a new release no longer shows) can still be
+ * answered by an instance that served it just before.
+ */
+export const MEDIA_FRESH_MS = 1000
+
+/** A file answered recently by the router: its headers (all but the request id and security headers) and where its bytes are held. */
+export interface KnownMedia {
+  key: string
+  etag: string
+  /** The 200's headers, type and length included, and the 304's, in the order the router sets them. */
+  headers: Record<string, string | number>
+  notModified: Record<string, string>
+  /** When its right to be served was last read (performance.now()). */
+  checked: number
+}
+
+/**
+ * The files answered recently, by where they were asked for (`scope`: '' on the service's own
+ * host, the site and its live build on a site's host) and path, so the front door can answer them
+ * again without the router while the answer is fresh. An entry is replaced in place when it is read
+ * again, and the oldest go once `maxEntries` are held; only new files change the table's size.
+ */
+export class MediaAnswers {
+  readonly #known = new Map<string, KnownMedia>()
+  readonly #maxEntries: number
+  constructor(maxEntries = 4096) {
+    this.#maxEntries = maxEntries
+  }
+  /** A fresh answer of `path` in `scope`, or undefined (unknown, or its right to be served is to be read again). */
+  fresh(scope: string, path: string, now: number): KnownMedia | undefined {
+    const known = this.#known.get(`${scope} ${path}`)
+    return known && now - known.checked < MEDIA_FRESH_MS ? known : undefined
+  }
+  remember(scope: string, path: string, known: KnownMedia): void {
+    const id = `${scope} ${path}`
+    if (!this.#known.has(id) && this.#known.size >= this.#maxEntries) this.#known.delete(this.#known.keys().next().value!)
+    this.#known.set(id, known)
+  }
+}
+
+/** Where a host's media answers are remembered: the site and its live build, or '' on the service's own host. */
+export function mediaScope(site: { siteId: string; buildId: string } | undefined): string {
+  return site ? `${site.siteId} ${site.buildId}` : ''
+}
+
 export interface MediaServing {
   db: Db
   storage: MediaStorage
   cache: MediaBytesCache
   /** Headers every answer on this host carries (a site's security policy). */
   headers: Record<string, string>
+  /** Answers remembered for the front door (front-door.ts). */
+  answers?: MediaAnswers
 }
 
 /**
@@ -71,10 +124,13 @@ export async function serveMedia(
 ): Promise<FastifyReply> {
   const path = at.split('?')[0]!
   const match = FILE.exec(path)
+  // What the read finds holds from when it was asked.
+  const checked = performance.now()
   const file = match ? await servableFile(serving.db, match[1]!, match[2]!, site) : undefined
   if (!match || !file) throw new errors.notFound('No such file')
   const etag = `"${match[1]}/${match[2]}"`
-  reply.headers({ ...serving.headers, 'cache-control': IMMUTABLE, etag })
+  const notModified = { ...serving.headers, 'cache-control': IMMUTABLE, etag }
+  reply.headers(notModified)
   if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send()
   let body = serving.cache.get(file.key)
   if (!body) {
@@ -82,5 +138,23 @@ export async function serveMedia(
     if (!body) throw new errors.notFound('No such file')
     serving.cache.set(file.key, body)
   }
+  const headers = { ...notModified, 'content-type': file.contentType, 'content-length': body.length }
+  serving.answers?.remember(mediaScope(site), path, { key: file.key, etag, headers, notModified, checked })
   return reply.type(file.contentType).send(body)
+}
+
+/** A fresh answer the front door can give (the file's bytes still held), with the 304 when the client has it. */
+export function knownMediaAnswer(
+  answers: MediaAnswers,
+  cache: MediaBytesCache,
+  scope: string,
+  url: string,
+  ifNoneMatch: string | undefined,
+): { status: 200 | 304; headers: Record<string, string | number>; body: Buffer | undefined } | undefined {
+  const query = url.indexOf('?')
+  const known = answers.fresh(scope, query === -1 ? url : url.slice(0, query), performance.now())
+  if (!known) return undefined
+  if (matches(ifNoneMatch, known.etag)) return { status: 304, headers: known.notModified, body: undefined }
+  const body = cache.peek(known.key)
+  return body && { status: 200, headers: known.headers, body }
 }

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
+import { imageAs } from '../helpers/images.ts'
 import { makeAccount } from '../rest/helpers.ts'
 import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from './helpers.ts'
 
@@ -25,10 +26,11 @@ function repeatable(raw: string[]): Array<[string, string]> {
 describe('hosted sites: the answer made before the router', () => {
   let t: TestApp
   let base: URL
+  let account: Awaited<ReturnType<typeof makeAccount>>
 
   beforeAll(async () => {
     t = await buildTestApp({ env: { BASE_URL: 'http://service.test', API_URL: 'http://api.service.test' }, captureLogs: true })
-    const account = await makeAccount(t.app)
+    account = await makeAccount(t.app)
     const site = await bakerySite(t.app, { accountId: account.accountId, hostname: HOST })
     expect(await buildSite(t.app, site.id)).toMatchObject({ status: 'succeeded' })
     base = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }))
@@ -107,5 +109,61 @@ describe('hosted sites: the answer made before the router', () => {
     expect((await overHttp('GET', '/api/pricing', { host: 'service.test' })).status).toBe(200)
     const post = await overHttp('POST', '/about', { host: HOST })
     expect(post.status).toBe(405)
+  })
+
+  // A media file is answered by the router (which reads whether it may be served) and, for a
+  // moment after (MEDIA_FRESH_MS), again before the router with the same bytes.
+  describe('media library files', () => {
+    /** A new item of the bakery's account: the path of its widest WebP variant. */
+    const uploaded = async (seed: number): Promise<{ id: string; path: string }> => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/v1/media?filename=loaf-${seed}.jpg`,
+        headers: { ...account.headers, 'content-type': 'image/jpeg' },
+        payload: await imageAs('jpeg', 400 + seed, 300),
+      })
+      expect(res.statusCode).toBe(201)
+      const media = res.json<{ id: string; variants: Array<{ url: string; format: string }> }>()
+      return { id: media.id, path: new URL(media.variants.find((v) => v.format === 'webp')!.url).pathname }
+    }
+
+    const hosts: Array<[string, string]> = [
+      ['a site’s host', HOST],
+      ['the service’s own host', 'service.test'],
+    ]
+    for (const [where, host] of hosts) {
+      it(`on ${where}: the same status, headers in the same order, and body, for GET, HEAD, a query and a 304`, async () => {
+        const { path } = await uploaded(host === HOST ? 1 : 2)
+        const etag = `"${path.split('/')[2]}/${path.split('/')[3]}"`
+        const variants: Array<[string, string, Record<string, string>]> = [
+          ['GET', path, {}],
+          ['HEAD', path, {}],
+          ['GET', `${path}?v=1`, {}],
+          ['GET', path, { 'if-none-match': etag }],
+        ]
+        for (const [method, target, extra] of variants) {
+          const headers = { host, 'x-request-id': 'lb-m', ...extra }
+          // The router's answer first, then the one given again from memory.
+          const routed = await injected(method, target, headers)
+          const direct = await overHttp(method, target, headers)
+          expect(direct).toEqual(routed)
+          expect(routed.status).toBe(extra['if-none-match'] ? 304 : 200)
+        }
+        expect(t.logs.filter((l) => l['reqId'] === 'lb-m').map((l) => [l['route'], l['operation']])).toContainEqual(
+          host === HOST ? ['hosted site', 'sites.page'] : ['/_media/*', 'sites.media'],
+        )
+      })
+    }
+
+    it('stops answering an item gone from the database within a second', async () => {
+      const { id, path } = await uploaded(3)
+      expect((await overHttp('GET', path, { host: HOST })).status).toBe(200)
+      const gone = performance.now()
+      await t.app.db.deleteFrom('media').where('id', '=', id).execute()
+      await expect.poll(async () => (await overHttp('GET', path, { host: HOST })).status, { timeout: 5_000, interval: 50 }).toBe(404)
+      // Within the freshness bound, plus what a busy machine adds to each request.
+      expect(performance.now() - gone).toBeLessThan(3_000)
+      expect((await injected('GET', path, { host: HOST })).status).toBe(404)
+    })
   })
 })
