@@ -17,7 +17,7 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.to
 /** Fields that are not part of the body: the resource's id, its parent's and the ETag. */
 const OUTSIDE_BODY: ReadonlySet<string> = new Set(['id', 'ifMatch', 'siteId', 'pageId'])
 /** Objects whose own field names are the schema's (the assistant, the theme); block content is taken as given. */
-const NESTED: ReadonlySet<string> = new Set(['assistant', 'theme'])
+const NESTED: ReadonlySet<string> = new Set(['assistant', 'theme', 'business'])
 
 function bodyOf(input: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {}

@@ -28,6 +28,7 @@ import seoAuditRoutes from './seo-audits.ts'
 import socialRoutes from './social.ts'
 import statsRoutes from './stats.ts'
 import themeRoutes from './themes.ts'
+import templateRoutes from './templates.ts'
 
 /** OpenAPI security requirement of a route: the account OAuth token with its scope, or an API token. */
 function security(scope: string | undefined): Array<Record<string, string[]>> {
@@ -173,5 +174,6 @@ export default async function restRoutes(app: FastifyInstance) {
   await app.register(backlinkRoutes)
   await app.register(statsRoutes)
   await app.register(themeRoutes)
+  await app.register(templateRoutes)
   await app.register(mediaRoutes)
 }

@@ -5,12 +5,14 @@ import { siteView } from '../domain/sites/views.ts'
 import {
   createAccountSite,
   deleteAccountSite,
+  prepareDraft,
   getAccountSite,
   listAccountSites,
   updateAccountSite,
   type SiteRecord,
 } from '../domain/sites/sites.ts'
 import { slugFromInput } from '../domain/sites/subdomains.ts'
+import { copyWriterOf } from '../domain/sites/templates/llm-copy.ts'
 import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, notFound, pageOf, sendItem } from './http.ts'
 import { NewSite, params, Site, SiteId, SitePatch } from './schemas/content.ts'
@@ -34,6 +36,9 @@ export default async function siteRoutes(app: FastifyInstance) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>()
   const view = (site: SiteRecord) => siteView(site, app.config)
   const ifMatch = (request: FastifyRequest) => (current: SiteRecord) => assertIfMatch(request, etagOf(view(current)))
+  const writer = copyWriterOf(app.config, (err) =>
+    app.log.warn({ err }, 'the model did not write the draft; the template’s words are used'),
+  )
 
   typed.get(
     '/sites',
@@ -57,13 +62,19 @@ export default async function siteRoutes(app: FastifyInstance) {
     '/sites',
     {
       config: { operation: 'sites.create', scope: 'write:pages', access: 'write' },
-      schema: { summary: 'Create a site (draft, no domain yet)', tags, body: NewSite, response: { 201: Site } },
+      schema: {
+        summary: 'Create a site (draft, no domain yet); with template and business, its first draft: five pages filled with the facts',
+        tags,
+        body: NewSite,
+        response: { 201: Site },
+      },
     },
     async (request, reply) => {
+      const draft = await prepareDraft(request.body, writer)
       return answerChange(
         request,
         reply,
-        (trx) => createAccountSite(trx, request.principal.accountId, request.body),
+        (trx) => createAccountSite(trx, request.principal.accountId, request.body, draft),
         (site) => ({ status: 201, body: view(site), location: `/v1/sites/${site.id}` }),
       )
     },

@@ -92,11 +92,24 @@ export function illustrationPath(file: string): string | undefined {
   return byName.get(`illustrations/${file}`)?.path
 }
 
+const ILLUSTRATION_ADDRESS = `${ASSET_PREFIX}illustrations/`
+
+/**
+ * A template's illustration named by its address without the hash (/_wps/assets/illustrations/bakery.svg,
+ * as drafts store it): the served address and its size (every illustration is drawn at 1200×675).
+ */
+export function shippedIllustration(src: string): { path: string; width: number; height: number } | undefined {
+  if (!src.startsWith(ILLUSTRATION_ADDRESS)) return undefined
+  const path = illustrationPath(src.slice(ILLUSTRATION_ADDRESS.length))
+  return path ? { path, width: 1200, height: 675 } : undefined
+}
+
 /** The file at a path under /_wps/assets/, or undefined. */
 export function staticAsset(path: string): ReleaseFile | undefined {
   if (!path.startsWith(ASSET_PREFIX)) return undefined
   loadIllustrations()
-  return byPath.get(path)
+  // An illustration also answers at its name without the hash (a draft's og:image names it so).
+  return byPath.get(path) ?? (path.startsWith(ILLUSTRATION_ADDRESS) ? byName.get(path.slice(ASSET_PREFIX.length)) : undefined)
 }
 
 /** Whether a file is one of these assets (cached for a year: its address changes with its bytes). */

@@ -4,6 +4,7 @@ import { isLocale, type Locale } from '../domain/locales.ts'
 import { hostingOf, type Hosting } from '../domain/sites/hosting.ts'
 import { resolveAssistant } from '../domain/sites/settings.ts'
 import { resolveTheme } from '../domain/sites/themes.ts'
+import { navigationOf } from '../domain/sites/navigation.ts'
 import { primaryHostname } from '../domain/sites/sites.ts'
 import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
@@ -67,6 +68,7 @@ export async function loadRenderInput(
     formToken: FORM_TOKEN_SLOT,
     consent,
     theme: resolveTheme(settings),
+    navigation: navigationOf(settings),
     builtAt,
   }
   const blocksByPage = new Map<string, Block[]>()

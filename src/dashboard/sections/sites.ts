@@ -16,6 +16,7 @@ import historyScreen from './editor/history.ts'
 import redirectsScreen from './editor/redirects.ts'
 import settingsScreen from './editor/settings.ts'
 import themeScreen from './editor/theme.ts'
+import navigationScreen from './editor/navigation.ts'
 import siteScreen from './editor/site.ts'
 
 const STATUS = { draft: 'not published yet', live: 'live', offline: 'offline' } as const
@@ -53,6 +54,7 @@ ${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">Cr
     siteScreen,
     settingsScreen,
     themeScreen,
+    navigationScreen,
     domainsScreen,
     newPageScreen,
     pageScreen,

@@ -6,6 +6,9 @@ import { literalUnion } from '../../schemas.ts'
 import { assistantFields, BuildId, Locale } from './views.ts'
 import { ThemeInput } from './themes.ts'
 import { MediaIdField } from './block-content.ts'
+import { Navigation } from './navigation.ts'
+import { Business } from './templates/draft.ts'
+import { TemplateId } from './templates/catalogue.ts'
 
 /**
  * What a client may send to create or change sites, pages, blocks and domains: the bodies /v1
@@ -34,6 +37,9 @@ export const NewSite = Type.Object(
     locales: Type.Optional(Locales),
     assistant: Type.Optional(AssistantInput),
     theme: Type.Optional(ThemeInput),
+    navigation: Type.Optional(Navigation),
+    template: Type.Optional({ ...TemplateId, description: 'Start from this template (GET /v1/templates): its pages, theme and words' }),
+    business: Type.Optional(Business),
   },
   strict,
 )
@@ -58,23 +64,33 @@ export const SitePatch = Type.Object(
           'The logo, an image of the media library: it heads every page, and the favicon and touch icons are made from it; null removes it',
       }),
     ),
+    navigation: Type.Optional(Navigation),
   },
   { ...strict, minProperties: 1 },
 )
 
 // Pages
 
+const pathRules = { minLength: 1, maxLength: 200, pattern: PAGE_PATH_PATTERN }
 const PagePath = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: PAGE_PATH_PATTERN,
+  ...pathRules,
   description: '"/" or lower-case segments such as /about/team',
 })
 const PageTitle = Type.String({ minLength: 1, maxLength: 200 })
 const PageDescription = Type.String({ maxLength: 500 })
 
 export const NewPage = Type.Object(
-  { path: PagePath, locale: Type.Optional(Locale), title: PageTitle, description: Type.Optional(PageDescription) },
+  {
+    path: Type.Optional(
+      Type.String({
+        ...pathRules,
+        description: '"/" or lower-case segments such as /about/team; made from the title when not given (transliterated, unique)',
+      }),
+    ),
+    locale: Type.Optional(Locale),
+    title: PageTitle,
+    description: Type.Optional(PageDescription),
+  },
   strict,
 )
 export const PagePatch = Type.Object(

@@ -8,14 +8,15 @@ import type { Site } from './sites.ts'
 import { uniqueViolation, withTransaction } from '../transaction.ts'
 import { redirectMovedPage } from './redirects.ts'
 import type { Paging } from '../paging.ts'
+import { pathFromTitle, uniquePath } from './page-paths.ts'
 
 export type Page = Selectable<PagesTable>
 
-/** A page path: "/" or lower-case segments of letters, digits, "-", "_" and "." (never "." or ".." alone), no trailing slash. */
-export const PAGE_PATH_PATTERN = '^/(?:[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)*)?$'
+export { PAGE_PATH_PATTERN } from './page-paths.ts'
 
 export interface PageInput {
-  path: string
+  /** Made from the title when not given (page-paths.ts). */
+  path?: string
   locale?: Locale
   title: string
   description?: string
@@ -71,12 +72,25 @@ export async function getAccountPage(db: Db, accountId: string, pageId: string):
 export async function createPage(db: Db, site: Pick<Site, 'id' | 'locales' | 'default_locale'>, input: PageInput): Promise<Page> {
   const locale = input.locale ?? site.default_locale
   checkLocale(site, locale)
+  const path = input.path ?? (await freePath(db, site.id, locale, pathFromTitle(input.title, locale)))
   const write = db
     .insertInto('pages')
-    .values({ id: newId('page'), site_id: site.id, path: input.path, locale, title: input.title, description: input.description ?? '' })
+    .values({ id: newId('page'), site_id: site.id, path, locale, title: input.title, description: input.description ?? '' })
     .returningAll()
     .executeTakeFirstOrThrow()
-  return guardPath(write, input.path, locale)
+  return guardPath(write, path, locale)
+}
+
+/** A path made from a title, unique among the site's pages of the locale. */
+async function freePath(db: Db, siteId: string, locale: Locale, base: string): Promise<string> {
+  const rows = await db
+    .selectFrom('pages')
+    .select('path')
+    .where('site_id', '=', siteId)
+    .where('locale', '=', locale)
+    .where((eb) => eb.or([eb('path', '=', base), eb('path', 'like', `${base}-%`)]))
+    .execute()
+  return uniquePath(base, new Set(rows.map((r) => r.path)))
 }
 
 /** Changes a page under a row lock, so `check` (the caller's If-Match) sees the version it changes. */

@@ -5,6 +5,10 @@ import { preparedQuery } from '../../infra/prepared.ts'
 import { errors } from '../../errors.ts'
 import { resolveAssistant, withAssistant, type AssistantView, type SiteSettings } from './settings.ts'
 import { withTheme, type ThemeInput } from './themes.ts'
+import { withNavigation, type Navigation } from './navigation.ts'
+import { makeDraft, type Business, type Draft } from './templates/draft.ts'
+import { legalPath, TEMPLATES, type BusinessType } from './templates/catalogue.ts'
+import type { CopyWriter } from './templates/llm-copy.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
 import { assertMayPublish, assertSiteAllowed } from '../accounts/limits.ts'
 import type { SitesTable, SiteStatus } from '../../infra/tables.ts'
@@ -278,12 +282,73 @@ export interface SiteInput {
   theme?: ThemeInput
   /** The logo from the media library; null removes it. */
   logo_media_id?: string | null
+  navigation?: Navigation | null
+  /** A template to make the first draft from (its business type); `business.type` when not given. */
+  template?: BusinessType
+  /** Facts the first draft is filled with (templates/draft.ts). */
+  business?: Business
 }
 
-/** Creates an account's draft site, within the plan's site limit (403 plan_limit, nothing stored). */
-export async function createAccountSite(db: Db, accountId: string, input: SiteInput): Promise<SiteRecord> {
-  const assisted = withAssistant({}, input.assistant ?? {})
-  const settings = input.theme ? withTheme(assisted, input.theme) : assisted
+/**
+ * The first draft a new site starts with, when a template or business facts are given: the
+ * template filled with the facts, its copy written by `writer` (the model) where there is one
+ * and it answers well. Made before the site's transaction, which never waits on the model.
+ */
+export async function prepareDraft(input: SiteInput, writer?: CopyWriter): Promise<Draft | undefined> {
+  const type = input.template ?? input.business?.type
+  if (type === undefined) return undefined
+  const business: Business = { ...input.business, type }
+  const defaultLocale = input.default_locale ?? input.locales?.[0] ?? 'en'
+  const locales = input.locales ?? [defaultLocale]
+  const copy = writer ? await writer(type, business, business.name ?? input.name, locales) : undefined
+  return makeDraft(type, business, { name: input.name, locales, defaultLocale }, copy)
+}
+
+/** The settings a draft brings: the template's preset unless a theme was chosen, its facts as the organization, the legal page out of the menu. */
+function draftSettings(settings: SiteSettings, draft: Draft, input: SiteInput): SiteSettings {
+  const themed = input.theme ? settings : withTheme(settings, { preset: TEMPLATES[draft.template].preset })
+  const legal = legalPath(input.default_locale ?? input.locales?.[0] ?? 'en')
+  const navigation = input.navigation === undefined ? withNavigation(themed, [{ page: legal, hidden: true }]) : themed
+  const hosting = (settings as { hosting?: Record<string, unknown> }).hosting
+  return { ...navigation, hosting: { ...hosting, organization: draft.organization } } as SiteSettings
+}
+
+/** Stores a draft's pages and their blocks (checked by the draft against the block schemas). */
+async function insertDraft(trx: Db, siteId: string, draft: Draft): Promise<void> {
+  const pages = draft.pages.map((page) => ({ id: newId('page'), page }))
+  if (pages.length === 0) return
+  await trx
+    .insertInto('pages')
+    .values(
+      pages.map(({ id, page }) => ({
+        id,
+        site_id: siteId,
+        path: page.path,
+        locale: page.locale,
+        title: page.title,
+        description: page.description,
+      })),
+    )
+    .execute()
+  const blocks = pages.flatMap(({ id, page }) =>
+    page.blocks.map((block, position) => ({
+      id: newId('blk'),
+      page_id: id,
+      type: block.type,
+      position,
+      content: JSON.stringify(block.content),
+    })),
+  )
+  if (blocks.length) await trx.insertInto('blocks').values(blocks).execute()
+}
+
+/**
+ * Creates an account's draft site, within the plan's site limit (403 plan_limit, nothing stored),
+ * with the pages of `draft` (prepareDraft) when given, in the same transaction.
+ */
+export async function createAccountSite(db: Db, accountId: string, input: SiteInput, draft?: Draft): Promise<SiteRecord> {
+  const base = changedSettings(withAssistant({}, input.assistant ?? {}), { theme: input.theme, navigation: input.navigation })
+  const settings = draft ? draftSettings(base, draft, input) : base
   return withTransaction(db, async (trx) => {
     await assertSiteAllowed(trx, accountId)
     const site = await createSite(trx, {
@@ -295,6 +360,7 @@ export async function createAccountSite(db: Db, accountId: string, input: SiteIn
       locales: input.locales,
       settings,
     })
+    if (draft) await insertDraft(trx, site.id, draft)
     return { ...site, domain: null }
   })
 }
@@ -311,6 +377,8 @@ export interface SitePatch {
   theme?: ThemeInput
   /** The logo from the media library; null removes it. */
   logo_media_id?: string | null
+  /** The main menu; null: the default order. */
+  navigation?: Navigation | null
 }
 
 /**
@@ -380,8 +448,9 @@ export async function updateAccountSite(
 function changedSettings(settings: SiteSettings, patch: SitePatch): SiteSettings {
   const assisted = patch.assistant ? withAssistant(settings, patch.assistant) : settings
   const themed = patch.theme ? withTheme(assisted, patch.theme) : assisted
-  if (patch.logo_media_id === undefined) return themed
-  const { logo_media_id: _old, ...rest } = themed
+  const navigated = patch.navigation === undefined ? themed : withNavigation(themed, patch.navigation)
+  if (patch.logo_media_id === undefined) return navigated
+  const { logo_media_id: _old, ...rest } = navigated
   return patch.logo_media_id === null ? rest : { ...rest, logo_media_id: patch.logo_media_id }
 }
 

@@ -7,6 +7,7 @@ import { LOCALES } from '../locales.ts'
 import type { Page as PageRow } from './pages.ts'
 import { assistantView, siteLogoId } from './settings.ts'
 import { Theme, themeView } from './themes.ts'
+import { Navigation, navigationOf } from './navigation.ts'
 import type { SiteRecord } from './sites.ts'
 import { subdomainHost, type SubdomainConfig } from './subdomains.ts'
 
@@ -60,6 +61,7 @@ export const Site = Type.Object(
     assistant: Assistant,
     theme: Theme,
     logo_media_id: nullable(Type.String({ pattern: '^med_[A-Za-z0-9_-]{8,64}$', description: 'The logo, an image of the media library' })),
+    navigation: nullable(Navigation),
     preview_url: Type.String({ format: 'uri', description: 'The latest build under {base_url}/s/{site_id}/' }),
     url: nullable(Type.String({ format: 'uri', description: 'https://{domain}/, or null without an active domain' })),
     created_at: DateTime,
@@ -173,6 +175,7 @@ export function siteView(site: SiteRecord, config: SubdomainConfig): Static<type
     assistant: assistantView(site.settings),
     theme: themeView(site.settings),
     logo_media_id: siteLogoId(site.settings) ?? null,
+    navigation: navigationOf(site.settings),
     preview_url: previewUrl(config.BASE_URL, site.id),
     url: site.domain === null ? null : `https://${site.domain}/`,
     created_at: site.created_at.toISOString(),

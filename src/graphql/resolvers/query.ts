@@ -13,6 +13,8 @@ import { plausibleId } from '../inputs.ts'
 import { connection, windowOf } from '../paging.ts'
 import { auditNode, blockNode, endpointNode, leadNode, pageNode, siteNode, themeCatalogNode } from '../views.ts'
 import { themeCatalog } from '../../domain/sites/themes.ts'
+import type { Locale } from '../../domain/locales.ts'
+import { templateCatalogue } from '../../domain/sites/templates/catalogue.ts'
 
 type Paged = { first?: number | null; after?: string | null }
 
@@ -63,6 +65,13 @@ export const queryResolvers = {
   themes(_root: unknown, _args: unknown, context: GraphqlContext) {
     allowed(context, ACCESS.account)
     return themeCatalogNode(themeCatalog())
+  },
+  templates(_root: unknown, args: { locale?: Locale | null }, context: GraphqlContext) {
+    allowed(context, ACCESS.account)
+    return templateCatalogue(args.locale ?? 'en').data.map(({ business_type, ...template }) => ({
+      ...template,
+      businessType: business_type,
+    }))
   },
 
   async sites(_root: unknown, args: Paged, context: GraphqlContext) {

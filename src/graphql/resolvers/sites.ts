@@ -1,5 +1,13 @@
 import { queueBuild, rollbackTo } from '../../domain/sites/builds.ts'
-import { createAccountSite, deleteAccountSite, getAccountSite, updateAccountSite, type SiteRecord } from '../../domain/sites/sites.ts'
+import {
+  createAccountSite,
+  deleteAccountSite,
+  getAccountSite,
+  prepareDraft,
+  updateAccountSite,
+  type SiteRecord,
+} from '../../domain/sites/sites.ts'
+import { copyWriterOf } from '../../domain/sites/templates/llm-copy.ts'
 import { slugFromInput } from '../../domain/sites/subdomains.ts'
 import { siteView } from '../../domain/sites/views.ts'
 import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
@@ -29,7 +37,12 @@ export const siteResolvers = {
     async createSite(_root: unknown, { input }: Input, context: GraphqlContext) {
       const principal = allowed(context, ACCESS.writePages)
       const body = inputs.newSite(input)
-      return siteNode(await auditedChange(context, (trx) => createAccountSite(trx, principal.accountId, body)), context.app.config)
+      const { app } = context
+      const draft = await prepareDraft(
+        body,
+        copyWriterOf(app.config, (err) => app.log.warn({ err }, 'the model did not write the draft')),
+      )
+      return siteNode(await auditedChange(context, (trx) => createAccountSite(trx, principal.accountId, body, draft)), app.config)
     },
 
     async updateSite(_root: unknown, { input }: Input<Existing>, context: GraphqlContext) {

@@ -93,14 +93,14 @@ export const pageTools = [
     name: 'create_page',
     title: 'Create a page',
     description:
-      "Adds a page to a site at a path, in one of the site's locales (default: the site's default locale). A path is unique per site and locale.",
+      "Adds a page to a site at a path, in one of the site's locales (default: the site's default locale). A path is unique per site and locale; without one it is made from the title (transliterated, unique).",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
     input: Type.Object(
       {
         site_id: Id('The site id (site_…)'),
-        path: PagePath,
+        path: Type.Optional(PagePath),
         locale: Type.Optional(Locale),
         title: Title,
         description: Type.Optional(Description),

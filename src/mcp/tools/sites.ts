@@ -1,7 +1,17 @@
 import { Type } from 'typebox'
 import { buildView, queueBuild } from '../../domain/sites/builds.ts'
 import { addDomain, domainView, parseHostname } from '../../domain/sites/domains.ts'
-import { createAccountSite, getAccountSite, listAccountSites, updateAccountSite, type SiteRecord } from '../../domain/sites/sites.ts'
+import {
+  createAccountSite,
+  getAccountSite,
+  listAccountSites,
+  prepareDraft,
+  updateAccountSite,
+  type SiteRecord,
+} from '../../domain/sites/sites.ts'
+import { templateCatalogue, TemplateId, TemplateList } from '../../domain/sites/templates/catalogue.ts'
+import { Business } from '../../domain/sites/templates/draft.ts'
+import { copyWriterOf } from '../../domain/sites/templates/llm-copy.ts'
 import { serviceHostnames, slugFromInput } from '../../domain/sites/subdomains.ts'
 import { errors } from '../../errors.ts'
 import { accountTool, type AccountCall } from '../account.ts'
@@ -9,6 +19,7 @@ import { Build as BuildSchema, Domain as DomainSchema, Locale, previewUrl, Site 
 import { ListOf } from '../views.ts'
 import { listOf, pageOf, PagingArguments } from './paging.ts'
 import { themeCatalog, ThemeCatalog, ThemeInput } from '../../domain/sites/themes.ts'
+import { Navigation } from '../../domain/sites/navigation.ts'
 import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
 import { SiteStats } from '../../domain/stats/schema.ts'
 
@@ -69,6 +80,19 @@ export const siteTools = [
     run: async () => themeCatalog(),
   }),
   accountTool({
+    name: 'list_templates',
+    title: 'List templates',
+    description:
+      'The templates per business type (bakery, restaurant, salon, trades, consultant, shop, health, club), each with its theme preset and pages, ' +
+      'in the language asked (en unless given). create_site with template and business makes a first draft from one.',
+    annotations: read,
+    scope: 'mcp:read',
+    access: 'read',
+    input: Type.Object({ locale: Type.Optional(Locale) }, strict),
+    output: TemplateList,
+    run: async (args) => templateCatalogue(args.locale ?? 'en'),
+  }),
+  accountTool({
     name: 'get_site_stats',
     title: 'Get visitor statistics of a site',
     description:
@@ -106,7 +130,10 @@ export const siteTools = [
   accountTool({
     name: 'create_site',
     title: 'Create a site',
-    description: 'Creates a draft site. Add pages (create_page) and blocks (add_block), then publish_site to build it and put it live.',
+    description:
+      'Creates a draft site. With template (list_templates) and business facts (type, name, city, description, phone, email, address, opening_hours) ' +
+      'it starts with five pages filled with those facts and nothing else; otherwise add pages (create_page) and blocks (add_block). ' +
+      'Then publish_site to build it and put it live.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
@@ -119,17 +146,27 @@ export const siteTools = [
         ),
         assistant: Type.Optional(AssistantPatch),
         theme: Type.Optional(ThemeInput),
+        navigation: Type.Optional(Navigation),
+        template: Type.Optional(TemplateId),
+        business: Type.Optional(Business),
       },
       strict,
     ),
     output: SiteSchema,
-    run: async (args, call) => view(call, await createAccountSite(call.db, call.accountId, args)),
+    run: async (args, call) => {
+      const { app } = call
+      const draft = await prepareDraft(
+        args,
+        copyWriterOf(app.config, (err) => app.log.warn({ err }, 'the model did not write the draft')),
+      )
+      return view(call, await createAccountSite(call.db, call.accountId, args, draft))
+    },
   }),
   accountTool({
     name: 'update_site',
     title: 'Change a site',
     description:
-      "Changes a site's name, subdomain, locales, assistant or theme (see list_themes); status offline takes a live site down, live brings it back (it needs a succeeded build).",
+      "Changes a site's name, subdomain, locales, assistant, theme (see list_themes) or menu (navigation: pages by path in order, hidden pages, children one level deep, links with url and label); status offline takes a live site down, live brings it back (it needs a succeeded build).",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
@@ -149,6 +186,7 @@ export const siteTools = [
         locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3 })),
         assistant: Type.Optional(AssistantPatch),
         theme: Type.Optional(ThemeInput),
+        navigation: Type.Optional(Navigation),
       },
       strict,
     ),

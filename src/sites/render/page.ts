@@ -10,6 +10,7 @@ import { consentLinkInLayout, markdownPath, pageUrlPath, relativePath } from './
 import { themedStyle } from './style.ts'
 import { addressLine, hoursInShort } from '../../domain/sites/hours.ts'
 import { HOURS_HEADING } from '../../domain/sites/page-markdown.ts'
+import { menuFor, type MenuEntry } from '../../domain/sites/navigation.ts'
 import type { FormConsent, RenderPage, RenderSite } from './types.ts'
 
 /** A page placed in its release: where it lives and which pages are its translations. */
@@ -45,14 +46,35 @@ function documentTitle(site: RenderSite, page: RenderPage, isHome: boolean): str
  */
 export const NAVIGATION_PAGES = 50
 
-/** The pages of one locale as the main navigation (home first, then by path). */
-function navigation(placed: PlacedPage, siblings: PlacedPage[]): SafeHtml {
-  const l = LABELS[placed.page.locale]
-  const listed = siblings.length > NAVIGATION_PAGES ? siblings.slice(0, NAVIGATION_PAGES) : siblings
-  const shown = listed === siblings || listed.includes(placed) || placed.added ? listed : [...listed, placed]
+/** Whether an entry of the menu, or one of its children, leads to the page at `path`. */
+function leads(entry: MenuEntry, path: string): boolean {
+  return (!entry.external && entry.href === path) || entry.children.some((c) => leads(c, path))
+}
+
+/**
+ * The main navigation of one locale: the owner's menu (src/domain/sites/navigation.ts) or home
+ * first, then by path; sub-pages as a nested list, shown as they are (no script, no hover), the
+ * current page marked with aria-current and its parent item with the class "here".
+ */
+function navigation(site: RenderSite, placed: PlacedPage, siblings: PlacedPage[]): SafeHtml {
+  const { locale, path } = placed.page
+  const l = LABELS[locale]
+  const full = menuFor(
+    site.navigation ?? null,
+    siblings.map((p) => p.page),
+    locale,
+    l.home,
+  )
+  const listed = full.length > NAVIGATION_PAGES ? full.slice(0, NAVIGATION_PAGES) : full
+  const own = placed.added || listed.some((e) => leads(e, path)) ? undefined : full.find((e) => leads(e, path))
+  const shown = own ? [...listed, own] : listed
+  const link = (entry: MenuEntry): SafeHtml =>
+    entry.external
+      ? html`<a href="${entry.href}" rel="noopener">${entry.label}</a>`
+      : html`<a href="${relativePath(placed.urlPath, pageUrlPath(locale, entry.href, site.defaultLocale))}"${entry.href === path ? html` aria-current="page"` : ''}>${entry.label}</a>`
   const items = shown.map(
-    (p) =>
-      html`<li><a href="${relativePath(placed.urlPath, p.urlPath)}"${p.urlPath === placed.urlPath ? html` aria-current="page"` : ''}>${p.page.path === '/' ? l.home : p.page.title}</a></li>`,
+    (entry) =>
+      html`<li${entry.children.some((c) => leads(c, path)) ? html` class="here"` : ''}>${link(entry)}${entry.children.length ? html`<ul>${entry.children.map((c) => html`<li>${link(c)}</li>`)}</ul>` : ''}</li>`,
   )
   return html`<nav aria-label="${l.mainNav}"><ul>${items}</ul></nav>`
 }
@@ -155,7 +177,13 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
     }),
   )
   const main = html`${leadingHero ? '' : html`<h1>${page.title}</h1>`}${blocks}`
-  return shell(site, page.locale, urlPath, { title, head, main, nav: navigation(placed, siblings), footerExtra: languageLinks(placed) })
+  return shell(site, page.locale, urlPath, {
+    title,
+    head,
+    main,
+    nav: navigation(site, placed, siblings),
+    footerExtra: languageLinks(placed),
+  })
 }
 
 /** The page's Markdown alternate: its title, description and every block, links absolute. */

@@ -1,6 +1,7 @@
 import { safeImageSrc } from '../../domain/sites/safe-href.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { localHref } from './paths.ts'
+import { localHref, relativePath } from './paths.ts'
+import { shippedIllustration } from '../assets.ts'
 import type { Block, Picture, RenderMedia, RenderSite } from './types.ts'
 
 /**
@@ -51,6 +52,10 @@ export function pictureHtml(from: string, picture: Picture, eager: boolean, size
   }
   const src = picture.src === undefined ? undefined : safeImageSrc(picture.src)
   if (src === undefined) return ''
+  // A template's illustration is named without its hash: the page links the current file, sized.
+  const shipped = shippedIllustration(src)
+  if (shipped)
+    return html`<img src="${relativePath(from, shipped.path)}" width="${shipped.width}" height="${shipped.height}" alt="${alt}" ${loading(eager)}>`
   return html`<img src="${localHref(from, src)}" alt="${alt}" ${loading(eager)}>`
 }
 

@@ -21,7 +21,7 @@ const RULES = [
   '.brand img{max-height:3rem;width:auto;border-radius:0}',
   'nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}',
   'nav a{display:inline-block;padding:.25rem 0}nav a[aria-current=page]{font-weight:700;text-decoration-thickness:2px}',
-  'nav li ul{display:block;padding-left:1rem;font-size:.95rem}',
+  'nav li ul{display:block;padding-left:1rem;font-size:.95rem}nav li.here>a{font-weight:700}',
   'a.call{display:none;padding:.5rem 1rem;border-radius:var(--radius-button);background:var(--button);color:var(--on-button);text-decoration:none;font-weight:600}@media(max-width:40em){a.call{display:inline-block}}',
   'h1,h2,h3{line-height:1.25;font-family:var(--font-heading);font-weight:700}h1{font-size:clamp(1.9rem,5vw,2.8rem)}',
   'section{margin:2.5rem 0}.lead{font-size:1.2rem;color:var(--muted)}',

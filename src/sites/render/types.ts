@@ -2,6 +2,7 @@ import type { CrawlerPurpose } from '../../domain/sites/ai-crawlers.ts'
 import type { Locale } from '../../domain/locales.ts'
 import type { ResolvedTheme } from '../../domain/sites/themes.ts'
 import type { BlockContent } from '../../domain/sites/block-content.ts'
+import type { Navigation } from '../../domain/sites/navigation.ts'
 
 /** Block content by type, as DESIGN.md 7 pins it. */
 export interface Link {
@@ -84,6 +85,8 @@ export interface RenderSite {
   consent: Partial<Record<Locale, FormConsent>>
   /** How the pages look: colours at AA contrast, fonts, corners (src/domain/sites/themes.ts). */
   theme: ResolvedTheme
+  /** The owner's menu; absent or null: home first, then by path (src/domain/sites/navigation.ts). */
+  navigation?: Navigation | null
   /** The business's weekly hours: the first opening-hours block of the site's pages (set by renderSite). */
   hours?: BlockContent<'opening_hours'>
   /** The logo from the media library: it heads every page, and the favicon and touch icons are made from it. */

@@ -39,20 +39,42 @@ export type BlockType =
   | 'testimonial'
   | 'text';
 
+/** Facts about a business; the first draft is made from them and says nothing else. */
+export type BusinessInput = {
+  /** Street and number. */
+  address?: string | null | undefined;
+  city?: string | null | undefined;
+  country?: string | null | undefined;
+  description?: string | null | undefined;
+  email?: string | null | undefined;
+  name?: string | null | undefined;
+  /** As the opening_hours block takes it: {items: [{day, opens, closes}], exceptions?}. */
+  openingHours?: unknown;
+  phone?: string | null | undefined;
+  postalCode?: string | null | undefined;
+  /** One of the templates' business types. */
+  type: string;
+};
+
 export type CreatePageInput = {
   description?: string | null | undefined;
   locale?: Locale | null | undefined;
-  /** "/" or lower-case segments such as /about/team. */
-  path: string;
+  /** "/" or lower-case segments such as /about/team; made from the title when not given (transliterated, unique). */
+  path?: string | null | undefined;
   siteId: string | number;
   title: string;
 };
 
 export type CreateSiteInput = {
   assistant?: AssistantInput | null | undefined;
+  /** Facts the first draft is filled with; its type picks the template when none is given. */
+  business?: BusinessInput | null | undefined;
   defaultLocale?: Locale | null | undefined;
   locales?: Array<Locale> | null | undefined;
   name: string;
+  navigation?: Array<NavigationItemInput> | null | undefined;
+  /** Start from this template (templates): its pages, theme and words. */
+  template?: string | null | undefined;
   theme?: ThemeInput | null | undefined;
 };
 
@@ -60,6 +82,22 @@ export type Locale =
   | 'de'
   | 'en'
   | 'fr';
+
+/** A menu item: page (a path of the site) or url with label; children one level deep. */
+export type NavigationItemInput = {
+  children?: Array<NavigationItemInput> | null | undefined;
+  hidden?: boolean | null | undefined;
+  label?: string | null | undefined;
+  labels?: NavigationLabelsInput | null | undefined;
+  page?: string | null | undefined;
+  url?: string | null | undefined;
+};
+
+export type NavigationLabelsInput = {
+  de?: string | null | undefined;
+  en?: string | null | undefined;
+  fr?: string | null | undefined;
+};
 
 export type SiteStatus =
   /** Never published. */

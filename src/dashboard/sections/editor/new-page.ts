@@ -39,7 +39,7 @@ export default async function newPageScreen(app: FastifyInstance) {
       html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}
 ${problems(state, labelsOf(PAGE_SPECS))}
 <form method="post" action="/app/sites/${site.id}/pages" class="card" novalidate>${hidden(reply.formToken())}
-${pageFields(state, site)}
+${pageFields(state, site, { isNew: true })}
 <div class="actions"><button type="submit">Add page</button> <a href="/app/sites/${site.id}">Cancel</a></div>
 </form>`,
     )
@@ -69,7 +69,8 @@ ${pageFields(state, site)}
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
       const values = pageValuesFrom(request.body)
-      const input = pageInput(values)
+      const { path, ...titled } = pageInput(values)
+      const input = path === '' ? titled : { ...titled, path }
       const wrong = fieldErrors(issuesOf(NewPage, input), PAGE_SPECS)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)

@@ -5,6 +5,7 @@ const NOTICES: Record<string, string> = {
   'site-created': 'Your site was created. Add its first page, then publish.',
   'settings-saved': 'The settings were saved. Publish to show the changes on your site.',
   'theme-saved': 'The look was saved. Publish to show it on your site.',
+  'menu-saved': 'The menu was saved. Publish to show it on your site.',
   'page-added': 'The page was added. Now add blocks to it.',
   'page-saved': 'The page was saved. Publish to show the changes on your site.',
   'page-deleted': 'The page was deleted. Publish to take it off your site.',

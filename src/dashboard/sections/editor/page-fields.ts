@@ -67,9 +67,16 @@ export function pageInput(values: Record<string, string>) {
   }
 }
 
-export function pageFields(state: FormState, site: SiteRecord): SafeHtml {
+/** On a new page the address may be left empty: it is made from the title (transliterated, unique). */
+const NEW_PATH: FieldSpec = {
+  ...PATH,
+  optional: true,
+  hint: 'The part after your site’s address, such as /opening-hours. The home page is /. Leave it empty to make it from the title.',
+}
+
+export function pageFields(state: FormState, site: SiteRecord, options: { isNew?: boolean } = {}): SafeHtml {
   return html`${field(state, TITLE)}
-${field(state, PATH)}
+${field(state, options.isNew ? NEW_PATH : PATH)}
 ${site.locales.length > 1 || state.values['locale'] !== site.default_locale ? choice(state, LOCALE, localeOptions(site.locales)) : html`<input type="hidden" name="locale" value="${state.values['locale'] ?? site.default_locale}">`}
 ${field(state, DESCRIPTION)}`
 }

@@ -53,7 +53,7 @@ ${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was 
 <p>Own domain: ${where.domainUrl ? html`<a href="${where.domainUrl}">${shownDomain(site.domain!)}</a>` : html`none yet`}</p>
 <p class="actions">${latest?.status === 'succeeded' || published ? html`<a href="${where.preview}">Preview the latest build<span class="sr-only"> of ${site.name}</span></a>` : ''}
 <a href="/s/${site.id}/_draft/">Preview the draft<span class="sr-only"> of ${site.name}</span></a>
-<a href="/app/sites/${site.id}/settings">Settings</a> <a href="/app/sites/${site.id}/theme">Look</a> <a href="/app/sites/${site.id}/domains">Domains</a> <a href="/app/sites/${site.id}/redirects">Redirects</a> <a href="/app/sites/${site.id}/reports">SEO reports</a> <a href="/app/sites/${site.id}/stats">Statistics</a></p>
+<a href="/app/sites/${site.id}/settings">Settings</a> <a href="/app/sites/${site.id}/theme">Look</a> <a href="/app/sites/${site.id}/navigation">Menu</a> <a href="/app/sites/${site.id}/domains">Domains</a> <a href="/app/sites/${site.id}/redirects">Redirects</a> <a href="/app/sites/${site.id}/reports">SEO reports</a> <a href="/app/sites/${site.id}/stats">Statistics</a></p>
 </section>
 <section aria-labelledby="pages-h"><h2 id="pages-h">Pages</h2>
 ${pages.items.length === 0 ? html`<p>Your site has no pages yet. Start with the home page.</p>` : ''}
