@@ -119,7 +119,7 @@ describe('templates and the first draft, the menu, on /v1, GraphQL and MCP', () 
     expect(home.body).toContain('+33 4 78 00 00 00')
     expect(home.body).toContain('"openingHoursSpecification"')
     // The illustration is served from the site itself, sized (no layout shift).
-    const img = /<img src="([^"]+)" alt="" width="1200" height="675"/.exec(home.body)
+    const img = /<img src="([^"]+)" width="1200" height="675" alt=""/.exec(home.body)
     expect(img?.[1]).toMatch(/^_wps\/assets\/illustrations\/bakery\.[A-Za-z0-9]+\.svg$/)
     expect((await hostGet(t.base, 'martin.sites.test', `/${img![1]}`)).status).toBe(200)
     // The legal page is out of the menu, which lists the rest in the default order.
