@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db } from '../../infra/db.ts'
@@ -211,16 +211,8 @@ export class VisitTally {
 
 /** The hash that stands for a visitor on one day: unlinkable to the address, and to other days once the salt is gone. */
 export function visitorHash(salt: string, siteId: string, address: string, userAgent: string): string {
-  return createHash('sha256')
-    .update(salt)
-    .update(SEP)
-    .update(siteId)
-    .update(SEP)
-    .update(address)
-    .update(SEP)
-    .update(userAgent)
-    .digest('base64url')
-    .slice(0, 22)
+  // One-shot: one call into the native hash per page view (the same digest as the four parts fed in turn).
+  return hash('sha256', salt + SEP + siteId + SEP + address + SEP + userAgent, 'base64url').slice(0, 22)
 }
 
 /** The salt of a day, made now if no instance has made it yet. */
