@@ -3,13 +3,15 @@ import type { Block } from '../domain/sites/blocks.ts'
 import type { Build } from '../domain/sites/builds.ts'
 import type { Domain } from '../domain/sites/domains.ts'
 import type { Page } from '../domain/sites/pages.ts'
+import type { SiteRedirect } from '../domain/sites/redirects.ts'
+import type { PageRevision } from '../domain/sites/revisions.ts'
 import type { Db } from '../infra/db.ts'
 import type { Paging } from '../domain/paging.ts'
 
 /**
  * The children of many parents in one statement each, for the loaders: the same rows, in the
  * same order, as the per-parent lists of REST (listSitePages, listPageBlocks, listSiteDomains,
- * listSiteBuilds), windowed per parent. The parents were read through the account first, so
+ * listSiteBuilds, listSiteRedirects, listPageRevisions), windowed per parent. The parents were read through the account first, so
  * their children are the account's. Each parent's total rides on its rows; the first row of a
  * parent is always read, so a window past the end still knows the total.
  */
@@ -62,4 +64,12 @@ export function domainsOfSites(db: Db, siteIds: readonly string[], window: Pagin
 
 export function buildsOfSites(db: Db, siteIds: readonly string[], window: Paging): Promise<Map<string, Slice<Build>>> {
   return windowed<Build>(db, 'builds', 'site_id', sql`t.created_at desc, t.id desc`, siteIds, window)
+}
+
+export function redirectsOfSites(db: Db, siteIds: readonly string[], window: Paging): Promise<Map<string, Slice<SiteRedirect>>> {
+  return windowed<SiteRedirect>(db, 'site_redirects', 'site_id', sql`t.from_path`, siteIds, window)
+}
+
+export function revisionsOfPages(db: Db, pageIds: readonly string[], window: Paging): Promise<Map<string, Slice<PageRevision>>> {
+  return windowed<PageRevision>(db, 'page_revisions', 'page_id', sql`t.seq desc`, pageIds, window)
 }

@@ -1,9 +1,17 @@
 import type { MercuriusLoaders } from 'mercurius'
 import type { Db } from '../infra/db.ts'
-import { blocksOfPages, buildsOfSites, domainsOfSites, pagesOfSites, type Slice } from './batch-reads.ts'
+import {
+  blocksOfPages,
+  buildsOfSites,
+  domainsOfSites,
+  pagesOfSites,
+  redirectsOfSites,
+  revisionsOfPages,
+  type Slice,
+} from './batch-reads.ts'
 import type { Paging } from '../domain/paging.ts'
 import { connection, windowOf } from './paging.ts'
-import { blockNode, buildNode, domainNode, pageNode, type PageNode, type SiteNode } from './views.ts'
+import { blockNode, buildNode, domainNode, pageNode, redirectNode, revisionNode, type PageNode, type SiteNode } from './views.ts'
 
 /**
  * Nested lists are read by mercurius loaders: every site (or page) of an answer asks for its
@@ -59,11 +67,19 @@ export function loaders(db: Db): MercuriusLoaders {
         const answers = await byWindow(queries, 10, (ids, window) => buildsOfSites(db, ids, window))
         return answers.map((a) => (a instanceof Error ? a : a.slice.items.map(buildNode)))
       },
+      async redirects(queries: Array<Query<SiteNode, Args>>) {
+        const answers = await byWindow(queries, 20, (ids, window) => redirectsOfSites(db, ids, window))
+        return answers.map((a) => (a instanceof Error ? a : connection(a.slice.items.map(redirectNode), a.slice.total, a.window.offset)))
+      },
     },
     Page: {
       async blocks(queries: Array<Query<PageNode, Args>>) {
         const answers = await byWindow(queries, 20, (ids, window) => blocksOfPages(db, ids, window))
         return answers.map((a) => (a instanceof Error ? a : connection(a.slice.items.map(blockNode), a.slice.total, a.window.offset)))
+      },
+      async revisions(queries: Array<Query<PageNode, Args>>) {
+        const answers = await byWindow(queries, 20, (ids, window) => revisionsOfPages(db, ids, window))
+        return answers.map((a) => (a instanceof Error ? a : connection(a.slice.items.map(revisionNode), a.slice.total, a.window.offset)))
       },
     },
   } as unknown as MercuriusLoaders

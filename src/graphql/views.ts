@@ -5,6 +5,8 @@ import { buildView, type Build } from '../domain/sites/builds.ts'
 import { domainView, type Domain } from '../domain/sites/domains.ts'
 import type { Lead } from '../domain/leads/leads.ts'
 import type { Page } from '../domain/sites/pages.ts'
+import { redirectView, type SiteRedirect } from '../domain/sites/redirects.ts'
+import { revisionView, type PageRevision } from '../domain/sites/revisions.ts'
 import type { SiteRecord } from '../domain/sites/sites.ts'
 import { leadView, pageView, siteView } from '../domain/sites/views.ts'
 import { endpointView, type EndpointRow } from '../domain/webhooks/endpoints.ts'
@@ -156,4 +158,27 @@ export function themeCatalogNode(catalog: ThemeCatalog) {
     fontPairs: catalog.font_pairs,
     corners: catalog.corners,
   }
+}
+
+export function revisionNode(revision: PageRevision) {
+  const view = revisionView(revision)
+  return {
+    id: view.id,
+    pageId: view.page_id,
+    createdAt: view.created_at,
+    operation: view.operation,
+    userId: view.user_id,
+    tokenId: view.token_id,
+    clientId: view.client_id,
+    path: view.path,
+    locale: view.locale,
+    title: view.title,
+    description: view.description,
+    blocks: view.blocks,
+  }
+}
+
+export function redirectNode(row: SiteRedirect) {
+  const view = redirectView(row)
+  return { id: view.id, siteId: view.site_id, from: view.from, to: view.to, status: view.status, createdAt: view.created_at }
 }

@@ -77,6 +77,13 @@ describe('redirects on GraphQL', () => {
     const listed = await graphql(team.viewer, `query { site(id: "${site.id}") { redirects { totalCount nodes { id from to status } } } }`)
     expect(listed.data?.['site'].redirects).toEqual({ totalCount: 1, nodes: [{ id, from: '/old-menu', to: '/about', status: 301 }] })
     expect((await rest('GET', `/v1/sites/${site.id}/redirects`)).json.data.map((r: { id: string }) => r.id)).toEqual([id])
+    // Every site's redirects in one query (one statement for them all), each site its own.
+    const second = await graphql(team.owner, 'mutation { createSite(input: {name: "Second"}) { id } }')
+    const secondId = second.data!['createSite'].id as string
+    const all = await graphql(team.owner, '{ sites { nodes { id redirects(first: 5) { totalCount nodes { from } } } } }')
+    const bySite = Object.fromEntries(all.data!['sites'].nodes.map((n: { id: string; redirects: unknown }) => [n.id, n.redirects]))
+    expect(bySite[site.id]).toEqual({ totalCount: 1, nodes: [{ from: '/old-menu' }] })
+    expect(bySite[secondId]).toEqual({ totalCount: 0, nodes: [] })
 
     const loop = await graphql(team.editor, ADD, { input: { siteId: site.id, from: '/about', to: '/old-menu' } })
     expect(loop.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'redirect_loop' })

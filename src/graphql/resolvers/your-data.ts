@@ -1,55 +1,23 @@
-import {
-  createRedirect,
-  deleteRedirect,
-  listSiteRedirects,
-  NewRedirect,
-  redirectView,
-  type SiteRedirect,
-} from '../../domain/sites/redirects.ts'
-import { listPageRevisions, restorePageRevision, revisionNotFound, revisionView, type PageRevision } from '../../domain/sites/revisions.ts'
+import { createRedirect, deleteRedirect, NewRedirect } from '../../domain/sites/redirects.ts'
+import { restorePageRevision, revisionNotFound } from '../../domain/sites/revisions.ts'
 import { downloadLink, exportView, getAccountExport, requestExport, type AccountExport } from '../../domain/your-data/exports.ts'
 import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { checker, plausibleId } from '../inputs.ts'
-import { connection, windowOf } from '../paging.ts'
-import { pageNode } from '../views.ts'
+import { pageNode, redirectNode } from '../views.ts'
 import { found, notFound, orNotFound } from './query.ts'
 import { ownSite } from './sites.ts'
 import type { Input } from './writes.ts'
 
 /**
  * Your data (DESIGN.md 19) on GraphQL: a page's history and its restore, a site's redirects, and
- * the account's export, through the same domain functions as /v1. Deleting the account stays in
+ * the account's export, through the same domain functions as /v1 (the lists `Page.revisions` and
+ * `Site.redirects` are read by loaders.ts). Deleting the account stays in
  * the dashboard: it asks for the account's name from a signed-in owner, and while the account is
  * suspended its tokens answer nothing, so no API client could restore it.
  */
 
-type Paged = { first?: number | null; after?: string | null }
-
 const newRedirect = checker(NewRedirect)
-
-function revisionNode(revision: PageRevision) {
-  const view = revisionView(revision)
-  return {
-    id: view.id,
-    pageId: view.page_id,
-    createdAt: view.created_at,
-    operation: view.operation,
-    userId: view.user_id,
-    tokenId: view.token_id,
-    clientId: view.client_id,
-    path: view.path,
-    locale: view.locale,
-    title: view.title,
-    description: view.description,
-    blocks: view.blocks,
-  }
-}
-
-function redirectNode(row: SiteRedirect) {
-  const view = redirectView(row)
-  return { id: view.id, siteId: view.site_id, from: view.from, to: view.to, status: view.status, createdAt: view.created_at }
-}
 
 function exportNode(row: AccountExport, context: GraphqlContext) {
   const { keyring, config } = context.app
@@ -68,22 +36,6 @@ function exportNode(row: AccountExport, context: GraphqlContext) {
 const EXPORTS = { scope: 'manage:tokens', access: 'read', role: 'owner' } as const
 
 export const yourDataResolvers = {
-  Page: {
-    async revisions(page: { id: string }, args: Paged, context: GraphqlContext) {
-      allowed(context, ACCESS.readSites)
-      const window = windowOf(args)
-      const { items, total } = await listPageRevisions(context.app.db, page.id, window)
-      return connection(items.map(revisionNode), total, window.offset)
-    },
-  },
-  Site: {
-    async redirects(site: { id: string }, args: Paged, context: GraphqlContext) {
-      allowed(context, ACCESS.readSites)
-      const window = windowOf(args)
-      const { items, total } = await listSiteRedirects(context.app.db, site.id, window)
-      return connection(items.map(redirectNode), total, window.offset)
-    },
-  },
   Query: {
     async accountExport(_root: unknown, args: { id: string }, context: GraphqlContext) {
       const principal = allowed(context, EXPORTS)
