@@ -7,6 +7,7 @@ import { eraseAccount } from '../../src/domain/your-data/deletion.ts'
 import { DESKTOP, haveBrowser, launchBrowser } from '../helpers/browser.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { startLiveApp } from '../identity/helpers.ts'
+import { connect, textOf } from '../mcp/helpers.ts'
 import { bakerySite, buildSite, eventually } from '../sites/helpers.ts'
 import { makeTeam, type Team } from '../teams/helpers.ts'
 import { expectProblem, formBrowser, httpClient } from './http.ts'
@@ -43,7 +44,9 @@ async function busyTeam(host: string) {
 }
 
 describe('deleting an account', () => {
-  it('asks for the account’s name, suspends it (sites offline, the way back offered) and restores it as it was', async () => {
+  it('asks for the account’s name, suspends it (sites offline, the way back offered) and restores it as it was', {
+    timeout: 90_000,
+  }, async () => {
     const host = 'delete-restore.example'
     const { team, site, api } = await busyTeam(host)
     const owner = formBrowser(base, team.owner.cookie)
@@ -82,6 +85,10 @@ describe('deleting an account', () => {
     const graphql = await api('POST', '/v1/graphql', { query: '{ viewer { id } }' })
     expect(graphql.json.errors[0].extensions.code).toBe('FORBIDDEN')
     expect(graphql.json.errors[0].message).toContain('being deleted')
+    const agent = await connect(base, team.owner.mcp)
+    const tool = await agent.callTool({ name: 'list_sites', arguments: {} })
+    expect(tool.isError).toBe(true)
+    expect(textOf(tool)).toMatch(/^account_suspended: /)
 
     const restored = await owner.post('/app/your-data/restore')
     expect([restored.status, restored.location]).toEqual([303, '/app/your-data?done=restored'])
@@ -98,6 +105,9 @@ describe('deleting an account', () => {
     expect((await api('POST', '/v1/graphql', { query: '{ viewer { id } }' })).json).toMatchObject({
       data: { viewer: { id: team.accountId } },
     })
+    const back = await agent.callTool({ name: 'list_sites', arguments: {} })
+    expect(back.isError, textOf(back)).toBeFalsy()
+    await agent.close()
   })
 
   it('erases everything after the 14 days: table by table, nothing of the account or its people remains', async () => {
