@@ -4,6 +4,7 @@ import { documentShell, html, type SafeHtml } from '../infra/html.ts'
 const SECTIONS = [
   ['overview', '/app', 'Overview'],
   ['sites', '/app/sites', 'Sites'],
+  ['media', '/app/media', 'Photos'],
   ['conversations', '/app/conversations', 'Conversations'],
   ['leads', '/app/leads', 'Leads'],
   ['tokens', '/app/tokens', 'API tokens'],
@@ -49,7 +50,9 @@ code{overflow-wrap:break-word}code.long{overflow-wrap:anywhere}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}.actions form{margin:0}
 ol.blocks{list-style:none;padding:0}ol.blocks>li{background:#fff;border:1px solid #cbd5e1;border-radius:8px;padding:.75rem 1rem;margin:0 0 .75rem}
 .rendered{border-left:4px solid #cbd5e1;padding:0 .75rem;margin:.5rem 0;overflow-wrap:anywhere}.rendered img{max-width:100%;height:auto}
-fieldset.item{margin:0 0 1rem;padding:.5rem 1rem}.kind{font-size:.85rem;font-weight:600;color:#475569;text-transform:uppercase;letter-spacing:.03em}
+fieldset.item{margin:0 0 1rem;padding:.5rem 1rem}
+.media-list{list-style:none;padding:0}.media-item{display:flex;flex-wrap:wrap;gap:1rem}.media-item>div{flex:1 1 16rem;min-width:0}img.thumb{height:auto;max-width:100%;border-radius:4px;background:#e2e8f0}
+.picks{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.5rem}.pick{font-weight:400;display:flex;flex-direction:column;gap:.25rem;border:1px solid #cbd5e1;border-radius:6px;padding:.4rem;overflow-wrap:anywhere}.pick:has(input:checked){border:2px solid #1d4ed8}.kind{font-size:.85rem;font-weight:600;color:#475569;text-transform:uppercase;letter-spacing:.03em}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.table:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 @media (max-width:40rem){main{padding:.75rem}.table table,.table tbody,.table tr,.table td{display:block;width:100%}.table table{background:none}
 .table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}

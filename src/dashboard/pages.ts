@@ -23,6 +23,7 @@ import leadsSection from './sections/leads.ts'
 import overviewSection from './sections/overview.ts'
 import reportsSection from './sections/reports.ts'
 import sitesSection from './sections/sites.ts'
+import mediaSection from './sections/media.ts'
 import statsSection from './sections/stats.ts'
 import tokensSection from './sections/tokens.ts'
 import webhooksSection from './sections/webhooks.ts'
@@ -42,6 +43,10 @@ declare module 'fastify' {
 /** Success lines shown after a POST-redirect-GET, by code (never text taken from the URL). */
 const NOTICES: Record<string, string> = {
   'build-queued': 'A build was queued.',
+  'photo-uploaded': 'The photo was uploaded.',
+  'photos-uploaded': 'The photos were uploaded.',
+  'photo-saved': 'The photo’s description was saved.',
+  'photo-deleted': 'The photo was deleted.',
   'rolled-back': 'The site now serves the chosen build.',
   'domain-added': 'The domain was added; publish its TXT record, then verify.',
   'verify-queued': 'The domain is being verified.',
@@ -150,6 +155,7 @@ export default async function dashboardPages(app: FastifyInstance) {
   for (const section of [
     overviewSection,
     sitesSection,
+    mediaSection,
     reportsSection,
     statsSection,
     conversationsSection,

@@ -87,7 +87,7 @@ describe.skipIf(!haveBrowser || onPostgres)('the editor in Chromium without Java
     await save()
 
     await add('Picture')
-    await page.getByLabel('Picture address').fill('https://images.example/harbour-bakery.jpg')
+    await page.getByLabel('Or a picture address').fill('https://images.example/harbour-bakery.jpg')
     await page.getByLabel('What the picture shows (optional)').fill('The bakery at the harbour')
     await save()
 

@@ -48,6 +48,8 @@ export type BlockField = FieldSpec & {
 }
 
 export interface ItemList {
+  /** Where the content keeps the items, when not under `items` (a gallery's `images`). */
+  key?: string
   legend: string
   /** What one item is called: "Feature 2". */
   item: string
@@ -164,6 +166,7 @@ export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
     description: `Up to ${GALLERY_MAX} photos from your library side by side, each with an optional caption.`,
     fields: [optionalHeading],
     list: {
+      key: 'images',
       legend: 'Photos',
       item: 'Photo',
       fields: [

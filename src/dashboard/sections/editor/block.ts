@@ -24,6 +24,8 @@ import {
   type BlockForm,
 } from './block-forms.ts'
 import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
+import type { Media } from '../../../domain/media/media.ts'
+import { mediaPicker, pickableMedia } from '../media-picker.ts'
 import { backOf, goneMeanwhile } from './gone.ts'
 import { mayChange, viewOnlyNote } from '../../permissions.ts'
 import {
@@ -81,24 +83,30 @@ function labelsFor(form: BlockForm, values: Record<string, string>): Record<stri
 }
 
 /** The single fields, a group (button, picture) in a fieldset of its own. */
-function singleFields(form: BlockForm, state: FormState): SafeHtml {
+/** One field of a block form: a photo picker, a select or a text field. */
+function oneField(state: FormState, spec: BlockField, library: readonly Media[]): SafeHtml {
+  if (spec.media) return mediaPicker(state, spec, library)
+  return spec.choices ? choice(state, spec, spec.choices) : field(state, spec)
+}
+
+function singleFields(form: BlockForm, state: FormState, library: readonly Media[]): SafeHtml {
   const parts: SafeHtml[] = []
   const done = new Set<string>()
   for (const f of form.fields) {
     const group = f.name.includes('.') ? f.name.split('.')[0]! : undefined
-    if (!group) parts.push(field(state, f))
+    if (!group) parts.push(oneField(state, f, library))
     else if (!done.has(group)) {
       done.add(group)
       const members = form.fields.filter((m) => m.name.startsWith(`${group}.`))
       parts.push(
-        html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => field(state, { ...m, inOptionalGroup: true } satisfies BlockField))}</fieldset>`,
+        html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => oneField(state, { ...m, inOptionalGroup: true } satisfies BlockField, library))}</fieldset>`,
       )
     }
   }
   return html`${parts}`
 }
 
-function itemRows(form: BlockForm, state: FormState, action: string): SafeHtml {
+function itemRows(form: BlockForm, state: FormState, action: string, library: readonly Media[]): SafeHtml {
   const list = form.list
   if (!list) return html``
   const count = itemCount(form, state.values)
@@ -109,15 +117,17 @@ ${error ? html`<p class="field-error" id="${fieldId('items')}-error"><span class
 ${Array.from(
   { length: count },
   (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
-${list.fields.map((f) => (f.choices ? choice(state, { ...f, name: `items.${i}.${f.name}` }, f.choices) : field(state, { ...f, name: `items.${i}.${f.name}` })))}
+${list.fields.map((f) => oneField(state, { ...f, name: `items.${i}.${f.name}` }, library))}
 ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button>`}</fieldset>`,
 )}
 ${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>`}
 </fieldset>`
 }
 
-function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
+async function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
   const { site, page, form, block } = target
+  const usesMedia = [...form.fields, ...(form.list?.fields ?? [])].some((f) => f.media)
+  const library = usesMedia ? await pickableMedia(reply.server.db, reply.request.person.accountId) : []
   const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
   const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
   const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
@@ -133,7 +143,7 @@ function render(reply: FastifyReply, target: Target, state: FormState, options: 
     return reply.page(
       block ? form.label : `Add ${form.label.toLowerCase()}`,
       'sites',
-      html`${trail}${viewOnlyNote('this page')}${block ? html`<div class="card">${singleFields(form, readOnly)}${itemRows(form, readOnly, action)}${form.type === 'text' ? html`<h2>How it looks</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}` : ''}</div>` : ''}<p><a href="/app/pages/${page.id}">Back to the page</a></p>`,
+      html`${trail}${viewOnlyNote('this page')}${block ? html`<div class="card">${singleFields(form, readOnly, library)}${itemRows(form, readOnly, action, library)}${form.type === 'text' ? html`<h2>How it looks</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}` : ''}</div>` : ''}<p><a href="/app/pages/${page.id}">Back to the page</a></p>`,
     )
   }
   const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
@@ -141,8 +151,8 @@ function render(reply: FastifyReply, target: Target, state: FormState, options: 
 ${problems(shown, labelsFor(form, shown.values))}
 <form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? html`<input type="hidden" name="_page" value="${page.id}"><input type="hidden" name="_type" value="${form.type}">` : html`<input type="hidden" name="type" value="${form.type}">`}<input type="hidden" name="_site" value="${site.id}">
 ${defaultSave('Save block')}
-${singleFields(form, shown)}
-${itemRows(form, shown, action)}
+${singleFields(form, shown, library)}
+${itemRows(form, shown, action, library)}
 ${
   form.type === 'text'
     ? html`<p><button type="submit" class="secondary" name="_do" value="preview" formaction="${action}#preview-h">Show how it will look</button></p>
@@ -167,7 +177,10 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
 
   const values = withoutEmptyItems(form, typed)
   const content = contentFrom(form, values)
-  const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values))
+  // The content's own name of the items (a gallery's images) is the form's `items`.
+  const key = form.list?.key
+  const itemsOf = (path: string) => (key && (path === key || path.startsWith(`${key}.`)) ? `items${path.slice(key.length)}` : path)
+  const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values), itemsOf)
   if (Object.keys(wrong).length) {
     await refused(request, reply, 400)
     return render(reply, target, { values, errors: wrong })
