@@ -12,27 +12,16 @@ import pino from 'pino'
 import { queueBuild } from '../../src/domain/sites/builds.ts'
 import { insertBlock } from '../../src/domain/sites/blocks.ts'
 import { createPage } from '../../src/domain/sites/pages.ts'
-import { createSite } from '../../src/domain/sites/sites.ts'
+import { createSite, type Site } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
-import { openDataStore } from '../../src/infra/db.ts'
+import { openDataStore, type Db } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
 import { compared, cpuCompared, runtimeFlags, type LoadResult, type Running } from './lib.ts'
 
 export const HOST = 'bakery.bench'
 
-/**
- * `pages` pages of the fixture bakery (its three pages repeated under other paths) on HOST,
- * written as the REST API would, in a new pro account or in `accountId`'s.
- */
-export async function seedBakery(
-  databaseUrl: string,
-  pages: number,
-  accountId?: string,
-): Promise<{ siteId: string; stop(): Promise<void> }> {
-  const store = await openDataStore({ databaseUrl, dataDir: tmpdir(), log: pino({ level: 'silent' }) })
-  const owner = accountId ?? newId('acct')
-  if (!accountId) await store.db.insertInto('accounts').values({ id: owner, plan: 'pro' }).execute()
-  const site = await createSite(store.db, { name: 'Hansen Bakery', accountId: owner, hostname: HOST, locales: ['en'], defaultLocale: 'en' })
+/** `pages` pages of the fixture bakery (its three pages repeated under other paths) on `site`, written as the REST API would. */
+export async function addBakeryPages(db: Db, site: Site, pages: number): Promise<void> {
   const [home, ...rest] = englishPages(new Date())
   const all = [
     home!,
@@ -43,9 +32,22 @@ export async function seedBakery(
     })),
   ]
   for (const p of all) {
-    const page = await createPage(store.db, site, { path: p.path, locale: 'en', title: p.title, description: p.description })
-    for (const block of p.blocks) await insertBlock(store.db, page.id, { type: block.type, content: block.content })
+    const page = await createPage(db, site, { path: p.path, locale: 'en', title: p.title, description: p.description })
+    for (const block of p.blocks) await insertBlock(db, page.id, { type: block.type, content: block.content })
   }
+}
+
+/** The fixture bakery of `pages` pages on HOST, in a new pro account or in `accountId`'s. */
+export async function seedBakery(
+  databaseUrl: string,
+  pages: number,
+  accountId?: string,
+): Promise<{ siteId: string; stop(): Promise<void> }> {
+  const store = await openDataStore({ databaseUrl, dataDir: tmpdir(), log: pino({ level: 'silent' }) })
+  const owner = accountId ?? newId('acct')
+  if (!accountId) await store.db.insertInto('accounts').values({ id: owner, plan: 'pro' }).execute()
+  const site = await createSite(store.db, { name: 'Hansen Bakery', accountId: owner, hostname: HOST, locales: ['en'], defaultLocale: 'en' })
+  await addBakeryPages(store.db, site, pages)
   return { siteId: site.id, stop: () => store.close() }
 }
 

@@ -21,15 +21,13 @@ import { sql } from 'kysely'
 import pino from 'pino'
 import { Agent, request } from 'undici'
 import { createApiToken } from '../../src/domain/accounts/api-tokens.ts'
-import { insertBlock } from '../../src/domain/sites/blocks.ts'
 import { queueBuild } from '../../src/domain/sites/builds.ts'
 import { recordEvent } from '../../src/domain/webhooks/events.ts'
-import { createPage } from '../../src/domain/sites/pages.ts'
 import { createSite } from '../../src/domain/sites/sites.ts'
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
 import { createKeyring, newId } from '../../src/infra/crypto.ts'
 import { openDataStore } from '../../src/infra/db.ts'
-import { englishPages } from '../../test/fixtures/hosted/content.ts'
+import { addBakeryPages } from './hosted.ts'
 import { cpuMicros, startService } from './lib.ts'
 import { fillBusyDays } from './stats-data.ts'
 
@@ -220,19 +218,7 @@ async function sessionsWith(count: number, messages: number): Promise<Session[]>
 
 async function siteWithPages(accountId: string, pages: number): Promise<string> {
   const site = await createSite(db, { name: `Scale build ${pages}`, accountId, locales: ['en'], defaultLocale: 'en' })
-  const [home, ...rest] = englishPages(new Date())
-  const all = [
-    home!,
-    ...Array.from({ length: pages - 1 }, (_, i) => ({
-      ...rest[i % rest.length]!,
-      path: `${rest[i % rest.length]!.path}-${i}`,
-      title: `${rest[i % rest.length]!.title} ${i}`,
-    })),
-  ]
-  for (const p of all) {
-    const page = await createPage(db, site, { path: p.path, locale: 'en', title: p.title, description: p.description })
-    for (const block of p.blocks) await insertBlock(db, page.id, { type: block.type, content: block.content })
-  }
+  await addBakeryPages(db, site, pages)
   return site.id
 }
 
