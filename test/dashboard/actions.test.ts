@@ -11,7 +11,8 @@ import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 import { startReceiver } from '../helpers/receiver.ts'
-import { dashboardBrowser, formToken, get, post, shownSecret, signedIn, until } from './helpers.ts'
+import { dashboardBrowser, formToken, get, post, shownSecret, signedIn } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 // Every dashboard action as a browser without JavaScript sends it: a form post with the CSRF
 // token, answered by a redirect to the page that shows the outcome.

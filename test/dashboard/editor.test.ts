@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { setAddOn } from '../../src/domain/accounts/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
-import { dashboardBrowser, formToken, get, post, signedIn, until } from './helpers.ts'
+import { dashboardBrowser, formToken, get, post, signedIn } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 const SITES_DOMAIN = 'sites.test'
 

@@ -69,14 +69,3 @@ export async function dashboardBrowser(app: App, person: { user: { accountId: st
 
 /** The secret a page shows once. */
 export const shownSecret = (body: string) => /<output class="secret" id="secret">([^<]+)<\/output>/.exec(body)?.[1]
-
-/** Waits until `check` answers something truthy (outside a test, where expect.poll is not allowed). */
-export async function until<T>(check: () => Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`gave up waiting after ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}

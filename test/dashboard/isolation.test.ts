@@ -11,7 +11,8 @@ import { bootstrap, chat } from '../agent/helpers.ts'
 import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startReceiver } from '../helpers/receiver.ts'
-import { formToken, get, post, signedIn, until } from './helpers.ts'
+import { formToken, get, post, signedIn } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 // Everything Alice has, Bob asks for by its id: each answer is 404 and nothing of hers changes.
 describe('two accounts in the dashboard', async () => {

@@ -6,7 +6,7 @@ import { startFakeStripe } from '../helpers/fake-stripe.ts'
 import { phonePhoto } from '../helpers/images.ts'
 import { startS3Server } from '../helpers/s3-server.ts'
 import { startLiveApp } from '../identity/helpers.ts'
-import { eventually } from '../sites/helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 import { makeTeam } from '../teams/helpers.ts'
 import { formBrowser, httpClient } from './http.ts'
 

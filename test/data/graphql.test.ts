@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { startLiveApp } from '../identity/helpers.ts'
-import { bakerySite, buildSite, eventually } from '../sites/helpers.ts'
+import { bakerySite, buildSite } from '../sites/helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 import { makeTeam, type TeamMember } from '../teams/helpers.ts'
 import { httpClient } from './http.ts'
 

@@ -7,7 +7,8 @@ import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { startServerProcess, waitUntilReady } from '../helpers/process.ts'
 import { startReceiver } from '../helpers/receiver.ts'
 import { openTestStore } from '../helpers/store.ts'
-import { createAccount, until } from '../webhooks/engine.ts'
+import { createAccount } from '../webhooks/engine.ts'
+import { until } from '../helpers/polling.ts'
 
 // Two instances of the service as processes on one PostgreSQL, with their own job leases and
 // renewal: the work held by an instance that is SIGKILLed is taken over by the other within 30 s.

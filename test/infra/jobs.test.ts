@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
+import { until } from '../helpers/polling.ts'
 import { describe, expect, it } from 'vitest'
 import { batched, enqueueJob, enqueueJobs, JobRunner } from '../../src/infra/jobs.ts'
 import { onPostgres } from '../helpers/database.ts'
@@ -9,14 +10,6 @@ import { baseEnv } from '../helpers/process.ts'
 import { openTestStore, silentLog } from '../helpers/store.ts'
 
 const store = await openTestStore()
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 const jobState = async (id: string) => store.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 

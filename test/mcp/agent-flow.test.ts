@@ -1,3 +1,4 @@
+import { until } from '../helpers/polling.ts'
 import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { startLiveApp } from '../identity/helpers.ts'
@@ -37,16 +38,6 @@ const ACCOUNT_TOOLS = [
 ]
 
 type Structured = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 describe('the agent flow: registration to a published page', () => {
   it('registers, reads, is claimed, steps up, builds a site and publishes it', async () => {
@@ -170,10 +161,14 @@ describe('the agent flow: registration to a published page', () => {
     // 8. Publish: the build goes live and the preview serves the page.
     const published = (await owner.callTool({ name: 'publish_site', arguments: { site_id: site['id'] } })).structuredContent as Structured
     expect(published).toMatchObject({ created: true, build: { status: 'queued', site_id: site['id'] }, preview_url: site['preview_url'] })
-    const live = await until('the site to go live', async () => {
-      const current = (await owner.callTool({ name: 'get_site', arguments: { site_id: site['id'] } })).structuredContent as Structured
-      return current['status'] === 'live' ? current : undefined
-    })
+    const live = await until(
+      async () => {
+        const current = (await owner.callTool({ name: 'get_site', arguments: { site_id: site['id'] } })).structuredContent as Structured
+        return current['status'] === 'live' ? current : undefined
+      },
+      20_000,
+      'the site to go live',
+    )
     expect(live['published_at']).toEqual(expect.any(String))
     const preview = await fetch(site['preview_url'] as string)
     expect(preview.status).toBe(200)
@@ -186,7 +181,6 @@ describe('the agent flow: registration to a published page', () => {
     // many get_site polls the build took varies with how fast it went live.
     const expected = ['list_sites', 'create_site', 'create_page', 'add_block', 'update_block', 'get_page', 'publish_site', 'get_site']
     const operations = await until(
-      'the audit records',
       async () => {
         const rows = await app.db
           .selectFrom('audit_log')
@@ -200,6 +194,7 @@ describe('the agent flow: registration to a published page', () => {
         return complete ? rows : undefined
       },
       60_000,
+      'the audit records',
     )
     expect(new Set(operations.map((r) => r.operation))).toEqual(new Set(expected))
     expect(operations.length).toBeGreaterThanOrEqual(12)

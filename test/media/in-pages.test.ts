@@ -7,7 +7,7 @@ import { newId } from '../../src/infra/crypto.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { phonePhoto, transparentPng } from '../helpers/images.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
-import { eventually } from '../sites/helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 // Photos of the media library in pages (DESIGN.md 14): media_id on image and hero blocks, the
 // gallery block, the logo with its icons, og:image, the in-use refusal and what releases keep;

@@ -34,14 +34,3 @@ export async function mcpToken(app: App, who: Pick<Owner, 'accountId' | 'userId'
   })
   return signed.token
 }
-
-/** Polls `check` until it answers something truthy. */
-export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}

@@ -8,7 +8,8 @@ import { dayOf } from '../../src/domain/stats/tally.ts'
 import { serveFixtureForFile } from '../fixtures/sites/serve.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
-import { owner, until } from './helpers.ts'
+import { owner } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 // The scheduled SEO report's mail carries the site's visitors beside the score (DESIGN.md 18):
 // the audit runs as the job it is, against a fixture site on loopback, and the mail is caught by

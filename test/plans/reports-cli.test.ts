@@ -12,7 +12,8 @@ import { buildTestApp, TEST_DATA_KEY } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { baseEnv } from '../helpers/process.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
-import { owner, until } from './helpers.ts'
+import { owner } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 // `npm run admin -- reports run-due [--at TIME]` runs the due reports at once. On PostgreSQL the
 // CLI runs beside the service on its database (whose own runner may pick the same jobs: one result

@@ -10,7 +10,8 @@ import { mailText, startSmtpServer, type ReceivedMail } from '../helpers/smtp.ts
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'
 import { webCookieNames } from '../../src/domain/accounts/web-sessions.ts'
 import { signedIn } from '../dashboard/helpers.ts'
-import { owner, until, type Owner } from './helpers.ts'
+import { owner, type Owner } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 // Scheduled SEO reports (DESIGN.md 12) with a fake clock: the hourly pass is called with the
 // times of a month, the audits run as jobs against fixture sites on loopback, the owner's mail is

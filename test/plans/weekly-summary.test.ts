@@ -8,7 +8,7 @@ import { formToken, post } from '../dashboard/helpers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
 import { makeTeam } from '../teams/helpers.ts'
-import { until } from './helpers.ts'
+import { until } from '../helpers/polling.ts'
 
 // The weekly visitor summary (DESIGN.md 18) for plans without SEO reports: the owner asks for it
 // on the dashboard's Statistics overview (a plain form), the weekly run mails the week's visitors

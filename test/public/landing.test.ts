@@ -8,7 +8,8 @@ import { onPostgres } from '../helpers/database.ts'
 import { DESKTOP, haveBrowser, launchBrowser, PHONE } from '../helpers/browser.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { makeAccount } from '../rest/helpers.ts'
-import { bakerySite, buildSite, eventually } from '../sites/helpers.ts'
+import { bakerySite, buildSite } from '../sites/helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 interface Answer {
   status: number

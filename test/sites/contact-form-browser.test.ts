@@ -6,7 +6,8 @@ import { onPostgres } from '../helpers/database.ts'
 import { launchBrowser, haveBrowser, PHONE } from '../helpers/browser.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { makeAccount } from '../rest/helpers.ts'
-import { bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 // A visitor's browser sends the contact form with whatever Origin, Referer and Sec-Fetch-Site its
 // rules give the page it is on: only a real browser shows whether the form's own post is taken.

@@ -1,3 +1,4 @@
+import { eventually } from '../helpers/polling.ts'
 import { expect } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { queueBuild, type Build } from '../../src/domain/sites/builds.ts'
@@ -83,19 +84,5 @@ export async function buildSite(app: FastifyInstance, siteId: string, timeoutMs 
     }
     expect(Date.now(), `build ${build.id} still ${row.status}`).toBeLessThan(deadline)
     await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
-
-/** Retries `check` until it passes or `withinMs` is over (changes reach the serving cache by NOTIFY). */
-export async function eventually(check: () => Promise<void>, withinMs = 1000): Promise<void> {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    try {
-      await check()
-      return
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
   }
 }

@@ -8,7 +8,8 @@ import { buildTestApp, type TestApp } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { makeAccount } from '../rest/helpers.ts'
 import { englishPages, hostilePage, HOSTILE } from '../fixtures/hosted/content.ts'
-import { addPages, bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { addPages, bakerySite, buildSite, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 const HOST = 'bakery.example'
 

@@ -6,7 +6,8 @@ import { accessibilityChecker } from '../helpers/accessibility.ts'
 import { haveBrowser, launchBrowser, PHONE } from '../helpers/browser.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { makeAccount } from '../rest/helpers.ts'
-import { bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 // Content an exploratory test found making a published page 1403 px wide on a 390 px phone.
 const MAPS = 'https://www.google.com/maps/place/Harbour+Bakery/@53.5510846,9.9936819,17z/data=!3m1!4b1!4m6!3m5!1s0x47b18f1!8m2!3d53.55'

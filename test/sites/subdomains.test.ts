@@ -7,7 +7,8 @@ import type { Site } from '../../src/domain/sites/sites.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
 import { makeAccount, oauthToken, type TestAccount } from '../rest/helpers.ts'
-import { bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 interface Answer {
   status: number

@@ -5,7 +5,8 @@ import type { Site } from '../../src/domain/sites/sites.ts'
 import { WEBMENTION_JOB } from '../../src/sites/webmention.ts'
 import { buildTestApp, type TestApp } from '../helpers/app.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
-import { bakerySite, buildSite, eventually, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { bakerySite, buildSite, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 const HOST = 'bakery.example'
 const TARGET = `https://${HOST}/about`

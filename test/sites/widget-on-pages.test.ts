@@ -8,7 +8,8 @@ import { onPostgres } from '../helpers/database.ts'
 import { DESKTOP, haveBrowser, launchBrowser } from '../helpers/browser.ts'
 import { startLiveApp, type LiveApp } from '../identity/helpers.ts'
 import { makeAccount } from '../rest/helpers.ts'
-import { bakerySite, buildSite, eventually, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { bakerySite, buildSite, FIXTURE_SETTINGS, SETUP_TIMEOUT_MS } from './helpers.ts'
+import { eventually } from '../helpers/polling.ts'
 
 /** A GET over a real connection with the Host header a browser sends for `host`. */
 function hostGet(base: string, host: string, path: string): Promise<{ status: number; text: string }> {

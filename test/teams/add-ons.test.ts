@@ -8,7 +8,7 @@ import { periodOf } from '../../src/domain/seo-reports/schedule.ts'
 import { serveFixtureForFile } from '../fixtures/sites/serve.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
-import { until } from '../plans/helpers.ts'
+import { until } from '../helpers/polling.ts'
 import { makeTeam } from './helpers.ts'
 
 // The add-ons of the price list on a team's account, on both databases: premium_seo_reports turns

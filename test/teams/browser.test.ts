@@ -7,7 +7,7 @@ import { DESKTOP, haveBrowser, launchBrowser } from '../helpers/browser.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { mailText, startSmtpServer } from '../helpers/smtp.ts'
 import { startLiveApp } from '../identity/helpers.ts'
-import { until } from '../plans/helpers.ts'
+import { until } from '../helpers/polling.ts'
 import { person } from './helpers.ts'
 
 // A team in Chromium with JavaScript off: the owner signs in with the mailed code and invites a

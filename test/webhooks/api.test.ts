@@ -7,7 +7,7 @@ import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
-import { until } from './engine.ts'
+import { until } from '../helpers/polling.ts'
 
 const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
 

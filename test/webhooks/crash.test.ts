@@ -9,7 +9,8 @@ import { TEST_DATA_KEY } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { baseEnv } from '../helpers/process.ts'
 import { startReceiver } from '../helpers/receiver.ts'
-import { createAccount, startEngine, until } from './engine.ts'
+import { createAccount, startEngine } from './engine.ts'
+import { until } from '../helpers/polling.ts'
 
 describe.runIf(onPostgres)('webhook delivery across a crash', () => {
   it('delivers an event whose worker was SIGKILLed mid-attempt, after the lease, losing nothing', async () => {

@@ -5,7 +5,8 @@ import { createEndpoint, PLAN_REQUIRED_ERROR, rotateSecret, updateEndpoint } fro
 import { listAttempts, listDeadLetters, replayDeadLetter } from '../../src/domain/webhooks/deliveries.ts'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.ts'
-import { createAccount, startEngine, until } from './engine.ts'
+import { createAccount, startEngine } from './engine.ts'
+import { until } from '../helpers/polling.ts'
 
 const { deps } = await startEngine()
 const { db, keyring } = deps

@@ -51,14 +51,3 @@ export async function createAccount(db: Db, plan: Plan = 'pro'): Promise<string>
   await db.insertInto('accounts').values({ id, plan }).execute()
   return id
 }
-
-/** Polls until `check` holds (jobs run in the background). */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}

@@ -8,7 +8,7 @@ import { serveFixtureForFile } from '../fixtures/sites/serve.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
-import { until } from './engine.ts'
+import { until } from '../helpers/polling.ts'
 
 // The audit fetches a fixture site on loopback, which only OUTBOUND_ALLOW_PRIVATE_NETWORKS permits.
 const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', API_URL: 'https://api.platform.test' } })

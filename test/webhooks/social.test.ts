@@ -7,7 +7,7 @@ import { startFakeBluesky } from '../helpers/fake-bluesky.ts'
 import { startFakeMastodon } from '../helpers/fake-mastodon.ts'
 import { startReceiver } from '../helpers/receiver.ts'
 import { makeAccount, type TestAccount } from '../rest/helpers.ts'
-import { until } from './engine.ts'
+import { until } from '../helpers/polling.ts'
 
 const { app } = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
 const mastodon = await startFakeMastodon('mastodon-token-123')
