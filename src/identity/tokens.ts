@@ -96,6 +96,42 @@ export async function issueRefreshToken(db: Db, grant: RefreshGrant): Promise<st
   return secret
 }
 
+/** Who and what a pair of tokens is for, as a grant of every kind (code, refresh, claim) knows it. */
+export interface TokenPairGrant {
+  familyId: string
+  clientId: string
+  subject: string
+  userId: string
+  accountId: string
+  /** The audience of the access token, which the refresh token keeps. */
+  resource: string
+  /** The scope the access token carries and the answer names. */
+  scope: string[]
+  /** The scope the refresh token keeps, when wider than `scope` (a refresh that asked for less keeps the whole grant). */
+  grantScope?: string[]
+}
+
+/**
+ * The one token-issuing sequence of every grant: a signed access token, a refresh token of the
+ * family stored beside its jti, and the token response (with what the grant adds to it).
+ */
+export async function issueTokenPair(
+  db: Db,
+  signer: Signer,
+  grant: TokenPairGrant,
+  extra: Partial<TokenResponse> = {},
+): Promise<TokenResponse> {
+  const access = await signAccessToken(signer, {
+    subject: grant.subject,
+    clientId: grant.clientId,
+    audience: grant.resource,
+    scope: grant.scope,
+    accountId: grant.accountId,
+  })
+  const refreshToken = await issueRefreshToken(db, { ...grant, scope: grant.grantScope ?? grant.scope, access })
+  return tokenResponse(access, grant.scope, { refresh_token: refreshToken, ...extra })
+}
+
 /**
  * Ends a refresh-token family: every refresh token in it, and the access tokens they minted
  * (RFC 6819 5.2.2.3, OAuth 2.0 Security BCP 4.14: a replayed refresh token revokes the grant).

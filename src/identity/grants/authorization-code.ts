@@ -4,7 +4,7 @@ import { redeemAuthorizationCode, usedAuthorizationCode } from '../authorization
 import { findClient } from '../clients.ts'
 import { invalidClient, invalidGrant, invalidRequest } from '../oauth-errors.ts'
 import { verifyPkce } from '../pkce.ts'
-import { issueRefreshToken, revokeFamily, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { issueTokenPair, revokeFamily, type TokenResponse } from '../tokens.ts'
 import { grantAccount } from '../users.ts'
 import type { TokenRequest } from './params.ts'
 
@@ -41,14 +41,7 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
   const accountId = await grantAccount(app.db, code.account_id, code.user_id, code.user_id)
   if (!accountId) throw invalidGrant('The person no longer belongs to the account the authorization was for')
   const scope = code.scope.split(' ').filter(Boolean)
-  const access = await signAccessToken(app.signer, {
-    subject: code.user_id,
-    clientId: client.clientId,
-    audience: code.resource,
-    scope,
-    accountId,
-  })
-  const refreshToken = await issueRefreshToken(app.db, {
+  return issueTokenPair(app.db, app.signer, {
     familyId: code.family_id,
     clientId: client.clientId,
     subject: code.user_id,
@@ -56,7 +49,5 @@ export async function authorizationCodeGrant(app: FastifyInstance, body: TokenRe
     accountId,
     scope,
     resource: code.resource,
-    access,
   })
-  return tokenResponse(access, scope, { refresh_token: refreshToken })
 }

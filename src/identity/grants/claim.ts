@@ -5,7 +5,7 @@ import { signIdentityAssertion } from '../assertions.ts'
 import { forgetRegistration } from './jwt-bearer.ts'
 import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
-import { issueRefreshToken, preClaimGroup, signAccessToken, tokenResponse, type TokenResponse } from '../tokens.ts'
+import { issueTokenPair, preClaimGroup, type TokenResponse } from '../tokens.ts'
 import {
   lockLatestClaimAttempt,
   lockRegistrationByClaimToken,
@@ -58,29 +58,21 @@ export async function claimGrant(app: FastifyInstance, claimToken: string | unde
     await denyJtis(trx, [{ jti: preClaimGroup(registration.id), expiresAt: new Date(now.getTime() + (ACCESS_TOKEN_TTL + 60) * 1000) }])
 
     const audience = resources(app.config).mcp
-    const access = await signAccessToken(app.signer, {
-      subject: registration.id,
-      clientId: registration.id,
-      audience,
-      scope: POST_CLAIM_SCOPES,
-      accountId,
-    })
-    const refreshToken = await issueRefreshToken(trx, {
-      familyId: newId('fam'),
-      clientId: registration.id,
-      subject: registration.id,
-      userId: user.id,
-      accountId,
-      scope: POST_CLAIM_SCOPES,
-      resource: audience,
-      access,
-    })
     const identity = await signIdentityAssertion(app.signer, registration.id, { email: user.email, accountId })
-    return tokenResponse(access, POST_CLAIM_SCOPES, {
-      refresh_token: refreshToken,
-      identity_assertion: identity.assertion,
-      assertion_expires: identity.expiresAt.toISOString(),
-    })
+    return issueTokenPair(
+      trx,
+      app.signer,
+      {
+        familyId: newId('fam'),
+        clientId: registration.id,
+        subject: registration.id,
+        userId: user.id,
+        accountId,
+        scope: POST_CLAIM_SCOPES,
+        resource: audience,
+      },
+      { identity_assertion: identity.assertion, assertion_expires: identity.expiresAt.toISOString() },
+    )
   })
 
   // The group was denied inside the transaction; answers remembered while it was open are stale now.

@@ -1,14 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidGrant, invalidRequest } from '../oauth-errors.ts'
-import {
-  findRefreshToken,
-  issueRefreshToken,
-  retireRefreshToken,
-  revokeFamily,
-  signAccessToken,
-  tokenResponse,
-  type TokenResponse,
-} from '../tokens.ts'
+import { findRefreshToken, issueTokenPair, retireRefreshToken, revokeFamily, type TokenResponse } from '../tokens.ts'
 import { grantAccount } from '../users.ts'
 import { grantedScopes, type TokenRequest } from './params.ts'
 
@@ -34,22 +26,14 @@ export async function refreshTokenGrant(app: FastifyInstance, body: TokenRequest
 
   const accountId = await grantAccount(app.db, current.account_id, current.user_id, current.subject)
   if (!accountId) throw invalidGrant('The person no longer belongs to the account the grant was for')
-  const access = await signAccessToken(app.signer, {
-    subject: current.subject,
-    clientId: current.client_id,
-    audience: current.resource,
-    scope,
-    accountId,
-  })
-  const refreshToken = await issueRefreshToken(app.db, {
+  return issueTokenPair(app.db, app.signer, {
     familyId: current.family_id,
     clientId: current.client_id,
     subject: current.subject,
     userId: current.user_id,
     accountId,
-    scope: current.scope.split(' '),
+    scope,
+    grantScope: current.scope.split(' '),
     resource: current.resource,
-    access,
   })
-  return tokenResponse(access, scope, { refresh_token: refreshToken })
 }
