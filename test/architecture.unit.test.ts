@@ -108,6 +108,13 @@ describe('the layout of docs/architecture.md', () => {
     expect(sharedByRooms(files)).toEqual(['site_backlinks: rest, sites'])
   })
 
+  it('has dashboard routes typed by their schemas and checked by the one CSRF hook of the scope', () => {
+    const handWritten = sourceFiles(join(src, 'dashboard'))
+      .filter((file) => /\bapp\.(?:get|post|put|patch|delete)<|preHandler: app\.csrfProtection/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(src, file))
+    expect(handWritten).toEqual([])
+  })
+
   it('has every job defined by the jobs plugin, none in a room', () => {
     const defining = sourceFiles(src).filter(
       (file) => ROOMS.includes(areaOf(file)) && /\bjobs\.define\s*[<(]/.test(readFileSync(file, 'utf8')),

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { menuFor, navigationOf, type Navigation, type NavigationItem } from '../../../domain/sites/navigation.ts'
 import { listSitePages } from '../../../domain/sites/pages.ts'
@@ -206,7 +207,8 @@ ${may ? html`<p><button type="submit" name="_do" value="save">Save the menu</but
  * carries the site's ETag as its version.
  */
 export default async function navigationScreen(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>(
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  routes.get(
     '/sites/:id/navigation',
     { config: { operation: 'dashboard.sites.navigation' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
@@ -217,11 +219,10 @@ export default async function navigationScreen(app: FastifyInstance) {
     },
   )
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(
+  routes.post(
     '/sites/:id/navigation',
     {
       config: { operation: 'dashboard.sites.update_navigation' },
-      preHandler: app.csrfProtection,
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
