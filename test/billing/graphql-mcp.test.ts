@@ -4,6 +4,7 @@ import { createStripe } from '../../src/domain/billing/stripe-client.ts'
 import { startFakeStripe } from '../helpers/fake-stripe.ts'
 import { startLiveApp } from '../identity/helpers.ts'
 import { connect, textOf } from '../mcp/helpers.ts'
+import { graphqlAs } from '../graphql/helpers.ts'
 import { makeTeam, type TeamMember } from '../teams/helpers.ts'
 
 // Billing (DESIGN.md 16) on GraphQL and MCP, through the same service as /v1/account/billing,
@@ -21,22 +22,8 @@ await syncCatalogue(createStripe({ STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_API_BAS
 // The same service without Stripe.
 const plain = await startLiveApp()
 
-type Answer = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function graphql(
-  member: Pick<TeamMember, 'api'>,
-  query: string,
-  variables: Record<string, unknown> = {},
-  at = base,
-): Promise<Answer> {
-  const res = await fetch(`${at}/v1/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...member.api },
-    body: JSON.stringify({ query, variables }),
-  })
-  expect(res.status).toBe(200)
-  return (await res.json()) as Answer
-}
+const graphql = (member: Pick<TeamMember, 'api'>, query: string, variables: Record<string, unknown> = {}, at = base) =>
+  graphqlAs(at, member, query, variables)
 
 const BILLING = `{ billing { plan interval status addOns { id quantity } currentPeriodEnd cancelAtPeriodEnd scheduledChange { plan at } available billingPageUrl } }`
 const CHANGE = `mutation Change($input: ChangePlanInput!) { changePlan(input: $input) { url effective } }`

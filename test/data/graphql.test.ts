@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { startLiveApp } from '../identity/helpers.ts'
 import { bakerySite, buildSite } from '../sites/helpers.ts'
 import { eventually } from '../helpers/polling.ts'
+import { graphqlAs } from '../graphql/helpers.ts'
 import { makeTeam, type TeamMember } from '../teams/helpers.ts'
 import { httpClient } from './http.ts'
 
@@ -14,17 +15,8 @@ const site = await bakerySite(app, { accountId: team.accountId, hostname: 'graph
 expect(await buildSite(app, site.id)).toMatchObject({ status: 'succeeded' })
 const rest = httpClient(base, team.owner.api.authorization)
 
-type Answer = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function graphql(member: Pick<TeamMember, 'api'>, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
-  const res = await fetch(`${base}/v1/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...member.api },
-    body: JSON.stringify({ query, variables }),
-  })
-  expect(res.status).toBe(200)
-  return (await res.json()) as Answer
-}
+const graphql = (member: Pick<TeamMember, 'api'>, query: string, variables: Record<string, unknown> = {}) =>
+  graphqlAs(base, member, query, variables)
 
 describe('page history on GraphQL', () => {
   it('lists a page’s revisions as /v1 does and restores one as a new change', async () => {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { GraphQLClient } from 'graphql-request'
 import type { App } from '../../src/app.ts'
 import { insertBlock } from '../../src/domain/sites/blocks.ts'
@@ -58,4 +59,22 @@ export async function siteWithContent(
     for (let b = 0; b < blocks; b++) await insertBlock(app.db, page.id, { type: 'text', content: { markdown: `Block ${b} of page ${p}` } })
   }
   return { site, pageIds }
+}
+
+export type GraphqlAnswer = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** One GraphQL request over HTTP at `base` with a member's API token, answered 200; its body. */
+export async function graphqlAs(
+  base: string,
+  member: { api: { authorization: string } },
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<GraphqlAnswer> {
+  const res = await fetch(`${base}/v1/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...member.api },
+    body: JSON.stringify({ query, variables }),
+  })
+  expect(res.status).toBe(200)
+  return (await res.json()) as GraphqlAnswer
 }
