@@ -97,7 +97,9 @@ function navigationFrom(
   for (const item of saved ?? []) for (const one of [item, ...(item.children ?? [])]) if (one.page) kept.set(one.page, one)
   const rows: Array<{ item: NavigationItem; order: number; under: string; at: number; field: string }> = []
   const orderOf = (name: string) => {
-    const text = values[name] ?? ''
+    const text = (values[name] ?? '').trim()
+    // A new link without a position goes to the end.
+    if (text === '') return 10_000
     if (!/^\d{1,4}$/.test(text)) wrong[name] = 'Write a whole number, such as 10.'
     return Number(text)
   }
