@@ -1,24 +1,36 @@
 import type { Role } from '../domain/accounts/members.ts'
+import { languageSwitch } from '../domain/i18n/switch.ts'
+import type { MessageKey, Translator } from '../domain/i18n/translator.ts'
 import { documentShell, html, type SafeHtml } from '../infra/html.ts'
 
-const SECTIONS = [
-  ['overview', '/app', 'Overview'],
-  ['sites', '/app/sites', 'Sites'],
-  ['media', '/app/media', 'Photos'],
-  ['conversations', '/app/conversations', 'Conversations'],
-  ['leads', '/app/leads', 'Leads'],
-  ['tokens', '/app/tokens', 'API tokens'],
-  ['webhooks', '/app/webhooks', 'Webhooks'],
-  ['members', '/app/members', 'Members'],
-  ['billing', '/app/billing', 'Billing'],
-  ['audit', '/app/audit-log', 'Audit log'],
-  ['accounts', '/app/accounts', 'Accounts'],
+/** The sections for owners first (DESIGN.md 17): what a business needs, then what only developers use. */
+const MAIN = [
+  ['sites', '/app/sites', 'nav.sites'],
+  ['media', '/app/media', 'nav.media'],
+  ['messages', '/app/leads', 'nav.messages'],
+  ['stats', '/app/stats', 'nav.statistics'],
+  ['members', '/app/members', 'nav.team'],
+  ['billing', '/app/billing', 'nav.billing'],
+] as const
+const DEVELOPERS = [
+  ['tokens', '/app/tokens', 'nav.tokens'],
+  ['webhooks', '/app/webhooks', 'nav.webhooks'],
+  ['audit', '/app/audit-log', 'nav.audit'],
 ] as const
 
-export type Section = (typeof SECTIONS)[number][0]
+/** A page's place in the navigation; leads and conversations are both under Messages. */
+export type Section =
+  | 'overview'
+  | 'accounts'
+  | 'leads'
+  | 'conversations'
+  | Exclude<(typeof MAIN)[number][0], 'messages'>
+  | (typeof DEVELOPERS)[number][0]
+
+const navId = (section: Section) => (section === 'leads' || section === 'conversations' ? 'messages' : section)
 
 /** Sections only an account's owners open (DESIGN.md 12): the others are not offered to the rest. */
-export const OWNER_SECTIONS: ReadonlySet<Section> = new Set(['webhooks', 'members', 'audit'])
+export const OWNER_SECTIONS: ReadonlySet<string> = new Set(['webhooks', 'members', 'audit'])
 
 /** Who is looking: the person and their role in the account they chose. */
 export interface Viewer {
@@ -28,7 +40,8 @@ export interface Viewer {
 
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f8fafc}
 a{color:#1d4ed8}header{background:#1e293b;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
-header .brand{font-weight:700;margin-right:auto}header a{color:#fff}header form{margin:0}header .who{color:#e2e8f0;font-size:.9rem;overflow-wrap:anywhere}
+header .brand{font-weight:700;margin-right:auto;color:#fff;text-decoration:none}nav .group{color:#cbd5e1;font-size:.85rem;margin-left:.5rem}
+.languages{display:flex;gap:.25rem;margin:0}.languages button{padding:.1rem .45rem;font-size:.85rem;background:none;border:1px solid #94a3b8;color:#fff}.languages .current{font-weight:700;border-color:#fff}header a{color:#fff}header form{margin:0}header .who{color:#e2e8f0;font-size:.9rem;overflow-wrap:anywhere}
 header button.signout{background:none;border:0;padding:0;color:#fff;text-decoration:underline;border-radius:0}
 nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .75rem}nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
 main{max-width:64rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem;overflow-wrap:anywhere}h2{font-size:1.2rem;margin-top:2rem}
@@ -61,37 +74,51 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 .table td::before{content:attr(data-label);display:block;font-size:.85rem;font-weight:600;color:#475569}
 code{overflow-wrap:anywhere}}`
 
+/** What a dashboard page is made of, besides the layout itself. */
+export interface LayoutParts {
+  t: Translator
+  title: string
+  section: Section
+  viewer: Viewer
+  csrf: string
+  /** The page's own address, where the language switch comes back to. */
+  returnTo: string
+  body: SafeHtml
+  flash?: { notice?: string; error?: string }
+  banner?: SafeHtml
+}
+
 /**
- * A dashboard page: navigation (the sections the person's role opens), who is signed in with their role, sign-out (a form posting to /signout with the CSRF token), a
- * flash line and the section's content; no script but the copy button's.
+ * A dashboard page in the person's language: navigation (the sections the person's role opens,
+ * the developers' apart), who is signed in with their role, the language switch, sign-out (a form
+ * posting to /signout with the CSRF token), a flash line and the section's content; no script but
+ * the copy button's.
  */
-export function layout(
-  title: string,
-  section: Section,
-  viewer: Viewer,
-  csrf: string,
-  body: SafeHtml,
-  flash?: { notice?: string; error?: string },
-  banner?: SafeHtml,
-): SafeHtml {
-  const sections = SECTIONS.filter(([id]) => viewer.role === 'owner' || !OWNER_SECTIONS.has(id))
+export function layout(parts: LayoutParts): SafeHtml {
+  const { t, viewer, section, flash } = parts
+  const opened = <T extends readonly [string, string, MessageKey]>(items: readonly T[]) =>
+    items.filter(([id]) => viewer.role === 'owner' || !OWNER_SECTIONS.has(id))
+  const link = ([id, href, label]: readonly [string, string, MessageKey]) =>
+    html`<li><a href="${href}"${id === navId(section) ? html` aria-current="page"` : ''}>${t.t(label)}</a></li>`
+  const developers = opened(DEVELOPERS)
   return documentShell({
-    lang: 'en',
-    title: `${title} · Web Presence dashboard`,
+    lang: t.lang,
+    title: t.t('layout.title', { title: parts.title }),
     style: STYLE,
     noindex: true,
     body: html`<header>
-<span class="brand">Web Presence</span>
-<nav aria-label="Dashboard sections"><ul>${sections.map(([id, href, label]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
-<span class="who">${viewer.email} (${viewer.role})</span>
-<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="signout">Sign out</button></form>
+<a class="brand" href="/app"${section === 'overview' ? html` aria-current="page"` : ''}>${t.t('brand.name')}</a>
+<nav aria-label="${t.t('nav.label')}"><ul>${opened(MAIN).map(link)}</ul>${developers.length ? html`<ul aria-label="${t.t('nav.developers')}"><li class="group" aria-hidden="true">${t.t('nav.developers')}:</li>${developers.map(link)}</ul>` : ''}</nav>
+<span class="who">${t.t('layout.who', { email: viewer.email, role: t.t(`role.${viewer.role}`) })} · <a href="/app/accounts"${section === 'accounts' ? html` aria-current="page"` : ''}>${t.t('nav.accounts')}</a></span>
+${languageSwitch(t, parts.csrf, parts.returnTo)}
+<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${parts.csrf}"><button type="submit" class="signout">${t.t('signout.button')}</button></form>
 </header>
 <main>
-${banner ?? ''}
-<h1>${title}</h1>
+${parts.banner ?? ''}
+<h1>${parts.title}</h1>
 ${flash?.notice ? html`<p class="notice" role="status">${flash.notice}</p>` : ''}
 ${flash?.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
-${body}
+${parts.body}
 </main>`,
   })
 }

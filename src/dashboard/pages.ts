@@ -8,7 +8,8 @@ import type { Role } from '../domain/accounts/members.ts'
 import { webCookieNames } from '../domain/accounts/web-sessions.ts'
 import { classify, logFailure } from '../errors.ts'
 import type { SessionPrincipal } from '../frame/index.ts'
-import { pageFailure } from '../infra/error-page.ts'
+import { pageFailure } from '../domain/i18n/page-failure.ts'
+import { requestTranslator } from '../domain/i18n/request.ts'
 import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited-change.ts'
 import { neededRole } from './permissions.ts'
@@ -94,6 +95,7 @@ export default async function dashboardPages(app: FastifyInstance) {
   })
 
   app.decorateRequest('person', null as never)
+  app.decorateRequest('t', null as never)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const person = await app.frame.session(request)
@@ -102,6 +104,7 @@ export default async function dashboardPages(app: FastifyInstance) {
       return reply.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}`, 303)
     }
     request.person = person
+    request.t = requestTranslator(request, person.language)
     // The member's role, in the account chosen in this browser: reading is every member's, a
     // change an editor's; a route or section that needs more or less says so in `config.role`.
     app.frame.authorize(person, { role: neededRole(request) })
@@ -124,25 +127,35 @@ export default async function dashboardPages(app: FastifyInstance) {
       const done = (this.request.query as { done?: string } | undefined)?.done
       const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
       const { email, role, accountId } = this.request.person
+      const t = this.request.t
       const banner = (await paymentOverdue(app, accountId))
-        ? html`<p class="error" role="alert">The last payment for your plan did not go through. Your plan stays while the card is tried again; ${role === 'owner' ? html`<a href="/app/billing">update the card on the billing page</a>` : 'an owner of the account can update the card'} so that it does not fall back to the free plan.</p>`
+        ? html`<p class="error" role="alert">${t.rich('layout.paymentOverdue', { owner: role === 'owner' ? 'yes' : 'no' }, { link: (words) => html`<a href="/app/billing">${words}</a>` })}</p>`
         : undefined
       const flashed = { ...flash, ...(notice ? { notice } : {}) }
-      return sendPage(this, this.statusCode, layout(title, section, { email, role }, this.formToken(), body, flashed, banner))
+      const returnTo = this.request.method === 'GET' ? this.request.url : '/app'
+      const viewer = { email, role }
+      return sendPage(
+        this,
+        this.statusCode,
+        layout({ t, title, section, viewer, csrf: this.formToken(), returnTo, body, flash: flashed, banner }),
+      )
     },
   )
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const classified = classify(error)
     logFailure(request, error, classified)
-    const failure = pageFailure(error, classified, inPlainWords(request, classified))
+    const t = (request.t ??= requestTranslator(request, request.person?.language))
+    const failure = pageFailure(t, error, classified, inPlainWords(request, classified))
     reply.code(failure.status)
     if (request.person && request.method === 'POST') await recordRefusal(request, failure.status)
     if (!request.person) return reply.type('text/plain; charset=utf-8').send(failure.message)
-    return reply.page(failure.title, 'overview', html`<p><a href="/app">Back to the dashboard</a></p>`, { error: failure.message })
+    return reply.page(failure.title, 'overview', html`<p><a href="/app">${t.t('layout.back')}</a></p>`, { error: failure.message })
   })
   app.setNotFoundHandler(async (request, reply) => {
     reply.code(404)
-    return reply.page('Not found', 'overview', html`<p>There is nothing at this address. <a href="/app">Back to the dashboard</a></p>`)
+    const t = (request.t ??= requestTranslator(request, request.person?.language))
+    const back = t.rich('layout.nothingHere', {}, { link: (words) => html`<a href="/app">${words}</a>` })
+    return reply.page(t.t('error.title.404'), 'overview', html`<p>${back}</p>`)
   })
 
   // The one script of the dashboard: a copy button for a secret shown once (the page works without it).

@@ -50,6 +50,8 @@ export interface SessionPrincipal extends Acting {
   accountId: string
   plan: Plan
   email: string
+  /** The language the person chose (de, en, fr), null until they choose. */
+  language: string | null
   tokenId: null
   clientId: null
 }

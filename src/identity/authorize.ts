@@ -3,13 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { OAuthRedirectErrorCode } from '../errors.ts'
 import { randomToken } from '../infra/crypto.ts'
-import { html, sendPage } from '../infra/html.ts'
+import { html } from '../infra/html.ts'
 import { insertAuthorizationCode } from './authorization-codes.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { findClient, type Client } from './clients.ts'
 import type { Config } from '../config.ts'
 import { MCP_SCOPES, parseScope, resources, REST_SCOPES, scopesOf } from './constants.ts'
-import { hidden, page } from './html.ts'
+import { type IdentityPage, hidden, page, sendPage } from './html.ts'
 import { accountChoice, accountField, chosenAccount, type AccountChoice } from './account-choice.ts'
 import { CHALLENGE } from './pkce.ts'
 
@@ -171,7 +171,7 @@ async function consentPage(reply: FastifyReply, email: string, valid: ValidReque
   const csp = String(reply.getHeader('content-security-policy') ?? '')
   reply.header('content-security-policy', csp.replace(/form-action [^;]*/, `form-action 'self' ${target.origin}`))
   const fields = {
-    _csrf: await reply.generateCsrf(),
+    _csrf: reply.formToken(),
     response_type: query.response_type,
     client_id: query.client_id,
     redirect_uri: query.redirect_uri,

@@ -7,10 +7,10 @@ import { withTransaction } from '../domain/transaction.ts'
 import { chooseSessionAccount, webCookieNames } from '../domain/accounts/web-sessions.ts'
 import { classify } from '../errors.ts'
 import { safeEqual } from '../infra/crypto.ts'
-import { html, sendPage, type SafeHtml } from '../infra/html.ts'
+import { html, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
-import { errorLine, hidden, page } from './html.ts'
+import { type IdentityPage, errorLine, hidden, page, sendPage } from './html.ts'
 import { CODES_PER_EMAIL } from './sign-in.ts'
 import {
   challengeCodeHash,
@@ -36,7 +36,7 @@ const ROLE_WORDS: Record<Role, string> = {
 const day = (date: Date) => date.toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
 
 /** What a link that cannot be used says, and with which status. */
-function unusable(state: InvitationUnusable['state'], found?: FoundInvitation): { status: number; page: SafeHtml } {
+function unusable(state: InvitationUnusable['state'], found?: FoundInvitation): { status: number; page: IdentityPage } {
   const ask = 'Ask the owner of the account to invite you again.'
   switch (state) {
     case 'accepted':
@@ -86,7 +86,7 @@ function invitationIntro(found: FoundInvitation): SafeHtml {
   return html`<p>${found.inviter ?? 'The owner of an account'} invites you to join their account on Web Presence as ${ROLE_WORDS[found.row.role]}.</p>`
 }
 
-function codeForm(csrf: string, token: string, challenge: string, email: string, error?: string): SafeHtml {
+function codeForm(csrf: string, token: string, challenge: string, email: string, error?: string): IdentityPage {
   return page(
     'Enter your code',
     html`${errorLine(error)}
@@ -162,7 +162,7 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
       const { token } = request.query
       const found = await pending(reply, token)
       if (!found) return reply
-      const csrf = await reply.generateCsrf()
+      const csrf = reply.formToken()
       const person = request.webUser
       if (person && person.email === found.email) {
         return sendPage(
@@ -223,7 +223,7 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
         subject: 'Your Web Presence sign-in code',
         text: `Your sign-in code is ${code}\n\nEnter it to join the account you were invited to. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes. If you did not ask for it, ignore this mail.\n`,
       })
-      return sendPage(reply, 200, codeForm(await reply.generateCsrf(), token, challenge, found.email))
+      return sendPage(reply, 200, codeForm(reply.formToken(), token, challenge, found.email))
     },
   )
 
@@ -267,7 +267,7 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
         )
       }
       const code = readSignInCode(request.body.code)
-      if (code === undefined) return sendPage(reply, 400, codeForm(await reply.generateCsrf(), token, id, found.email, NOT_A_SIGN_IN_CODE))
+      if (code === undefined) return sendPage(reply, 400, codeForm(reply.formToken(), token, id, found.email, NOT_A_SIGN_IN_CODE))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
@@ -275,7 +275,7 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
           reply,
           400,
           codeForm(
-            await reply.generateCsrf(),
+            reply.formToken(),
             token,
             id,
             found.email,

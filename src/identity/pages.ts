@@ -2,10 +2,12 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { classify, logFailure } from '../errors.ts'
 import authorizeRoutes from './authorize.ts'
-import { pageFailure } from '../infra/error-page.ts'
-import { html, sendPage } from '../infra/html.ts'
-import { page } from './html.ts'
+import { pageFailure } from '../domain/i18n/page-failure.ts'
+import { requestTranslator } from '../domain/i18n/request.ts'
+import { html } from '../infra/html.ts'
+import { page, sendPage } from './html.ts'
 import invitationRoutes from './invitations.ts'
+import languageRoutes from './language.ts'
 import signInRoutes from './sign-in.ts'
 import type { EmailHasher } from './users.ts'
 import verifyRoutes from './verify.ts'
@@ -15,7 +17,8 @@ import webSession from './web-session.ts'
 function htmlErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const classified = classify(error)
   logFailure(request, error, classified)
-  const failure = pageFailure(error, classified, classified.status === 429 ? 'Wait a minute before trying again.' : undefined)
+  const t = (request.t ??= requestTranslator(request, null))
+  const failure = pageFailure(t, error, classified, classified.status === 429 ? t.t('error.wait') : undefined)
   return sendPage(reply, failure.status, page(failure.title, html`<p>${failure.message}</p>`))
 }
 
@@ -25,6 +28,7 @@ export default async function pageRoutes(app: FastifyInstance, options: { emailH
   await app.register(webSession)
   app.setErrorHandler(htmlErrorHandler)
   await app.register(signInRoutes, options)
+  await app.register(languageRoutes)
   await app.register(invitationRoutes, options)
   await app.register(verifyRoutes, options)
   await app.register(authorizeRoutes)

@@ -1,11 +1,12 @@
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import type { Translator } from '../domain/i18n/translator.ts'
 import { safeEqual } from '../infra/crypto.ts'
-import { html, sendPage, type SafeHtml } from '../infra/html.ts'
+import { html, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { SIGN_IN_CODE_ATTEMPTS, SIGN_IN_CODE_TTL } from './constants.ts'
-import { errorLine, hidden, page } from './html.ts'
+import { type IdentityPage, errorLine, hidden, page, sendPage } from './html.ts'
 import {
   claimSignInWarning,
   oldestChallengeSince,
@@ -17,7 +18,7 @@ import {
   findChallenge,
   insertChallenge,
 } from './sign-in-challenges.ts'
-import { newSignInCode, NOT_A_SIGN_IN_CODE, readSignInCode } from './user-codes.ts'
+import { newSignInCode, readSignInCode } from './user-codes.ts'
 import { findOrCreateUser, normaliseEmail, type EmailHasher } from './users.ts'
 import { safeReturnTo } from './web-session.ts'
 
@@ -35,42 +36,38 @@ const DAY_MS = 86_400_000
 const Html = Type.String({ description: 'HTML page' })
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-function emailForm(csrf: string, returnTo: string, error?: string, email = ''): SafeHtml {
+function emailForm(t: Translator, csrf: string, returnTo: string, error?: string, email = ''): IdentityPage {
   return page(
-    'Sign in',
+    t.t('signin.title'),
     html`${errorLine(error)}
-<p>We send a one-time code to your email address. An account is created the first time you sign in.</p>
+<p>${t.t('signin.intro')}</p>
 <form method="post" action="/signin">
 ${hidden({ _csrf: csrf, return_to: returnTo })}
-<label for="email">Email address</label>
+<label for="email">${t.t('signin.email')}</label>
 <input id="email" type="email" name="email" value="${email}" required maxlength="254" autocomplete="email" autofocus>
-<button type="submit">Send code</button>
+<button type="submit">${t.t('signin.send')}</button>
 </form>`,
   )
 }
 
-function codeForm(csrf: string, challenge: string, error?: string): SafeHtml {
+function codeForm(t: Translator, csrf: string, challenge: string, error?: string): IdentityPage {
   return page(
-    'Enter your code',
+    t.t('signin.code.title'),
     html`${errorLine(error)}
-<p>We sent a six-digit code to your email address. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes.</p>
+<p>${t.t('signin.code.intro', { minutes: SIGN_IN_CODE_TTL / 60 })}</p>
 <form method="post" action="/signin/code">
 ${hidden({ _csrf: csrf, challenge })}
-<label for="code">Code</label>
+<label for="code">${t.t('signin.code.label')}</label>
 <input id="code" type="text" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" autofocus>
-<button type="submit">Sign in</button>
+<button type="submit">${t.t('signin.code.submit')}</button>
 </form>
-<p class="muted"><a href="/signin">Send a new code</a></p>`,
+<p class="muted"><a href="/signin">${t.t('signin.code.resend')}</a></p>`,
   )
 }
 
 /** The mail an address gets once a day when its codes are held back: someone is trying to sign in with it. */
-function warningMail(email: string) {
-  return {
-    to: email,
-    subject: 'Someone keeps asking for sign-in codes for your address',
-    text: `Many sign-in codes for Web Presence were asked for this address today, so we have stopped sending them for now.\n\nIf that was you, wait a few hours and try again. If it was not, nobody can sign in without the codes we mailed to you: you need not do anything, and you may ignore the codes.\n`,
-  }
+function warningMail(t: Translator, email: string) {
+  return { to: email, subject: t.t('mail.signinWarning.subject'), text: t.t('mail.signinWarning.text') }
 }
 
 /**
@@ -93,7 +90,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
         response: { 200: Html },
       },
     },
-    async (request, reply) => sendPage(reply, 200, emailForm(await reply.generateCsrf(), safeReturnTo(request.query.return_to))),
+    async (request, reply) => sendPage(reply, 200, emailForm(request.t, reply.formToken(), safeReturnTo(request.query.return_to))),
   )
 
   typed.post(
@@ -114,28 +111,24 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       },
     },
     async (request, reply) => {
+      const t = request.t
       const returnTo = safeReturnTo(request.body.return_to)
       const email = normaliseEmail(request.body.email)
       if (!EMAIL_FORMAT.test(email) || email.length < 3)
-        return sendPage(reply, 400, emailForm(await reply.generateCsrf(), returnTo, 'Enter a valid email address.', email))
+        return sendPage(reply, 400, emailForm(t, reply.formToken(), returnTo, t.t('signin.invalidEmail'), email))
       const hash = emailHash(email)
       const dayAgo = new Date(Date.now() - DAY_MS)
       if ((await countRecentChallenges(app.db, hash, dayAgo)) >= CODES_PER_EMAIL_PER_DAY) {
         const oldest = await oldestChallengeSince(app.db, hash, dayAgo)
         const waitMs = Math.max(60_000, (oldest?.getTime() ?? Date.now()) + DAY_MS - Date.now())
         reply.header('retry-after', String(Math.ceil(waitMs / 1000)))
-        if (await claimSignInWarning(app.db, hash)) await app.mailer.send(warningMail(email))
+        if (await claimSignInWarning(app.db, hash)) await app.mailer.send(warningMail(t, email))
         const hours = Math.ceil(waitMs / 3600_000)
-        const message = `Too many sign-in codes were asked for this address today, so no more are sent for now. Try again in ${hours === 1 ? 'an hour' : `${hours} hours`}. We have written to the address to say so.`
-        return sendPage(reply, 429, emailForm(await reply.generateCsrf(), returnTo, message, email))
+        return sendPage(reply, 429, emailForm(t, reply.formToken(), returnTo, t.t('signin.tooManyToday', { hours }), email))
       }
       if ((await countRecentChallenges(app.db, hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
         reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
-        return sendPage(
-          reply,
-          429,
-          emailForm(await reply.generateCsrf(), returnTo, 'Too many codes were sent to this address. Try again in 15 minutes.', email),
-        )
+        return sendPage(reply, 429, emailForm(t, reply.formToken(), returnTo, t.t('signin.tooManyRecent'), email))
       }
       const code = newSignInCode()
       const id = await insertChallenge(app.db, app.keyring, {
@@ -147,8 +140,8 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       })
       await app.mailer.send({
         to: email,
-        subject: 'Your Web Presence sign-in code',
-        text: `Your sign-in code is ${code}\n\nIt is valid for ${SIGN_IN_CODE_TTL / 60} minutes. If you did not ask for it, ignore this mail.\n`,
+        subject: t.t('mail.signinCode.subject'),
+        text: t.t('mail.signinCode.text', { code, minutes: SIGN_IN_CODE_TTL / 60 }),
       })
       return reply.redirect(`/signin/code?challenge=${encodeURIComponent(id)}`, 303)
     },
@@ -165,7 +158,7 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
         response: { 200: Html },
       },
     },
-    async (request, reply) => sendPage(reply, 200, codeForm(await reply.generateCsrf(), request.query.challenge)),
+    async (request, reply) => sendPage(reply, 200, codeForm(request.t, reply.formToken(), request.query.challenge)),
   )
 
   typed.post(
@@ -189,41 +182,35 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
       const { challenge: id } = request.body
       const code = readSignInCode(request.body.code)
       const challenge = await findChallenge(app.db, id)
-      const csrf = await reply.generateCsrf()
+      const csrf = reply.formToken()
+      const t = request.t
       if (!challenge || challenge.consumed_at || challenge.expires_at <= new Date() || challenge.attempts >= SIGN_IN_CODE_ATTEMPTS) {
         return sendPage(
           reply,
           410,
           page(
-            'Code no longer valid',
-            html`<p>This code has expired or was tried too often.</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">Send a new code</a></p>`,
+            t.t('signin.code.gone.title'),
+            html`<p>${t.t('signin.code.expired')}</p><p><a href="/signin?return_to=${encodeURIComponent(challenge?.return_to ?? '/signin/done')}">${t.t('signin.code.resend')}</a></p>`,
           ),
         )
       }
-      if (code === undefined) return sendPage(reply, 400, codeForm(csrf, id, NOT_A_SIGN_IN_CODE))
+      if (code === undefined) return sendPage(reply, 400, codeForm(t, csrf, id, t.t('signin.code.notACode')))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
-        return sendPage(
-          reply,
-          400,
-          codeForm(
-            csrf,
-            id,
-            left > 0
-              ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.`
-              : 'That code is not right, and no tries are left. Ask for a new code.',
-          ),
-        )
+        return sendPage(reply, 400, codeForm(t, csrf, id, left > 0 ? t.t('signin.code.wrong', { left }) : t.t('signin.code.noTriesLeft')))
       }
       if (!(await consumeChallenge(app.db, id)))
         return sendPage(
           reply,
           410,
-          page('Code no longer valid', html`<p>This code has already been used.</p><p><a href="/signin">Send a new code</a></p>`),
+          page(
+            t.t('signin.code.gone.title'),
+            html`<p>${t.t('signin.code.used')}</p><p><a href="/signin">${t.t('signin.code.resend')}</a></p>`,
+          ),
         )
       const email = challengeEmail(app.keyring, challenge)
-      const user = await findOrCreateUser(app.db, app.keyring, challenge.email_hash, email)
+      const user = await findOrCreateUser(app.db, app.keyring, challenge.email_hash, email, { language: t.lang })
       await reply.startWebSession(user.id)
       return reply.redirect(safeReturnTo(challenge.return_to), 303)
     },
@@ -233,10 +220,22 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
     '/signin/done',
     { config: { operation: 'signin.done' }, schema: { summary: 'Signed-in page', tags: ['sign-in'], response: { 200: Html } } },
     async (request, reply) => {
+      const t = request.t
       if (!request.webUser)
-        return sendPage(reply, 200, page('Not signed in', html`<p>You are not signed in. <a href="/signin">Sign in</a></p>`))
-      const signOut = html`<form method="post" action="/signout">${hidden({ _csrf: await reply.generateCsrf() })}<button type="submit">Sign out</button></form>`
-      return sendPage(reply, 200, page('Signed in', html`<p>You are signed in as ${request.webUser.email}.</p>${signOut}`))
+        return sendPage(
+          reply,
+          200,
+          page(
+            t.t('signin.out.title'),
+            html`<p>${t.rich('signin.out.text', {}, { link: (words) => html`<a href="/signin">${words}</a>` })}</p>`,
+          ),
+        )
+      const signOut = html`<form method="post" action="/signout">${hidden({ _csrf: reply.formToken() })}<button type="submit">${t.t('signout.button')}</button></form>`
+      return sendPage(
+        reply,
+        200,
+        page(t.t('signin.done.title'), html`<p>${t.t('signin.done.text', { email: request.webUser.email })}</p>${signOut}`),
+      )
     },
   )
 
@@ -253,9 +252,11 @@ export default async function signInRoutes(app: FastifyInstance, options: { emai
         response: { 200: Html },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       await reply.endWebSession()
-      return sendPage(reply, 200, page('Signed out', html`<p>You are signed out. <a href="/signin">Sign in again</a></p>`))
+      const t = request.t
+      const again = t.rich('signout.text', {}, { link: (words) => html`<a href="/signin">${words}</a>` })
+      return sendPage(reply, 200, page(t.t('signout.title'), html`<p>${again}</p>`))
     },
   )
 }

@@ -10,6 +10,8 @@ export interface User {
   id: string
   accountId: string
   email: string
+  /** The language the person chose, null until they choose or first sign in. */
+  language: string | null
 }
 
 /**
@@ -22,12 +24,22 @@ export async function findOrCreateUser(
   keyring: Keyring,
   emailHash: string,
   email: string,
-  options: { joining?: string } = {},
+  options: { joining?: string; language?: string } = {},
 ): Promise<User> {
-  const existing = await db.selectFrom('users').select(['id', 'account_id']).where('email_hash', '=', emailHash).executeTakeFirst()
+  const language = options.language ?? null
+  const existing = await db
+    .selectFrom('users')
+    .select(['id', 'account_id', 'language'])
+    .where('email_hash', '=', emailHash)
+    .executeTakeFirst()
   if (existing) {
-    await db.updateTable('users').set({ last_sign_in_at: new Date() }).where('id', '=', existing.id).execute()
-    return { id: existing.id, accountId: existing.account_id, email: normaliseEmail(email) }
+    // The language of the pages a person first signs in on stays theirs until they choose another.
+    await db
+      .updateTable('users')
+      .set({ last_sign_in_at: new Date(), language: existing.language ?? language })
+      .where('id', '=', existing.id)
+      .execute()
+    return { id: existing.id, accountId: existing.account_id, email: normaliseEmail(email), language: existing.language ?? language }
   }
   const userId = newId('usr')
   const accountId = options.joining ?? newId('acct')
@@ -41,6 +53,7 @@ export async function findOrCreateUser(
         email_hash: emailHash,
         email_sealed: keyring.seal(normaliseEmail(email), `users.email:${userId}`),
         last_sign_in_at: new Date(),
+        language,
       })
       .onConflict((oc) => oc.column('email_hash').doNothing())
       .returning(['id', 'account_id'])
@@ -49,15 +62,21 @@ export async function findOrCreateUser(
       await trx.insertInto('account_members').values({ account_id: accountId, user_id: userId, role: 'owner' }).execute()
     return user
   })
-  if (created) return { id: created.id, accountId: created.account_id, email: normaliseEmail(email) }
+  if (created) return { id: created.id, accountId: created.account_id, email: normaliseEmail(email), language }
   // Two first sign-ins raced: the other one created the user; its empty account stays unused.
-  const winner = await db.selectFrom('users').select(['id', 'account_id']).where('email_hash', '=', emailHash).executeTakeFirstOrThrow()
-  return { id: winner.id, accountId: winner.account_id, email: normaliseEmail(email) }
+  const winner = await db
+    .selectFrom('users')
+    .select(['id', 'account_id', 'language'])
+    .where('email_hash', '=', emailHash)
+    .executeTakeFirstOrThrow()
+  return { id: winner.id, accountId: winner.account_id, email: normaliseEmail(email), language: winner.language }
 }
 
 export async function userById(db: Db, keyring: Keyring, id: string): Promise<User | undefined> {
-  const row = await db.selectFrom('users').select(['id', 'account_id', 'email_sealed']).where('id', '=', id).executeTakeFirst()
-  return row ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`) } : undefined
+  const row = await db.selectFrom('users').select(['id', 'account_id', 'email_sealed', 'language']).where('id', '=', id).executeTakeFirst()
+  return row
+    ? { id: row.id, accountId: row.account_id, email: keyring.open(row.email_sealed, `users.email:${row.id}`), language: row.language }
+    : undefined
 }
 
 /**

@@ -2,10 +2,10 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { html, sendPage, type SafeHtml } from '../infra/html.ts'
+import { html, type SafeHtml } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
-import { errorLine, hidden, page } from './html.ts'
+import { type IdentityPage, errorLine, hidden, page, sendPage } from './html.ts'
 import { claimAttemptByUserCode, countWrongAccountEntry, decideClaimAttempt, type ClaimDecision } from './registrations.ts'
 import { normaliseUserCode } from './user-codes.ts'
 import { accountChoice, accountField, accountName, chosenAccount } from './account-choice.ts'
@@ -16,7 +16,7 @@ import type { EmailHasher } from './users.ts'
 const Html = Type.String({ description: 'HTML page' })
 const VERIFY = '/agent/identity/verify'
 
-function entryForm(csrf: string, userCode = '', error?: string): SafeHtml {
+function entryForm(csrf: string, userCode = '', error?: string): IdentityPage {
   return page(
     'Connect an agent',
     html`${errorLine(error)}
@@ -53,7 +53,7 @@ export default async function verifyRoutes(app: FastifyInstance, options: { emai
       },
     },
     async (request, reply) => {
-      const csrf = await reply.generateCsrf()
+      const csrf = reply.formToken()
       const code = request.query.user_code ? normaliseUserCode(request.query.user_code) : undefined
       if (!code || !request.webUser) return sendPage(reply, 200, entryForm(csrf, request.query.user_code ?? ''))
       const attempt = await pendingAttempt(code)
@@ -93,7 +93,7 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
       },
     },
     async (request, reply) => {
-      const csrf = await reply.generateCsrf()
+      const csrf = reply.formToken()
       const code = normaliseUserCode(request.body.user_code)
       const attempt = code ? await pendingAttempt(code) : undefined
       if (!code || !attempt || attempt.status !== 'pending')
@@ -127,13 +127,13 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
     async (request, reply) => {
       const code = normaliseUserCode(request.body.user_code)
       const user = request.webUser
-      if (!code) return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known.'))
+      if (!code) return sendPage(reply, 400, entryForm(reply.formToken(), '', 'This code is not known.'))
       if (!user) return reply.redirect(`/signin?return_to=${encodeURIComponent(`${VERIFY}?user_code=${display(code)}`)}`, 303)
       const attempt = await pendingAttempt(code)
       if (!attempt || attempt.status !== 'pending')
-        return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code is not known or was already used.'))
+        return sendPage(reply, 400, entryForm(reply.formToken(), '', 'This code is not known or was already used.'))
       if (attempt.expires_at <= new Date())
-        return sendPage(reply, 410, entryForm(await reply.generateCsrf(), '', 'This code has expired. Ask the agent to start again.'))
+        return sendPage(reply, 410, entryForm(reply.formToken(), '', 'This code has expired. Ask the agent to start again.'))
 
       if (attempt.email_hash !== options.emailHash(user.email)) {
         const failed = attempt.failed_entries + 1
@@ -169,7 +169,7 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
         )
       }
       if (!(await decideClaimAttempt(app.db, attempt.id, decision)))
-        return sendPage(reply, 400, entryForm(await reply.generateCsrf(), '', 'This code was already used.'))
+        return sendPage(reply, 400, entryForm(reply.formToken(), '', 'This code was already used.'))
       return sendPage(reply, 200, outcome)
     },
   )

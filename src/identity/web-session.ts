@@ -4,6 +4,7 @@ import csrf from '@fastify/csrf-protection'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { webCookieNames } from '../domain/accounts/web-sessions.ts'
 import { newId, randomToken, sha256Hex } from '../infra/crypto.ts'
+import { requestTranslator } from '../domain/i18n/request.ts'
 import { WEB_SESSION_TTL } from './constants.ts'
 import { userById, type User } from './users.ts'
 
@@ -16,6 +17,8 @@ declare module 'fastify' {
     /** Signs the person in on this browser; `accountId` is the account the session works in (else their default). */
     startWebSession(userId: string, accountId?: string): Promise<void>
     endWebSession(): Promise<void>
+    /** The CSRF token of this page's forms: one per response, so every form and the cookie agree. */
+    formToken(): string
   }
 }
 
@@ -32,7 +35,20 @@ async function webSession(app: FastifyInstance) {
   await app.register(csrf, { cookieKey: names.csrf, cookieOpts: cookieOptions })
 
   app.decorateRequest('webUser', null)
+  app.decorateRequest('t', null as never)
   app.addHook('preHandler', async (request: FastifyRequest) => {
+    await signedInPerson(request)
+    request.t = requestTranslator(request, request.webUser?.language)
+  })
+  // generateCsrf makes a new secret (and cookie) on every call while the browser has none yet.
+  const formTokens = new WeakMap<FastifyReply, string>()
+  app.decorateReply('formToken', function formToken(this: FastifyReply) {
+    let token = formTokens.get(this)
+    if (!token) formTokens.set(this, (token = this.generateCsrf()))
+    return token
+  })
+
+  async function signedInPerson(request: FastifyRequest) {
     const token = request.cookies[names.session]
     if (!token || token.length > 100) return
     const session = await app.db
@@ -42,7 +58,7 @@ async function webSession(app: FastifyInstance) {
       .where('expires_at', '>', new Date())
       .executeTakeFirst()
     if (session) request.webUser = (await userById(app.db, app.keyring, session.user_id)) ?? null
-  })
+  }
 
   app.decorateReply('startWebSession', async function startWebSession(this: FastifyReply, userId: string, accountId?: string) {
     const token = randomToken(32)

@@ -195,6 +195,8 @@ export interface UsersTable {
   email_sealed: string
   created_at: CreatedAt
   last_sign_in_at: NullableTimestamp
+  /** The language the person chose (de, en, fr) for the dashboard and their mail; null: the browser's. */
+  language: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface SignInChallengesTable {

@@ -57,9 +57,12 @@ export class Browser {
   readonly base: string
   readonly ip: string | undefined
   private readonly cookies = new Map<string, string>()
+  /** Headers this browser sends with every request (Accept-Language). */
+  private readonly headers: Record<string, string>
 
-  constructor(base: string) {
+  constructor(base: string, options: { headers?: Record<string, string> } = {}) {
     this.base = base
+    this.headers = options.headers ?? {}
   }
 
   /** The cookies this browser holds, to hand to a real browser (playwright's `addCookies`). */
@@ -73,7 +76,7 @@ export class Browser {
 
   private async request(path: string, init: RequestInit): Promise<Page> {
     const url = new URL(path, this.base)
-    const headers = new Headers(init.headers)
+    const headers = new Headers({ ...this.headers, ...Object.fromEntries(new Headers(init.headers)) })
     if (this.cookies.size) headers.set('cookie', this.cookieHeader())
     const response = await fetch(url, { ...init, headers, redirect: 'manual' })
     for (const line of response.headers.getSetCookie()) {

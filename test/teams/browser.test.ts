@@ -51,7 +51,7 @@ describe.skipIf(!haveBrowser || onPostgres)('a team in Chromium without JavaScri
     await ownerPage.getByRole('button', { name: 'Sign in' }).click()
     await ownerPage.waitForURL(`${base}/app`)
 
-    await ownerPage.getByRole('link', { name: 'Members' }).click()
+    await ownerPage.getByRole('link', { name: 'Team' }).click()
     expect(await ownerPage.getByRole('heading', { level: 1 }).textContent()).toBe('Members')
     expect(await ownerPage.locator('main').textContent()).toContain('1 of 5 seats taken')
     await accessible('members', ownerPage)
@@ -102,7 +102,7 @@ describe.skipIf(!haveBrowser || onPostgres)('a team in Chromium without JavaScri
 
     // No Members in the navigation, and the address refused.
     const nav = colleaguePage.getByRole('navigation', { name: 'Dashboard sections' })
-    expect(await nav.getByRole('link', { name: 'Members' }).count()).toBe(0)
+    expect(await nav.getByRole('link', { name: 'Team' }).count()).toBe(0)
     expect(await nav.getByRole('link', { name: 'Webhooks' }).count()).toBe(0)
     const refused = await colleaguePage.goto(`${base}/app/members`)
     expect(refused!.status()).toBe(403)

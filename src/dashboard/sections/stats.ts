@@ -225,7 +225,7 @@ ${
 }
 <p>${PERIODS.map((p) => (p === days ? html`<strong>Last ${p} days</strong> ` : html`<a href="/app/stats?days=${p}">Last ${p} days</a> `))}</p>
 ${await weeklyMailCard(app, reply)}`
-      return reply.page('Statistics', 'sites', body)
+      return reply.page('Statistics', 'stats', body)
     },
   )
 
@@ -267,7 +267,7 @@ async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecor
 <p>Counted by the server that serves your site, without cookies or scripts, so your visitors are asked for no consent. Visits of bots and of your own previews are left out.</p>
 ${periodForm(site, String(days))}
 ${statsBody(site, days, stats, retention)}`
-  return reply.page(`Statistics of ${site.name}`, 'sites', body)
+  return reply.page(`Statistics of ${site.name}`, 'stats', body)
 }
 
 /** A period the page does not offer (an address typed or edited by hand): 400, the form with the problem beside the field. */
@@ -275,5 +275,5 @@ function refusePeriod(reply: FastifyReply, site: SiteRecord, typed: string) {
   reply.code(400)
   const body = html`${STYLE}${crumbs([[site.name, `/app/sites/${site.id}`], ['Statistics']])}
 ${periodForm(site, typed, PERIOD_PROBLEM)}`
-  return reply.page(`Statistics of ${site.name}`, 'sites', body, { error: `No statistics shown: ${PERIOD_PROBLEM}` })
+  return reply.page(`Statistics of ${site.name}`, 'stats', body, { error: `No statistics shown: ${PERIOD_PROBLEM}` })
 }

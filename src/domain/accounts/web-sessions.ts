@@ -11,6 +11,8 @@ export interface SessionUser {
   email: string
   plan: Plan
   role: Role
+  /** The language the person chose (de, en, fr), null until they choose. */
+  language: string | null
 }
 
 /**
@@ -29,14 +31,14 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
         .on((eb) => eb('m.account_id', '=', eb.fn.coalesce('web_sessions.account_id', 'users.account_id'))),
     )
     .leftJoin('accounts', 'accounts.id', 'm.account_id')
-    .select(['users.id', 'users.email_sealed', 'm.account_id', 'm.role', 'accounts.plan'])
+    .select(['users.id', 'users.email_sealed', 'users.language', 'm.account_id', 'm.role', 'accounts.plan'])
     .where('web_sessions.token_hash', '=', sha256Hex(token))
     .where('web_sessions.expires_at', '>', new Date())
     .executeTakeFirst()
   if (!row) return undefined
   const email = keyring.open(row.email_sealed, `users.email:${row.id}`)
   if (row.account_id && row.role && row.plan)
-    return { id: row.id, userId: row.id, accountId: row.account_id, email, plan: row.plan, role: row.role }
+    return { id: row.id, userId: row.id, accountId: row.account_id, email, plan: row.plan, role: row.role, language: row.language }
   const first = await db
     .selectFrom('account_members as m')
     .innerJoin('accounts', 'accounts.id', 'm.account_id')
@@ -45,7 +47,9 @@ export async function sessionUser(db: Db, keyring: Keyring, token: string): Prom
     .orderBy('m.created_at')
     .orderBy('m.seq')
     .executeTakeFirst()
-  return first && { id: row.id, userId: row.id, accountId: first.account_id, email, plan: first.plan, role: first.role }
+  return (
+    first && { id: row.id, userId: row.id, accountId: first.account_id, email, plan: first.plan, role: first.role, language: row.language }
+  )
 }
 
 /** Makes `accountId` the account this browser's session acts in; false when the person is not a member of it. */
