@@ -109,7 +109,8 @@ export function layout(parts: LayoutParts): SafeHtml {
     body: html`<header>
 <a class="brand" href="/app"${section === 'overview' ? html` aria-current="page"` : ''}>${t.t('brand.name')}</a>
 <nav aria-label="${t.t('nav.label')}"><ul>${opened(MAIN).map(link)}</ul>${developers.length ? html`<ul aria-label="${t.t('nav.developers')}"><li class="group" aria-hidden="true">${t.t('nav.developers')}:</li>${developers.map(link)}</ul>` : ''}</nav>
-<span class="who">${t.t('layout.who', { email: viewer.email, role: t.t(`role.${viewer.role}`) })} · <a href="/app/accounts"${section === 'accounts' ? html` aria-current="page"` : ''}>${t.t('nav.accounts')}</a></span>
+<span class="who">${t.t('layout.who', { email: viewer.email, role: t.t(`role.${viewer.role}`) })}</span>
+<a href="/app/accounts"${section === 'accounts' ? html` aria-current="page"` : ''}>${t.t('nav.accounts')}</a>
 ${languageSwitch(t, parts.csrf, parts.returnTo)}
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${parts.csrf}"><button type="submit" class="signout">${t.t('signout.button')}</button></form>
 </header>
