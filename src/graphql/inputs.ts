@@ -3,6 +3,7 @@ import type { Static, TSchema } from 'typebox'
 import { BlockPatch, NewBlock, NewDomain, NewPage, NewSite, PagePatch, Rollback, SitePatch } from '../domain/sites/content-inputs.ts'
 import { validationMessage, type ValidationIssue } from '../errors.ts'
 import { checkedCompiler } from '../infra/unsafe-values.ts'
+import { MediaPatch } from '../domain/media/views.ts'
 import { badInput, graphqlWording } from './errors.ts'
 
 /**
@@ -57,6 +58,7 @@ export const inputs = {
   blockPatch: checker(BlockPatch),
   newDomain: checker(NewDomain),
   rollback: checker(Rollback),
+  mediaPatch: checker(MediaPatch),
 }
 
 /** Ids are prefixed tokens; anything else names nothing (and never reaches the database). */

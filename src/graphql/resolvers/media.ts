@@ -1,15 +1,13 @@
 import { fetchImage } from '../../domain/media/import.ts'
 import { deleteMedia, getMedia, listMedia, mediaUsage, prepareMedia, saveMedia, updateMedia, type Media } from '../../domain/media/media.ts'
-import { MediaPatch, mediaView } from '../../domain/media/views.ts'
+import { mediaView } from '../../domain/media/views.ts'
 import { errors } from '../../errors.ts'
 import type { Db } from '../../infra/db.ts'
 import { etagOf } from '../../infra/etag.ts'
-import { checkedCompiler } from '../../infra/unsafe-values.ts'
-import { validationMessage, type ValidationIssue } from '../../errors.ts'
 import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
-import { badInput, graphqlWording } from '../errors.ts'
-import { plausibleId } from '../inputs.ts'
+import { badInput } from '../errors.ts'
+import { inputs, plausibleId } from '../inputs.ts'
 import { connection, windowOf } from '../paging.ts'
 import { found, notFound, orNotFound } from './query.ts'
 import { ifMatch, type Existing, type Input } from './writes.ts'
@@ -42,21 +40,6 @@ function mediaNode(view: MediaRest) {
 async function viewOf(context: GraphqlContext, db: Db, media: Media): Promise<MediaRest> {
   const uses = (await mediaUsage(db, media.accountId, [media.id])).get(media.id) ?? []
   return mediaView(media, uses, context.app.config.BASE_URL)
-}
-
-const validPatch = checkedCompiler(false)(MediaPatch)
-
-/** The patch as REST takes it, refused with REST's words (BAD_USER_INPUT names the field). */
-function patchOf(input: { alt?: string | null; filename?: string | null }): { alt?: string; filename?: string } {
-  const body: { alt?: string; filename?: string } = {}
-  if (typeof input.alt === 'string') body.alt = input.alt
-  if (typeof input.filename === 'string') body.filename = input.filename
-  if (validPatch(body)) return body
-  const { field, message } = validationMessage((validPatch.errors ?? []) as unknown as ValidationIssue[])
-  throw badInput(
-    graphqlWording(message.replace('The request body is not in the expected form', 'The input is not in the expected form')),
-    field,
-  )
 }
 
 export const mediaResolvers = {
@@ -109,7 +92,7 @@ export const mediaResolvers = {
       context: GraphqlContext,
     ) {
       const principal = allowed(context, ACCESS.writePages)
-      const patch = patchOf(input)
+      const patch = inputs.mediaPatch(input)
       if (!plausibleId(input.id)) throw notFound('Media')
       const view = await auditedChange(context, async (trx) => {
         const current = orNotFound(await getMedia(trx, principal.accountId, input.id), 'Media')
