@@ -40,6 +40,8 @@ describe('/v1/sites', () => {
       locales: ['de', 'en'],
       assistant: { enabled: true, persona: 'Sonja', booking_url: null, lead: true, handoff: false },
       theme: { preset: 'fresh', brand_color: '#0b57d0', font_pair: 'system', corners: 'soft' },
+      logo_media_id: null,
+      navigation: null,
       preview_url: `https://platform.test/s/${site.id}/`,
       url: null,
       created_at: expect.any(String),

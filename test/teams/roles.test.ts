@@ -239,10 +239,10 @@ describe('what each role may do on every interface', async () => {
   it('offers each role only the sections it opens', async () => {
     const nav = async (m: TeamMember) =>
       /<nav aria-label="Dashboard sections">(.*?)<\/nav>/s.exec((await get(app, '/app', m.cookie)).body)![1]!
-    expect(await nav(team.owner)).toContain('Members')
+    expect(await nav(team.owner)).toContain('Team')
     for (const role of ['editor', 'viewer'] as const) {
       const links = await nav(team[role])
-      expect(links).not.toMatch(/Members|Webhooks|Audit log/)
+      expect(links).not.toMatch(/Team|Webhooks|Audit log/)
       expect(links).toContain('Sites')
     }
   })

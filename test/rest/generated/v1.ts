@@ -73,7 +73,7 @@ export type paths = {
   "/v1/sites": {
     /** List sites */
     get: operations["sites.list"];
-    /** Create a site (draft, no domain yet) */
+    /** Create a site (draft, no domain yet); with template and business, its first draft: five pages filled with the facts */
     post: operations["sites.create"];
   };
   "/v1/sites/{id}": {
@@ -278,6 +278,10 @@ export type paths = {
   "/v1/themes": {
     /** The theme presets, font pairs and corner styles; set one with PATCH /v1/sites/{id} `theme` */
     get: operations["themes.list"];
+  };
+  "/v1/templates": {
+    /** The templates per business type; start a site from one with POST /v1/sites `template` and `business` */
+    get: operations["templates.list"];
   };
   "/v1/media": {
     /** List the media library */
@@ -4050,6 +4054,38 @@ export type operations = {
                   corners: "square" | "soft" | "round";
                 };
                 logo_media_id: string | null;
+                navigation: {
+                    /** @description A page of the site by its path */
+                    page?: string;
+                    /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                    url?: string;
+                    /** @description The words in the menu; a page without one shows its title */
+                    label?: string;
+                    /** @description The label per language, where it differs from label */
+                    labels?: {
+                      de?: string;
+                      en?: string;
+                      fr?: string;
+                    };
+                    /** @description Keep this page out of the menu */
+                    hidden?: boolean;
+                    children?: {
+                        /** @description A page of the site by its path */
+                        page?: string;
+                        /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                        url?: string;
+                        /** @description The words in the menu; a page without one shows its title */
+                        label?: string;
+                        /** @description The label per language, where it differs from label */
+                        labels?: {
+                          de?: string;
+                          en?: string;
+                          fr?: string;
+                        };
+                        /** @description Keep this page out of the menu */
+                        hidden?: boolean;
+                      }[];
+                  }[] | null;
                 /**
                  * Format: uri
                  * @description The latest build under {base_url}/s/{site_id}/
@@ -4221,7 +4257,7 @@ export type operations = {
       };
     };
   };
-  /** Create a site (draft, no domain yet) */
+  /** Create a site (draft, no domain yet); with template and business, its first draft: five pages filled with the facts */
   "sites.create": {
     parameters: {
       header?: {
@@ -4251,6 +4287,78 @@ export type operations = {
             brand_color?: string;
             font_pair?: "modern" | "classic" | "editorial" | "sturdy" | "geometric" | "friendly" | "system";
             corners?: "square" | "soft" | "round";
+          };
+          /** @description The main menu in order; pages it does not name follow at the end (home first, then by path) unless hidden. [] returns to the default order (shown as null) */
+          navigation?: {
+              /** @description A page of the site by its path */
+              page?: string;
+              /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+              url?: string;
+              /** @description The words in the menu; a page without one shows its title */
+              label?: string;
+              /** @description The label per language, where it differs from label */
+              labels?: {
+                de?: string;
+                en?: string;
+                fr?: string;
+              };
+              /** @description Keep this page out of the menu */
+              hidden?: boolean;
+              children?: {
+                  /** @description A page of the site by its path */
+                  page?: string;
+                  /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                  url?: string;
+                  /** @description The words in the menu; a page without one shows its title */
+                  label?: string;
+                  /** @description The label per language, where it differs from label */
+                  labels?: {
+                    de?: string;
+                    en?: string;
+                    fr?: string;
+                  };
+                  /** @description Keep this page out of the menu */
+                  hidden?: boolean;
+                }[];
+            }[];
+          /** @description Start from this template (GET /v1/templates): its pages, theme and words */
+          template?: "bakery" | "restaurant" | "salon" | "trades" | "consultant" | "shop" | "health" | "club";
+          /** @description Facts about the business; the first draft is made from them and says nothing else */
+          business?: {
+            type: "bakery" | "restaurant" | "salon" | "trades" | "consultant" | "shop" | "health" | "club";
+            name?: string;
+            city?: string;
+            description?: string;
+            phone?: string;
+            /** Format: email */
+            email?: string;
+            /** @description Street and number */
+            address?: string;
+            postal_code?: string;
+            country?: string;
+            /** @description As the opening_hours block takes it */
+            opening_hours?: {
+              heading?: string;
+              /** @description Opening ranges of the week; a day with several ranges (a lunch break) has several items, a day without any is closed */
+              items: ({
+                  day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                  /** @description HH:MM, 24-hour */
+                  opens: string;
+                  /** @description HH:MM, 24-hour */
+                  closes: string;
+                })[];
+              /** @description Dated exceptions: closed (no times) or other hours that day */
+              exceptions?: {
+                  /** @description YYYY-MM-DD */
+                  date: string;
+                  closed?: boolean;
+                  /** @description HH:MM, 24-hour */
+                  opens?: string;
+                  /** @description HH:MM, 24-hour */
+                  closes?: string;
+                  note?: string;
+                }[];
+            };
           };
         };
       };
@@ -4298,6 +4406,38 @@ export type operations = {
               corners: "square" | "soft" | "round";
             };
             logo_media_id: string | null;
+            navigation: {
+                /** @description A page of the site by its path */
+                page?: string;
+                /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                url?: string;
+                /** @description The words in the menu; a page without one shows its title */
+                label?: string;
+                /** @description The label per language, where it differs from label */
+                labels?: {
+                  de?: string;
+                  en?: string;
+                  fr?: string;
+                };
+                /** @description Keep this page out of the menu */
+                hidden?: boolean;
+                children?: {
+                    /** @description A page of the site by its path */
+                    page?: string;
+                    /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                    url?: string;
+                    /** @description The words in the menu; a page without one shows its title */
+                    label?: string;
+                    /** @description The label per language, where it differs from label */
+                    labels?: {
+                      de?: string;
+                      en?: string;
+                      fr?: string;
+                    };
+                    /** @description Keep this page out of the menu */
+                    hidden?: boolean;
+                  }[];
+              }[] | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -4518,6 +4658,38 @@ export type operations = {
               corners: "square" | "soft" | "round";
             };
             logo_media_id: string | null;
+            navigation: {
+                /** @description A page of the site by its path */
+                page?: string;
+                /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                url?: string;
+                /** @description The words in the menu; a page without one shows its title */
+                label?: string;
+                /** @description The label per language, where it differs from label */
+                labels?: {
+                  de?: string;
+                  en?: string;
+                  fr?: string;
+                };
+                /** @description Keep this page out of the menu */
+                hidden?: boolean;
+                children?: {
+                    /** @description A page of the site by its path */
+                    page?: string;
+                    /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                    url?: string;
+                    /** @description The words in the menu; a page without one shows its title */
+                    label?: string;
+                    /** @description The label per language, where it differs from label */
+                    labels?: {
+                      de?: string;
+                      en?: string;
+                      fr?: string;
+                    };
+                    /** @description Keep this page out of the menu */
+                    hidden?: boolean;
+                  }[];
+              }[] | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -4896,6 +5068,39 @@ export type operations = {
           };
           /** @description The logo, an image of the media library: it heads every page, and the favicon and touch icons are made from it; null removes it */
           logo_media_id?: string | null;
+          /** @description The main menu in order; pages it does not name follow at the end (home first, then by path) unless hidden. [] returns to the default order (shown as null) */
+          navigation?: {
+              /** @description A page of the site by its path */
+              page?: string;
+              /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+              url?: string;
+              /** @description The words in the menu; a page without one shows its title */
+              label?: string;
+              /** @description The label per language, where it differs from label */
+              labels?: {
+                de?: string;
+                en?: string;
+                fr?: string;
+              };
+              /** @description Keep this page out of the menu */
+              hidden?: boolean;
+              children?: {
+                  /** @description A page of the site by its path */
+                  page?: string;
+                  /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                  url?: string;
+                  /** @description The words in the menu; a page without one shows its title */
+                  label?: string;
+                  /** @description The label per language, where it differs from label */
+                  labels?: {
+                    de?: string;
+                    en?: string;
+                    fr?: string;
+                  };
+                  /** @description Keep this page out of the menu */
+                  hidden?: boolean;
+                }[];
+            }[];
         };
       };
     };
@@ -4940,6 +5145,38 @@ export type operations = {
               corners: "square" | "soft" | "round";
             };
             logo_media_id: string | null;
+            navigation: {
+                /** @description A page of the site by its path */
+                page?: string;
+                /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                url?: string;
+                /** @description The words in the menu; a page without one shows its title */
+                label?: string;
+                /** @description The label per language, where it differs from label */
+                labels?: {
+                  de?: string;
+                  en?: string;
+                  fr?: string;
+                };
+                /** @description Keep this page out of the menu */
+                hidden?: boolean;
+                children?: {
+                    /** @description A page of the site by its path */
+                    page?: string;
+                    /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                    url?: string;
+                    /** @description The words in the menu; a page without one shows its title */
+                    label?: string;
+                    /** @description The label per language, where it differs from label */
+                    labels?: {
+                      de?: string;
+                      en?: string;
+                      fr?: string;
+                    };
+                    /** @description Keep this page out of the menu */
+                    hidden?: boolean;
+                  }[];
+              }[] | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -5318,8 +5555,8 @@ export type operations = {
     requestBody: {
       content: {
         "application/json": {
-          /** @description "/" or lower-case segments such as /about/team */
-          path: string;
+          /** @description "/" or lower-case segments such as /about/team; made from the title when not given (transliterated, unique) */
+          path?: string;
           locale?: "de" | "en" | "fr";
           title: string;
           description?: string;
@@ -10885,6 +11122,38 @@ export type operations = {
               corners: "square" | "soft" | "round";
             };
             logo_media_id: string | null;
+            navigation: {
+                /** @description A page of the site by its path */
+                page?: string;
+                /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                url?: string;
+                /** @description The words in the menu; a page without one shows its title */
+                label?: string;
+                /** @description The label per language, where it differs from label */
+                labels?: {
+                  de?: string;
+                  en?: string;
+                  fr?: string;
+                };
+                /** @description Keep this page out of the menu */
+                hidden?: boolean;
+                children?: {
+                    /** @description A page of the site by its path */
+                    page?: string;
+                    /** @description A link elsewhere (https://, mailto: or tel:); needs a label */
+                    url?: string;
+                    /** @description The words in the menu; a page without one shows its title */
+                    label?: string;
+                    /** @description The label per language, where it differs from label */
+                    labels?: {
+                      de?: string;
+                      en?: string;
+                      fr?: string;
+                    };
+                    /** @description Keep this page out of the menu */
+                    hidden?: boolean;
+                  }[];
+              }[] | null;
             /**
              * Format: uri
              * @description The latest build under {base_url}/s/{site_id}/
@@ -17185,6 +17454,194 @@ export type operations = {
                 body: string;
               })[];
             corners: ("square" | "soft" | "round")[];
+          };
+        };
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** The templates per business type; start a site from one with POST /v1/sites `template` and `business` */
+  "templates.list": {
+    parameters: {
+      query?: {
+        /** @description The language of names, descriptions and page titles; en unless given */
+        locale?: "de" | "en" | "fr";
+      };
+    };
+    responses: {
+      /** @description The templates */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                id: "bakery" | "restaurant" | "salon" | "trades" | "consultant" | "shop" | "health" | "club";
+                business_type: "bakery" | "restaurant" | "salon" | "trades" | "consultant" | "shop" | "health" | "club";
+                name: string;
+                description: string;
+                /** @description The theme preset a site made from it starts with (GET /v1/themes) */
+                preset: string;
+                locales: ("de" | "en" | "fr")[];
+                /** @description The pages of a draft made from it, in the language asked; the home page takes the business’s name */
+                pages: {
+                    path: string;
+                    title: string;
+                  }[];
+              })[];
           };
         };
       };
