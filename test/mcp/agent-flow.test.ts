@@ -12,6 +12,7 @@ const ACCOUNT_TOOLS = [
   'get_site',
   'get_site_stats',
   'list_themes',
+  'list_templates',
   'list_pages',
   'get_page',
   'list_leads',
