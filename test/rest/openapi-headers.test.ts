@@ -111,6 +111,7 @@ describe('headers of /v1 in the OpenAPI document', () => {
       'hero',
       'text',
       'image',
+      'gallery',
       'features',
       'faq',
       'cta',
@@ -124,7 +125,7 @@ describe('headers of /v1 in the OpenAPI document', () => {
       expect(document.components.schemas[$ref.split('/').at(-1)!]).toMatchObject({ type: 'object', required: ['type', 'content'] })
     expect(document.components.schemas['NewTextBlock']).toMatchObject({ properties: { content: { required: ['markdown'] } } })
     const patch = document.paths['/v1/blocks/{id}']?.['patch']?.requestBody?.content['application/json']?.schema as { anyOf: unknown[] }
-    expect(patch.anyOf.length).toBe(13)
+    expect(patch.anyOf.length).toBe(14)
   })
 
   it('the answers of a tour through the resources carry what the document says', async () => {
