@@ -67,6 +67,43 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
     expect(await sitesOf(owner.accountId)).toEqual([])
   })
 
+  it('sets the menu with sub-items, as often as asked (the query compiled after its first use reads the input the same)', async () => {
+    const { owner, run } = await session()
+    const { site } = await siteWithContent(app, owner.accountId, 1, 0, 'Menu')
+    const update =
+      'mutation Menu($input: UpdateSiteInput!) { updateSite(input: $input) { navigation { page url label labels { de } hidden children { page url label } } } }'
+    const navigation = [
+      { page: '/', labels: { de: 'Start' } },
+      { url: 'https://shop.example/', label: 'Shop', children: [{ url: 'mailto:hi@example.com', label: 'Write to us' }] },
+    ]
+    for (let round = 0; round < 3; round++) {
+      const set = await run(update, { input: { id: site.id, navigation } })
+      expect(set.errors).toBeUndefined()
+      expect(set.data.updateSite.navigation).toEqual([
+        { page: '/', url: null, label: null, labels: { de: 'Start' }, hidden: null, children: null },
+        {
+          page: null,
+          url: 'https://shop.example/',
+          label: 'Shop',
+          labels: null,
+          hidden: null,
+          children: [{ page: null, url: 'mailto:hi@example.com', label: 'Write to us' }],
+        },
+      ])
+    }
+    // Two levels deep at most: a third is refused by the schema, the menu kept.
+    const deeper = run(update, {
+      input: {
+        id: site.id,
+        navigation: [{ url: 'https://a.example/', label: 'A', children: [{ url: 'https://b.example/', label: 'B', children: [] }] }],
+      },
+    })
+    await expect(deeper).rejects.toMatchObject({ response: { status: 400, errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] } })
+    expect((await run('query S($id: ID!) { site(id: $id) { navigation { label } } }', { id: site.id })).data.site.navigation).toHaveLength(
+      2,
+    )
+  })
+
   it('refuses what REST refuses, naming the field in GraphQL terms, and stores nothing', async () => {
     const { owner, run } = await session()
     const create = `mutation New($input: CreateSiteInput!) { createSite(input: $input) { id } }`

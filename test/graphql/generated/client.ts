@@ -83,9 +83,19 @@ export type Locale =
   | 'en'
   | 'fr';
 
+/** A sub-page or link under a menu item. Its own type, not NavigationItemInput again: the menu is two levels deep, and graphql-jit's compiled variable parsing never ends on a self-referring input type. */
+export type NavigationChildInput = {
+  hidden?: boolean | null | undefined;
+  label?: string | null | undefined;
+  labels?: NavigationLabelsInput | null | undefined;
+  page?: string | null | undefined;
+  url?: string | null | undefined;
+};
+
 /** A menu item: page (a path of the site) or url with label; children one level deep. */
 export type NavigationItemInput = {
-  children?: Array<NavigationItemInput> | null | undefined;
+  /** Sub-pages and links under this item, one level deep. */
+  children?: Array<NavigationChildInput> | null | undefined;
   hidden?: boolean | null | undefined;
   label?: string | null | undefined;
   labels?: NavigationLabelsInput | null | undefined;
