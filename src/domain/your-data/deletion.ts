@@ -3,7 +3,9 @@ import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { enqueueJob, type NamedJob } from '../../infra/jobs.ts'
 import { errors } from '../../errors.ts'
+import { markChanged } from '../accounts/changes.ts'
 import { accountEmail } from '../accounts/members.ts'
+import { accountChanged } from '../accounts/quota-tally.ts'
 import { withTransaction } from '../transaction.ts'
 
 /** How long a deleted account waits, restorable, before it is erased (DESIGN.md 19). */
@@ -118,6 +120,7 @@ async function tablesWith(db: Db, column: string): Promise<string[]> {
 export async function eraseAccount(db: Db, accountId: string, hooks: EraseHooks = {}): Promise<void> {
   await hooks.cancelSubscription?.(db, accountId)
   await hooks.removeObjects?.(db, accountId)
+  const tokens = await db.selectFrom('api_tokens').select('id').where('account_id', '=', accountId).execute()
   await db.transaction().execute(async (trx) => {
     const siteIds = (await trx.selectFrom('sites').select('id').where('account_id', '=', accountId).execute()).map((s) => s.id)
     const members = (await trx.selectFrom('account_members').select('user_id').where('account_id', '=', accountId).execute()).map(
@@ -179,6 +182,9 @@ export async function eraseAccount(db: Db, accountId: string, hooks: EraseHooks 
       .where('id', '=', accountId)
       .execute()
   })
+  // This process's caches of the account and its tokens forget them now (other instances within their second).
+  accountChanged(accountId)
+  for (const token of tokens) markChanged(token.id)
 }
 
 const KEPT_WITHOUT_PERSON = new Set(['audit_log', 'page_revisions'])
