@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { changedSince, changeSequence } from '../domain/accounts/changes.ts'
 import { getMediaBytes, servableFile } from '../domain/media/media.ts'
 import { errors } from '../errors.ts'
 import type { Db } from '../infra/db.ts'
@@ -54,8 +55,9 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 /**
  * How long a file's answer is given again without asking the database whether it may still be
- * served: the bound on how long a removed item (or one a new release no longer shows) can still be
- * answered by an instance that served it just before.
+ * served: the bound on how long an item removed by another instance (or one a new release no longer
+ * shows) can still be answered by an instance that served it just before. A removal made by this
+ * instance makes its answers stale at once (`markChanged`).
  */
 export const MEDIA_FRESH_MS = 1000
 
@@ -68,6 +70,9 @@ export interface KnownMedia {
   notModified: Record<string, string>
   /** When its right to be served was last read (performance.now()). */
   checked: number
+  /** The item's id, and the change sequence noted before that read: a removal made here since makes the answer stale. */
+  mediaId: string
+  seen: number
 }
 
 /**
@@ -85,7 +90,7 @@ export class MediaAnswers {
   /** A fresh answer of `path` in `scope`, or undefined (unknown, or its right to be served is to be read again). */
   fresh(scope: string, path: string, now: number): KnownMedia | undefined {
     const known = this.#known.get(`${scope} ${path}`)
-    return known && now - known.checked < MEDIA_FRESH_MS ? known : undefined
+    return known && now - known.checked < MEDIA_FRESH_MS && !changedSince(known.mediaId, known.seen) ? known : undefined
   }
   remember(scope: string, path: string, known: KnownMedia): void {
     const id = `${scope} ${path}`
@@ -126,6 +131,7 @@ export async function serveMedia(
   const match = FILE.exec(path)
   // What the read finds holds from when it was asked.
   const checked = performance.now()
+  const seen = changeSequence()
   const file = match ? await servableFile(serving.db, match[1]!, match[2]!, site) : undefined
   if (!match || !file) throw new errors.notFound('No such file')
   const etag = `"${match[1]}/${match[2]}"`
@@ -139,7 +145,7 @@ export async function serveMedia(
     serving.cache.set(file.key, body)
   }
   const headers = { ...notModified, 'content-type': file.contentType, 'content-length': body.length }
-  serving.answers?.remember(mediaScope(site), path, { key: file.key, etag, headers, notModified, checked })
+  serving.answers?.remember(mediaScope(site), path, { key: file.key, etag, headers, notModified, checked, mediaId: match[1]!, seen })
   return reply.type(file.contentType).send(body)
 }
 

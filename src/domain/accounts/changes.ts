@@ -1,8 +1,8 @@
 /**
- * Changes of accounts (plan, budget) and API tokens (revoked, rotated) made in this process, as
- * one sequence. A cache of their state (the account frame's quota tally and token cache) notes the
- * sequence before it reads the database, and treats its reading as stale once the account or
- * token changed after that. A sequence rather than a clock: a change and a reading made in the
+ * Changes of accounts (plan, budget), API tokens (revoked, rotated) and media (removed) made in
+ * this process, as one sequence. A cache of their state (the account frame's quota tally and token
+ * cache, the media answers of the sites) notes the sequence before it reads the database, and
+ * treats its reading as stale once the item changed after that. A sequence rather than a clock: a change and a reading made in the
  * same millisecond are still ordered.
  */
 let sequence = 0

@@ -6,6 +6,7 @@ import type { Db } from '../../infra/db.ts'
 import type { MediaStorage, StoredFile } from '../../infra/media-storage.ts'
 import type { MediaTable, MediaVariantRow } from '../../infra/tables.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
+import { markChanged } from '../accounts/changes.ts'
 import { cheapestPlan, planEntitlements } from '../accounts/entitlements.ts'
 import { withTransaction } from '../transaction.ts'
 import { processingGate } from './gate.ts'
@@ -377,6 +378,7 @@ export async function deleteMedia(db: Db, storage: MediaStorage, accountId: stri
   const shown = await db.selectFrom('build_media').select('build_id').where('media_id', '=', id).executeTakeFirst()
   if (shown) {
     await db.updateTable('media').set({ deleted_at: new Date() }).where('id', '=', id).execute()
+    markChanged(id)
     return true
   }
   await removeMediaNow(db, storage, media)
@@ -386,6 +388,8 @@ export async function deleteMedia(db: Db, storage: MediaStorage, accountId: stri
 /** Deletes an item's row and files outright (the account's deletion, or nothing refers to it any more). */
 export async function removeMediaNow(db: Db, storage: MediaStorage, media: Pick<Media, 'id' | 'variants'>): Promise<void> {
   await db.deleteFrom('media').where('id', '=', media.id).execute()
+  // The answers this process remembers of its files (src/sites/media-files.ts) are stale now.
+  markChanged(media.id)
   if (storage.kind !== 'database')
     await storage.remove(
       db,
