@@ -55,7 +55,8 @@ describe.skipIf(!haveBrowser || onPostgres)('the Statistics page in Chromium wit
     await context.addCookies([{ name, value, url: base }])
     const page = await context.newPage()
     await page.goto(`${base}/app/sites/${site.id}`)
-    await page.getByRole('link', { name: 'Statistics', exact: true }).click()
+    // The site's own link (the navigation's leads to the account's statistics).
+    await page.getByRole('main').getByRole('link', { name: 'Statistics', exact: true }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Statistics of Hansen Bakery')
     expect(await page.locator('.figures').textContent()).toMatch(/Visitors\s*3\s*Page views\s*12/)
     expect(await page.getByRole('img', { name: 'Visitors and page views per day, last 30 days' }).count()).toBe(1)

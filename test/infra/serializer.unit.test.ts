@@ -16,6 +16,8 @@ const site = (i: number, live: boolean) => ({
   locales: ['en', 'fr'],
   assistant: { enabled: live, persona: live ? 'Warm and brief' : null, booking_url: null, lead: true, handoff: false },
   theme: { preset: 'fresh', brand_color: '#0b57d0', font_pair: 'system', corners: 'soft' },
+  logo_media_id: live ? `med_logo${i}abcdefgh` : null,
+  navigation: live ? [{ page: '/menu', label: 'Menu & "prices"', children: [{ url: 'https://example.com/', label: 'Elsewhere' }] }] : null,
   preview_url: `https://app.example/s/site_${i}/`,
   url: live ? `https://bakery${i}.example/` : null,
   created_at: new Date(Date.UTC(2026, 0, i + 1)),
