@@ -153,11 +153,11 @@ export function dataTable(label: string, columns: readonly string[], rows: reado
 }
 
 /** A secret shown once (a new token, a webhook signing secret), with a copy button where scripts run. */
-export function shownOnce(title: string, secret: string, note?: string): SafeHtml {
+export function shownOnce(t: Translator, title: string, secret: string, note?: string): SafeHtml {
   return html`<section class="card" aria-labelledby="secret-h"><h2 id="secret-h">${title}</h2>
-<p>Copy it now: it is shown only once.${note ? html` ${note}` : ''}</p>
+<p>${t.t('layout.shownOnce')}${note ? html` ${note}` : ''}</p>
 <output class="secret" id="secret">${secret}</output>
-<button type="button" class="secondary" id="copy" hidden>Copy</button>
+<button type="button" class="secondary" id="copy" hidden>${t.t('layout.copy')}</button>
 <script src="/app/copy.js" defer></script>
 </section>`
 }

@@ -10,6 +10,7 @@ import { classify, logFailure } from '../errors.ts'
 import type { SessionPrincipal } from '../frame/index.ts'
 import { pageFailure } from '../domain/i18n/page-failure.ts'
 import { requestTranslator } from '../domain/i18n/request.ts'
+import type { MessageKey } from '../domain/i18n/translator.ts'
 import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited-change.ts'
 import { neededRole } from './permissions.ts'
@@ -41,38 +42,38 @@ declare module 'fastify' {
   }
 }
 
-/** Success lines shown after a POST-redirect-GET, by code (never text taken from the URL). */
-const NOTICES: Record<string, string> = {
-  'build-queued': 'A build was queued.',
-  'photo-uploaded': 'The photo was uploaded.',
-  'photos-uploaded': 'The photos were uploaded.',
-  'photo-saved': 'The photo’s description was saved.',
-  'photo-deleted': 'The photo was deleted.',
-  'rolled-back': 'The site now serves the chosen build.',
-  'domain-added': 'The domain was added; publish its TXT record, then verify.',
-  'verify-queued': 'The domain is being verified.',
-  'domain-removed': 'The domain was removed.',
-  taken: 'You have taken over the conversation.',
-  replied: 'Your reply was posted.',
-  resolved: 'The conversation was resolved.',
-  'lead-deleted': 'The lead was deleted.',
-  'token-revoked': 'The token was revoked.',
-  'webhook-updated': 'The endpoint was updated.',
-  'webhook-enabled': 'The endpoint was enabled.',
-  'webhook-disabled': 'The endpoint was disabled.',
-  'webhook-deleted': 'The endpoint was deleted.',
-  'test-sent': 'A test event was queued.',
-  replayed: 'The delivery was queued again.',
-  'window-replayed': 'The events of that window were queued again.',
-  invited: 'The invitation was mailed. The link works once, for 7 days.',
-  'invitation-withdrawn': 'The invitation was withdrawn; its link no longer works.',
-  'role-changed': 'The role was changed.',
-  'member-removed': 'The member was removed, and their API tokens of this account revoked.',
-  switched: 'You are now working in the account you chose.',
-  left: 'You left the account.',
-  joined: 'You joined the account. Welcome!',
-  'weekly-on': "The week's visitors will come by mail every Monday.",
-  'weekly-off': 'The weekly mail is stopped.',
+/** Success lines shown after a POST-redirect-GET, by code (never text taken from the URL), in the page's language. */
+const NOTICES: Record<string, MessageKey> = {
+  'build-queued': 'notice.build-queued',
+  'photo-uploaded': 'notice.photo-uploaded',
+  'photos-uploaded': 'notice.photos-uploaded',
+  'photo-saved': 'notice.photo-saved',
+  'photo-deleted': 'notice.photo-deleted',
+  'rolled-back': 'notice.rolled-back',
+  'domain-added': 'notice.domain-added',
+  'verify-queued': 'notice.verify-queued',
+  'domain-removed': 'notice.domain-removed',
+  taken: 'notice.taken',
+  replied: 'notice.replied',
+  resolved: 'notice.resolved',
+  'lead-deleted': 'notice.lead-deleted',
+  'token-revoked': 'notice.token-revoked',
+  'webhook-updated': 'notice.webhook-updated',
+  'webhook-enabled': 'notice.webhook-enabled',
+  'webhook-disabled': 'notice.webhook-disabled',
+  'webhook-deleted': 'notice.webhook-deleted',
+  'test-sent': 'notice.test-sent',
+  replayed: 'notice.replayed',
+  'window-replayed': 'notice.window-replayed',
+  invited: 'notice.invited',
+  'invitation-withdrawn': 'notice.invitation-withdrawn',
+  'role-changed': 'notice.role-changed',
+  'member-removed': 'notice.member-removed',
+  switched: 'notice.switched',
+  left: 'notice.left',
+  joined: 'notice.joined',
+  'weekly-on': 'notice.weekly-on',
+  'weekly-off': 'notice.weekly-off',
 }
 
 /**
@@ -125,9 +126,10 @@ export default async function dashboardPages(app: FastifyInstance) {
     'page',
     async function page(this: FastifyReply, title: string, section: Section, body: SafeHtml, flash?: { notice?: string; error?: string }) {
       const done = (this.request.query as { done?: string } | undefined)?.done
-      const notice = flash?.notice ?? (done ? NOTICES[done] : undefined)
-      const { email, role, accountId } = this.request.person
       const t = this.request.t
+      const key = done && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined
+      const notice = flash?.notice ?? (key ? t.t(key) : undefined)
+      const { email, role, accountId } = this.request.person
       const banner = (await paymentOverdue(app, accountId))
         ? html`<p class="error" role="alert">${t.rich('layout.paymentOverdue', { owner: role === 'owner' ? 'yes' : 'no' }, { link: (words) => html`<a href="/app/billing">${words}</a>` })}</p>`
         : undefined

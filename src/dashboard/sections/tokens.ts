@@ -15,7 +15,8 @@ import { listMembers } from '../../domain/accounts/members.ts'
 import { errors } from '../../errors.ts'
 import type { FastifyRequest } from 'fastify'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
+import { actionForm, dataTable, shownOnce } from '../layout.ts'
+import type { Translator } from '../../domain/i18n/translator.ts'
 import { auditedChange } from '../audited-change.ts'
 import {
   checks,
@@ -31,27 +32,25 @@ import {
   type FormState,
 } from './editor/form.ts'
 
-const NAME = { name: 'name', label: 'Name', hint: 'So you recognise the token later, for example the tool that uses it.', maxLength: 100 }
-const SCOPES = { name: 'scopes', label: 'Scopes', hint: 'What the token may do.' }
-const EXPIRY = {
-  name: 'expires_in_days',
-  label: 'Expires in (days)',
-  hint: 'A whole number from 1 to 3650; empty for never.',
-  optional: true,
+/** The new token's form fields, in the page's language. */
+function fields(t: Translator) {
+  const name = { name: 'name', label: t.t('tokens.name'), hint: t.t('tokens.name.hint'), maxLength: 100 }
+  const scopes = { name: 'scopes', label: t.t('tokens.scopes'), hint: t.t('tokens.scopes.hint') }
+  const expiry = { name: 'expires_in_days', label: t.t('tokens.expiry'), hint: t.t('tokens.expiry.hint'), optional: true }
+  return { name, scopes, expiry, labels: { name: name.label, scopes: scopes.label, expires_in_days: expiry.label } }
 }
-const LABELS = { name: NAME.label, scopes: SCOPES.label, expires_in_days: EXPIRY.label }
 
 /** The problems of a new token's form, by field, in plain words. */
-function tokenErrors(values: { name: string; scopes: string[]; expires_in_days: string }): Record<string, string> {
+function tokenErrors(t: Translator, values: { name: string; scopes: string[]; expires_in_days: string }): Record<string, string> {
   const wrong: Record<string, string> = {}
   const name = values.name.trim()
-  if (name === '') wrong['name'] = 'Fill this in.'
-  else if (name.length > 100) wrong['name'] = 'Use at most 100 characters.'
-  if (values.scopes.length === 0) wrong['scopes'] = 'Choose at least one scope.'
-  else if (!values.scopes.every((s) => (API_SCOPES as readonly string[]).includes(s))) wrong['scopes'] = 'Choose among the scopes shown.'
+  if (name === '') wrong['name'] = t.t('tokens.error.noName')
+  else if (name.length > 100) wrong['name'] = t.t('tokens.error.nameLong')
+  if (values.scopes.length === 0) wrong['scopes'] = t.t('tokens.error.noScope')
+  else if (!values.scopes.every((s) => (API_SCOPES as readonly string[]).includes(s))) wrong['scopes'] = t.t('tokens.error.unknownScope')
   const days = values.expires_in_days.trim()
   if (days !== '' && (!/^[0-9]{1,4}$/.test(days) || Number(days) < 1 || Number(days) > 3650))
-    wrong['expires_in_days'] = 'Enter a whole number of days from 1 to 3650, or leave it empty for a token that does not expire.'
+    wrong['expires_in_days'] = t.t('tokens.error.days')
   return wrong
 }
 
@@ -73,43 +72,54 @@ export default async function tokensSection(app: FastifyInstance) {
     state: FormState = formState({ name: '', scopes: '', expires_in_days: '' }),
   ): Promise<SafeHtml> {
     const { accountId, role } = request.person
+    const t = request.t
+    const form = fields(t)
     const owner = role === 'owner'
     const { rows } = await listApiTokens(db, accountId, { limit: 100, offset: 0 }, tokenHolder(request.person))
     const emails = owner ? new Map((await listMembers(db, app.keyring, accountId)).map((m) => [m.id, m.email])) : new Map<string, string>()
-    const madeBy = (userId: string | null) => (userId === null ? 'the operator' : (emails.get(userId) ?? 'a former member'))
-    const title = owner ? 'Tokens of the account' : 'Your tokens'
+    const madeBy = (userId: string | null) => (userId === null ? t.t('tokens.byOperator') : (emails.get(userId) ?? t.t('tokens.byFormer')))
+    const at = (date: Date | string | null) => (date ? t.dateTime(date) : t.t('common.none'))
+    const title = owner ? t.t('tokens.ofAccount') : t.t('tokens.yours')
     return html`<h2>${title}</h2>${
       rows.length === 0
-        ? html`<p>No tokens yet.</p>`
+        ? html`<p>${t.t('tokens.none')}</p>`
         : dataTable(
             title,
-            [...(owner ? ['Made by'] : []), 'Name', 'Id', 'Scopes', 'Expires', 'Last used', 'Actions'],
-            rows.map((t) => [
-              ...(owner ? [madeBy(t.user_id)] : []),
-              t.name,
-              html`<code>${t.id}</code>`,
-              t.scopes.join(', '),
-              when(t.expires_at),
-              when(t.last_used_at),
-              html`${mayRotate(t, request.person) ? actionForm(`/app/tokens/${t.id}/rotate`, csrf, `Rotate ${t.name}`, { kind: 'secondary' }) : ''}${actionForm(`/app/tokens/${t.id}/revoke`, csrf, `Revoke ${t.name}`, { kind: 'danger' })}`,
+            [
+              ...(owner ? [t.t('tokens.col.madeBy')] : []),
+              t.t('tokens.col.name'),
+              t.t('tokens.col.id'),
+              t.t('tokens.col.scopes'),
+              t.t('tokens.col.expires'),
+              t.t('tokens.col.lastUsed'),
+              t.t('tokens.col.actions'),
+            ],
+            rows.map((token) => [
+              ...(owner ? [madeBy(token.user_id)] : []),
+              token.name,
+              html`<code>${token.id}</code>`,
+              token.scopes.join(', '),
+              at(token.expires_at),
+              at(token.last_used_at),
+              html`${mayRotate(token, request.person) ? actionForm(`/app/tokens/${token.id}/rotate`, csrf, t.t('tokens.rotate', { name: token.name }), { kind: 'secondary' }) : ''}${actionForm(`/app/tokens/${token.id}/revoke`, csrf, t.t('tokens.revoke', { name: token.name }), { kind: 'danger' })}`,
             ]),
           )
     }
-<h2 id="create-token">Create a token</h2>
-${problems(state, LABELS)}
+<h2 id="create-token">${t.t('tokens.create.title')}</h2>
+${problems(state, form.labels)}
 <form method="post" action="/app/tokens#create-token" class="card" novalidate>${hidden(csrf)}
-${field(state, NAME)}
+${field(state, form.name)}
 ${checks(
   state,
-  SCOPES,
+  form.scopes,
   API_SCOPES.map((scope) => [scope, scope] as const),
 )}
-${field(state, EXPIRY)}
-<p><button type="submit">Create token</button></p></form>`
+${field(state, form.expiry)}
+<p><button type="submit">${t.t('tokens.create.submit')}</button></p></form>`
   }
 
   routes.get('/tokens', { config: { operation: 'dashboard.tokens.list' }, schema: { hide: true } }, async (request, reply) =>
-    reply.page('API tokens', 'tokens', await list(request, reply.formToken())),
+    reply.page(request.t.t('tokens.title'), 'tokens', await list(request, reply.formToken())),
   )
 
   routes.post(
@@ -118,11 +128,12 @@ ${field(state, EXPIRY)}
     async (request, reply) => {
       const scopes = listOf(request.body, 'scopes')
       const values = { name: textOf(request.body, 'name'), scopes, expires_in_days: textOf(request.body, 'expires_in_days') }
-      const wrong = tokenErrors(values)
+      const t = request.t
+      const wrong = tokenErrors(t, values)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         const state = { values: { name: values.name, scopes: scopes.join(','), expires_in_days: values.expires_in_days }, errors: wrong }
-        return reply.page('API tokens', 'tokens', await list(request, reply.formToken(), state))
+        return reply.page(t.t('tokens.title'), 'tokens', await list(request, reply.formToken(), state))
       }
       const days = Number(values.expires_in_days.trim() || 0)
       const { secret, token } = await auditedChange(
@@ -138,9 +149,12 @@ ${field(state, EXPIRY)}
         200,
       )
       const csrf = reply.formToken()
-      return reply.page('API tokens', 'tokens', html`${shownOnce(`New token ${token.name}`, secret)}${await list(request, csrf)}`, {
-        notice: 'The token was created.',
-      })
+      return reply.page(
+        t.t('tokens.title'),
+        'tokens',
+        html`${shownOnce(t, t.t('tokens.new', { name: token.name }), secret)}${await list(request, csrf)}`,
+        { notice: t.t('tokens.created') },
+      )
     },
   )
 
@@ -155,19 +169,19 @@ ${field(state, EXPIRY)}
         request,
         async (trx) => {
           const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
-          if (!current || current.revoked_at) throw new errors.notFound('No such token')
-          if (!mayRotate(current, request.person))
-            throw new errors.forbidden('Only the member who made this token may rotate it. You may revoke it.')
+          if (!current || current.revoked_at) throw new errors.notFound(request.t.t('tokens.error.notFound'))
+          if (!mayRotate(current, request.person)) throw new errors.forbidden(request.t.t('tokens.error.notYours'))
           return rotateApiToken(trx, current.id, 3600)
         },
         200,
       )
       const csrf = reply.formToken()
+      const t = request.t
       return reply.page(
-        'API tokens',
+        t.t('tokens.title'),
         'tokens',
-        html`${shownOnce(`New secret of ${rotated.token.name}`, rotated.secret, 'The old secret keeps working for one hour.')}${await list(request, csrf)}`,
-        { notice: 'The token was rotated.' },
+        html`${shownOnce(t, t.t('tokens.newSecret', { name: rotated.token.name }), rotated.secret, t.t('tokens.oldSecretHour'))}${await list(request, csrf)}`,
+        { notice: t.t('tokens.rotated') },
       )
     },
   )
@@ -181,7 +195,7 @@ ${field(state, EXPIRY)}
     async (request, reply) => {
       await auditedChange(request, async (trx) => {
         const current = await findApiToken(trx, request.person.accountId, request.params.id, true, tokenHolder(request.person))
-        if (!current || current.revoked_at) throw new errors.notFound('No such token')
+        if (!current || current.revoked_at) throw new errors.notFound(request.t.t('tokens.error.notFound'))
         await revokeApiToken(trx, current.id)
       })
       return reply.redirect('/app/tokens?done=token-revoked', 303)

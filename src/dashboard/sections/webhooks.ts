@@ -193,7 +193,7 @@ ${
       return reply.page(
         'Webhooks',
         'webhooks',
-        html`${shownOnce(`Signing secret of ${row.url}`, secret, 'Receivers check each delivery’s signature with it.')}
+        html`${shownOnce(request.t, `Signing secret of ${row.url}`, secret, 'Receivers check each delivery’s signature with it.')}
 <p><a href="/app/webhooks/${row.id}">Go to the endpoint</a></p>`,
         { notice: 'The endpoint was added.' },
       )
@@ -334,7 +334,7 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
       return reply.page(
         'Webhooks',
         'webhooks',
-        html`${shownOnce('New signing secret', rotated.secret, `The previous secret keeps signing until ${when(rotated.previousExpiresAt)}.`)}
+        html`${shownOnce(request.t, 'New signing secret', rotated.secret, `The previous secret keeps signing until ${when(rotated.previousExpiresAt)}.`)}
 <p><a href="/app/webhooks/${request.params.id}">Back to the endpoint</a></p>`,
         { notice: 'The secret was rotated.' },
       )
