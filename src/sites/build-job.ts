@@ -4,7 +4,6 @@ import type { Config } from '../config.ts'
 import { BUILD_JOB, finishBuild, startBuild } from '../domain/sites/builds.ts'
 import { recordEvent } from '../domain/webhooks/events.ts'
 import { withTransaction } from '../domain/transaction.ts'
-import type { Keyring } from '../infra/crypto.ts'
 import type { Db } from '../infra/db.ts'
 import type { NamedJob } from '../infra/jobs.ts'
 import type { MediaStorage } from '../infra/media-storage.ts'
@@ -16,7 +15,6 @@ import { loadRenderInput } from './site-input.ts'
 
 export interface BuildDeps {
   db: Db
-  keyring: Keyring
   config: Config
   log: Logger
   mediaStorage: MediaStorage
@@ -64,7 +62,7 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
   const started = performance.now()
   try {
     const builtAt = new Date()
-    const input = await loadRenderInput(db, deps.keyring, deps.config, build.site_id, builtAt, deps.mediaStorage)
+    const input = await loadRenderInput(db, deps.config, build.site_id, builtAt, deps.mediaStorage)
     if (!input) throw new RenderError('The site no longer exists')
     const { site, pages } = input
     const files = await compressFiles(renderSite(site, pages))
@@ -97,6 +95,6 @@ export async function runBuild(deps: BuildDeps, buildId: string): Promise<void> 
 
 /** The build job: renders a site's build and makes it live. */
 export function buildJob(app: FastifyInstance): NamedJob<{ build_id: string }> {
-  const deps = { db: app.db, keyring: app.keyring, config: app.config, mediaStorage: app.mediaStorage }
+  const deps = { db: app.db, config: app.config, mediaStorage: app.mediaStorage }
   return { name: BUILD_JOB, definition: { maxAttempts: 3, handler: (payload, { log }) => runBuild({ ...deps, log }, payload.build_id) } }
 }

@@ -105,7 +105,7 @@ export default async function draftPreviewRoutes(app: FastifyInstance) {
           { siteId, buildId: '' },
           path,
         )
-      const input = await loadRenderInput(app.db, app.keyring, app.config, siteId, new Date())
+      const input = await loadRenderInput(app.db, app.config, siteId, new Date())
       if (!input) throw new errors.notFound('There is no such site in your account')
       const theme = themeFromQuery(request.query as Record<string, unknown>, themeView(site.settings))
       const draft = { ...input.site, theme: resolveThemeView(theme) }

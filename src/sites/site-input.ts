@@ -8,7 +8,6 @@ import { navigationOf } from '../domain/sites/navigation.ts'
 import { primaryHostname } from '../domain/sites/sites.ts'
 import { subdomainOrigin } from '../domain/sites/subdomains.ts'
 import type { Db } from '../infra/db.ts'
-import type { Keyring } from '../infra/crypto.ts'
 import { FORM_TOKEN_SLOT } from './form-token.ts'
 import type { MediaStorage } from '../infra/media-storage.ts'
 import { siteLogoId } from '../domain/sites/settings.ts'
@@ -24,7 +23,6 @@ function crawlerChoices(hosting: Hosting): AiCrawlerChoices {
 /** Everything a build renders from, read in a few queries; undefined when the site is gone. */
 export async function loadRenderInput(
   db: Db,
-  keyring: Keyring,
   config: Config,
   siteId: string,
   builtAt: Date,
