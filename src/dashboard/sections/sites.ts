@@ -4,7 +4,7 @@ import { listAccountSites } from '../../domain/sites/sites.ts'
 import { subdomainHost } from '../../domain/sites/subdomains.ts'
 import { previewUrl } from '../../domain/sites/views.ts'
 import { html } from '../../infra/html.ts'
-import { dataTable, when } from '../layout.ts'
+import { dataTable } from '../layout.ts'
 import { mayChange } from '../permissions.ts'
 import blockScreen from './editor/block.ts'
 import domainsScreen from './editor/domains.ts'
@@ -19,33 +19,39 @@ import themeScreen from './editor/theme.ts'
 import navigationScreen from './editor/navigation.ts'
 import siteScreen from './editor/site.ts'
 
-const STATUS = { draft: 'not published yet', live: 'live', offline: 'offline' } as const
-
 /** Sites: the account's sites with their addresses, and the editor's screens for each (one file per screen under editor/). */
 export default async function sitesSection(app: FastifyInstance) {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   routes.get('/sites', { config: { operation: 'dashboard.sites.list' }, schema: { hide: true } }, async (request, reply) => {
+    const { t } = request
     const { items } = await listAccountSites(app.db, request.person.accountId, { limit: 100, offset: 0 })
     return reply.page(
-      'Sites',
+      t.t('sites.title'),
       'sites',
       html`${
         items.length === 0
-          ? html`<p>No sites yet.</p>`
+          ? html`<p>${t.t('sites.none')}</p>`
           : dataTable(
-              'Your sites',
-              ['Name', 'Address', 'Domain', 'Status', 'Published', 'Preview'],
+              t.t('sites.table'),
+              [
+                t.t('sites.col.name'),
+                t.t('sites.col.address'),
+                t.t('sites.col.domain'),
+                t.t('sites.col.status'),
+                t.t('sites.col.published'),
+                t.t('sites.col.preview'),
+              ],
               items.map((s) => [
                 html`<a href="/app/sites/${s.id}">${s.name}</a>`,
                 subdomainHost(s.slug, app.config.SITES_DOMAIN),
                 s.domain === null ? '–' : shownDomain(s.domain),
-                STATUS[s.status],
-                when(s.published_at),
-                html`<a href="${previewUrl(app.config.BASE_URL, s.id)}">Preview<span class="sr-only"> of ${s.name}</span></a>`,
+                t.t(`sites.status.${s.status}`),
+                s.published_at ? t.dateTime(s.published_at) : '–',
+                html`<a href="${previewUrl(app.config.BASE_URL, s.id)}">${t.rich('sites.previewOf', { name: s.name }, { hidden: (words) => html`<span class="sr-only">${words}</span>` })}</a>`,
               ]),
             )
       }
-${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">Create a site</a></p>` : ''}`,
+${mayChange(request.person) ? html`<p><a class="button" href="/app/sites/new">${t.t('sites.create')}</a></p>` : ''}`,
     )
   })
 
