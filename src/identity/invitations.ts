@@ -2,7 +2,6 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { acceptInvitation, invitationBySecret, InvitationUnusable, type FoundInvitation } from '../domain/accounts/invitations.ts'
-import type { Role } from '../domain/accounts/members.ts'
 import { withTransaction } from '../domain/transaction.ts'
 import { chooseSessionAccount, webCookieNames } from '../domain/accounts/web-sessions.ts'
 import { classify } from '../errors.ts'
@@ -20,82 +19,57 @@ import {
   findChallenge,
   insertChallenge,
 } from './sign-in-challenges.ts'
-import { newSignInCode, NOT_A_SIGN_IN_CODE, readSignInCode } from './user-codes.ts'
+import { newSignInCode, readSignInCode } from './user-codes.ts'
+import type { Translator } from '../domain/i18n/translator.ts'
 import { findOrCreateUser, type EmailHasher } from './users.ts'
 
 const Html = Type.String({ description: 'HTML page' })
 const Token = Type.String({ maxLength: 200 })
 const EMAIL_WINDOW_MS = 15 * 60_000
 
-const ROLE_WORDS: Record<Role, string> = {
-  owner: 'an owner: everything, members included',
-  editor: 'an editor: sites, pages, publishing, leads and conversations',
-  viewer: 'a viewer: reading only',
-}
-
-const day = (date: Date) => date.toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
-
 /** What a link that cannot be used says, and with which status. */
-function unusable(state: InvitationUnusable['state'], found?: FoundInvitation): { status: number; page: IdentityPage } {
-  const ask = 'Ask the owner of the account to invite you again.'
+function unusable(t: Translator, state: InvitationUnusable['state'], found?: FoundInvitation): { status: number; page: IdentityPage } {
+  const ask = t.t('join.askAgain')
   switch (state) {
     case 'accepted':
       return {
         status: 410,
         page: page(
-          'This invitation has been used',
-          html`<p>This link was used to join the account already: an invitation link works once.</p><p>If it was you, <a href="/signin?return_to=%2Fapp">sign in</a> to open the dashboard.</p>`,
+          t.t('join.used.title'),
+          html`<p>${t.t('join.used.text')}</p><p>${t.rich('join.used.signIn', {}, { link: (words) => html`<a href="/signin?return_to=%2Fapp">${words}</a>` })}</p>`,
         ),
       }
     case 'withdrawn':
-      return {
-        status: 410,
-        page: page(
-          'This invitation was withdrawn',
-          html`<p>The owner of the account withdrew this invitation, so the link no longer works. ${ask}</p>`,
-        ),
-      }
+      return { status: 410, page: page(t.t('join.withdrawn.title'), html`<p>${t.t('join.withdrawn.text')} ${ask}</p>`) }
     case 'expired':
       return {
         status: 410,
         page: page(
-          'This invitation has expired',
-          html`<p>Invitation links work for 7 days; this one ended on ${found ? day(found.row.expires_at) : 'its last day'}. ${ask}</p>`,
+          t.t('join.expired.title'),
+          html`<p>${found ? t.t('join.expired.text', { day: t.dateTime(found.row.expires_at) }) : t.t('join.expired.textNoDay')} ${ask}</p>`,
         ),
       }
     case 'other_person':
-      return {
-        status: 403,
-        page: page(
-          'This invitation is for someone else',
-          html`<p>This link invites another email address. Open it from the mail it came in.</p>`,
-        ),
-      }
+      return { status: 403, page: page(t.t('join.otherPerson.title'), html`<p>${t.t('join.otherPerson.text')}</p>`) }
     case 'unknown':
-      return {
-        status: 404,
-        page: page(
-          'This invitation link is not valid',
-          html`<p>No invitation has this link. Check that the whole address from the mail was copied. ${ask}</p>`,
-        ),
-      }
+      return { status: 404, page: page(t.t('join.unknown.title'), html`<p>${t.t('join.unknown.text')} ${ask}</p>`) }
   }
 }
 
-function invitationIntro(found: FoundInvitation): SafeHtml {
-  return html`<p>${found.inviter ?? 'The owner of an account'} invites you to join their account on Web Presence as ${ROLE_WORDS[found.row.role]}.</p>`
+function invitationIntro(t: Translator, found: FoundInvitation): SafeHtml {
+  return html`<p>${t.t('join.intro', { who: found.inviter ?? t.t('join.someone'), role: t.t(`join.role.${found.row.role}`) })}</p>`
 }
 
-function codeForm(csrf: string, token: string, challenge: string, email: string, error?: string): IdentityPage {
+function codeForm(t: Translator, csrf: string, token: string, challenge: string, email: string, error?: string): IdentityPage {
   return page(
-    'Enter your code',
+    t.t('signin.code.title'),
     html`${errorLine(error)}
-<p>We sent a six-digit code to ${email}. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes.</p>
+<p>${t.t('join.code.intro', { email, minutes: SIGN_IN_CODE_TTL / 60 })}</p>
 <form method="post" action="/join/code">
 ${hidden({ _csrf: csrf, token, challenge })}
-<label for="code">Code</label>
+<label for="code">${t.t('signin.code.label')}</label>
 <input id="code" type="text" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" autofocus>
-<button type="submit">Join the account</button>
+<button type="submit">${t.t('join.submit')}</button>
 </form>`,
   )
 }
@@ -116,7 +90,7 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
   async function pending(reply: FastifyReply, token: string): Promise<FoundInvitation | undefined> {
     const found = await invitationBySecret(app.db, app.keyring, token)
     if (found?.state === 'pending') return found
-    const refused = unusable(found ? (found.state as InvitationUnusable['state']) : 'unknown', found)
+    const refused = unusable(reply.request.t, found ? (found.state as InvitationUnusable['state']) : 'unknown', found)
     await sendPage(reply, refused.status, refused.page)
     return undefined
   }
@@ -126,21 +100,15 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
     try {
       return await accept()
     } catch (error) {
+      const t = reply.request.t
       if (error instanceof InvitationUnusable) {
-        const refused = unusable(error.state, found)
+        const refused = unusable(t, error.state, found)
         await sendPage(reply, refused.status, refused.page)
         return undefined
       }
       const refusal = classify(error as FastifyError)
       if (refusal.code === 'plan_limit') {
-        await sendPage(
-          reply,
-          403,
-          page(
-            'No seat is free',
-            html`<p>Every seat of this account is taken, so you cannot join it now. The owner can free a seat or add one (${refusal.detail}).</p>`,
-          ),
-        )
+        await sendPage(reply, 403, page(t.t('join.noSeat.title'), html`<p>${t.t('join.noSeat.text')}</p>`))
         return undefined
       }
       throw error
@@ -163,15 +131,16 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
       const found = await pending(reply, token)
       if (!found) return reply
       const csrf = reply.formToken()
+      const t = request.t
       const person = request.webUser
       if (person && person.email === found.email) {
         return sendPage(
           reply,
           200,
           page(
-            'Join an account',
-            html`${invitationIntro(found)}
-<form method="post" action="/join/accept">${hidden({ _csrf: csrf, token })}<button type="submit">Join the account</button></form>`,
+            t.t('join.title'),
+            html`${invitationIntro(t, found)}
+<form method="post" action="/join/accept">${hidden({ _csrf: csrf, token })}<button type="submit">${t.t('join.submit')}</button></form>`,
           ),
         )
       }
@@ -179,11 +148,11 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
         reply,
         200,
         page(
-          'Join an account',
-          html`${invitationIntro(found)}
-${person ? html`<p>You are signed in as ${person.email}; this invitation is for ${found.email}. Accepting signs you in as ${found.email}.</p>` : ''}
-<p>To accept, confirm your address: we send a sign-in code to ${found.email}. No password is needed.</p>
-<form method="post" action="/join">${hidden({ _csrf: csrf, token })}<button type="submit">Send me a code</button></form>`,
+          t.t('join.title'),
+          html`${invitationIntro(t, found)}
+${person ? html`<p>${t.t('join.otherSignedIn', { signedIn: person.email, invited: found.email })}</p>` : ''}
+<p>${t.t('join.confirm', { email: found.email })}</p>
+<form method="post" action="/join">${hidden({ _csrf: csrf, token })}<button type="submit">${t.t('join.sendCode')}</button></form>`,
         ),
       )
     },
@@ -204,11 +173,12 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
     },
     async (request, reply) => {
       const { token } = request.body
+      const t = request.t
       const found = await pending(reply, token)
       if (!found) return reply
       if ((await countRecentChallenges(app.db, found.row.email_hash, new Date(Date.now() - EMAIL_WINDOW_MS))) >= CODES_PER_EMAIL) {
         reply.header('retry-after', String(EMAIL_WINDOW_MS / 1000))
-        return sendPage(reply, 429, page('Too many codes', html`<p>Too many codes were sent to this address. Try again in 15 minutes.</p>`))
+        return sendPage(reply, 429, page(t.t('join.tooMany.title'), html`<p>${t.t('signin.tooManyRecent')}</p>`))
       }
       const code = newSignInCode()
       const challenge = await insertChallenge(app.db, app.keyring, {
@@ -220,10 +190,10 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
       })
       await app.mailer.send({
         to: found.email,
-        subject: 'Your Web Presence sign-in code',
-        text: `Your sign-in code is ${code}\n\nEnter it to join the account you were invited to. It is valid for ${SIGN_IN_CODE_TTL / 60} minutes. If you did not ask for it, ignore this mail.\n`,
+        subject: t.t('mail.signinCode.subject'),
+        text: t.t('mail.joinCode.text', { code, minutes: SIGN_IN_CODE_TTL / 60 }),
       })
-      return sendPage(reply, 200, codeForm(reply.formToken(), token, challenge, found.email))
+      return sendPage(reply, 200, codeForm(t, reply.formToken(), token, challenge, found.email))
     },
   )
 
@@ -247,6 +217,7 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
     },
     async (request, reply) => {
       const { token, challenge: id } = request.body
+      const t = request.t
       const found = await pending(reply, token)
       if (!found) return reply
       const challenge = await findChallenge(app.db, id)
@@ -261,13 +232,14 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
           reply,
           410,
           page(
-            'Code no longer valid',
-            html`<p>This code has expired or was tried too often.</p><p><a href="/join?token=${encodeURIComponent(token)}">Send a new code</a></p>`,
+            t.t('signin.code.gone.title'),
+            html`<p>${t.t('signin.code.expired')}</p><p><a href="/join?token=${encodeURIComponent(token)}">${t.t('signin.code.resend')}</a></p>`,
           ),
         )
       }
       const code = readSignInCode(request.body.code)
-      if (code === undefined) return sendPage(reply, 400, codeForm(reply.formToken(), token, id, found.email, NOT_A_SIGN_IN_CODE))
+      if (code === undefined)
+        return sendPage(reply, 400, codeForm(t, reply.formToken(), token, id, found.email, t.t('signin.code.notACode')))
       const tries = await countChallengeTry(app.db, id, SIGN_IN_CODE_ATTEMPTS)
       if (tries === undefined || !safeEqual(challengeCodeHash(id, code), challenge.code_hash)) {
         const left = tries === undefined ? 0 : SIGN_IN_CODE_ATTEMPTS - tries
@@ -275,18 +247,17 @@ ${person ? html`<p>You are signed in as ${person.email}; this invitation is for 
           reply,
           400,
           codeForm(
+            t,
             reply.formToken(),
             token,
             id,
             found.email,
-            left > 0
-              ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.`
-              : 'That code is not right, and no tries are left. Ask for a new code.',
+            left > 0 ? t.t('signin.code.wrong', { left }) : t.t('signin.code.noTriesLeft'),
           ),
         )
       }
       if (!(await consumeChallenge(app.db, id)))
-        return sendPage(reply, 410, page('Code no longer valid', html`<p>This code has already been used.</p>`))
+        return sendPage(reply, 410, page(t.t('signin.code.gone.title'), html`<p>${t.t('signin.code.used')}</p>`))
       // The person and their membership are made together: a refused invitation leaves no person behind.
       const joined = await join(reply, found, () =>
         withTransaction(app.db, async (trx) => {

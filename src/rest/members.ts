@@ -1,3 +1,4 @@
+import { negotiateLanguage } from '../domain/i18n/translator.ts'
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
@@ -97,6 +98,8 @@ export default async function memberRoutes(app: FastifyInstance) {
             email: request.body.email,
             role: request.body.role ?? 'editor',
             invitedBy: request.principal.userId,
+            // The invitee's mail in the language the caller asks in (Accept-Language), else English.
+            language: negotiateLanguage(request.headers['accept-language']),
           }),
         201,
       )

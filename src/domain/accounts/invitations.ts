@@ -4,6 +4,8 @@ import type { Mail, Mailer } from '../../infra/mailer.ts'
 import type { AccountInvitationsTable } from '../../infra/tables.ts'
 import type { Selectable } from 'kysely'
 import { errors, withHeaders } from '../../errors.ts'
+import { translator, type Translator } from '../i18n/translator.ts'
+import { isLocale, type Locale } from '../locales.ts'
 import { withTransaction } from '../transaction.ts'
 import { normaliseEmail, type EmailHasher } from './email-lookup.ts'
 import { addMember, roleOf, type Role } from './members.ts'
@@ -86,6 +88,8 @@ export interface NewInvitation {
   role: Role
   /** The owner who invites. */
   invitedBy: string | null
+  /** The language of the inviter's request: the mail's, unless the invitee chose one already. */
+  language?: Locale | undefined
 }
 
 /** The link of an invitation: the page that explains it and lets the invitee accept. */
@@ -117,6 +121,7 @@ export async function inviteMember(trx: Db, deps: InvitationDeps, input: NewInvi
     .where('account_members.account_id', '=', input.accountId)
     .executeTakeFirst()
   if (member) throw new errors.conflict(`${email} is a member of this account already`)
+  const invitee = await trx.selectFrom('users').select('language').where('email_hash', '=', emailHash).executeTakeFirst()
   const recent = await trx
     .selectFrom('account_invitations')
     .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -157,7 +162,14 @@ export async function inviteMember(trx: Db, deps: InvitationDeps, input: NewInvi
   const inviter = await personEmail(trx, deps.keyring, input.invitedBy)
   return {
     invitation: toInvitation(deps.keyring, row),
-    mail: { to: email, ...invitationMail(deps.baseUrl, secret, { inviter, role: input.role, expiresAt: row.expires_at }) },
+    mail: {
+      to: email,
+      ...invitationMail(translator(isLocale(invitee?.language) ? invitee.language : (input.language ?? 'en')), deps.baseUrl, secret, {
+        inviter,
+        role: input.role,
+        expiresAt: row.expires_at,
+      }),
+    },
   }
 }
 
@@ -181,25 +193,22 @@ export async function mailInvitation(db: Db, mailer: Mailer, invited: NewlyInvit
   }
 }
 
-const ROLE_WORDS: Record<Role, string> = {
-  owner: 'an owner (everything, members included)',
-  editor: 'an editor (sites, pages, publishing, leads and conversations)',
-  viewer: 'a viewer (reading only)',
-}
-
+/** The invitation's mail in the invitee's language: who invites, as what, the link and until when it works. */
 export function invitationMail(
+  t: Translator,
   baseUrl: string,
   secret: string,
   about: { inviter: string | null; role: Role; expiresAt: Date },
 ): { subject: string; text: string } {
-  const who = about.inviter ?? 'The owner of a Web Presence account'
+  const who = about.inviter ?? t.t('mail.invitation.someone')
   return {
-    subject: `${who} invites you to their Web Presence account`,
-    text:
-      `${who} invites you to join their account on Web Presence as ${ROLE_WORDS[about.role]}.\n\n` +
-      `Accept the invitation here (the link works once, until ${about.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC):\n` +
-      `${invitationLink(baseUrl, secret)}\n\n` +
-      'You sign in with a code we mail to this address; no password is needed. If you did not expect this mail, ignore it.\n',
+    subject: t.t('mail.invitation.subject', { who }),
+    text: t.t('mail.invitation.text', {
+      who,
+      role: t.t(`mail.invitation.role.${about.role}`),
+      until: t.dateTime(about.expiresAt),
+      link: invitationLink(baseUrl, secret),
+    }),
   }
 }
 
