@@ -13,6 +13,12 @@ export const Problem = Type.Object(
 )
 
 /** A union of string literals from a constant list, so the list is written once (anyOf of const). */
-export function literalUnion<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
-  return Type.Union(values.map((value) => Type.Literal(value))) as never
+export function literalUnion<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  ) as never
 }

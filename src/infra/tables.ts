@@ -94,10 +94,13 @@ export interface LeadsTable {
   consent_locale: Locale
   consent_accepted_at: Timestamp
   source: LeadSource
+  /** new until answered or archived (migration lead-status). */
+  status: ColumnType<LeadStatus, LeadStatus | undefined, LeadStatus>
   created_at: CreatedAt
 }
 
 export type LeadSource = 'assistant' | 'contact_form'
+export type LeadStatus = 'new' | 'answered' | 'archived'
 
 export interface SitesTables {
   sites: SitesTable

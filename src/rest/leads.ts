@@ -1,16 +1,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { deleteAccountLead, getAccountLead, listAccountLeads } from '../domain/leads/leads.ts'
+import { deleteAccountLead, getAccountLead, listAccountLeads, setLeadStatus } from '../domain/leads/leads.ts'
 import { listQuery, pageOf, envelope, ListEnvelope, sendItem, assertIfMatch, etagOf } from './http.ts'
 import { leadView } from '../domain/sites/views.ts'
 import { auditedChange } from './audited-change.ts'
-import { Lead, LeadId, params, SiteId } from './schemas/content.ts'
+import { Lead, LeadId, LeadPatch, LeadStatus, params, SiteId } from './schemas/content.ts'
 import { orNotFound } from './sites.ts'
 
 const LeadsQuery = listQuery({
   site_id: Type.Optional(SiteId),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Only leads created at or after this time' })),
+  status: Type.Optional(LeadStatus),
 })
 const tags = ['leads']
 
@@ -26,7 +27,11 @@ export default async function leadRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const paging = pageOf(request.query)
-      const filter = { siteId: request.query.site_id, since: request.query.since === undefined ? undefined : new Date(request.query.since) }
+      const filter = {
+        siteId: request.query.site_id,
+        since: request.query.since === undefined ? undefined : new Date(request.query.since),
+        status: request.query.status,
+      }
       const { items, total } = await listAccountLeads(app.db, app.keyring, request.principal.accountId, filter, paging)
       return envelope(items.map(leadView), total, paging.page, paging.perPage)
     },
@@ -43,6 +48,31 @@ export default async function leadRoutes(app: FastifyInstance) {
         reply,
         leadView(orNotFound(await getAccountLead(app.db, app.keyring, request.principal.accountId, request.params.id), 'Lead')),
       ),
+  )
+
+  typed.patch(
+    '/leads/:id',
+    {
+      config: { operation: 'leads.update', scope: 'manage:leads', access: 'write' },
+      schema: {
+        summary: "Change a lead's status (new, answered, archived)",
+        tags,
+        params: params('id', LeadId),
+        body: LeadPatch,
+        response: { 200: Lead },
+      },
+    },
+    async (request, reply) => {
+      const lead = await auditedChange(request, async (trx) =>
+        orNotFound(
+          await setLeadStatus(trx, app.keyring, request.principal.accountId, request.params.id, request.body.status, (current) =>
+            assertIfMatch(request, etagOf(leadView(current))),
+          ),
+          'Lead',
+        ),
+      )
+      return sendItem(reply, leadView(lead))
+    },
   )
 
   typed.delete(

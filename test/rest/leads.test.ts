@@ -36,6 +36,7 @@ describe('/v1/leads', () => {
       id: first,
       site_id: siteA.id,
       source: 'assistant',
+      status: 'new',
       email: 'ana@example.com',
       name: 'Ana',
       note: 'Call me',

@@ -1,6 +1,6 @@
 import { newId, sha256Hex, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
-import type { LeadSource, LeadsTable } from '../../infra/tables.ts'
+import type { LeadSource, LeadStatus, LeadsTable } from '../../infra/tables.ts'
 import type { Selectable } from 'kysely'
 import { recordLeadReceived } from '../webhooks/events.ts'
 import type { Locale } from '../locales.ts'
@@ -27,7 +27,16 @@ export interface Lead {
   note: string | null
   consent: { version: string; digest: string; locale: Locale; acceptedAt: Date }
   source: LeadSource
+  status: LeadStatus
   createdAt: Date
+}
+
+/** A lead's status (DESIGN.md 17): new until someone answers it or puts it away. */
+export const LEAD_STATUSES = ['new', 'answered', 'archived'] as const satisfies readonly LeadStatus[]
+export type { LeadStatus }
+
+export function isLeadStatus(value: unknown): value is LeadStatus {
+  return typeof value === 'string' && (LEAD_STATUSES as readonly string[]).includes(value)
 }
 
 // Each sealed column is bound to its row and column, so a ciphertext cannot be moved elsewhere.
@@ -101,6 +110,7 @@ export function openLead(keyring: Keyring, row: Selectable<LeadsTable>): Lead {
     note: row.note_sealed ? keyring.open(row.note_sealed, context(row.id, 'note')) : null,
     consent: { version: row.consent_version, digest: row.consent_digest, locale: row.consent_locale, acceptedAt: row.consent_accepted_at },
     source: row.source,
+    status: row.status,
     createdAt: row.created_at,
   }
 }
@@ -110,12 +120,14 @@ export function openLead(keyring: Keyring, row: Selectable<LeadsTable>): Lead {
 export interface LeadFilter {
   siteId?: string | undefined
   since?: Date | undefined
+  status?: LeadStatus | undefined
 }
 
 function accountLeads(db: Db, accountId: string, filter: LeadFilter = {}) {
   let query = db.selectFrom('leads').innerJoin('sites', 'sites.id', 'leads.site_id').where('sites.account_id', '=', accountId)
   if (filter.siteId !== undefined) query = query.where('leads.site_id', '=', filter.siteId)
   if (filter.since !== undefined) query = query.where('leads.created_at', '>=', filter.since)
+  if (filter.status !== undefined) query = query.where('leads.status', '=', filter.status)
   return query
 }
 
@@ -144,6 +156,30 @@ export async function listAccountLeads(
 export async function getAccountLead(db: Db, keyring: Keyring, accountId: string, leadId: string): Promise<Lead | undefined> {
   const row = await accountLeads(db, accountId).selectAll('leads').where('leads.id', '=', leadId).executeTakeFirst()
   return row && openLead(keyring, row)
+}
+
+/**
+ * Sets the status of one of the account's leads: the one change every interface makes (the
+ * dashboard, /v1, GraphQL, MCP). The row is locked first and `check` sees it as it stands (an
+ * If-Match), so two changes at once cannot pass the same check. Undefined for a lead the account
+ * does not have.
+ */
+export async function setLeadStatus(
+  db: Db,
+  keyring: Keyring,
+  accountId: string,
+  leadId: string,
+  status: LeadStatus,
+  check: (current: Lead) => void = () => {},
+): Promise<Lead | undefined> {
+  return withTransaction(db, async (trx) => {
+    const row = await accountLeads(trx, accountId).selectAll('leads').where('leads.id', '=', leadId).forUpdate('leads').executeTakeFirst()
+    if (!row) return undefined
+    check(openLead(keyring, row))
+    if (row.status === status) return openLead(keyring, row)
+    const changed = await trx.updateTable('leads').set({ status }).where('id', '=', leadId).returningAll().executeTakeFirstOrThrow()
+    return openLead(keyring, changed)
+  })
 }
 
 export async function deleteAccountLead(db: Db, accountId: string, leadId: string): Promise<boolean> {

@@ -140,11 +140,16 @@ export const Build = Type.Object(
   { ...strict, description: 'A build of a site' },
 )
 
+export const LeadStatus = literalUnion(['new', 'answered', 'archived'] as const, {
+  description: 'new until someone answers it (answered) or puts it away (archived)',
+})
+
 export const Lead = Type.Object(
   {
     id: LeadId,
     site_id: SiteId,
     source: literalUnion(['assistant', 'contact_form'] as const),
+    status: LeadStatus,
     email: Type.String(),
     name: nullable(Type.String()),
     note: nullable(Type.String()),
@@ -203,6 +208,7 @@ export function leadView(lead: LeadRecord): Static<typeof Lead> {
     id: lead.id,
     site_id: lead.siteId,
     source: lead.source,
+    status: lead.status,
     email: lead.email,
     name: lead.name,
     note: lead.note,

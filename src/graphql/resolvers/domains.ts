@@ -7,7 +7,7 @@ import {
   requestVerification,
   VERIFY_JOB,
 } from '../../domain/sites/domains.ts'
-import { deleteAccountLead, getAccountLead } from '../../domain/leads/leads.ts'
+import { deleteAccountLead, getAccountLead, setLeadStatus, type LeadStatus } from '../../domain/leads/leads.ts'
 import { serviceHostnames } from '../../domain/sites/subdomains.ts'
 import { leadView } from '../../domain/sites/views.ts'
 import { etagOf } from '../../infra/etag.ts'
@@ -15,10 +15,10 @@ import { enqueueJob } from '../../infra/jobs.ts'
 import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs, plausibleId } from '../inputs.ts'
-import { domainNode, etagOfNode } from '../views.ts'
+import { domainNode, etagOfNode, leadNode } from '../views.ts'
 import { notFound, orNotFound } from './query.ts'
 import { ownSite } from './sites.ts'
-import { ifMatch, type Existing, type Input } from './writes.ts'
+import { changeExisting, ifMatch, type Existing, type Input } from './writes.ts'
 
 /** Domains and leads (DESIGN.md 13): the writes of /v1/sites/{id}/domains, /v1/domains and /v1/leads. */
 export const domainResolvers = {
@@ -69,6 +69,15 @@ export const domainResolvers = {
         orNotFound(await deleteAccountLead(trx, principal.accountId, lead.id), 'Lead')
       })
       return input.id
+    },
+
+    async updateLead(_root: unknown, { input }: Input<Existing & { status: LeadStatus }>, context: GraphqlContext) {
+      allowed(context, ACCESS.writeLeads)
+      const { keyring } = context.app
+      const lead = await changeExisting(context, 'Lead', input, leadView, (trx, accountId, id, check) =>
+        setLeadStatus(trx, keyring, accountId, id, input.status, check),
+      )
+      return leadNode(lead)
     },
   },
 }

@@ -2,7 +2,7 @@ import { accountById } from '../../domain/accounts/accounts.ts'
 import { accountEmail } from '../../domain/accounts/members.ts'
 import { listAuditRecords } from '../../domain/accounts/audit-log.ts'
 import { getAccountBlock } from '../../domain/sites/blocks.ts'
-import { listAccountLeads } from '../../domain/leads/leads.ts'
+import { listAccountLeads, type LeadStatus } from '../../domain/leads/leads.ts'
 import { getAccountPage } from '../../domain/sites/pages.ts'
 import { PLAN_ACCESS, WINDOW_SECONDS } from '../../domain/accounts/quota.ts'
 import { getAccountSite, listAccountSites } from '../../domain/sites/sites.ts'
@@ -100,12 +100,13 @@ export const queryResolvers = {
     return blockNode(await found(args.id, 'Block', () => getAccountBlock(context.app.db, principal.accountId, args.id)))
   },
 
-  async leads(_root: unknown, args: Paged & { siteId?: string | null }, context: GraphqlContext) {
+  async leads(_root: unknown, args: Paged & { siteId?: string | null; status?: LeadStatus | null }, context: GraphqlContext) {
     const principal = allowed(context, ACCESS.readLeads)
     const window = windowOf(args)
     const siteId = args.siteId ?? undefined
     if (siteId !== undefined && !plausibleId(siteId)) return connection([], 0, window.offset)
-    const { items, total } = await listAccountLeads(context.app.db, context.app.keyring, principal.accountId, { siteId }, window)
+    const filter = { siteId, status: args.status ?? undefined }
+    const { items, total } = await listAccountLeads(context.app.db, context.app.keyring, principal.accountId, filter, window)
     return connection(items.map(leadNode), total, window.offset)
   },
 

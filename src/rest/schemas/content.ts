@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox'
 import { BLOCK_TYPES, BlockContents } from '../../domain/sites/block-content.ts'
 import { literalUnion } from '../../schemas.ts'
 import { Position } from '../../domain/sites/content-inputs.ts'
-import { DateTime, Locale, nullable, SiteId } from '../../domain/sites/views.ts'
+import { DateTime, LeadStatus, Locale, nullable, SiteId } from '../../domain/sites/views.ts'
 
 // The resources' own shapes are shared with the MCP tools (src/domain/sites/views.ts).
 export {
@@ -15,6 +15,7 @@ export {
   DomainId,
   Lead,
   LeadId,
+  LeadStatus,
   Locale,
   Page,
   PageId,
@@ -81,6 +82,8 @@ export { NewDomain } from '../../domain/sites/content-inputs.ts'
 export { Rollback } from '../../domain/sites/content-inputs.ts'
 
 // Leads
+
+export const LeadPatch = Type.Object({ status: LeadStatus }, { ...strict, description: 'What changes of a lead: its status' })
 
 // Conversations
 

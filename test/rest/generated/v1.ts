@@ -173,6 +173,8 @@ export type paths = {
     get: operations["leads.get"];
     /** Delete a lead (erasure) */
     delete: operations["leads.delete"];
+    /** Change a lead's status (new, answered, archived) */
+    patch: operations["leads.update"];
   };
   "/v1/conversations": {
     /** List conversations (?handoff=requested for the inbox) */
@@ -11337,6 +11339,8 @@ export type operations = {
         site_id?: string;
         /** @description Only leads created at or after this time */
         since?: string;
+        /** @description new until someone answers it (answered) or puts it away (archived) */
+        status?: "new" | "answered" | "archived";
       };
     };
     responses: {
@@ -11357,6 +11361,8 @@ export type operations = {
                 /** @description site_… */
                 site_id: string;
                 source: "assistant" | "contact_form";
+                /** @description new until someone answers it (answered) or puts it away (archived) */
+                status: "new" | "answered" | "archived";
                 email: string;
                 name: string | null;
                 note: string | null;
@@ -11556,6 +11562,8 @@ export type operations = {
             /** @description site_… */
             site_id: string;
             source: "assistant" | "contact_form";
+            /** @description new until someone answers it (answered) or puts it away (archived) */
+            status: "new" | "answered" | "archived";
             email: string;
             name: string | null;
             note: string | null;
@@ -11745,6 +11753,213 @@ export type operations = {
           RateLimit: components["headers"]["RateLimit"];
         };
         content: never;
+      };
+      /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No valid credential (code invalid_token or invalid_request); see WWW-Authenticate */
+      401: {
+        headers: {
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The plan does not allow the call (plan_required, plan_limit), the token lacks a scope (insufficient_scope) or the member’s role does not allow it (role_required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such resource for this account (not_found) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description A conflict with the current state, or the Idempotency-Key is in use (idempotency_in_progress) */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description If-Match does not name the current ETag (precondition_failed) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body (idempotency_key_reused) or the request cannot be processed */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Above the hourly quota (rate_limited); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  /** Change a lead's status (new, answered, archived) */
+  "leads.update": {
+    parameters: {
+      header?: {
+        /** @description Change the item only if its current ETag is one of these (or `*`); else 412 precondition_failed. */
+        "if-match"?: string;
+      };
+      path: {
+        /** @description lead_… */
+        id: string;
+      };
+    };
+    /** @description What changes of a lead: its status */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description new until someone answers it (answered) or puts it away (archived) */
+          status: "new" | "answered" | "archived";
+        };
+      };
+    };
+    responses: {
+      /** @description A lead */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          RateLimit: components["headers"]["RateLimit"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": {
+            /** @description lead_… */
+            id: string;
+            /** @description site_… */
+            site_id: string;
+            source: "assistant" | "contact_form";
+            /** @description new until someone answers it (answered) or puts it away (archived) */
+            status: "new" | "answered" | "archived";
+            email: string;
+            name: string | null;
+            note: string | null;
+            /** @description The consent the visitor gave */
+            consent: {
+              version: string;
+              locale: "de" | "en" | "fr";
+              digest: string;
+              /** Format: date-time */
+              given_at: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
       };
       /** @description The request is invalid (code validation_failed, malformed_json, bad_request) */
       400: {

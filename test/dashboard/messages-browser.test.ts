@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest'
+import { CONSENT_VERSION } from '../../src/domain/leads/consent.ts'
+import { insertLead } from '../../src/domain/leads/leads.ts'
+import { createSite } from '../../src/domain/sites/sites.ts'
+import { accessibilityChecker } from '../helpers/accessibility.ts'
+import { haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
+import { onPostgres } from '../helpers/database.ts'
+import { startLiveApp } from '../identity/helpers.ts'
+import { afterAuditFlush } from '../rest/helpers.ts'
+import { makeTeam } from '../teams/helpers.ts'
+
+// The Messages page in Chromium at phone width with JavaScript off: an editor marks a lead
+// answered with its small form, filters by status, and the change is in the audit log; a viewer
+// sees the status without a form. axe-core finds nothing serious.
+describe.skipIf(!haveBrowser || onPostgres)('lead status on the Messages page without JavaScript', { timeout: 240_000 }, async () => {
+  const { app, base } = await startLiveApp()
+  const browser = await launchBrowser()
+  const { check, findings, checked } = await accessibilityChecker(browser, base)
+
+  it('sets a status with the form beside the lead and filters by it', async () => {
+    const team = await makeTeam(app, 'lite')
+    const site = await createSite(app.db, { name: 'Harbour Café', accountId: team.accountId })
+    const consent = { version: CONSENT_VERSION, digest: 'b'.repeat(64), locale: 'en' as const, acceptedAt: new Date() }
+    const add = (email: string, note: string) =>
+      insertLead(app.db, app.keyring, { siteId: site.id, sessionId: null, email, name: 'Visitor', note, consent, source: 'contact_form' })
+    const first = (await add('first@example.org', 'A table for four on Friday?'))!
+    await add('second@example.org', 'Do you have oat milk?')
+
+    const context = await browser.newContext({ viewport: PHONE, javaScriptEnabled: false })
+    const [name, value] = team.editor.cookie.split('=') as [string, string]
+    await context.addCookies([{ name, value, url: base }])
+    const page = await context.newPage()
+    await page.goto(`${base}/app/leads`)
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Leads')
+    const status = page.getByLabel('Status of the lead from first@example.org')
+    expect(await status.inputValue()).toBe('new')
+    await check('messages, two new leads', page)
+
+    await status.selectOption('answered')
+    await page.locator(`form[action="/app/leads/${first}/status"]`).getByRole('button', { name: 'Save' }).click()
+    expect(page.url()).toBe(`${base}/app/leads?done=status-saved`)
+    expect(await page.getByRole('status').first().textContent()).toContain('The status was saved.')
+    expect(await page.getByLabel('Status of the lead from first@example.org').inputValue()).toBe('answered')
+    await page.screenshot({ path: screenshotPath('messages-status-phone'), fullPage: true })
+    await check('messages, a status saved', page)
+
+    // The filter keeps itself after a change made in the filtered list.
+    await page.getByLabel('Status', { exact: true }).selectOption('new')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    expect(page.url()).toBe(`${base}/app/leads?site_id=&status=new`)
+    const table = page.getByRole('region', { name: 'Leads' })
+    expect(await table.textContent()).toContain('second@example.org')
+    expect(await table.textContent()).not.toContain('first@example.org')
+    await page.getByLabel('Status of the lead from second@example.org').selectOption('archived')
+    await page.getByRole('button', { name: 'Save' }).click()
+    expect(page.url()).toBe(`${base}/app/leads?status=new&done=status-saved`)
+    expect(await page.locator('main').textContent()).toContain('No leads with this status.')
+    await check('messages, filtered to nothing', page)
+
+    const rows = await app.db.selectFrom('leads').select(['id', 'status']).where('site_id', '=', site.id).orderBy('created_at').execute()
+    expect(rows.map((row) => row.status)).toEqual(['answered', 'archived'])
+    await afterAuditFlush()
+    const audit = await app.db
+      .selectFrom('audit_log')
+      .select(['status', 'user_id'])
+      .where('account_id', '=', team.accountId)
+      .where('operation', '=', 'dashboard.leads.status')
+      .execute()
+    expect(audit).toEqual([
+      { status: 303, user_id: team.editor.userId },
+      { status: 303, user_id: team.editor.userId },
+    ])
+    await context.close()
+
+    // A viewer reads the status; the form is not there for them.
+    const viewerContext = await browser.newContext({ viewport: PHONE, javaScriptEnabled: false })
+    const [vName, vValue] = team.viewer.cookie.split('=') as [string, string]
+    await viewerContext.addCookies([{ name: vName, value: vValue, url: base }])
+    const viewerPage = await viewerContext.newPage()
+    await viewerPage.goto(`${base}/app/leads`)
+    expect(await viewerPage.locator(`form[action="/app/leads/${first}/status"]`).count()).toBe(0)
+    expect(await viewerPage.getByRole('region', { name: 'Leads' }).textContent()).toContain('Answered')
+    await viewerContext.close()
+
+    expect(checked).toHaveLength(3)
+    expect(findings).toEqual([])
+  })
+})
