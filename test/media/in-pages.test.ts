@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http'
 import * as cheerio from 'cheerio'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
@@ -6,76 +5,16 @@ import { purgeReleasedMedia, RELEASES_KEEPING_MEDIA } from '../../src/domain/med
 import { newId } from '../../src/infra/crypto.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { phonePhoto, transparentPng } from '../helpers/images.ts'
-import { makeAccount, type TestAccount } from '../rest/helpers.ts'
+import { makeAccount } from '../rest/helpers.ts'
 import { eventually } from '../helpers/polling.ts'
+import { sitesOverHttp } from './sites-over-http.ts'
 
 // Photos of the media library in pages (DESIGN.md 14): media_id on image and hero blocks, the
 // gallery block, the logo with its icons, og:image, the in-use refusal and what releases keep;
 // over real HTTP (the REST API, the site's own host), on both database drivers.
 const { app } = await buildTestApp()
 await app.listen({ port: 0, host: '127.0.0.1' })
-const address = app.server.address()
-const port = typeof address === 'object' && address ? address.port : 0
-const baseUrl = `http://127.0.0.1:${port}`
-
-async function api(account: TestAccount, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { ...account.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, type: res.headers.get('content-type') ?? '', json: text ? JSON.parse(text) : undefined }
-}
-
-async function upload(account: TestAccount, bytes: Buffer, filename: string, type = 'image/jpeg', alt?: string) {
-  const form = new FormData()
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), filename)
-  if (alt) form.append('alt', alt)
-  const res = await fetch(`${baseUrl}/v1/media`, { method: 'POST', headers: account.headers, body: form })
-  expect(res.status).toBe(201)
-  return (await res.json()) as { id: string; url: string; variants: Array<{ width: number; format: string; url: string }> }
-}
-
-/** A GET on a site's own host, as a browser sends it (node:http lets the Host header be set). */
-function onHost(
-  host: string,
-  path: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-async function publish(account: TestAccount, siteId: string): Promise<string> {
-  const build = await api(account, 'POST', `/v1/sites/${siteId}/rebuild`)
-  expect(build.status).toBe(202)
-  let status = ''
-  await eventually(async () => {
-    status = (await api(account, 'GET', `/v1/sites/${siteId}/builds/${build.json.id}`)).json.status
-    expect(status).toMatch(/succeeded|failed/)
-  }, 30_000)
-  expect(status).toBe('succeeded')
-  await eventually(async () => expect(app.liveSites.byHost(await hostOf(account, siteId))?.buildId).toBe(build.json.id), 5000)
-  return build.json.id as string
-}
-
-async function hostOf(account: TestAccount, siteId: string): Promise<string> {
-  return (await api(account, 'GET', `/v1/sites/${siteId}`)).json.subdomain as string
-}
-
-async function siteWithPage(account: TestAccount, name: string) {
-  const site = (await api(account, 'POST', '/v1/sites', { name })).json
-  const page = (await api(account, 'POST', `/v1/sites/${site.id}/pages`, { path: '/', locale: 'en', title: name, description: 'Bread.' }))
-    .json
-  return { site, page }
-}
+const { api, upload, onHost, hostOf, publish, siteWithPage } = sitesOverHttp(app)
 
 describe('photos of the library in blocks', () => {
   it('takes media_id on hero, image and gallery blocks and refuses an id the library does not hold', async () => {

@@ -2,9 +2,12 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { deleteMedia, getMediaBytes, storeMedia } from '../../src/domain/media/media.ts'
 import { buildTestApp } from '../helpers/app.ts'
-import { phonePhoto, pngBomb } from '../helpers/images.ts'
+import { purgeReleasedMedia, RELEASES_KEEPING_MEDIA } from '../../src/domain/media/purge.ts'
+import { newId } from '../../src/infra/crypto.ts'
+import { phonePhoto, pngBomb, transparentPng } from '../helpers/images.ts'
 import { startS3Server } from '../helpers/s3-server.ts'
 import { makeAccount } from '../rest/helpers.ts'
+import { sitesOverHttp } from './sites-over-http.ts'
 
 // The media library with its bytes in S3-compatible storage (MEDIA_S3_BUCKET), against an S3
 // server on loopback: the same uploads, files and deletions as in the database.
@@ -68,5 +71,42 @@ describe('media in S3-compatible storage', () => {
     ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' })
     expect(await keysIn('media/')).toEqual(before)
     expect(await deleteMedia(app.db, app.mediaStorage, owner.accountId, 'med_nonexistent1')).toBeUndefined()
+  })
+
+  it('keeps the cuts made for sites (og:image, the logo’s icons) in the bucket, and purges them with the item', async () => {
+    const sites = sitesOverHttp(app)
+    const owner = await makeAccount(app, 'pro')
+    const photo = await sites.upload(owner, await phonePhoto(30), 'window.jpg')
+    const logo = await sites.upload(owner, await transparentPng(400, 200), 'logo.png', 'image/png')
+    const { site, page } = await sites.siteWithPage(owner, 'Bucket Bakery')
+    const block = (await sites.api(owner, 'POST', `/v1/pages/${page.id}/blocks`, { type: 'image', content: { media_id: photo.id } })).json
+    expect((await sites.api(owner, 'PATCH', `/v1/sites/${site.id}`, { logo_media_id: logo.id })).status).toBe(200)
+    await sites.publish(owner, site.id)
+
+    expect(await keysIn(`media/${photo.id}/og-`)).toEqual([`media/${photo.id}/og-1200.jpg`])
+    expect(await keysIn(`media/${logo.id}/icon-`)).toEqual([180, 192, 32, 512].map((size) => `media/${logo.id}/icon-${size}.png`))
+    const host = await sites.hostOf(owner, site.id)
+    const icon = await sites.onHost(host, `/_media/${logo.id}/icon-32.png`)
+    expect(icon.status).toBe(200)
+    expect(await sharp(icon.body).metadata()).toMatchObject({ width: 32, height: 32, format: 'png' })
+    expect(await app.db.selectFrom('media_files').select('key').execute()).toEqual([])
+
+    // Out of the draft and the library, then out of every release kept: its files leave the bucket.
+    expect((await sites.api(owner, 'DELETE', `/v1/blocks/${block.id}`)).status).toBe(204)
+    expect((await sites.api(owner, 'DELETE', `/v1/media/${photo.id}`)).status).toBe(204)
+    expect(await keysIn(`media/${photo.id}/`)).toHaveLength(7)
+    await sites.publish(owner, site.id)
+    const later = Array.from({ length: RELEASES_KEEPING_MEDIA }, (_, i) => ({
+      id: newId('bld'),
+      site_id: site.id,
+      status: 'succeeded' as const,
+      created_at: new Date(Date.now() + 1000 * (i + 1)),
+    }))
+    await app.db.insertInto('builds').values(later).execute()
+    expect(await purgeReleasedMedia(app.db, app.mediaStorage, owner.accountId)).toBe(1)
+    expect(await keysIn(`media/${photo.id}/`)).toEqual([])
+    expect((await sites.onHost(host, `/_media/${photo.id}/og-1200.jpg`)).status).toBe(404)
+    // The logo stays, icons and all.
+    expect(await keysIn(`media/${logo.id}/icon-`)).toHaveLength(4)
   })
 })
