@@ -8,9 +8,9 @@ import { deleteOwnSignIn } from '../../domain/your-data/deletion.ts'
 import { html } from '../../infra/html.ts'
 import { auditedChange } from '../audited-change.ts'
 import { actionForm, dataTable } from '../layout.ts'
+import { planEntitlements } from '../../domain/accounts/entitlements.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
-const ROLE_NAMES = { owner: 'Owner', editor: 'Editor', viewer: 'Viewer' } as const
 
 /**
  * The accounts a person belongs to, and the one this browser works in: every page and action of
@@ -24,24 +24,32 @@ export default async function accountsSection(app: FastifyInstance) {
 
   routes.get('/accounts', { config: { operation: 'dashboard.accounts.list' }, schema: { hide: true } }, async (request, reply) => {
     const { userId, accountId } = request.person
+    const t = request.t
     const csrf = reply.formToken()
     const accounts = await membershipsOf(app.db, app.keyring, userId)
     return reply.page(
-      'Your accounts',
+      t.t('accounts.title'),
       'accounts',
-      html`<p>You belong to ${accounts.length} ${accounts.length === 1 ? 'account' : 'accounts'}. Everything in the dashboard shows and changes the account you work in.</p>
-<p><a href="/app/your-data">Your data</a>: export everything the account you work in holds, or delete it. <a href="/app/accounts/delete-sign-in">Delete your sign-in</a>: you stop being a member of every account.</p>
+      html`<p>${t.t('accounts.intro', { count: accounts.length })}</p>
+<p>${t.rich(
+        'accounts.links',
+        {},
+        {
+          data: (words) => html`<a href="/app/your-data">${words}</a>`,
+          signIn: (words) => html`<a href="/app/accounts/delete-sign-in">${words}</a>`,
+        },
+      )}</p>
 ${dataTable(
-  'Your accounts',
-  ['Account', 'Plan', 'Your role', ''],
+  t.t('accounts.title'),
+  [t.t('accounts.col.account'), t.t('accounts.col.plan'), t.t('accounts.col.role'), ''],
   accounts.map((a) => [
-    html`${a.ownerEmail ? html`Account of ${a.ownerEmail}` : a.accountId} <code class="muted">${a.accountId}</code>`,
-    a.plan,
-    ROLE_NAMES[a.role],
+    html`${a.ownerEmail ? t.t('accounts.of', { email: a.ownerEmail }) : a.accountId} <code class="muted">${a.accountId}</code>`,
+    planEntitlements(a.plan).name,
+    t.t(`team.role.${a.role}`),
     a.accountId === accountId
       ? // Leaving asks once, on a page of its own (as removing a member does).
-        html`<strong>You work in this account</strong> <a href="/app/accounts/leave">Leave this account</a>`
-      : actionForm('/app/accounts/switch', csrf, `Work in the account of ${a.ownerEmail ?? a.accountId}`, {
+        html`<strong>${t.t('accounts.current')}</strong> <a href="/app/accounts/leave">${t.t('accounts.leave.link')}</a>`
+      : actionForm('/app/accounts/switch', csrf, t.t('accounts.switch', { name: a.ownerEmail ?? a.accountId }), {
           fields: { account_id: a.accountId },
         }),
   ]),
@@ -61,7 +69,7 @@ ${dataTable(
     async (request, reply) => {
       const token = request.cookies[sessionCookie] ?? ''
       if (!(await chooseSessionAccount(app.db, token, request.person.userId, request.body.account_id)))
-        throw new errors.notFound('You do not belong to such an account')
+        throw new errors.notFound(request.t.t('accounts.error.notMember'))
       return reply.redirect('/app?done=switched', 303)
     },
   )
@@ -71,13 +79,13 @@ ${dataTable(
     { config: { operation: 'dashboard.accounts.confirmLeave', ...anyMember }, schema: { hide: true } },
     async (request, reply) => {
       const { userId, accountId } = request.person
+      const t = request.t
       const current = (await membershipsOf(app.db, app.keyring, userId)).find((a) => a.accountId === accountId)
-      const which = current?.ownerEmail ? `the account of ${current.ownerEmail}` : 'this account'
       return reply.page(
-        'Leave this account?',
+        t.t('team.leave.title'),
         'accounts',
-        html`<p>You lose access to ${which} at once, and your API tokens of this account are revoked. An owner can invite you again.</p>
-<form method="post" action="/app/accounts/leave" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">Leave the account</button> <a href="/app/accounts">Stay</a></form>`,
+        html`<p>${t.t('accounts.leave.text', { owner: current?.ownerEmail ?? 'none' })}</p>
+<form method="post" action="/app/accounts/leave" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">${t.t('team.leave')}</button> <a href="/app/accounts">${t.t('team.leave.stay')}</a></form>`,
       )
     },
   )
@@ -97,12 +105,12 @@ ${dataTable(
   routes.get(
     '/accounts/delete-sign-in',
     { config: { operation: 'dashboard.accounts.confirmDeleteSignIn', ...anyMember }, schema: { hide: true } },
-    async (_request, reply) =>
+    async (request, reply) =>
       reply.page(
-        'Delete your sign-in?',
+        request.t.t('accounts.deleteSignIn.title'),
         'accounts',
-        html`<p>Your sign-in, your membership of every account and your own API tokens are deleted at once. The accounts themselves stay with their other members. An account you are the last owner of must first get another owner, or be deleted.</p>
-<form method="post" action="/app/accounts/delete-sign-in" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">Delete my sign-in</button> <a href="/app/accounts">Keep it</a></form>`,
+        html`<p>${request.t.t('accounts.deleteSignIn.text')}</p>
+<form method="post" action="/app/accounts/delete-sign-in" class="actions"><input type="hidden" name="_csrf" value="${reply.formToken()}"><button type="submit" class="danger">${request.t.t('accounts.deleteSignIn.submit')}</button> <a href="/app/accounts">${request.t.t('accounts.deleteSignIn.keep')}</a></form>`,
       ),
   )
 

@@ -5,7 +5,8 @@ import { listMembers } from '../../domain/accounts/members.ts'
 import { listAuditRecords } from '../../domain/accounts/audit-log.ts'
 import { errors } from '../../errors.ts'
 import { html } from '../../infra/html.ts'
-import { dataTable, when } from '../layout.ts'
+import { dataTable } from '../layout.ts'
+import type { Translator } from '../../domain/i18n/translator.ts'
 
 const Query = Type.Object(
   {
@@ -20,10 +21,10 @@ const Query = Type.Object(
 const PER_PAGE = 50
 
 /** Time from a datetime-local field (UTC), or undefined when empty. */
-function utc(value: string | undefined): Date | undefined {
+function utc(t: Translator, value: string | undefined): Date | undefined {
   if (!value) return undefined
   const date = new Date(value.endsWith('Z') ? value : `${value}Z`)
-  if (Number.isNaN(date.getTime())) throw new errors.validationFailed('A time in the filter is not valid')
+  if (Number.isNaN(date.getTime())) throw new errors.validationFailed(t.t('audit.error.time'))
   return date
 }
 
@@ -36,8 +37,9 @@ export default async function auditLogSection(app: FastifyInstance) {
     async (request, reply) => {
       const { token_id: tokenId, user_id: userId, since, until } = request.query
       const page = request.query.page ?? 1
-      const from = utc(since)
-      const to = utc(until)
+      const t = request.t
+      const from = utc(t, since)
+      const to = utc(t, until)
       const filter = {
         ...(tokenId ? { tokenId } : {}),
         ...(userId ? { userId } : {}),
@@ -57,29 +59,37 @@ export default async function auditLogSection(app: FastifyInstance) {
         page: String(page + 1),
       })
       return reply.page(
-        'Audit log',
+        t.t('audit.title'),
         'audit',
         html`<form method="get" action="/app/audit-log" class="card">
-<label for="member">Member</label><select id="member" name="user_id"><option value="">Every member</option>${members.map((m) => html`<option value="${m.id}"${m.id === userId ? html` selected` : ''}>${m.email}</option>`)}</select>
-<label for="token">Token id</label><input id="token" name="token_id" value="${tokenId ?? ''}" maxlength="80">
-<label for="since">From (UTC)</label><input id="since" name="since" type="datetime-local" value="${since ?? ''}">
-<label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" value="${until ?? ''}">
-<p><button type="submit" class="secondary">Filter</button></p></form>
-<p>${total} records.</p>
+<label for="member">${t.t('audit.member')}</label><select id="member" name="user_id"><option value="">${t.t('audit.everyMember')}</option>${members.map((m) => html`<option value="${m.id}"${m.id === userId ? html` selected` : ''}>${m.email}</option>`)}</select>
+<label for="token">${t.t('audit.tokenId')}</label><input id="token" name="token_id" value="${tokenId ?? ''}" maxlength="80">
+<label for="since">${t.t('audit.from')}</label><input id="since" name="since" type="datetime-local" value="${since ?? ''}">
+<label for="until">${t.t('audit.until')}</label><input id="until" name="until" type="datetime-local" value="${until ?? ''}">
+<p><button type="submit" class="secondary">${t.t('audit.filter')}</button></p></form>
+<p>${t.t('audit.count', { total })}</p>
 ${dataTable(
-  'Audit records, newest first',
-  ['Time', 'Member', 'Operation', 'Call', 'Status', 'Token or client', 'Address'],
+  t.t('audit.records'),
+  [
+    t.t('audit.col.time'),
+    t.t('audit.member'),
+    t.t('audit.col.operation'),
+    t.t('audit.col.call'),
+    t.t('audit.col.status'),
+    t.t('audit.col.token'),
+    t.t('audit.col.address'),
+  ],
   rows.map((r) => [
-    when(r.at),
-    r.user_id ? (emails.get(r.user_id) ?? html`<code>${r.user_id}</code>`) : '–',
+    t.dateTime(r.at),
+    r.user_id ? (emails.get(r.user_id) ?? html`<code>${r.user_id}</code>`) : t.t('common.none'),
     r.operation,
     html`<code>${r.method} ${r.path}</code>`,
     r.status,
-    r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : 'dashboard',
+    r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : t.t('audit.dashboard'),
     r.ip,
   ]),
 )}
-${page * PER_PAGE < total ? html`<p><a href="/app/audit-log?${next.toString()}">Older records</a></p>` : ''}`,
+${page * PER_PAGE < total ? html`<p><a href="/app/audit-log?${next.toString()}">${t.t('audit.older')}</a></p>` : ''}`,
       )
     },
   )

@@ -21,7 +21,8 @@ import type { Db } from '../../infra/db.ts'
 import { createSafeFetcher, type SafeFetcher } from '../../infra/fetcher.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/endpoint-url.ts'
-import { actionForm, dataTable, shownOnce, when } from '../layout.ts'
+import { actionForm, dataTable, shownOnce } from '../layout.ts'
+import type { Translator } from '../../domain/i18n/translator.ts'
 import { auditedChange } from '../audited-change.ts'
 import type { Entitlement } from '../../frame/index.ts'
 import {
@@ -38,27 +39,28 @@ import {
   type FormState,
 } from './editor/form.ts'
 
-const URL_FIELD = {
-  name: 'url',
-  label: 'URL',
-  hint: 'The address that receives the events, for example https://example.com/hooks.',
-  kind: 'link' as const,
-  maxLength: 500,
+/** The new endpoint's form fields, in the page's language. */
+function fields(t: Translator) {
+  const url = { name: 'url', label: t.t('webhooks.url'), hint: t.t('webhooks.url.hint'), kind: 'link' as const, maxLength: 500 }
+  const description = { name: 'description', label: t.t('webhooks.description'), optional: true, maxLength: 500 }
+  const events = { name: 'event_types', label: t.t('webhooks.events') }
+  return { url, description, events, labels: { url: url.label, description: description.label, event_types: events.label } }
 }
-const DESCRIPTION = { name: 'description', label: 'Description', optional: true, maxLength: 500 }
-const EVENTS = { name: 'event_types', label: 'Events sent (none checked: all)' }
-const LABELS = { url: URL_FIELD.label, description: DESCRIPTION.label, event_types: EVENTS.label }
 
 /** The receiver's address refused by the URL check, in plain words. */
-function plainUrlRefusal(detail: string): string {
-  if (detail.includes('not a valid absolute URL'))
-    return 'Enter a full web address starting with https://, for example https://example.com/hooks.'
-  if (detail.startsWith('The url must use https')) return 'Use an address starting with https://.'
-  if (detail.includes('user information')) return 'Leave out the user name and password; the address must not contain them.'
-  if (detail.includes('must not name a port')) return 'Leave out the port number (like :8080); the receiver must answer on the usual port.'
-  if (detail.includes('public internet address'))
-    return 'This address is not on the public internet; use the address of a server others can reach.'
+function plainUrlRefusal(t: Translator, detail: string): string {
+  if (detail.includes('not a valid absolute URL')) return t.t('webhooks.error.notUrl')
+  if (detail.startsWith('The url must use https')) return t.t('webhooks.error.https')
+  if (detail.includes('user information')) return t.t('webhooks.error.userInfo')
+  if (detail.includes('must not name a port')) return t.t('webhooks.error.port')
+  if (detail.includes('public internet address')) return t.t('webhooks.error.private')
   return detail
+}
+
+/** An endpoint's state in words: enabled, or disabled with why. */
+function stateOf(t: Translator, e: { enabled: boolean; disabled_reason: string | null }): string {
+  if (e.enabled) return t.t('webhooks.state.enabled')
+  return e.disabled_reason ? t.t('webhooks.state.disabledWhy', { why: e.disabled_reason }) : t.t('webhooks.state.disabled')
 }
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
@@ -67,9 +69,10 @@ const EventTypes = Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Typ
 const MAX_WINDOW_MS = 30 * 86_400_000
 
 /** The event types checked in a form (none checked: every type). */
-function eventTypesOf(value: string | string[] | undefined): EventType[] {
+function eventTypesOf(t: Translator, value: string | string[] | undefined): EventType[] {
   const types = [value ?? []].flat()
-  if (!types.every((t) => (EVENT_TYPES as readonly string[]).includes(t))) throw new errors.validationFailed('Unknown event type')
+  if (!types.every((type) => (EVENT_TYPES as readonly string[]).includes(type)))
+    throw new errors.validationFailed(t.t('webhooks.error.eventType'))
   return types as EventType[]
 }
 
@@ -85,7 +88,7 @@ interface Deps {
   keyring: Keyring
   urlPolicy: EndpointUrlPolicy
   fetcher: SafeFetcher
-  ownEndpoint: (accountId: string, id: string) => Promise<EndpointRow>
+  ownEndpoint: (t: Translator, accountId: string, id: string) => Promise<EndpointRow>
 }
 
 /** The list of endpoints and dead letters, and the form that adds an endpoint (its secret shown once). */
@@ -103,55 +106,65 @@ function listRoutes(app: FastifyInstance, { db, keyring, urlPolicy, fetcher }: D
     ])
     const allowed = WEBHOOKS.allows(request.person.plan)
     const csrf = reply.formToken()
+    const t = request.t
+    const form = fields(t)
     return reply.page(
-      'Webhooks',
+      t.t('webhooks.title'),
       'webhooks',
-      html`<h2>Endpoints</h2>
+      html`<h2>${t.t('webhooks.endpoints')}</h2>
 ${
   rows.length === 0
-    ? html`<p>No endpoints yet.</p>`
+    ? html`<p>${t.t('webhooks.endpoints.none')}</p>`
     : dataTable(
-        'Endpoints',
-        ['URL', 'Description', 'Events', 'State'],
+        t.t('webhooks.endpoints'),
+        [t.t('webhooks.url'), t.t('webhooks.description'), t.t('webhooks.col.events'), t.t('webhooks.col.state')],
         rows.map((row) => {
           const e = endpointView(row)
           return [
             html`<a href="/app/webhooks/${e.id}"><code>${e.url}</code></a>`,
             e.description,
-            e.event_types.length ? e.event_types.join(', ') : 'all',
-            e.enabled ? 'enabled' : `disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`,
+            e.event_types.length ? e.event_types.join(', ') : t.t('webhooks.events.all'),
+            stateOf(t, e),
           ]
         }),
       )
 }
 ${
   allowed
-    ? html`<h2 id="new-h">Add an endpoint</h2>
-${problems(state, LABELS)}
+    ? html`<h2 id="new-h">${t.t('webhooks.add.title')}</h2>
+${problems(state, form.labels)}
 <form method="post" action="/app/webhooks#new-h" class="card" novalidate aria-labelledby="new-h">${hidden(csrf)}
-${field(state, URL_FIELD)}
-${field(state, DESCRIPTION)}
+${field(state, form.url)}
+${field(state, form.description)}
 ${checks(
   state,
-  EVENTS,
-  EVENT_TYPES.map((t) => [t, t] as const),
+  form.events,
+  EVENT_TYPES.map((type) => [type, type] as const),
 )}
-<p><button type="submit">Add endpoint</button></p></form>`
-    : html`<p>Webhooks need plan pro or above.</p>`
+<p><button type="submit">${t.t('webhooks.add.submit')}</button></p></form>`
+    : html`<p>${t.t('webhooks.needsPlan')}</p>`
 }
-<h2 id="dead-h">Dead letters</h2>
+<h2 id="dead-h">${t.t('webhooks.dead')}</h2>
 ${
   dead.items.length === 0
-    ? html`<p>No failed deliveries.</p>`
+    ? html`<p>${t.t('webhooks.dead.none')}</p>`
     : dataTable(
-        'Dead letters',
-        ['Failed', 'Event', 'Attempts', 'Last answer', 'Replay'],
+        t.t('webhooks.dead'),
+        [
+          t.t('webhooks.col.failed'),
+          t.t('webhooks.col.event'),
+          t.t('webhooks.col.attempts'),
+          t.t('webhooks.col.lastAnswer'),
+          t.t('webhooks.col.replay'),
+        ],
         dead.items.map((d) => [
-          when(d.failed_at),
+          t.dateTime(d.failed_at),
           html`${d.type} <code>${d.event_id}</code>`,
-          d.attempts,
+          t.number(d.attempts),
           `${d.last_status ?? ''} ${d.last_error ?? ''}`.trim(),
-          actionForm(`/app/webhooks/dead-letters/${d.id}/replay`, csrf, `Replay ${d.event_id}`, { kind: 'secondary' }),
+          actionForm(`/app/webhooks/dead-letters/${d.id}/replay`, csrf, t.t('webhooks.replayOne', { id: d.event_id }), {
+            kind: 'secondary',
+          }),
         ]),
       )
 }`,
@@ -163,23 +176,24 @@ ${
     { config: { operation: 'dashboard.webhooks.create' }, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const accountId = request.person.accountId
+      const t = request.t
       const types = listOf(request.body, 'event_types')
       const values = { url: textOf(request.body, 'url'), description: textOf(request.body, 'description'), event_types: types.join(',') }
       const wrong: Record<string, string> = {}
       const raw = values.url.trim()
       let url = ''
-      if (raw === '') wrong['url'] = 'Fill this in.'
-      else if (raw.length > 500) wrong['url'] = 'Use at most 500 characters.'
+      if (raw === '') wrong['url'] = t.t('webhooks.error.empty')
+      else if (raw.length > 500) wrong['url'] = t.t('webhooks.error.long')
       else {
         try {
           url = await checkEndpointUrl(raw, urlPolicy, fetcher)
         } catch (error) {
           if (!(error instanceof errors.invalidWebhookUrl)) throw error
-          wrong['url'] = plainUrlRefusal(error.message)
+          wrong['url'] = plainUrlRefusal(t, error.message)
         }
       }
-      if (values.description.trim().length > 500) wrong['description'] = 'Use at most 500 characters.'
-      if (!types.every((t) => (EVENT_TYPES as readonly string[]).includes(t))) wrong['event_types'] = 'Choose among the events shown.'
+      if (values.description.trim().length > 500) wrong['description'] = t.t('webhooks.error.long')
+      if (!types.every((type) => (EVENT_TYPES as readonly string[]).includes(type))) wrong['event_types'] = t.t('webhooks.error.events')
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return listPage(request, reply, { values, errors: wrong })
@@ -191,11 +205,11 @@ ${
         200,
       )
       return reply.page(
-        'Webhooks',
+        t.t('webhooks.title'),
         'webhooks',
-        html`${shownOnce(request.t, `Signing secret of ${row.url}`, secret, 'Receivers check each delivery’s signature with it.')}
-<p><a href="/app/webhooks/${row.id}">Go to the endpoint</a></p>`,
-        { notice: 'The endpoint was added.' },
+        html`${shownOnce(t, t.t('webhooks.secretOf', { url: row.url }), secret, t.t('webhooks.secret.note'))}
+<p><a href="/app/webhooks/${row.id}">${t.t('webhooks.goToEndpoint')}</a></p>`,
+        { notice: t.t('webhooks.added') },
       )
     },
   )
@@ -208,47 +222,55 @@ function endpointRoute(app: FastifyInstance, { db, keyring, ownEndpoint }: Deps)
     '/webhooks/:id',
     { config: { operation: 'dashboard.webhooks.get' }, schema: { hide: true, params: Params } },
     async (request, reply) => {
-      const row = await ownEndpoint(request.person.accountId, request.params.id)
+      const row = await ownEndpoint(request.t, request.person.accountId, request.params.id)
       const e = endpointView(row)
       const attempts = await listAttempts(db, e.id, { limit: 50, offset: 0 }, keyring)
       const csrf = reply.formToken()
+      const t = request.t
       const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16)
       const now = new Date(Date.now() + 60_000).toISOString().slice(0, 16)
       return reply.page(
-        'Webhook endpoint',
+        t.t('webhooks.endpoint.title'),
         'webhooks',
         html`<p><code class="long">${e.url}</code>${e.description ? html`<br>${e.description}` : ''}</p>
-<p>State: <strong>${e.enabled ? 'enabled' : `disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`}</strong>
-${e.enabled ? actionForm(`/app/webhooks/${e.id}/disable`, csrf, 'Disable', { kind: 'secondary' }) : actionForm(`/app/webhooks/${e.id}/enable`, csrf, 'Enable')}</p>
+<p>${t.rich('webhooks.endpoint.state', { state: stateOf(t, e) }, { strong: (words) => html`<strong>${words}</strong>` })}
+${e.enabled ? actionForm(`/app/webhooks/${e.id}/disable`, csrf, t.t('webhooks.disable'), { kind: 'secondary' }) : actionForm(`/app/webhooks/${e.id}/enable`, csrf, t.t('webhooks.enable'))}</p>
 <form method="post" action="/app/webhooks/${e.id}" class="card"><input type="hidden" name="_csrf" value="${csrf}">
-<fieldset><legend>Events sent (none checked: all)</legend>${eventTypeChecks(e.event_types)}</fieldset>
-<p><button type="submit">Save events</button></p></form>
-<p>${actionForm(`/app/webhooks/${e.id}/rotate-secret`, csrf, 'Rotate secret', { kind: 'secondary' })}${actionForm(`/app/webhooks/${e.id}/test`, csrf, 'Send a test event', { kind: 'secondary' })}</p>
+<fieldset><legend>${t.t('webhooks.events')}</legend>${eventTypeChecks(e.event_types)}</fieldset>
+<p><button type="submit">${t.t('webhooks.saveEvents')}</button></p></form>
+<p>${actionForm(`/app/webhooks/${e.id}/rotate-secret`, csrf, t.t('webhooks.rotate'), { kind: 'secondary' })}${actionForm(`/app/webhooks/${e.id}/test`, csrf, t.t('webhooks.test'), { kind: 'secondary' })}</p>
 <form method="post" action="/app/webhooks/${e.id}/replay" class="card"><input type="hidden" name="_csrf" value="${csrf}">
-<h2>Replay a time window</h2>
-<label for="since">From (UTC)</label><input id="since" name="since" type="datetime-local" required value="${day}">
-<label for="until">Until (UTC)</label><input id="until" name="until" type="datetime-local" required value="${now}">
-<p><button type="submit">Replay events of this window</button></p></form>
-<h2 id="attempts-h">Attempts</h2>
+<h2>${t.t('webhooks.window.title')}</h2>
+<label for="since">${t.t('webhooks.window.from')}</label><input id="since" name="since" type="datetime-local" required value="${day}">
+<label for="until">${t.t('webhooks.window.until')}</label><input id="until" name="until" type="datetime-local" required value="${now}">
+<p><button type="submit">${t.t('webhooks.window.submit')}</button></p></form>
+<h2 id="attempts-h">${t.t('webhooks.attempts')}</h2>
 ${
   attempts.items.length === 0
-    ? html`<p>No attempts yet.</p>`
+    ? html`<p>${t.t('webhooks.attempts.none')}</p>`
     : dataTable(
-        'Attempts, latest first',
-        ['Time', 'Event', 'Attempt', 'Status', 'Duration', 'Answer'],
+        t.t('webhooks.attempts.label'),
+        [
+          t.t('webhooks.col.time'),
+          t.t('webhooks.col.event'),
+          t.t('webhooks.col.attempt'),
+          t.t('webhooks.col.status'),
+          t.t('webhooks.col.duration'),
+          t.t('webhooks.col.answer'),
+        ],
         attempts.items.map((a) => [
-          when(a.attempted_at),
+          t.dateTime(a.attempted_at),
           a.type,
-          a.attempt,
+          t.number(a.attempt),
           a.status ?? a.error ?? '',
-          `${a.duration_ms} ms`,
+          t.t('webhooks.ms', { ms: a.duration_ms }),
           html`<code class="long">${(a.response ?? '').slice(0, 200)}</code>`,
         ]),
       )
 }
-<h2>Delete</h2>
-<p>Deleting the endpoint deletes its deliveries and attempts too.</p>
-${actionForm(`/app/webhooks/${e.id}/delete`, csrf, 'Delete endpoint', { kind: 'danger', inline: false })}`,
+<h2>${t.t('webhooks.delete.title')}</h2>
+<p>${t.t('webhooks.delete.text')}</p>
+${actionForm(`/app/webhooks/${e.id}/delete`, csrf, t.t('webhooks.delete.submit'), { kind: 'danger', inline: false })}`,
       )
     },
   )
@@ -264,10 +286,10 @@ function changeRoutes(app: FastifyInstance) {
       schema: { hide: true, params: Params, body: Type.Object({ ...Form, event_types: EventTypes }, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      const eventTypes = eventTypesOf(request.body.event_types)
+      const eventTypes = eventTypesOf(request.t, request.body.event_types)
       await auditedChange(request, async (trx) => {
         if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { eventTypes })))
-          throw new errors.notFound('No such webhook endpoint')
+          throw new errors.notFound(request.t.t('webhooks.error.noEndpoint'))
       })
       return reply.redirect(`/app/webhooks/${request.params.id}?done=webhook-updated`, 303)
     },
@@ -286,7 +308,7 @@ function changeRoutes(app: FastifyInstance) {
       async (request, reply) => {
         await auditedChange(request, async (trx) => {
           if (!(await updateEndpoint(trx, request.person.accountId, request.params.id, { enabled })))
-            throw new errors.notFound('No such webhook endpoint')
+            throw new errors.notFound(request.t.t('webhooks.error.noEndpoint'))
         })
         return reply.redirect(`/app/webhooks/${request.params.id}?done=webhook-${action}d`, 303)
       },
@@ -301,7 +323,8 @@ function changeRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       await auditedChange(request, async (trx) => {
-        if (!(await deleteEndpoint(trx, request.person.accountId, request.params.id))) throw new errors.notFound('No such webhook endpoint')
+        if (!(await deleteEndpoint(trx, request.person.accountId, request.params.id)))
+          throw new errors.notFound(request.t.t('webhooks.error.noEndpoint'))
       })
       return reply.redirect('/app/webhooks?done=webhook-deleted', 303)
     },
@@ -322,21 +345,20 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
         request,
         async (trx) => {
           const result = await rotateSecret(trx, keyring, request.person.accountId, request.params.id)
-          if (!result) throw new errors.notFound('No such webhook endpoint')
+          if (!result) throw new errors.notFound(request.t.t('webhooks.error.noEndpoint'))
           if ('overlapUntil' in result)
-            throw new errors.rotationInProgress(
-              `The previous secret still signs until ${when(result.overlapUntil)}; rotate again after that`,
-            )
+            throw new errors.rotationInProgress(request.t.t('webhooks.error.rotating', { until: request.t.dateTime(result.overlapUntil) }))
           return result
         },
         200,
       )
+      const t = request.t
       return reply.page(
-        'Webhooks',
+        t.t('webhooks.title'),
         'webhooks',
-        html`${shownOnce(request.t, 'New signing secret', rotated.secret, `The previous secret keeps signing until ${when(rotated.previousExpiresAt)}.`)}
-<p><a href="/app/webhooks/${request.params.id}">Back to the endpoint</a></p>`,
-        { notice: 'The secret was rotated.' },
+        html`${shownOnce(t, t.t('webhooks.newSecret'), rotated.secret, t.t('webhooks.previousUntil', { until: t.dateTime(rotated.previousExpiresAt) }))}
+<p><a href="/app/webhooks/${request.params.id}">${t.t('webhooks.backToEndpoint')}</a></p>`,
+        { notice: t.t('webhooks.rotated') },
       )
     },
   )
@@ -350,8 +372,8 @@ function secretAndTestRoutes(app: FastifyInstance, { keyring }: Deps) {
     async (request, reply) => {
       await auditedChange(request, async (trx) => {
         const endpoint = await findEndpoint(trx, request.person.accountId, request.params.id)
-        if (!endpoint) throw new errors.notFound('No such webhook endpoint')
-        if (!endpoint.enabled) throw new errors.endpointDisabled('The endpoint is disabled; enable it first')
+        if (!endpoint) throw new errors.notFound(request.t.t('webhooks.error.noEndpoint'))
+        if (!endpoint.enabled) throw new errors.endpointDisabled(request.t.t('webhooks.error.disabled'))
         return queueTestDelivery(trx, endpoint.account_id, endpoint.id)
       })
       return reply.redirect(`/app/webhooks/${request.params.id}?done=test-sent`, 303)
@@ -379,10 +401,11 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
       // datetime-local fields carry no zone; the form says UTC.
       const since = new Date(`${request.body.since}Z`)
       const until = new Date(`${request.body.until}Z`)
-      if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) throw new errors.validationFailed('Give both times of the window')
+      if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime()))
+        throw new errors.validationFailed(request.t.t('webhooks.error.windowTimes'))
       if (until <= since || until.getTime() - since.getTime() > MAX_WINDOW_MS)
-        throw new errors.validationFailed('The window must end after it starts and span at most 30 days')
-      const endpoint = await ownEndpoint(request.person.accountId, request.params.id)
+        throw new errors.validationFailed(request.t.t('webhooks.error.window'))
+      const endpoint = await ownEndpoint(request.t, request.person.accountId, request.params.id)
       await auditedChange(request, (trx) => replayWindow(trx, endpoint.account_id, endpoint.id, since, until))
       return reply.redirect(`/app/webhooks/${endpoint.id}?done=window-replayed`, 303)
     },
@@ -401,8 +424,8 @@ function replayRoutes(app: FastifyInstance, { ownEndpoint }: Deps) {
     async (request, reply) => {
       await auditedChange(request, async (trx) => {
         const result = await replayDeadLetter(trx, request.person.accountId, request.params.id)
-        if (result === 'not_found') throw new errors.notFound('No such dead letter')
-        if (result === 'endpoint_disabled') throw new errors.endpointDisabled('The endpoint is disabled; enable it first')
+        if (result === 'not_found') throw new errors.notFound(request.t.t('webhooks.error.noDeadLetter'))
+        if (result === 'endpoint_disabled') throw new errors.endpointDisabled(request.t.t('webhooks.error.disabled'))
         return result
       })
       return reply.redirect('/app/webhooks?done=replayed', 303)
@@ -422,9 +445,9 @@ export default async function webhooksSection(app: FastifyInstance) {
   const fetcher = createSafeFetcher({ allowPrivateNetworks: urlPolicy.allowPrivateNetworks, timeoutMs: 5000, maxRedirects: 0 })
   app.addHook('onClose', () => fetcher.close())
 
-  async function ownEndpoint(accountId: string, id: string): Promise<EndpointRow> {
+  async function ownEndpoint(t: Translator, accountId: string, id: string): Promise<EndpointRow> {
     const endpoint = await findEndpoint(db, accountId, id)
-    if (!endpoint) throw new errors.notFound('No such webhook endpoint')
+    if (!endpoint) throw new errors.notFound(t.t('webhooks.error.noEndpoint'))
     return endpoint
   }
 

@@ -17,9 +17,8 @@ import { html, type SafeHtml } from '../../infra/html.ts'
 import { mayChange } from '../permissions.ts'
 import { Done, field, refused } from './editor/form.ts'
 import { auditedChange } from '../audited-change.ts'
-import { actionForm, dataTable, when } from '../layout.ts'
-
-const STATUS = { pending: 'Being made', ready: 'Ready', failed: 'Failed', expired: 'Expired' } as const
+import { actionForm, dataTable } from '../layout.ts'
+import type { MessageKey, Translator } from '../../domain/i18n/translator.ts'
 
 /** What a suspended account's member may still open: the way back, and the way to another account or out. */
 export const SUSPENDED_ROUTES = new Set([
@@ -33,18 +32,19 @@ export const SUSPENDED_ROUTES = new Set([
 /** Every page of an account waiting to be erased: when, and the way back for its owners. */
 export async function suspendedPage(request: FastifyRequest, reply: FastifyReply, pending: DeletionState) {
   const owner = request.person.role === 'owner'
+  const t = request.t
   if (request.method !== 'GET') reply.code(409)
   return reply.page(
-    'This account is being deleted',
+    t.t('data.suspended.title'),
     'accounts',
-    html`<p>This account and everything in it will be erased on <strong>${when(pending.eraseAfter)}</strong>. Until then its sites are offline and nothing can be changed.</p>
+    html`<p>${t.rich('data.suspended.text', { day: t.dateTime(pending.eraseAfter) }, { strong: (words) => html`<strong>${words}</strong>` })}</p>
 ${
   owner
-    ? html`<p>Changed your mind? Restore the account and its sites come back online as they were.</p>
-${actionForm('/app/your-data/restore', reply.formToken(), 'Restore this account', { inline: false })}`
-    : html`<p>Only an owner of the account can restore it.</p>`
+    ? html`<p>${t.t('data.suspended.restoreText')}</p>
+${actionForm('/app/your-data/restore', reply.formToken(), t.t('data.suspended.restore'), { inline: false })}`
+    : html`<p>${t.t('data.suspended.ownerOnly')}</p>`
 }
-<p><a href="/app/accounts">Your accounts</a></p>`,
+<p><a href="/app/accounts">${t.t('accounts.title')}</a></p>`,
   )
 }
 
@@ -61,26 +61,27 @@ async function afterSuspension(app: FastifyInstance, request: FastifyRequest, ac
   })
 }
 
-const CONFIRM = { name: 'confirm', label: 'The account’s name', maxLength: 320 }
-
-function deleteSection(csrf: string, name: string, typed = '', error?: string): SafeHtml {
-  return html`<section aria-labelledby="delete-h"><h2 id="delete-h">Delete this account</h2>
-<p>Deleting the account takes its sites offline at once. After 14 days everything is erased for good: sites, pages, published files, photos, leads, conversations, statistics, tokens and every member's access. Until then you can restore it by signing in.</p>
+function deleteSection(t: Translator, csrf: string, name: string, typed = '', error?: string): SafeHtml {
+  const confirm = { name: 'confirm', label: t.t('data.delete.name'), maxLength: 320 }
+  return html`<section aria-labelledby="delete-h"><h2 id="delete-h">${t.t('data.delete.title')}</h2>
+<p>${t.t('data.delete.text')}</p>
 <form method="post" action="/app/your-data/delete" class="card" novalidate><input type="hidden" name="_csrf" value="${csrf}">
-<p>To confirm, type the account's name: <strong>${name}</strong></p>
-${field({ values: { confirm: typed }, errors: error ? { confirm: error } : {} }, CONFIRM)}
-<button type="submit" class="danger">Delete this account</button></form></section>`
+<p>${t.rich('data.delete.confirm', { name }, { strong: (words) => html`<strong>${words}</strong>` })}</p>
+${field({ values: { confirm: typed }, errors: error ? { confirm: error } : {} }, confirm)}
+<button type="submit" class="danger">${t.t('data.delete.title')}</button></form></section>`
 }
 
-const NOTICES: Record<string, string> = {
-  restored: 'Your account was restored. Its sites are back online as they were.',
-  'export-requested': 'Your export is being made. We will email you the link when it is ready; it also shows here (reload the page).',
+const NOTICES: Record<string, MessageKey> = {
+  restored: 'data.restored',
+  'export-requested': 'data.exportRequested',
 }
 
-/** Bytes in words people read. */
-function sizeOf(bytes: number | null): string {
+/** Bytes in words people read, with the language's decimal sign. */
+function sizeOf(t: Translator, bytes: number | null): string {
   if (bytes === null) return ''
-  return bytes < 1_000_000 ? `${Math.max(1, Math.round(bytes / 1000))} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`
+  return bytes < 1_000_000
+    ? t.t('data.size.kb', { n: Math.max(1, Math.round(bytes / 1000)) })
+    : t.t('data.size.mb', { n: Math.round(bytes / 100_000) / 10 })
 }
 
 /**
@@ -96,30 +97,32 @@ export default async function yourDataSection(app: FastifyInstance) {
       const { accountId } = request.person
       const exports = await listAccountExports(app.db, accountId)
       const csrf = reply.formToken()
-      const notice = NOTICES[request.query.done ?? '']
+      const t = request.t
+      const done = request.query.done ?? ''
+      const notice = Object.hasOwn(NOTICES, done) ? t.t(NOTICES[done]!) : undefined
       return reply.page(
-        'Your data',
+        t.t('data.title'),
         'accounts',
-        html`<section aria-labelledby="export-h"><h2 id="export-h">Export everything</h2>
-<p>One zip file with all your account holds: each site's pages and blocks, your published site ready to put on any web host, your leads and conversations (as spreadsheets too), the members and the audit log. It is kept for 7 days.</p>
-${actionForm('/app/your-data/exports', csrf, 'Export everything', { inline: false })}
+        html`<section aria-labelledby="export-h"><h2 id="export-h">${t.t('data.export.title')}</h2>
+<p>${t.t('data.export.text')}</p>
+${actionForm('/app/your-data/exports', csrf, t.t('data.export.title'), { inline: false })}
 ${
   exports.length === 0
     ? ''
     : dataTable(
-        'Your exports, newest first',
-        ['Asked for', 'Status', 'Size', 'Download until', ''],
+        t.t('data.exports'),
+        [t.t('data.col.asked'), t.t('data.col.status'), t.t('data.col.size'), t.t('data.col.until'), ''],
         exports.map((e) => [
-          when(e.created_at),
-          STATUS[e.status],
-          sizeOf(e.size_bytes),
-          e.status === 'ready' ? when(e.expires_at) : '',
-          e.status === 'ready' ? html`<a href="${downloadLink(app.keyring, '', e)}" download>Download the zip</a>` : '',
+          t.dateTime(e.created_at),
+          t.t(`data.status.${e.status}`),
+          sizeOf(t, e.size_bytes),
+          e.status === 'ready' && e.expires_at ? t.dateTime(e.expires_at) : '',
+          e.status === 'ready' ? html`<a href="${downloadLink(app.keyring, '', e)}" download>${t.t('data.download')}</a>` : '',
         ]),
       )
 }
 </section>
-${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.keyring, accountId)) : ''}`,
+${mayChange(request.person) ? deleteSection(t, csrf, await accountName(app.db, app.keyring, accountId)) : ''}`,
         notice ? { notice } : {},
       )
     },
@@ -159,10 +162,11 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
         if (!(error instanceof errors.accountNameMismatch)) throw error
         await refused(request, reply, 422)
         const name = await accountName(app.db, app.keyring, accountId)
+        const t = request.t
         return reply.page(
-          'Your data',
+          t.t('data.title'),
           'accounts',
-          deleteSection(reply.formToken(), name, typed, `This is not the account's name. Type ${name} to delete the account.`),
+          deleteSection(t, reply.formToken(), name, typed, t.t('data.delete.wrongName', { name })),
         )
       }
       return reply.redirect('/app', 303)
@@ -196,10 +200,7 @@ ${mayChange(request.person) ? deleteSection(csrf, await accountName(app.db, app.
     },
     async (request, reply) => {
       const named = openDownloadLink(app.keyring, request.params.id, request.query.t)
-      const gone = () =>
-        new errors.notFound(
-          'This download link does not work: it expired, or it is not for an account you own. Ask for a new export under Your data.',
-        )
+      const gone = () => new errors.notFound(request.t.t('data.download.gone'))
       if (!named || (await roleOf(app.db, named.accountId, request.person.userId)) !== 'owner') throw gone()
       const archive = await exportArchive(app.db, named.accountId, request.params.id)
       if (!archive) throw gone()

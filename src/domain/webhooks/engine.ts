@@ -1,4 +1,6 @@
 import { sql, type Selectable } from 'kysely'
+import { translator } from '../i18n/translator.ts'
+import { isLocale } from '../locales.ts'
 import type { Logger } from 'pino'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
@@ -675,19 +677,19 @@ async function mailDisabled(deps: WebhookDeps, endpoint: Pick<EndpointRow, 'id' 
   const users = await deps.db
     .selectFrom('account_members')
     .innerJoin('users', 'users.id', 'account_members.user_id')
-    .select(['users.id', 'users.email_sealed'])
+    .select(['users.id', 'users.email_sealed', 'users.language'])
     .where('account_members.account_id', '=', endpoint.account_id)
     .where('account_members.role', '=', 'owner')
     .execute()
   const days = failingDays(deps.clock)
   for (const user of users) {
+    // Each owner reads it in the language they chose, else English.
+    const t = translator(isLocale(user.language) ? user.language : 'en')
     try {
       await deps.mailer.send({
         to: deps.keyring.open(user.email_sealed, `users.email:${user.id}`),
-        subject: 'A webhook endpoint was disabled',
-        text:
-          `Every delivery to your webhook endpoint ${endpoint.url} (${endpoint.id}) has failed for ${days} days, so it was disabled.\n` +
-          'Events meanwhile are kept as dead letters. Fix the endpoint, enable it again (PATCH /v1/webhooks/{id} with enabled true) and replay them.\n',
+        subject: t.t('mail.webhookDisabled.subject'),
+        text: t.t('mail.webhookDisabled.text', { url: endpoint.url, id: endpoint.id, days }),
       })
     } catch (error) {
       deps.log.warn({ err: error, endpoint: endpoint.id }, 'could not mail about a disabled webhook endpoint')

@@ -1,4 +1,6 @@
 import yazl from 'yazl'
+import { translator } from '../i18n/translator.ts'
+import { isLocale } from '../locales.ts'
 import type { Logger } from 'pino'
 import type { Config } from '../../config.ts'
 import type { Keyring } from '../../infra/crypto.ts'
@@ -316,17 +318,18 @@ export function exportJob(deps: ExportDeps): NamedJob<{ export_id: string }> {
             .execute()
           await enqueueJob(trx, EXPORT_EXPIRE_JOB, { export_id }, { runAt: expiresAt, maxAttempts: 5 })
         })
-        const to = await recipientOf(deps, row.account_id, row.requested_by)
-        if (to) {
+        const recipient = await recipientOf(deps, row.account_id, row.requested_by)
+        if (recipient) {
+          const t = translator(isLocale(recipient.language) ? recipient.language : 'en')
           const link = downloadLink(deps.keyring, deps.config.BASE_URL, {
             id: export_id,
             account_id: row.account_id,
             expires_at: expiresAt,
           })
           await deps.mailer.send({
-            to,
-            subject: 'Your export is ready',
-            text: `Everything your account holds is in one zip file, ready to download until ${expiresAt.toUTCString()}:\n\n${link}\n\nThe link works for an owner of the account signed in to the dashboard. It also shows under "Your data" in the dashboard.\n`,
+            to: recipient.email,
+            subject: t.t('mail.export.subject'),
+            text: t.t('mail.export.text', { until: t.dateTime(expiresAt), link }),
           })
         }
       },
@@ -334,12 +337,18 @@ export function exportJob(deps: ExportDeps): NamedJob<{ export_id: string }> {
   }
 }
 
-async function recipientOf(deps: ExportDeps, accountId: string, userId: string | null): Promise<string | null> {
+/** Who asked for the export, in the language they chose; else the account's first owner (in English). */
+async function recipientOf(
+  deps: ExportDeps,
+  accountId: string,
+  userId: string | null,
+): Promise<{ email: string; language: string | null } | null> {
   if (userId) {
-    const user = await deps.db.selectFrom('users').select(['id', 'email_sealed']).where('id', '=', userId).executeTakeFirst()
-    if (user) return deps.keyring.open(user.email_sealed, `users.email:${user.id}`)
+    const user = await deps.db.selectFrom('users').select(['id', 'email_sealed', 'language']).where('id', '=', userId).executeTakeFirst()
+    if (user) return { email: deps.keyring.open(user.email_sealed, `users.email:${user.id}`), language: user.language }
   }
-  return accountEmail(deps.db, deps.keyring, accountId)
+  const email = await accountEmail(deps.db, deps.keyring, accountId)
+  return email ? { email, language: null } : null
 }
 
 /** Drops an export's zip once its 7 days are over. */
