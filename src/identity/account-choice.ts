@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { membershipsOf, type Membership } from '../domain/accounts/members.ts'
 import { sessionUser, webCookieNames } from '../domain/accounts/web-sessions.ts'
+import type { Translator } from '../domain/i18n/translator.ts'
 import { html, type SafeHtml } from '../infra/html.ts'
 
 /**
@@ -32,24 +33,24 @@ export function chosenAccount(choice: AccountChoice, submitted: string | undefin
   return choice.accounts.some((account) => account.accountId === wanted) ? wanted : undefined
 }
 
-const named = (account: Pick<Membership, 'accountId' | 'ownerEmail'>) => `the account of ${account.ownerEmail ?? account.accountId}`
+const named = (t: Translator, account: Pick<Membership, 'accountId' | 'ownerEmail'>) =>
+  account.ownerEmail ? t.t('consent.accountOf', { email: account.ownerEmail }) : t.t('consent.accountId', { id: account.accountId })
 
 /** How the pages name one of the person's accounts once chosen: "the account of …". */
-export function accountName(choice: AccountChoice, accountId: string): string {
-  return named(choice.accounts.find((a) => a.accountId === accountId) ?? { accountId, ownerEmail: null })
+export function accountName(t: Translator, choice: AccountChoice, accountId: string): string {
+  return named(t, choice.accounts.find((a) => a.accountId === accountId) ?? { accountId, ownerEmail: null })
 }
 
-const AS_ROLE: Record<Membership['role'], string> = { owner: 'an owner', editor: 'an editor', viewer: 'a viewer' }
-const label = (account: Membership) => `${named(account)} (you are ${AS_ROLE[account.role]})`
+const label = (t: Translator, account: Membership) => t.t('consent.accountLabel', { account: named(t, account), role: account.role })
 
 /** The form's account field: a choice among several accounts, or a line naming the only one. */
-export function accountField(choice: AccountChoice): SafeHtml {
+export function accountField(t: Translator, choice: AccountChoice): SafeHtml {
   const [first, ...others] = choice.accounts
   if (!first) return html``
-  if (others.length === 0) return html`<p>For ${label(first)}.</p>`
-  return html`<p><label for="account_id">For which account?</label>
+  if (others.length === 0) return html`<p>${t.t('consent.forOnly', { account: label(t, first) })}</p>`
+  return html`<p><label for="account_id">${t.t('consent.whichAccount')}</label>
 <select id="account_id" name="account_id">${choice.accounts.map(
     (account) =>
-      html`<option value="${account.accountId}"${account.accountId === choice.current ? html` selected` : html``}>${label(account)}</option>`,
+      html`<option value="${account.accountId}"${account.accountId === choice.current ? html` selected` : html``}>${label(t, account)}</option>`,
   )}</select></p>`
 }

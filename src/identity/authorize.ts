@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { OAuthRedirectErrorCode } from '../errors.ts'
 import { randomToken } from '../infra/crypto.ts'
-import { html } from '../infra/html.ts'
+import type { MessageKey } from '../domain/i18n/translator.ts'
+import { html, type SafeHtml } from '../infra/html.ts'
 import { insertAuthorizationCode } from './authorization-codes.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { findClient, type Client } from './clients.ts'
@@ -54,16 +55,17 @@ interface ValidRequest {
 type Checked =
   | { ok: true; request: ValidRequest }
   /** No trustworthy redirect URI: the person sees the error (RFC 6749 4.1.2.1). */
-  | { ok: false; page: string }
+  | { ok: false; page: MessageKey }
   /** The client and its return address are known: the error goes back to it, with state and iss. */
   | { ok: false; redirect: string; description: string; clientName: string }
 
-const SCOPE_TEXT: Record<string, string> = {
-  'mcp:read': 'read your sites, pages and leads through the MCP server',
-  'mcp:tools': 'use MCP tools that change your sites',
-  'read:sites': 'read your sites through the REST API',
-  'write:pages': 'change your pages through the REST API',
-  'manage:leads': 'read and manage your leads through the REST API',
+/** What each scope lets the application do, in the person's words. */
+const SCOPE_TEXT: Record<string, MessageKey> = {
+  'mcp:read': 'consent.scope.mcpRead',
+  'mcp:tools': 'consent.scope.mcpTools',
+  'read:sites': 'consent.scope.readSites',
+  'write:pages': 'consent.scope.writePages',
+  'manage:leads': 'consent.scope.manageLeads',
 }
 
 /** Where the person returns to the client with an error (RFC 6749 4.1.2.1), with state and, per RFC 9207, iss. */
@@ -86,13 +88,13 @@ function errorRedirect(
 async function checkClient(
   app: FastifyInstance,
   params: AuthorizationQuery,
-): Promise<{ client: Client; redirectUri: string } | { page: string }> {
-  if (!params.client_id) return { page: 'The request names no client (client_id is missing).' }
+): Promise<{ client: Client; redirectUri: string } | { page: MessageKey }> {
+  if (!params.client_id) return { page: 'consent.error.noClient' }
   const client = await findClient(app, params.client_id)
-  if (!client) return { page: 'The application that sent you here is not registered.' }
+  if (!client) return { page: 'consent.error.unknownClient' }
   const redirectUri = params.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined)
   if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-    return { page: 'The application sent you here with a return address it has not registered.' }
+    return { page: 'consent.error.redirect' }
   }
   return { client, redirectUri }
 }
@@ -143,8 +145,10 @@ async function check(app: FastifyInstance, params: AuthorizationQuery): Promise<
   return { ok: true, request: { ...client, state: params.state, ...checked } }
 }
 
-const errorPage = (reply: FastifyReply, message: string) =>
-  sendPage(reply, 400, page('Cannot continue', html`<p>${message}</p><p>Return to the application and try again.</p>`))
+const errorPage = (reply: FastifyReply, message: MessageKey) => {
+  const t = reply.request.t
+  return sendPage(reply, 400, page(t.t('error.title.other'), html`<p>${t.t(message)}</p><p>${t.t('consent.error.return')}</p>`))
+}
 
 /**
  * A faulty request of a known client, before the person did anything. Every client here registered
@@ -152,15 +156,18 @@ const errorPage = (reply: FastifyReply, message: string) =>
  * on to its address at once would make this origin an open redirector for anyone who registers
  * one (RFC 9700 4.11.2). The person sees the error and follows the link back if they choose.
  */
-const refusalPage = (reply: FastifyReply, refused: { redirect: string; description: string; clientName: string }) =>
-  sendPage(
+const refusalPage = (reply: FastifyReply, refused: { redirect: string; description: string; clientName: string }) => {
+  const t = reply.request.t
+  // The description is the one the client gets too: OAuth's own words, not translated.
+  return sendPage(
     reply,
     400,
     page(
-      'Cannot continue',
-      html`<p>${refused.clientName} sent you here with a request that cannot be accepted: ${refused.description}.</p><p><a href="${refused.redirect}" rel="noreferrer">Return to ${refused.clientName}</a></p>`,
+      t.t('error.title.other'),
+      html`<p>${t.t('consent.refused', { client: refused.clientName, why: refused.description })}</p><p><a href="${refused.redirect}" rel="noreferrer">${t.t('consent.returnTo', { client: refused.clientName })}</a></p>`,
     ),
   )
+}
 
 /** The consent page: who asks for what, for which resource and account, and where the person returns to. */
 async function consentPage(reply: FastifyReply, email: string, valid: ValidRequest, query: AuthorizationQuery, choice: AccountChoice) {
@@ -181,20 +188,22 @@ async function consentPage(reply: FastifyReply, email: string, valid: ValidReque
     state: query.state,
     resource: query.resource,
   }
+  const t = reply.request.t
+  const strong = (words: SafeHtml) => html`<strong>${words}</strong>`
   return sendPage(
     reply,
     200,
     page(
-      'Allow access?',
-      html`<p>Signed in as <strong>${email}</strong>.</p>
-<p><strong>${client.clientName}</strong> asks to:</p>
-<ul>${scope.map((s) => html`<li>${SCOPE_TEXT[s] ?? s} <span class="muted">(${s})</span></li>`)}</ul>
-<p class="muted">Access is for ${resource}. You will return to <strong>${target.host}</strong>.</p>
+      t.t('consent.title'),
+      html`<p>${t.rich('consent.signedInAs', { email }, { strong })}</p>
+<p>${t.rich('consent.asks', { client: client.clientName }, { strong })}</p>
+<ul>${scope.map((s) => html`<li>${SCOPE_TEXT[s] ? t.t(SCOPE_TEXT[s]) : s} <span class="muted">(${s})</span></li>`)}</ul>
+<p class="muted">${t.rich('consent.resource', { resource, host: target.host }, { strong })}</p>
 <form method="post" action="/oauth/authorize">
 ${hidden(fields)}
-${accountField(choice)}
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+${accountField(t, choice)}
+<button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button>
+<button type="submit" name="decision" value="deny">${t.t('consent.deny')}</button>
 </form>`,
     ),
   )
@@ -283,7 +292,7 @@ export default async function authorizeRoutes(app: FastifyInstance) {
         )
       }
       const account = chosenAccount(await accountChoice(app, request, request.webUser.id), accountId)
-      if (!account) return errorPage(reply, 'You are not a member of the account chosen.')
+      if (!account) return errorPage(reply, 'consent.error.notMember')
       return reply.redirect(await issueCode(app, valid, request.webUser.id, account), 303)
     },
   )

@@ -2,7 +2,8 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { sha256Hex } from '../infra/crypto.ts'
-import { html, type SafeHtml } from '../infra/html.ts'
+import type { MessageKey, Translator } from '../domain/i18n/translator.ts'
+import { html } from '../infra/html.ts'
 import { routeLimit } from '../infra/rate-limit/budgets.ts'
 import { CLAIM_ENTRY_ATTEMPTS } from './constants.ts'
 import { type IdentityPage, errorLine, hidden, page, sendPage } from './html.ts'
@@ -16,16 +17,16 @@ import type { EmailHasher } from './users.ts'
 const Html = Type.String({ description: 'HTML page' })
 const VERIFY = '/agent/identity/verify'
 
-function entryForm(csrf: string, userCode = '', error?: string): IdentityPage {
+function entryForm(t: Translator, csrf: string, userCode = '', error?: MessageKey): IdentityPage {
   return page(
-    'Connect an agent',
-    html`${errorLine(error)}
-<p>An AI agent asked to be connected to your account. Enter the code it showed you.</p>
+    t.t('claim.title'),
+    html`${errorLine(error ? t.t(error) : undefined)}
+<p>${t.t('claim.intro')}</p>
 <form method="post" action="${VERIFY}">
 ${hidden({ _csrf: csrf })}
-<label for="user_code">Code</label>
+<label for="user_code">${t.t('signin.code.label')}</label>
 <input id="user_code" type="text" name="user_code" value="${userCode}" required maxlength="20" autocomplete="off" autocapitalize="characters" placeholder="XXXX-XXXX" autofocus>
-<button type="submit">Continue</button>
+<button type="submit">${t.t('claim.continue')}</button>
 </form>`,
   )
 }
@@ -54,25 +55,26 @@ export default async function verifyRoutes(app: FastifyInstance, options: { emai
     },
     async (request, reply) => {
       const csrf = reply.formToken()
+      const t = request.t
       const code = request.query.user_code ? normaliseUserCode(request.query.user_code) : undefined
-      if (!code || !request.webUser) return sendPage(reply, 200, entryForm(csrf, request.query.user_code ?? ''))
+      if (!code || !request.webUser) return sendPage(reply, 200, entryForm(t, csrf, request.query.user_code ?? ''))
       const attempt = await pendingAttempt(code)
       if (!attempt || attempt.status !== 'pending' || attempt.expires_at <= new Date()) {
-        return sendPage(reply, 200, entryForm(csrf, '', 'This code is unknown or no longer valid. Ask the agent for a new one.'))
+        return sendPage(reply, 200, entryForm(t, csrf, '', 'claim.error.stale'))
       }
       return sendPage(
         reply,
         200,
         page(
-          'Connect this agent?',
-          html`<p>Signed in as <strong>${request.webUser.email}</strong>.</p>
-<p>An AI agent asks for access to your account with code <code>${display(code)}</code>. It will be able to:</p>
-<ul><li>read your sites, pages and leads (mcp:read)</li><li>use tools that change them (mcp:tools)</li></ul>
+          t.t('claim.confirm.title'),
+          html`<p>${t.rich('consent.signedInAs', { email: request.webUser.email }, { strong: (words) => html`<strong>${words}</strong>` })}</p>
+<p>${t.rich('claim.confirm.asks', { code: display(code) }, { mono: (words) => html`<code>${words}</code>` })}</p>
+<ul><li>${t.t('claim.confirm.read')} (mcp:read)</li><li>${t.t('claim.confirm.tools')} (mcp:tools)</li></ul>
 <form method="post" action="${VERIFY}/decision">
 ${hidden({ _csrf: csrf, user_code: display(code) })}
-${accountField(await accountChoice(app, request, request.webUser.id))}
-<button type="submit" name="decision" value="approve">Connect the agent</button>
-<button type="submit" name="decision" value="deny">Decline</button>
+${accountField(t, await accountChoice(app, request, request.webUser.id))}
+<button type="submit" name="decision" value="approve">${t.t('claim.approve')}</button>
+<button type="submit" name="decision" value="deny">${t.t('claim.decline')}</button>
 </form>`,
         ),
       )
@@ -94,12 +96,12 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
     },
     async (request, reply) => {
       const csrf = reply.formToken()
+      const t = request.t
       const code = normaliseUserCode(request.body.user_code)
       const attempt = code ? await pendingAttempt(code) : undefined
       if (!code || !attempt || attempt.status !== 'pending')
-        return sendPage(reply, 400, entryForm(csrf, request.body.user_code, 'This code is not known. Check it and try again.'))
-      if (attempt.expires_at <= new Date())
-        return sendPage(reply, 410, entryForm(csrf, '', 'This code has expired. Ask the agent to start again.'))
+        return sendPage(reply, 400, entryForm(t, csrf, request.body.user_code, 'claim.error.unknown'))
+      if (attempt.expires_at <= new Date()) return sendPage(reply, 410, entryForm(t, csrf, '', 'claim.error.expired'))
       const next = `${VERIFY}?user_code=${display(code)}`
       const location = request.webUser ? next : `/signin?return_to=${encodeURIComponent(next)}`
       return reply.redirect(location, 303)
@@ -127,13 +129,13 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
     async (request, reply) => {
       const code = normaliseUserCode(request.body.user_code)
       const user = request.webUser
-      if (!code) return sendPage(reply, 400, entryForm(reply.formToken(), '', 'This code is not known.'))
+      const t = request.t
+      if (!code) return sendPage(reply, 400, entryForm(t, reply.formToken(), '', 'claim.error.notKnown'))
       if (!user) return reply.redirect(`/signin?return_to=${encodeURIComponent(`${VERIFY}?user_code=${display(code)}`)}`, 303)
       const attempt = await pendingAttempt(code)
       if (!attempt || attempt.status !== 'pending')
-        return sendPage(reply, 400, entryForm(reply.formToken(), '', 'This code is not known or was already used.'))
-      if (attempt.expires_at <= new Date())
-        return sendPage(reply, 410, entryForm(reply.formToken(), '', 'This code has expired. Ask the agent to start again.'))
+        return sendPage(reply, 400, entryForm(t, reply.formToken(), '', 'claim.error.unknownOrUsed'))
+      if (attempt.expires_at <= new Date()) return sendPage(reply, 410, entryForm(t, reply.formToken(), '', 'claim.error.expired'))
 
       if (attempt.email_hash !== options.emailHash(user.email)) {
         const failed = attempt.failed_entries + 1
@@ -141,15 +143,12 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
         return sendPage(
           reply,
           403,
-          page(
-            'Another account',
-            html`<p>The agent asked for a different email address. Sign in with the address you gave the agent.</p><p><a href="/signin">Sign in with another address</a></p>`,
-          ),
+          page(t.t('claim.other.title'), html`<p>${t.t('claim.other.text')}</p><p><a href="/signin">${t.t('claim.other.signIn')}</a></p>`),
         )
       }
 
       let decision: ClaimDecision = { approve: false }
-      let outcome = page('Request declined', html`<p>The agent was not connected. You can close this page.</p>`)
+      let outcome = page(t.t('claim.declined.title'), html`<p>${t.t('claim.declined.text')}</p>`)
       if (request.body.decision === 'approve') {
         const choice = await accountChoice(app, request, user.id)
         const accountId = chosenAccount(choice, request.body.account_id)
@@ -158,18 +157,18 @@ ${accountField(await accountChoice(app, request, request.webUser.id))}
             reply,
             403,
             page(
-              'Another account',
-              html`<p>You are not a member of the account chosen.</p><p><a href="${VERIFY}?user_code=${display(code)}">Choose again</a></p>`,
+              t.t('claim.other.title'),
+              html`<p>${t.t('consent.error.notMember')}</p><p><a href="${VERIFY}?user_code=${display(code)}">${t.t('claim.chooseAgain')}</a></p>`,
             ),
           )
         decision = { approve: true, userId: user.id, accountId }
         outcome = page(
-          'Agent connected',
-          html`<p>The agent is now connected to ${accountName(choice, accountId)}. You can close this page and return to it.</p>`,
+          t.t('claim.connected.title'),
+          html`<p>${t.t('claim.connected.text', { account: accountName(t, choice, accountId) })}</p>`,
         )
       }
       if (!(await decideClaimAttempt(app.db, attempt.id, decision)))
-        return sendPage(reply, 400, entryForm(reply.formToken(), '', 'This code was already used.'))
+        return sendPage(reply, 400, entryForm(t, reply.formToken(), '', 'claim.error.used'))
       return sendPage(reply, 200, outcome)
     },
   )
