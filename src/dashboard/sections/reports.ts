@@ -8,7 +8,9 @@ import { scoreHistory, type AuditRow } from '../../domain/seo-reports/site-audit
 import { planEntitlements } from '../../domain/accounts/entitlements.ts'
 import { errors } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { dataTable, when } from '../layout.ts'
+import { dataTable } from '../layout.ts'
+import { translator, type Translator } from '../../domain/i18n/translator.ts'
+import { effortKey } from '../../domain/seo-reports/reports.ts'
 import { shownDomain } from './editor/context.ts'
 
 export interface ScorePoint {
@@ -25,14 +27,14 @@ const PAD = { left: 40, right: 16, top: 16, bottom: 36 }
  * per report, oldest left, the score axis 0 to 100. It carries its own title and a description
  * that names every point, so it reads without seeing it; the page's table says the same.
  */
-export function scoreChart(points: readonly ScorePoint[], title: string): SafeHtml {
+export function scoreChart(points: readonly ScorePoint[], title: string, t: Translator = translator('en')): SafeHtml {
   const innerW = WIDTH - PAD.left - PAD.right
   const innerH = HEIGHT - PAD.top - PAD.bottom
   const x = (i: number) => PAD.left + (points.length === 1 ? innerW / 2 : (i * innerW) / (points.length - 1))
   const y = (score: number) => PAD.top + innerH - (Math.max(0, Math.min(100, score)) * innerH) / 100
   const round = (n: number) => Math.round(n * 10) / 10
   const day = (at: Date) => at.toISOString().slice(0, 10)
-  const description = points.length === 0 ? 'No reports yet.' : points.map((p) => `${day(p.at)}: ${p.score}`).join('; ')
+  const description = points.length === 0 ? t.t('reports.none') : points.map((p) => `${t.date(p.at)}: ${p.score}`).join('; ')
   const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${round(x(i))} ${round(y(p.score))}`).join(' ')
   const labelled = points.length <= 8 ? points.map((_, i) => i) : [0, points.length - 1]
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="chart-title chart-desc" class="score-chart" style="max-width:${WIDTH}px;height:auto">
@@ -55,15 +57,15 @@ const changeOf = (rows: readonly AuditRow[], i: number): string => {
 }
 
 /** The premium audit's pages, each with its findings (the latest report of a site with premium reports). */
-function pageFindings(report: AuditReport, pages: PageFindings[]): SafeHtml {
-  return html`<section class="card" aria-labelledby="pages-h"><h2 id="pages-h">Findings by page</h2>
-<p>The premium audit checked ${report.pages_checked} ${report.pages_checked === 1 ? 'page' : 'pages'}${pages.length === 0 ? ' and found nothing to fix on any of them.' : html`; ${pages.length} ${pages.length === 1 ? 'has' : 'have'} findings.`}</p>
+function pageFindings(t: Translator, report: AuditReport, pages: PageFindings[]): SafeHtml {
+  return html`<section class="card" aria-labelledby="pages-h"><h2 id="pages-h">${t.t('reports.byPage')}</h2>
+<p>${t.t('reports.premium', { checked: report.pages_checked, found: pages.length })}</p>
 ${
   pages.length === 0
     ? ''
     : dataTable(
-        'Findings by page',
-        ['Page', 'Findings'],
+        t.t('reports.byPage'),
+        [t.t('reports.col.page'), t.t('reports.col.findings')],
         pages.map(({ page, findings }) => [
           html`<code class="long">${page}</code>`,
           html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong>: ${f.message}${f.evidence ? html` <span class="muted">(${f.evidence})</span>` : ''}</li>`)}</ul>`,
@@ -79,8 +81,9 @@ export default async function reportsSection(app: FastifyInstance) {
     '/sites/:id/reports',
     { config: { operation: 'dashboard.sites.reports' }, schema: { hide: true, params: Params } },
     async (request, reply) => {
+      const t = request.t
       const site = await getAccountSite(app.db, request.person.accountId, request.params.id)
-      if (!site) throw new errors.notFound('There is no such site in your account')
+      if (!site) throw new errors.notFound(t.t('reports.error.noSite'))
       const rows = await scoreHistory(app.db, site.id)
       const latest = rows.at(-1)
       const report = latest?.report_id
@@ -92,40 +95,46 @@ export default async function reportsSection(app: FastifyInstance) {
       const cadence = planEntitlements(request.person.plan).seoReports
       const schedule =
         cadence === 'none'
-          ? html`Your plan has no scheduled SEO reports; they come monthly from plan lite and weekly from plan pro. <a href="/app">See your plan</a>.`
-          : html`Your plan brings a ${cadence} SEO report of each live site, by mail.`
+          ? t.rich('reports.schedule.none', {}, { link: (words) => html`<a href="/app">${words}</a>` })
+          : t.t('reports.schedule', { cadence })
       const points = rows.map((r) => ({ at: r.finished_at ?? r.created_at, score: r.score ?? 0 }))
-      const body = html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="/app/sites">Sites</a></li><li><a href="/app/sites/${site.id}">${site.name}</a></li><li aria-current="page">SEO reports</li></ol></nav>
+      const body = html`<nav class="crumbs" aria-label="${t.t('reports.crumbs')}"><ol><li><a href="/app/sites">${t.t('nav.sites')}</a></li><li><a href="/app/sites/${site.id}">${site.name}</a></li><li aria-current="page">${t.t('reports.crumb')}</li></ol></nav>
 <p>${schedule}</p>
-<section class="card" aria-labelledby="history-h"><h2 id="history-h">Score history</h2>
-${rows.length === 0 ? html`<p>No reports yet. The first comes once the site is live.</p>` : scoreChart(points, `SEO score of ${site.name} over time`)}
+<section class="card" aria-labelledby="history-h"><h2 id="history-h">${t.t('reports.history')}</h2>
+${rows.length === 0 ? html`<p>${t.t('reports.none.text')}</p>` : scoreChart(points, t.t('reports.chart', { name: site.name }), t)}
 </section>
 ${
   latest
-    ? html`<section class="card" aria-labelledby="wins-h"><h2 id="wins-h">Quick wins from the latest report</h2>
-${wins.length === 0 ? html`<p>Nothing easy is left to fix.</p>` : html`<ol>${wins.map((w) => html`<li>${w.fix} <span class="muted">(up to ${w.gain} points, ${w.effort} effort)</span></li>`)}</ol>`}</section>`
+    ? html`<section class="card" aria-labelledby="wins-h"><h2 id="wins-h">${t.t('reports.wins')}</h2>
+${wins.length === 0 ? html`<p>${t.t('reports.wins.none')}</p>` : html`<ol>${wins.map((w) => html`<li>${w.fix} <span class="muted">${t.t('reports.win', { gain: w.gain, effort: t.t(effortKey(w.effort)) })}</span></li>`)}</ol>`}</section>`
     : ''
 }
-${stored?.premium ? pageFindings(stored, pages) : ''}
+${stored?.premium ? pageFindings(t, stored, pages) : ''}
 ${
   rows.length === 0
     ? ''
     : dataTable(
-        'Reports',
-        ['Finished', 'Kind', 'Address', 'Score', 'Change'],
+        t.t('reports.table'),
+        [
+          t.t('reports.col.finished'),
+          t.t('reports.col.kind'),
+          t.t('reports.col.address'),
+          t.t('reports.col.score'),
+          t.t('reports.col.change'),
+        ],
         [...rows.keys()].reverse().map((i) => {
           const r = rows[i]!
           return [
-            when(r.finished_at),
-            r.trigger === 'api' || r.trigger === 'mcp' ? 'asked for' : `${r.trigger} report`,
+            r.finished_at ? t.dateTime(r.finished_at) : t.t('common.none'),
+            t.t('reports.kind', { trigger: r.trigger }),
             shownDomain(r.domain),
-            r.score === null ? '–' : `${r.score}/100`,
+            r.score === null ? t.t('common.none') : t.t('reports.score', { score: r.score }),
             changeOf(rows, i),
           ]
         }),
       )
 }`
-      return reply.page(`SEO reports of ${site.name}`, 'sites', body)
+      return reply.page(t.t('reports.title', { name: site.name }), 'sites', body)
     },
   )
 }

@@ -113,6 +113,20 @@ export async function accountEmail(db: Db, keyring: Keyring, accountId: string):
   return owner ? keyring.open(owner.email_sealed, `users.email:${owner.id}`) : null
 }
 
+/** The account's first owner as a mail's recipient: their address and the language they chose (null: none yet). */
+export async function accountRecipient(
+  db: Db,
+  keyring: Keyring,
+  accountId: string,
+): Promise<{ email: string; language: string | null } | null> {
+  const owner = await db
+    .selectFrom('users')
+    .select(['id', 'email_sealed', 'language'])
+    .where(sql<boolean>`users.id = ${firstOwner(sql.val(accountId))}`)
+    .executeTakeFirst()
+  return owner ? { email: keyring.open(owner.email_sealed, `users.email:${owner.id}`), language: owner.language } : null
+}
+
 export interface Membership {
   accountId: string
   plan: Plan

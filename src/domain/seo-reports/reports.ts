@@ -5,7 +5,9 @@ import type { SafeFetcher } from '../../infra/fetcher.ts'
 import { enqueueJob, type JobRunner } from '../../infra/jobs.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import { planEntitlements } from '../accounts/entitlements.ts'
-import { accountEmail } from '../accounts/members.ts'
+import { accountRecipient } from '../accounts/members.ts'
+import { translator, type MessageKey, type Translator } from '../i18n/translator.ts'
+import { isLocale } from '../locales.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
 import { recordEvent } from '../webhooks/events.ts'
 import { runAudit, type AuditReport } from '../seo-audit/engine.ts'
@@ -207,9 +209,10 @@ async function mailReport(deps: ReportDeps, audit: AuditRow): Promise<void> {
     .executeTakeFirst()
   if (!claimed) return
   try {
-    const to = await accountEmail(deps.db, deps.keyring, audit.account_id)
+    const to = await accountRecipient(deps.db, deps.keyring, audit.account_id)
     if (!to) return
-    await deps.mailer.send({ to, ...(await composeReportMail(deps, audit)) })
+    const t = translator(isLocale(to.language) ? to.language : 'en')
+    await deps.mailer.send({ to: to.email, ...(await composeReportMail(deps, audit, t)) })
   } catch (error) {
     await deps.db.updateTable('site_audits').set({ mailed_at: null }).where('id', '=', audit.id).execute()
     throw error
@@ -220,6 +223,7 @@ async function mailReport(deps: ReportDeps, audit: AuditRow): Promise<void> {
 export async function composeReportMail(
   deps: Pick<ReportDeps, 'db' | 'urls'>,
   audit: AuditRow,
+  t: Translator = translator('en'),
 ): Promise<{ subject: string; text: string }> {
   const { db } = deps
   const [site, report, previous] = await Promise.all([
@@ -241,11 +245,14 @@ export async function composeReportMail(
   const wins = (stored?.quick_wins ?? []).slice(0, 3)
   const pages = findingsByPage(stored)
   const change = (() => {
-    if (!previous || previous.score === null) return 'This is the first report of the site.'
+    if (!previous || previous.score === null) return t.t('mail.report.first')
     const delta = score - previous.score
-    const on = previous.finished_at ? ` on ${previous.finished_at.toISOString().slice(0, 10)}` : ''
-    if (delta === 0) return `Unchanged since the last report${on} (${previous.score}).`
-    return `${delta > 0 ? 'Up' : 'Down'} ${Math.abs(delta)} since the last report${on} (${previous.score}).`
+    return t.t('mail.report.change', {
+      way: delta === 0 ? 'same' : delta > 0 ? 'up' : 'down',
+      by: Math.abs(delta),
+      on: previous.finished_at ? previous.finished_at.toISOString().slice(0, 10) : 'none',
+      before: previous.score,
+    })
   })()
   const name = site?.name ?? audit.site_id
   // Beside the score, the visitors of the period the report covers: the last week, or 30 days.
@@ -256,44 +263,53 @@ export async function composeReportMail(
     statsDays,
     (audit.finished_at ?? new Date()).toISOString().slice(0, 10),
     `${deps.urls.base}/app/sites/${audit.site_id}/stats?days=${statsDays}`,
+    t,
   )
   const lines = [
-    `Your ${audit.trigger} SEO report for ${name} (${audit.domain}) is ready.`,
+    t.t('mail.report.ready', { cadence: audit.trigger, name, domain: audit.domain }),
     '',
-    `Score: ${score}/100. ${change}`,
-    ...(axes ? [`SEO ${axes.seo}, AEO ${axes.aeo}, GEO ${axes.geo}.`] : []),
+    `${t.t('mail.report.score', { score })} ${change}`,
+    ...(axes ? [t.t('mail.report.axes', { seo: axes.seo, aeo: axes.aeo, geo: axes.geo })] : []),
     '',
     ...visits,
     '',
     ...(wins.length
-      ? ['Top quick wins:', ...wins.map((w, i) => `${i + 1}. ${w.fix} (up to ${w.gain} points, ${w.effort} effort)`)]
-      : ['No quick wins are left: nothing easy remains to fix.']),
+      ? [
+          t.t('mail.report.wins'),
+          ...wins.map((w, i) => t.t('mail.report.win', { n: i + 1, fix: w.fix, gain: w.gain, effort: t.t(effortKey(w.effort)) })),
+        ]
+      : [t.t('mail.report.noWins')]),
     '',
-    ...(stored?.premium ? premiumLines(stored, pages) : []),
-    `The full report and the history of your scores: ${deps.urls.base}/app/sites/${audit.site_id}/reports`,
+    ...(stored?.premium ? premiumLines(t, stored, pages) : []),
+    t.t('mail.report.link', { url: `${deps.urls.base}/app/sites/${audit.site_id}/reports` }),
   ]
-  return { subject: `SEO report for ${audit.domain}: ${score}/100`, text: `${lines.join('\n')}\n` }
+  return { subject: t.t('mail.report.subject', { domain: audit.domain, score }), text: `${lines.join('\n')}\n` }
 }
 
 /** PAGES_IN_MAIL pages of a premium report in the mail, with up to three findings each; the dashboard shows them all. */
 const PAGES_IN_MAIL = 10
 
 /** What the premium audit adds to the mail: how many pages it checked and their findings, page by page. */
-function premiumLines(report: AuditReport, pages: PageFindings[]): string[] {
-  const head = `Premium audit: ${report.pages_checked} ${report.pages_checked === 1 ? 'page' : 'pages'} checked.`
-  if (pages.length === 0) return [head, 'No page has findings.', '']
+function premiumLines(t: Translator, report: AuditReport, pages: PageFindings[]): string[] {
+  const head = t.t('mail.report.premium', { pages: report.pages_checked })
+  if (pages.length === 0) return [head, t.t('mail.report.premium.none'), '']
   const shown = pages.slice(0, PAGES_IN_MAIL)
   return [
     head,
-    'Findings by page:',
+    t.t('mail.report.premium.byPage'),
     ...shown.flatMap(({ page, findings }) => [
       `- ${page}`,
       ...findings.slice(0, 3).map((f) => `  * ${f.message}${f.evidence ? ` (${f.evidence})` : ''}`),
-      ...(findings.length > 3 ? [`  * and ${findings.length - 3} more`] : []),
+      ...(findings.length > 3 ? [`  * ${t.t('mail.report.premium.more', { n: findings.length - 3 })}`] : []),
     ]),
-    ...(pages.length > shown.length ? [`and ${pages.length - shown.length} more pages with findings.`] : []),
+    ...(pages.length > shown.length ? [t.t('mail.report.premium.morePages', { n: pages.length - shown.length })] : []),
     '',
   ]
+}
+
+/** A quick win's effort (low, medium, high) as the mail and the page word it. */
+export function effortKey(effort: string): MessageKey {
+  return effort === 'low' ? 'reports.effort.low' : effort === 'high' ? 'reports.effort.high' : 'reports.effort.medium'
 }
 
 /** The next hourly pass after `from`. */
