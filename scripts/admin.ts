@@ -1,24 +1,15 @@
 // Operator commands for accounts, plans, quotas, add-ons, API tokens and SEO reports. `npm run admin -- --help`.
 // Works on DATABASE_URL beside running servers (PostgreSQL); see HELP for the embedded database.
 import { parseArgs } from 'node:util'
-import { pino } from 'pino'
-import { accountByEmailHash, accountById, listAccounts, updateAccount } from '../src/domain/accounts/accounts.ts'
-import { describeAddOns, MAX_QUANTITY, setAddOn } from '../src/domain/accounts/add-ons.ts'
-import { API_SCOPES, createApiToken } from '../src/domain/accounts/api-tokens.ts'
+import { describeAddOns, MAX_QUANTITY } from '../src/domain/accounts/add-ons.ts'
+import { API_SCOPES } from '../src/domain/accounts/api-tokens.ts'
 import { ADD_ONS, isAddOn, isPlan, PLANS } from '../src/domain/accounts/plans.ts'
-import { runDueReports } from '../src/domain/seo-reports/reports.ts'
-import { setManual } from '../src/domain/billing/billing-state.ts'
-import { syncCatalogue } from '../src/domain/billing/catalogue.ts'
-import { Billing } from '../src/domain/billing/service.ts'
-import { createStripe } from '../src/domain/billing/stripe-client.ts'
-import { loadConfig, type Config } from '../src/config.ts'
-import { openKeyring } from '../src/infra/data-key.ts'
-import { openDataStore, type Db } from '../src/infra/db.ts'
-import { createSafeFetcher } from '../src/infra/fetcher.ts'
-import { createMailer } from '../src/infra/mailer.ts'
-import { migrateToLatest } from '../src/infra/migrate.ts'
+import type { Config } from '../src/config.ts'
 import type { Keyring } from '../src/infra/crypto.ts'
-import { findOrCreateUser, loadEmailHasher } from '../src/identity/users.ts'
+import type { Db } from '../src/infra/db.ts'
+
+// The rest of the service (the database drivers, Stripe, the mailer) is imported by the command
+// that needs it, once the command line has been checked: a typo or --help answers at once.
 
 const HELP = `Usage: npm run admin -- <command> [options]
 
@@ -91,6 +82,7 @@ function wholeNumber(value: string | undefined, what: string): number {
 }
 
 async function mustExist(db: Db, id: string) {
+  const { accountById } = await import('../src/domain/accounts/accounts.ts')
   const account = await accountById(db, id)
   if (!account) throw new Error(`no account ${id}`)
   return account
@@ -112,6 +104,9 @@ function parseCommand(): Action {
       if (!email || !/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) throw new UsageError('--email must be an email address')
       const chosen = plan(values.plan)
       return async (db, keyring) => {
+        const { accountByEmailHash, updateAccount } = await import('../src/domain/accounts/accounts.ts')
+        const { findOrCreateUser, loadEmailHasher } = await import('../src/identity/users.ts')
+        const { setManual } = await import('../src/domain/billing/billing-state.ts')
         const hash = (await loadEmailHasher(db, keyring))(email)
         const existing = await accountByEmailHash(db, hash)
         if (existing) throw new Error(`${email} already has account ${existing.id} (plan ${existing.plan}); use account set-plan`)
@@ -123,6 +118,7 @@ function parseCommand(): Action {
     }
     case 'account list':
       return async (db, keyring) => {
+        const { listAccounts } = await import('../src/domain/accounts/accounts.ts')
         const accounts = await listAccounts(db, keyring)
         const line = (a: (typeof accounts)[number]) => {
           const addOns = describeAddOns(a.add_ons)
@@ -138,6 +134,8 @@ function parseCommand(): Action {
           ? { plan: plan(second) }
           : { quotaOverride: second === 'none' ? null : wholeNumber(second, 'the quota (N or none)') }
       return async (db) => {
+        const { updateAccount } = await import('../src/domain/accounts/accounts.ts')
+        const { setManual } = await import('../src/domain/billing/billing-state.ts')
         await mustExist(db, id)
         const updated = (await updateAccount(db, id, change))!
         // A plan set by hand is the operator's: Stripe's events leave it alone until `billing release`.
@@ -157,6 +155,7 @@ function parseCommand(): Action {
         throw new UsageError(`--quantity must be from 1 to ${MAX_QUANTITY}`)
       const addOn = second
       return async (db) => {
+        const { setAddOn } = await import('../src/domain/accounts/add-ons.ts')
         await mustExist(db, id)
         const result = (await setAddOn(db, { accountId: id, addOn, on: third === 'on', ...(quantity === undefined ? {} : { quantity }) }))!
         print(
@@ -167,6 +166,8 @@ function parseCommand(): Action {
     }
     case 'billing sync':
       return async (_db, _keyring, config) => {
+        const { createStripe } = await import('../src/domain/billing/stripe-client.ts')
+        const { syncCatalogue } = await import('../src/domain/billing/catalogue.ts')
         const stripe = createStripe(config)
         if (!stripe) throw new Error('STRIPE_SECRET_KEY is not set: there is no Stripe account to make the prices in')
         const report = await syncCatalogue(stripe)
@@ -181,6 +182,10 @@ function parseCommand(): Action {
       }
     case 'billing reconcile':
       return async (db, keyring, config) => {
+        const { createStripe } = await import('../src/domain/billing/stripe-client.ts')
+        const { Billing } = await import('../src/domain/billing/service.ts')
+        const { createMailer } = await import('../src/infra/mailer.ts')
+        const { pino } = await import('pino')
         const stripe = createStripe(config)
         if (!stripe) throw new Error('STRIPE_SECRET_KEY is not set: there is no Stripe account to read from')
         const log = pino({ level: 'warn' }, pino.destination(2))
@@ -200,6 +205,7 @@ function parseCommand(): Action {
     case 'billing release': {
       const id = accountId()
       return async (db) => {
+        const { setManual } = await import('../src/domain/billing/billing-state.ts')
         await mustExist(db, id)
         await setManual(db, id, false)
         print({ id, billing: 'stripe' }, `${id}  billing by Stripe again (applied at the next event or reconciliation)`)
@@ -209,6 +215,10 @@ function parseCommand(): Action {
       const at = values.at === undefined ? new Date() : new Date(values.at)
       if (Number.isNaN(at.getTime())) throw new UsageError('--at must be an ISO 8601 time, e.g. 2026-11-29T12:00:00Z')
       return async (db, keyring, config) => {
+        const { pino } = await import('pino')
+        const { createSafeFetcher } = await import('../src/infra/fetcher.ts')
+        const { createMailer } = await import('../src/infra/mailer.ts')
+        const { runDueReports } = await import('../src/domain/seo-reports/reports.ts')
         const log = pino({ level: 'warn' }, pino.destination(2))
         const fetcher = createSafeFetcher({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connections: 4 })
         try {
@@ -252,6 +262,7 @@ function parseCommand(): Action {
       const expiresIn = values['expires-in'] === undefined ? undefined : wholeNumber(values['expires-in'], '--expires-in')
       if (expiresIn === 0) throw new UsageError('--expires-in must be at least 1 second')
       return async (db) => {
+        const { createApiToken } = await import('../src/domain/accounts/api-tokens.ts')
         await mustExist(db, id)
         const expiresAt = expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000)
         const { token, secret } = await createApiToken(db, { accountId: id, name, scopes, expiresAt })
@@ -279,6 +290,11 @@ try {
   process.exit(2)
 }
 
+const { pino } = await import('pino')
+const { loadConfig } = await import('../src/config.ts')
+const { openDataStore } = await import('../src/infra/db.ts')
+const { migrateToLatest } = await import('../src/infra/migrate.ts')
+const { openKeyring } = await import('../src/infra/data-key.ts')
 const log = pino({ level: 'warn' }, pino.destination(2))
 const config = loadConfig()
 const store = await openDataStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log, poolSize: 2 }).catch(
