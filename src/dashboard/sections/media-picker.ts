@@ -2,7 +2,8 @@ import { listMedia, type Media } from '../../domain/media/media.ts'
 import { mediaPath, widthVariants } from '../../domain/media/views.ts'
 import type { Db } from '../../infra/db.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
-import { fieldId, type FieldSpec, type FormState } from './editor/form.ts'
+import type { Translator } from '../../domain/i18n/translator.ts'
+import { errorLine, fieldId, type FieldSpec, type FormState } from './editor/form.ts'
 
 /**
  * Photos of the media library in the dashboard: a thumbnail, and the picker the image, hero and
@@ -25,7 +26,7 @@ export async function pickableMedia(db: Db, accountId: string): Promise<Media[]>
 }
 
 /** A choice of one photo of the library (optional fields offer “No photo”), with a way to upload more. */
-export function mediaPicker(state: FormState, spec: FieldSpec, library: readonly Media[]): SafeHtml {
+export function mediaPicker(t: Translator, state: FormState, spec: FieldSpec, library: readonly Media[]): SafeHtml {
   const id = fieldId(spec.name)
   const error = state.errors[spec.name]
   const current = state.values[spec.name] ?? ''
@@ -33,7 +34,7 @@ export function mediaPicker(state: FormState, spec: FieldSpec, library: readonly
   const option = (value: string, label: SafeHtml, n: number) =>
     html`<label class="pick" for="${id}-${n}"><input type="radio" id="${id}-${n}" name="${spec.name}" value="${value}"${value === current ? html` checked` : ''}${state.readOnly ? html` disabled` : ''}> ${label}</label>`
   const options = [
-    ...(spec.optional || spec.inOptionalGroup ? [option('', html`No photo`, 0)] : []),
+    ...(spec.optional || spec.inOptionalGroup ? [option('', html`${t.t('media.picker.none')}`, 0)] : []),
     ...library.map((media, i) =>
       option(
         media.id,
@@ -42,12 +43,9 @@ export function mediaPicker(state: FormState, spec: FieldSpec, library: readonly
       ),
     ),
   ]
-  const unknown =
-    current && !library.some((m) => m.id === current)
-      ? html`<p class="muted">The photo chosen before is no longer in your library.</p>`
-      : ''
-  return html`<fieldset class="field picker${error ? ' invalid' : ''}" id="${id}"${described ? html` aria-describedby="${described}"` : ''}><legend>${spec.label}${spec.optional && !spec.inOptionalGroup ? html` <span class="optional">(optional)</span>` : ''}</legend>
-${spec.hint ? html`<p class="hint" id="${id}-hint">${spec.hint}</p>` : ''}${error ? html`<p class="field-error" id="${id}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}${unknown}
-${library.length ? html`<div class="picks">${options}</div>` : html`<p>Your library has no photos yet.</p>`}
-<p><a href="/app/media">Upload photos to your library</a> (save this form first: what you typed here is not kept there).</p></fieldset>`
+  const unknown = current && !library.some((m) => m.id === current) ? html`<p class="muted">${t.t('media.picker.gone')}</p>` : ''
+  return html`<fieldset class="field picker${error ? ' invalid' : ''}" id="${id}"${described ? html` aria-describedby="${described}"` : ''}><legend>${spec.label}${spec.optional && !spec.inOptionalGroup ? html` <span class="optional">${t.t('editor.form.optional')}</span>` : ''}</legend>
+${spec.hint ? html`<p class="hint" id="${id}-hint">${spec.hint}</p>` : ''}${error ? errorLine(id, error, t) : ''}${unknown}
+${library.length ? html`<div class="picks">${options}</div>` : html`<p>${t.t('media.picker.empty')}</p>`}
+<p>${t.rich('media.picker.upload', {}, { link: (words) => html`<a href="/app/media">${words}</a>` })}</p></fieldset>`
 }

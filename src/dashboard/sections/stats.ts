@@ -263,7 +263,7 @@ async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecor
   const span = spanOf(days)
   const stats = await siteStats(app.db, site.id, span.from, span.to)
   const retention = planEntitlements(reply.request.person.plan).statsRetentionDays
-  const body = html`${STYLE}${crumbs([[site.name, `/app/sites/${site.id}`], ['Statistics']])}
+  const body = html`${STYLE}${crumbs(reply.request.t, [[site.name, `/app/sites/${site.id}`], [reply.request.t.t('nav.statistics')]])}
 <p>Counted by the server that serves your site, without cookies or scripts, so your visitors are asked for no consent. Visits of bots and of your own previews are left out.</p>
 ${periodForm(site, String(days))}
 ${statsBody(site, days, stats, retention)}`
@@ -273,7 +273,7 @@ ${statsBody(site, days, stats, retention)}`
 /** A period the page does not offer (an address typed or edited by hand): 400, the form with the problem beside the field. */
 function refusePeriod(reply: FastifyReply, site: SiteRecord, typed: string) {
   reply.code(400)
-  const body = html`${STYLE}${crumbs([[site.name, `/app/sites/${site.id}`], ['Statistics']])}
+  const body = html`${STYLE}${crumbs(reply.request.t, [[site.name, `/app/sites/${site.id}`], [reply.request.t.t('nav.statistics')]])}
 ${periodForm(site, typed, PERIOD_PROBLEM)}`
   return reply.page(`Statistics of ${site.name}`, 'stats', body, { error: `No statistics shown: ${PERIOD_PROBLEM}` })
 }

@@ -6,6 +6,8 @@ import { contentSecurityPolicy } from '../../../infra/security.ts'
 import { textOf, type FieldSpec, type FormBody } from './form.ts'
 import { GALLERY_MAX, WEEKDAYS } from '../../../domain/sites/block-content.ts'
 import { addressLine, dayName, hoursInShort } from '../../../domain/sites/hours.ts'
+import type { MessageKey, Translator } from '../../../domain/i18n/translator.ts'
+import type { Locale } from '../../../domain/locales.ts'
 
 /** A special day as typed ("2026-12-24 closed Christmas Eve", "2026-12-31 10:00-14:00 New Year"); anything else is kept as its date, which the schema refuses. */
 function exceptionFrom(line: string): Record<string, unknown> {
@@ -53,6 +55,8 @@ export interface ItemList {
   legend: string
   /** What one item is called: "Feature 2". */
   item: string
+  /** Said when the list has no item. */
+  atLeastOne: string
   fields: BlockField[]
 }
 
@@ -68,320 +72,332 @@ export interface BlockForm {
   fromContent?(content: Record<string, unknown>, values: Record<string, string>): Record<string, string>
 }
 
-const LINK_FORMAT = 'Start the link with https://, http://, / (a page of your site), #, mailto: or tel:.'
-const IMAGE_FORMAT = 'Use a picture address that starts with https:// or / (a file on your site).'
-const heading = (label = 'Heading'): BlockField => ({ name: 'heading', label, maxLength: 200 })
-const optionalHeading: BlockField = { name: 'heading', label: 'Heading', optional: true, maxLength: 200 }
-
 function define<T extends BlockType>(
   form: Omit<BlockForm, 'summary'> & { type: T; summary(content: BlockContent<T>): SafeHtml },
 ): BlockForm {
   return form as BlockForm
 }
 
-export const BLOCK_FORMS: Record<BlockType, BlockForm> = {
-  hero: define({
-    type: 'hero',
-    label: 'Big heading',
-    description: 'The top of a page: a large heading, a line below it, and an optional button and picture.',
-    fields: [
-      heading(),
-      { name: 'subheading', label: 'Line below the heading', optional: true, kind: 'textarea', rows: 2, maxLength: 500 },
-      { name: 'cta.label', label: 'Button text', optional: true, maxLength: 80, hint: 'Leave both button fields empty for no button.' },
-      { name: 'cta.href', label: 'Button link', optional: true, kind: 'link', maxLength: 2000, format: LINK_FORMAT },
-      {
-        name: 'image.media_id',
-        label: 'Photo from your library',
-        optional: true,
-        omitEmpty: true,
-        media: true,
-        hint: 'Leave “No photo” and the address empty for no picture.',
-      },
-      {
-        name: 'image.src',
-        label: 'Or a picture address',
-        optional: true,
-        omitEmpty: true,
-        kind: 'link',
-        maxLength: 2000,
-        format: IMAGE_FORMAT,
-      },
-      {
-        name: 'image.alt',
-        label: 'What the picture shows',
-        optional: true,
-        omitEmpty: true,
-        maxLength: 300,
-        hint: 'For people who cannot see it. Empty: the photo’s own description from your library.',
-      },
-    ],
-    summary: (c) =>
-      html`<strong>${c.heading}</strong>${c.subheading ? html`<br>${c.subheading}` : ''}${c.cta ? html`<br>Button: ${c.cta.label}` : ''}`,
-  }),
-  text: define({
-    type: 'text',
-    label: 'Text',
-    description: 'Paragraphs, lists and links, written in Markdown.',
-    fields: [
-      {
-        name: 'markdown',
-        label: 'Text',
-        kind: 'textarea',
-        rows: 12,
-        maxLength: 20_000,
-        hint: 'Markdown: an empty line starts a new paragraph; ## starts a heading; - starts a list item; **bold**, *italic*, [link text](https://example.com).',
-      },
-    ],
-    summary: (c) => html`<div class="rendered">${raw(renderMarkdown(c.markdown))}</div>`,
-  }),
-  image: define({
-    type: 'image',
-    label: 'Picture',
-    description: 'One picture with an optional caption.',
-    fields: [
-      { name: 'media_id', label: 'Photo from your library', optional: true, media: true },
-      {
-        name: 'src',
-        label: 'Or a picture address',
-        optional: true,
-        kind: 'link',
-        maxLength: 2000,
-        format: IMAGE_FORMAT,
-        hint: 'Only without a photo from your library: a web address starting with https://, or a path on your site.',
-      },
-      {
-        name: 'alt',
-        label: 'What the picture shows',
-        optional: true,
-        maxLength: 300,
-        hint: 'For people who cannot see it. Empty: the photo’s own description from your library.',
-      },
-      { name: 'caption', label: 'Caption', optional: true, maxLength: 500 },
-    ],
-    summary: (c) => html`Picture: ${c.caption ?? (c.alt || c.src || 'a photo from your library')}`,
-  }),
-  gallery: define({
-    type: 'gallery',
-    label: 'Photo gallery',
-    description: `Up to ${GALLERY_MAX} photos from your library side by side, each with an optional caption.`,
-    fields: [optionalHeading],
-    list: {
-      key: 'images',
-      legend: 'Photos',
-      item: 'Photo',
+/** The block forms in one language: labels, hints and summaries come from the catalogue. */
+function formsIn(t: Translator): Record<BlockType, BlockForm> {
+  const w = (key: MessageKey, values?: Record<string, string | number>) => t.t(key, values)
+  const LINK_FORMAT = w('editor.bf.linkFormat')
+  const IMAGE_FORMAT = w('editor.bf.imageFormat')
+  const heading = (): BlockField => ({ name: 'heading', label: w('editor.bf.heading'), maxLength: 200 })
+  const optionalHeading: BlockField = { name: 'heading', label: w('editor.bf.heading'), optional: true, maxLength: 200 }
+  const altHint = w('editor.bf.alt.hint')
+  const button = (label: string) => html`<br>${w('editor.bf.button', { label })}`
+  const counted = (heading: string | undefined, key: MessageKey, n: number) =>
+    html`${heading ? html`<strong>${heading}</strong><br>` : ''}${w(key, { n })}`
+  return {
+    hero: define({
+      type: 'hero',
+      label: w('editor.bf.hero'),
+      description: w('editor.bf.hero.description'),
       fields: [
-        { name: 'media_id', label: 'Photo', media: true, format: 'Choose a photo from your library.' },
+        heading(),
+        { name: 'subheading', label: w('editor.bf.hero.subheading'), optional: true, kind: 'textarea', rows: 2, maxLength: 500 },
+        { name: 'cta.label', label: w('editor.bf.buttonText'), optional: true, maxLength: 80, hint: w('editor.bf.hero.button.hint') },
+        { name: 'cta.href', label: w('editor.bf.buttonLink'), optional: true, kind: 'link', maxLength: 2000, format: LINK_FORMAT },
         {
-          name: 'alt',
-          label: 'What the photo shows',
+          name: 'image.media_id',
+          label: w('editor.bf.fromLibrary'),
           optional: true,
-          maxLength: 300,
-          hint: 'Empty: the photo’s own description from your library.',
+          omitEmpty: true,
+          media: true,
+          hint: w('editor.bf.hero.image.hint'),
         },
-        { name: 'caption', label: 'Caption', optional: true, maxLength: 500 },
-      ],
-    },
-    // The form's rows are the gallery's images.
-    toContent: (content) => {
-      const { items, ...rest } = content
-      return { ...rest, images: items }
-    },
-    fromContent: (content, values) => {
-      const images = Array.isArray(content['images']) ? (content['images'] as Array<Record<string, unknown>>) : []
-      const rows: Record<string, string> = {}
-      images.forEach((image, i) => {
-        for (const name of ['media_id', 'alt', 'caption'])
-          rows[`items.${i}.${name}`] = typeof image[name] === 'string' ? (image[name] as string) : ''
-      })
-      return { ...values, ...rows }
-    },
-    summary: (c) =>
-      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.images.length} ${c.images.length === 1 ? 'photo' : 'photos'}${c.images.some((i) => i.caption) ? html`: ${c.images.flatMap((i) => (i.caption ? [i.caption] : [])).join(', ')}` : ''}`,
-  }),
-  features: define({
-    type: 'features',
-    label: 'Features',
-    description: 'A list of what you offer, each with a title and a short text.',
-    fields: [optionalHeading],
-    list: {
-      legend: 'Features',
-      item: 'Feature',
-      fields: [
-        { name: 'title', label: 'Title', maxLength: 200 },
-        { name: 'text', label: 'Text', kind: 'textarea', rows: 3, maxLength: 2000 },
-      ],
-    },
-    summary: (c) =>
-      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'feature' : 'features'}: ${c.items.map((i) => i.title).join(', ')}`,
-  }),
-  faq: define({
-    type: 'faq',
-    label: 'Questions and answers',
-    description: 'Frequent questions with their answers; search engines can show them directly.',
-    fields: [optionalHeading],
-    list: {
-      legend: 'Questions',
-      item: 'Question',
-      fields: [
-        { name: 'question', label: 'Question', maxLength: 300 },
-        { name: 'answer', label: 'Answer', kind: 'textarea', rows: 3, maxLength: 5000 },
-      ],
-    },
-    summary: (c) =>
-      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'question' : 'questions'}: ${c.items.map((i) => i.question).join(' · ')}`,
-  }),
-  cta: define({
-    type: 'cta',
-    label: 'Call to action',
-    description: 'A short invitation with one button, such as “Book a table”.',
-    fields: [
-      heading(),
-      { name: 'text', label: 'Text', optional: true, kind: 'textarea', rows: 3, maxLength: 1000 },
-      { name: 'label', label: 'Button text', maxLength: 80 },
-      { name: 'href', label: 'Button link', kind: 'link', maxLength: 2000, format: LINK_FORMAT },
-    ],
-    summary: (c) => html`<strong>${c.heading}</strong><br>Button: ${c.label}`,
-  }),
-  contact_form: define({
-    type: 'contact_form',
-    label: 'Contact form',
-    description: 'A form visitors use to write to you; their messages arrive under Leads.',
-    fields: [optionalHeading, { name: 'submit_label', label: 'Button text', optional: true, maxLength: 80, hint: 'Such as “Send”.' }],
-    summary: (c) => html`${c.heading ?? 'Contact form'}${c.submit_label ? html` (button: ${c.submit_label})` : ''}`,
-  }),
-  opening_hours: define({
-    type: 'opening_hours',
-    label: 'Opening hours',
-    description: 'Your week’s opening hours as a table; search engines and maps read them too.',
-    fields: [
-      { ...optionalHeading, hint: 'Such as “Opening hours”.' },
-      {
-        name: 'exceptions',
-        label: 'Special days',
-        optional: true,
-        kind: 'textarea',
-        rows: 3,
-        maxLength: 5000,
-        hint: 'One a line: the date, then “closed” or the hours, then a note if you like. Such as “2026-12-24 closed Christmas Eve” or “2026-12-31 10:00-14:00”.',
-        format: 'Write each special day as 2026-12-24 closed, or 2026-12-31 10:00-14:00.',
-      },
-    ],
-    list: {
-      legend: 'Opening times',
-      item: 'Opening time',
-      fields: [
-        { name: 'day', label: 'Day', choices: WEEKDAYS.map((d) => [d, dayName(d, 'en')] as const) },
-        { name: 'opens', label: 'Opens at', maxLength: 5, hint: 'Such as 07:30.', format: 'Write the time as 07:30 (hours and minutes).' },
         {
-          name: 'closes',
-          label: 'Closes at',
-          maxLength: 5,
-          hint: 'Such as 18:00.',
-          format: 'Write the time as 18:00 (hours and minutes).',
+          name: 'image.src',
+          label: w('editor.bf.imageAddress'),
+          optional: true,
+          omitEmpty: true,
+          kind: 'link',
+          maxLength: 2000,
+          format: IMAGE_FORMAT,
         },
+        { name: 'image.alt', label: w('editor.bf.alt'), optional: true, omitEmpty: true, maxLength: 300, hint: altHint },
       ],
-    },
-    toContent: (content, values) => {
-      const lines = (values['exceptions'] ?? '')
-        .split(/\r?\n/)
-        .map((l) => l.trim())
-        .filter(Boolean)
-      const { exceptions: _typed, ...rest } = content
-      return lines.length ? { ...rest, exceptions: lines.map(exceptionFrom) } : rest
-    },
-    fromContent: (content, values) => ({
-      ...values,
-      exceptions: ((content['exceptions'] as Array<Record<string, string | boolean>> | undefined) ?? [])
-        .map((e) =>
-          [e['date'], e['closed'] || !e['opens'] ? 'closed' : `${e['opens']}-${e['closes']}`, e['note']].filter(Boolean).join(' '),
-        )
-        .join('\n'),
+      summary: (c) =>
+        html`<strong>${c.heading}</strong>${c.subheading ? html`<br>${c.subheading}` : ''}${c.cta ? button(c.cta.label) : ''}`,
     }),
-    summary: (c) => html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${hoursInShort(c, 'en') || 'Closed all week'}`,
-  }),
-  menu: define({
-    type: 'menu',
-    label: 'Menu or price list',
-    description: 'What you sell or offer, with prices: a bakery’s goods, a restaurant’s dishes, a salon’s services.',
-    fields: [
-      optionalHeading,
-      {
-        name: 'currency',
-        label: 'Currency',
-        optional: true,
-        maxLength: 3,
-        hint: 'Three capital letters, such as EUR or CHF. EUR when empty.',
-        format: 'Write the currency as three capital letters, such as EUR.',
-      },
-    ],
-    list: {
-      legend: 'Items',
-      item: 'Item',
+    text: define({
+      type: 'text',
+      label: w('editor.bf.text'),
+      description: w('editor.bf.text.description'),
       fields: [
+        { name: 'markdown', label: w('editor.bf.text'), kind: 'textarea', rows: 12, maxLength: 20_000, hint: w('editor.bf.text.hint') },
+      ],
+      summary: (c) => html`<div class="rendered">${raw(renderMarkdown(c.markdown))}</div>`,
+    }),
+    image: define({
+      type: 'image',
+      label: w('editor.bf.image'),
+      description: w('editor.bf.image.description'),
+      fields: [
+        { name: 'media_id', label: w('editor.bf.fromLibrary'), optional: true, media: true },
         {
-          name: 'section',
-          label: 'Section',
+          name: 'src',
+          label: w('editor.bf.imageAddress'),
+          optional: true,
+          kind: 'link',
+          maxLength: 2000,
+          format: IMAGE_FORMAT,
+          hint: w('editor.bf.image.src.hint'),
+        },
+        { name: 'alt', label: w('editor.bf.alt'), optional: true, maxLength: 300, hint: altHint },
+        { name: 'caption', label: w('editor.bf.caption'), optional: true, maxLength: 500 },
+      ],
+      summary: (c) => html`${w('editor.bf.image.summary', { what: c.caption ?? (c.alt || c.src || w('editor.bf.image.fromLibrary')) })}`,
+    }),
+    gallery: define({
+      type: 'gallery',
+      label: w('editor.bf.gallery'),
+      description: w('editor.bf.gallery.description', { max: GALLERY_MAX }),
+      fields: [optionalHeading],
+      list: {
+        key: 'images',
+        legend: w('editor.bf.gallery.legend'),
+        item: w('editor.bf.gallery.item'),
+        atLeastOne: w('editor.bf.gallery.atLeastOne'),
+        fields: [
+          { name: 'media_id', label: w('editor.bf.gallery.item'), media: true, format: w('editor.bf.gallery.choose') },
+          { name: 'alt', label: w('editor.bf.gallery.alt'), optional: true, maxLength: 300, hint: w('editor.bf.gallery.alt.hint') },
+          { name: 'caption', label: w('editor.bf.caption'), optional: true, maxLength: 500 },
+        ],
+      },
+      // The form's rows are the gallery's images.
+      toContent: (content) => {
+        const { items, ...rest } = content
+        return { ...rest, images: items }
+      },
+      fromContent: (content, values) => {
+        const images = Array.isArray(content['images']) ? (content['images'] as Array<Record<string, unknown>>) : []
+        const rows: Record<string, string> = {}
+        images.forEach((image, i) => {
+          for (const name of ['media_id', 'alt', 'caption'])
+            rows[`items.${i}.${name}`] = typeof image[name] === 'string' ? (image[name] as string) : ''
+        })
+        return { ...values, ...rows }
+      },
+      summary: (c) =>
+        html`${counted(c.heading, 'editor.bf.gallery.count', c.images.length)}${c.images.some((i) => i.caption) ? html`: ${c.images.flatMap((i) => (i.caption ? [i.caption] : [])).join(', ')}` : ''}`,
+    }),
+    features: define({
+      type: 'features',
+      label: w('editor.bf.features'),
+      description: w('editor.bf.features.description'),
+      fields: [optionalHeading],
+      list: {
+        legend: w('editor.bf.features'),
+        item: w('editor.bf.features.item'),
+        atLeastOne: w('editor.bf.features.atLeastOne'),
+        fields: [
+          { name: 'title', label: w('editor.bf.title'), maxLength: 200 },
+          { name: 'text', label: w('editor.bf.text'), kind: 'textarea', rows: 3, maxLength: 2000 },
+        ],
+      },
+      summary: (c) => html`${counted(c.heading, 'editor.bf.features.count', c.items.length)}: ${c.items.map((i) => i.title).join(', ')}`,
+    }),
+    faq: define({
+      type: 'faq',
+      label: w('editor.bf.faq'),
+      description: w('editor.bf.faq.description'),
+      fields: [optionalHeading],
+      list: {
+        legend: w('editor.bf.faq.legend'),
+        item: w('editor.bf.faq.item'),
+        atLeastOne: w('editor.bf.faq.atLeastOne'),
+        fields: [
+          { name: 'question', label: w('editor.bf.faq.item'), maxLength: 300 },
+          { name: 'answer', label: w('editor.bf.faq.answer'), kind: 'textarea', rows: 3, maxLength: 5000 },
+        ],
+      },
+      summary: (c) => html`${counted(c.heading, 'editor.bf.faq.count', c.items.length)}: ${c.items.map((i) => i.question).join(' · ')}`,
+    }),
+    cta: define({
+      type: 'cta',
+      label: w('editor.bf.cta'),
+      description: w('editor.bf.cta.description'),
+      fields: [
+        heading(),
+        { name: 'text', label: w('editor.bf.text'), optional: true, kind: 'textarea', rows: 3, maxLength: 1000 },
+        { name: 'label', label: w('editor.bf.buttonText'), maxLength: 80 },
+        { name: 'href', label: w('editor.bf.buttonLink'), kind: 'link', maxLength: 2000, format: LINK_FORMAT },
+      ],
+      summary: (c) => html`<strong>${c.heading}</strong>${button(c.label)}`,
+    }),
+    contact_form: define({
+      type: 'contact_form',
+      label: w('editor.bf.contactForm'),
+      description: w('editor.bf.contactForm.description'),
+      fields: [
+        optionalHeading,
+        {
+          name: 'submit_label',
+          label: w('editor.bf.buttonText'),
+          optional: true,
+          maxLength: 80,
+          hint: w('editor.bf.contactForm.submit.hint'),
+        },
+      ],
+      summary: (c) =>
+        html`${c.heading ?? w('editor.bf.contactForm')}${c.submit_label ? ` ${w('editor.bf.contactForm.summaryButton', { label: c.submit_label })}` : ''}`,
+    }),
+    opening_hours: define({
+      type: 'opening_hours',
+      label: w('editor.bf.hours'),
+      description: w('editor.bf.hours.description'),
+      fields: [
+        { ...optionalHeading, hint: w('editor.bf.hours.heading.hint') },
+        {
+          name: 'exceptions',
+          label: w('editor.bf.hours.exceptions'),
+          optional: true,
+          kind: 'textarea',
+          rows: 3,
+          maxLength: 5000,
+          hint: w('editor.bf.hours.exceptions.hint'),
+          format: w('editor.bf.hours.exceptions.format'),
+        },
+      ],
+      list: {
+        legend: w('editor.bf.hours.legend'),
+        item: w('editor.bf.hours.item'),
+        atLeastOne: w('editor.bf.hours.atLeastOne'),
+        fields: [
+          { name: 'day', label: w('editor.bf.hours.day'), choices: WEEKDAYS.map((d) => [d, dayName(d, t.lang)] as const) },
+          {
+            name: 'opens',
+            label: w('editor.bf.hours.opens'),
+            maxLength: 5,
+            hint: w('editor.bf.hours.opens.hint'),
+            format: w('editor.bf.hours.opens.format'),
+          },
+          {
+            name: 'closes',
+            label: w('editor.bf.hours.closes'),
+            maxLength: 5,
+            hint: w('editor.bf.hours.closes.hint'),
+            format: w('editor.bf.hours.closes.format'),
+          },
+        ],
+      },
+      toContent: (content, values) => {
+        const lines = (values['exceptions'] ?? '')
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter(Boolean)
+        const { exceptions: _typed, ...rest } = content
+        return lines.length ? { ...rest, exceptions: lines.map(exceptionFrom) } : rest
+      },
+      fromContent: (content, values) => ({
+        ...values,
+        exceptions: ((content['exceptions'] as Array<Record<string, string | boolean>> | undefined) ?? [])
+          .map((e) =>
+            [e['date'], e['closed'] || !e['opens'] ? CLOSED[t.lang] : `${e['opens']}-${e['closes']}`, e['note']].filter(Boolean).join(' '),
+          )
+          .join('\n'),
+      }),
+      summary: (c) =>
+        html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${hoursInShort(c, t.lang) || w('editor.bf.hours.closedAllWeek')}`,
+    }),
+    menu: define({
+      type: 'menu',
+      label: w('editor.bf.menu'),
+      description: w('editor.bf.menu.description'),
+      fields: [
+        optionalHeading,
+        {
+          name: 'currency',
+          label: w('editor.bf.menu.currency'),
+          optional: true,
+          maxLength: 3,
+          hint: w('editor.bf.menu.currency.hint'),
+          format: w('editor.bf.menu.currency.format'),
+        },
+      ],
+      list: {
+        legend: w('editor.bf.menu.legend'),
+        item: w('editor.bf.menu.item'),
+        atLeastOne: w('editor.bf.menu.atLeastOne'),
+        fields: [
+          { name: 'section', label: w('editor.bf.menu.section'), optional: true, maxLength: 200, hint: w('editor.bf.menu.section.hint') },
+          { name: 'name', label: w('editor.bf.menu.name'), maxLength: 200 },
+          { name: 'description', label: w('editor.bf.menu.itemDescription'), optional: true, kind: 'textarea', rows: 2, maxLength: 1000 },
+          {
+            name: 'price',
+            label: w('editor.bf.menu.price'),
+            optional: true,
+            number: true,
+            maxLength: 12,
+            hint: w('editor.bf.menu.price.hint'),
+            format: w('editor.bf.menu.price.format'),
+          },
+        ],
+      },
+      summary: (c) => html`${counted(c.heading, 'editor.bf.menu.count', c.items.length)}: ${c.items.map((i) => i.name).join(', ')}`,
+    }),
+    contact_details: define({
+      type: 'contact_details',
+      label: w('editor.bf.contact'),
+      description: w('editor.bf.contact.description'),
+      fields: [
+        optionalHeading,
+        { name: 'address.street', label: w('editor.bf.street'), maxLength: 200, autocomplete: 'address-line1' },
+        {
+          name: 'address.postal_code',
+          label: w('editor.bf.postalCode'),
+          optional: true,
+          omitEmpty: true,
+          maxLength: 20,
+          autocomplete: 'postal-code',
+        },
+        { name: 'address.locality', label: w('editor.bf.locality'), maxLength: 100, autocomplete: 'address-level2' },
+        {
+          name: 'address.country',
+          label: w('editor.bf.country'),
+          optional: true,
+          omitEmpty: true,
+          maxLength: 100,
+          autocomplete: 'country-name',
+        },
+        { name: 'phone', label: w('editor.bf.phone'), kind: 'tel', optional: true, maxLength: 40, format: w('editor.bf.phone.format') },
+        { name: 'email', label: w('editor.bf.email'), kind: 'email', optional: true, maxLength: 254, format: w('editor.bf.email.format') },
+      ],
+      summary: (c) =>
+        html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${[c.address ? addressLine(c.address) : '', c.phone ?? '', c.email ?? ''].filter(Boolean).join(' · ')}`,
+    }),
+    testimonial: define({
+      type: 'testimonial',
+      label: w('editor.bf.testimonial'),
+      description: w('editor.bf.testimonial.description'),
+      fields: [
+        { name: 'quote', label: w('editor.bf.testimonial.quote'), kind: 'textarea', rows: 3, maxLength: 2000 },
+        { name: 'author', label: w('editor.bf.testimonial.author'), maxLength: 200 },
+        {
+          name: 'role',
+          label: w('editor.bf.testimonial.role'),
           optional: true,
           maxLength: 200,
-          hint: 'Such as “Bread” or “Cakes”. Items one after another with the same section are shown together.',
-        },
-        { name: 'name', label: 'Name', maxLength: 200 },
-        { name: 'description', label: 'Description', optional: true, kind: 'textarea', rows: 2, maxLength: 1000 },
-        {
-          name: 'price',
-          label: 'Price',
-          optional: true,
-          number: true,
-          maxLength: 12,
-          hint: 'Such as 3.50.',
-          format: 'Write the price as a number, such as 3.50.',
+          hint: w('editor.bf.testimonial.role.hint'),
         },
       ],
-    },
-    summary: (c) =>
-      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${c.items.length} ${c.items.length === 1 ? 'item' : 'items'}: ${c.items.map((i) => i.name).join(', ')}`,
-  }),
-  contact_details: define({
-    type: 'contact_details',
-    label: 'Contact details',
-    description: 'Your address with a link to the map, your phone number and email address.',
-    fields: [
-      optionalHeading,
-      { name: 'address.street', label: 'Street and number', maxLength: 200, autocomplete: 'address-line1' },
-      { name: 'address.postal_code', label: 'Postal code', optional: true, omitEmpty: true, maxLength: 20, autocomplete: 'postal-code' },
-      { name: 'address.locality', label: 'Town or city', maxLength: 100, autocomplete: 'address-level2' },
-      { name: 'address.country', label: 'Country', optional: true, omitEmpty: true, maxLength: 100, autocomplete: 'country-name' },
-      {
-        name: 'phone',
-        label: 'Phone',
-        kind: 'tel',
-        optional: true,
-        maxLength: 40,
-        format: 'Write the number with digits, spaces and an optional + in front, such as +49 30 1234567.',
-      },
-      {
-        name: 'email',
-        label: 'Email',
-        kind: 'email',
-        optional: true,
-        maxLength: 254,
-        format: 'Write an email address such as hello@your-business.com.',
-      },
-    ],
-    summary: (c) =>
-      html`${c.heading ? html`<strong>${c.heading}</strong><br>` : ''}${[c.address ? addressLine(c.address) : '', c.phone ?? '', c.email ?? ''].filter(Boolean).join(' · ')}`,
-  }),
-  testimonial: define({
-    type: 'testimonial',
-    label: 'Customer quote',
-    description: 'What a customer said about you, with their name.',
-    fields: [
-      { name: 'quote', label: 'Quote', kind: 'textarea', rows: 3, maxLength: 2000 },
-      { name: 'author', label: 'Who said it', maxLength: 200 },
-      { name: 'role', label: 'Who they are', optional: true, maxLength: 200, hint: 'Such as “Regular customer”.' },
-    ],
-    summary: (c) => html`“${c.quote}” — ${c.author}`,
-  }),
+      summary: (c) => html`${w('editor.bf.testimonial.summary', { quote: c.quote, author: c.author })}`,
+    }),
+  }
+}
+
+/** The word a special day is closed with, as the form writes it back (each is read back by `exceptionFrom`). */
+const CLOSED: Record<Locale, string> = { en: 'closed', de: 'geschlossen', fr: 'fermé' }
+
+const forms = new Map<Locale, Record<BlockType, BlockForm>>()
+
+/** The block forms in the page's language (made once per language). */
+export function blockForms(t: Translator): Record<BlockType, BlockForm> {
+  let found = forms.get(t.lang)
+  if (!found) forms.set(t.lang, (found = formsIn(t)))
+  return found
 }
 
 const ITEM_NAME = /^items\.(\d{1,3})\.([a-z_]+)$/

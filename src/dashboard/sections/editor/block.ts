@@ -12,7 +12,7 @@ import { html, raw, type SafeHtml } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
 import {
   allowPreviewImages,
-  BLOCK_FORMS,
+  blockForms,
   contentFrom,
   itemCount,
   valuesFromBody,
@@ -23,14 +23,16 @@ import {
   type BlockField,
   type BlockForm,
 } from './block-forms.ts'
-import { BlockParams, crumbs, ownBlock, ownPage, PageParams } from './context.ts'
+import { BlockParams, crumbs, ownBlock, ownPage, PageParams, viewOnly } from './context.ts'
+import type { MessageKey, Translator } from '../../../domain/i18n/translator.ts'
 import type { Media } from '../../../domain/media/media.ts'
 import { mediaPicker, pickableMedia } from '../media-picker.ts'
 import { backOf, goneMeanwhile } from './gone.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
+import { mayChange } from '../../permissions.ts'
 import {
   choice,
   defaultSave,
+  errorLine,
   field,
   fieldErrors,
   fieldId,
@@ -50,7 +52,15 @@ import {
   type FormState,
 } from './form.ts'
 
-const GROUPS: Record<string, string> = { cta: 'Button', image: 'Picture', address: 'Address' }
+/** The legends of a block form's groups of fields (a button, a picture, an address). */
+const GROUPS: Record<string, MessageKey> = {
+  cta: 'editor.block.group.cta',
+  image: 'editor.block.group.image',
+  address: 'editor.block.group.address',
+}
+const groupName = (t: Translator, group: string) => (GROUPS[group] ? t.t(GROUPS[group]) : group)
+/** A kind of block mid-sentence: German writes its nouns with a capital, English and French in lower case. */
+const kindWord = (t: Translator, form: BlockForm) => (t.lang === 'de' ? form.label : form.label.toLowerCase())
 
 interface Target {
   site: SiteRecord
@@ -65,7 +75,7 @@ interface Target {
 function specsFor(form: BlockForm, values: Record<string, string>): Map<string, FieldSpec> {
   const specs = new Map<string, FieldSpec>(form.fields.map((f) => [f.name, f]))
   if (form.list) {
-    specs.set('items', { name: 'items', label: form.list.legend, format: `Add at least one ${form.list.item.toLowerCase()}.` })
+    specs.set('items', { name: 'items', label: form.list.legend, format: form.list.atLeastOne })
     for (let i = 0; i < itemCount(form, values); i++)
       for (const f of form.list.fields)
         specs.set(`items.${i}.${f.name}`, { ...f, name: `items.${i}.${f.name}`, label: `${form.list.item} ${i + 1}, ${f.label}` })
@@ -73,95 +83,99 @@ function specsFor(form: BlockForm, values: Record<string, string>): Map<string, 
   return specs
 }
 
-function labelsFor(form: BlockForm, values: Record<string, string>): Record<string, string> {
+function labelsFor(t: Translator, form: BlockForm, values: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
     [...specsFor(form, values)].map(([name, spec]) => [
       name,
-      GROUPS[name.split('.')[0]!] && !name.startsWith('items.') ? `${GROUPS[name.split('.')[0]!]}, ${spec.label}` : spec.label,
+      GROUPS[name.split('.')[0]!] && !name.startsWith('items.') ? `${groupName(t, name.split('.')[0]!)}, ${spec.label}` : spec.label,
     ]),
   )
 }
 
 /** The single fields, a group (button, picture) in a fieldset of its own. */
 /** One field of a block form: a photo picker, a select or a text field. */
-function oneField(state: FormState, spec: BlockField, library: readonly Media[]): SafeHtml {
-  if (spec.media) return mediaPicker(state, spec, library)
-  return spec.choices ? choice(state, spec, spec.choices) : field(state, spec)
+function oneField(t: Translator, state: FormState, spec: BlockField, library: readonly Media[]): SafeHtml {
+  if (spec.media) return mediaPicker(t, state, spec, library)
+  return spec.choices ? choice(state, spec, spec.choices, t) : field(state, spec, t)
 }
 
-function singleFields(form: BlockForm, state: FormState, library: readonly Media[]): SafeHtml {
+function singleFields(t: Translator, form: BlockForm, state: FormState, library: readonly Media[]): SafeHtml {
   const parts: SafeHtml[] = []
   const done = new Set<string>()
   for (const f of form.fields) {
     const group = f.name.includes('.') ? f.name.split('.')[0]! : undefined
-    if (!group) parts.push(oneField(state, f, library))
+    if (!group) parts.push(oneField(t, state, f, library))
     else if (!done.has(group)) {
       done.add(group)
       const members = form.fields.filter((m) => m.name.startsWith(`${group}.`))
       parts.push(
-        html`<fieldset class="item"><legend>${GROUPS[group] ?? group} <span class="optional">(optional)</span></legend>${members.map((m) => oneField(state, { ...m, inOptionalGroup: true } satisfies BlockField, library))}</fieldset>`,
+        html`<fieldset class="item"><legend>${groupName(t, group)} <span class="optional">${t.t('editor.form.optional')}</span></legend>${members.map((m) => oneField(t, state, { ...m, inOptionalGroup: true } satisfies BlockField, library))}</fieldset>`,
       )
     }
   }
   return html`${parts}`
 }
 
-function itemRows(form: BlockForm, state: FormState, action: string, library: readonly Media[]): SafeHtml {
+function itemRows(t: Translator, form: BlockForm, state: FormState, action: string, library: readonly Media[]): SafeHtml {
   const list = form.list
   if (!list) return html``
   const count = itemCount(form, state.values)
   const error = state.errors['items']
-  const noun = list.item.toLowerCase()
+  const noun = t.lang === 'de' ? list.item : list.item.toLowerCase()
   return html`<fieldset class="field${error ? ' invalid' : ''}" id="${fieldId('items')}"${error ? html` aria-describedby="${fieldId('items')}-error"` : ''}><legend>${list.legend}</legend>
-${error ? html`<p class="field-error" id="${fieldId('items')}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}
+${error ? errorLine(fieldId('items'), error, t) : ''}
 ${Array.from(
   { length: count },
   (_, i) => html`<fieldset class="item"><legend>${list.item} ${i + 1}</legend>
-${list.fields.map((f) => oneField(state, { ...f, name: `items.${i}.${f.name}` }, library))}
-${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">Remove ${noun} ${i + 1}</button>`}</fieldset>`,
+${list.fields.map((f) => oneField(t, state, { ...f, name: `items.${i}.${f.name}` }, library))}
+${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="remove:${i}" formaction="${action}#${fieldId('items')}">${t.t('editor.block.removeItem', { item: noun, n: i + 1 })}</button>`}</fieldset>`,
 )}
-${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">Add another ${noun}</button>`}
+${state.readOnly ? '' : html`<button type="submit" class="secondary" name="_do" value="add" formaction="${action}#${fieldId(`items.${count}.${list.fields[0]!.name}`)}">${t.t('editor.block.addItem', { item: noun })}</button>`}
 </fieldset>`
 }
 
 async function render(reply: FastifyReply, target: Target, state: FormState, options: { preview?: boolean } = {}) {
   const { site, page, form, block } = target
+  const { t } = reply.request
+  const kind = kindWord(t, form)
   const usesMedia = [...form.fields, ...(form.list?.fields ?? [])].some((f) => f.media)
   const library = usesMedia ? await pickableMedia(reply.server.db, reply.request.person.accountId) : []
   const action = block ? `/app/blocks/${block.id}` : `/app/pages/${page.id}/blocks`
   const shown = form.list && itemCount(form, state.values) === 0 ? { ...state, values: withItemAdded(form, state.values) } : state
   const markdown = form.type === 'text' ? (shown.values['markdown'] ?? '') : ''
-  const trail = crumbs([
+  const trail = crumbs(t, [
     [site.name, `/app/sites/${site.id}`],
     [page.title, `/app/pages/${page.id}`],
-    [block ? form.label : `New ${form.label.toLowerCase()} block`],
+    [block ? form.label : t.t('editor.block.newCrumb', { kind })],
   ])
+  const looks = (words: string) =>
+    html`${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">${words}</p>`}`
   if (form.type === 'text') allowPreviewImages(reply)
   if (!mayChange(reply.request.person)) {
     // A viewer reads the block as it is saved; there is nothing to read in a block not added yet.
     const readOnly = { ...shown, readOnly: true }
     return reply.page(
-      block ? form.label : `Add ${form.label.toLowerCase()}`,
+      block ? form.label : t.t('editor.block.addTitle', { kind }),
       'sites',
-      html`${trail}${viewOnlyNote('this page')}${block ? html`<div class="card">${singleFields(form, readOnly, library)}${itemRows(form, readOnly, action, library)}${form.type === 'text' ? html`<h2>How it looks</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}` : ''}</div>` : ''}<p><a href="/app/pages/${page.id}">Back to the page</a></p>`,
+      html`${trail}${viewOnly(t, 'page')}${block ? html`<div class="card">${singleFields(t, form, readOnly, library)}${itemRows(t, form, readOnly, action, library)}${form.type === 'text' ? html`<h2>${t.t('editor.block.howItLooks')}</h2>${looks(t.t('editor.block.nothingWritten'))}` : ''}</div>` : ''}<p><a href="/app/pages/${page.id}">${t.t('editor.backToPage')}</a></p>`,
     )
   }
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [block ? form.label : `New ${form.label.toLowerCase()} block`]])}
+  const body = html`${trail}
 <p>${form.description}</p>
-${problems(shown, labelsFor(form, shown.values))}
+${problems(shown, labelsFor(t, form, shown.values), t)}
 <form method="post" action="${action}" novalidate>${hidden(reply.formToken(), target.version)}${block ? html`<input type="hidden" name="_page" value="${page.id}"><input type="hidden" name="_type" value="${form.type}">` : html`<input type="hidden" name="type" value="${form.type}">`}<input type="hidden" name="_site" value="${site.id}">
-${defaultSave('Save block')}
-${singleFields(form, shown, library)}
-${itemRows(form, shown, action, library)}
+${defaultSave(t.t('editor.block.save'))}
+${singleFields(t, form, shown, library)}
+${itemRows(t, form, shown, action, library)}
 ${
   form.type === 'text'
-    ? html`<p><button type="submit" class="secondary" name="_do" value="preview" formaction="${action}#preview-h">Show how it will look</button></p>
-<section class="card" aria-labelledby="preview-h"><h2 id="preview-h">How it will look${options.preview ? ' (not saved yet)' : ''}</h2>${markdown.trim() ? html`<div class="rendered">${raw(renderMarkdown(markdown))}</div>` : html`<p class="muted">Nothing written yet.</p>`}</section>`
+    ? html`<p><button type="submit" class="secondary" name="_do" value="preview" formaction="${action}#preview-h">${t.t('editor.block.showPreview')}</button></p>
+<section class="card" aria-labelledby="preview-h"><h2 id="preview-h">${t.t('editor.block.willLook', { unsaved: options.preview ? 'yes' : 'no' })}</h2>${looks(t.t('editor.block.nothingWritten'))}</section>`
     : ''
 }
-<div class="actions"><button type="submit" name="_do" value="save">Save block</button> <a href="/app/pages/${page.id}">Cancel</a></div>
+<div class="actions"><button type="submit" name="_do" value="save">${t.t('editor.block.save')}</button> <a href="/app/pages/${page.id}">${t.t('editor.cancel')}</a></div>
 </form>`
-  return reply.page(block ? `Edit ${form.label.toLowerCase()}` : `Add ${form.label.toLowerCase()}`, 'sites', body)
+  return reply.page(block ? t.t('editor.block.editTitle', { kind }) : t.t('editor.block.addTitle', { kind }), 'sites', body)
 }
 
 /** One submission of a block form: a row added or removed, the preview, or the block saved. */
@@ -173,14 +187,14 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
   const removing = /^remove:(\d{1,3})$/.exec(doing)
   if (removing && form.list) return render(reply, target, formState(withItemRemoved(form, typed, Number(removing[1]))))
   if (doing === 'preview') return render(reply, target, formState(typed), { preview: true })
-  if (doing !== 'save') throw new errors.validationFailed('The form was sent with an unknown button')
+  if (doing !== 'save') throw new errors.validationFailed(request.t.t('editor.block.unknownButton'))
 
   const values = withoutEmptyItems(form, typed)
   const content = contentFrom(form, values)
   // The content's own name of the items (a gallery's images) is the form's `items`.
   const key = form.list?.key
   const itemsOf = (path: string) => (key && (path === key || path.startsWith(`${key}.`)) ? `items${path.slice(key.length)}` : path)
-  const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values), itemsOf)
+  const wrong = fieldErrors(issuesOf(BlockContents[form.type], content), specsFor(form, values), itemsOf, request.t)
   if (Object.keys(wrong).length) {
     await refused(request, reply, 400)
     return render(reply, target, { values, errors: wrong })
@@ -197,7 +211,7 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
     return reply.redirect(`/app/pages/${target.page.id}?done=${target.block ? 'block-saved' : 'block-added'}#block-${saved.id}`, 303)
   } catch (error) {
     if (target.block && error instanceof errors.notFound) return blockGone(app, request, reply)
-    const refusal = refusalOf(error, {}, 'block')
+    const refusal = refusalOf(error, {}, 'block', request.t)
     if (!refusal) throw error
     await refused(request, reply, refusal.status)
     if (!refusal.stale || !target.block) return render(reply, target, refusedState(values, refusal))
@@ -213,41 +227,43 @@ async function submit(app: FastifyInstance, request: FastifyRequest<{ Body: Form
  */
 async function blockGone(app: FastifyInstance, request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply) {
   const body = request.body
+  const { t } = request
   const type = textOf(body, '_type')
-  const form = (BLOCK_TYPES as readonly string[]).includes(type) ? BLOCK_FORMS[type as BlockType] : undefined
+  const form = (BLOCK_TYPES as readonly string[]).includes(type) ? blockForms(t)[type as BlockType] : undefined
   const pageId = textOf(body, '_page')
   const page = /^page_[A-Za-z0-9_-]{1,64}$/.test(pageId) ? await getAccountPage(app.db, request.person.accountId, pageId) : undefined
   return goneMeanwhile(request, reply, {
-    title: 'This block was deleted meanwhile',
-    what: `this ${form ? `${form.label.toLowerCase()} ` : ''}block${page ? '' : ' (and its page)'}`,
-    typed: typedIn(form, body),
+    title: t.t('editor.block.gone.title'),
+    what: t.t('editor.block.gone.what', { kind: form ? kindWord(t, form) : '', page: page ? 'yes' : 'no' }),
+    typed: typedIn(t, form, body),
     back: await backOf(app.db, request, page),
-    copyInto: 'a new block',
+    copyInto: t.t('editor.block.gone.into'),
   })
 }
 
 /** What was typed into a block form, by label (by name, for a form of no known kind). */
-function typedIn(form: BlockForm | undefined, body: FormBody): Array<readonly [string, string]> {
+function typedIn(t: Translator, form: BlockForm | undefined, body: FormBody): Array<readonly [string, string]> {
   if (!form)
     return Object.keys(body)
       .filter((name) => !name.startsWith('_') && name !== 'type')
       .map((name) => [name, textOf(body, name)] as const)
   const values = withoutEmptyItems(form, valuesFromBody(form, body))
-  return Object.entries(labelsFor(form, values)).map(([name, label]) => [label, values[name] ?? ''] as const)
+  return Object.entries(labelsFor(t, form, values)).map(([name, label]) => [label, values[name] ?? ''] as const)
 }
 
 function confirmDelete(reply: FastifyReply, target: { site: SiteRecord; page: Page; block: Block }, problem?: SafeHtml) {
   const { site, page, block } = target
-  const form = BLOCK_FORMS[block.type as BlockType]
+  const { t } = reply.request
+  const form = blockForms(t)[block.type as BlockType]
   if (block.type === 'text') allowPreviewImages(reply)
   return reply.page(
-    `Delete this ${form.label.toLowerCase()} block?`,
+    t.t('editor.block.confirmDelete', { kind: kindWord(t, form) }),
     'sites',
-    html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete block']])}
-${problem ? html`<div class="error problems" role="alert"><h2>Nothing was deleted</h2><p>${problem}</p></div>` : ''}
+    html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [t.t('editor.block.delete')]])}
+${problem ? html`<div class="error problems" role="alert"><h2>${t.t('editor.block.nothingDeleted')}</h2><p>${problem}</p></div>` : ''}
 <div class="card">${form.summary(blockView(block).content as never)}</div>
-<p>The block goes from the page; your site shows it until you publish again.</p>
-<form method="post" action="/app/blocks/${block.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(blockView(block)))}<button type="submit" class="danger">Delete block</button> <a href="/app/pages/${page.id}#block-${block.id}">Keep it</a></form>`,
+<p>${t.t('editor.block.confirmDelete.text')}</p>
+<form method="post" action="/app/blocks/${block.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(blockView(block)))}<button type="submit" class="danger">${t.t('editor.block.delete')}</button> <a href="/app/pages/${page.id}#block-${block.id}">${t.t('editor.keepIt')}</a></form>`,
   )
 }
 
@@ -268,7 +284,7 @@ export default async function blockScreen(app: FastifyInstance) {
     async (request, reply) => {
       const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
       // BLOCK_TYPES is a list, not a tuple, so the schema's static type cannot name the literals.
-      const form = BLOCK_FORMS[request.query.type as BlockType]
+      const form = blockForms(request.t)[request.query.type as BlockType]
       return render(
         reply,
         { site, page, form },
@@ -286,18 +302,19 @@ export default async function blockScreen(app: FastifyInstance) {
     async (request, reply) => {
       const type = textOf(request.body, 'type')
       if (!(await getAccountPage(app.db, request.person.accountId, request.params.id))) {
-        const form = (BLOCK_TYPES as readonly string[]).includes(type) ? BLOCK_FORMS[type as BlockType] : undefined
+        const { t } = request
+        const form = (BLOCK_TYPES as readonly string[]).includes(type) ? blockForms(t)[type as BlockType] : undefined
         return goneMeanwhile(request, reply, {
-          title: 'This page was deleted meanwhile',
-          what: 'the page of this block',
-          typed: typedIn(form, request.body),
+          title: t.t('editor.page.gone.title'),
+          what: t.t('editor.block.gone.pageWhat'),
+          typed: typedIn(t, form, request.body),
           back: await backOf(app.db, request),
-          copyInto: 'another page',
+          copyInto: t.t('editor.block.gone.pageInto'),
         })
       }
       const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
-      if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed('Choose a kind of block')
-      return submit(app, request, reply, { site, page, form: BLOCK_FORMS[type as BlockType] })
+      if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed(request.t.t('editor.block.chooseKind'))
+      return submit(app, request, reply, { site, page, form: blockForms(request.t)[type as BlockType] })
     },
   )
 
@@ -306,7 +323,7 @@ export default async function blockScreen(app: FastifyInstance) {
     { config: { operation: 'dashboard.blocks.get' }, schema: { hide: true, params: BlockParams } },
     async (request, reply) => {
       const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
-      const form = BLOCK_FORMS[block.type as BlockType]
+      const form = blockForms(request.t)[block.type as BlockType]
       return render(
         reply,
         { site, page, block, form, version: versionOf(blockView(block)) },
@@ -325,7 +342,13 @@ export default async function blockScreen(app: FastifyInstance) {
       if (!(await getAccountBlock(app.db, request.person.accountId, request.params.id))) return blockGone(app, request, reply)
       const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
       const version = textOf(request.body, '_version') || undefined
-      return submit(app, request, reply, { site, page, block, form: BLOCK_FORMS[block.type as BlockType], ...(version ? { version } : {}) })
+      return submit(app, request, reply, {
+        site,
+        page,
+        block,
+        form: blockForms(request.t)[block.type as BlockType],
+        ...(version ? { version } : {}),
+      })
     },
   )
 
@@ -362,13 +385,13 @@ export default async function blockScreen(app: FastifyInstance) {
             throw new errors.notFound('There is no such block in your account')
         })
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'block')
+        const refusal = refusalOf(error, {}, 'block', request.t)
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         return confirmDelete(
           reply,
           await ownBlock(app, accountId, target.block.id),
-          html`Someone changed this block in another tab or window after you opened this page. Here it is as it is now: delete it only if you still want to.`,
+          html`${request.t.t('editor.block.changedBeforeDelete')}`,
         )
       }
       return reply.redirect(`/app/pages/${target.page.id}?done=block-deleted`, 303)

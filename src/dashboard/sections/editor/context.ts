@@ -3,6 +3,7 @@ import { domainToUnicode } from 'node:url'
 import { Type } from 'typebox'
 import { getAccountBlock } from '../../../domain/sites/blocks.ts'
 import type { Locale } from '../../../domain/locales.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
 import { getAccountPage } from '../../../domain/sites/pages.ts'
 import { getAccountSite, type SiteRecord } from '../../../domain/sites/sites.ts'
 import { subdomainHost, subdomainOrigin } from '../../../domain/sites/subdomains.ts'
@@ -22,10 +23,13 @@ export function shownDomain(hostname: string): string {
   return domainToUnicode(hostname) || hostname
 }
 
-export const LOCALE_NAMES: Record<Locale, string> = { de: 'German (Deutsch)', en: 'English', fr: 'French (français)' }
+/** A site's language as the page names it: "German (Deutsch)", "Deutsch", "allemand (Deutsch)". */
+export function localeName(t: Translator, locale: Locale): string {
+  return t.t(`editor.locale.${locale}`)
+}
 
-export function localeOptions(locales: readonly Locale[]): Array<readonly [Locale, string]> {
-  return locales.map((locale) => [locale, LOCALE_NAMES[locale]] as const)
+export function localeOptions(t: Translator, locales: readonly Locale[]): Array<readonly [Locale, string]> {
+  return locales.map((locale) => [locale, localeName(t, locale)] as const)
 }
 
 export async function ownSite(app: FastifyInstance, accountId: string, siteId: string): Promise<SiteRecord> {
@@ -62,13 +66,18 @@ export function addressesOf(app: FastifyInstance, site: SiteRecord) {
 }
 
 /** Where the screens sit: Sites › the site › … (the last one is this screen). */
-export function crumbs(trail: ReadonlyArray<readonly [label: string, href?: string]>): SafeHtml {
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="/app/sites">Sites</a></li>${trail.map(([label, href]) =>
-    href ? html`<li><a href="${href}">${label}</a></li>` : html`<li><span aria-current="page">${label}</span></li>`,
+export function crumbs(t: Translator, trail: ReadonlyArray<readonly [label: string, href?: string]>): SafeHtml {
+  return html`<nav class="crumbs" aria-label="${t.t('editor.crumbs')}"><ol><li><a href="/app/sites">${t.t('nav.sites')}</a></li>${trail.map(
+    ([label, href]) => (href ? html`<li><a href="${href}">${label}</a></li>` : html`<li><span aria-current="page">${label}</span></li>`),
   )}</ol></nav>`
 }
 
 /** A page's address inside its site: the default locale at the root, others under their code (as the build lays them out). */
 export function pageAddress(site: Pick<SiteRecord, 'default_locale'>, page: { locale: Locale; path: string }): string {
   return page.locale === site.default_locale ? page.path : `/${page.locale}${page.path}`
+}
+
+/** What a viewer reads where an editor finds a form (DESIGN.md 12), in the page's language. */
+export function viewOnly(t: Translator, what: 'site' | 'page' | 'sites' = 'site'): SafeHtml {
+  return html`<p class="notice view-only" role="note">${t.t('editor.viewOnly', { what })}</p>`
 }

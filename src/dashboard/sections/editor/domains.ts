@@ -11,7 +11,6 @@ import {
   parseHostname,
   requestVerification,
   VERIFY_JOB,
-  type Domain,
 } from '../../../domain/sites/domains.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { serviceHostnames } from '../../../domain/sites/subdomains.ts'
@@ -20,8 +19,9 @@ import { html, type SafeHtml } from '../../../infra/html.ts'
 import { enqueueJob } from '../../../infra/jobs.ts'
 import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable } from '../../layout.ts'
-import { addressesOf, crumbs, ownSite, shownDomain, SiteParams } from './context.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
+import { addressesOf, crumbs, ownSite, shownDomain, SiteParams, viewOnly } from './context.ts'
+import { mayChange } from '../../permissions.ts'
 import {
   field,
   fieldErrors,
@@ -43,43 +43,51 @@ import {
 const DomainParams = Type.Object({ id: Type.String({ pattern: '^dom_[A-Za-z0-9_-]{1,64}$' }) })
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 
-const HOSTNAME = {
-  name: 'hostname',
-  label: 'Add a domain',
-  hint: 'A domain you own, such as www.your-business.com.',
-  maxLength: 253,
-  format: 'Write the domain alone, such as www.your-business.com, without https:// or a path.',
+/** The form's one field in the page's language. */
+function hostnameField(t: Translator) {
+  const HOSTNAME = {
+    name: 'hostname',
+    label: t.t('editor.domains.add'),
+    hint: t.t('editor.domains.add.hint'),
+    maxLength: 253,
+    format: t.t('editor.domains.add.format'),
+  }
+  return { HOSTNAME, specs: specsOf([HOSTNAME]) }
 }
-const specs = specsOf([HOSTNAME])
-
-const STATUS: Record<Domain['status'], string> = { pending: 'Waiting for verification', active: 'Active', failed: 'Verification failed' }
 
 async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, state: FormState, notice?: string) {
   const domains = await listSiteDomains(app.db, site.id, { limit: 100, offset: 0 })
   const csrf = reply.formToken()
   const where = addressesOf(app, site)
   const may = mayChange(reply.request.person)
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains']])}
-${may ? '' : viewOnlyNote()}
-${problems(state, labelsOf(specs))}
-<p>Your site is always at <strong>${where.subdomain}</strong>. You can also show it at a domain you own. To prove the domain is yours, add the TXT record shown below where you manage the domain (often the company you bought it from), then press Verify. A new record can take up to an hour to be seen.</p>
+  const { t } = reply.request
+  const { HOSTNAME, specs } = hostnameField(t)
+  const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.domains')]])}
+${may ? '' : viewOnly(t)}
+${problems(state, labelsOf(specs), t)}
+<p>${t.rich('editor.domains.intro', { subdomain: where.subdomain }, { strong: (words) => html`<strong>${words}</strong>` })}</p>
 ${
   domains.items.length === 0
-    ? html`<p>No domains yet.</p>`
+    ? html`<p>${t.t('editor.domains.none')}</p>`
     : dataTable(
-        'Domains',
-        ['Hostname', 'Status', 'TXT record', ...(may ? ['Actions'] : [])],
+        t.t('editor.site.domains'),
+        [
+          t.t('editor.domains.col.hostname'),
+          t.t('sites.col.status'),
+          t.t('editor.domains.col.txt'),
+          ...(may ? [t.t('editor.domains.col.actions')] : []),
+        ],
         domains.items.map((d) => {
           const view = domainView(d)
           const failure = view.failure_reason?.detail
           const shown = shownDomain(view.hostname)
           return [
-            `${shown}${view.primary ? ' (primary)' : ''}`,
-            html`${STATUS[view.status]}${failure ? html`: ${failure}` : ''}`,
-            html`Name: <code>${view.verification.name}</code><br>Value: <code class="long">${view.verification.value}</code>`,
+            view.primary ? t.t('editor.domains.primary', { domain: shown }) : shown,
+            html`${t.t('editor.domains.status', { status: view.status })}${failure ? html`: ${failure}` : ''}`,
+            html`${t.t('editor.domains.txtName')} <code>${view.verification.name}</code><br>${t.t('editor.domains.txtValue')} <code class="long">${view.verification.value}</code>`,
             ...(may
               ? [
-                  html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, `Verify ${shown}`, { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">Remove ${shown}</a>`,
+                  html`${view.status === 'active' ? '' : actionForm(`/app/domains/${d.id}/verify`, csrf, t.t('editor.domains.verify', { domain: shown }), { kind: 'secondary' })}<a href="/app/domains/${d.id}/delete">${t.t('editor.domains.remove', { domain: shown })}</a>`,
                 ]
               : []),
           ] satisfies Array<SafeHtml | string>
@@ -89,11 +97,11 @@ ${
 ${
   may
     ? html`<form method="post" action="/app/sites/${site.id}/domains" class="card" novalidate>${hidden(csrf)}
-${field(state, HOSTNAME)}
-<button type="submit">Add domain</button></form>`
+${field(state, HOSTNAME, t)}
+<button type="submit">${t.t('editor.domains.submit')}</button></form>`
     : ''
 }`
-  return reply.page('Domains', 'sites', body, notice ? { notice } : {})
+  return reply.page(t.t('editor.site.domains'), 'sites', body, notice ? { notice } : {})
 }
 
 async function ownDomain(app: FastifyInstance, accountId: string, domainId: string, db = app.db) {
@@ -127,7 +135,8 @@ export default async function domainsScreen(app: FastifyInstance) {
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
       const values = { hostname: textOf(request.body, 'hostname') }
-      const wrong = fieldErrors(issuesOf(NewDomain, { hostname: values.hostname.trim() }), specs)
+      const { t } = request
+      const wrong = fieldErrors(issuesOf(NewDomain, { hostname: values.hostname.trim() }), hostnameField(t).specs, undefined, t)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(app, reply, site, { values, errors: wrong })
@@ -135,7 +144,18 @@ export default async function domainsScreen(app: FastifyInstance) {
       try {
         await auditedChange(request, (trx) => addDomain(trx, site.id, parseHostname(values.hostname, ownHostnames)))
       } catch (error) {
-        const refusal = refusalOf(error, { invalid_hostname: ['hostname'], hostname_taken: ['hostname'] }, 'site')
+        // The domain's own message says exactly what is wrong with the name; in another language the field's format says it.
+        const refusal = refusalOf(
+          error,
+          t.lang === 'en'
+            ? { invalid_hostname: ['hostname'], hostname_taken: ['hostname'] }
+            : {
+                invalid_hostname: ['hostname', hostnameField(t).HOSTNAME.format],
+                hostname_taken: ['hostname', t.t('editor.domains.taken')],
+              },
+          'site',
+          t,
+        )
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         // The domain's messages name it in its ASCII form; people read it as they wrote it.
@@ -178,12 +198,13 @@ export default async function domainsScreen(app: FastifyInstance) {
       // A viewer removes nothing: the site's domains, read-only.
       if (!mayChange(request.person)) return reply.redirect(`/app/sites/${site.id}/domains`, 303)
       const shown = shownDomain(domain.hostname)
+      const { t } = request
       return reply.page(
-        `Remove ${shown}?`,
+        t.t('editor.domains.confirmRemove', { domain: shown }),
         'sites',
-        html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Domains', `/app/sites/${site.id}/domains`], ['Remove']])}
-<p>Your site stops answering at ${shown}. It stays at ${addressesOf(app, site).subdomain}, and you can add the domain again later.</p>
-<form method="post" action="/app/domains/${domain.id}/delete" class="actions">${hidden(reply.formToken())}<button type="submit" class="danger">Remove ${shown}</button> <a href="/app/sites/${site.id}/domains">Keep it</a></form>`,
+        html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.domains'), `/app/sites/${site.id}/domains`], [t.t('editor.domains.removeCrumb')]])}
+<p>${t.t('editor.domains.confirmRemove.text', { domain: shown, subdomain: addressesOf(app, site).subdomain })}</p>
+<form method="post" action="/app/domains/${domain.id}/delete" class="actions">${hidden(reply.formToken())}<button type="submit" class="danger">${t.t('editor.domains.remove', { domain: shown })}</button> <a href="/app/sites/${site.id}/domains">${t.t('editor.keepIt')}</a></form>`,
       )
     },
   )

@@ -4,6 +4,7 @@ import { Type, type TSchema } from 'typebox'
 import { classify, errors, type ValidationIssue } from '../../../errors.ts'
 import { ajvFormats } from '../../../infra/ajv-formats.ts'
 import { etagOf } from '../../../infra/etag.ts'
+import { translator, type Translator } from '../../../domain/i18n/translator.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { recordRefusal } from '../../audited-change.ts'
 import { plainPlanWords } from '../../refusal-words.ts'
@@ -32,6 +33,11 @@ export function formState(values: Record<string, string>, options: { readOnly?: 
   return { values, errors: {}, ...(options.readOnly ? { readOnly: true } : {}) }
 }
 
+/**
+ * A field as a page shows it: its label, hint and format already in the page's language. The
+ * helpers below take the page's translator last for their own words ("(optional)", "Error:");
+ * without it they speak English.
+ */
 export interface FieldSpec {
   name: string
   label: string
@@ -46,6 +52,18 @@ export interface FieldSpec {
   autocomplete?: string
   /** Said when the value is not in the form the field needs. */
   format?: string
+}
+
+const ENGLISH = translator('en')
+
+/** " (optional)" after an optional field's label. */
+function optionalMark(t: Translator): SafeHtml {
+  return html` <span class="optional">${t.t('editor.form.optional')}</span>`
+}
+
+/** The error beside a field, named as one for screen readers. */
+export function errorLine(id: string, error: string, t: Translator = ENGLISH): SafeHtml {
+  return html`<p class="field-error" id="${id}-error"><span class="sr-only">${t.t('editor.form.errorPrefix')} </span>${error}</p>`
 }
 
 /** The form body as it arrives: text fields, or repeated names (checkboxes) as arrays. */
@@ -86,22 +104,23 @@ function describedBy(id: string, parts: { hint?: unknown; saved?: unknown; error
 }
 
 function notes(
+  t: Translator,
   id: string,
   hint: string | undefined,
   saved: string | undefined,
   error: string | undefined,
 ): { before: SafeHtml; after: SafeHtml } {
   return {
-    before: html`${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}${error ? html`<p class="field-error" id="${id}-error"><span class="sr-only">Error: </span>${error}</p>` : ''}`,
+    before: html`${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}${error ? errorLine(id, error, t) : ''}`,
     after:
       saved !== undefined
-        ? html`<p class="saved" id="${id}-saved">Saved meanwhile: ${saved === '' ? html`<em>empty</em>` : saved}</p>`
+        ? html`<p class="saved" id="${id}-saved">${t.t('editor.form.savedMeanwhile')} ${saved === '' ? html`<em>${t.t('editor.form.empty')}</em>` : saved}</p>`
         : html``,
   }
 }
 
 /** A labelled text field (or text area) with its hint, its error and, after a stale form, the saved value. */
-export function field(state: FormState, spec: FieldSpec): SafeHtml {
+export function field(state: FormState, spec: FieldSpec, t: Translator = ENGLISH): SafeHtml {
   const id = fieldId(spec.name)
   const error = state.errors[spec.name]
   const saved = state.saved?.[spec.name]
@@ -110,21 +129,26 @@ export function field(state: FormState, spec: FieldSpec): SafeHtml {
   const kind = spec.kind ?? 'text'
   const required = !spec.optional && !spec.inOptionalGroup
   const attrs = html` id="${id}" name="${spec.name}"${required ? html` aria-required="true"` : ''}${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''}${state.readOnly ? html` readonly` : ''}`
-  const { before, after } = notes(id, spec.hint, saved, error)
+  const { before, after } = notes(t, id, spec.hint, saved, error)
   const control =
     kind === 'textarea'
       ? html`<textarea${attrs} rows="${spec.rows ?? 4}">${value}</textarea>`
       : html`<input${attrs} type="${kind === 'link' ? 'text' : kind}"${kind === 'link' ? html` inputmode="url" spellcheck="false"` : ''} value="${value}">`
-  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}${spec.optional && !spec.inOptionalGroup ? html` <span class="optional">(optional)</span>` : ''}</label>${before}${control}${after}</div>`
+  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}${spec.optional && !spec.inOptionalGroup ? optionalMark(t) : ''}</label>${before}${control}${after}</div>`
 }
 
 /** A choice of one among a few (a select). */
-export function choice(state: FormState, spec: FieldSpec, options: ReadonlyArray<readonly [value: string, label: string]>): SafeHtml {
+export function choice(
+  state: FormState,
+  spec: FieldSpec,
+  options: ReadonlyArray<readonly [value: string, label: string]>,
+  t: Translator = ENGLISH,
+): SafeHtml {
   const id = fieldId(spec.name)
   const error = state.errors[spec.name]
   const saved = state.saved?.[spec.name]
   const by = describedBy(id, { hint: spec.hint, saved, error })
-  const { before, after } = notes(id, spec.hint, saved, error)
+  const { before, after } = notes(t, id, spec.hint, saved, error)
   const current = state.values[spec.name] ?? ''
   return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${spec.label}</label>${before}<select id="${id}" name="${spec.name}"${by ? html` aria-describedby="${by}"` : ''}${error ? html` aria-invalid="true"` : ''}${state.readOnly ? html` disabled` : ''}>${options.map(
     ([value, label]) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`,
@@ -132,11 +156,16 @@ export function choice(state: FormState, spec: FieldSpec, options: ReadonlyArray
 }
 
 /** A group of checkboxes under one legend; the checked values are kept joined by commas. */
-export function checks(state: FormState, spec: FieldSpec, options: ReadonlyArray<readonly [value: string, label: string]>): SafeHtml {
+export function checks(
+  state: FormState,
+  spec: FieldSpec,
+  options: ReadonlyArray<readonly [value: string, label: string]>,
+  t: Translator = ENGLISH,
+): SafeHtml {
   const id = fieldId(spec.name)
   const error = state.errors[spec.name]
   const saved = state.saved?.[spec.name]
-  const { before, after } = notes(id, spec.hint, saved, error)
+  const { before, after } = notes(t, id, spec.hint, saved, error)
   const checked = new Set((state.values[spec.name] ?? '').split(',').filter(Boolean))
   const by = describedBy(id, { hint: spec.hint, saved, error })
   return html`<fieldset class="field${error ? ' invalid' : ''}" id="${id}"${by ? html` aria-describedby="${by}"` : ''}><legend>${spec.label}</legend>${before}${options.map(
@@ -146,11 +175,12 @@ export function checks(state: FormState, spec: FieldSpec, options: ReadonlyArray
 }
 
 /** A yes/no switch (a checkbox sending "on"). */
-export function toggle(state: FormState, spec: FieldSpec): SafeHtml {
+export function toggle(state: FormState, spec: FieldSpec, t: Translator = ENGLISH): SafeHtml {
   const id = fieldId(spec.name)
   const saved = state.saved?.[spec.name]
   const by = describedBy(id, { hint: spec.hint, saved })
-  const { before, after } = notes(id, spec.hint, saved === undefined ? undefined : saved === 'on' ? 'on' : 'off', undefined)
+  const shownSaved = saved === undefined ? undefined : t.t(saved === 'on' ? 'editor.form.on' : 'editor.form.off')
+  const { before, after } = notes(t, id, spec.hint, shownSaved, undefined)
   return html`<div class="field"><label class="check"><input type="checkbox" id="${id}" name="${spec.name}" value="on"${state.values[spec.name] === 'on' ? html` checked` : ''}${by ? html` aria-describedby="${by}"` : ''}${state.readOnly ? html` disabled` : ''}> ${spec.label}</label>${before}${after}</div>`
 }
 
@@ -159,12 +189,12 @@ export function toggle(state: FormState, spec: FieldSpec): SafeHtml {
  * field by its label, linked to it, in the order of the form (`labels` is given in that order;
  * the schema reports in its own). Announced when the page loads (role="alert").
  */
-export function problems(state: FormState, labels: Record<string, string>): SafeHtml {
+export function problems(state: FormState, labels: Record<string, string>, t: Translator = ENGLISH): SafeHtml {
   const order = Object.keys(labels)
   const place = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length)
   const fields = Object.entries(state.errors).sort(([a], [b]) => place(a) - place(b))
   if (!state.problem && fields.length === 0) return html``
-  return html`<div class="error problems" role="alert" id="problems"><h2>${fields.length ? (fields.length === 1 ? 'There is a problem' : `There are ${fields.length} problems`) : 'Nothing was saved'}</h2>
+  return html`<div class="error problems" role="alert" id="problems"><h2>${fields.length ? t.t('editor.form.problems', { count: fields.length }) : t.t('editor.form.nothingSaved')}</h2>
 ${state.problem ? html`<p>${state.problem}</p>` : ''}
 ${fields.length ? html`<ul>${fields.map(([name, message]) => html`<li><a href="#${fieldId(name)}">${labels[name] ?? name}: ${message}</a></li>`)}</ul>` : ''}</div>`
 }
@@ -215,31 +245,31 @@ function pathOf(issue: ValidationIssue): string[] {
   return typeof missing === 'string' ? [...path, missing] : path
 }
 
-function plainMessage(issue: ValidationIssue, spec: FieldSpec | undefined): string {
+function plainMessage(t: Translator, issue: ValidationIssue, spec: FieldSpec | undefined): string {
   const limit = Number(issue.params['limit'])
   switch (issue.keyword) {
     case 'required':
-      return 'Fill this in.'
+      return t.t('editor.form.required')
     case 'minLength':
-      return limit <= 1 ? 'Fill this in.' : `Use at least ${limit} characters.`
+      return limit <= 1 ? t.t('editor.form.required') : t.t('editor.form.minLength', { limit })
     case 'maxLength':
-      return `Use at most ${limit} characters.`
+      return t.t('editor.form.maxLength', { limit })
     case 'minItems':
-      return spec?.format ?? 'Choose at least one.'
+      return spec?.format ?? t.t('editor.form.minItems')
     case 'maxItems':
-      return `Use at most ${limit}.`
+      return t.t('editor.form.maxItems', { limit })
     case 'uniqueItems':
-      return 'Choose each only once.'
+      return t.t('editor.form.uniqueItems')
     case 'pattern':
     case 'format':
-      return spec?.format ?? 'This is not in a form we can use.'
+      return spec?.format ?? t.t('editor.form.badFormat')
     case 'type':
     case 'minimum':
     case 'maximum':
       // A number field given words, or a number out of range (a price).
-      return spec?.format ?? 'Choose one of the offered values.'
+      return spec?.format ?? t.t('editor.form.offered')
     default:
-      return 'Choose one of the offered values.'
+      return t.t('editor.form.offered')
   }
 }
 
@@ -252,6 +282,7 @@ export function fieldErrors(
   issues: readonly ValidationIssue[],
   specs: ReadonlyMap<string, FieldSpec>,
   nameOf: (path: string) => string = (path) => path,
+  t: Translator = ENGLISH,
 ): Record<string, string> {
   const found: Record<string, string> = {}
   for (const issue of issues) {
@@ -263,7 +294,7 @@ export function fieldErrors(
     }
     name ||= nameOf(path.join('.'))
     // anyOf/oneOf report each branch; the first message of a field is the one a person can act on.
-    found[name] ??= plainMessage(issue, specs.get(name))
+    found[name] ??= plainMessage(t, issue, specs.get(name))
   }
   return found
 }
@@ -278,7 +309,14 @@ export function labelsOf(specs: ReadonlyMap<string, FieldSpec>): Record<string, 
 
 // Refusals of the domain, on the form that asked.
 
-const UPGRADE = html` <a href="/app/billing">Change your plan</a> or <a href="/#plans">compare the plans</a>.`
+/** The way up after a plan's refusal: the billing page, or the plans compared. */
+export function upgradeLinks(t: Translator = ENGLISH): SafeHtml {
+  return t.rich(
+    'editor.form.upgrade',
+    {},
+    { billing: (words) => html`<a href="/app/billing">${words}</a>`, plans: (words) => html`<a href="/#plans">${words}</a>` },
+  )
+}
 
 /** A refusal of the domain as the form shows it, or undefined for an error the dashboard's error page handles. */
 export interface Refusal {
@@ -295,7 +333,8 @@ export interface Refusal {
 export function refusalOf(
   error: unknown,
   fields: Record<string, readonly [field: string, message?: string]>,
-  what: string,
+  what: 'site' | 'page' | 'block',
+  t: Translator = ENGLISH,
 ): Refusal | undefined {
   if (!(error instanceof Error)) return undefined
   const { status, code, detail } = classify(error as FastifyError)
@@ -306,11 +345,11 @@ export function refusalOf(
       status: 412,
       errors: {},
       stale: true,
-      problem: html`Someone changed this ${what} in another tab or window after you opened this form, so nothing was saved. Where the saved version differs from what you typed, it is shown under the field. Check, then save again.`,
+      problem: html`${t.t('editor.form.stale', { what })}`,
     }
   }
   if (code === 'plan_limit' || code === 'plan_required')
-    return { status, errors: {}, stale: false, problem: html`${plainPlanWords(detail)}${UPGRADE}` }
+    return { status, errors: {}, stale: false, problem: html`${plainPlanWords(detail)} ${upgradeLinks(t)}` }
   return undefined
 }
 

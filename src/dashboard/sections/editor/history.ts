@@ -5,7 +5,8 @@ import { listMembers } from '../../../domain/accounts/members.ts'
 import { listPageRevisions, restorePageRevision, revisionNotFound, type PageRevision } from '../../../domain/sites/revisions.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { actionForm, dataTable, when } from '../../layout.ts'
+import { actionForm, dataTable } from '../../layout.ts'
+import type { MessageKey } from '../../../domain/i18n/translator.ts'
 import { mayChange } from '../../permissions.ts'
 import { crumbs, ownPage, PageParams } from './context.ts'
 
@@ -13,16 +14,16 @@ const PER_PAGE = 50
 const RestoreParams = Type.Object({ id: PageParams.properties.id, revision_id: Type.String({ pattern: '^rev_[A-Za-z0-9_-]{8,64}$' }) })
 
 /** What a change did, in plain words, by the operation of its audit record (any interface). */
-function whatOf(operation: string | null): string {
+function whatOf(operation: string | null): MessageKey | string {
   const op = (operation ?? '').replace(/^dashboard\./, '')
-  if (/revisions?\.restore|restore_page_revision|restorePageRevision/i.test(op)) return 'Restored an earlier version'
-  if (/^pages\.(create|new)|create_page|createPage/.test(op)) return 'Created the page'
-  if (/^pages\.|update_page|updatePage/.test(op)) return 'Changed the page details'
-  if (/^blocks\.(create|new)|add_block|addBlock/.test(op)) return 'Added a block'
-  if (/^blocks\.move/.test(op)) return 'Moved a block'
-  if (/^blocks\.delete|delete_block|deleteBlock/.test(op)) return 'Deleted a block'
-  if (/^blocks\.|update_block|updateBlock/.test(op)) return 'Changed a block'
-  return op ? op : 'Changed'
+  if (/revisions?\.restore|restore_page_revision|restorePageRevision/i.test(op)) return 'editor.history.restored'
+  if (/^pages\.(create|new)|create_page|createPage/.test(op)) return 'editor.history.created'
+  if (/^pages\.|update_page|updatePage/.test(op)) return 'editor.history.pageChanged'
+  if (/^blocks\.(create|new)|add_block|addBlock/.test(op)) return 'editor.history.blockAdded'
+  if (/^blocks\.move/.test(op)) return 'editor.history.blockMoved'
+  if (/^blocks\.delete|delete_block|deleteBlock/.test(op)) return 'editor.history.blockDeleted'
+  if (/^blocks\.|update_block|updateBlock/.test(op)) return 'editor.history.blockChanged'
+  return op ? op : 'editor.history.changed'
 }
 
 /**
@@ -49,35 +50,52 @@ export default async function historyScreen(app: FastifyInstance) {
         listPageRevisions(app.db, page.id, { limit: PER_PAGE, offset: (at - 1) * PER_PAGE }),
         listMembers(app.db, app.keyring, accountId),
       ])
+      const { t } = request
       const emails = new Map(members.map((m) => [m.id, m.email]))
       const who = (r: PageRevision) =>
-        r.user_id ? (emails.get(r.user_id) ?? 'A former member') : r.token_id ? html`API token <code>${r.token_id}</code>` : 'The service'
+        r.user_id
+          ? (emails.get(r.user_id) ?? t.t('editor.history.formerMember'))
+          : r.token_id
+            ? html`${t.t('editor.history.token')} <code>${r.token_id}</code>`
+            : t.t('editor.history.service')
+      // An operation this page does not name (a future one) is shown as it is recorded.
+      const what = (r: PageRevision) => {
+        const found = whatOf(r.operation)
+        return found.startsWith('editor.history.') ? t.t(found as MessageKey) : found
+      }
       const may = mayChange(request.person)
       const csrf = reply.formToken()
       const restored = (request.query as { done?: string }).done === 'restored'
       return reply.page(
-        `History of “${page.title}”`,
+        t.t('editor.history.title', { title: page.title }),
         'sites',
-        html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['History']])}
-<p>Every change of this page and its blocks is kept here, newest first.${may ? ' Restoring a version brings back its title, description and blocks as a new change; publish to show it on your site.' : ''}</p>
+        html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [t.t('editor.history.crumb')]])}
+<p>${t.t('editor.history.intro', { may: may ? 'yes' : 'no' })}</p>
 ${dataTable(
-  'Versions of this page, newest first',
-  ['When', 'Who', 'What', 'Title', 'Blocks', ''],
+  t.t('editor.history.table'),
+  [
+    t.t('editor.history.col.when'),
+    t.t('editor.history.col.who'),
+    t.t('editor.history.col.what'),
+    t.t('editor.page.title'),
+    t.t('editor.page.blocks'),
+    '',
+  ],
   items.map((r, i) => [
-    when(r.created_at),
+    t.dateTime(r.created_at),
     who(r),
-    whatOf(r.operation),
+    what(r),
     r.snapshot.title,
     r.snapshot.blocks.length,
     at === 1 && i === 0
-      ? 'Current version'
+      ? t.t('editor.history.current')
       : may
-        ? actionForm(`/app/pages/${page.id}/revisions/${r.id}/restore`, csrf, 'Restore this version', { kind: 'secondary' })
+        ? actionForm(`/app/pages/${page.id}/revisions/${r.id}/restore`, csrf, t.t('editor.history.restore'), { kind: 'secondary' })
         : '',
   ]),
 )}
-${at * PER_PAGE < total ? html`<p><a href="/app/pages/${page.id}/history?page=${at + 1}">Older versions</a></p>` : ''}`,
-        restored ? { notice: 'The version was restored. Publish to show it on your site.' } : {},
+${at * PER_PAGE < total ? html`<p><a href="/app/pages/${page.id}/history?page=${at + 1}">${t.t('editor.history.older')}</a></p>` : ''}`,
+        restored ? { notice: t.t('editor.history.restoredNotice') } : {},
       )
     },
   )

@@ -7,8 +7,9 @@ import { updateAccountSite, type SiteRecord } from '../../../domain/sites/sites.
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { crumbs, ownSite, SiteParams, viewOfSite } from './context.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
+import { mayChange } from '../../permissions.ts'
+import { crumbs, ownSite, SiteParams, viewOfSite, viewOnly } from './context.ts'
 import {
   choice,
   field,
@@ -87,6 +88,7 @@ function valuesOf(navigation: Navigation | null, pages: MenuPage[]): { values: R
  * label the owner gave a page over /v1 is kept.
  */
 function navigationFrom(
+  t: Translator,
   values: Record<string, string>,
   pages: MenuPage[],
   links: number,
@@ -100,7 +102,7 @@ function navigationFrom(
     const text = (values[name] ?? '').trim()
     // A new link without a position goes to the end.
     if (text === '') return 10_000
-    if (!/^\d{1,4}$/.test(text)) wrong[name] = 'Write a whole number, such as 10.'
+    if (!/^\d{1,4}$/.test(text)) wrong[name] = t.t('editor.menu.wholeNumber')
     return Number(text)
   }
   const paths = new Set(pages.map((p) => p.path))
@@ -113,26 +115,23 @@ function navigationFrom(
     }
     if (values[`p${i}.shown`] !== 'on') item.hidden = true
     const under = values[`p${i}.under`] ?? ''
-    if (under && (!paths.has(under) || under === page.path)) wrong[`p${i}.under`] = 'Choose another page, or the top of the menu.'
+    if (under && (!paths.has(under) || under === page.path)) wrong[`p${i}.under`] = t.t('editor.menu.otherParent')
     rows.push({ item, order: orderOf(`p${i}.order`), under, at: rows.length, field: `p${i}.under` })
   })
   for (let j = 0; j < links + NEW_LINKS; j++) {
     const label = (values[`l${j}.label`] ?? '').trim()
     const url = (values[`l${j}.url`] ?? '').trim()
     if (!label && !url) continue
-    if (!label) wrong[`l${j}.label`] = 'Write the words the menu shows for this link.'
-    if (!url) wrong[`l${j}.url`] = 'Write the address the link leads to.'
-    else if (!LINK.test(url) || !safeHref(url) || url.length > 2000)
-      wrong[`l${j}.url`] = 'Use an address that starts with https://, mailto: or tel:.'
+    if (!label) wrong[`l${j}.label`] = t.t('editor.menu.linkWords')
+    if (!url) wrong[`l${j}.url`] = t.t('editor.menu.linkAddress')
+    else if (!LINK.test(url) || !safeHref(url) || url.length > 2000) wrong[`l${j}.url`] = t.t('editor.menu.linkFormat')
     const under = values[`l${j}.under`] ?? ''
-    if (under && !paths.has(under)) wrong[`l${j}.under`] = 'Choose a page, or the top of the menu.'
+    if (under && !paths.has(under)) wrong[`l${j}.under`] = t.t('editor.menu.parent')
     rows.push({ item: { label: label.slice(0, 80), url }, order: orderOf(`l${j}.order`), under, at: rows.length, field: `l${j}.under` })
   }
   const byOrder = (a: (typeof rows)[number], b: (typeof rows)[number]) => a.order - b.order || a.at - b.at
   const underOf = new Map(rows.filter((r) => r.item.page).map((r) => [r.item.page!, r.under]))
-  for (const row of rows)
-    if (row.under && underOf.get(row.under))
-      wrong[row.field] ??= 'That page is itself under another one: choose a page at the top of the menu.'
+  for (const row of rows) if (row.under && underOf.get(row.under)) wrong[row.field] ??= t.t('editor.menu.nested')
   const navigation: Navigation = rows
     .filter((r) => !r.under)
     .sort(byOrder)
@@ -153,10 +152,11 @@ function render(
   notice: { notice?: string } = {},
 ) {
   const may = mayChange(reply.request.person)
+  const { t } = reply.request
   const shown = may ? state : { ...state, readOnly: true }
   const parents: Array<readonly [string, string]> = [
-    ['', 'The top of the menu'],
-    ...pages.map((p) => [p.path, `Under “${p.title}”`] as const),
+    ['', t.t('editor.menu.top')],
+    ...pages.map((p) => [p.path, t.t('editor.menu.under', { title: p.title })] as const),
   ]
   const labels: Record<string, string> = {}
   const spec = (name: string, label: string, extra: Partial<FieldSpec> = {}): FieldSpec => {
@@ -164,43 +164,44 @@ function render(
     return { name, label, ...extra }
   }
   const preview = menuFor(
-    navigationFrom(shown.values, pages, links, navigationOf(site.settings)).navigation,
+    navigationFrom(t, shown.values, pages, links, navigationOf(site.settings)).navigation,
     pages,
     site.default_locale,
     'Home',
   )
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Menu']])}
-${may ? '' : viewOnlyNote()}
-${problems(shown, labels)}
-<p>Put the pages of your site in the order the menu shows them: the lowest number comes first. A page can sit under another one, one level deep; untick a page to keep it out of the menu (it stays on your site). New pages join the end of the menu.</p>
+  const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.menu')]])}
+${may ? '' : viewOnly(t)}
+${problems(shown, labels, t)}
+<p>${t.t('editor.menu.intro')}</p>
 ${may ? html`<form method="post" action="/app/sites/${site.id}/navigation" novalidate>${hidden(reply.formToken(), versionOf(viewOfSite(app, site)))}` : html`<div>`}
 ${pages.map(
   (page, i) => html`<fieldset class="card"><legend>${page.title} <code>${page.path}</code></legend>
-${toggle(shown, spec(`p${i}.shown`, `Show “${page.title}” in the menu`))}
-${field(shown, spec(`p${i}.order`, `Position of “${page.title}”`, { maxLength: 4, format: 'Write a whole number, such as 10.' }))}
+${toggle(shown, spec(`p${i}.shown`, t.t('editor.menu.show', { title: page.title })), t)}
+${field(shown, spec(`p${i}.order`, t.t('editor.menu.position', { title: page.title }), { maxLength: 4, format: t.t('editor.menu.wholeNumber') }), t)}
 ${choice(
   shown,
-  spec(`p${i}.under`, `Where “${page.title}” goes`),
+  spec(`p${i}.under`, t.t('editor.menu.where', { title: page.title })),
   parents.filter(([path]) => path !== page.path),
+  t,
 )}
 </fieldset>`,
 )}
-<h2>Links to other sites</h2>
-<p class="hint">Such as your online shop or booking page. Leave a row empty to add nothing; empty both fields of a link to remove it.</p>
+<h2>${t.t('editor.menu.links')}</h2>
+<p class="hint">${t.t('editor.menu.links.hint')}</p>
 ${Array.from(
   { length: links + NEW_LINKS },
-  (_, j) => html`<fieldset class="card"><legend>${j < links ? `Link ${j + 1}` : 'New link'}</legend>
-${field(shown, spec(`l${j}.label`, `Words of link ${j + 1}`, { optional: true, maxLength: 80 }))}
-${field(shown, spec(`l${j}.url`, `Address of link ${j + 1}`, { kind: 'link', optional: true, maxLength: 2000, hint: 'Starting with https://, mailto: or tel:.' }))}
-${field(shown, spec(`l${j}.order`, `Position of link ${j + 1}`, { maxLength: 4 }))}
-${choice(shown, spec(`l${j}.under`, `Where link ${j + 1} goes`), parents)}
+  (_, j) => html`<fieldset class="card"><legend>${j < links ? t.t('editor.menu.link', { n: j + 1 }) : t.t('editor.menu.newLink')}</legend>
+${field(shown, spec(`l${j}.label`, t.t('editor.menu.link.words', { n: j + 1 }), { optional: true, maxLength: 80 }), t)}
+${field(shown, spec(`l${j}.url`, t.t('editor.menu.link.address', { n: j + 1 }), { kind: 'link', optional: true, maxLength: 2000, hint: t.t('editor.menu.link.hint') }), t)}
+${field(shown, spec(`l${j}.order`, t.t('editor.menu.link.position', { n: j + 1 }), { maxLength: 4 }), t)}
+${choice(shown, spec(`l${j}.under`, t.t('editor.menu.link.where', { n: j + 1 })), parents, t)}
 </fieldset>`,
 )}
-${may ? html`<p><button type="submit" name="_do" value="save">Save the menu</button> <button type="submit" name="_do" value="reset" class="secondary">Back to the standard order</button></p></form>` : html`</div>`}
-<section class="card" aria-labelledby="menu-h"><h2 id="menu-h">Your menu</h2>
+${may ? html`<p><button type="submit" name="_do" value="save">${t.t('editor.menu.save')}</button> <button type="submit" name="_do" value="reset" class="secondary">${t.t('editor.menu.reset')}</button></p></form>` : html`</div>`}
+<section class="card" aria-labelledby="menu-h"><h2 id="menu-h">${t.t('editor.menu.yours')}</h2>
 <ul>${preview.map((e) => html`<li>${e.label}${e.external ? html` <span class="muted">(${e.href})</span>` : ''}${e.children.length ? html`<ul>${e.children.map((c) => html`<li>${c.label}</li>`)}</ul>` : ''}</li>`)}</ul>
 </section>`
-  return reply.page(`Menu of ${site.name}`, 'sites', body, notice)
+  return reply.page(t.t('editor.menu.title', { name: site.name }), 'sites', body, notice)
 }
 
 /**
@@ -237,7 +238,7 @@ export default async function navigationScreen(app: FastifyInstance) {
       for (const name of Object.keys(request.body))
         if (/^[pl]\d{1,3}\.(order|shown|under|label|url)$/.test(name)) values[name] = textOf(request.body, name)
       const reset = textOf(request.body, '_do') === 'reset'
-      const { navigation, errors: wrong } = navigationFrom(values, pages, links, saved)
+      const { navigation, errors: wrong } = navigationFrom(request.t, values, pages, links, saved)
       if (!reset && Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(app, reply, site, pages, links, { values, errors: wrong })
@@ -252,7 +253,7 @@ export default async function navigationScreen(app: FastifyInstance) {
           if (!changed) throw new errors.notFound('There is no such site in your account')
         })
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'site')
+        const refusal = refusalOf(error, {}, 'site', request.t)
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         const current = await ownSite(app, accountId, site.id)

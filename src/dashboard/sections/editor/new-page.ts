@@ -5,8 +5,8 @@ import { createPage, listSitePages } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { crumbs, ownSite, SiteParams } from './context.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
+import { crumbs, ownSite, SiteParams, viewOnly } from './context.ts'
+import { mayChange } from '../../permissions.ts'
 import {
   fieldErrors,
   FormBodySchema,
@@ -21,26 +21,28 @@ import {
   type FormBody,
   type FormState,
 } from './form.ts'
-import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValuesFrom } from './page-fields.ts'
+import { pageConflicts, pageFields, pageInput, pageSpecs, pageValuesFrom } from './page-fields.ts'
 
 /** Adding a page to a site: title, address, language and description, as POST /v1/sites/{id}/pages takes them. */
 export default async function newPageScreen(app: FastifyInstance) {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   function render(reply: FastifyReply, site: SiteRecord, state: FormState) {
+    const { t } = reply.request
+    const trail = crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.newPage.title')]])
     if (!mayChange(reply.request.person))
       return reply.page(
-        'Add a page',
+        t.t('editor.newPage.title'),
         'sites',
-        html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}${viewOnlyNote()}<p><a href="/app/sites/${site.id}">Back to the site</a></p>`,
+        html`${trail}${viewOnly(t)}<p><a href="/app/sites/${site.id}">${t.t('editor.backToSite')}</a></p>`,
       )
     return reply.page(
-      'Add a page',
+      t.t('editor.newPage.title'),
       'sites',
-      html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Add a page']])}
-${problems(state, labelsOf(PAGE_SPECS))}
+      html`${trail}
+${problems(state, labelsOf(pageSpecs(t)), t)}
 <form method="post" action="/app/sites/${site.id}/pages" class="card" novalidate>${hidden(reply.formToken())}
-${pageFields(state, site, { isNew: true })}
-<div class="actions"><button type="submit">Add page</button> <a href="/app/sites/${site.id}">Cancel</a></div>
+${pageFields(t, state, site, { isNew: true })}
+<div class="actions"><button type="submit">${t.t('editor.newPage.submit')}</button> <a href="/app/sites/${site.id}">${t.t('editor.cancel')}</a></div>
 </form>`,
     )
   }
@@ -71,7 +73,8 @@ ${pageFields(state, site, { isNew: true })}
       const values = pageValuesFrom(request.body)
       const { path, ...titled } = pageInput(values)
       const input = path === '' ? titled : { ...titled, path }
-      const wrong = fieldErrors(issuesOf(NewPage, input), PAGE_SPECS)
+      const { t } = request
+      const wrong = fieldErrors(issuesOf(NewPage, input), pageSpecs(t), undefined, t)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(reply, site, { values, errors: wrong })
@@ -80,7 +83,7 @@ ${pageFields(state, site, { isNew: true })}
         const page = await auditedChange(request, (trx) => createPage(trx, site, input))
         return reply.redirect(`/app/pages/${page.id}?done=page-added`, 303)
       } catch (error) {
-        const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
+        const refusal = refusalOf(error, pageConflicts(t), 'page', t)
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         return render(reply, site, refusedState(values, refusal))

@@ -5,8 +5,9 @@ import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
 import { createAccountSite, listAccountSites } from '../../../domain/sites/sites.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { crumbs, LOCALE_NAMES, localeOptions } from './context.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
+import { crumbs, localeName, localeOptions, viewOnly } from './context.ts'
+import { mayChange } from '../../permissions.ts'
 import {
   checks,
   choice,
@@ -28,20 +29,19 @@ import {
   type FormState,
 } from './form.ts'
 
-const NAME = {
-  name: 'name',
-  label: 'Name of your site',
-  hint: 'Usually your business’s name. It also makes your site’s address; you can change both later.',
-  maxLength: 200,
-  autocomplete: 'organization',
+/** The form's fields in the page's language. */
+function fieldsOf(t: Translator) {
+  const NAME = {
+    name: 'name',
+    label: t.t('editor.newSite.name'),
+    hint: t.t('editor.newSite.name.hint'),
+    maxLength: 200,
+    autocomplete: 'organization',
+  }
+  const LOCALES_FIELD = { name: 'locales', label: t.t('editor.site.locales'), format: t.t('editor.site.locales.format') }
+  const DEFAULT_LOCALE = { name: 'default_locale', label: t.t('editor.site.defaultLocale'), hint: t.t('editor.newSite.defaultLocale.hint') }
+  return { NAME, LOCALES_FIELD, DEFAULT_LOCALE, specs: specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE]) }
 }
-const LOCALES_FIELD = { name: 'locales', label: 'Languages of your site', format: 'Choose at least one language.' }
-const DEFAULT_LOCALE = {
-  name: 'default_locale',
-  label: 'Main language',
-  hint: 'Pages in this language are at the root of your site’s address; the others get /de/ or /fr/ in front.',
-}
-const specs = specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE])
 
 /**
  * Making a site: GET /app/start (the "Start free" of the front page, behind the sign-in) opens the
@@ -51,23 +51,25 @@ const specs = specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE])
 export default async function newSiteScreen(app: FastifyInstance) {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   function render(reply: FastifyReply, state: FormState, first: boolean) {
+    const { t } = reply.request
+    const { NAME, LOCALES_FIELD, DEFAULT_LOCALE, specs } = fieldsOf(t)
     if (!mayChange(reply.request.person)) {
       return reply.page(
-        first ? 'No site yet' : 'Create a site',
+        first ? t.t('editor.newSite.noneYet') : t.t('sites.create'),
         'sites',
-        html`${first ? '' : crumbs([['Create a site']])}${viewOnlyNote('this account’s sites')}<p><a href="/app/sites">See the sites</a></p>`,
+        html`${first ? '' : crumbs(t, [[t.t('sites.create')]])}${viewOnly(t, 'sites')}<p><a href="/app/sites">${t.t('editor.newSite.seeSites')}</a></p>`,
       )
     }
     return reply.page(
-      first ? 'Name your site' : 'Create a site',
+      first ? t.t('editor.newSite.nameIt') : t.t('sites.create'),
       'sites',
-      html`${first ? html`<p>Welcome! Your site gets its own address at once; you add pages and publish when you are ready.</p>` : crumbs([['Create a site']])}
-${problems(state, labelsOf(specs))}
+      html`${first ? html`<p>${t.t('editor.newSite.welcome')}</p>` : crumbs(t, [[t.t('sites.create')]])}
+${problems(state, labelsOf(specs), t)}
 <form method="post" action="/app/sites" class="card" novalidate>${hidden(reply.formToken())}
-${field(state, NAME)}
-${checks(state, LOCALES_FIELD, localeOptions(LOCALES))}
-${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
-<button type="submit">Create my site</button>
+${field(state, NAME, t)}
+${checks(state, LOCALES_FIELD, localeOptions(t, LOCALES), t)}
+${choice(state, DEFAULT_LOCALE, localeOptions(t, LOCALES), t)}
+<button type="submit">${t.t('editor.newSite.submit')}</button>
 </form>`,
     )
   }
@@ -95,9 +97,10 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
       }
       const { total } = await listAccountSites(app.db, request.person.accountId, { limit: 1, offset: 0 })
       const input = { name: values.name.trim(), locales: locales.filter(isLocale), default_locale: values.default_locale as Locale }
-      const wrong = fieldErrors(issuesOf(NewSite, { ...input, locales }), specs)
+      const { t } = request
+      const wrong = fieldErrors(issuesOf(NewSite, { ...input, locales }), fieldsOf(t).specs, undefined, t)
       if (!wrong['locales'] && !wrong['default_locale'] && !input.locales.includes(input.default_locale))
-        wrong['default_locale'] = `Choose one of the languages you ticked (${input.locales.map((l) => LOCALE_NAMES[l]).join(', ')}).`
+        wrong['default_locale'] = t.t('editor.site.defaultNotTicked', { languages: input.locales.map((l) => localeName(t, l)).join(', ') })
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(reply, { values, errors: wrong }, total === 0)
@@ -106,7 +109,7 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
         const site = await auditedChange(request, (trx) => createAccountSite(trx, request.person.accountId, input))
         return reply.redirect(`/app/sites/${site.id}?done=site-created`, 303)
       } catch (error) {
-        const refusal = refusalOf(error, { invalid_locales: ['default_locale', 'Choose one of the languages you ticked.'] }, 'site')
+        const refusal = refusalOf(error, { invalid_locales: ['default_locale', t.t('editor.site.invalidLocales')] }, 'site', t)
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         return render(reply, refusedState(values, refusal), total === 0)

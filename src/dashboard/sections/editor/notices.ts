@@ -1,25 +1,25 @@
 import type { FastifyRequest } from 'fastify'
+import type { MessageKey } from '../../../domain/i18n/translator.ts'
 
 /** The editor's success lines after a POST-redirect-GET, by code (never text taken from the URL). */
-const NOTICES: Record<string, string> = {
-  'site-created': 'Your site was created. Add its first page, then publish.',
-  'settings-saved': 'The settings were saved. Publish to show the changes on your site.',
-  'theme-saved': 'The look was saved. Publish to show it on your site.',
-  'menu-saved': 'The menu was saved. Publish to show it on your site.',
-  'page-added': 'The page was added. Now add blocks to it.',
-  'page-saved': 'The page was saved. Publish to show the changes on your site.',
-  'page-deleted': 'The page was deleted. Publish to take it off your site.',
-  'block-added': 'The block was added. Publish to show it on your site.',
-  'block-saved': 'The block was saved. Publish to show the changes on your site.',
-  'block-moved': 'The block was moved.',
-  'block-deleted': 'The block was deleted.',
-  'build-queued':
-    'A build was queued. Your site is being published; it usually takes a few seconds. Reload this page to see when it is live.',
+const NOTICES: Record<string, MessageKey> = {
+  'site-created': 'editor.notice.siteCreated',
+  'settings-saved': 'editor.notice.settingsSaved',
+  'theme-saved': 'editor.notice.themeSaved',
+  'menu-saved': 'editor.notice.menuSaved',
+  'page-added': 'editor.notice.pageAdded',
+  'page-saved': 'editor.notice.pageSaved',
+  'page-deleted': 'editor.notice.pageDeleted',
+  'block-added': 'editor.notice.blockAdded',
+  'block-saved': 'editor.notice.blockSaved',
+  'block-moved': 'editor.notice.blockMoved',
+  'block-deleted': 'editor.notice.blockDeleted',
+  'build-queued': 'editor.notice.buildQueued',
 }
 
-/** The notice a screen shows for `?done=…`; codes of other sections fall through to the dashboard's own. */
+/** The notice a screen shows for `?done=…`, in the page's language; codes of other sections fall through to the dashboard's own. */
 export function noticeOf(request: FastifyRequest): { notice?: string } {
   const done = (request.query as { done?: string } | undefined)?.done
-  const notice = done === undefined ? undefined : NOTICES[done]
-  return notice === undefined ? {} : { notice }
+  const key = done === undefined ? undefined : NOTICES[done]
+  return key === undefined ? {} : { notice: request.t.t(key) }
 }

@@ -1,4 +1,5 @@
 import type { Locale } from '../../../domain/locales.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
 import type { Page } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
@@ -7,35 +8,42 @@ import { choice, field, specsOf, textOf, type FieldSpec, type FormBody, type For
 
 /** The fields of a page, shared by the screen that adds one and the one that changes it. */
 
-export const TITLE: FieldSpec = {
-  name: 'title',
-  label: 'Title',
-  hint: 'Shown at the top of the browser tab and in search results.',
-  maxLength: 200,
+/** The fields in the page's language. */
+function fieldsOf(t: Translator) {
+  const TITLE: FieldSpec = { name: 'title', label: t.t('editor.page.title'), hint: t.t('editor.page.title.hint'), maxLength: 200 }
+  const PATH: FieldSpec = {
+    name: 'path',
+    label: t.t('editor.page.path'),
+    hint: t.t('editor.page.path.hint'),
+    maxLength: 200,
+    format: t.t('editor.page.path.format'),
+  }
+  const LOCALE: FieldSpec = { name: 'locale', label: t.t('editor.page.locale') }
+  const DESCRIPTION: FieldSpec = {
+    name: 'description',
+    label: t.t('editor.page.description'),
+    optional: true,
+    kind: 'textarea',
+    rows: 2,
+    maxLength: 500,
+    hint: t.t('editor.page.description.hint'),
+  }
+  /** On a new page the address may be left empty: it is made from the title (transliterated, unique). */
+  const NEW_PATH: FieldSpec = { ...PATH, optional: true, hint: t.t('editor.page.path.hintNew') }
+  return { TITLE, PATH, LOCALE, DESCRIPTION, NEW_PATH }
 }
-export const PATH: FieldSpec = {
-  name: 'path',
-  label: 'Address of the page',
-  hint: 'The part after your site’s address, such as /opening-hours. The home page is /.',
-  maxLength: 200,
-  format: 'Use / followed by lower-case letters, digits and hyphens, such as /opening-hours (no spaces).',
-}
-export const LOCALE: FieldSpec = { name: 'locale', label: 'Language' }
-export const DESCRIPTION: FieldSpec = {
-  name: 'description',
-  label: 'Short description',
-  optional: true,
-  kind: 'textarea',
-  rows: 2,
-  maxLength: 500,
-  hint: 'One or two sentences that search engines show under the title.',
-}
-export const PAGE_SPECS = specsOf([TITLE, PATH, LOCALE, DESCRIPTION])
 
-export const PAGE_CONFLICTS = {
-  page_path_taken: ['path', 'Another page in this language has this address already. Choose another.'],
-  locale_not_on_site: ['locale', 'Your site does not have this language. Add it under Settings first.'],
-} as const
+export function pageSpecs(t: Translator): Map<string, FieldSpec> {
+  const { TITLE, PATH, LOCALE, DESCRIPTION } = fieldsOf(t)
+  return specsOf([TITLE, PATH, LOCALE, DESCRIPTION])
+}
+
+export function pageConflicts(t: Translator) {
+  return {
+    page_path_taken: ['path', t.t('editor.page.pathTaken')],
+    locale_not_on_site: ['locale', t.t('editor.page.localeNotOnSite')],
+  } as const
+}
 
 export function pageValues(page: Pick<Page, 'title' | 'path' | 'locale' | 'description'>): Record<string, string> {
   return { title: page.title, path: page.path, locale: page.locale, description: page.description }
@@ -67,16 +75,10 @@ export function pageInput(values: Record<string, string>) {
   }
 }
 
-/** On a new page the address may be left empty: it is made from the title (transliterated, unique). */
-const NEW_PATH: FieldSpec = {
-  ...PATH,
-  optional: true,
-  hint: 'The part after your site’s address, such as /opening-hours. The home page is /. Leave it empty to make it from the title.',
-}
-
-export function pageFields(state: FormState, site: SiteRecord, options: { isNew?: boolean } = {}): SafeHtml {
-  return html`${field(state, TITLE)}
-${field(state, options.isNew ? NEW_PATH : PATH)}
-${site.locales.length > 1 || state.values['locale'] !== site.default_locale ? choice(state, LOCALE, localeOptions(site.locales)) : html`<input type="hidden" name="locale" value="${state.values['locale'] ?? site.default_locale}">`}
-${field(state, DESCRIPTION)}`
+export function pageFields(t: Translator, state: FormState, site: SiteRecord, options: { isNew?: boolean } = {}): SafeHtml {
+  const { TITLE, PATH, LOCALE, DESCRIPTION, NEW_PATH } = fieldsOf(t)
+  return html`${field(state, TITLE, t)}
+${field(state, options.isNew ? NEW_PATH : PATH, t)}
+${site.locales.length > 1 || state.values['locale'] !== site.default_locale ? choice(state, LOCALE, localeOptions(t, site.locales), t) : html`<input type="hidden" name="locale" value="${state.values['locale'] ?? site.default_locale}">`}
+${field(state, DESCRIPTION, t)}`
 }

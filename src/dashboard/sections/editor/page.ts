@@ -11,8 +11,8 @@ import { errors } from '../../../errors.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
 import { actionForm } from '../../layout.ts'
-import { allowPreviewImages, BLOCK_FORMS } from './block-forms.ts'
-import { addressesOf, BlockParams, crumbs, LOCALE_NAMES, ownBlock, ownPage, pageAddress, PageParams } from './context.ts'
+import { allowPreviewImages, blockForms } from './block-forms.ts'
+import { addressesOf, BlockParams, crumbs, localeName, ownBlock, ownPage, pageAddress, PageParams, viewOnly } from './context.ts'
 import {
   fieldErrors,
   FormBodySchema,
@@ -32,8 +32,9 @@ import {
 } from './form.ts'
 import { goneMeanwhile, backOf } from './gone.ts'
 import { noticeOf } from './notices.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { PAGE_CONFLICTS, PAGE_SPECS, pageFields, pageInput, pageValues, pageValuesFrom } from './page-fields.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
+import { mayChange } from '../../permissions.ts'
+import { pageConflicts, pageFields, pageInput, pageSpecs, pageValues, pageValuesFrom } from './page-fields.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _version: Type.Optional(Type.String({ maxLength: 100 })) }
 
@@ -48,8 +49,10 @@ interface View {
   problem?: SafeHtml
 }
 
-function moveForm(blockId: string, csrf: string, version: string, direction: 'up' | 'down', name: string): SafeHtml {
-  return html`<form method="post" action="/app/blocks/${blockId}/move" class="inline">${hidden(csrf, version)}<input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary">Move ${direction}<span class="sr-only"> ${name}</span></button></form>`
+const srOnly = (words: SafeHtml) => html`<span class="sr-only">${words}</span>`
+
+function moveForm(t: Translator, blockId: string, csrf: string, version: string, direction: 'up' | 'down', name: string): SafeHtml {
+  return html`<form method="post" action="/app/blocks/${blockId}/move" class="inline">${hidden(csrf, version)}<input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary">${t.rich('editor.page.move', { direction, name }, { hidden: srOnly })}</button></form>`
 }
 
 async function render(app: FastifyInstance, reply: FastifyReply, view: View) {
@@ -59,50 +62,53 @@ async function render(app: FastifyInstance, reply: FastifyReply, view: View) {
   const csrf = reply.formToken()
   const previewOfPage = `${addressesOf(app, site).preview}${pageAddress(site, page).slice(1)}`
   const may = mayChange(reply.request.person)
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title]])}
-${may ? '' : viewOnlyNote('this page')}
-${view.problem ? html`<div class="error problems" role="alert"><h2>Nothing was changed</h2><p>${view.problem}</p></div>` : ''}
-<p class="actions"><a href="${previewOfPage}">Preview this page<span class="sr-only"> (latest build)</span></a> <span class="muted">${site.locales.length > 1 ? `${LOCALE_NAMES[page.locale]} · ` : ''}<code>${pageAddress(site, page)}</code></span> <a href="/app/pages/${page.id}/history">History<span class="sr-only"> of this page</span></a></p>
-<section aria-labelledby="blocks-h"><h2 id="blocks-h">Blocks</h2>
-${blocks.length === 0 ? html`<p>This page has no blocks yet.${may ? ' Add the first one below.' : ''}</p>` : ''}
+  const { t } = reply.request
+  const forms = blockForms(t)
+  const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [page.title]])}
+${may ? '' : viewOnly(t, 'page')}
+${view.problem ? html`<div class="error problems" role="alert"><h2>${t.t('editor.page.nothingChanged')}</h2><p>${view.problem}</p></div>` : ''}
+<p class="actions"><a href="${previewOfPage}">${t.rich('editor.page.preview', {}, { hidden: srOnly })}</a> <span class="muted">${site.locales.length > 1 ? `${localeName(t, page.locale)} · ` : ''}<code>${pageAddress(site, page)}</code></span> <a href="/app/pages/${page.id}/history">${t.rich('editor.page.history', {}, { hidden: srOnly })}</a></p>
+<section aria-labelledby="blocks-h"><h2 id="blocks-h">${t.t('editor.page.blocks')}</h2>
+${blocks.length === 0 ? html`<p>${t.t('editor.page.noBlocks', { may: may ? 'yes' : 'no' })}</p>` : ''}
 <ol class="blocks">${blocks.map((block, i) => {
-    const form = BLOCK_FORMS[block.type as BlockType]
+    const form = forms[block.type as BlockType]
     const version = versionOf(blockView(block))
-    const name = `${form.label.toLowerCase()} block ${i + 1}`
+    // German writes its nouns with a capital; English and French name the kind in lower case mid-sentence.
+    const name = t.t('editor.page.blockName', { kind: t.lang === 'de' ? form.label : form.label.toLowerCase(), n: i + 1 })
     return html`<li id="block-${block.id}"><p class="kind">${i + 1}. ${form.label}</p>${form.summary(blockView(block).content as never)}
 ${
   may
-    ? html`<div class="actions"><a href="/app/blocks/${block.id}">Edit<span class="sr-only"> ${name}</span></a>
-${i > 0 ? moveForm(block.id, csrf, version, 'up', name) : ''}
-${i < blocks.length - 1 ? moveForm(block.id, csrf, version, 'down', name) : ''}
-<a href="/app/blocks/${block.id}/delete">Delete<span class="sr-only"> ${name}</span></a></div>`
+    ? html`<div class="actions"><a href="/app/blocks/${block.id}">${t.rich('editor.page.edit', { name }, { hidden: srOnly })}</a>
+${i > 0 ? moveForm(t, block.id, csrf, version, 'up', name) : ''}
+${i < blocks.length - 1 ? moveForm(t, block.id, csrf, version, 'down', name) : ''}
+<a href="/app/blocks/${block.id}/delete">${t.rich('editor.page.delete', { name }, { hidden: srOnly })}</a></div>`
     : ''
 }</li>`
   })}</ol>
 ${
   may
-    ? html`<h3 id="add-h">Add a block</h3>
-<ul aria-labelledby="add-h">${BLOCK_TYPES.map((type) => html`<li><a href="/app/pages/${page.id}/blocks/new?type=${type}">${BLOCK_FORMS[type].label}</a>: ${BLOCK_FORMS[type].description}</li>`)}</ul>`
+    ? html`<h3 id="add-h">${t.t('editor.page.addBlock')}</h3>
+<ul aria-labelledby="add-h">${BLOCK_TYPES.map((type) => html`<li><a href="/app/pages/${page.id}/blocks/new?type=${type}">${forms[type].label}</a>: ${forms[type].description}</li>`)}</ul>`
     : ''
 }
 </section>
-<section aria-labelledby="details-h"><h2 id="details-h">Page details</h2>
-${problems(state, labelsOf(PAGE_SPECS))}
+<section aria-labelledby="details-h"><h2 id="details-h">${t.t('editor.page.details')}</h2>
+${problems(state, labelsOf(pageSpecs(t)), t)}
 ${
   may
     ? html`<form method="post" action="/app/pages/${page.id}" class="card" novalidate>${hidden(csrf, view.version ?? versionOf(pageView(page)))}<input type="hidden" name="_site" value="${site.id}">
-${pageFields(state, site)}
-<button type="submit">Save page details</button>
+${pageFields(t, state, site)}
+<button type="submit">${t.t('editor.page.saveDetails')}</button>
 </form>`
-    : html`<div class="card">${pageFields({ ...state, readOnly: true }, site)}</div>`
+    : html`<div class="card">${pageFields(t, { ...state, readOnly: true }, site)}</div>`
 }
 </section>
 ${
   may
-    ? html`<section aria-labelledby="publish-h"><h2 id="publish-h">Publish</h2>
-<p>Your changes show on your site once you publish.</p>
-${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false })}
-<p><a href="/app/pages/${page.id}/delete">Delete this page</a></p>
+    ? html`<section aria-labelledby="publish-h"><h2 id="publish-h">${t.t('editor.publish')}</h2>
+<p>${t.t('editor.page.publishNote')}</p>
+${actionForm(`/app/sites/${site.id}/rebuild`, csrf, t.t('editor.publishNow'), { inline: false })}
+<p><a href="/app/pages/${page.id}/delete">${t.t('editor.page.deleteThis')}</a></p>
 </section>`
     : ''
 }`
@@ -112,15 +118,16 @@ ${actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: fal
 /** A page's details saved after the page was deleted: what was typed, and the way back to its site. */
 async function pageGone(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string }; Body: FormBody }>, reply: FastifyReply) {
   const values = pageValuesFrom(request.body)
-  const labels = labelsOf(PAGE_SPECS)
+  const { t } = request
+  const labels = labelsOf(pageSpecs(t))
   return goneMeanwhile(request, reply, {
-    title: 'This page was deleted meanwhile',
-    what: 'this page',
+    title: t.t('editor.page.gone.title'),
+    what: t.t('editor.page.gone.what'),
     typed: Object.entries(labels)
       .filter(([name]) => name !== 'locale')
       .map(([name, label]) => [label, values[name] ?? ''] as const),
     back: await backOf(app.db, request),
-    copyInto: 'a new page',
+    copyInto: t.t('editor.page.gone.into'),
   })
 }
 
@@ -136,7 +143,8 @@ async function savePageDetails(
   const values = pageValuesFrom(request.body)
   const input = pageInput(values)
   const version = textOf(request.body, '_version') || undefined
-  const wrong = fieldErrors(issuesOf(PagePatch, input), PAGE_SPECS)
+  const { t } = request
+  const wrong = fieldErrors(issuesOf(PagePatch, input), pageSpecs(t), undefined, t)
   if (Object.keys(wrong).length) {
     await refused(request, reply, 400)
     return render(app, reply, { site, page, state: { values, errors: wrong }, ...(version ? { version } : {}) })
@@ -148,7 +156,7 @@ async function savePageDetails(
     })
   } catch (error) {
     if (error instanceof errors.notFound) return pageGone(app, request, reply)
-    const refusal = refusalOf(error, PAGE_CONFLICTS, 'page')
+    const refusal = refusalOf(error, pageConflicts(t), 'page', t)
     if (!refusal) throw error
     await refused(request, reply, refusal.status)
     const now = await ownPage(app, accountId, page.id)
@@ -207,14 +215,14 @@ export default async function pageScreen(app: FastifyInstance) {
             throw new errors.notFound('There is no such block in your account')
         })
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'block')
+        const refusal = refusalOf(error, {}, 'block', request.t)
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         const now = await ownPage(app, accountId, page.id)
         return render(app, reply, {
           ...now,
           state: formState(pageValues(now.page)),
-          problem: html`The blocks of this page changed in another tab or window after you opened it, so nothing was moved. Here they are as they are now.`,
+          problem: html`${request.t.t('editor.page.movedMeanwhile')}`,
         })
       }
       return reply.redirect(`/app/pages/${page.id}?done=block-moved#block-${block.id}`, 303)
@@ -229,12 +237,13 @@ export default async function pageScreen(app: FastifyInstance) {
       const { total } = await listPageBlocks(app.db, page.id, { limit: 1, offset: 0 })
       // A viewer deletes nothing: the page as it is, read-only.
       if (!mayChange(request.person)) return reply.redirect(`/app/pages/${page.id}`, 303)
+      const { t } = request
       return reply.page(
-        `Delete the page “${page.title}”?`,
+        t.t('editor.page.confirmDelete', { title: page.title }),
         'sites',
-        html`${crumbs([[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], ['Delete']])}
-<p>The page and its ${total} ${total === 1 ? 'block' : 'blocks'} are deleted. Your site shows the page until you publish again.</p>
-<form method="post" action="/app/pages/${page.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(pageView(page)))}<button type="submit" class="danger">Delete page</button> <a href="/app/pages/${page.id}">Keep it</a></form>`,
+        html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [page.title, `/app/pages/${page.id}`], [t.t('editor.delete')]])}
+<p>${t.t('editor.page.confirmDelete.text', { blocks: total })}</p>
+<form method="post" action="/app/pages/${page.id}/delete" class="actions">${hidden(reply.formToken(), versionOf(pageView(page)))}<button type="submit" class="danger">${t.t('editor.page.deleteButton')}</button> <a href="/app/pages/${page.id}">${t.t('editor.keepIt')}</a></form>`,
       )
     },
   )
@@ -255,14 +264,14 @@ export default async function pageScreen(app: FastifyInstance) {
             throw new errors.notFound('There is no such page in your account')
         })
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'page')
+        const refusal = refusalOf(error, {}, 'page', request.t)
         if (!refusal?.stale) throw error
         await refused(request, reply, refusal.status)
         const now = await ownPage(app, accountId, page.id)
         return render(app, reply, {
           ...now,
           state: formState(pageValues(now.page)),
-          problem: html`Someone changed this page in another tab or window after you asked to delete it, so it was not deleted. Look at it as it is now, then delete it again if you still want to.`,
+          problem: html`${request.t.t('editor.page.changedBeforeDelete')}`,
         })
       }
       return reply.redirect(`/app/sites/${site.id}?done=page-deleted`, 303)

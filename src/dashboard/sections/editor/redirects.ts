@@ -7,8 +7,9 @@ import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable } from '../../layout.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { crumbs, ownSite, SiteParams } from './context.ts'
+import type { MessageKey, Translator } from '../../../domain/i18n/translator.ts'
+import { mayChange } from '../../permissions.ts'
+import { crumbs, ownSite, SiteParams, viewOnly } from './context.ts'
 import {
   choice,
   field,
@@ -29,27 +30,30 @@ import {
   Done,
 } from './form.ts'
 
-const FROM = {
-  name: 'from',
-  label: 'Old address',
-  hint: 'The address on your site that should send visitors on, such as /old-offer.',
-  maxLength: 500,
-  format: 'Write an address of your site starting with /, such as /old-offer, without spaces, ? or #.',
+/** The form's fields in the page's language. */
+function fieldsOf(t: Translator) {
+  const FROM = {
+    name: 'from',
+    label: t.t('editor.redirects.from'),
+    hint: t.t('editor.redirects.from.hint'),
+    maxLength: 500,
+    format: t.t('editor.redirects.from.format'),
+  }
+  const TO = {
+    name: 'to',
+    label: t.t('editor.redirects.to'),
+    hint: t.t('editor.redirects.to.hint'),
+    maxLength: 2000,
+    kind: 'link' as const,
+    format: t.t('editor.redirects.to.format'),
+  }
+  const STATUS = { name: 'status', label: t.t('editor.redirects.kind') }
+  const KINDS = [
+    ['301', t.t('editor.redirects.kind.301')],
+    ['302', t.t('editor.redirects.kind.302')],
+  ] as const
+  return { FROM, TO, STATUS, KINDS, specs: specsOf([FROM, TO, STATUS]) }
 }
-const TO = {
-  name: 'to',
-  label: 'New address',
-  hint: 'A page of your site, such as /offers, or a full web address starting with https://.',
-  maxLength: 2000,
-  kind: 'link' as const,
-  format: 'Write an address of your site starting with /, or a web address starting with https:// or http://.',
-}
-const STATUS = { name: 'status', label: 'Kind' }
-const specs = specsOf([FROM, TO, STATUS])
-const KINDS = [
-  ['301', 'Moved for good (301): search engines follow'],
-  ['302', 'For a while (302)'],
-] as const
 
 const RedirectParams = Type.Object({ id: SiteParams.properties.id, redirect_id: Type.String({ pattern: '^rdr_[A-Za-z0-9_-]{8,64}$' }) })
 
@@ -57,16 +61,18 @@ async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecor
   const { items } = await listSiteRedirects(app.db, site.id, { limit: 500, offset: 0 })
   const csrf = reply.formToken()
   const may = mayChange(reply.request.person)
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Redirects']])}
-${may ? '' : viewOnlyNote()}
-${problems(state, labelsOf(specs))}
-<p>A redirect sends visitors and search engines from an old address of your site to a new one, so links to it keep working. When you change the address of a published page, its old address is redirected for you.</p>
+  const { t } = reply.request
+  const { FROM, TO, STATUS, KINDS, specs } = fieldsOf(t)
+  const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.redirects')]])}
+${may ? '' : viewOnly(t)}
+${problems(state, labelsOf(specs), t)}
+<p>${t.t('editor.redirects.intro')}</p>
 ${
   items.length === 0
-    ? html`<p>No redirects yet.</p>`
+    ? html`<p>${t.t('editor.redirects.none')}</p>`
     : dataTable(
-        'Redirects',
-        ['Old address', 'New address', 'Kind', ...(may ? ['Actions'] : [])],
+        t.t('editor.site.redirects'),
+        [FROM.label, TO.label, STATUS.label, ...(may ? [t.t('editor.domains.col.actions')] : [])],
         items.map((r) => {
           const view = redirectView(r)
           return [
@@ -75,9 +81,14 @@ ${
             String(view.status),
             ...(may
               ? [
-                  actionForm(`/app/sites/${site.id}/redirects/${view.id}/delete`, csrf, `Remove the redirect from ${view.from}`, {
-                    kind: 'secondary',
-                  }),
+                  actionForm(
+                    `/app/sites/${site.id}/redirects/${view.id}/delete`,
+                    csrf,
+                    t.t('editor.redirects.remove', { from: view.from }),
+                    {
+                      kind: 'secondary',
+                    },
+                  ),
                 ]
               : []),
           ]
@@ -87,18 +98,18 @@ ${
 ${
   may
     ? html`<form method="post" action="/app/sites/${site.id}/redirects" class="card" novalidate>${hidden(csrf)}
-${field(state, FROM)}
-${field(state, TO)}
-${choice(state, STATUS, KINDS)}
-<button type="submit">Add redirect</button></form>`
+${field(state, FROM, t)}
+${field(state, TO, t)}
+${choice(state, STATUS, KINDS, t)}
+<button type="submit">${t.t('editor.redirects.submit')}</button></form>`
     : ''
 }`
-  return reply.page('Redirects', 'sites', body, notice ? { notice } : {})
+  return reply.page(t.t('editor.site.redirects'), 'sites', body, notice ? { notice } : {})
 }
 
-const NOTICES: Record<string, string> = {
-  'redirect-added': 'The redirect was added. It works at once on your published site.',
-  'redirect-removed': 'The redirect was removed.',
+const NOTICES: Record<string, MessageKey> = {
+  'redirect-added': 'editor.redirects.added',
+  'redirect-removed': 'editor.redirects.removed',
 }
 
 /** A site's redirects (DESIGN.md 19): listed, added (a loop is refused beside its field) and removed. */
@@ -113,7 +124,7 @@ export default async function redirectsScreen(app: FastifyInstance) {
         reply,
         await ownSite(app, request.person.accountId, request.params.id),
         formState({ from: '', to: '', status: '301' }),
-        NOTICES[request.query.done ?? ''],
+        NOTICES[request.query.done ?? ''] && request.t.t(NOTICES[request.query.done ?? '']!),
       ),
   )
 
@@ -131,7 +142,8 @@ export default async function redirectsScreen(app: FastifyInstance) {
         status: textOf(request.body, 'status'),
       }
       const input = { from: values.from, to: values.to, status: values.status === '302' ? (302 as const) : (301 as const) }
-      const wrong = fieldErrors(issuesOf(NewRedirect, input), specs)
+      const { t } = request
+      const wrong = fieldErrors(issuesOf(NewRedirect, input), fieldsOf(t).specs, undefined, t)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(app, reply, site, { values, errors: wrong })
@@ -142,10 +154,11 @@ export default async function redirectsScreen(app: FastifyInstance) {
         const refusal = refusalOf(
           error,
           {
-            redirect_loop: ['to', 'This would send visitors in a circle back to the old address. Choose another new address.'],
-            redirect_from_taken: ['from', 'This address already has a redirect. Remove it first.'],
+            redirect_loop: ['to', t.t('editor.redirects.loop')],
+            redirect_from_taken: ['from', t.t('editor.redirects.taken')],
           },
           'site',
+          t,
         )
         if (!refusal) throw error
         await refused(request, reply, refusal.status)

@@ -10,7 +10,8 @@ import { RESERVED_SLUGS, SLUG_PATTERN, slugFromInput } from '../../../domain/sit
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { crumbs, LOCALE_NAMES, localeOptions, ownSite, SiteParams, viewOfSite } from './context.ts'
+import { translator, type Translator } from '../../../domain/i18n/translator.ts'
+import { crumbs, localeName, localeOptions, ownSite, SiteParams, viewOfSite, viewOnly } from './context.ts'
 import {
   checks,
   choice,
@@ -35,87 +36,104 @@ import {
   type FormState,
 } from './form.ts'
 import { noticeOf } from './notices.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
+import { mayChange } from '../../permissions.ts'
 
-const SITE: FieldSpec[] = [
-  { name: 'name', label: 'Name of your site', maxLength: 200 },
-  {
-    name: 'subdomain',
-    label: 'Address',
-    maxLength: 63,
-    format: 'Use lower-case letters, digits and hyphens only (no spaces or dots), such as my-bakery.',
-  },
-]
-const LOCALES_FIELD: FieldSpec = {
-  name: 'locales',
-  label: 'Languages of your site',
-  hint: 'To drop a language, delete its pages first.',
-  format: 'Choose at least one language.',
+/** The form's fields in the page's language; `sitesDomain` ends the address's hint. */
+function fieldsOf(t: Translator, sitesDomain = '') {
+  const SITE: FieldSpec[] = [
+    { name: 'name', label: t.t('editor.newSite.name'), maxLength: 200 },
+    {
+      name: 'subdomain',
+      label: t.t('editor.settings.subdomain'),
+      maxLength: 63,
+      format: t.t('editor.settings.subdomain.format'),
+      hint: t.t('editor.settings.subdomain.hint', { domain: sitesDomain }),
+    },
+  ]
+  const LOCALES_FIELD: FieldSpec = {
+    name: 'locales',
+    label: t.t('editor.site.locales'),
+    hint: t.t('editor.settings.locales.hint'),
+    format: t.t('editor.site.locales.format'),
+  }
+  const DEFAULT_LOCALE: FieldSpec = { name: 'default_locale', label: t.t('editor.site.defaultLocale') }
+  const ORGANIZATION: FieldSpec[] = [
+    {
+      name: 'organization.name',
+      label: t.t('editor.settings.org.name'),
+      hint: t.t('editor.settings.org.name.hint'),
+      optional: true,
+      maxLength: 200,
+      autocomplete: 'organization',
+    },
+    {
+      name: 'organization.email',
+      label: t.t('editor.bf.email'),
+      kind: 'email',
+      optional: true,
+      maxLength: 254,
+      autocomplete: 'email',
+      format: t.t('editor.bf.email.format'),
+    },
+    {
+      name: 'organization.telephone',
+      label: t.t('editor.bf.phone'),
+      kind: 'tel',
+      optional: true,
+      maxLength: 40,
+      autocomplete: 'tel',
+      format: t.t('editor.bf.phone.format'),
+    },
+    {
+      name: 'organization.logo',
+      label: t.t('editor.settings.org.logo'),
+      kind: 'link',
+      optional: true,
+      maxLength: 2000,
+      hint: t.t('editor.settings.org.logo.hint'),
+      format: t.t('editor.settings.org.logo.format'),
+    },
+    { name: 'organization.address.street', label: t.t('editor.bf.street'), optional: true, maxLength: 200, autocomplete: 'address-line1' },
+    {
+      name: 'organization.address.postal_code',
+      label: t.t('editor.bf.postalCode'),
+      optional: true,
+      maxLength: 20,
+      autocomplete: 'postal-code',
+    },
+    {
+      name: 'organization.address.locality',
+      label: t.t('editor.bf.locality'),
+      optional: true,
+      maxLength: 100,
+      autocomplete: 'address-level2',
+    },
+    { name: 'organization.address.country', label: t.t('editor.bf.country'), optional: true, maxLength: 100, autocomplete: 'country-name' },
+  ]
+  const ASSISTANT: FieldSpec[] = [
+    { name: 'assistant.enabled', label: t.t('editor.settings.assistant.enabled') },
+    {
+      name: 'assistant.persona',
+      label: t.t('editor.settings.assistant.persona'),
+      optional: true,
+      maxLength: 60,
+      hint: t.t('editor.settings.assistant.persona.hint'),
+    },
+    {
+      name: 'assistant.booking_url',
+      label: t.t('editor.settings.assistant.booking'),
+      kind: 'link',
+      optional: true,
+      maxLength: 500,
+      hint: t.t('editor.settings.assistant.booking.hint'),
+      format: t.t('editor.settings.assistant.booking.format'),
+    },
+    { name: 'assistant.lead', label: t.t('editor.settings.assistant.lead') },
+    { name: 'assistant.handoff', label: t.t('editor.settings.assistant.handoff') },
+  ]
+  const specs = specsOf(SITE, [LOCALES_FIELD, DEFAULT_LOCALE], ORGANIZATION, ASSISTANT)
+  return { SITE, LOCALES_FIELD, DEFAULT_LOCALE, ORGANIZATION, ASSISTANT, specs }
 }
-const DEFAULT_LOCALE: FieldSpec = { name: 'default_locale', label: 'Main language' }
-const ORGANIZATION: FieldSpec[] = [
-  {
-    name: 'organization.name',
-    label: 'Business name',
-    hint: 'When it differs from the site’s name.',
-    optional: true,
-    maxLength: 200,
-    autocomplete: 'organization',
-  },
-  {
-    name: 'organization.email',
-    label: 'Email',
-    kind: 'email',
-    optional: true,
-    maxLength: 254,
-    autocomplete: 'email',
-    format: 'Write an email address such as hello@your-business.com.',
-  },
-  {
-    name: 'organization.telephone',
-    label: 'Phone',
-    kind: 'tel',
-    optional: true,
-    maxLength: 40,
-    autocomplete: 'tel',
-    format: 'Write the number with digits, spaces and an optional + in front, such as +49 30 1234567.',
-  },
-  {
-    name: 'organization.logo',
-    label: 'Logo address',
-    kind: 'link',
-    optional: true,
-    maxLength: 2000,
-    hint: 'The web address of your logo picture, starting with https://.',
-    format: 'Use an address that starts with https://.',
-  },
-  { name: 'organization.address.street', label: 'Street and number', optional: true, maxLength: 200, autocomplete: 'address-line1' },
-  { name: 'organization.address.postal_code', label: 'Postal code', optional: true, maxLength: 20, autocomplete: 'postal-code' },
-  { name: 'organization.address.locality', label: 'Town or city', optional: true, maxLength: 100, autocomplete: 'address-level2' },
-  { name: 'organization.address.country', label: 'Country', optional: true, maxLength: 100, autocomplete: 'country-name' },
-]
-const ASSISTANT: FieldSpec[] = [
-  { name: 'assistant.enabled', label: 'Show the sales assistant on my site' },
-  {
-    name: 'assistant.persona',
-    label: 'The assistant’s name',
-    optional: true,
-    maxLength: 60,
-    hint: 'How it introduces itself, such as Ava.',
-  },
-  {
-    name: 'assistant.booking_url',
-    label: 'Booking page',
-    kind: 'link',
-    optional: true,
-    maxLength: 500,
-    hint: 'Where the assistant sends visitors to book, starting with https://.',
-    format: 'Use a web address that starts with https:// or http://.',
-  },
-  { name: 'assistant.lead', label: 'Let the assistant take visitors’ contact details (with their consent)' },
-  { name: 'assistant.handoff', label: 'Let visitors ask for a person (answered under Conversations)' },
-]
-const SUBDOMAIN_FORMAT = SITE[1]!.format!
 const SLUG = new RegExp(SLUG_PATTERN)
 
 /**
@@ -123,19 +141,19 @@ const SLUG = new RegExp(SLUG_PATTERN)
  * (the domain's own check, `slugFromInput`, stops at the first): its length named before its
  * characters, and the service's reserved names said to be reserved rather than taken.
  */
-function subdomainProblem(typed: string, sitesDomain: string): string | undefined {
+function subdomainProblem(t: Translator, typed: string, sitesDomain: string): string | undefined {
   const value = typed.trim().toLowerCase().replace(/\.$/, '')
   const label = value.endsWith(`.${sitesDomain}`) ? value.slice(0, -sitesDomain.length - 1) : value
-  if (label === '') return 'Fill this in.'
-  if (label.length > 63) return `Use at most 63 characters; this address has ${label.length}.`
-  if (!SLUG.test(label)) return SUBDOMAIN_FORMAT
-  if (RESERVED_SLUGS.has(label)) return `The address “${label}” is kept for the service itself, so no site can have it. Choose another.`
+  if (label === '') return t.t('editor.form.required')
+  if (label.length > 63) return t.t('editor.settings.subdomain.tooLong', { length: label.length })
+  if (!SLUG.test(label)) return t.t('editor.settings.subdomain.format')
+  if (RESERVED_SLUGS.has(label)) return t.t('editor.settings.subdomain.reserved', { label })
   return undefined
 }
 
 const TOGGLES = new Set(['assistant.enabled', 'assistant.lead', 'assistant.handoff'])
-const specs = specsOf(SITE, [LOCALES_FIELD, DEFAULT_LOCALE], ORGANIZATION, ASSISTANT)
-const labels = { ...labelsOf(specs), subdomain: 'Address' }
+/** The names of the fields the form sends (words aside). */
+const NAMES = fieldsOf(translator('en'))
 
 const ADDRESS_PARTS = ['street', 'postal_code', 'locality', 'country'] as const
 
@@ -162,8 +180,8 @@ function valuesOf(site: SiteRecord): Record<string, string> {
 
 function valuesFrom(body: FormBody): Record<string, string> {
   const values: Record<string, string> = {}
-  for (const spec of [...SITE, DEFAULT_LOCALE, ...ORGANIZATION]) values[spec.name] = textOf(body, spec.name)
-  for (const spec of ASSISTANT)
+  for (const spec of [...NAMES.SITE, NAMES.DEFAULT_LOCALE, ...NAMES.ORGANIZATION]) values[spec.name] = textOf(body, spec.name)
+  for (const spec of NAMES.ASSISTANT)
     values[spec.name] = !TOGGLES.has(spec.name) ? textOf(body, spec.name) : textOf(body, spec.name) === 'on' ? 'on' : ''
   values['locales'] = listOf(body, 'locales').join(',')
   return values
@@ -198,35 +216,41 @@ function render(
   was = versionOf(valuesOf(site)),
 ) {
   const may = mayChange(reply.request.person)
+  const { t } = reply.request
+  const { SITE, LOCALES_FIELD, DEFAULT_LOCALE, ORGANIZATION, ASSISTANT, specs } = fieldsOf(t, app.config.SITES_DOMAIN)
   const state = may ? shown : { ...shown, readOnly: true }
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Settings']])}
-${may ? '' : viewOnlyNote()}
-${problems(state, labels)}
+  const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.settings')]])}
+${may ? '' : viewOnly(t)}
+${problems(state, labelsOf(specs), t)}
 ${may ? html`<form method="post" action="/app/sites/${site.id}/settings" novalidate>${hidden(reply.formToken(), version)}<input type="hidden" name="_was" value="${was}">` : html`<div>`}
-<section class="card" aria-labelledby="site-h"><h2 id="site-h">Your site</h2>
-${field(state, SITE[0]!)}
-${field(state, { ...SITE[1]!, hint: `Your site is at this name followed by .${app.config.SITES_DOMAIN}. When you change it, the old address stops working at once.` })}
-${checks(state, LOCALES_FIELD, localeOptions(LOCALES))}
-${choice(state, DEFAULT_LOCALE, localeOptions(LOCALES))}
+<section class="card" aria-labelledby="site-h"><h2 id="site-h">${t.t('editor.settings.site')}</h2>
+${field(state, SITE[0]!, t)}
+${field(state, SITE[1]!, t)}
+${checks(state, LOCALES_FIELD, localeOptions(t, LOCALES), t)}
+${choice(state, DEFAULT_LOCALE, localeOptions(t, LOCALES), t)}
 </section>
-<section class="card" aria-labelledby="org-h"><h2 id="org-h">Your business</h2>
-<p class="hint">Search engines and AI assistants read this from your pages. With a street address your site says it is a local business.</p>
-${ORGANIZATION.map((spec) => field(state, spec))}
+<section class="card" aria-labelledby="org-h"><h2 id="org-h">${t.t('editor.settings.org')}</h2>
+<p class="hint">${t.t('editor.settings.org.hint')}</p>
+${ORGANIZATION.map((spec) => field(state, spec, t))}
 </section>
-<section class="card" aria-labelledby="assistant-h"><h2 id="assistant-h">Sales assistant</h2>
+<section class="card" aria-labelledby="assistant-h"><h2 id="assistant-h">${t.t('editor.settings.assistant')}</h2>
 ${
   assistant
-    ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec) : field(state, spec)))
-    : html`<p>The sales assistant answers your visitors’ questions on your site, day and night. It comes with the AI sales assistant add-on, from plan plus: <a href="/app/billing">change your plan</a> or <a href="/#plans">compare the plans</a>.</p>`
+    ? ASSISTANT.map((spec) => (TOGGLES.has(spec.name) ? toggle(state, spec, t) : field(state, spec, t)))
+    : html`<p>${t.rich(
+        'editor.settings.assistant.addOn',
+        {},
+        { billing: (words) => html`<a href="/app/billing">${words}</a>`, plans: (words) => html`<a href="/#plans">${words}</a>` },
+      )}</p>`
 }
 </section>
 ${
   may
-    ? html`<button type="submit">Save settings</button>
+    ? html`<button type="submit">${t.t('editor.settings.save')}</button>
 </form>`
     : html`</div>`
 }`
-  return reply.page(`Settings of ${site.name}`, 'sites', body, notice)
+  return reply.page(t.t('editor.settings.title', { name: site.name }), 'sites', body, notice)
 }
 
 /**
@@ -280,17 +304,21 @@ export default async function settingsScreen(app: FastifyInstance) {
           : {}),
       }
       const organization = organizationFrom(values)
+      const { t } = request
+      const { specs } = fieldsOf(t)
       const wrong = {
-        ...fieldErrors(issuesOf(SitePatch, change), specs),
-        ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`),
+        ...fieldErrors(issuesOf(SitePatch, change), specs, undefined, t),
+        ...fieldErrors(issuesOf(Organization, organization), specs, (path) => `organization.${path}`, t),
       }
-      const subdomain = subdomainProblem(values['subdomain'] ?? '', app.config.SITES_DOMAIN)
+      const subdomain = subdomainProblem(t, values['subdomain'] ?? '', app.config.SITES_DOMAIN)
       if (subdomain) wrong['subdomain'] = subdomain
       if (!wrong['locales'] && !wrong['default_locale'] && !locales.includes(change.default_locale))
-        wrong['default_locale'] = `Choose one of the languages you ticked (${locales
-          .filter(isLocale)
-          .map((l) => LOCALE_NAMES[l])
-          .join(', ')}).`
+        wrong['default_locale'] = t.t('editor.site.defaultNotTicked', {
+          languages: locales
+            .filter(isLocale)
+            .map((l) => localeName(t, l))
+            .join(', '),
+        })
       const version = textOf(request.body, '_version')
       const was = textOf(request.body, '_was')
       if (Object.keys(wrong).length) {
@@ -320,12 +348,13 @@ export default async function settingsScreen(app: FastifyInstance) {
         const refusal = refusalOf(
           error,
           {
-            invalid_subdomain: ['subdomain', 'Use lower-case letters, digits and hyphens only (no spaces or dots), such as my-bakery.'],
-            subdomain_taken: ['subdomain', 'Another site has this address already. Choose another.'],
-            invalid_locales: ['default_locale', 'Choose one of the languages you ticked.'],
-            locale_in_use: ['locales', 'A language you unticked still has pages. Delete those pages first, or keep the language.'],
+            invalid_subdomain: ['subdomain', t.t('editor.settings.subdomain.format')],
+            subdomain_taken: ['subdomain', t.t('editor.settings.subdomain.taken')],
+            invalid_locales: ['default_locale', t.t('editor.site.invalidLocales')],
+            locale_in_use: ['locales', t.t('editor.settings.localeInUse')],
           },
           'site',
+          t,
         )
         if (!refusal) throw error
         await refused(request, reply, refusal.status)

@@ -6,26 +6,27 @@ import { listSitePages } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { actionForm, dataTable, when } from '../../layout.ts'
-import { addressesOf, crumbs, LOCALE_NAMES, ownSite, pageAddress, shownDomain, SiteParams } from './context.ts'
+import { actionForm, dataTable } from '../../layout.ts'
+import type { Translator } from '../../../domain/i18n/translator.ts'
+import { addressesOf, crumbs, localeName, ownSite, pageAddress, shownDomain, SiteParams, viewOnly } from './context.ts'
 import { refusalOf, refused } from './form.ts'
 import { noticeOf } from './notices.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
+import { mayChange } from '../../permissions.ts'
 
 const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 
-const SITE_STATUS: Record<SiteRecord['status'], string> = { draft: 'Not published yet', live: 'Live', offline: 'Offline (not served)' }
+const srOnly = (words: SafeHtml) => html`<span class="sr-only">${words}</span>`
 
-function buildStatus(build: Build): SafeHtml {
+function buildStatus(t: Translator, build: Build): SafeHtml {
   switch (build.status) {
     case 'queued':
-      return html`Waiting to publish…`
+      return html`${t.t('editor.site.build.queued')}`
     case 'running':
-      return html`Publishing…`
+      return html`${t.t('editor.site.build.running')}`
     case 'succeeded':
-      return html`Published${build.pages === null ? '' : ` (${build.pages} ${build.pages === 1 ? 'page' : 'pages'})`}`
+      return html`${build.pages === null ? t.t('editor.site.build.done') : t.t('editor.site.build.donePages', { pages: build.pages })}`
     case 'failed':
-      return html`Publishing failed${build.error ? html`: ${build.error}` : ''}`
+      return html`${t.t('editor.site.build.failed')}${build.error ? html`: ${build.error}` : ''}`
   }
 }
 
@@ -44,48 +45,59 @@ async function render(
   const latest = builds.items[0]
   const published = site.live_build_id !== null
   const may = mayChange(reply.request.person)
-  const body = html`${crumbs([[site.name]])}
-${may ? '' : viewOnlyNote()}
-${flash.problem ? html`<div class="error problems" role="alert"><h2>Nothing was published</h2><p>${flash.problem}</p></div>` : ''}
-<section class="card" aria-labelledby="where-h"><h2 id="where-h">Where your site is</h2>
-<p>Status: <strong>${SITE_STATUS[site.status]}</strong></p>
-<p>Address: ${published && site.status === 'live' ? html`<a href="${where.subdomainUrl}">${where.subdomain}</a>` : html`<strong>${where.subdomain}</strong> <span class="muted">(shows your site once it is published)</span>`}</p>
-<p>Own domain: ${where.domainUrl ? html`<a href="${where.domainUrl}">${shownDomain(site.domain!)}</a>` : html`none yet`}</p>
-<p class="actions">${latest?.status === 'succeeded' || published ? html`<a href="${where.preview}">Preview the latest build<span class="sr-only"> of ${site.name}</span></a>` : ''}
-<a href="/s/${site.id}/_draft/">Preview the draft<span class="sr-only"> of ${site.name}</span></a>
-<a href="/app/sites/${site.id}/settings">Settings</a> <a href="/app/sites/${site.id}/theme">Look</a> <a href="/app/sites/${site.id}/navigation">Menu</a> <a href="/app/sites/${site.id}/domains">Domains</a> <a href="/app/sites/${site.id}/redirects">Redirects</a> <a href="/app/sites/${site.id}/reports">SEO reports</a> <a href="/app/sites/${site.id}/stats">Statistics</a></p>
+  const { t } = reply.request
+  const strong = (words: SafeHtml) => html`<strong>${words}</strong>`
+  const body = html`${crumbs(t, [[site.name]])}
+${may ? '' : viewOnly(t)}
+${flash.problem ? html`<div class="error problems" role="alert"><h2>${t.t('editor.site.nothingPublished')}</h2><p>${flash.problem}</p></div>` : ''}
+<section class="card" aria-labelledby="where-h"><h2 id="where-h">${t.t('editor.site.where')}</h2>
+<p>${t.rich('editor.site.status', { status: site.status }, { strong })}</p>
+<p>${t.t('editor.site.address')} ${published && site.status === 'live' ? html`<a href="${where.subdomainUrl}">${where.subdomain}</a>` : html`<strong>${where.subdomain}</strong> <span class="muted">${t.t('editor.site.addressLater')}</span>`}</p>
+<p>${t.t('editor.site.ownDomain')} ${where.domainUrl ? html`<a href="${where.domainUrl}">${shownDomain(site.domain!)}</a>` : html`${t.t('editor.site.noDomain')}`}</p>
+<p class="actions">${latest?.status === 'succeeded' || published ? html`<a href="${where.preview}">${t.rich('editor.site.previewLatest', { name: site.name }, { hidden: srOnly })}</a>` : ''}
+<a href="/s/${site.id}/_draft/">${t.rich('editor.site.previewDraft', { name: site.name }, { hidden: srOnly })}</a>
+<a href="/app/sites/${site.id}/settings">${t.t('editor.site.settings')}</a> <a href="/app/sites/${site.id}/theme">${t.t('editor.site.look')}</a> <a href="/app/sites/${site.id}/navigation">${t.t('editor.site.menu')}</a> <a href="/app/sites/${site.id}/domains">${t.t('editor.site.domains')}</a> <a href="/app/sites/${site.id}/redirects">${t.t('editor.site.redirects')}</a> <a href="/app/sites/${site.id}/reports">${t.t('editor.site.reports')}</a> <a href="/app/sites/${site.id}/stats">${t.t('nav.statistics')}</a></p>
 </section>
-<section aria-labelledby="pages-h"><h2 id="pages-h">Pages</h2>
-${pages.items.length === 0 ? html`<p>Your site has no pages yet. Start with the home page.</p>` : ''}
+<section aria-labelledby="pages-h"><h2 id="pages-h">${t.t('editor.site.pages')}</h2>
+${pages.items.length === 0 ? html`<p>${t.t('editor.site.noPages')}</p>` : ''}
 ${site.locales.map((locale) => {
   const inLocale = pages.items.filter((p) => p.locale === locale)
   if (inLocale.length === 0)
     return site.locales.length > 1 && pages.items.length > 0
-      ? html`<h3>${LOCALE_NAMES[locale]}</h3><p>No pages in this language yet.</p>`
+      ? html`<h3>${localeName(t, locale)}</h3><p>${t.t('editor.site.noPagesInLocale')}</p>`
       : ''
-  return html`${site.locales.length > 1 ? html`<h3>${LOCALE_NAMES[locale]}</h3>` : ''}<ul>${inLocale.map((p) => html`<li><a href="/app/pages/${p.id}">${p.title}</a> <code>${pageAddress(site, p)}</code></li>`)}</ul>`
+  return html`${site.locales.length > 1 ? html`<h3>${localeName(t, locale)}</h3>` : ''}<ul>${inLocale.map((p) => html`<li><a href="/app/pages/${p.id}">${p.title}</a> <code>${pageAddress(site, p)}</code></li>`)}</ul>`
 })}
-${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">Add a page</a></p>` : ''}
+${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">${t.t('editor.newPage.title')}</a></p>` : ''}
 </section>
-<section aria-labelledby="builds-h"><h2 id="builds-h">Publish</h2>
-<p>Changes you make show on your site after you publish. Latest: <strong>${latest ? buildStatus(latest) : 'never published'}</strong>${latest?.finished_at ? html` <span class="muted">(${when(latest.finished_at)})</span>` : ''}${latest && (latest.status === 'queued' || latest.status === 'running') ? html` <a href="/app/sites/${site.id}">Check again</a>` : ''}</p>
-${flash.publishProblem ? html`<p class="field-error" role="alert" id="publish-error"><span class="sr-only">Error: </span>${flash.publishProblem}</p>` : ''}
-${may ? actionForm(`/app/sites/${site.id}/rebuild`, csrf, 'Publish now', { inline: false }) : ''}
+<section aria-labelledby="builds-h"><h2 id="builds-h">${t.t('editor.publish')}</h2>
+<p>${t.t('editor.site.publishNote')} ${t.t('editor.site.latest')} <strong>${latest ? buildStatus(t, latest) : t.t('editor.site.never')}</strong>${latest?.finished_at ? html` <span class="muted">(${t.dateTime(latest.finished_at)})</span>` : ''}${latest && (latest.status === 'queued' || latest.status === 'running') ? html` <a href="/app/sites/${site.id}">${t.t('editor.site.checkAgain')}</a>` : ''}</p>
+${flash.publishProblem ? html`<p class="field-error" role="alert" id="publish-error"><span class="sr-only">${t.t('editor.form.errorPrefix')} </span>${flash.publishProblem}</p>` : ''}
+${may ? actionForm(`/app/sites/${site.id}/rebuild`, csrf, t.t('editor.publishNow'), { inline: false }) : ''}
 ${
   builds.items.length === 0
     ? ''
-    : html`<h3>Earlier versions</h3><p class="hint">Each publish is kept.${may ? ' Go back to an earlier one if something went wrong; your pages in the editor stay as they are.' : ''}</p>${dataTable(
-        'Builds',
-        ['Build', 'Status', 'Pages', 'Finished', 'Live'],
+    : html`<h3>${t.t('editor.site.earlier')}</h3><p class="hint">${t.t('editor.site.earlier.hint', { may: may ? 'yes' : 'no' })}</p>${dataTable(
+        t.t('editor.site.builds'),
+        [
+          t.t('editor.site.col.build'),
+          t.t('sites.col.status'),
+          t.t('editor.site.pages'),
+          t.t('editor.site.col.finished'),
+          t.t('editor.site.col.live'),
+        ],
         builds.items.map((b) => [
           html`<code>${b.id}</code>`,
-          buildStatus(b),
+          buildStatus(t, b),
           b.pages ?? '–',
-          when(b.finished_at),
+          b.finished_at ? t.dateTime(b.finished_at) : '–',
           site.live_build_id === b.id
-            ? 'live'
+            ? t.t('sites.status.live')
             : b.status === 'succeeded' && may
-              ? actionForm(`/app/sites/${site.id}/rollback`, csrf, `Go back to ${b.id}`, { kind: 'secondary', fields: { build_id: b.id } })
+              ? actionForm(`/app/sites/${site.id}/rollback`, csrf, t.t('editor.site.rollback', { build: b.id }), {
+                  kind: 'secondary',
+                  fields: { build_id: b.id },
+                })
               : '',
         ]),
       )}`
@@ -118,13 +130,17 @@ export default async function siteScreen(app: FastifyInstance) {
       if ((await listSitePages(app.db, site.id, { limit: 1, offset: 0 })).total === 0) {
         await refused(request, reply, 409)
         return render(app, reply, site, {
-          publishProblem: html`Add a page first: your site has no pages yet, so visitors would see only “Page not found”. <a href="/app/sites/${site.id}/pages/new">Add a page</a>, then publish.`,
+          publishProblem: request.t.rich(
+            'editor.site.publishEmpty',
+            {},
+            { link: (words) => html`<a href="/app/sites/${site.id}/pages/new">${words}</a>` },
+          ),
         })
       }
       try {
         await auditedChange(request, (trx) => queueBuild(trx, site.id))
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'site')
+        const refusal = refusalOf(error, {}, 'site', request.t)
         if (!refusal?.problem) throw error
         await refused(request, reply, refusal.status)
         return render(app, reply, site, { problem: refusal.problem })
@@ -148,7 +164,7 @@ export default async function siteScreen(app: FastifyInstance) {
       try {
         await auditedChange(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'site')
+        const refusal = refusalOf(error, {}, 'site', request.t)
         if (!refusal?.problem) throw error
         await refused(request, reply, refusal.status)
         return render(app, reply, site, { problem: refusal.problem })

@@ -5,8 +5,9 @@ import { CORNERS, FONT_PAIRS, PRESETS, resolveThemeView, themeView, ThemeInput, 
 import { errors } from '../../../errors.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
-import { mayChange, viewOnlyNote } from '../../permissions.ts'
-import { crumbs, ownSite, SiteParams, viewOfSite } from './context.ts'
+import type { MessageKey, Translator } from '../../../domain/i18n/translator.ts'
+import { mayChange } from '../../permissions.ts'
+import { crumbs, ownSite, SiteParams, viewOfSite, viewOnly } from './context.ts'
 import {
   choice,
   field,
@@ -29,19 +30,20 @@ import {
 } from './form.ts'
 import { noticeOf } from './notices.ts'
 
-const BRAND: FieldSpec = {
-  name: 'brand_color',
-  label: 'Your brand colour',
-  hint: 'As # and six digits or letters a–f, such as #a3461a. Buttons and links use it.',
-  maxLength: 7,
-  format: 'Write the colour as # and six digits or letters a–f, such as #a3461a.',
+/** The form's fields in the page's language. */
+function fieldsOf(t: Translator) {
+  const BRAND: FieldSpec = {
+    name: 'brand_color',
+    label: t.t('editor.theme.brand'),
+    hint: t.t('editor.theme.brand.hint'),
+    maxLength: 7,
+    format: t.t('editor.theme.brand.format'),
+  }
+  const PRESET: FieldSpec = { name: 'preset', label: t.t('editor.theme.preset') }
+  const FONTS: FieldSpec = { name: 'font_pair', label: t.t('editor.theme.fonts') }
+  const CORNER: FieldSpec = { name: 'corners', label: t.t('editor.theme.corners') }
+  return { BRAND, PRESET, FONTS, CORNER, specs: specsOf([PRESET, BRAND, FONTS, CORNER]) }
 }
-const PRESET: FieldSpec = { name: 'preset', label: 'Style' }
-const FONTS: FieldSpec = { name: 'font_pair', label: 'Fonts' }
-const CORNER: FieldSpec = { name: 'corners', label: 'Corners' }
-const specs = specsOf([PRESET, BRAND, FONTS, CORNER])
-const labels = labelsOf(specs)
-const CORNER_WORDS: Record<(typeof CORNERS)[number], string> = { square: 'Square', soft: 'Slightly rounded', round: 'Round' }
 
 function valuesOf(theme: ThemeView): Record<string, string> {
   return { preset: theme.preset, brand_color: theme.brand_color, font_pair: theme.font_pair, corners: theme.corners }
@@ -70,48 +72,53 @@ function previewAddress(site: SiteRecord, theme: Record<string, string>): string
 }
 
 function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecord, state: FormState, notice: { notice?: string } = {}) {
+  const { t } = reply.request
+  const { BRAND, PRESET, FONTS, CORNER, specs } = fieldsOf(t)
   const may = mayChange(reply.request.person)
   const shown = may ? state : { ...state, readOnly: true }
   const valid = issuesOf(ThemeInput, shown.values).length === 0
   const theme = valid ? resolveThemeView(shown.values as ThemeView) : undefined
   const adjusted =
     theme?.brand_adjusted === true
-      ? html`<p class="notice" id="contrast-note">Your colour is too light for everyone to read white text on it, so buttons use ${theme.colors.button} and links ${theme.colors.link}: a darker shade of it.</p>`
+      ? html`<p class="notice" id="contrast-note">${t.t('editor.theme.adjusted', { button: theme.colors.button, link: theme.colors.link })}</p>`
       : ''
-  const body = html`${crumbs([[site.name, `/app/sites/${site.id}`], ['Look']])}
-${may ? '' : viewOnlyNote()}
-${problems(shown, labels)}
-<p>Choose a style, then adjust the colour, fonts and corners. Text and buttons always stay easy to read.</p>
+  const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.look')]])}
+${may ? '' : viewOnly(t)}
+${problems(shown, labelsOf(specs), t)}
+<p>${t.t('editor.theme.intro')}</p>
 ${may ? html`<form method="post" action="/app/sites/${site.id}/theme" novalidate>${hidden(reply.formToken(), versionOf(viewOfSite(app, site)))}` : html`<div>`}
-<section class="card" aria-labelledby="theme-h"><h2 id="theme-h">Look of your site</h2>
+<section class="card" aria-labelledby="theme-h"><h2 id="theme-h">${t.t('editor.theme.heading')}</h2>
 ${choice(
   shown,
   PRESET,
-  PRESETS.map((p) => [p.id, `${p.name}: ${p.description}`] as const),
+  PRESETS.map((p) => [p.id, t.t(`editor.theme.preset.${p.id}` as MessageKey)] as const),
+  t,
 )}
-${field(shown, BRAND)}
+${field(shown, BRAND, t)}
 ${choice(
   shown,
   FONTS,
-  FONT_PAIRS.map((f) => [f.id, f.name] as const),
+  FONT_PAIRS.map((f) => [f.id, t.t(`editor.theme.font.${f.id}` as MessageKey)] as const),
+  t,
 )}
 ${choice(
   shown,
   CORNER,
-  CORNERS.map((c) => [c, CORNER_WORDS[c]] as const),
+  CORNERS.map((c) => [c, t.t(`editor.theme.corners.${c}`)] as const),
+  t,
 )}
 ${adjusted}
 </section>
 ${
   may
-    ? html`<p><button type="submit" name="_do" value="save">Save the look</button> <button type="submit" name="_do" value="preview" class="secondary">Show the preview</button></p>
+    ? html`<p><button type="submit" name="_do" value="save">${t.t('editor.theme.save')}</button> <button type="submit" name="_do" value="preview" class="secondary">${t.t('editor.theme.showPreview')}</button></p>
 </form>`
     : html`</div>`
 }
-<section class="card" aria-labelledby="preview-h"><h2 id="preview-h">Preview</h2>
-${valid ? html`<p class="hint">Your home page with this look, as it will be published. <a href="${previewAddress(site, shown.values)}">Open the preview on its own</a>.</p><iframe title="Preview of your site with this look" src="${previewAddress(site, shown.values)}" width="100%" height="600" loading="lazy"></iframe>` : html`<p>Correct the problems above to see the preview.</p>`}
+<section class="card" aria-labelledby="preview-h"><h2 id="preview-h">${t.t('editor.theme.preview')}</h2>
+${valid ? html`<p class="hint">${t.rich('editor.theme.preview.hint', {}, { link: (words) => html`<a href="${previewAddress(site, shown.values)}">${words}</a>` })}</p><iframe title="${t.t('editor.theme.preview.frame')}" src="${previewAddress(site, shown.values)}" width="100%" height="600" loading="lazy"></iframe>` : html`<p>${t.t('editor.theme.preview.fixFirst')}</p>`}
 </section>`
-  return reply.page(`Look of ${site.name}`, 'sites', body, notice)
+  return reply.page(t.t('editor.theme.title', { name: site.name }), 'sites', body, notice)
 }
 
 /**
@@ -142,7 +149,8 @@ export default async function themeScreen(app: FastifyInstance) {
       const saved = themeView(site.settings)
       const typed = Object.fromEntries(['preset', 'brand_color', 'font_pair', 'corners'].map((n) => [n, textOf(request.body, n).trim()]))
       const values = themeFrom(typed, saved)
-      const wrong = fieldErrors(issuesOf(ThemeInput, values), specs)
+      const { t } = request
+      const wrong = fieldErrors(issuesOf(ThemeInput, values), fieldsOf(t).specs, undefined, t)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return render(app, reply, site, { values, errors: wrong })
@@ -158,7 +166,7 @@ export default async function themeScreen(app: FastifyInstance) {
           if (!changed) throw new errors.notFound('There is no such site in your account')
         })
       } catch (error) {
-        const refusal = refusalOf(error, {}, 'site')
+        const refusal = refusalOf(error, {}, 'site', t)
         if (!refusal) throw error
         await refused(request, reply, refusal.status)
         const current = await ownSite(app, accountId, site.id)
