@@ -63,6 +63,24 @@ describe('the media tools over MCP', () => {
     const stranger = await bob.client.callTool({ name: 'delete_media', arguments: { media_id: imported['id'] } })
     expect(textOf(stranger)).toMatch(/not_found/)
 
+    // The photo as the site's logo: set by update_site, kept from deletion while it is, then removed.
+    const site = await call('create_site', { name: 'Rye & Co' })
+    expect(await call('update_site', { site_id: site['id'], logo_media_id: imported['id'] })).toMatchObject({
+      logo_media_id: imported['id'],
+    })
+    const bobsSite = await bob.client.callTool({ name: 'create_site', arguments: { name: 'Bob' } })
+    const foreign = await bob.client.callTool({
+      name: 'update_site',
+      arguments: { site_id: (bobsSite.structuredContent as Structured)['id'], logo_media_id: imported['id'] },
+    })
+    expect(foreign.isError).toBe(true)
+    expect(textOf(foreign)).toMatch(/validation_failed.*logo_media_id/)
+    const malformed = await alice.client.callTool({ name: 'update_site', arguments: { site_id: site['id'], logo_media_id: 'logo.png' } })
+    expect(malformed.isError).toBe(true)
+    const inUse = await alice.client.callTool({ name: 'delete_media', arguments: { media_id: imported['id'] } })
+    expect(textOf(inUse)).toMatch(/media_in_use.*logo/)
+    expect(await call('update_site', { site_id: site['id'], logo_media_id: null })).toMatchObject({ logo_media_id: null })
+
     expect(await call('delete_media', { media_id: imported['id'] })).toEqual({ id: imported['id'], deleted: true })
     expect((await fetch(imported['url'])).status).toBe(404)
   })

@@ -20,6 +20,7 @@ import { ListOf } from '../views.ts'
 import { listOf, pageOf, PagingArguments } from './paging.ts'
 import { themeCatalog, ThemeCatalog, ThemeInput } from '../../domain/sites/themes.ts'
 import { Navigation } from '../../domain/sites/navigation.ts'
+import { SitePatch } from '../../domain/sites/content-inputs.ts'
 import { publicStats, siteStats, statsSpan } from '../../domain/stats/report.ts'
 import { SiteStats } from '../../domain/stats/schema.ts'
 
@@ -166,7 +167,7 @@ export const siteTools = [
     name: 'update_site',
     title: 'Change a site',
     description:
-      "Changes a site's name, subdomain, locales, assistant, theme (see list_themes) or menu (navigation: pages by path in order, hidden pages, children one level deep, links with url and label); status offline takes a live site down, live brings it back (it needs a succeeded build).",
+      "Changes a site's name, subdomain, locales, assistant, theme (see list_themes), logo (logo_media_id: an image of the media library, null removes it) or menu (navigation: pages by path in order, hidden pages, children one level deep, links with url and label); status offline takes a live site down, live brings it back (it needs a succeeded build).",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'mcp:tools',
     access: 'write',
@@ -186,6 +187,7 @@ export const siteTools = [
         locales: Type.Optional(Type.Array(Locale, { minItems: 1, maxItems: 3 })),
         assistant: Type.Optional(AssistantPatch),
         theme: Type.Optional(ThemeInput),
+        logo_media_id: SitePatch.properties.logo_media_id,
         navigation: Type.Optional(Navigation),
       },
       strict,
