@@ -197,7 +197,7 @@ async function paymentOverdue(app: FastifyInstance, accountId: string): Promise<
 
 /** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */
 function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }): string | undefined {
-  if (refusal.code === 'role_required' && request.person) return roleRefusal(request.person.role, neededRole(request))
+  if (refusal.code === 'role_required' && request.person) return roleRefusal(request.t, request.person.role, neededRole(request))
   if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return plainPlanWords(refusal.detail)
   return undefined
 }

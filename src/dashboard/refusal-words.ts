@@ -1,7 +1,7 @@
 import { addOnTerms, planEntitlements } from '../domain/accounts/entitlements.ts'
 import type { Role } from '../domain/accounts/members.ts'
 import { ADD_ONS, PLANS, type AddOnId, type Plan } from '../domain/accounts/plans.ts'
-import { A_ROLE } from '../frame/roles.ts'
+import type { Translator } from '../domain/i18n/translator.ts'
 
 /**
  * Refusals in the words of the dashboard's people. The registry's messages are the API's (their
@@ -9,10 +9,9 @@ import { A_ROLE } from '../frame/roles.ts'
  * dashboard shows the same refusal with the price list's names and without the ids.
  */
 
-/** 403 role_required as the person reads it: their role, who may, and whom to ask. */
-export function roleRefusal(role: Role, needed: Role): string {
-  const who = needed === 'owner' ? 'an owner' : 'an editor or an owner'
-  return `You are ${A_ROLE[role]} of this account; only ${who} can do this. Ask an owner if you need your role changed.`
+/** 403 role_required as the person reads it, in the page's language: their role, who may, and whom to ask. */
+export function roleRefusal(t: Translator, role: Role, needed: Role): string {
+  return t.t('refusal.role', { role, needed })
 }
 
 /** The add-ons counted in units, and what one unit is. */

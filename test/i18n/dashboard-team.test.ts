@@ -68,6 +68,12 @@ describe('the team pages and mails in German and French', async () => {
     const joined = await invitee.submit(wrong, { code })
     expect(joined.location).toBe('/app?done=joined')
     expect((await invitee.follow(joined)).$('.notice').text()).toBe('Vous avez rejoint le compte. Bienvenue !')
+    // An editor is refused the Team page in their words.
+    const refused = await invitee.get('/app/members')
+    expect(refused.status).toBe(403)
+    expect(refused.$('h1').text()).toBe('Action non autorisée')
+    expect(refused.$('.error').text()).toContain('Vous êtes éditeur de ce compte ; seul un propriétaire peut faire cela.')
+    expectNoEnglish(refused.$('body').text(), 'refusal.')
 
     // A used link says so in the reader's language.
     const again = await new Browser(base, { headers: { 'accept-language': 'de' } }).get(new URL(link).pathname + new URL(link).search)

@@ -970,6 +970,9 @@ export const de: Record<MessageKey, string> = {
   'mail.visits.top': '- Meistbesuchte Seite: {path} ({views, plural, one {# Aufruf} other {# Aufrufe}})',
   'mail.visits.link': 'Statistik Ihrer Website: {url}',
 
+  'refusal.role':
+    '{role, select, owner {Sie sind Inhaber dieses Kontos} editor {Sie haben in diesem Konto Bearbeitungsrechte} other {Sie haben in diesem Konto nur Leserechte}}; das darf nur {needed, select, owner {ein Inhaber} other {jemand mit Bearbeitungsrechten oder ein Inhaber}}. Bitten Sie einen Inhaber, Ihre Rolle zu ändern, wenn Sie das brauchen.',
+
   'nav.label': 'Bereiche des Dashboards',
   'nav.overview': 'Übersicht',
   'nav.sites': 'Websites',

@@ -944,6 +944,9 @@ export const en = {
   'mail.visits.top': '- Most viewed page: {path} ({views, plural, one {# view} other {# views}})',
   'mail.visits.link': 'Statistics of your site: {url}',
 
+  'refusal.role':
+    'You are {role, select, owner {an owner} editor {an editor} other {a viewer}} of this account; only {needed, select, owner {an owner} other {an editor or an owner}} can do this. Ask an owner if you need your role changed.',
+
   'nav.label': 'Dashboard sections',
   'nav.overview': 'Overview',
   'nav.sites': 'Sites',

@@ -970,6 +970,9 @@ export const fr: Record<MessageKey, string> = {
   'mail.visits.top': '- Page la plus vue : {path} ({views, plural, one {# vue} other {# vues}})',
   'mail.visits.link': 'Statistiques de votre site : {url}',
 
+  'refusal.role':
+    '{role, select, owner {Vous êtes propriétaire de ce compte} editor {Vous êtes éditeur de ce compte} other {Vous avez un accès en lecture seule à ce compte}} ; seul {needed, select, owner {un propriétaire} other {un éditeur ou un propriétaire}} peut faire cela. Demandez à un propriétaire de changer votre rôle si vous en avez besoin.',
+
   'nav.label': 'Rubriques du tableau de bord',
   'nav.overview': 'Accueil',
   'nav.sites': 'Sites',
