@@ -24,6 +24,7 @@ import { exportExpireJob, exportJob } from './domain/your-data/archive.ts'
 import { eraseJob } from './domain/your-data/deletion.ts'
 import { removeAccountFiles } from './domain/media/media.ts'
 import { webmentionJob } from './sites/webmention.ts'
+import { notificationJobs } from './domain/notifications/deliver.ts'
 
 /**
  * The jobs plugin: every background job is defined here, on the one runner every instance runs
@@ -73,6 +74,8 @@ export default async function jobs(app: FastifyInstance) {
     statsPurgeJob(db),
     mediaPurgeJob(db, app.mediaStorage),
     weeklySummaryJob({ db, mailer, keyring, log, baseUrl: config.BASE_URL }),
+    // Mail to owners and editors when visitors write (DESIGN.md 17): at once, or in a daily digest.
+    ...notificationJobs({ db, keyring, mailer, log, baseUrl: config.BASE_URL }),
     exportJob({ db, keyring, mailer, log, config, storage: app.mediaStorage, sharedFile: staticAsset }),
     exportExpireJob(db),
     // The erase cancels the subscription at Stripe and removes the media kept in object storage first.

@@ -29,6 +29,7 @@ import mediaSection from './sections/media.ts'
 import statsSection from './sections/stats.ts'
 import tokensSection from './sections/tokens.ts'
 import webhooksSection from './sections/webhooks.ts'
+import notificationsSection from './sections/notifications.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -180,7 +181,7 @@ export default async function dashboardPages(app: FastifyInstance) {
   ])
     await app.register(section)
   // Every member manages their own API tokens (an owner everyone's), a viewer included.
-  await app.register(withRole('viewer', [tokensSection]))
+  await app.register(withRole('viewer', [tokensSection, notificationsSection]))
   await app.register(withRole('owner', [webhooksSection, membersSection, auditLogSection, yourDataSection]))
 }
 

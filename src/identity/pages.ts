@@ -10,6 +10,7 @@ import invitationRoutes from './invitations.ts'
 import languageRoutes from './language.ts'
 import signInRoutes from './sign-in.ts'
 import type { EmailHasher } from './users.ts'
+import unsubscribeRoutes from './unsubscribe.ts'
 import verifyRoutes from './verify.ts'
 import webSession from './web-session.ts'
 
@@ -32,4 +33,5 @@ export default async function pageRoutes(app: FastifyInstance, options: { emailH
   await app.register(invitationRoutes, options)
   await app.register(verifyRoutes, options)
   await app.register(authorizeRoutes)
+  await app.register(unsubscribeRoutes)
 }

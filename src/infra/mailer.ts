@@ -10,6 +10,8 @@ export interface Mail {
   to: string
   subject: string
   text: string
+  /** Extra header fields (List-Unsubscribe of a notification); the outbox does not keep them. */
+  headers?: Record<string, string>
 }
 
 export interface Mailer {
@@ -43,7 +45,13 @@ export function createMailer({ config, db, keyring, log }: MailerOptions): Maile
     return {
       transport: 'smtp',
       async send(mail) {
-        const info = await transporter.sendMail({ from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text })
+        const info = await transporter.sendMail({
+          from: config.MAIL_FROM,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          ...(mail.headers ? { headers: mail.headers } : {}),
+        })
         log.info({ messageId: info.messageId, subject: mail.subject }, 'mail sent')
       },
     }

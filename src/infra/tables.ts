@@ -857,6 +857,36 @@ export interface StatsItemsTable {
   visitors: ColumnType<string, number | undefined, number>
 }
 
+export type NoticeKind = 'contact_form' | 'assistant_lead' | 'handoff'
+export type NoticeDelivery = 'instant' | 'digest' | 'none'
+
+/** What visitors sent that the account's people hear of (migration notifications); no personal data of its own. */
+export interface NoticesTable {
+  id: string
+  account_id: string
+  site_id: string
+  kind: NoticeKind
+  lead_id: string | null
+  session_id: string | null
+  created_at: CreatedAt
+}
+
+/** A person's choice per account and kind; no row: at once. */
+export interface NotificationSettingsTable {
+  user_id: string
+  account_id: string
+  kind: NoticeKind
+  delivery: NoticeDelivery
+  digest_since: NullableTimestamp
+  unsubscribed_at: NullableTimestamp
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface NotificationTables {
+  notices: NoticesTable
+  notification_settings: NotificationSettingsTable
+}
+
 export interface StatsTables {
   stats_salts: StatsSaltsTable
   stats_seen: StatsSeenTable
@@ -932,4 +962,5 @@ export interface Database
     HostedSiteTables,
     McpTables,
     EventTables,
-    StatsTables {}
+    StatsTables,
+    NotificationTables {}

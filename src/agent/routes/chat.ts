@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { nextHandoffState } from '../../domain/leads/handoff.ts'
+import { recordNotice } from '../../domain/notifications/notices.ts'
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { createLimiter } from '../../infra/rate-limit/budgets.ts'
@@ -32,6 +33,7 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
   const { db, keyring, config } = app
   const sessions = new SessionCache()
   const limitSession = createLimiter(app, 'agent.turns')
+  const notice = handoffNotifier(db, app.log)
 
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/chat',
@@ -75,10 +77,10 @@ export default async function chatRoute(app: FastifyInstance, deps: AgentDeps) {
       // Step 3: store it. Stored answers are serialized JSON already, so the schema's serializer is bypassed.
       const send = (json: string) => (reply as FastifyReply).type('application/json; charset=utf-8').send(json)
       if (deps.responder.immediate) {
-        const stored = await storeAtOnce(db, keyring, loader, session, compose)
+        const stored = await storeAtOnce(db, keyring, loader, session, compose, notice)
         if (stored !== undefined) return send(stored)
       }
-      return send(await storeUnderClaim(db, keyring, loader, compose, turn))
+      return send(await storeUnderClaim(db, keyring, loader, compose, turn, notice))
     },
   )
 }
@@ -178,12 +180,16 @@ async function storeAtOnce(
   loader: SessionLoader,
   session: SessionContext,
   compose: (view: SessionContext) => Promise<TurnRecord>,
+  notice: HandoffNotice,
 ): Promise<string | undefined> {
   let view = session
   for (let attempt = 0; attempt < 2; attempt++) {
     const record = await compose(view)
     const outcome = await recordFinishedTurn(db, keyring, record, { handoff: view.handoff, siteSettings: view.siteSettings })
-    if (outcome === 'stored') return record.response
+    if (outcome === 'stored') {
+      await notice(view, record)
+      return record.response
+    }
     if (outcome === 'exists') return undefined
     // The session changed under the answer (handoff moved, site settings edited, session erased): read it again.
     view = await loader.reload()
@@ -201,6 +207,7 @@ async function storeUnderClaim(
   loader: SessionLoader,
   compose: (view: SessionContext) => Promise<TurnRecord>,
   turn: TurnRequest,
+  notice: HandoffNotice,
 ): Promise<string> {
   const { session_id: sessionId, turn_id: turnId } = turn.body
   const claim = await claimTurn(db, sessionId, turnId, turn.hash)
@@ -209,13 +216,37 @@ async function storeUnderClaim(
   if (claim.kind === 'in-progress') throw turnInProgress(claim.retryAfterSeconds)
   if (claim.kind === 'done') return claim.response
 
-  const record = { ...(await compose(await loader.latest())), owner: claim.owner }
-  if ((await completeTurn(db, keyring, record)) !== undefined) return record.response
+  const view = await loader.latest()
+  const record = { ...(await compose(view)), owner: claim.owner }
+  const handoff = await completeTurn(db, keyring, record)
+  if (handoff !== undefined) {
+    if (handoff === 'requested') await notice(view, record)
+    return record.response
+  }
   // Our lease ran out and another process took the turn: answer what it stored, or ask to retry.
   const other = await storedResponse(db, sessionId, turnId)
   if (other === undefined) throw turnInProgress(1)
   return other
 }
+
+/**
+ * The account's people hear by mail that a visitor asks for a person (DESIGN.md 17), when this
+ * turn moved the conversation to requested. The turn is stored by then (one prepared statement),
+ * so the notice follows it; should recording it fail, the visitor still gets the answer and the
+ * request stays in the dashboard's queue.
+ */
+function handoffNotifier(db: Db, log: FastifyBaseLogger): HandoffNotice {
+  return async (view, record) => {
+    if (!record.requestHandoff || nextHandoffState(view.handoff, 'visitor_requested') === undefined) return
+    try {
+      await recordNotice(db, { siteId: view.siteId, kind: 'handoff', sessionId: view.id })
+    } catch (error) {
+      log.warn({ err: error, session: view.id }, 'the notice of a request for a person could not be recorded')
+    }
+  }
+}
+
+type HandoffNotice = (view: SessionContext, record: TurnRecord) => Promise<void>
 
 const assistantOf = (view: SessionContext) => liveAssistant({ status: view.siteStatus, settings: view.siteSettings })
 

@@ -7,6 +7,7 @@ import type { Locale } from '../locales.ts'
 import { withTransaction } from '../transaction.ts'
 import { countConversion } from '../stats/tally.ts'
 import type { Paging } from '../paging.ts'
+import { noticeKindOf, recordNotice } from '../notifications/notices.ts'
 
 export interface NewLead {
   siteId: string
@@ -80,6 +81,8 @@ export async function insertLead(db: Db, keyring: Keyring, lead: NewLead): Promi
       .returning('id')
       .executeTakeFirst()
     if (row) await countConversion(trx, lead.siteId)
+    // The account's people hear of it by mail, sent by a job once this commits.
+    if (row) await recordNotice(trx, { siteId: lead.siteId, kind: noticeKindOf(lead.source), leadId: row.id })
     if (row)
       await recordLeadReceived(trx, keyring, {
         id: row.id,
