@@ -157,7 +157,7 @@ export function shownOnce(t: Translator, title: string, secret: string, note?: s
   return html`<section class="card" aria-labelledby="secret-h"><h2 id="secret-h">${title}</h2>
 <p>${t.t('layout.shownOnce')}${note ? html` ${note}` : ''}</p>
 <output class="secret" id="secret">${secret}</output>
-<button type="button" class="secondary" id="copy" hidden>${t.t('layout.copy')}</button>
+<button type="button" class="secondary" id="copy" data-copied="${t.t('layout.copied')}" hidden>${t.t('layout.copy')}</button>
 <script src="/app/copy.js" defer></script>
 </section>`
 }

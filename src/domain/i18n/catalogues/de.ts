@@ -996,6 +996,7 @@ export const de: Record<MessageKey, string> = {
   'layout.paymentOverdue':
     'Die letzte Zahlung für Ihren Tarif ist nicht durchgegangen. Ihr Tarif bleibt bestehen, während die Karte erneut belastet wird; {owner, select, yes {<link>aktualisieren Sie die Karte auf der Abrechnungsseite</link>} other {ein Inhaber des Kontos kann die Karte aktualisieren}}, damit das Konto nicht auf den kostenlosen Tarif zurückfällt.',
   'layout.copy': 'Kopieren',
+  'layout.copied': 'Kopiert',
   'layout.shownOnce': 'Kopieren Sie ihn jetzt: Er wird nur einmal angezeigt.',
   'common.none': '–',
 

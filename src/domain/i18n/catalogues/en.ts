@@ -970,6 +970,7 @@ export const en = {
   'layout.paymentOverdue':
     'The last payment for your plan did not go through. Your plan stays while the card is tried again; {owner, select, yes {<link>update the card on the billing page</link>} other {an owner of the account can update the card}} so that it does not fall back to the free plan.',
   'layout.copy': 'Copy',
+  'layout.copied': 'Copied',
   'layout.shownOnce': 'Copy it now: it is shown only once.',
   'common.none': '–',
 

@@ -996,6 +996,7 @@ export const fr: Record<MessageKey, string> = {
   'layout.paymentOverdue':
     'Le dernier paiement de votre offre n’est pas passé. Votre offre reste active pendant que nous réessayons la carte ; {owner, select, yes {<link>mettez la carte à jour sur la page de facturation</link>} other {un propriétaire du compte peut mettre la carte à jour}} pour que le compte ne repasse pas à l’offre gratuite.',
   'layout.copy': 'Copier',
+  'layout.copied': 'Copié',
   'layout.shownOnce': 'Copiez-le maintenant : il ne s’affiche qu’une seule fois.',
   'common.none': '–',
 
