@@ -1,3 +1,4 @@
+import type { Translator } from '../../domain/i18n/translator.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 
 export interface DayFigures {
@@ -20,15 +21,14 @@ function roundCeiling(n: number): number {
   return 10 * magnitude
 }
 
-export const count = (n: number) => n.toLocaleString('en')
-
 /**
  * Visitors and page views per day as a bar chart in SVG, drawn on the server (no script): one
  * pale bar of page views per day with the day's visitors in a dark bar over it, oldest left. It
  * reads without seeing it: its title names the span, its description the totals and the busiest
  * day, and the page offers every day as a table beside it.
  */
-export function visitorsChart(days: readonly DayFigures[], title: string): SafeHtml {
+export function visitorsChart(t: Translator, days: readonly DayFigures[], title: string): SafeHtml {
+  const count = (n: number) => t.number(n)
   const innerW = WIDTH - PAD.left - PAD.right
   const innerH = HEIGHT - PAD.top - PAD.bottom
   const top = roundCeiling(Math.max(0, ...days.map((d) => d.pageviews)))
@@ -42,8 +42,15 @@ export function visitorsChart(days: readonly DayFigures[], title: string): SafeH
   const busiest = days.reduce<DayFigures | undefined>((best, d) => (d.visitors > (best?.visitors ?? 0) ? d : best), undefined)
   const description =
     visitors === 0 && pageviews === 0
-      ? 'No visits were counted on these days.'
-      : `${count(visitors)} visitors and ${count(pageviews)} page views in all${busiest ? `; the busiest day was ${busiest.date} with ${count(busiest.visitors)} visitors` : ''}. The table below gives every day.`
+      ? t.t('stats.chart.none')
+      : busiest
+        ? t.t('stats.chart.busiest', {
+            visitors: count(visitors),
+            pageviews: count(pageviews),
+            day: busiest.date,
+            most: count(busiest.visitors),
+          })
+        : t.t('stats.chart.totals', { visitors: count(visitors), pageviews: count(pageviews) })
   const labelled = days.length <= 7 ? days.map((_, i) => i) : [0, Math.floor((days.length - 1) / 2), days.length - 1]
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="visits-title visits-desc" class="chart" style="max-width:${WIDTH}px;height:auto">
 <title id="visits-title">${title}</title><desc id="visits-desc">${description}</desc>

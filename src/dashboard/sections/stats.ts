@@ -4,13 +4,14 @@ import { Type } from 'typebox'
 import { planEntitlements } from '../../domain/accounts/entitlements.ts'
 import type { SiteRecord } from '../../domain/sites/sites.ts'
 import { accountSiteTotals, addDays, conversionRate, siteStats, type SiteStatsDetail } from '../../domain/stats/report.ts'
-import { retentionText } from '../../domain/stats/retention.ts'
 import { errors } from '../../errors.ts'
 import { html, raw, type SafeHtml } from '../../infra/html.ts'
 import { csvTable } from '../csv.ts'
 import { dataTable } from '../layout.ts'
+import type { Translator } from '../../domain/i18n/translator.ts'
+import { errorLine } from './editor/form.ts'
 import { crumbs, ownSite, SiteParams } from './editor/context.ts'
-import { count, PAGEVIEW_COLOUR, VISITOR_COLOUR, visitorsChart } from './stats-chart.ts'
+import { PAGEVIEW_COLOUR, VISITOR_COLOUR, visitorsChart } from './stats-chart.ts'
 import weeklyMailRoute, { weeklyMailCard } from './weekly-mail.ts'
 
 /** The spans a person picks from (DESIGN.md 18): the last 7, 30 or 90 days, today (UTC) included. */
@@ -31,8 +32,6 @@ const CsvQuery = Type.Object(
   { additionalProperties: false },
 )
 
-const PERIOD_PROBLEM = 'Choose the last 7, 30 or 90 days.'
-
 /** The period a query names: one of PERIODS, 30 without one, undefined for anything else. */
 function periodOf(days: string | undefined): Period | undefined {
   if (days === undefined || days === '') return DEFAULT_PERIOD
@@ -45,10 +44,10 @@ function spanOf(days: Period, now = Date.now()): { from: string; to: string } {
   return { from: addDays(to, -(days - 1)), to }
 }
 
-const DEVICE_WORDS: Record<string, string> = { desktop: 'Computer', mobile: 'Phone', tablet: 'Tablet' }
-const CAMPAIGN_WORDS = { utm_source: 'Source', utm_medium: 'Medium', utm_campaign: 'Campaign' } as const
-
-const share = (part: number, whole: number) => (whole === 0 ? '–' : `${Math.round((part / whole) * 100)}%`)
+/** A part of a whole in per cent, as the page's language writes it ("13%", "13 %"); a dash for no whole. */
+const share = (t: Translator, part: number, whole: number) =>
+  whole === 0 ? '–' : t.t('stats.percent', { rate: Math.round((part / whole) * 100) })
+const srOnly = (words: SafeHtml) => html`<span class="sr-only">${words}</span>`
 
 // The page's own layout: the totals side by side, the chart's legend, a CSV link under each list.
 const STYLE = raw(`<style>.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.75rem;margin:0}
@@ -58,6 +57,7 @@ const STYLE = raw(`<style>.figures{display:grid;grid-template-columns:repeat(aut
 
 /** A list of the page: its first rows as a table (or a line saying there is nothing), and its CSV download. */
 function listSection(
+  t: Translator,
   id: string,
   title: string,
   /** The table's own name: the section around it is a region named by its heading already. */
@@ -69,94 +69,117 @@ function listSection(
 ): SafeHtml {
   return html`<section class="card" aria-labelledby="${id}-h"><h2 id="${id}-h">${title}</h2>
 ${rows.length === 0 ? html`<p>${empty}</p>` : dataTable(tableLabel, columns, rows.slice(0, SHOWN))}
-${rows.length > SHOWN ? html`<p class="muted">The ${SHOWN} first of ${rows.length} are shown; the CSV file has them all.</p>` : ''}
-${rows.length === 0 ? '' : html`<p><a href="${csvHref}" download>Download ${title.toLowerCase()} as CSV<span class="sr-only"> (a spreadsheet file)</span></a></p>`}
+${rows.length > SHOWN ? html`<p class="muted">${t.t('stats.firstShown', { shown: SHOWN, all: rows.length })}</p>` : ''}
+${rows.length === 0 ? '' : html`<p><a href="${csvHref}" download>${t.rich('stats.download', { what: t.lang === 'de' ? title : title.toLowerCase() }, { hidden: srOnly })}</a></p>`}
 </section>`
 }
 
-function periodForm(site: SiteRecord, chosen: string, problem?: string): SafeHtml {
+function periodForm(t: Translator, site: SiteRecord, chosen: string, problem?: string): SafeHtml {
   return html`<form method="get" action="/app/sites/${site.id}/stats" class="period">
-<div class="field${problem ? ' invalid' : ''}"><label for="days">Period</label>
-${problem ? html`<p class="field-error" id="days-error"><span class="sr-only">Error: </span>${problem}</p>` : ''}
-<select id="days" name="days"${problem ? html` aria-invalid="true" aria-describedby="days-error"` : ''}>${PERIODS.map((p) => html`<option value="${p}"${String(p) === chosen ? ' selected' : ''}>Last ${p} days</option>`)}</select></div>
-<button type="submit" class="secondary">Show</button>
+<div class="field${problem ? ' invalid' : ''}"><label for="days">${t.t('stats.period')}</label>
+${problem ? errorLine('days', problem, t) : ''}
+<select id="days" name="days"${problem ? html` aria-invalid="true" aria-describedby="days-error"` : ''}>${PERIODS.map((p) => html`<option value="${p}"${String(p) === chosen ? ' selected' : ''}>${t.t('stats.lastDays', { days: p })}</option>`)}</select></div>
+<button type="submit" class="secondary">${t.t('stats.show')}</button>
 </form>`
 }
 
-function statsBody(site: SiteRecord, days: Period, stats: SiteStatsDetail, retentionDays: number): SafeHtml {
+/**
+ * The figures of a site's statistics. Its days are UTC days, named as the CSV files name them
+ * (2026-11-28), in every language.
+ */
+function statsBody(t: Translator, site: SiteRecord, days: Period, stats: SiteStatsDetail, retentionDays: number): SafeHtml {
+  const count = (n: number) => t.number(n)
+  const csvLink = (href: string, what: string) =>
+    html`<p><a href="${href}" download>${t.rich('stats.download', { what }, { hidden: srOnly })}</a></p>`
   const csv = (table: TableName) => `/app/sites/${site.id}/stats.csv?days=${days}&table=${table}`
   const { totals } = stats
   const rate = conversionRate(totals)
   const keptFrom = addDays(stats.to, -(retentionDays - 1))
   const deviceShare = (n: number) =>
     share(
+      t,
       n,
       stats.devices.reduce((sum, d) => sum + d.visitors, 0),
     )
-  return html`<p class="muted">From ${stats.from} to ${stats.to} (UTC days). Visitors are counted per day: someone who comes on two days counts twice.</p>
-${keptFrom > stats.from ? html`<p class="notice" role="note">Your plan keeps statistics for ${retentionText(retentionDays)}: days before ${keptFrom} show nothing. <a href="/app/billing">Plans that keep them longer</a>.</p>` : ''}
-<section class="card" aria-labelledby="totals-h"><h2 id="totals-h">In all</h2>
-<dl class="figures"><div><dt>Visitors</dt><dd>${count(totals.visitors)}</dd></div><div><dt>Page views</dt><dd>${count(totals.pageviews)}</dd></div><div><dt>Messages and leads</dt><dd>${count(totals.conversions)}</dd></div><div><dt>Conversion rate</dt><dd>${rate === null ? '–' : `${rate}%`}</dd></div></dl>
-<p class="muted">Messages and leads are the contact-form messages and the sales assistant's leads; the conversion rate is how many of them came per hundred visitors.</p>
+  const [visitorsWord, viewsWord, messagesWord] = [t.t('stats.visitors'), t.t('stats.pageviews'), t.t('stats.messages')]
+  return html`<p class="muted">${t.t('stats.span', { from: stats.from, to: stats.to })}</p>
+${keptFrom > stats.from ? html`<p class="notice" role="note">${t.rich('stats.retention', { days: retentionDays, months: Math.round(retentionDays / 30.44), long: retentionDays < 60 ? 'no' : 'yes', from: keptFrom }, { link: (words) => html`<a href="/app/billing">${words}</a>` })}</p>` : ''}
+<section class="card" aria-labelledby="totals-h"><h2 id="totals-h">${t.t('stats.inAll')}</h2>
+<dl class="figures"><div><dt>${visitorsWord}</dt><dd>${count(totals.visitors)}</dd></div><div><dt>${viewsWord}</dt><dd>${count(totals.pageviews)}</dd></div><div><dt>${messagesWord}</dt><dd>${count(totals.conversions)}</dd></div><div><dt>${t.t('stats.rate')}</dt><dd>${rate === null ? '–' : t.t('stats.percent', { rate })}</dd></div></dl>
+<p class="muted">${t.t('stats.rate.hint')}</p>
 </section>
-<section class="card" aria-labelledby="days-h"><h2 id="days-h">Visitors per day</h2>
-<ul class="legend" aria-hidden="true"><li><span class="swatch" style="background:${VISITOR_COLOUR}"></span>Visitors</li><li><span class="swatch" style="background:${PAGEVIEW_COLOUR}"></span>Page views</li></ul>
-${visitorsChart(stats.days, `Visitors and page views per day, last ${days} days`)}
-<details><summary>Every day as a table</summary>
+<section class="card" aria-labelledby="days-h"><h2 id="days-h">${t.t('stats.perDay')}</h2>
+<ul class="legend" aria-hidden="true"><li><span class="swatch" style="background:${VISITOR_COLOUR}"></span>${visitorsWord}</li><li><span class="swatch" style="background:${PAGEVIEW_COLOUR}"></span>${viewsWord}</li></ul>
+${visitorsChart(t, stats.days, t.t('stats.chart.title', { days }))}
+<details><summary>${t.t('stats.everyDay')}</summary>
 ${dataTable(
-  'Every day: visitors, page views, messages',
-  ['Day', 'Visitors', 'Page views', 'Messages and leads'],
+  t.t('stats.everyDay.table'),
+  [t.t('stats.col.day'), visitorsWord, viewsWord, messagesWord],
   [...stats.days.keys()]
     .reverse()
-    .map((i) => [stats.days[i]!.date, stats.days[i]!.visitors, stats.days[i]!.pageviews, stats.conversionsByDay[i] ?? 0]),
+    .map((i) => [
+      stats.days[i]!.date,
+      count(stats.days[i]!.visitors),
+      count(stats.days[i]!.pageviews),
+      count(stats.conversionsByDay[i] ?? 0),
+    ]),
 )}
 </details>
-<p><a href="${csv('days')}" download>Download visitors per day as CSV<span class="sr-only"> (a spreadsheet file)</span></a></p>
+${csvLink(csv('days'), t.t('stats.perDay.csv'))}
 </section>
 ${listSection(
+  t,
   'pages',
-  'Top pages',
-  'Pages by views',
+  t.t('stats.pages'),
+  t.t('stats.pages.table'),
   csv('pages'),
-  ['Page', 'Page views', 'Visitors'],
-  stats.pages.map((p) => [html`<code class="long">${p.path}</code>`, p.pageviews, p.visitors]),
-  'No page was viewed on these days.',
+  [t.t('stats.col.page'), viewsWord, visitorsWord],
+  stats.pages.map((p) => [html`<code class="long">${p.path}</code>`, count(p.pageviews), count(p.visitors)]),
+  t.t('stats.pages.none'),
 )}
 ${listSection(
+  t,
   'referrers',
-  'Referrers',
-  'Referrers by visitors',
+  t.t('stats.referrers'),
+  t.t('stats.referrers.table'),
   csv('referrers'),
-  ['Came from', 'Visitors'],
-  stats.referrers.map((r) => [r.host, r.visitors]),
-  'No visitor came from another site on these days (visitors who typed the address or used a bookmark are not listed here).',
+  [t.t('stats.col.cameFrom'), visitorsWord],
+  stats.referrers.map((r) => [r.host, count(r.visitors)]),
+  t.t('stats.referrers.none'),
 )}
 ${listSection(
+  t,
   'devices',
-  'Devices',
-  'Devices by visitors',
+  t.t('stats.devices'),
+  t.t('stats.devices.table'),
   csv('devices'),
-  ['Device', 'Visitors', 'Share'],
-  stats.devices.map((d) => [DEVICE_WORDS[d.kind] ?? d.kind, d.visitors, deviceShare(d.visitors)]),
-  'No visits on these days.',
+  [t.t('stats.col.device'), visitorsWord, t.t('stats.col.share')],
+  stats.devices.map((d) => [
+    d.kind === 'desktop' || d.kind === 'mobile' || d.kind === 'tablet' ? t.t(`stats.device.${d.kind}`) : d.kind,
+    count(d.visitors),
+    deviceShare(d.visitors),
+  ]),
+  t.t('stats.noVisits'),
 )}
 ${listSection(
+  t,
   'browsers',
-  'Browsers',
-  'Browsers by visitors',
+  t.t('stats.browsers'),
+  t.t('stats.browsers.table'),
   csv('browsers'),
-  ['Browser', 'Visitors'],
-  stats.browsers.map((b) => [b.name, b.visitors]),
-  'No visits on these days.',
+  [t.t('stats.col.browser'), visitorsWord],
+  stats.browsers.map((b) => [b.name, count(b.visitors)]),
+  t.t('stats.noVisits'),
 )}
 ${listSection(
+  t,
   'campaigns',
-  'Campaigns',
-  'Campaign links by visitors',
+  t.t('stats.campaigns'),
+  t.t('stats.campaigns.table'),
   csv('campaigns'),
-  ['Kind', 'Value', 'Visitors', 'Page views'],
-  stats.campaigns.map((c) => [CAMPAIGN_WORDS[c.kind], c.value, c.visitors, c.pageviews]),
-  'No visitor came by a link with utm_source, utm_medium or utm_campaign on these days.',
+  [t.t('stats.col.kind'), t.t('stats.col.value'), visitorsWord, viewsWord],
+  stats.campaigns.map((c) => [t.t(`stats.campaign.${c.kind}`), c.value, count(c.visitors), count(c.pageviews)]),
+  t.t('stats.campaigns.none'),
 )}`
 }
 
@@ -209,23 +232,29 @@ export default async function statsSection(app: FastifyInstance) {
     '/stats',
     { config: { operation: 'dashboard.stats.list' }, schema: { hide: true, querystring: PeriodQuery } },
     async (request, reply) => {
+      const { t } = request
       const days = periodOf(request.query.days)
-      if (!days) throw new errors.validationFailed(PERIOD_PROBLEM)
+      if (!days) throw new errors.validationFailed(t.t('stats.periodProblem'))
       const span = spanOf(days)
       const sites = await accountSiteTotals(app.db, request.person.accountId, span.from, span.to)
-      const body = html`<p>Visitors of your sites in the last ${days} days, counted without cookies (from ${span.from} to ${span.to}, UTC). Open a site for its pages, referrers and devices.</p>
+      const body = html`<p>${t.t('stats.overview.intro', { days, from: span.from, to: span.to })}</p>
 ${
   sites.length === 0
-    ? html`<p>No sites yet.</p>`
+    ? html`<p>${t.t('sites.none')}</p>`
     : dataTable(
-        'Your sites',
-        ['Site', 'Visitors', 'Page views', 'Messages and leads'],
-        sites.map((s) => [html`<a href="/app/sites/${s.siteId}/stats?days=${days}">${s.name}</a>`, s.visitors, s.pageviews, s.conversions]),
+        t.t('sites.table'),
+        [t.t('stats.col.site'), t.t('stats.visitors'), t.t('stats.pageviews'), t.t('stats.messages')],
+        sites.map((s) => [
+          html`<a href="/app/sites/${s.siteId}/stats?days=${days}">${s.name}</a>`,
+          t.number(s.visitors),
+          t.number(s.pageviews),
+          t.number(s.conversions),
+        ]),
       )
 }
-<p>${PERIODS.map((p) => (p === days ? html`<strong>Last ${p} days</strong> ` : html`<a href="/app/stats?days=${p}">Last ${p} days</a> `))}</p>
+<p>${PERIODS.map((p) => (p === days ? html`<strong>${t.t('stats.lastDays', { days: p })}</strong> ` : html`<a href="/app/stats?days=${p}">${t.t('stats.lastDays', { days: p })}</a> `))}</p>
 ${await weeklyMailCard(app, reply)}`
-      return reply.page('Statistics', 'stats', body)
+      return reply.page(t.t('nav.statistics'), 'stats', body)
     },
   )
 
@@ -245,9 +274,9 @@ ${await weeklyMailCard(app, reply)}`
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
       const days = periodOf(request.query.days)
-      if (!days) throw new errors.validationFailed(PERIOD_PROBLEM)
+      if (!days) throw new errors.validationFailed(request.t.t('stats.periodProblem'))
       const table = TABLES.find((t) => t === (request.query.table ?? 'days'))
-      if (!table) throw new errors.validationFailed(`Choose one of the lists: ${TABLES.join(', ')}.`)
+      if (!table) throw new errors.validationFailed(request.t.t('stats.tableProblem', { tables: TABLES.join(', ') }))
       const span = spanOf(days)
       const stats = await siteStats(app.db, site.id, span.from, span.to)
       const name = `${site.slug ?? site.id}-${table}-${span.from}-${span.to}.csv`
@@ -263,17 +292,20 @@ async function render(app: FastifyInstance, reply: FastifyReply, site: SiteRecor
   const span = spanOf(days)
   const stats = await siteStats(app.db, site.id, span.from, span.to)
   const retention = planEntitlements(reply.request.person.plan).statsRetentionDays
-  const body = html`${STYLE}${crumbs(reply.request.t, [[site.name, `/app/sites/${site.id}`], [reply.request.t.t('nav.statistics')]])}
-<p>Counted by the server that serves your site, without cookies or scripts, so your visitors are asked for no consent. Visits of bots and of your own previews are left out.</p>
-${periodForm(site, String(days))}
-${statsBody(site, days, stats, retention)}`
-  return reply.page(`Statistics of ${site.name}`, 'stats', body)
+  const { t } = reply.request
+  const body = html`${STYLE}${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('nav.statistics')]])}
+<p>${t.t('stats.site.intro')}</p>
+${periodForm(t, site, String(days))}
+${statsBody(t, site, days, stats, retention)}`
+  return reply.page(t.t('stats.site.title', { name: site.name }), 'stats', body)
 }
 
 /** A period the page does not offer (an address typed or edited by hand): 400, the form with the problem beside the field. */
 function refusePeriod(reply: FastifyReply, site: SiteRecord, typed: string) {
   reply.code(400)
-  const body = html`${STYLE}${crumbs(reply.request.t, [[site.name, `/app/sites/${site.id}`], [reply.request.t.t('nav.statistics')]])}
-${periodForm(site, typed, PERIOD_PROBLEM)}`
-  return reply.page(`Statistics of ${site.name}`, 'stats', body, { error: `No statistics shown: ${PERIOD_PROBLEM}` })
+  const { t } = reply.request
+  const problem = t.t('stats.periodProblem')
+  const body = html`${STYLE}${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('nav.statistics')]])}
+${periodForm(t, site, typed, problem)}`
+  return reply.page(t.t('stats.site.title', { name: site.name }), 'stats', body, { error: t.t('stats.noneShown', { problem }) })
 }

@@ -6,7 +6,8 @@ import type { Database } from '../../infra/tables.ts'
 import { enqueueJob, type NamedJob } from '../../infra/jobs.ts'
 import type { Mailer } from '../../infra/mailer.ts'
 import { planEntitlements } from '../accounts/entitlements.ts'
-import { accountEmail } from '../accounts/members.ts'
+import { accountRecipient } from '../accounts/members.ts'
+import { chooseLanguage, translator } from '../i18n/translator.ts'
 import { PLANS, type Plan } from '../accounts/plans.ts'
 import { periodOf } from '../seo-reports/schedule.ts'
 import { statsMailLines } from './summary.ts'
@@ -82,18 +83,20 @@ export async function sendWeeklySummaries(deps: WeeklySummaryDeps, now = new Dat
       .executeTakeFirst()
     if (!claimed) continue
     try {
-      const to = await accountEmail(db, deps.keyring, id)
-      if (!to) continue
+      const recipient = await accountRecipient(db, deps.keyring, id)
+      if (!recipient) continue
+      // In the owner's language (their setting; English until they choose one).
+      const t = translator(chooseLanguage({ setting: recipient.language }))
       const parts: string[] = []
       for (const site of sites)
-        parts.push(site.name, ...(await statsMailLines(db, site.id, 7, today, `${deps.baseUrl}/app/sites/${site.id}/stats?days=7`)), '')
+        parts.push(site.name, ...(await statsMailLines(db, site.id, 7, today, `${deps.baseUrl}/app/sites/${site.id}/stats?days=7`, t)), '')
       const text = [
-        `The week's visitors of your ${sites.length === 1 ? 'site' : 'sites'}:`,
+        t.t('stats.weeklyMail.head', { sites: sites.length }),
         '',
         ...parts,
-        `You get this mail every Monday because you asked for it. To stop it, untick the box on ${deps.baseUrl}/app/stats`,
+        t.t('stats.weeklyMail.foot', { url: `${deps.baseUrl}/app/stats` }),
       ].join('\n')
-      await deps.mailer.send({ to, subject: `Your visitors last week (${week})`, text: `${text}\n` })
+      await deps.mailer.send({ to: recipient.email, subject: t.t('stats.weeklyMail.subject', { week }), text: `${text}\n` })
       sent++
     } catch (error) {
       await db
