@@ -726,7 +726,7 @@ export const de: Record<MessageKey, string> = {
   'team.seats.count': '{n, plural, one {# Platz} other {# Plätze}}',
   'team.seats.unlimited': 'unbegrenzt viele Plätze',
   'team.seats.full':
-    'Ihr Konto hat den Tarif {plan} mit {included}{extra, plural, =0 {} other { (mit {extra, plural, one {# zusätzlichen Platz} other {# zusätzlichen Plätzen}}: insgesamt {seats})}} und {members, plural, one {# Mitglied} other {# Mitgliedern}}{pending, plural, =0 {} one { und # offenen Einladung} other { und # offenen Einladungen}}; {upgrade}',
+    'Ihr Konto hat den Tarif {plan}; er enthält {included}{extra, plural, =0 {} other { (mit {extra, plural, one {# zusätzlichen Platz} other {# zusätzlichen Plätzen}}: insgesamt {seats})}}, und das Konto hat {members, plural, one {# Mitglied} other {# Mitglieder}}{pending, plural, =0 {} one { und # offene Einladung} other { und # offene Einladungen}}; {upgrade}',
   'team.seats.oneMore':
     'ein weiterer Platz{bigger, select, none {} other { oder der Tarif {bigger} ({biggerSeats})}} macht Platz für eine weitere Person.',
   'team.seats.fromPlan':
@@ -1029,7 +1029,7 @@ export const de: Record<MessageKey, string> = {
   'mail.report.score': 'Bewertung: {score}/100.',
   'mail.report.first': 'Das ist der erste Bericht für diese Website.',
   'mail.report.change':
-    '{way, select, same {Unverändert} up {{by} Punkte mehr} other {{by} Punkte weniger}} seit dem letzten Bericht{on, select, none {} other { vom {on}}} ({before}).',
+    '{way, select, same {Unverändert} up {{by, plural, one {# Punkt} other {# Punkte}} mehr} other {{by, plural, one {# Punkt} other {# Punkte}} weniger}} seit dem letzten Bericht{on, select, none {} other { vom {on}}} ({before}).',
   'mail.report.axes': 'SEO {seo}, AEO {aeo}, GEO {geo}.',
   'mail.report.wins': 'Die wichtigsten schnellen Verbesserungen:',
   'mail.report.win': '{n}. {fix} (bis zu {gain, plural, one {# Punkt} other {# Punkte}}, Aufwand: {effort})',
