@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { updateAccount } from '../../src/domain/accounts/accounts.ts'
+import { storeMedia } from '../../src/domain/media/media.ts'
+import { siteLogoId } from '../../src/domain/sites/settings.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
+import { transparentPng } from '../helpers/images.ts'
 import { Browser, startLiveApp, type Page } from '../identity/helpers.ts'
 
 /** The error shown next to a field, found through the field's aria-describedby. */
@@ -73,5 +77,52 @@ describe('site settings refused', async () => {
     expect((await app.db.selectFrom('sites').select('slug').where('id', '=', site.id).executeTakeFirstOrThrow()).slug).toBe(
       'harbour-bakery-kiel',
     )
+  })
+})
+
+// The logo is chosen among the library's photos, without JavaScript: radio buttons with thumbnails.
+describe('the site’s logo in its settings', async () => {
+  const { app, base } = await startLiveApp()
+  const browser = new Browser(base)
+  await browser.signIn(app, 'logo-baker@example.com', await browser.get('/signin'))
+  const { account_id: accountId } = await app.db
+    .selectFrom('users')
+    .innerJoin('account_members', 'account_members.user_id', 'users.id')
+    .select('account_members.account_id')
+    .orderBy('account_members.seq', 'desc')
+    .executeTakeFirstOrThrow()
+  await updateAccount(app.db, accountId, { plan: 'pro' })
+  const site = await createAccountSite(app.db, accountId, { name: 'Logo Bakery' })
+  const settingsUrl = `/app/sites/${site.id}/settings`
+  const logo = (
+    await storeMedia(app.db, app.mediaStorage, { accountId, createdBy: null, filename: 'logo.png', bytes: await transparentPng() })
+  ).media
+  const logoOf = async () =>
+    siteLogoId((await app.db.selectFrom('sites').select('settings').where('id', '=', site.id).executeTakeFirstOrThrow()).settings)
+
+  it('offers the library’s photos, saves the one chosen, and takes it away with “No photo”', async () => {
+    const page = await browser.get(settingsUrl)
+    const choice = page.$(`input[type=radio][name=logo_media_id][value=${logo.id}]`)
+    expect(choice).toHaveLength(1)
+    expect(page.$('#logo-h').text()).toBe('Logo')
+    const saved = await browser.submit(page, { locales: 'en', logo_media_id: logo.id }, { action: settingsUrl })
+    expect(saved.status, saved.html).toBe(303)
+    expect(await logoOf()).toBe(logo.id)
+    const again = await browser.get(settingsUrl)
+    expect(again.$(`input[name=logo_media_id][value=${logo.id}]`).attr('checked')).toBeDefined()
+    expect((await browser.submit(again, { locales: 'en', logo_media_id: '' }, { action: settingsUrl })).status).toBe(303)
+    expect(await logoOf()).toBeUndefined()
+  })
+
+  it('refuses a photo that is not in the library beside the field, keeping what was typed', async () => {
+    const refused = await browser.submit(
+      await browser.get(settingsUrl),
+      { locales: 'en', name: 'Logo Bakery & Co', logo_media_id: 'med_notinthelibrary1' },
+      { action: settingsUrl },
+    )
+    expect(refused.status).toBe(400)
+    expect(refused.$('[id$="logo_media_id-error"]').text()).toBe('Error: The photo chosen before is no longer in your library.')
+    expect(refused.$('#f-name').attr('value')).toBe('Logo Bakery & Co')
+    expect(await logoOf()).toBeUndefined()
   })
 })

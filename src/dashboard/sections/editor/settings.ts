@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { entitlementsOf } from '../../../domain/accounts/add-ons.ts'
 import { SitePatch } from '../../../domain/sites/content-inputs.ts'
 import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
-import { assistantView } from '../../../domain/sites/settings.ts'
+import { assistantView, siteLogoId } from '../../../domain/sites/settings.ts'
+import type { Media } from '../../../domain/media/media.ts'
+import { mediaPicker, pickableMedia } from '../media-picker.ts'
 import { Organization, organizationOf, setSiteOrganization, type Organization as OrganizationData } from '../../../domain/sites/hosting.ts'
 import { updateAccountSite, type SiteRecord } from '../../../domain/sites/sites.ts'
 import { RESERVED_SLUGS, SLUG_PATTERN, slugFromInput } from '../../../domain/sites/subdomains.ts'
@@ -131,8 +133,14 @@ function fieldsOf(t: Translator, sitesDomain = '') {
     { name: 'assistant.lead', label: t.t('editor.settings.assistant.lead') },
     { name: 'assistant.handoff', label: t.t('editor.settings.assistant.handoff') },
   ]
-  const specs = specsOf(SITE, [LOCALES_FIELD, DEFAULT_LOCALE], ORGANIZATION, ASSISTANT)
-  return { SITE, LOCALES_FIELD, DEFAULT_LOCALE, ORGANIZATION, ASSISTANT, specs }
+  const LOGO: FieldSpec = {
+    name: 'logo_media_id',
+    label: t.t('editor.settings.logo'),
+    optional: true,
+    hint: t.t('editor.settings.logo.hint'),
+  }
+  const specs = specsOf(SITE, [LOCALES_FIELD, DEFAULT_LOCALE, LOGO], ORGANIZATION, ASSISTANT)
+  return { SITE, LOCALES_FIELD, DEFAULT_LOCALE, LOGO, ORGANIZATION, ASSISTANT, specs }
 }
 const SLUG = new RegExp(SLUG_PATTERN)
 
@@ -165,6 +173,7 @@ function valuesOf(site: SiteRecord): Record<string, string> {
     subdomain: site.slug,
     locales: site.locales.join(','),
     default_locale: site.default_locale,
+    logo_media_id: siteLogoId(site.settings) ?? '',
     'organization.name': org.name ?? '',
     'organization.email': org.email ?? '',
     'organization.telephone': org.telephone ?? '',
@@ -180,7 +189,7 @@ function valuesOf(site: SiteRecord): Record<string, string> {
 
 function valuesFrom(body: FormBody): Record<string, string> {
   const values: Record<string, string> = {}
-  for (const spec of [...NAMES.SITE, NAMES.DEFAULT_LOCALE, ...NAMES.ORGANIZATION]) values[spec.name] = textOf(body, spec.name)
+  for (const spec of [...NAMES.SITE, NAMES.DEFAULT_LOCALE, NAMES.LOGO, ...NAMES.ORGANIZATION]) values[spec.name] = textOf(body, spec.name)
   for (const spec of NAMES.ASSISTANT)
     values[spec.name] = !TOGGLES.has(spec.name) ? textOf(body, spec.name) : textOf(body, spec.name) === 'on' ? 'on' : ''
   values['locales'] = listOf(body, 'locales').join(',')
@@ -211,13 +220,14 @@ function render(
   site: SiteRecord,
   shown: FormState,
   assistant: boolean,
+  library: readonly Media[],
   notice: { notice?: string } = {},
   version = versionOf(viewOfSite(app, site)),
   was = versionOf(valuesOf(site)),
 ) {
   const may = mayChange(reply.request.person)
   const { t } = reply.request
-  const { SITE, LOCALES_FIELD, DEFAULT_LOCALE, ORGANIZATION, ASSISTANT, specs } = fieldsOf(t, app.config.SITES_DOMAIN)
+  const { SITE, LOCALES_FIELD, DEFAULT_LOCALE, LOGO, ORGANIZATION, ASSISTANT, specs } = fieldsOf(t, app.config.SITES_DOMAIN)
   const state = may ? shown : { ...shown, readOnly: true }
   const body = html`${crumbs(t, [[site.name, `/app/sites/${site.id}`], [t.t('editor.site.settings')]])}
 ${may ? '' : viewOnly(t)}
@@ -228,6 +238,9 @@ ${field(state, SITE[0]!, t)}
 ${field(state, SITE[1]!, t)}
 ${checks(state, LOCALES_FIELD, localeOptions(t, LOCALES), t)}
 ${choice(state, DEFAULT_LOCALE, localeOptions(t, LOCALES), t)}
+</section>
+<section class="card" aria-labelledby="logo-h"><h2 id="logo-h">${t.t('editor.settings.logo.heading')}</h2>
+${mediaPicker(t, state, LOGO, library)}
 </section>
 <section class="card" aria-labelledby="org-h"><h2 id="org-h">${t.t('editor.settings.org')}</h2>
 <p class="hint">${t.t('editor.settings.org.hint')}</p>
@@ -268,7 +281,8 @@ export default async function settingsScreen(app: FastifyInstance) {
     { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
       const site = await ownSite(app, request.person.accountId, request.params.id)
-      return render(app, reply, site, formState(valuesOf(site)), await assistantIncluded(site.account_id!), noticeOf(request))
+      const [assistant, library] = await Promise.all([assistantIncluded(site.account_id!), pickableMedia(app.db, site.account_id!)])
+      return render(app, reply, site, formState(valuesOf(site)), assistant, library, noticeOf(request))
     },
   )
 
@@ -290,6 +304,7 @@ export default async function settingsScreen(app: FastifyInstance) {
         subdomain: text('subdomain'),
         default_locale: values['default_locale'] as Locale,
         locales: locales as Locale[],
+        logo_media_id: text('logo_media_id') || null,
         // Without the add-on the form has no assistant fields: the site's assistant settings stay as they are.
         ...(assistant
           ? {
@@ -321,9 +336,10 @@ export default async function settingsScreen(app: FastifyInstance) {
         })
       const version = textOf(request.body, '_version')
       const was = textOf(request.body, '_was')
+      const library = await pickableMedia(app.db, accountId)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
-        return render(app, reply, site, { values, errors: wrong }, assistant, {}, version || undefined, was || undefined)
+        return render(app, reply, site, { values, errors: wrong }, assistant, library, {}, version || undefined, was || undefined)
       }
       // A publish or a change through /v1 of something this form does not show (its status, say)
       // changes the site's version too; the form is stale only when what it showed has changed.
@@ -352,6 +368,8 @@ export default async function settingsScreen(app: FastifyInstance) {
             subdomain_taken: ['subdomain', t.t('editor.settings.subdomain.taken')],
             invalid_locales: ['default_locale', t.t('editor.site.invalidLocales')],
             locale_in_use: ['locales', t.t('editor.settings.localeInUse')],
+            // The only check of the domain's the form cannot make first: the photo left the library meanwhile.
+            validation_failed: ['logo_media_id', t.t('media.picker.gone')],
           },
           'site',
           t,
@@ -365,6 +383,7 @@ export default async function settingsScreen(app: FastifyInstance) {
           current,
           refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined),
           assistant,
+          library,
           {},
           refusal.stale ? undefined : version || undefined,
           refusal.stale ? undefined : was || undefined,

@@ -487,6 +487,10 @@ export const de: Record<MessageKey, string> = {
     'Suchmaschinen und KI-Assistenten lesen diese Angaben aus Ihren Seiten. Mit einer Anschrift weist sich Ihre Website als lokales Unternehmen aus.',
   'editor.settings.org.name': 'Name des Unternehmens',
   'editor.settings.org.name.hint': 'Falls er vom Namen der Website abweicht.',
+  'editor.settings.logo.heading': 'Logo',
+  'editor.settings.logo': 'Ihr Logo',
+  'editor.settings.logo.hint':
+    'Ein Bild aus Ihren Fotos steht oben auf jeder Seite; daraus entstehen auch die kleinen Symbole, die Browser und Handys zeigen.',
   'editor.settings.org.logo': 'Adresse des Logos',
   'editor.settings.org.logo.hint': 'Die Webadresse Ihres Logobilds, beginnend mit https://.',
   'editor.settings.org.logo.format': 'Verwenden Sie eine Adresse, die mit https:// beginnt.',

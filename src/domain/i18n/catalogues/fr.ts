@@ -489,6 +489,10 @@ export const fr: Record<MessageKey, string> = {
     'Les moteurs de recherche et les assistants d’IA lisent ces informations sur vos pages. Avec une adresse postale, votre site se présente comme un commerce local.',
   'editor.settings.org.name': 'Nom de l’entreprise',
   'editor.settings.org.name.hint': 'S’il diffère du nom du site.',
+  'editor.settings.logo.heading': 'Logo',
+  'editor.settings.logo': 'Votre logo',
+  'editor.settings.logo.hint':
+    'Une image de vos photos figure en haut de chaque page ; les petites icônes que montrent navigateurs et téléphones en sont tirées.',
   'editor.settings.org.logo': 'Adresse du logo',
   'editor.settings.org.logo.hint': 'L’adresse web de l’image de votre logo, commençant par https://.',
   'editor.settings.org.logo.format': 'Utilisez une adresse qui commence par https://.',
