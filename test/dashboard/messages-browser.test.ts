@@ -86,3 +86,63 @@ describe.skipIf(!haveBrowser || onPostgres)('lead status on the Messages page wi
     expect(findings).toEqual([])
   })
 })
+
+describe.skipIf(!haveBrowser || onPostgres)('notification settings without JavaScript', { timeout: 240_000 }, async () => {
+  const { app, base } = await startLiveApp()
+  const browser = await launchBrowser()
+  const { check, findings, checked } = await accessibilityChecker(browser, base)
+
+  it('reaches the settings from the Messages page, keeps each choice per kind, and in the person’s language', async () => {
+    const team = await makeTeam(app, 'lite')
+    await app.db.updateTable('users').set({ language: 'de' }).where('id', '=', team.owner.userId).execute()
+    const context = await browser.newContext({ viewport: PHONE, javaScriptEnabled: false })
+    const [name, value] = team.owner.cookie.split('=') as [string, string]
+    await context.addCookies([{ name, value, url: base }])
+    const page = await context.newPage()
+    await page.goto(`${base}/app/leads`)
+    await page.getByRole('link', { name: 'Festlegen, wie Sie von neuen Nachrichten erfahren' }).click()
+    expect(page.url()).toBe(`${base}/app/notifications`)
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Benachrichtigungen')
+    const contact = page.getByRole('group', { name: 'Nachrichten über das Kontaktformular' })
+    expect(await contact.getByLabel('Sofort eine E-Mail für jede').isChecked()).toBe(true)
+    await check('notifications, defaults', page)
+
+    await contact.getByLabel('Eine Übersicht am Tag').check()
+    await page.getByRole('group', { name: 'Bitten, mit einem Menschen zu sprechen' }).getByLabel('Keine E-Mail').check()
+    await page.getByRole('button', { name: 'Speichern' }).click()
+    expect(page.url()).toBe(`${base}/app/notifications?done=saved`)
+    expect(await page.getByRole('status').textContent()).toBe('Ihre Auswahl wurde gespeichert.')
+    expect(await contact.getByLabel('Eine Übersicht am Tag').isChecked()).toBe(true)
+    expect(
+      await page.getByRole('group', { name: 'Anfragen über den Assistenten' }).getByLabel('Sofort eine E-Mail für jede').isChecked(),
+    ).toBe(true)
+    await page.screenshot({ path: screenshotPath('notifications-phone'), fullPage: true })
+    await check('notifications, saved', page)
+    const rows = await app.db
+      .selectFrom('notification_settings')
+      .select(['kind', 'delivery'])
+      .where('user_id', '=', team.owner.userId)
+      .orderBy('kind')
+      .execute()
+    expect(rows).toEqual([
+      { kind: 'assistant_lead', delivery: 'instant' },
+      { kind: 'contact_form', delivery: 'digest' },
+      { kind: 'handoff', delivery: 'none' },
+    ])
+    await context.close()
+
+    // A viewer gets no such mail and is told so, without a form.
+    const viewerContext = await browser.newContext({ viewport: PHONE, javaScriptEnabled: false })
+    const [vName, vValue] = team.viewer.cookie.split('=') as [string, string]
+    await viewerContext.addCookies([{ name: vName, value: vValue, url: base }])
+    const viewerPage = await viewerContext.newPage()
+    await viewerPage.goto(`${base}/app/notifications`)
+    expect(await viewerPage.locator('form[action="/app/notifications"]').count()).toBe(0)
+    expect(await viewerPage.locator('main').textContent()).toContain('you get none')
+    await check('notifications, a viewer', viewerPage)
+    await viewerContext.close()
+
+    expect(checked).toHaveLength(3)
+    expect(findings).toEqual([])
+  })
+})
