@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest'
 import { addMember } from '../../src/domain/accounts/members.ts'
 import { CONSENT_VERSION } from '../../src/domain/leads/consent.ts'
 import { insertLead } from '../../src/domain/leads/leads.ts'
+import { createSite } from '../../src/domain/sites/sites.ts'
 import { queueDigests } from '../../src/domain/notifications/deliver.ts'
 import { FORM_MIN_AGE_MS } from '../../src/sites/form-token.ts'
+import { withAssistantAddOn } from '../helpers/add-ons.ts'
 import { startSmtpServer, mailText, type ReceivedMail } from '../helpers/smtp.ts'
 import { eventually, until } from '../helpers/polling.ts'
 import { startLiveApp } from '../identity/helpers.ts'
@@ -286,5 +288,58 @@ describe('notification mails', () => {
       }
     }
     expect(await app.db.selectFrom('notification_settings').selectAll().orderBy('user_id').orderBy('kind').execute()).toEqual(before)
+  })
+
+  it('tells of a visitor asking the assistant for a person, with their last words and the conversation to open', async () => {
+    await withAssistantAddOn(app.db, team.accountId)
+    await createSite(app.db, {
+      name: 'Harbour Help',
+      accountId: team.accountId,
+      hostname: 'notify-help.example',
+      settings: { assistant: { enabled: true, capabilities: { lead: true, handoff: true } } },
+    })
+    const json = { 'content-type': 'application/json' }
+    const opened = await fetch(`${base}/api/agent/bootstrap`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ url: 'https://notify-help.example/' }),
+    })
+    expect(opened.status, await opened.clone().text()).toBe(200)
+    const { session_id, session_token } = (await opened.json()) as { session_id: string; session_token: string }
+    const session = { session_id, session_token }
+    const asked = await fetch(`${base}/api/agent/chat`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ ...session, turn_id: 't_notify_first_1', message: 'Can I talk to a human please? <i>urgent</i>' }),
+    })
+    expect(asked.status, await asked.clone().text()).toBe(200)
+    expect(((await asked.json()) as { handoff: { state: string } }).handoff.state).toBe('requested')
+
+    const toEditor = await until(
+      () => smtp.to(team.editor.email).find((m) => /person/.test(decoded(header(m, 'Subject')))),
+      15_000,
+      'the handoff mail',
+    )
+    expect(decoded(header(toEditor, 'Subject'))).toBe('A visitor on Harbour Help asks to talk to a person')
+    const text = mailText(toEditor)
+    expect(text).toContain('Can I talk to a human please? <i>urgent</i>')
+    expect(text).toContain(`Open the conversation: ${base}/app/conversations/${session.session_id}`)
+    expect(unsubscribeLink(toEditor)).toMatch(/\/unsubscribe\/handoff\./)
+    const toOwner = await until(
+      () => smtp.to(team.owner.email).find((m) => /Harbour Help/.test(decoded(header(m, 'Subject')))),
+      15_000,
+      'the owner’s',
+    )
+    expect(decoded(header(toOwner, 'Subject'))).toBe('Un visiteur de Harbour Help souhaite parler à quelqu’un')
+
+    // Asking again while the request waits is no new request: no second mail.
+    const again = await fetch(`${base}/api/agent/chat`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ ...session, turn_id: 't_notify_second_2', message: 'Hello? Is a person coming?' }),
+    })
+    expect(again.status).toBe(200)
+    await settled()
+    expect(smtp.to(team.editor.email).filter((m) => /person/.test(decoded(header(m, 'Subject'))))).toHaveLength(1)
   })
 })
