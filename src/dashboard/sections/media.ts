@@ -23,8 +23,9 @@ import { html, type SafeHtml } from '../../infra/html.ts'
 import { auditedChange } from '../audited-change.ts'
 import { mayChange } from '../permissions.ts'
 import { plainPlanWords } from '../refusal-words.ts'
-import { field, FormBodySchema, formState, hidden, problems, refused, textOf, type FormState } from './editor/form.ts'
+import { errorLine, field, FormBodySchema, formState, hidden, problems, refused, textOf, type FormState } from './editor/form.ts'
 import { thumbnail } from './media-picker.ts'
+import type { Translator } from '../../domain/i18n/translator.ts'
 
 /**
  * The media library in the dashboard (DESIGN.md 14): several photos uploaded at once by a plain
@@ -34,8 +35,13 @@ import { thumbnail } from './media-picker.ts'
  */
 
 const MAX_FILES = 10
-const ALT = { name: 'alt', label: 'What the photo shows', maxLength: 300, optional: true, hint: 'For people who cannot see it.' }
-const FILENAME = { name: 'filename', label: 'Name', maxLength: 200 }
+/** The fields of a photo in the page's language. */
+function fieldsOf(t: Translator) {
+  return {
+    ALT: { name: 'alt', label: t.t('editor.bf.gallery.alt'), maxLength: 300, optional: true, hint: t.t('media.alt.hint') },
+    FILENAME: { name: 'filename', label: t.t('editor.bf.menu.name'), maxLength: 200 },
+  }
+}
 
 interface UploadedFile {
   filename: string
@@ -50,12 +56,14 @@ interface UploadForm {
   tooLarge: string[]
 }
 
-function megabytes(bytes: number): string {
-  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(1)} MB`
+/** A size in the page's language: "1.5 MB", "1,5 MB". */
+function megabytes(t: Translator, bytes: number): string {
+  const one = (n: number) => new Intl.NumberFormat(t.lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(n)
+  return bytes >= 1e9 ? `${one(bytes / 1e9)} GB` : `${one(bytes / 1e6)} MB`
 }
 
 /** Where each item shows: its pages (linked) and the sites whose logo it is. */
-async function usesOf(db: Db, accountId: string, items: readonly Media[]): Promise<Map<string, SafeHtml[]>> {
+async function usesOf(t: Translator, db: Db, accountId: string, items: readonly Media[]): Promise<Map<string, SafeHtml[]>> {
   const uses = await mediaUsage(
     db,
     accountId,
@@ -75,28 +83,42 @@ async function usesOf(db: Db, accountId: string, items: readonly Media[]): Promi
   for (const media of items) {
     const links = [...new Set((uses.get(media.id) ?? []).map((u) => u.pageId))].map((id) => {
       const page = byId.get(id)
-      return html`<a href="/app/pages/${id}">${page ? `${page.title} (${page.site})` : 'a page'}</a>`
+      return html`<a href="/app/pages/${id}">${page ? `${page.title} (${page.site})` : t.t('media.aPage')}</a>`
     })
     const logos = await sitesUsingMedia(db, accountId, media.id)
     const sites = logos.length ? await db.selectFrom('sites').select(['id', 'name']).where('id', 'in', logos).execute() : []
-    shown.set(media.id, [...links, ...sites.map((s) => html`the logo of <a href="/app/sites/${s.id}/settings">${s.name}</a>`)])
+    shown.set(media.id, [
+      ...links,
+      ...sites.map((s) =>
+        t.rich('media.logoOf', { name: s.name }, { link: (words) => html`<a href="/app/sites/${s.id}/settings">${words}</a>` }),
+      ),
+    ])
   }
   return shown
 }
 
 /** An upload refused in the words a person acts on. */
-function refusalWords(error: unknown): { status: number; text: string } | undefined {
+function refusalWords(t: Translator, error: unknown): { status: number; text: string } | undefined {
   if (!(error instanceof Error)) return undefined
   const { status, code, detail } = classify(error as FastifyError)
   if (code === 'plan_limit') return { status, text: plainPlanWords(detail) }
-  if (['invalid_image', 'unsupported_media_type', 'payload_too_large', 'media_busy'].includes(code)) return { status, text: detail }
+  // English keeps the domain's own words (they name the exact problem); other languages say it by kind.
+  if (['invalid_image', 'unsupported_media_type', 'payload_too_large', 'media_busy'].includes(code))
+    return {
+      status,
+      text:
+        t.lang === 'en'
+          ? detail
+          : t.t(`media.refused.${code as 'invalid_image' | 'unsupported_media_type' | 'payload_too_large' | 'media_busy'}`),
+    }
   return undefined
 }
 
 /** Reads the multipart form: the files (at most ten, each at most 20 MB), the alt text and the CSRF token. */
 async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
   const form: UploadForm = { files: [], tooLarge: [] }
-  if (!request.isMultipart()) throw new errors.validationFailed('Choose the photos with the form of the photos page')
+  const { t } = request
+  if (!request.isMultipart()) throw new errors.validationFailed(t.t('media.notMultipart'))
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
@@ -113,9 +135,9 @@ async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
     }
   } catch (error) {
     const code = (error as { code?: string }).code
-    if (code === 'FST_FILES_LIMIT') throw new errors.validationFailed(`Choose at most ${MAX_FILES} photos at a time`)
-    if ((error as { statusCode?: number }).statusCode === 413) throw new errors.payloadTooLarge('A photo is larger than 20 MB')
-    throw new errors.validationFailed('The form could not be read; choose the photos again')
+    if (code === 'FST_FILES_LIMIT') throw new errors.validationFailed(t.t('media.tooMany', { max: MAX_FILES }))
+    if ((error as { statusCode?: number }).statusCode === 413) throw new errors.payloadTooLarge(t.t('media.tooLargeOne'))
+    throw new errors.validationFailed(t.t('media.unreadable'))
   }
   return form
 }
@@ -131,42 +153,44 @@ export default async function mediaSection(app: FastifyInstance) {
     options: { upload?: FormState; refusal?: SafeHtml; editing?: { id: string; state: FormState } } = {},
   ): Promise<FastifyReply> {
     const { accountId } = request.person
+    const { t } = request
+    const { ALT, FILENAME } = fieldsOf(t)
     const csrf = reply.formToken()
     const [{ items, total }, usage] = await Promise.all([listMedia(db, accountId, { limit: 100, offset: 0 }), storageUsage(db, accountId)])
-    const uses = await usesOf(db, accountId, items)
+    const uses = await usesOf(t, db, accountId, items)
     const editor = mayChange(request.person)
     const upload = options.upload ?? formState({ alt: '' })
     const uploadForm = editor
-      ? html`<h2 id="upload-h">Upload photos</h2>
-${options.refusal ? html`<div class="error" role="alert" id="problems">${options.refusal}</div>` : problems(upload, { file: 'Photos', alt: ALT.label })}
+      ? html`<h2 id="upload-h">${t.t('media.upload.heading')}</h2>
+${options.refusal ? html`<div class="error" role="alert" id="problems">${options.refusal}</div>` : problems(upload, { file: t.t('nav.media'), alt: ALT.label }, t)}
 <form method="post" action="/app/media" enctype="multipart/form-data" class="card" aria-labelledby="upload-h">${hidden(csrf)}
-<div class="field"><label for="f-file">Photos</label><p class="hint" id="f-file-hint">JPEG, PNG, WebP, AVIF or GIF, up to ${MAX_FILES} at a time, each at most 20 MB. On a phone you can take a photo or pick one from your photos.</p>
-<input id="f-file" name="file" type="file" accept="image/jpeg,image/png,image/webp,image/avif,image/gif" multiple required aria-describedby="f-file-hint"></div>
-${field(upload, ALT)}
-<p><button type="submit">Upload</button></p></form>`
-      : html`<p class="muted">You can look at the photos; an owner or editor of the account uploads and changes them.</p>`
+<div class="field${upload.errors['file'] ? ' invalid' : ''}"><label for="f-file">${t.t('nav.media')}</label><p class="hint" id="f-file-hint">${t.t('media.upload.hint', { max: MAX_FILES })}</p>${upload.errors['file'] ? errorLine('f-file', upload.errors['file'], t) : ''}
+<input id="f-file" name="file" type="file" accept="image/jpeg,image/png,image/webp,image/avif,image/gif" multiple required aria-describedby="f-file-hint${upload.errors['file'] ? ' f-file-error' : ''}"></div>
+${field(upload, ALT, t)}
+<p><button type="submit">${t.t('media.upload.submit')}</button></p></form>`
+      : html`<p class="muted">${t.t('media.viewOnly')}</p>`
     const rows = items.map((media) => {
       const where = uses.get(media.id) ?? []
       const state = options.editing?.id === media.id ? options.editing.state : formState({ alt: media.alt, filename: media.filename })
       const mine = scoped(state, media.id)
       return html`<li class="card media-item" id="media-${media.id}">${thumbnail(media)}<div>
-<p><strong>${media.filename}</strong><br><span class="muted">${media.width} × ${media.height} pixels, ${megabytes(media.bytes)}</span></p>
-<p>${where.length ? html`Used on ${joinHtml(where)}.` : html`<span class="muted">Not used on any page.</span>`}</p>
+<p><strong>${media.filename}</strong><br><span class="muted">${t.t('media.size', { width: media.width, height: media.height, size: megabytes(t, media.bytes) })}</span></p>
+<p>${where.length ? html`${t.t('media.usedOn')} ${joinHtml(t, where)}.` : html`<span class="muted">${t.t('media.unused')}</span>`}</p>
 ${
   editor
-    ? html`<form method="post" action="/app/media/${media.id}#media-${media.id}" novalidate>${hidden(csrf)}${problems(mine, { [`alt-${media.id}`]: ALT.label, [`filename-${media.id}`]: FILENAME.label })}
-${field(mine, { ...ALT, name: `alt-${media.id}` })}${field(mine, { ...FILENAME, name: `filename-${media.id}` })}
-<p><button type="submit" class="secondary">Save the description of ${media.filename}</button></p></form>
-<form method="post" action="/app/media/${media.id}/delete">${hidden(csrf)}<button type="submit" class="danger">Delete ${media.filename}</button></form>`
-    : html`<p>${media.alt ? html`Description: ${media.alt}` : html`<span class="muted">No description.</span>`}</p>`
+    ? html`<form method="post" action="/app/media/${media.id}#media-${media.id}" novalidate>${hidden(csrf)}${problems(mine, { [`alt-${media.id}`]: ALT.label, [`filename-${media.id}`]: FILENAME.label }, t)}
+${field(mine, { ...ALT, name: `alt-${media.id}` }, t)}${field(mine, { ...FILENAME, name: `filename-${media.id}` }, t)}
+<p><button type="submit" class="secondary">${t.t('media.save', { name: media.filename })}</button></p></form>
+<form method="post" action="/app/media/${media.id}/delete">${hidden(csrf)}<button type="submit" class="danger">${t.t('media.delete', { name: media.filename })}</button></form>`
+    : html`<p>${media.alt ? html`${t.t('media.description')} ${media.alt}` : html`<span class="muted">${t.t('media.noDescription')}</span>`}</p>`
 }</div></li>`
     })
-    const body = html`<p>Photos for your pages, your logo and your galleries. Each is turned upright, its location and camera details are removed, and it is made in the sizes phones and computers need.</p>
-<p class="muted">${total} ${total === 1 ? 'photo' : 'photos'}, ${megabytes(usage.usedBytes)} of the ${megabytes(usage.limitBytes)} your plan stores.</p>
+    const body = html`<p>${t.t('media.intro')}</p>
+<p class="muted">${t.t('media.usage', { count: total, used: megabytes(t, usage.usedBytes), limit: megabytes(t, usage.limitBytes) })}</p>
 ${uploadForm}
-<h2>Your photos</h2>
-${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>No photos yet.</p>`}`
-    return reply.page('Photos', 'media', body)
+<h2>${t.t('media.yours')}</h2>
+${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>${t.t('media.none')}</p>`}`
+    return reply.page(t.t('nav.media'), 'media', body)
   }
 
   routes.get('/media', { config: { operation: 'dashboard.media.list' }, schema: { hide: true } }, async (request, reply) =>
@@ -186,28 +210,29 @@ ${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>No photos ye
     },
     async (request, reply) => {
       const form = request.body as UploadForm
+      const { t } = request
       const alt = (form.alt ?? '').trim()
       const state = formState({ alt })
       if (alt.length > 300) {
         await refused(request, reply, 400)
-        return library(request, reply, { upload: { ...state, errors: { alt: 'Use at most 300 characters.' } } })
+        return library(request, reply, { upload: { ...state, errors: { alt: t.t('editor.form.maxLength', { limit: 300 }) } } })
       }
       if (form.files.length === 0 && form.tooLarge.length === 0) {
         await refused(request, reply, 400)
-        return library(request, reply, { upload: { ...state, errors: { file: 'Choose at least one photo.' } } })
+        return library(request, reply, { upload: { ...state, errors: { file: t.t('media.chooseOne') } } })
       }
       const { accountId, userId } = request.person
       const prepared: PreparedMedia[] = []
       const notSaved: Array<{ name: string; text: string; status: number }> = form.tooLarge.map((name) => ({
         name,
-        text: 'It is larger than 20 MB; save it smaller and upload it again.',
+        text: t.t('media.tooLarge'),
         status: 413,
       }))
       for (const file of form.files) {
         try {
           prepared.push(await prepareMedia(db, { accountId, createdBy: userId, filename: file.filename, alt, bytes: file.bytes }))
         } catch (error) {
-          const words = refusalWords(error)
+          const words = refusalWords(t, error)
           if (!words) throw error
           notSaved.push({ name: file.filename, ...words })
         }
@@ -224,17 +249,17 @@ ${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>No photos ye
           )
           saved = prepared.length
         } catch (error) {
-          const words = refusalWords(error)
+          const words = refusalWords(t, error)
           if (!words) throw error
           await refused(request, reply, words.status)
-          return library(request, reply, { upload: state, refusal: html`<p>Nothing was saved. ${words.text}</p>` })
+          return library(request, reply, { upload: state, refusal: html`<p>${t.t('media.nothingSaved')} ${words.text}</p>` })
         }
       }
       if (notSaved.length === 0) return reply.redirect(`/app/media?done=${saved === 1 ? 'photo-uploaded' : 'photos-uploaded'}`, 303)
       await refused(request, reply, notSaved[0]!.status)
       return library(request, reply, {
         upload: state,
-        refusal: html`<h2>${notSaved.length === 1 ? 'A photo was not saved' : `${notSaved.length} photos were not saved`}</h2>${saved ? html`<p>${saved} ${saved === 1 ? 'photo was' : 'photos were'} saved.</p>` : ''}<ul>${notSaved.map((n) => html`<li><strong>${n.name}</strong>: ${n.text}</li>`)}</ul>`,
+        refusal: html`<h2>${t.t('media.notSaved', { count: notSaved.length })}</h2>${saved ? html`<p>${t.t('media.saved', { count: saved })}</p>` : ''}<ul>${notSaved.map((n) => html`<li><strong>${n.name}</strong>: ${n.text}</li>`)}</ul>`,
       })
     },
   )
@@ -242,7 +267,7 @@ ${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>No photos ye
   const Params = Type.Object({ id: Type.String({ pattern: '^med_[A-Za-z0-9_-]{8,64}$' }) })
   const ownMedia = async (request: FastifyRequest, id: string) => {
     const media = await getMedia(db, request.person.accountId, id)
-    if (!media) throw new errors.notFound('There is no such photo in your library')
+    if (!media) throw new errors.notFound(request.t.t('media.notFound'))
     return media
   }
 
@@ -253,10 +278,11 @@ ${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>No photos ye
       const media = await ownMedia(request, request.params.id)
       const alt = textOf(request.body, `alt-${media.id}`).trim()
       const filename = textOf(request.body, `filename-${media.id}`).trim()
+      const { t } = request
       const wrong: Record<string, string> = {}
-      if (alt.length > 300) wrong['alt'] = 'Use at most 300 characters.'
-      if (filename === '') wrong['filename'] = 'Fill this in.'
-      else if (filename.length > 200) wrong['filename'] = 'Use at most 200 characters.'
+      if (alt.length > 300) wrong['alt'] = t.t('editor.form.maxLength', { limit: 300 })
+      if (filename === '') wrong['filename'] = t.t('editor.form.required')
+      else if (filename.length > 200) wrong['filename'] = t.t('editor.form.maxLength', { limit: 200 })
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
         return library(request, reply, { editing: { id: media.id, state: { values: { alt, filename }, errors: wrong } } })
@@ -275,10 +301,11 @@ ${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>No photos ye
         await auditedChange(request, (trx) => deleteMedia(trx, app.mediaStorage, request.person.accountId, media.id))
       } catch (error) {
         if (!(error instanceof errors.mediaInUse)) throw error
-        const where = (await usesOf(db, request.person.accountId, [media])).get(media.id) ?? []
+        const { t } = request
+        const where = (await usesOf(t, db, request.person.accountId, [media])).get(media.id) ?? []
         await refused(request, reply, 409)
         return library(request, reply, {
-          refusal: html`<p><strong>${media.filename}</strong> was not deleted: it is used on ${joinHtml(where)}. Take it out there first (choose another photo or remove the block), then delete it.</p>`,
+          refusal: html`<p>${t.rich('media.inUse', { name: media.filename }, { strong: (words) => html`<strong>${words}</strong>`, uses: () => joinHtml(t, where) })}</p>`,
         })
       }
       return reply.redirect('/app/media?done=photo-deleted', 303)
@@ -292,8 +319,8 @@ function scoped(state: FormState, id: string): FormState {
   return { ...state, values: rename(state.values), errors: rename(state.errors) }
 }
 
-/** "a, b and c" of links. */
-function joinHtml(parts: SafeHtml[]): SafeHtml {
+/** "a, b and c" of links, with the page's word for "and". */
+function joinHtml(t: Translator, parts: SafeHtml[]): SafeHtml {
   if (parts.length <= 1) return html`${parts}`
-  return html`${parts.slice(0, -1).map((p, i) => html`${i ? ', ' : ''}${p}`)} and ${parts.at(-1)!}`
+  return html`${parts.slice(0, -1).map((p, i) => html`${i ? ', ' : ''}${p}`)} ${t.t('media.and')} ${parts.at(-1)!}`
 }
