@@ -16,6 +16,7 @@ const ACCOUNT_TOOLS = [
   'list_pages',
   'get_page',
   'list_leads',
+  'update_lead',
   'create_site',
   'update_site',
   'create_page',
