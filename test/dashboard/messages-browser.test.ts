@@ -57,6 +57,13 @@ describe.skipIf(!haveBrowser || onPostgres)('lead status on the Messages page wi
     expect(await page.locator('main').textContent()).toContain('No leads with this status.')
     await check('messages, filtered to nothing', page)
 
+    // The CSV export follows the filter and carries the status.
+    const csv = await (await fetch(`${base}/app/leads.csv?status=archived`, { headers: { cookie: team.editor.cookie } })).text()
+    const [head, ...lines] = csv.trim().split('\r\n')
+    expect(head).toContain(',source,status,email,')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(',contact_form,archived,second@example.org,')
+
     const rows = await app.db.selectFrom('leads').select(['id', 'status']).where('site_id', '=', site.id).orderBy('created_at').execute()
     expect(rows.map((row) => row.status)).toEqual(['answered', 'archived'])
     await afterAuditFlush()
