@@ -1,3 +1,4 @@
+import { dashboardScripts } from './scripts.ts'
 import yourDataSection, { SUSPENDED_ROUTES, suspendedPage } from './sections/your-data.ts'
 import { pendingDeletion } from '../domain/your-data/deletion.ts'
 import cookie from '@fastify/cookie'
@@ -161,12 +162,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     return reply.page(t.t('error.title.404'), 'overview', html`<p>${back}</p>`)
   })
 
-  // The one script of the dashboard: a copy button for a secret shown once (the page works without it).
-  const copyScript =
-    "(function(){var b=document.getElementById('copy'),s=document.getElementById('secret');if(!b||!s||!navigator.clipboard)return;b.hidden=false;b.onclick=function(){navigator.clipboard.writeText(s.textContent).then(function(){b.textContent=b.dataset.copied||'Copied'})}})()"
-  app.get('/copy.js', { config: { operation: 'dashboard.script' }, schema: { hide: true } }, async (_request, reply) =>
-    reply.header('cache-control', 'private, max-age=300').type('text/javascript; charset=utf-8').send(copyScript),
-  )
+  dashboardScripts(app)
 
   for (const section of [
     overviewSection,

@@ -163,11 +163,12 @@ export default async function mediaSection(app: FastifyInstance) {
     const uploadForm = editor
       ? html`<h2 id="upload-h">${t.t('media.upload.heading')}</h2>
 ${options.refusal ? html`<div class="error" role="alert" id="problems">${options.refusal}</div>` : problems(upload, { file: t.t('nav.media'), alt: ALT.label }, t)}
-<form method="post" action="/app/media" enctype="multipart/form-data" class="card" aria-labelledby="upload-h">${hidden(csrf)}
+<form method="post" action="/app/media" enctype="multipart/form-data" class="card" aria-labelledby="upload-h" data-upload>${hidden(csrf)}
 <div class="field${upload.errors['file'] ? ' invalid' : ''}"><label for="f-file">${t.t('nav.media')}</label><p class="hint" id="f-file-hint">${t.t('media.upload.hint', { max: MAX_FILES })}</p>${upload.errors['file'] ? errorLine('f-file', upload.errors['file'], t) : ''}
 <input id="f-file" name="file" type="file" accept="image/jpeg,image/png,image/webp,image/avif,image/gif" multiple required aria-describedby="f-file-hint${upload.errors['file'] ? ' f-file-error' : ''}"></div>
 ${field(upload, ALT, t)}
-<p><button type="submit">${t.t('media.upload.submit')}</button></p></form>`
+<p><button type="submit">${t.t('media.upload.submit')}</button> <progress max="1" value="0" aria-label="${t.t('media.upload.progress')}" hidden></progress></p></form>
+<script src="/app/upload.js" defer></script>`
       : html`<p class="muted">${t.t('media.viewOnly')}</p>`
     const rows = items.map((media) => {
       const where = uses.get(media.id) ?? []
@@ -255,7 +256,13 @@ ${rows.length ? html`<ul class="media-list">${rows}</ul>` : html`<p>${t.t('media
           return library(request, reply, { upload: state, refusal: html`<p>${t.t('media.nothingSaved')} ${words.text}</p>` })
         }
       }
-      if (notSaved.length === 0) return reply.redirect(`/app/media?done=${saved === 1 ? 'photo-uploaded' : 'photos-uploaded'}`, 303)
+      if (notSaved.length === 0) {
+        const done = `/app/media?done=${saved === 1 ? 'photo-uploaded' : 'photos-uploaded'}`
+        // The upload script (scripts.ts) goes there itself: a redirect followed in the background is
+        // out of its hands (a browser may upgrade it to https on a plain-http host).
+        if (request.headers['x-upload'] === 'progress') return reply.code(204).header('location', done).send()
+        return reply.redirect(done, 303)
+      }
       await refused(request, reply, notSaved[0]!.status)
       return library(request, reply, {
         upload: state,

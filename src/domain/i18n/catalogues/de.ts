@@ -672,6 +672,7 @@ export const de: Record<MessageKey, string> = {
   'media.upload.hint':
     'JPEG, PNG, WebP, AVIF oder GIF, bis zu {max} auf einmal, jedes höchstens 20 MB. Auf dem Smartphone können Sie ein Foto aufnehmen oder eines aus Ihren Fotos wählen.',
   'media.upload.submit': 'Hochladen',
+  'media.upload.progress': 'Fortschritt des Hochladens',
   'media.viewOnly': 'Sie können die Fotos ansehen; Inhaber und Bearbeiter des Kontos laden sie hoch und ändern sie.',
   'media.size': '{width} × {height} Pixel, {size}',
   'media.usedOn': 'Verwendet in',

@@ -652,6 +652,7 @@ export const en = {
   'media.upload.hint':
     'JPEG, PNG, WebP, AVIF or GIF, up to {max} at a time, each at most 20 MB. On a phone you can take a photo or pick one from your photos.',
   'media.upload.submit': 'Upload',
+  'media.upload.progress': 'Upload progress',
   'media.viewOnly': 'You can look at the photos; an owner or editor of the account uploads and changes them.',
   'media.size': '{width} × {height} pixels, {size}',
   'media.usedOn': 'Used on',

@@ -672,6 +672,7 @@ export const fr: Record<MessageKey, string> = {
   'media.upload.hint':
     'JPEG, PNG, WebP, AVIF ou GIF, jusqu’à {max} à la fois, chacune de 20 Mo au plus. Sur un téléphone, vous pouvez prendre une photo ou en choisir une parmi vos photos.',
   'media.upload.submit': 'Téléverser',
+  'media.upload.progress': 'Progression du téléversement',
   'media.viewOnly': 'Vous pouvez consulter les photos ; un propriétaire ou un éditeur du compte les téléverse et les modifie.',
   'media.size': '{width} × {height} pixels, {size}',
   'media.usedOn': 'Utilisée sur',
