@@ -10,29 +10,37 @@ import { html, type SafeHtml } from '../../infra/html.ts'
 import { recordRefusal } from '../audited-change.ts'
 import { dataTable } from '../layout.ts'
 import { plainPlanWords } from '../refusal-words.ts'
+import type { MessageKey, Translator } from '../../domain/i18n/translator.ts'
 
 const pricing = loadPricing()
 const PLAN = new Map(pricing.plans.map((p) => [p.id, p]))
 const ADD_ON = new Map(pricing.add_ons.map((a) => [a.id, a]))
 
-/** "€9", "€86.40". */
-function euros(cents: number): string {
-  return `€${cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2)}`
+/** "€9", "€86.40"; "9 €", "86,40 €": whole euros without cents, in the page's language. */
+function euros(t: Translator, cents: number): string {
+  const digits = cents % 100 === 0 ? 0 : 2
+  return new Intl.NumberFormat(t.lang, {
+    style: 'currency',
+    currency: 'EUR',
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(cents / 100)
 }
 
-function day(value: string | null | undefined): string {
+/** A day written out ("28 November 2026", "28. November 2026", "28 novembre 2026"). */
+function day(t: Translator, value: string | null | undefined): string {
   if (!value) return '–'
-  return new Date(value).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
+  return new Date(value).toLocaleDateString(t.lang === 'en' ? 'en-GB' : t.lang, {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  })
 }
 
-const STATUS_WORDS: Record<BillingView['status'], string> = {
-  active: 'paid and active',
-  trialing: 'in its trial',
-  past_due: 'payment overdue: we are trying the card again',
-  canceled: 'ended',
-  manual: 'set by the operator',
-  none: 'not paid online',
-}
+/** An add-on's name and description as the price list gives them, in the page's language. */
+const addOnName = (t: Translator, id: string) => (ADD_ONS.includes(id as AddOnId) ? t.t(`billing.addOn.${id as AddOnId}`) : id)
+const addOnDescription = (t: Translator, id: AddOnId) => t.t(`billing.addOn.${id}.description` as MessageKey)
 
 /** What the person typed into the plan form, kept when it is shown again with a problem. */
 interface Choice {
@@ -52,52 +60,59 @@ const Form = Type.Object(
 )
 type FormBody = { plan: string; interval?: string } & Partial<Record<`add_on_${AddOnId}`, string>>
 
-function addOnsLine(addOns: ReadonlyArray<{ id: string; quantity: number }>): string {
-  if (addOns.length === 0) return 'none'
+function addOnsLine(t: Translator, addOns: ReadonlyArray<{ id: string; quantity: number }>): string {
+  if (addOns.length === 0) return t.t('overview.addOns.none')
   return addOns
     .map((a) => {
       const terms = ADD_ON.get(a.id as AddOnId)
-      return terms?.per_unit ? `${terms.name} ×${a.quantity}` : (terms?.name ?? a.id)
+      return terms?.per_unit ? `${addOnName(t, a.id)} ×${a.quantity}` : addOnName(t, a.id)
     })
     .join(', ')
 }
 
 /** The plan as every member sees it: its name, state, add-ons, the next invoice and a change booked for the period's end. */
-function planCard(view: BillingView): SafeHtml {
+function planCard(t: Translator, view: BillingView): SafeHtml {
   const name = PLAN.get(view.plan)?.name ?? view.plan
   const paying = view.status === 'active' || view.status === 'trialing' || view.status === 'past_due'
-  return html`<section class="card" aria-labelledby="current-h"><h2 id="current-h">Your plan</h2>
-<p>Plan <strong>${name}</strong>${paying && view.interval ? html`, billed ${view.interval === 'year' ? 'yearly' : 'monthly'}` : ''}: ${STATUS_WORDS[view.status]}.</p>
-<p>Add-ons: ${addOnsLine(view.add_ons)}.</p>
+  const strong = (words: SafeHtml) => html`<strong>${words}</strong>`
+  return html`<section class="card" aria-labelledby="current-h"><h2 id="current-h">${t.t('billing.current')}</h2>
+<p>${t.rich('billing.current.line', { plan: name, interval: paying && view.interval ? view.interval : 'none', status: view.status }, { strong })}</p>
+<p>${t.t('billing.addOns.line', { addOns: addOnsLine(t, view.add_ons) })}</p>
 ${
   paying && view.current_period_end
     ? view.cancel_at_period_end
-      ? html`<p>The subscription ends on <strong>${day(view.current_period_end)}</strong>; the account then moves to the free plan, deleting nothing.</p>`
-      : html`<p>Next invoice: <strong>${day(view.current_period_end)}</strong>.</p>`
+      ? html`<p>${t.rich('billing.endsOn', { day: day(t, view.current_period_end) }, { strong })}</p>`
+      : html`<p>${t.rich('billing.nextInvoice', { day: day(t, view.current_period_end) }, { strong })}</p>`
     : ''
 }
 ${
   view.scheduled_change && !view.cancel_at_period_end
-    ? html`<p class="notice" role="status">From ${day(view.scheduled_change.at)}: plan ${PLAN.get(view.scheduled_change.plan)?.name ?? view.scheduled_change.plan}${view.scheduled_change.add_ons.length ? html`, add-ons ${addOnsLine(view.scheduled_change.add_ons)}` : ''}.</p>`
+    ? html`<p class="notice" role="status">${t.t('billing.scheduled', {
+        day: day(t, view.scheduled_change.at),
+        plan: PLAN.get(view.scheduled_change.plan)?.name ?? view.scheduled_change.plan,
+        addOns: view.scheduled_change.add_ons.length ? addOnsLine(t, view.scheduled_change.add_ons) : 'none',
+      })}</p>`
     : ''
 }</section>`
 }
 
-function priceOf(plan: Plan, interval: 'month' | 'year'): string {
+function priceOf(t: Translator, plan: Plan, interval: 'month' | 'year'): string {
   const p = PLAN.get(plan)!
-  return interval === 'month' ? `${euros(p.monthly_price_cents)} a month` : `${euros(p.yearly_price_cents)} a year`
+  return interval === 'month'
+    ? t.t('billing.perMonth', { price: euros(t, p.monthly_price_cents) })
+    : t.t('billing.perYear', { price: euros(t, p.yearly_price_cents) })
 }
 
 /** The plans of the price list, for someone who cannot pay online: what each costs and includes. */
-function planList(): SafeHtml {
+function planList(t: Translator): SafeHtml {
   return dataTable(
-    'Plans',
-    ['Plan', 'Monthly', 'Yearly', 'Includes'],
+    t.t('billing.plans'),
+    [t.t('billing.col.plan'), t.t('billing.col.monthly'), t.t('billing.col.yearly'), t.t('billing.col.includes')],
     pricing.plans.map((p) => [
       p.name,
-      p.monthly_price_cents === 0 ? 'Free' : euros(p.monthly_price_cents),
-      p.yearly_price_cents === 0 ? '–' : euros(p.yearly_price_cents),
-      p.features.join('; '),
+      p.monthly_price_cents === 0 ? t.t('billing.free') : euros(t, p.monthly_price_cents),
+      p.yearly_price_cents === 0 ? '–' : euros(t, p.yearly_price_cents),
+      PLANS.includes(p.id) ? t.t(`billing.features.${p.id}`) : p.features.join('; '),
     ]),
   )
 }
@@ -106,7 +121,7 @@ function planList(): SafeHtml {
  * The plan form: plans with their monthly and yearly prices, the interval, the add-ons with their
  * quantities (0 for none). Each problem is shown beside its field; what was typed is kept.
  */
-function planForm(csrf: string, view: BillingView, choice: Choice, problems: Partial<Record<string, string>>): SafeHtml {
+function planForm(t: Translator, csrf: string, view: BillingView, choice: Choice, problems: Partial<Record<string, string>>): SafeHtml {
   const chosenPlan = choice.plan ?? (view.plan === 'free' ? 'lite' : view.plan)
   const chosenInterval = choice.interval ?? view.interval ?? 'month'
   const current = new Map(view.add_ons.map((a) => [a.id, a.quantity]))
@@ -114,54 +129,59 @@ function planForm(csrf: string, view: BillingView, choice: Choice, problems: Par
   const invalid = (field: string) => (problems[field] ? html` aria-invalid="true" aria-describedby="${field}-error"` : '')
   const paying = view.status === 'active' || view.status === 'trialing' || view.status === 'past_due'
   return html`<form method="post" action="/app/billing/checkout" class="card" aria-labelledby="choose-h"><input type="hidden" name="_csrf" value="${csrf}">
-<h2 id="choose-h">${paying ? 'Change your plan' : 'Choose a plan'}</h2>
+<h2 id="choose-h">${paying ? t.t('billing.change') : t.t('billing.choose')}</h2>
 ${problems['form'] ? html`<p class="error" role="alert">${problems['form']}</p>` : ''}
-<fieldset class="field${problems['plan'] ? ' invalid' : ''}"><legend>Plan</legend>
+<fieldset class="field${problems['plan'] ? ' invalid' : ''}"><legend>${t.t('billing.col.plan')}</legend>
 ${error('plan')}
 ${PLANS.filter((p) => p !== 'free').map(
   (p) =>
-    html`<label class="check"><input type="radio" name="plan" value="${p}"${p === chosenPlan ? html` checked` : ''}${invalid('plan')}> <strong>${PLAN.get(p)!.name}</strong>: ${priceOf(p, 'month')} or ${priceOf(p, 'year')}</label><br>`,
+    html`<label class="check"><input type="radio" name="plan" value="${p}"${p === chosenPlan ? html` checked` : ''}${invalid('plan')}> <strong>${PLAN.get(p)!.name}</strong>: ${t.t('billing.monthOrYear', { month: priceOf(t, p, 'month'), year: priceOf(t, p, 'year') })}</label><br>`,
 )}
 </fieldset>
-<fieldset class="field"><legend>Billing</legend>
-<label class="check"><input type="radio" name="interval" value="month"${chosenInterval === 'month' ? html` checked` : ''}> Monthly</label>
-<label class="check"><input type="radio" name="interval" value="year"${chosenInterval === 'year' ? html` checked` : ''}> Yearly (${pricing.yearly_discount_percent}% off)</label>
+<fieldset class="field"><legend>${t.t('billing.interval')}</legend>
+<label class="check"><input type="radio" name="interval" value="month"${chosenInterval === 'month' ? html` checked` : ''}> ${t.t('billing.col.monthly')}</label>
+<label class="check"><input type="radio" name="interval" value="year"${chosenInterval === 'year' ? html` checked` : ''}> ${t.t('billing.yearlyOff', { percent: pricing.yearly_discount_percent })}</label>
 </fieldset>
-<fieldset class="field"><legend>Add-ons</legend>
+<fieldset class="field"><legend>${t.t('billing.addOns')}</legend>
 ${ADD_ONS.map((id) => {
   const terms = ADD_ON.get(id)!
   const typed = choice.quantities[id] ?? String(current.get(id) ?? 0)
   const field = `add_on_${id}`
   return html`<div class="field${problems[field] ? ' invalid' : ''}">${
     terms.per_unit
-      ? html`<label for="${field}">${terms.name} (${euros(terms.monthly_price_cents)} a month each, from plan ${PLAN.get(terms.available_from)!.name})</label>
-<p class="hint">${terms.description} 0 for none.</p>${error(field)}<input id="${field}" name="${field}" type="number" min="0" max="100" inputmode="numeric" value="${typed}"${invalid(field)}>`
-      : html`${error(field)}<label class="check"><input type="checkbox" name="${field}" value="1"${typed !== '0' && typed !== '' ? html` checked` : ''}${invalid(field)}> ${terms.name} (${euros(terms.monthly_price_cents)} a month, from plan ${PLAN.get(terms.available_from)!.name}): ${terms.description}</label>`
+      ? html`<label for="${field}">${t.t('billing.addOn.perUnit', { name: addOnName(t, id), price: euros(t, terms.monthly_price_cents), plan: PLAN.get(terms.available_from)!.name })}</label>
+<p class="hint">${addOnDescription(t, id)} ${t.t('billing.addOn.zero')}</p>${error(field)}<input id="${field}" name="${field}" type="number" min="0" max="100" inputmode="numeric" value="${typed}"${invalid(field)}>`
+      : html`${error(field)}<label class="check"><input type="checkbox" name="${field}" value="1"${typed !== '0' && typed !== '' ? html` checked` : ''}${invalid(field)}> ${t.t('billing.addOn.once', { name: addOnName(t, id), price: euros(t, terms.monthly_price_cents), plan: PLAN.get(terms.available_from)!.name, description: addOnDescription(t, id) })}</label>`
   }</div>`
 })}
 </fieldset>
-<p class="hint">${pricing.vat_note} ${paying ? 'A higher plan or more add-ons apply at once, and you pay the difference for the rest of the period; a lower plan or fewer add-ons apply when the period you paid for ends.' : 'You pay on Stripe’s secure page and come back here.'}</p>
-<p><button type="submit">${paying ? 'Change plan' : 'Continue to payment'}</button></p>
+<p class="hint">${t.t('billing.vat')} ${paying ? t.t('billing.changeNote') : t.t('billing.stripeNote')}</p>
+<p><button type="submit">${paying ? t.t('billing.changeSubmit') : t.t('billing.pay')}</button></p>
 </form>`
 }
 
-function invoiceTable(invoices: Invoice[]): SafeHtml {
-  if (invoices.length === 0) return html`<p>No invoices yet.</p>`
+function invoiceTable(t: Translator, invoices: Invoice[]): SafeHtml {
+  if (invoices.length === 0) return html`<p>${t.t('billing.invoices.none')}</p>`
   return dataTable(
-    'Your invoices',
-    ['Date', 'Number', 'Total', 'Status', 'PDF'],
+    t.t('billing.invoices.table'),
+    [t.t('billing.col.date'), t.t('billing.col.number'), t.t('billing.col.total'), t.t('sites.col.status'), 'PDF'],
     invoices.map((i) => [
-      day(i.created_at),
+      day(t, i.created_at),
       i.number ?? '–',
-      `${(i.total_cents / 100).toFixed(2)} ${i.currency.toUpperCase()}`,
-      i.status,
-      i.pdf_url ? html`<a href="${i.pdf_url}">Download<span class="sr-only"> invoice ${i.number ?? ''}</span></a>` : '–',
+      t.price(i.total_cents, i.currency.toUpperCase()),
+      ['draft', 'open', 'paid', 'uncollectible', 'void'].includes(i.status) ? t.t(`billing.invoice.${i.status as 'paid'}`) : i.status,
+      i.pdf_url
+        ? html`<a href="${i.pdf_url}">${t.rich('billing.invoice.download', { number: i.number ?? '' }, { hidden: (words) => html`<span class="sr-only">${words}</span>` })}</a>`
+        : '–',
     ]),
   )
 }
 
 /** Reads the plan form into a request; each problem named by its field. */
-function readForm(body: FormBody): {
+function readForm(
+  t: Translator,
+  body: FormBody,
+): {
   choice: Choice
   problems: Record<string, string>
   plan?: Plan
@@ -171,7 +191,7 @@ function readForm(body: FormBody): {
   const choice: Choice = { plan: body.plan, interval: body.interval, quantities: {} }
   const problems: Record<string, string> = {}
   const plan = isPlan(body.plan) ? body.plan : undefined
-  if (!plan) problems['plan'] = 'Choose a plan.'
+  if (!plan) problems['plan'] = t.t('billing.choosePlan')
   const interval = body.interval === 'year' ? 'year' : 'month'
   const addOns: AddOnQuantities = {}
   for (const id of ADD_ONS) {
@@ -180,11 +200,11 @@ function readForm(body: FormBody): {
     if (raw === undefined || raw === '' || raw === '0') continue
     const terms = ADD_ON.get(id)!
     if (!/^\d{1,3}$/.test(raw) || Number(raw) > 100) {
-      problems[`add_on_${id}`] = 'Give a whole number from 0 to 100.'
+      problems[`add_on_${id}`] = t.t('billing.wholeNumber')
       continue
     }
     if (plan && plan !== 'free' && !addOnAvailable(plan, id)) {
-      problems[`add_on_${id}`] = `${terms.name} comes with plan ${PLAN.get(terms.available_from)!.name} or above.`
+      problems[`add_on_${id}`] = t.t('billing.addOn.from', { name: addOnName(t, id), plan: PLAN.get(terms.available_from)!.name })
       continue
     }
     addOns[id] = terms.per_unit ? Number(raw) : 1
@@ -213,25 +233,26 @@ function causeOf(request: FastifyRequest): Cause {
  */
 export default async function billingSection(app: FastifyInstance) {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
-  const notices: Record<string, string> = {
-    checkout: 'Thank you: your payment went through and your plan is active.',
-    'checkout-canceled': 'The payment was not made; your plan is unchanged.',
-    now: 'Your plan was changed. The difference for the rest of this period is on a new invoice.',
-    period_end: 'Your change is booked for the end of the period you paid for.',
+  const notices: Record<string, MessageKey> = {
+    checkout: 'billing.notice.checkout',
+    'checkout-canceled': 'billing.notice.canceled',
+    now: 'billing.notice.now',
+    period_end: 'billing.notice.periodEnd',
   }
 
   async function render(reply: FastifyReply, choice: Choice = { quantities: {} }, problems: Record<string, string> = {}, status = 200) {
-    const { person } = reply.request
+    const { person, t } = reply.request
     const view = await app.billing.view(person.accountId)
     const owner = person.role === 'owner'
     const csrf = reply.formToken()
     let body: SafeHtml
     if (!owner) {
-      body = html`${planCard(view)}<p class="notice view-only" role="note">Only an owner of this account manages its plan and payments.</p>`
+      body = html`${planCard(t, view)}<p class="notice view-only" role="note">${t.t('billing.ownersOnly')}</p>`
     } else if (!view.available || view.status === 'manual') {
-      body = html`${planCard(view)}<section class="card" aria-labelledby="plans-h"><h2 id="plans-h">Plans</h2>
-<p>${view.status === 'manual' ? 'Your plan is managed by the operator of this service.' : 'Paying online is not set up on this service.'} To change your plan, write to the operator${app.config.SUPPORT_EMAIL ? html` at <a href="mailto:${app.config.SUPPORT_EMAIL}">${app.config.SUPPORT_EMAIL}</a>` : ' of this service'}, saying which plan and add-ons you would like.</p>
-${planList()}<p class="muted">${pricing.vat_note}</p></section>`
+      const support = app.config.SUPPORT_EMAIL
+      body = html`${planCard(t, view)}<section class="card" aria-labelledby="plans-h"><h2 id="plans-h">${t.t('billing.plans')}</h2>
+<p>${view.status === 'manual' ? t.t('billing.manual') : t.t('billing.offline')} ${t.rich('billing.writeOperator', { email: support ?? '', known: support ? 'yes' : 'no' }, { link: (words) => html`<a href="mailto:${support ?? ''}">${words}</a>` })}</p>
+${planList(t)}<p class="muted">${t.t('billing.vat')}</p></section>`
     } else {
       // The forms' answers redirect to Stripe's pages: form-action 'self' would stop the browser following them.
       const csp = String(reply.getHeader('content-security-policy') ?? '')
@@ -242,26 +263,26 @@ ${planList()}<p class="muted">${pricing.vat_note}</p></section>`
       })
       const paying = view.status === 'active' || view.status === 'trialing' || view.status === 'past_due'
       const csrfField = html`<input type="hidden" name="_csrf" value="${csrf}">`
-      body = html`${planCard(view)}
-${planForm(csrf, view, choice, problems)}
+      body = html`${planCard(t, view)}
+${planForm(t, csrf, view, choice, problems)}
 ${
   paying
-    ? html`<section class="card" aria-labelledby="manage-h"><h2 id="manage-h">Card, invoices and cancelling</h2>
-<form method="post" action="/app/billing/portal" class="inline">${csrfField}<button type="submit" class="secondary">Change the card or billing address</button></form>
+    ? html`<section class="card" aria-labelledby="manage-h"><h2 id="manage-h">${t.t('billing.manage')}</h2>
+<form method="post" action="/app/billing/portal" class="inline">${csrfField}<button type="submit" class="secondary">${t.t('billing.portal')}</button></form>
 ${
   view.cancel_at_period_end
     ? ''
-    : html`<form method="post" action="/app/billing/checkout" class="inline">${csrfField}<input type="hidden" name="plan" value="free"><button type="submit" class="danger">Cancel at the end of the period</button></form>`
+    : html`<form method="post" action="/app/billing/checkout" class="inline">${csrfField}<input type="hidden" name="plan" value="free"><button type="submit" class="danger">${t.t('billing.cancel')}</button></form>`
 }
 </section>`
     : ''
 }
-<section aria-labelledby="invoices-h"><h2 id="invoices-h">Invoices</h2>
-${invoices ? invoiceTable(invoices) : html`<p>The invoices cannot be shown just now; try again shortly.</p>`}</section>`
+<section aria-labelledby="invoices-h"><h2 id="invoices-h">${t.t('billing.invoices')}</h2>
+${invoices ? invoiceTable(t, invoices) : html`<p>${t.t('billing.invoices.unavailable')}</p>`}</section>`
     }
     reply.code(status)
     const done = (reply.request.query as { done?: string }).done
-    return reply.page('Billing', 'billing', body, done && notices[done] ? { notice: notices[done] } : {})
+    return reply.page(t.t('billing.title'), 'billing', body, done && notices[done] ? { notice: t.t(notices[done]) } : {})
   }
 
   routes.get(
@@ -299,7 +320,7 @@ ${invoices ? invoiceTable(invoices) : html`<p>The invoices cannot be shown just 
       schema: { hide: true, body: Form },
     },
     async (request, reply) => {
-      const { choice, problems, plan, interval, addOns } = readForm(request.body)
+      const { choice, problems, plan, interval, addOns } = readForm(request.t, request.body)
       if (!plan || Object.keys(problems).length) {
         await recordRefusal(request, 400)
         return render(reply, choice, problems, 400)
