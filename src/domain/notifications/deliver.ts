@@ -12,7 +12,7 @@ import { unsubscribeTokens, type UnsubscribeTarget } from './unsubscribe-token.t
 export const NOTICE_MAIL_JOB = 'notify.mail'
 /** Once a day: one digest job per person who chose a digest. */
 export const DIGEST_JOB = 'notify.digests'
-/** One person's digest of one account. */
+/** One person's digests (one mail per account). */
 export const DIGEST_MAIL_JOB = 'notify.digest'
 /** The digests go out at 07:00 UTC, before the working day in Europe. */
 const DIGEST_TIME = { hour: 7 }
@@ -164,24 +164,36 @@ export async function sendDigest(deps: NotifyDeps, userId: string, accountId: st
   }
 }
 
-/** Queues today's digest of each person and account with a kind on the digest. */
+/**
+ * Queues today's digests: one job per person with a kind on the digest, which sends one mail per
+ * account. The job names the person only, so the queue keeps no account's id once it is erased.
+ */
 export async function queueDigests(db: Db, now = new Date()): Promise<number> {
   const day = now.toISOString().slice(0, 10)
-  const people = await db
-    .selectFrom('notification_settings')
-    .select(['user_id', 'account_id'])
-    .distinct()
-    .where('delivery', '=', 'digest')
-    .execute()
+  const people = await db.selectFrom('notification_settings').select('user_id').distinct().where('delivery', '=', 'digest').execute()
   await enqueueJobs(
     db,
     people.map((p) => ({
       name: DIGEST_MAIL_JOB,
-      payload: { user_id: p.user_id, account_id: p.account_id },
-      options: { uniqueKey: `${p.user_id}:${p.account_id}:${day}`, maxAttempts: 8 },
+      payload: { user_id: p.user_id },
+      options: { uniqueKey: `${p.user_id}:${day}`, maxAttempts: 8 },
     })),
   )
   return people.length
+}
+
+/** The person's digest of each account they get one of; an account already sent is claimed and not sent again on a retry. */
+export async function sendDigestsOf(deps: NotifyDeps, userId: string, now = new Date()): Promise<number> {
+  const accounts = await deps.db
+    .selectFrom('notification_settings')
+    .select('account_id')
+    .distinct()
+    .where('user_id', '=', userId)
+    .where('delivery', '=', 'digest')
+    .execute()
+  let sent = 0
+  for (const { account_id } of accounts) if ((await sendDigest(deps, userId, account_id, now)) > 0) sent++
+  return sent
 }
 
 /** The notification jobs for the jobs plugin: the fan-out of a notice, each mail, and the daily digests. */
@@ -213,8 +225,7 @@ export function notificationJobs(deps: NotifyDeps): NamedJob[] {
     {
       name: DIGEST_MAIL_JOB,
       definition: {
-        handler: async (payload: { user_id: string; account_id: string }) =>
-          void (await sendDigest(deps, payload.user_id, payload.account_id)),
+        handler: async (payload: { user_id: string }) => void (await sendDigestsOf(deps, payload.user_id)),
         maxAttempts: 8,
       },
     },
