@@ -15,7 +15,7 @@ import type { MessageKey } from '../domain/i18n/translator.ts'
 import { html, sendPage, type SafeHtml } from '../infra/html.ts'
 import { recordRefusal } from './audited-change.ts'
 import { neededRole } from './permissions.ts'
-import { plainPlanWords, roleRefusal } from './refusal-words.ts'
+import { planRefusal, roleRefusal } from './refusal-words.ts'
 import { layout, type Section } from './layout.ts'
 import accountsSection from './sections/accounts.ts'
 import auditLogSection from './sections/audit-log.ts'
@@ -195,7 +195,7 @@ async function paymentOverdue(app: FastifyInstance, accountId: string): Promise<
 /** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */
 function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }): string | undefined {
   if (refusal.code === 'role_required' && request.person) return roleRefusal(request.t, request.person.role, neededRole(request))
-  if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return plainPlanWords(refusal.detail)
+  if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return planRefusal(request.t, refusal.code, refusal.detail)
   return undefined
 }
 

@@ -49,3 +49,13 @@ export function plainPlanWords(detail: string): string {
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`
 }
+
+/**
+ * A plan_limit or plan_required refusal in the page's language. The domain words its refusals in
+ * English, naming the exact allowance; English pages show them plainly (plainPlanWords), the
+ * others say in their own words which kind of refusal it is.
+ */
+export function planRefusal(t: Translator, code: string, detail: string): string {
+  if (t.lang === 'en') return plainPlanWords(detail)
+  return t.t(code === 'plan_required' ? 'refusal.planRequired' : 'refusal.planLimit')
+}

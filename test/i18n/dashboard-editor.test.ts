@@ -75,6 +75,16 @@ describe('the editor in German and French', async () => {
       expect(res.body).toContain(heading)
       expect(res.body).toContain(message)
     }
+    // A refusal of the plan, in the page's language, with the way up.
+    const domain = await app.inject({
+      method: 'POST',
+      url: `/app/sites/${site.id}/domains`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'de' },
+      payload: new URLSearchParams({ _csrf: token, hostname: 'www.baeckerei-beispiel.de' }).toString(),
+    })
+    expect(domain.statusCode).toBe(403)
+    expect(domain.body).toContain('Ihr Tarif enthält das nicht.')
+    expect(domain.body).toContain('<a href="/app/billing">Ändern Sie Ihren Tarif</a>')
     // English stays the default.
     const english = await post(app, '/app/sites', cookie, { _csrf: token, name: '', default_locale: 'en' })
     expect(english.body).toContain('There are 2 problems')

@@ -9,7 +9,7 @@ import { classify } from '../../errors.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { recordRefusal } from '../audited-change.ts'
 import { dataTable } from '../layout.ts'
-import { plainPlanWords } from '../refusal-words.ts'
+import { planRefusal } from '../refusal-words.ts'
 import type { MessageKey, Translator } from '../../domain/i18n/translator.ts'
 
 const pricing = loadPricing()
@@ -338,7 +338,7 @@ ${invoices ? invoiceTable(t, invoices) : html`<p>${t.t('billing.invoices.unavail
         const refusal = classify(error as FastifyError)
         if (refusal.status >= 500 && refusal.code !== 'billing_unavailable') throw error
         await recordRefusal(request, refusal.status)
-        return render(reply, choice, { form: plainPlanWords(refusal.detail) }, refusal.status)
+        return render(reply, choice, { form: planRefusal(request.t, refusal.code, refusal.detail) }, refusal.status)
       }
     },
   )

@@ -22,7 +22,7 @@ import type { Db } from '../../infra/db.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
 import { auditedChange } from '../audited-change.ts'
 import { mayChange } from '../permissions.ts'
-import { plainPlanWords } from '../refusal-words.ts'
+import { planRefusal } from '../refusal-words.ts'
 import { errorLine, field, FormBodySchema, formState, hidden, problems, refused, textOf, type FormState } from './editor/form.ts'
 import { thumbnail } from './media-picker.ts'
 import type { Translator } from '../../domain/i18n/translator.ts'
@@ -101,7 +101,7 @@ async function usesOf(t: Translator, db: Db, accountId: string, items: readonly 
 function refusalWords(t: Translator, error: unknown): { status: number; text: string } | undefined {
   if (!(error instanceof Error)) return undefined
   const { status, code, detail } = classify(error as FastifyError)
-  if (code === 'plan_limit') return { status, text: plainPlanWords(detail) }
+  if (code === 'plan_limit') return { status, text: planRefusal(t, code, detail) }
   // English keeps the domain's own words (they name the exact problem); other languages say it by kind.
   if (['invalid_image', 'unsupported_media_type', 'payload_too_large', 'media_busy'].includes(code))
     return {

@@ -7,7 +7,7 @@ import { etagOf } from '../../../infra/etag.ts'
 import { translator, type Translator } from '../../../domain/i18n/translator.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
 import { recordRefusal } from '../../audited-change.ts'
-import { plainPlanWords } from '../../refusal-words.ts'
+import { planRefusal } from '../../refusal-words.ts'
 
 /**
  * What the editor's forms share: each field with its label, hint and error tied to it
@@ -349,7 +349,7 @@ export function refusalOf(
     }
   }
   if (code === 'plan_limit' || code === 'plan_required')
-    return { status, errors: {}, stale: false, problem: html`${plainPlanWords(detail)} ${upgradeLinks(t)}` }
+    return { status, errors: {}, stale: false, problem: html`${planRefusal(t, code, detail)} ${upgradeLinks(t)}` }
   return undefined
 }
 

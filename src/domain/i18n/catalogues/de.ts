@@ -771,6 +771,9 @@ export const de: Record<MessageKey, string> = {
   'billing.portal': 'Karte oder Rechnungsadresse ändern',
   'billing.cancel': 'Zum Ende des Zeitraums kündigen',
 
+  'refusal.planLimit': 'Das geht über das hinaus, was Ihr Tarif erlaubt.',
+  'refusal.planRequired': 'Ihr Tarif enthält das nicht.',
+
   'overview.title': 'Übersicht',
   'overview.plan.heading': 'Tarif',
   'overview.plan.text':

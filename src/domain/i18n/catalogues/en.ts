@@ -749,6 +749,9 @@ export const en = {
   'billing.portal': 'Change the card or billing address',
   'billing.cancel': 'Cancel at the end of the period',
 
+  'refusal.planLimit': 'This goes beyond what your plan allows.',
+  'refusal.planRequired': 'Your plan does not include this.',
+
   'overview.title': 'Overview',
   'overview.plan.heading': 'Plan',
   'overview.plan.text':

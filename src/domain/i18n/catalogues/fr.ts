@@ -770,6 +770,9 @@ export const fr: Record<MessageKey, string> = {
   'billing.portal': 'Changer la carte ou l’adresse de facturation',
   'billing.cancel': 'Résilier à la fin de la période',
 
+  'refusal.planLimit': 'Cela dépasse ce que permet votre offre.',
+  'refusal.planRequired': 'Votre offre ne comprend pas cela.',
+
   'overview.title': 'Vue d’ensemble',
   'overview.plan.heading': 'Offre',
   'overview.plan.text':
