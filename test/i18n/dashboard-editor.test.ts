@@ -103,3 +103,17 @@ describe('the check for English left in a page', async () => {
     )
   })
 })
+
+describe('an editor address of nothing in the account', async () => {
+  const { app } = await buildTestApp()
+  const owner = await signedIn(app, 'nothing-i18n@example.com')
+
+  it('answers 404 in the page’s language', async () => {
+    const { pageIn } = await import('./dashboard-helpers.ts')
+    const de = await pageIn(app, owner.cookie, '/app/sites/site_nothing', 'de', 404)
+    expect(de.$('h1').text()).toBe('Nicht gefunden')
+    expect(de.main).toContain('Diese Website gibt es in Ihrem Konto nicht')
+    const en = await pageIn(app, owner.cookie, '/app/pages/page_nothing', 'en', 404)
+    expect(en.main).toContain('There is no such page in your account')
+  })
+})

@@ -262,7 +262,7 @@ ${await weeklyMailCard(app, reply)}`
     '/sites/:id/stats',
     { config: { operation: 'dashboard.sites.stats' }, schema: { hide: true, params: SiteParams, querystring: PeriodQuery } },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const days = periodOf(request.query.days)
       return days ? render(app, reply, site, days) : refusePeriod(reply, site, request.query.days ?? '')
     },
@@ -272,7 +272,7 @@ ${await weeklyMailCard(app, reply)}`
     '/sites/:id/stats.csv',
     { config: { operation: 'dashboard.sites.stats.export' }, schema: { hide: true, params: SiteParams, querystring: CsvQuery } },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const days = periodOf(request.query.days)
       if (!days) throw new errors.validationFailed(request.t.t('stats.periodProblem'))
       const table = TABLES.find((t) => t === (request.query.table ?? 'days'))

@@ -282,7 +282,7 @@ export default async function blockScreen(app: FastifyInstance) {
       schema: { hide: true, params: PageParams, querystring: Type.Object({ type: literalUnion(BLOCK_TYPES) }) },
     },
     async (request, reply) => {
-      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id, request.t)
       // BLOCK_TYPES is a list, not a tuple, so the schema's static type cannot name the literals.
       const form = blockForms(request.t)[request.query.type as BlockType]
       return render(
@@ -312,7 +312,7 @@ export default async function blockScreen(app: FastifyInstance) {
           copyInto: t.t('editor.block.gone.pageInto'),
         })
       }
-      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id, request.t)
       if (!(BLOCK_TYPES as readonly string[]).includes(type)) throw new errors.validationFailed(request.t.t('editor.block.chooseKind'))
       return submit(app, request, reply, { site, page, form: blockForms(request.t)[type as BlockType] })
     },
@@ -322,7 +322,7 @@ export default async function blockScreen(app: FastifyInstance) {
     '/blocks/:id',
     { config: { operation: 'dashboard.blocks.get' }, schema: { hide: true, params: BlockParams } },
     async (request, reply) => {
-      const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
+      const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id, request.t)
       const form = blockForms(request.t)[block.type as BlockType]
       return render(
         reply,
@@ -340,7 +340,7 @@ export default async function blockScreen(app: FastifyInstance) {
     },
     async (request, reply) => {
       if (!(await getAccountBlock(app.db, request.person.accountId, request.params.id))) return blockGone(app, request, reply)
-      const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id)
+      const { site, page, block } = await ownBlock(app, request.person.accountId, request.params.id, request.t)
       const version = textOf(request.body, '_version') || undefined
       return submit(app, request, reply, {
         site,
@@ -356,7 +356,7 @@ export default async function blockScreen(app: FastifyInstance) {
     '/blocks/:id/delete',
     { config: { operation: 'dashboard.blocks.confirmDelete' }, schema: { hide: true, params: BlockParams } },
     async (request, reply) => {
-      const target = await ownBlock(app, request.person.accountId, request.params.id)
+      const target = await ownBlock(app, request.person.accountId, request.params.id, request.t)
       // A viewer deletes nothing: the block as it is, read-only.
       return mayChange(request.person) ? confirmDelete(reply, target) : reply.redirect(`/app/blocks/${target.block.id}`, 303)
     },

@@ -3,7 +3,7 @@ import { domainToUnicode } from 'node:url'
 import { Type } from 'typebox'
 import { getAccountBlock } from '../../../domain/sites/blocks.ts'
 import type { Locale } from '../../../domain/locales.ts'
-import type { Translator } from '../../../domain/i18n/translator.ts'
+import { translator, type Translator } from '../../../domain/i18n/translator.ts'
 import { getAccountPage } from '../../../domain/sites/pages.ts'
 import { getAccountSite, type SiteRecord } from '../../../domain/sites/sites.ts'
 import { subdomainHost, subdomainOrigin } from '../../../domain/sites/subdomains.ts'
@@ -32,22 +32,25 @@ export function localeOptions(t: Translator, locales: readonly Locale[]): Array<
   return locales.map((locale) => [locale, localeName(t, locale)] as const)
 }
 
-export async function ownSite(app: FastifyInstance, accountId: string, siteId: string): Promise<SiteRecord> {
+/** The words of a 404 for what is not in the account: in the page's language where the caller gives it, else English. */
+const ENGLISH = translator('en')
+
+export async function ownSite(app: FastifyInstance, accountId: string, siteId: string, t: Translator = ENGLISH): Promise<SiteRecord> {
   const site = await getAccountSite(app.db, accountId, siteId)
-  if (!site) throw new errors.notFound('There is no such site in your account')
+  if (!site) throw new errors.notFound(t.t('editor.notFound.site'))
   return site
 }
 
-export async function ownPage(app: FastifyInstance, accountId: string, pageId: string) {
+export async function ownPage(app: FastifyInstance, accountId: string, pageId: string, t: Translator = ENGLISH) {
   const page = await getAccountPage(app.db, accountId, pageId)
-  if (!page) throw new errors.notFound('There is no such page in your account')
-  return { page, site: await ownSite(app, accountId, page.site_id) }
+  if (!page) throw new errors.notFound(t.t('editor.notFound.page'))
+  return { page, site: await ownSite(app, accountId, page.site_id, t) }
 }
 
-export async function ownBlock(app: FastifyInstance, accountId: string, blockId: string) {
+export async function ownBlock(app: FastifyInstance, accountId: string, blockId: string, t: Translator = ENGLISH) {
   const block = await getAccountBlock(app.db, accountId, blockId)
-  if (!block) throw new errors.notFound('There is no such block in your account')
-  return { block, ...(await ownPage(app, accountId, block.page_id)) }
+  if (!block) throw new errors.notFound(t.t('editor.notFound.block'))
+  return { block, ...(await ownPage(app, accountId, block.page_id, t)) }
 }
 
 /** The site as /v1 shows it: its version is the ETag of this view. */

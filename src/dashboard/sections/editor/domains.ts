@@ -123,7 +123,7 @@ export default async function domainsScreen(app: FastifyInstance) {
     '/sites/:id/domains',
     { config: { operation: 'dashboard.domains.list' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) =>
-      render(app, reply, await ownSite(app, request.person.accountId, request.params.id), formState({ hostname: '' })),
+      render(app, reply, await ownSite(app, request.person.accountId, request.params.id, request.t), formState({ hostname: '' })),
   )
 
   routes.post(
@@ -133,7 +133,7 @@ export default async function domainsScreen(app: FastifyInstance) {
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const values = { hostname: textOf(request.body, 'hostname') }
       const { t } = request
       const wrong = fieldErrors(issuesOf(NewDomain, { hostname: values.hostname.trim() }), hostnameField(t).specs, undefined, t)

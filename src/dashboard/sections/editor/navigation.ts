@@ -215,7 +215,7 @@ export default async function navigationScreen(app: FastifyInstance) {
     '/sites/:id/navigation',
     { config: { operation: 'dashboard.sites.navigation' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const pages = await sitePages(app, site)
       const { values, links } = valuesOf(navigationOf(site.settings), pages)
       return render(app, reply, site, pages, links, formState(values), noticeOf(request))

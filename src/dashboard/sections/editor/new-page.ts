@@ -51,7 +51,7 @@ ${pageFields(t, state, site, { isNew: true })}
     '/sites/:id/pages/new',
     { config: { operation: 'dashboard.pages.new' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const { items } = await listSitePages(app.db, site.id, { limit: 500, offset: 0 })
       const hasHome = items.some((p) => p.path === '/' && p.locale === site.default_locale)
       return render(
@@ -69,7 +69,7 @@ ${pageFields(t, state, site, { isNew: true })}
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const values = pageValuesFrom(request.body)
       const { path, ...titled } = pageInput(values)
       const input = path === '' ? titled : { ...titled, path }

@@ -180,7 +180,7 @@ export default async function pageScreen(app: FastifyInstance) {
     '/pages/:id',
     { config: { operation: 'dashboard.pages.get' }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
-      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id, request.t)
       return render(app, reply, { site, page, state: formState(pageValues(page)), ...noticeOf(request) })
     },
   )
@@ -233,7 +233,7 @@ export default async function pageScreen(app: FastifyInstance) {
     '/pages/:id/delete',
     { config: { operation: 'dashboard.pages.confirmDelete' }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
-      const { site, page } = await ownPage(app, request.person.accountId, request.params.id)
+      const { site, page } = await ownPage(app, request.person.accountId, request.params.id, request.t)
       const { total } = await listPageBlocks(app.db, page.id, { limit: 1, offset: 0 })
       // A viewer deletes nothing: the page as it is, read-only.
       if (!mayChange(request.person)) return reply.redirect(`/app/pages/${page.id}`, 303)

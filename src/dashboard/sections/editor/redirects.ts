@@ -122,7 +122,7 @@ export default async function redirectsScreen(app: FastifyInstance) {
       render(
         app,
         reply,
-        await ownSite(app, request.person.accountId, request.params.id),
+        await ownSite(app, request.person.accountId, request.params.id, request.t),
         formState({ from: '', to: '', status: '301' }),
         NOTICES[request.query.done ?? ''] && request.t.t(NOTICES[request.query.done ?? '']!),
       ),
@@ -135,7 +135,7 @@ export default async function redirectsScreen(app: FastifyInstance) {
       schema: { hide: true, params: SiteParams, body: FormBodySchema },
     },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const values = {
         from: textOf(request.body, 'from').trim(),
         to: textOf(request.body, 'to').trim(),
@@ -179,7 +179,7 @@ export default async function redirectsScreen(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       await auditedChange(request, async (trx) => {
         if (!(await deleteRedirect(trx, site.id, request.params.redirect_id)))
           throw new errors.notFound('There is no such redirect on this site')

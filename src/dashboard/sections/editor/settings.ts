@@ -280,7 +280,7 @@ export default async function settingsScreen(app: FastifyInstance) {
     '/sites/:id/settings',
     { config: { operation: 'dashboard.sites.settings' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       const [assistant, library] = await Promise.all([assistantIncluded(site.account_id!), pickableMedia(app.db, site.account_id!)])
       return render(app, reply, site, formState(valuesOf(site)), assistant, library, noticeOf(request))
     },

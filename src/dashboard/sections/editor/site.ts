@@ -115,7 +115,8 @@ export default async function siteScreen(app: FastifyInstance) {
   routes.get(
     '/sites/:id',
     { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } },
-    async (request, reply) => render(app, reply, await ownSite(app, request.person.accountId, request.params.id), noticeOf(request)),
+    async (request, reply) =>
+      render(app, reply, await ownSite(app, request.person.accountId, request.params.id, request.t), noticeOf(request)),
   )
 
   routes.post(
@@ -125,7 +126,7 @@ export default async function siteScreen(app: FastifyInstance) {
       schema: { hide: true, params: SiteParams, body: Type.Object(Form, { additionalProperties: false }) },
     },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       // /v1 publishes an empty site (its clients may mean to); a person is told what it would show.
       if ((await listSitePages(app.db, site.id, { limit: 1, offset: 0 })).total === 0) {
         await refused(request, reply, 409)
@@ -160,7 +161,7 @@ export default async function siteScreen(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       try {
         await auditedChange(request, (trx) => rollbackTo(trx, site.id, request.body.build_id))
       } catch (error) {

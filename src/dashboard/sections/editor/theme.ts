@@ -132,7 +132,7 @@ export default async function themeScreen(app: FastifyInstance) {
     '/sites/:id/theme',
     { config: { operation: 'dashboard.sites.theme' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) => {
-      const site = await ownSite(app, request.person.accountId, request.params.id)
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
       return render(app, reply, site, formState(valuesOf(themeView(site.settings))), noticeOf(request))
     },
   )

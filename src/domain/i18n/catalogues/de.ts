@@ -774,6 +774,10 @@ export const de: Record<MessageKey, string> = {
   'refusal.planLimit': 'Das geht über das hinaus, was Ihr Tarif erlaubt.',
   'refusal.planRequired': 'Ihr Tarif enthält das nicht.',
 
+  'editor.notFound.site': 'Diese Website gibt es in Ihrem Konto nicht',
+  'editor.notFound.page': 'Diese Seite gibt es in Ihrem Konto nicht',
+  'editor.notFound.block': 'Diesen Block gibt es in Ihrem Konto nicht',
+
   'overview.title': 'Übersicht',
   'overview.plan.heading': 'Tarif',
   'overview.plan.text':

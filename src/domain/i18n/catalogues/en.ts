@@ -752,6 +752,10 @@ export const en = {
   'refusal.planLimit': 'This goes beyond what your plan allows.',
   'refusal.planRequired': 'Your plan does not include this.',
 
+  'editor.notFound.site': 'There is no such site in your account',
+  'editor.notFound.page': 'There is no such page in your account',
+  'editor.notFound.block': 'There is no such block in your account',
+
   'overview.title': 'Overview',
   'overview.plan.heading': 'Plan',
   'overview.plan.text':

@@ -773,6 +773,10 @@ export const fr: Record<MessageKey, string> = {
   'refusal.planLimit': 'Cela dépasse ce que permet votre offre.',
   'refusal.planRequired': 'Votre offre ne comprend pas cela.',
 
+  'editor.notFound.site': 'Ce site n’existe pas dans votre compte',
+  'editor.notFound.page': 'Cette page n’existe pas dans votre compte',
+  'editor.notFound.block': 'Ce bloc n’existe pas dans votre compte',
+
   'overview.title': 'Vue d’ensemble',
   'overview.plan.heading': 'Offre',
   'overview.plan.text':
