@@ -40,7 +40,7 @@ export function siteLimitNotice(t: Translator, usage: SiteUsage): SafeHtml {
 /** What else the account's plan and add-ons include: own domains, members, the scheduled SEO report, the add-ons on. */
 export function planDetails(t: Translator, limits: AccountLimits): SafeHtml {
   const on = ADD_ONS.filter((id) => limits.addOns[id] !== undefined).map((id) =>
-    addOnTerms(id).perUnit ? `${addOnTerms(id).name} ×${limits.addOns[id]}` : addOnTerms(id).name,
+    addOnTerms(id).perUnit ? `${t.t(`billing.addOn.${id}`)} ×${limits.addOns[id]}` : t.t(`billing.addOn.${id}`),
   )
   const domains =
     limits.ownDomains === 0
