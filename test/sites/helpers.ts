@@ -71,15 +71,17 @@ export async function buildSite(app: FastifyInstance, siteId: string, timeoutMs 
     if (row.status === 'failed') return row
     if (row.status === 'succeeded') {
       // Serving learns of the new release by NOTIFY, a moment after the commit.
-      const live = await app.db.selectFrom('sites').select('live_build_id').where('id', '=', siteId).executeTakeFirstOrThrow()
+      const live = await app.db.selectFrom('sites').select(['live_build_id', 'slug']).where('id', '=', siteId).executeTakeFirstOrThrow()
       const domains = await app.db
         .selectFrom('domains')
         .select('hostname')
         .where('site_id', '=', siteId)
         .where('status', '=', 'active')
         .execute()
+      // Its own domains, and its platform subdomain where the service gives one.
+      const hosts = [...domains.map((d) => d.hostname), ...(app.config.SITES_DOMAIN ? [`${live.slug}.${app.config.SITES_DOMAIN}`] : [])]
       if (live.live_build_id === row.id)
-        await eventually(async () => expect(domains.every((d) => app.liveSites.byHost(d.hostname)?.buildId === row.id)).toBe(true))
+        await eventually(async () => expect(hosts.every((host) => app.liveSites.byHost(host)?.buildId === row.id)).toBe(true))
       return row
     }
     expect(Date.now(), `build ${build.id} still ${row.status}`).toBeLessThan(deadline)
