@@ -379,10 +379,11 @@ export class JobRunner {
    * now (its free slots and claim-ahead): they go in already running (jobsInsert) and are
    * handed over with adopt() once committed, instead of being claimed back moments later.
    */
-  reserve(count: number): ClaimToken {
+  reserve(count: number, name: string): ClaimToken {
     const ahead = Math.min(this.#concurrency, this.#finishedAt.length)
     const room = this.#running ? Math.max(0, Math.min(count, this.#concurrency + ahead - this.#inFlight.size - this.#ready.length)) : 0
-    return { owner: randomUUID(), leaseMs: this.#claimLeaseMs(), room, claimedAt: performance.now() }
+    const leaseMs = this.#definitions.get(name)?.leaseMs ?? DEFAULT_LEASE_MS
+    return { owner: randomUUID(), leaseMs, room, claimedAt: performance.now() }
   }
 
   /** Takes jobs inserted under a claim of reserve(), committed now, as if this runner had claimed them. */
@@ -454,10 +455,10 @@ export class JobRunner {
   /** Starts claimed jobs in the free slots; one that waited too long for a slot goes back to the queue. */
   #startReady(): void {
     const now = performance.now()
-    const maxWait = Math.min(MAX_READY_WAIT_MS, this.#claimLeaseMs() / 3)
     while (this.#inFlight.size < this.#concurrency && this.#ready.length > 0) {
       const { job, claimedAt } = this.#ready.shift()!
-      // The lease was counted from before the claim was sent, so it has at least this much left.
+      // The lease (the job type's own) was counted from before the claim was sent, so it has at least this much left.
+      const maxWait = Math.min(MAX_READY_WAIT_MS, (this.#definitions.get(job.name)?.leaseMs ?? DEFAULT_LEASE_MS) / 3)
       if (now - claimedAt > maxWait) {
         this.#handBack(job)
         continue
@@ -483,13 +484,17 @@ export class JobRunner {
     }
   }
 
-  /** The lease a claim takes: the longest of the job types this runner runs. */
-  #claimLeaseMs(): number {
-    return Math.max(...[...this.#definitions.values()].map((d) => d.leaseMs))
+  /**
+   * The lease each job type's claim takes, in seconds by name: its own, not the longest of all
+   * (a claimed delivery of a dead instance would wait out an export's two minutes before its renewal
+   * first shortened it).
+   */
+  #claimLeases(): string {
+    return JSON.stringify(Object.fromEntries([...this.#definitions].map(([name, d]) => [name, d.leaseMs / 1000])))
   }
 
   async #claim(limit: number): Promise<Job[]> {
-    return claimJobs(this.#store.db, [...this.#definitions.keys()], limit, randomUUID(), this.#claimLeaseMs() / 1000)
+    return claimJobs(this.#store.db, [...this.#definitions.keys()], limit, randomUUID(), this.#claimLeases())
   }
 
   /**
@@ -604,7 +609,7 @@ export function plannedEachTime<A extends unknown[], R>(
  * branch reads its own index in order, so a long backlog costs a claim nothing extra.
  */
 const claimJobs = plannedEachTime(
-  (db, names: string[], limit: number, owner: string, leaseSeconds: number) => sql<Job>`
+  (db, names: string[], limit: number, owner: string, leaseSeconds: string) => sql<Job>`
   with expired as (
     select id from jobs
     where state = 'running' and lease_until < now() and name = any(${names}::text[])
@@ -617,7 +622,7 @@ const claimJobs = plannedEachTime(
     for update skip locked
   )
   update jobs set state = 'running', attempts = attempts + 1, lease_owner = ${owner},
-    lease_until = now() + make_interval(secs => ${leaseSeconds}::float8)
+    lease_until = now() + make_interval(secs => (${leaseSeconds}::jsonb ->> name)::float8)
   where id in (select id from expired union all select id from queued limit ${limit})
   returning *`,
 )

@@ -263,7 +263,7 @@ async function fanOutBatch(db: Db, eventIds: readonly string[], runner?: JobRunn
     }
   }
   if (deliveries.length > 0) {
-    const token = runner?.reserve(jobs.length)
+    const token = runner?.reserve(jobs.length, DELIVER_JOB)
     const room = token?.room ?? 0
     // One statement writes the deliveries and their jobs: it commits whole or not at all.
     const claimed = await fanOutWrite(
