@@ -19,18 +19,25 @@ function fieldError(page: Page, id: string): string | undefined {
     : undefined
 }
 
-// A site's settings in a browser without JavaScript, over HTTP: every wrong field is named on the
-// first refusal, and the address's own problems are said in plain words.
-describe('site settings refused', async () => {
-  const { app, base } = await startLiveApp()
+const { app, base } = await startLiveApp()
+
+/** A browser signed in as a new person, and the account made for them. */
+async function signedIn(email: string) {
   const browser = new Browser(base)
-  await browser.signIn(app, 'settings-baker@example.com', await browser.get('/signin'))
+  await browser.signIn(app, email, await browser.get('/signin'))
   const { account_id: accountId } = await app.db
     .selectFrom('users')
     .innerJoin('account_members', 'account_members.user_id', 'users.id')
     .select('account_members.account_id')
     .orderBy('account_members.seq', 'desc')
     .executeTakeFirstOrThrow()
+  return { browser, accountId }
+}
+
+// A site's settings in a browser without JavaScript, over HTTP: every wrong field is named on the
+// first refusal, and the address's own problems are said in plain words.
+describe('site settings refused', async () => {
+  const { browser, accountId } = await signedIn('settings-baker@example.com')
   const site = await createAccountSite(app.db, accountId, { name: 'Harbour Bakery' })
   const settingsUrl = `/app/sites/${site.id}/settings`
   /** Opens the settings and sends their form with `fields` changed (the test browser sends every checkbox, so the one language ticked is given). */
@@ -82,15 +89,7 @@ describe('site settings refused', async () => {
 
 // The logo is chosen among the library's photos, without JavaScript: radio buttons with thumbnails.
 describe('the site’s logo in its settings', async () => {
-  const { app, base } = await startLiveApp()
-  const browser = new Browser(base)
-  await browser.signIn(app, 'logo-baker@example.com', await browser.get('/signin'))
-  const { account_id: accountId } = await app.db
-    .selectFrom('users')
-    .innerJoin('account_members', 'account_members.user_id', 'users.id')
-    .select('account_members.account_id')
-    .orderBy('account_members.seq', 'desc')
-    .executeTakeFirstOrThrow()
+  const { browser, accountId } = await signedIn('logo-baker@example.com')
   await updateAccount(app.db, accountId, { plan: 'pro' })
   const site = await createAccountSite(app.db, accountId, { name: 'Logo Bakery' })
   const settingsUrl = `/app/sites/${site.id}/settings`

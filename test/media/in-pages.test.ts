@@ -1,8 +1,7 @@
 import * as cheerio from 'cheerio'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { purgeReleasedMedia, RELEASES_KEEPING_MEDIA } from '../../src/domain/media/purge.ts'
-import { newId } from '../../src/infra/crypto.ts'
+import { purgeReleasedMedia } from '../../src/domain/media/purge.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { phonePhoto, transparentPng } from '../helpers/images.ts'
 import { makeAccount } from '../rest/helpers.ts'
@@ -14,7 +13,7 @@ import { sitesOverHttp } from './sites-over-http.ts'
 // over real HTTP (the REST API, the site's own host), on both database drivers.
 const { app } = await buildTestApp()
 await app.listen({ port: 0, host: '127.0.0.1' })
-const { api, upload, onHost, hostOf, publish, siteWithPage } = sitesOverHttp(app)
+const { api, upload, onHost, hostOf, publish, siteWithPage, newerReleases } = sitesOverHttp(app)
 
 describe('photos of the library in blocks', () => {
   it('takes media_id on hero, image and gallery blocks and refuses an id the library does not hold', async () => {
@@ -214,13 +213,7 @@ describe('deleting photos that pages show', () => {
 
     // Once the release is neither live nor among the newest kept, the photo goes, rows and files.
     await publish(owner, site.id)
-    const later = Array.from({ length: RELEASES_KEEPING_MEDIA }, (_, i) => ({
-      id: newId('bld'),
-      site_id: site.id,
-      status: 'succeeded' as const,
-      created_at: new Date(Date.now() + 1000 * (i + 1)),
-    }))
-    await app.db.insertInto('builds').values(later).execute()
+    await newerReleases(site.id)
     expect(await purgeReleasedMedia(app.db, app.mediaStorage, owner.accountId)).toBe(1)
     expect(await app.db.selectFrom('media').select('id').where('id', '=', photo.id).executeTakeFirst()).toBeUndefined()
     expect(await app.db.selectFrom('media_files').select('key').where('media_id', '=', photo.id).execute()).toEqual([])

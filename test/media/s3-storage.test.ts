@@ -2,8 +2,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { deleteMedia, getMediaBytes, storeMedia } from '../../src/domain/media/media.ts'
 import { buildTestApp } from '../helpers/app.ts'
-import { purgeReleasedMedia, RELEASES_KEEPING_MEDIA } from '../../src/domain/media/purge.ts'
-import { newId } from '../../src/infra/crypto.ts'
+import { purgeReleasedMedia } from '../../src/domain/media/purge.ts'
 import { phonePhoto, pngBomb, transparentPng } from '../helpers/images.ts'
 import { startS3Server } from '../helpers/s3-server.ts'
 import { makeAccount } from '../rest/helpers.ts'
@@ -96,13 +95,7 @@ describe('media in S3-compatible storage', () => {
     expect((await sites.api(owner, 'DELETE', `/v1/media/${photo.id}`)).status).toBe(204)
     expect(await keysIn(`media/${photo.id}/`)).toHaveLength(7)
     await sites.publish(owner, site.id)
-    const later = Array.from({ length: RELEASES_KEEPING_MEDIA }, (_, i) => ({
-      id: newId('bld'),
-      site_id: site.id,
-      status: 'succeeded' as const,
-      created_at: new Date(Date.now() + 1000 * (i + 1)),
-    }))
-    await app.db.insertInto('builds').values(later).execute()
+    await sites.newerReleases(site.id)
     expect(await purgeReleasedMedia(app.db, app.mediaStorage, owner.accountId)).toBe(1)
     expect(await keysIn(`media/${photo.id}/`)).toEqual([])
     expect((await sites.onHost(host, `/_media/${photo.id}/og-1200.jpg`)).status).toBe(404)

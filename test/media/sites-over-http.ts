@@ -1,5 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { expect } from 'vitest'
+import { RELEASES_KEEPING_MEDIA } from '../../src/domain/media/purge.ts'
+import { newId } from '../../src/infra/crypto.ts'
 import type { App } from '../../src/app.ts'
 import { eventually } from '../helpers/polling.ts'
 import type { TestAccount } from '../rest/helpers.ts'
@@ -78,5 +80,16 @@ export function sitesOverHttp(app: App) {
     return { site, page }
   }
 
-  return { baseUrl, api, upload, onHost, hostOf, publish, siteWithPage }
+  /** As many releases newer than the site's others as purging keeps: the older ones' photos may go. */
+  async function newerReleases(siteId: string): Promise<void> {
+    const later = Array.from({ length: RELEASES_KEEPING_MEDIA }, (_, i) => ({
+      id: newId('bld'),
+      site_id: siteId,
+      status: 'succeeded' as const,
+      created_at: new Date(Date.now() + 1000 * (i + 1)),
+    }))
+    await app.db.insertInto('builds').values(later).execute()
+  }
+
+  return { baseUrl, api, upload, onHost, hostOf, publish, siteWithPage, newerReleases }
 }
