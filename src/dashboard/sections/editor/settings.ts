@@ -336,10 +336,11 @@ export default async function settingsScreen(app: FastifyInstance) {
         })
       const version = textOf(request.body, '_version')
       const was = textOf(request.body, '_was')
-      const library = await pickableMedia(app.db, accountId)
+      // The photos are read only to show the form again: a saved form redirects.
+      const library = () => pickableMedia(app.db, accountId)
       if (Object.keys(wrong).length) {
         await refused(request, reply, 400)
-        return render(app, reply, site, { values, errors: wrong }, assistant, library, {}, version || undefined, was || undefined)
+        return render(app, reply, site, { values, errors: wrong }, assistant, await library(), {}, version || undefined, was || undefined)
       }
       // A publish or a change through /v1 of something this form does not show (its status, say)
       // changes the site's version too; the form is stale only when what it showed has changed.
@@ -383,7 +384,7 @@ export default async function settingsScreen(app: FastifyInstance) {
           current,
           refusedState(values, refusal, refusal.stale ? valuesOf(current) : undefined),
           assistant,
-          library,
+          await library(),
           {},
           refusal.stale ? undefined : version || undefined,
           refusal.stale ? undefined : was || undefined,
