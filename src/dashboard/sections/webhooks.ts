@@ -57,6 +57,26 @@ function plainUrlRefusal(t: Translator, detail: string): string {
   return detail
 }
 
+/**
+ * Why a delivery failed, in plain words of the page's language; the receiver's own detail (what
+ * the API shows as `error`) follows as code, for the developer who reads it.
+ */
+function deliveryProblem(t: Translator, status: number | null, error: string | null): SafeHtml | string {
+  if (status !== null) return t.t('webhooks.problem.status', { status })
+  if (error === null) return ''
+  const words = [
+    [/could not be resolved|has no address/, 'webhooks.problem.dns'],
+    [/No complete answer/, 'webhooks.problem.timeout'],
+    [/connection failed/i, 'webhooks.problem.connection'],
+    [/redirect/i, 'webhooks.problem.redirect'],
+    [/resolves to|The host is|IP address/, 'webhooks.problem.private'],
+    [/^plan_required/, 'webhooks.problem.plan'],
+    [/^endpoint disabled/, 'webhooks.problem.disabled'],
+  ] as const
+  const found = words.find(([pattern]) => pattern.test(error))
+  return html`${t.t(found ? found[1] : 'webhooks.problem.other')} <code class="long">${error}</code>`
+}
+
 /** An endpoint's state in words: enabled, or disabled with why. */
 function stateOf(t: Translator, e: { enabled: boolean; disabled_reason: string | null }): string {
   if (e.enabled) return t.t('webhooks.state.enabled')
@@ -161,7 +181,7 @@ ${
           t.dateTime(d.failed_at),
           html`${d.type} <code>${d.event_id}</code>`,
           t.number(d.attempts),
-          `${d.last_status ?? ''} ${d.last_error ?? ''}`.trim(),
+          deliveryProblem(t, d.last_status, d.last_error),
           actionForm(`/app/webhooks/dead-letters/${d.id}/replay`, csrf, t.t('webhooks.replayOne', { id: d.event_id }), {
             kind: 'secondary',
           }),
@@ -262,7 +282,7 @@ ${
           t.dateTime(a.attempted_at),
           a.type,
           t.number(a.attempt),
-          a.status ?? a.error ?? '',
+          deliveryProblem(t, a.status, a.error),
           t.t('webhooks.ms', { ms: a.duration_ms }),
           html`<code class="long">${(a.response ?? '').slice(0, 200)}</code>`,
         ]),
