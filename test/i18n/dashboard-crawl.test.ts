@@ -69,7 +69,7 @@ describe.skipIf(!haveBrowser || onPostgres)(
       consent,
       source: 'contact_form',
     })
-    await createEndpoint(app.db, app.keyring, team.accountId, { url: 'https://hooks.example.org/in', events: ['lead.created'] })
+    await createEndpoint(app.db, app.keyring, team.accountId, { url: 'https://hooks.example.org/in', eventTypes: ['lead.received'] })
 
     const tabs = new Map<Language, Page>()
     for (const lang of LANGUAGES) {
