@@ -149,7 +149,7 @@ export default async function dashboardPages(app: FastifyInstance) {
     const classified = classify(error)
     logFailure(request, error, classified)
     const t = (request.t ??= requestTranslator(request, request.person?.language))
-    const failure = pageFailure(t, error, classified, inPlainWords(request, classified))
+    const failure = pageFailure(t, error, classified, inPlainWords(request, classified, error))
     reply.code(failure.status)
     if (request.person && request.method === 'POST') await recordRefusal(request, failure.status)
     if (!request.person) return reply.type('text/plain; charset=utf-8').send(failure.message)
@@ -193,9 +193,9 @@ async function paymentOverdue(app: FastifyInstance, accountId: string): Promise<
 }
 
 /** A refusal as the dashboard words it: a role or plan refusal without the API message's ids and jargon. */
-function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }): string | undefined {
+function inPlainWords(request: FastifyRequest, refusal: { code: string; detail: string }, error: unknown): string | undefined {
   if (refusal.code === 'role_required' && request.person) return roleRefusal(request.t, request.person.role, neededRole(request))
-  if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return planRefusal(request.t, refusal.code, refusal.detail)
+  if (refusal.code === 'plan_limit' || refusal.code === 'plan_required') return planRefusal(request.t, refusal, error)
   return undefined
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { roleAllows, type Role } from '../domain/accounts/members.ts'
 import { requiredRole } from '../frame/roles.ts'
-import { html, type SafeHtml } from '../infra/html.ts'
 
 /**
  * What the person's role lets them do on the dashboard's pages, decided as the frame decides it
@@ -19,9 +18,4 @@ export function neededRole(request: FastifyRequest): Role {
 /** Whether the person may change the account's sites, pages, blocks, domains and leads and publish. */
 export function mayChange(person: { role: Role }): boolean {
   return roleAllows(person.role, requiredRole({ access: 'write' }))
-}
-
-/** What a viewer reads where an editor finds a form. */
-export function viewOnlyNote(what = 'this site'): SafeHtml {
-  return html`<p class="notice view-only" role="note">You can view ${what}; ask an owner to change your role to edit it.</p>`
 }

@@ -1,5 +1,6 @@
 import { addOnTerms, planEntitlements } from '../domain/accounts/entitlements.ts'
 import type { Role } from '../domain/accounts/members.ts'
+import { planFactsOf } from '../domain/accounts/plan-refusals.ts'
 import { ADD_ONS, PLANS, type AddOnId, type Plan } from '../domain/accounts/plans.ts'
 import type { Translator } from '../domain/i18n/translator.ts'
 
@@ -53,9 +54,24 @@ function sentence(text: string): string {
 /**
  * A plan_limit or plan_required refusal in the page's language. The domain words its refusals in
  * English, naming the exact allowance; English pages show them plainly (plainPlanWords), the
- * others say in their own words which kind of refusal it is.
+ * others word the refusal's facts (planFactsOf) in their own words, or say which kind it is.
  */
-export function planRefusal(t: Translator, code: string, detail: string): string {
-  if (t.lang === 'en') return plainPlanWords(detail)
-  return t.t(code === 'plan_required' ? 'refusal.planRequired' : 'refusal.planLimit')
+export function planRefusal(t: Translator, refusal: { code: string; detail: string }, error: unknown): string {
+  if (t.lang === 'en') return plainPlanWords(refusal.detail)
+  const facts = planFactsOf(error)
+  const plan = facts && planEntitlements(facts.plan).name
+  switch (facts?.about) {
+    case 'sites':
+    case 'domains':
+    case 'seats':
+      return t.t(`refusal.plan.${facts.about}`, { plan: plan!, allowed: facts.allowed, has: facts.has })
+    case 'publish':
+      return t.t('refusal.plan.publish', { plan: plan!, allowed: facts.allowed })
+    case 'storage':
+      return t.t('refusal.plan.storage', { plan: plan!, allowed: t.number(facts.allowedMb), used: t.number(Math.ceil(facts.usedMb)) })
+    case 'feature':
+      return t.t('refusal.plan.feature', { plan: plan!, from: facts.from ? planEntitlements(facts.from).name : 'none' })
+    default:
+      return t.t(refusal.code === 'plan_required' ? 'refusal.planRequired' : 'refusal.planLimit')
+  }
 }

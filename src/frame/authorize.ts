@@ -6,6 +6,7 @@ import type { Principal } from './principal.ts'
 import { assertRole } from './roles.ts'
 import type { Role } from '../domain/accounts/members.ts'
 import { secondsUntilReset } from './rate-limit-headers.ts'
+import { planRefused } from '../domain/accounts/plan-refusals.ts'
 
 /**
  * Something of the price list an action needs (API access, changes through the API, webhooks, own
@@ -57,7 +58,11 @@ export const BILLING_CALLS_PER_HOUR = 60
 export function planRequired(accountId: string, plan: Plan, entitlement: Entitlement): Error {
   const cheapest = PLANS.find((candidate) => entitlement.allows(candidate))
   const upgrade = cheapest ? `plan ${cheapest} and above allow it` : 'no plan allows it'
-  return new errors.planRequired(`The account ${accountId} is on plan ${plan}, which does not allow ${entitlement.name}; ${upgrade}`)
+  return planRefused('plan_required', `The account ${accountId} is on plan ${plan}, which does not allow ${entitlement.name}; ${upgrade}`, {
+    about: 'feature',
+    plan,
+    from: cheapest ?? null,
+  })
 }
 
 /**

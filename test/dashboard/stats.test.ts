@@ -77,10 +77,12 @@ describe('/app/sites/{id}/stats', () => {
     expect(svg.find('rect')).toHaveLength(6)
     // The same days as a table, newest first, zeros included.
     const days = cells($, 'Every day: visitors, page views, messages')
+    // Days as the page's language writes a date.
+    const shown = (day: string) => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(day))
     expect(days).toHaveLength(30)
-    expect(days[0]).toEqual([today, '4', '10', '1'])
-    expect(days[5]).toEqual([ago(5), '3', '6', '0'])
-    expect(days[1]).toEqual([ago(1), '0', '0', '0'])
+    expect(days[0]).toEqual([shown(today), '4', '10', '1'])
+    expect(days[5]).toEqual([shown(ago(5)), '3', '6', '0'])
+    expect(days[1]).toEqual([shown(ago(1)), '0', '0', '0'])
     expect(cells($, 'Pages by views')).toEqual([
       ['/about', '20', '8'],
       ['/menu', '10', '5'],

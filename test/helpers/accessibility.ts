@@ -23,9 +23,7 @@ export async function accessibilityChecker(browser: Browser, base: string) {
     // Replacing the content keeps the window, so axe-core is loaded into it once.
     if (!(await axePage.evaluate('typeof window.axe === "object"'))) await axePage.evaluate(axe.source)
     // Only the violations are read: axe then skips listing the nodes that pass.
-    const violations = await axePage.evaluate<Violation[]>(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
-    )
+    const violations = await axePage.evaluate<Violation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)
     checked.push(label)
     for (const v of violations)
       if (v.impact === 'serious' || v.impact === 'critical')

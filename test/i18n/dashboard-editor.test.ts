@@ -83,7 +83,16 @@ describe('the editor in German and French', async () => {
       payload: new URLSearchParams({ _csrf: token, hostname: 'www.baeckerei-beispiel.de' }).toString(),
     })
     expect(domain.statusCode).toBe(403)
-    expect(domain.body).toContain('Ihr Tarif enthält das nicht.')
+    expect(domain.body).toContain('Ihr Tarif Free enthält das nicht; ab dem Tarif Lite ist es dabei.')
+    // The plan's allowance worded by the page from the refusal's facts: one site on Free.
+    const second = await app.inject({
+      method: 'POST',
+      url: '/app/sites',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr' },
+      payload: new URLSearchParams({ _csrf: token, name: 'Deuxième', locales: 'fr', default_locale: 'fr' }).toString(),
+    })
+    expect(second.statusCode).toBe(403)
+    expect(second.body).toContain('Votre offre Free permet 1 site et vous en avez 1. Une offre supérieure en permet davantage.')
     expect(domain.body).toContain('<a href="/app/billing">Ändern Sie Ihren Tarif</a>')
     // English stays the default.
     const english = await post(app, '/app/sites', cookie, { _csrf: token, name: '', default_locale: 'en' })

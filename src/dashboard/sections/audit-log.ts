@@ -82,7 +82,7 @@ ${dataTable(
   rows.map((r) => [
     t.dateTime(r.at),
     r.user_id ? (emails.get(r.user_id) ?? html`<code>${r.user_id}</code>`) : t.t('common.none'),
-    r.operation,
+    html`<code>${r.operation}</code>`,
     html`<code>${r.method} ${r.path}</code>`,
     r.status,
     r.token_id || r.client_id ? html`<code>${r.token_id ?? r.client_id}</code>` : t.t('audit.dashboard'),

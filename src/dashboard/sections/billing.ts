@@ -338,7 +338,11 @@ ${invoices ? invoiceTable(t, invoices) : html`<p>${t.t('billing.invoices.unavail
         const refusal = classify(error as FastifyError)
         if (refusal.status >= 500 && refusal.code !== 'billing_unavailable') throw error
         await recordRefusal(request, refusal.status)
-        return render(reply, choice, { form: planRefusal(request.t, refusal.code, refusal.detail) }, refusal.status)
+        const words =
+          refusal.code === 'billing_unavailable' && request.t.lang !== 'en'
+            ? request.t.t('billing.offline')
+            : planRefusal(request.t, refusal, error)
+        return render(reply, choice, { form: words }, refusal.status)
       }
     },
   )

@@ -101,7 +101,7 @@ async function usesOf(t: Translator, db: Db, accountId: string, items: readonly 
 function refusalWords(t: Translator, error: unknown): { status: number; text: string } | undefined {
   if (!(error instanceof Error)) return undefined
   const { status, code, detail } = classify(error as FastifyError)
-  if (code === 'plan_limit') return { status, text: planRefusal(t, code, detail) }
+  if (code === 'plan_limit') return { status, text: planRefusal(t, { code, detail }, error) }
   // English keeps the domain's own words (they name the exact problem); other languages say it by kind.
   if (['invalid_image', 'unsupported_media_type', 'payload_too_large', 'media_busy'].includes(code))
     return {

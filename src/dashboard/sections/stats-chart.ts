@@ -47,7 +47,7 @@ export function visitorsChart(t: Translator, days: readonly DayFigures[], title:
         ? t.t('stats.chart.busiest', {
             visitors: count(visitors),
             pageviews: count(pageviews),
-            day: busiest.date,
+            day: t.date(busiest.date),
             most: count(busiest.visitors),
           })
         : t.t('stats.chart.totals', { visitors: count(visitors), pageviews: count(pageviews) })
@@ -57,6 +57,6 @@ export function visitorsChart(t: Translator, days: readonly DayFigures[], title:
 ${[0, top / 2, top].map((tick) => html`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${round(y(tick))}" y2="${round(y(tick))}" stroke="#cbd5e1" stroke-width="1"/><text x="${PAD.left - 6}" y="${round(y(tick)) + 4}" text-anchor="end" font-size="12" fill="#475569">${count(tick)}</text>`)}
 ${days.map((d, i) => (d.pageviews === 0 ? '' : html`<rect x="${round(x(i))}" y="${round(y(d.pageviews))}" width="${round(bar)}" height="${round((d.pageviews * innerH) / top)}" fill="${PAGEVIEW_COLOUR}"/>`))}
 ${days.map((d, i) => (d.visitors === 0 ? '' : html`<rect x="${round(x(i))}" y="${round(y(d.visitors))}" width="${round(bar)}" height="${round((d.visitors * innerH) / top)}" fill="${VISITOR_COLOUR}"/>`))}
-${labelled.map((i) => html`<text x="${round(x(i) + bar / 2)}" y="${HEIGHT - 10}" text-anchor="${i === 0 && days.length > 7 ? 'start' : i === days.length - 1 && days.length > 7 ? 'end' : 'middle'}" font-size="12" fill="#475569">${days[i]!.date}</text>`)}
+${labelled.map((i) => html`<text x="${round(x(i) + bar / 2)}" y="${HEIGHT - 10}" text-anchor="${i === 0 && days.length > 7 ? 'start' : i === days.length - 1 && days.length > 7 ? 'end' : 'middle'}" font-size="12" fill="#475569">${t.dayOfMonth(days[i]!.date)}</text>`)}
 </svg>`
 }

@@ -118,7 +118,7 @@ ${dataTable(
   [...stats.days.keys()]
     .reverse()
     .map((i) => [
-      stats.days[i]!.date,
+      t.date(stats.days[i]!.date),
       count(stats.days[i]!.visitors),
       count(stats.days[i]!.pageviews),
       count(stats.conversionsByDay[i] ?? 0),

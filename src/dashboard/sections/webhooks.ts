@@ -282,7 +282,7 @@ ${
           t.dateTime(a.attempted_at),
           a.type,
           t.number(a.attempt),
-          deliveryProblem(t, a.status, a.error),
+          a.status ?? deliveryProblem(t, null, a.error),
           t.t('webhooks.ms', { ms: a.duration_ms }),
           html`<code class="long">${(a.response ?? '').slice(0, 200)}</code>`,
         ]),

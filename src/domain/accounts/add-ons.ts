@@ -4,6 +4,7 @@ import { errors } from '../../errors.ts'
 import { ADD_ONS, isAddOn, type AddOnId, type Plan } from './plans.ts'
 import { withTransaction } from '../transaction.ts'
 import { accountEntitlements, addOnAvailable, addOnTerms, type AccountEntitlements, type AddOnQuantities } from './entitlements.ts'
+import { planRefused } from './plan-refusals.ts'
 
 /** The most units of one add-on an account can carry (the column's check says the same). */
 export const MAX_QUANTITY = 10_000
@@ -98,8 +99,10 @@ export async function setAddOn(db: Db, change: AddOnChange): Promise<AccountAddO
       .executeTakeFirst()
     if (!account) return undefined
     if (change.on && !addOnAvailable(account.plan, change.addOn)) {
-      throw new errors.planRequired(
+      throw planRefused(
+        'plan_required',
         `The account ${account.id} is on plan ${account.plan}; the ${terms.name} add-on is available from plan ${terms.availableFrom}`,
+        { about: 'feature', plan: account.plan, from: terms.availableFrom },
       )
     }
     if (change.on) {

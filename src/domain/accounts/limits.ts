@@ -1,6 +1,7 @@
 import type { Db } from '../../infra/db.ts'
 import { errors } from '../../errors.ts'
 import { entitlementsOf, type AccountLimits } from './add-ons.ts'
+import { planRefused } from './plan-refusals.ts'
 import { cheapestPlan, countOf, planEntitlements, within } from './entitlements.ts'
 
 /**
@@ -61,7 +62,13 @@ export async function assertSiteAllowed(trx: Db, accountId: string): Promise<voi
   const limits = await limitsOf(trx, accountId, true)
   if (limits.sites === null) return
   const sites = await countSites(trx, accountId)
-  if (sites >= limits.sites) throw new errors.planLimit(siteLimitMessage({ accountId, plan: limits.plan, sites, limit: limits.sites }))
+  if (sites >= limits.sites)
+    throw planRefused('plan_limit', siteLimitMessage({ accountId, plan: limits.plan, sites, limit: limits.sites }), {
+      about: 'sites',
+      plan: limits.plan,
+      allowed: limits.sites,
+      has: sites,
+    })
 }
 
 /**
@@ -76,8 +83,10 @@ export async function assertOwnDomainAllowed(trx: Db, siteId: string): Promise<v
   const accountId = site.account_id
   const ownFrom = cheapestPlan((e) => e.ownDomains !== 0)
   if (limits.ownDomains === 0) {
-    throw new errors.planRequired(
+    throw planRefused(
+      'plan_required',
       `The account ${accountId} is on plan ${limits.plan}, which does not allow own domains (its sites live on their platform subdomain); plan ${ownFrom} and above allow them`,
+      { about: 'feature', plan: limits.plan, from: ownFrom ?? null },
     )
   }
   if (limits.ownDomains === null) return
@@ -91,10 +100,12 @@ export async function assertOwnDomainAllowed(trx: Db, siteId: string): Promise<v
   if (domains < limits.ownDomains) return
   const bigger = cheapestPlan((e) => within(domains + 1, e.ownDomains))
   const extra = limits.addOns.extra_domain ?? 0
-  throw new errors.planLimit(
+  throw planRefused(
+    'plan_limit',
     `The account ${accountId} is on plan ${limits.plan}, which includes ${domainsOf(planEntitlements(limits.plan).ownDomains)}` +
       `${extra ? ` (with the extra_domain add-on ×${extra}: ${limits.ownDomains})` : ''}, and has ${domains}; ` +
       `one more extra_domain add-on${bigger ? ` or plan ${bigger} (${domainsOf(planEntitlements(bigger).ownDomains)})` : ''} allows another`,
+    { about: 'domains', plan: limits.plan, allowed: limits.ownDomains, has: domains },
   )
 }
 
@@ -130,8 +141,10 @@ export async function assertMayPublish(db: Db, siteId: string): Promise<void> {
     .executeTakeFirstOrThrow()
   const total = Number(row.total)
   if (Number(row.older) < limits.sites) return
-  throw new errors.planLimit(
+  throw planRefused(
+    'plan_limit',
     `The site ${site.id} is over the limit of the account ${site.account_id}: plan ${limits.plan} allows ${sitesOf(limits.sites)} and the account has ${total}. ` +
       `It stays served as it is, but cannot be published until the account has at most ${sitesOf(limits.sites)} (delete one) or moves up; ${upgradeForSites(total)}`,
+    { about: 'publish', plan: limits.plan, allowed: limits.sites },
   )
 }

@@ -3,6 +3,7 @@ import { errors } from '../../errors.ts'
 import { entitlementsOf } from './add-ons.ts'
 import { addOnAvailable, addOnTerms, cheapestPlan, countOf, planEntitlements, within } from './entitlements.ts'
 import type { Plan } from './plans.ts'
+import { planRefused } from './plan-refusals.ts'
 
 /**
  * Seats (DESIGN.md 12): the plan's included seats plus the extra_seat add-on's quantity. A member
@@ -69,13 +70,18 @@ export function seatsMessage(usage: SeatUsage): string {
   )
 }
 
+function seatsRefused(usage: SeatUsage): Error {
+  const facts = { about: 'seats', plan: usage.plan, allowed: usage.seats ?? 0, has: usage.members + usage.pending } as const
+  return planRefused('plan_limit', seatsMessage(usage), facts)
+}
+
 /**
  * Refuses an invitation beyond the seats (403 plan_limit with the upgrade path). Call in the
  * transaction that stores the invitation: the account row stays locked to its end.
  */
 export async function assertSeatForInvitation(trx: Db, accountId: string): Promise<void> {
   const usage = await seatUsage(trx, accountId, { lock: true })
-  if (!seatFree(usage)) throw new errors.planLimit(seatsMessage(usage))
+  if (!seatFree(usage)) throw seatsRefused(usage)
 }
 
 /**
@@ -84,5 +90,5 @@ export async function assertSeatForInvitation(trx: Db, accountId: string): Promi
  */
 export async function assertSeatForMember(trx: Db, accountId: string): Promise<void> {
   const usage = await seatUsage(trx, accountId, { lock: true })
-  if (!within(usage.members + 1, usage.seats)) throw new errors.planLimit(seatsMessage({ ...usage, pending: 0 }))
+  if (!within(usage.members + 1, usage.seats)) throw seatsRefused({ ...usage, pending: 0 })
 }

@@ -21,6 +21,7 @@ import {
   type SubscriptionState,
 } from './subscription.ts'
 import { withTransaction } from '../transaction.ts'
+import { planRefused } from '../accounts/plan-refusals.ts'
 
 export interface BillingDeps extends ApplyDeps {
   /** Undefined without STRIPE_SECRET_KEY: nothing is charged, the operator sets plans. */
@@ -180,8 +181,10 @@ export class Billing {
         throw new errors.validationFailed(`The quantity of ${id} must be a whole number from 1 to ${MAX_QUANTITY}`)
       if (!terms.perUnit && quantity !== 1) throw new errors.validationFailed(`The ${terms.name} add-on has no quantity`)
       if (!addOnAvailable(request.plan, terms.id))
-        throw new errors.planRequired(
+        throw planRefused(
+          'plan_required',
           `The ${terms.name} add-on is available from plan ${terms.availableFrom}; plan ${request.plan} does not offer it`,
+          { about: 'feature', plan: request.plan, from: terms.availableFrom },
         )
     }
   }

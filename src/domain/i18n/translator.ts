@@ -23,6 +23,8 @@ export interface Translator {
   /** A message with markup around some of its words; the words and values are escaped. */
   rich(key: MessageKey, values: Values, tags: Tags): SafeHtml
   date(value: Date | string): string
+  /** A day of the year, short, for labels beside others of the same year ("Nov 21", "21. Nov.", "21 nov."). */
+  dayOfMonth(value: Date | string): string
   dateTime(value: Date | string): string
   number(value: number): string
   price(cents: number, currency?: string): string
@@ -37,13 +39,17 @@ function message(lang: Locale, key: MessageKey): IntlMessageFormat {
   return format
 }
 
-const formats = new Map<Locale, { date: Intl.DateTimeFormat; dateTime: Intl.DateTimeFormat; number: Intl.NumberFormat }>()
+const formats = new Map<
+  Locale,
+  { date: Intl.DateTimeFormat; dayOfMonth: Intl.DateTimeFormat; dateTime: Intl.DateTimeFormat; number: Intl.NumberFormat }
+>()
 
 function formatsOf(lang: Locale) {
   let found = formats.get(lang)
   if (!found) {
     found = {
       date: new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeZone: 'UTC' }),
+      dayOfMonth: new Intl.DateTimeFormat(lang, { day: 'numeric', month: 'short', timeZone: 'UTC' }),
       dateTime: new Intl.DateTimeFormat(lang, {
         year: 'numeric',
         month: 'short',
@@ -77,6 +83,7 @@ export function translator(lang: Locale): Translator {
       return html`${(Array.isArray(parts) ? parts : [parts]).map(part)}`
     },
     date: (value) => f.date.format(new Date(value)),
+    dayOfMonth: (value) => f.dayOfMonth.format(new Date(value)),
     dateTime: (value) => f.dateTime.format(new Date(value)),
     number: (value) => f.number.format(value),
     price: (cents, currency = 'EUR') => new Intl.NumberFormat(lang, { style: 'currency', currency }).format(cents / 100),

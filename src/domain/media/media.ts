@@ -7,6 +7,7 @@ import type { MediaStorage, StoredFile } from '../../infra/media-storage.ts'
 import type { MediaTable, MediaVariantRow } from '../../infra/tables.ts'
 import { entitlementsOf } from '../accounts/add-ons.ts'
 import { markChanged } from '../accounts/changes.ts'
+import { planRefused } from '../accounts/plan-refusals.ts'
 import { cheapestPlan, planEntitlements } from '../accounts/entitlements.ts'
 import { withTransaction } from '../transaction.ts'
 import { processingGate } from './gate.ts'
@@ -125,9 +126,11 @@ async function assertStorageAllowed(trx: Db, accountId: string, adding: number):
   const used = await storageUsed(trx, accountId)
   if (used + adding <= limit) return
   const bigger = cheapestPlan((e) => e.storageMb * MB >= used + adding)
-  throw new errors.planLimit(
+  throw planRefused(
+    'plan_limit',
     `The account ${accountId} is on plan ${limits.plan}, which stores ${megabytes(limit)} of photos, and uses ${megabytes(used)}; ` +
       `this photo needs ${megabytes(adding)} more. ${bigger ? `Plan ${bigger} stores ${megabytes(planEntitlements(bigger).storageMb * MB)}` : 'No plan stores more'}; or delete photos you no longer use`,
+    { about: 'storage', plan: limits.plan, allowedMb: limit / MB, usedMb: used / MB },
   )
 }
 

@@ -349,7 +349,7 @@ export function refusalOf(
     }
   }
   if (code === 'plan_limit' || code === 'plan_required')
-    return { status, errors: {}, stale: false, problem: html`${planRefusal(t, code, detail)} ${upgradeLinks(t)}` }
+    return { status, errors: {}, stale: false, problem: html`${planRefusal(t, { code, detail }, error)} ${upgradeLinks(t)}` }
   return undefined
 }
 

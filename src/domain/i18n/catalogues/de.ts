@@ -771,6 +771,17 @@ export const de: Record<MessageKey, string> = {
   'billing.portal': 'Karte oder Rechnungsadresse ändern',
   'billing.cancel': 'Zum Ende des Zeitraums kündigen',
 
+  'refusal.plan.sites':
+    'Ihr Tarif {plan} erlaubt {allowed, plural, one {# Website} other {# Websites}}, und Sie haben {has}. Ein größerer Tarif erlaubt mehr.',
+  'refusal.plan.domains':
+    'Ihr Tarif {plan} enthält {allowed, plural, one {# eigene Domain} other {# eigene Domains}}, und Sie haben {has}. Eine zusätzliche Domain oder ein größerer Tarif erlaubt eine weitere.',
+  'refusal.plan.seats':
+    'Ihr Tarif {plan} enthält {allowed, plural, one {# Platz} other {# Plätze}}, und alle sind vergeben. Ein zusätzlicher Platz oder ein größerer Tarif schafft Raum für eine weitere Person.',
+  'refusal.plan.publish':
+    'Diese Website liegt über der Grenze Ihres Tarifs {plan} ({allowed, plural, one {# Website} other {# Websites}}). Sie bleibt online, wie sie ist, lässt sich aber erst wieder veröffentlichen, wenn Sie eine Website löschen oder einen größeren Tarif wählen.',
+  'refusal.plan.storage':
+    'Ihr Tarif {plan} speichert {allowed} MB Fotos, {used} MB davon sind belegt. Löschen Sie Fotos, die Sie nicht mehr brauchen, oder wählen Sie einen größeren Tarif.',
+  'refusal.plan.feature': 'Ihr Tarif {plan} enthält das nicht{from, select, none {.} other {; ab dem Tarif {from} ist es dabei.}}',
   'refusal.planLimit': 'Das geht über das hinaus, was Ihr Tarif erlaubt.',
   'refusal.planRequired': 'Ihr Tarif enthält das nicht.',
 

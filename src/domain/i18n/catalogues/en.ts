@@ -749,6 +749,17 @@ export const en = {
   'billing.portal': 'Change the card or billing address',
   'billing.cancel': 'Cancel at the end of the period',
 
+  'refusal.plan.sites':
+    'Your plan {plan} allows {allowed, plural, one {# site} other {# sites}}, and you have {has}. A bigger plan allows more.',
+  'refusal.plan.domains':
+    'Your plan {plan} includes {allowed, plural, one {# own domain} other {# own domains}}, and you have {has}. An extra domain or a bigger plan allows another.',
+  'refusal.plan.seats':
+    'Your plan {plan} includes {allowed, plural, one {# seat} other {# seats}}, and all are taken. An extra seat or a bigger plan makes room for another person.',
+  'refusal.plan.publish':
+    'This site is over the limit of your plan {plan} ({allowed, plural, one {# site} other {# sites}}). It stays online as it is, but can be published again only once you delete a site or choose a bigger plan.',
+  'refusal.plan.storage':
+    'Your plan {plan} stores {allowed} MB of photos, and {used} MB are in use. Delete photos you no longer need, or choose a bigger plan.',
+  'refusal.plan.feature': 'Your plan {plan} does not include this{from, select, none {.} other {; plan {from} and above do.}}',
   'refusal.planLimit': 'This goes beyond what your plan allows.',
   'refusal.planRequired': 'Your plan does not include this.',
 

@@ -770,6 +770,18 @@ export const fr: Record<MessageKey, string> = {
   'billing.portal': 'Changer la carte ou l’adresse de facturation',
   'billing.cancel': 'Résilier à la fin de la période',
 
+  'refusal.plan.sites':
+    'Votre offre {plan} permet {allowed, plural, one {# site} other {# sites}} et vous en avez {has}. Une offre supérieure en permet davantage.',
+  'refusal.plan.domains':
+    'Votre offre {plan} comprend {allowed, plural, one {# domaine propre} other {# domaines propres}} et vous en avez {has}. Un domaine supplémentaire ou une offre supérieure en permet un autre.',
+  'refusal.plan.seats':
+    'Votre offre {plan} comprend {allowed, plural, one {# place} other {# places}}, toutes occupées. Une place supplémentaire ou une offre supérieure permet d’accueillir une personne de plus.',
+  'refusal.plan.publish':
+    'Ce site dépasse la limite de votre offre {plan} ({allowed, plural, one {# site} other {# sites}}). Il reste en ligne tel quel, mais ne pourra être publié à nouveau qu’après la suppression d’un site ou le passage à une offre supérieure.',
+  'refusal.plan.storage':
+    'Votre offre {plan} stocke {allowed} Mo de photos, dont {used} Mo sont utilisés. Supprimez les photos dont vous n’avez plus besoin ou choisissez une offre supérieure.',
+  'refusal.plan.feature':
+    'Votre offre {plan} ne comprend pas cela{from, select, none {.} other { ; c’est inclus à partir de l’offre {from}.}}',
   'refusal.planLimit': 'Cela dépasse ce que permet votre offre.',
   'refusal.planRequired': 'Votre offre ne comprend pas cela.',
 
