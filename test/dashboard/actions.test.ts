@@ -307,7 +307,9 @@ describe('dashboard actions over plain form posts', async () => {
     // by side: wait until both show the two calls.
     const byToken = await until(async () => {
       const body = await page(`/app/audit-log?token_id=${apiToken.id}`)
-      return body.includes('2 records.') && body.match(/data-label="Operation"><code>sites\.list<\/code></g)?.length === 2 ? body : undefined
+      return body.includes('2 records.') && body.match(/data-label="Operation"><code>sites\.list<\/code></g)?.length === 2
+        ? body
+        : undefined
     })
     expect(byToken.match(/data-label="Operation"><code>sites\.list<\/code></g)).toHaveLength(2)
     expect(byToken).not.toContain('dashboard.')
