@@ -38,7 +38,7 @@ describe.skipIf(!haveBrowser || onPostgres)('the editor in Chromium without Java
     await page.locator('#code').fill(/(\d{6})/.exec(mail!.text)![1]!)
     await page.locator('#code').press('Enter')
     await page.waitForURL(`${base}/app/start`)
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Name your site')
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tell us about your business')
     await accessible('start')
 
     // Refused first: no name. The error sits next to the field, and the summary links to it.

@@ -43,7 +43,7 @@ describe('dashboard editor over plain form posts', async () => {
     expect(anonymous.statusCode).toBe(303)
     expect(anonymous.headers['location']).toBe('/signin?return_to=%2Fapp%2Fstart')
     const start = await page('/app/start')
-    expect(start).toContain('Name your site')
+    expect(start).toContain('Tell us about your business')
     expect(start).toMatch(/<label for="f-name">Name of your site<\/label>/)
   })
 

@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { NewSite } from '../../../domain/sites/content-inputs.ts'
 import { isLocale, LOCALES, type Locale } from '../../../domain/locales.ts'
-import { createAccountSite, listAccountSites } from '../../../domain/sites/sites.ts'
+import { createAccountSite, listAccountSites, prepareDraft } from '../../../domain/sites/sites.ts'
+import { copyWriterOf } from '../../../domain/sites/templates/llm-copy.ts'
+import { businessFieldset, businessOf, businessSpecs, emptyBusiness, hourSpecs } from './business-fields.ts'
 import { html } from '../../../infra/html.ts'
 import { auditedChange } from '../../audited-change.ts'
 import type { Translator } from '../../../domain/i18n/translator.ts'
@@ -40,16 +42,28 @@ function fieldsOf(t: Translator) {
   }
   const LOCALES_FIELD = { name: 'locales', label: t.t('editor.site.locales'), format: t.t('editor.site.locales.format') }
   const DEFAULT_LOCALE = { name: 'default_locale', label: t.t('editor.site.defaultLocale'), hint: t.t('editor.newSite.defaultLocale.hint') }
-  return { NAME, LOCALES_FIELD, DEFAULT_LOCALE, specs: specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE]) }
+  return {
+    NAME,
+    LOCALES_FIELD,
+    DEFAULT_LOCALE,
+    specs: specsOf([NAME, LOCALES_FIELD, DEFAULT_LOCALE], businessSpecs(t), hourSpecs(t)),
+  }
 }
+
+/** A path of the site's schema (NewSite) as the field of the form that gave it. */
+const formName = (path: string) => (path === 'template' || path === 'business.type' ? 'business_type' : path.replace(/^business\./, ''))
 
 /**
  * Making a site: GET /app/start (the "Start free" of the front page, behind the sign-in) opens the
- * editor on the account's first site, or asks for a name when there is none; /app/sites/new makes
- * another within the plan's limit. Both post to /app/sites, which creates the site as /v1 does.
+ * editor on the account's first site, or asks about the business when there is none;
+ * /app/sites/new makes another within the plan's limit. Both post to /app/sites, which creates
+ * the site as /v1 does: with a type of business, as the first draft made from the facts given.
  */
 export default async function newSiteScreen(app: FastifyInstance) {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  const writer = copyWriterOf(app.config, (err) =>
+    app.log.warn({ err }, 'the model did not write the draft; the template’s words are used'),
+  )
   function render(reply: FastifyReply, state: FormState, first: boolean) {
     const { t } = reply.request
     const { NAME, LOCALES_FIELD, DEFAULT_LOCALE, specs } = fieldsOf(t)
@@ -61,7 +75,7 @@ export default async function newSiteScreen(app: FastifyInstance) {
       )
     }
     return reply.page(
-      first ? t.t('editor.newSite.nameIt') : t.t('sites.create'),
+      first ? t.t('editor.newSite.tellUs') : t.t('sites.create'),
       'sites',
       html`${first ? html`<p>${t.t('editor.newSite.welcome')}</p>` : crumbs(t, [[t.t('sites.create')]])}
 ${problems(state, labelsOf(specs), t)}
@@ -69,11 +83,12 @@ ${problems(state, labelsOf(specs), t)}
 ${field(state, NAME, t)}
 ${checks(state, LOCALES_FIELD, localeOptions(t, LOCALES), t)}
 ${choice(state, DEFAULT_LOCALE, localeOptions(t, LOCALES), t)}
+${businessFieldset(state, t)}
 <button type="submit">${t.t('editor.newSite.submit')}</button>
 </form>`,
     )
   }
-  const fresh = () => formState({ name: '', locales: 'en', default_locale: 'en' })
+  const fresh = () => formState({ name: '', locales: 'en', default_locale: 'en', ...emptyBusiness() })
 
   routes.get('/start', { config: { operation: 'dashboard.start' }, schema: { hide: true } }, async (request, reply) => {
     const { items } = await listAccountSites(app.db, request.person.accountId, { limit: 1, offset: 0 })
@@ -90,15 +105,22 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(t, LOCALES), t)}
     { config: { operation: 'dashboard.sites.create' }, schema: { hide: true, body: FormBodySchema } },
     async (request, reply) => {
       const locales = listOf(request.body, 'locales')
-      const values = {
+      const values: Record<string, string> = {
         name: textOf(request.body, 'name'),
         locales: locales.join(','),
         default_locale: textOf(request.body, 'default_locale'),
       }
+      for (const name of Object.keys(emptyBusiness())) values[name] = textOf(request.body, name)
       const { total } = await listAccountSites(app.db, request.person.accountId, { limit: 1, offset: 0 })
-      const input = { name: values.name.trim(), locales: locales.filter(isLocale), default_locale: values.default_locale as Locale }
       const { t } = request
-      const wrong = fieldErrors(issuesOf(NewSite, { ...input, locales }), fieldsOf(t).specs, undefined, t)
+      const { business, hourErrors } = businessOf(values, t)
+      const input = {
+        name: values.name!.trim(),
+        locales: locales.filter(isLocale),
+        default_locale: values.default_locale as Locale,
+        ...(business ? { template: business.type, business } : {}),
+      }
+      const wrong = { ...fieldErrors(issuesOf(NewSite, { ...input, locales }), fieldsOf(t).specs, formName, t), ...hourErrors }
       if (!wrong['locales'] && !wrong['default_locale'] && !input.locales.includes(input.default_locale))
         wrong['default_locale'] = t.t('editor.site.defaultNotTicked', { languages: input.locales.map((l) => localeName(t, l)).join(', ') })
       if (Object.keys(wrong).length) {
@@ -106,7 +128,8 @@ ${choice(state, DEFAULT_LOCALE, localeOptions(t, LOCALES), t)}
         return render(reply, { values, errors: wrong }, total === 0)
       }
       try {
-        const site = await auditedChange(request, (trx) => createAccountSite(trx, request.person.accountId, input))
+        const draft = await prepareDraft(input, writer)
+        const site = await auditedChange(request, (trx) => createAccountSite(trx, request.person.accountId, input, draft))
         return reply.redirect(`/app/sites/${site.id}?done=site-created`, 303)
       } catch (error) {
         const refusal = refusalOf(error, { invalid_locales: ['default_locale', t.t('editor.site.invalidLocales')] }, 'site', t)
