@@ -33,6 +33,8 @@ describe('renderSite', () => {
         '/de/about.md',
         '/de/privacy',
         '/de/privacy.md',
+        '/de/impressum',
+        '/de/impressum.md',
         '/sitemap.xml',
         '/robots.txt',
         '/llms.txt',
@@ -41,6 +43,48 @@ describe('renderSite', () => {
     )
     expect(files.get('/')!.contentType).toBe('text/html; charset=utf-8')
     expect(files.get('/about.md')!.contentType).toBe('text/markdown; charset=utf-8')
+  })
+
+  it('adds an Impressum to a site in German that has none, and links the legal pages of each language from every footer', () => {
+    const impressum = page('/de/impressum')
+    expect(impressum('html').attr('lang')).toBe('de')
+    expect(impressum('h1').text()).toBe('Impressum')
+    const text = impressum('main').text()
+    for (const fact of ['Angaben gemäß § 5 DDG', 'Hansen Bakery', 'Market Street 12', '20095 Hamburg', 'Telefon: +49 40 1234567'])
+      expect(text).toContain(fact)
+    const footerLinks = (path: string) =>
+      page(path)('footer nav[aria-label] a:not([hreflang])')
+        .map((_i, a) => `${page(path)(a).text()} ${page(path)(a).attr('href')}`)
+        .get()
+    expect(footerLinks('/de/about')).toEqual(['Impressum impressum', 'Datenschutz der Bäckerei Hansen privacy'])
+    expect(footerLinks('/about')).toEqual(['Privacy at Hansen Bakery privacy'])
+    expect(page('/de/impressum')('footer a[aria-current=page]').text()).toBe('Impressum')
+    // Out of the menu and the sitemap, as the other pages the release adds.
+    expect(page('/de/about')('header nav').text()).not.toContain('Impressum')
+    expect(files.get('/sitemap.xml')!.body).not.toContain('impressum')
+  })
+
+  it('adds no Impressum where the owner has a legal page, nor to a site neither in German nor in Germany', () => {
+    const own = byPath(
+      renderSite(fixtureRenderSite(origin), [
+        ...englishPages(now),
+        ...germanPages(now),
+        { path: '/impressum', locale: 'de', title: 'Impressum', description: 'Unser Impressum.', updatedAt: now, blocks: [] },
+      ]),
+    )
+    expect(cheerio.load(own.get('/de/impressum')!.body)('main').text()).not.toContain('§ 5 DDG')
+    const english = fixtureRenderSite(origin)
+    const abroad = byPath(
+      renderSite(
+        {
+          ...english,
+          locales: ['en'],
+          organization: { ...english.organization, address: { street: '1 Quay', locality: 'Cork', country: 'IE' } },
+        },
+        englishPages(now),
+      ),
+    )
+    expect([...abroad.keys()].filter((path) => /impressum|legal/.test(path))).toEqual([])
   })
 
   it('gives each page its head: title, description, canonical, Open Graph, Twitter, hreflang, Markdown alternate', () => {

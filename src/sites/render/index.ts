@@ -1,6 +1,7 @@
 import { llmsTxt, robotsTxt, sitemapXml } from './crawler-files.ts'
 import { notFoundHtml, pageHtml, pageMarkdown, type PlacedPage } from './page.ts'
 import { markdownPath, pageUrlPath } from './paths.ts'
+import { impressumPage, legalLinks } from './legal-pages.ts'
 import { privacyPages } from './privacy-page.ts'
 import type { RenderedFile, RenderPage, RenderSite } from './types.ts'
 
@@ -63,33 +64,39 @@ export function renderSite(given: RenderSite, pages: RenderPage[]): RenderedFile
     if (siblings) siblings.push(p)
     else byLocale.set(p.page.locale, [p])
   }
-  const files: RenderedFile[] = []
-  const pageFiles = (p: PlacedPage) => [
-    { path: p.urlPath, contentType: CONTENT_TYPES.html, body: pageHtml(site, p, byLocale.get(p.page.locale) ?? []) },
-    { path: markdownPath(p.urlPath), contentType: CONTENT_TYPES.markdown, body: pageMarkdown(site, p) },
-  ]
-  for (const p of placed) files.push(...pageFiles(p))
   const siteFiles = [
     { path: '/sitemap.xml', contentType: CONTENT_TYPES.xml, body: sitemapXml(site, placed) },
     { path: '/robots.txt', contentType: CONTENT_TYPES.text, body: robotsTxt(site) },
     { path: '/llms.txt', contentType: CONTENT_TYPES.text, body: llmsTxt(site, placed) },
     { path: NOT_FOUND_PATH, contentType: CONTENT_TYPES.html, body: notFoundHtml(site) },
   ]
-  // The privacy pages the consent links to and the site lacks (privacy-page.ts), in the site's
-  // layout and style but kept apart from the owner's pages: placed on their own, so no page of the
-  // owner gains an hreflang link to them, and out of the navigation, sitemap.xml and llms.txt,
-  // which list what the owner published. They stay indexable (a noindex page linked from every
-  // form is what the site audit reports as critical), reached from the link they explain. One
-  // whose address or Markdown alternate another file takes is not added: the build never fails
-  // for a page it was not asked for.
-  const taken = new Set([...files, ...siteFiles].map((f) => f.path))
-  const addable = privacyPages(site, placed).filter((page) => {
+  // The privacy pages the consent links to and the site lacks (privacy-page.ts), and the Impressum
+  // a German site lacks (legal-pages.ts), in the site's layout and style but kept apart from the
+  // owner's pages: placed on their own, so no page of the owner gains an hreflang link to them,
+  // and out of the navigation, sitemap.xml and llms.txt, which list what the owner published.
+  // They stay indexable (a noindex page linked from every form is what the site audit reports as
+  // critical), reached from the footer and the link they explain. One whose address or Markdown
+  // alternate another file takes is not added: the build never fails for a page it was not asked for.
+  const taken = new Set([...placed.flatMap((p) => [p.urlPath, markdownPath(p.urlPath)]), ...siteFiles.map((f) => f.path)])
+  const impressum = impressumPage(site, placed)
+  const addable = [...privacyPages(site, placed), ...(impressum ? [impressum] : [])].filter((page) => {
     const at = pageUrlPath(page.locale, page.path, site.defaultLocale)
     if (taken.has(at) || taken.has(markdownPath(at))) return false
     taken.add(at).add(markdownPath(at))
     return true
   })
-  for (const p of placePages(site, addable)) files.push(...pageFiles({ ...p, added: true }))
+  const added = placePages(site, addable).map((p): PlacedPage => ({ ...p, added: true }))
+  const legal = legalLinks(site, [...placed, ...added])
+  const files: RenderedFile[] = []
+  const pageFiles = (p: PlacedPage) => [
+    {
+      path: p.urlPath,
+      contentType: CONTENT_TYPES.html,
+      body: pageHtml(site, p, byLocale.get(p.page.locale) ?? [], legal.get(p.page.locale)),
+    },
+    { path: markdownPath(p.urlPath), contentType: CONTENT_TYPES.markdown, body: pageMarkdown(site, p) },
+  ]
+  for (const p of [...placed, ...added]) files.push(...pageFiles(p))
   files.push(...siteFiles)
   const seen = new Set<string>()
   for (const file of files) {

@@ -7,6 +7,7 @@ export interface Labels {
   skip: string
   mainNav: string
   languages: string
+  legal: string
   home: string
   name: string
   email: string
@@ -27,6 +28,7 @@ export const LABELS: Record<Locale, Labels> = {
     skip: 'Skip to content',
     mainNav: 'Main',
     languages: 'Languages',
+    legal: 'Legal',
     home: 'Home',
     name: 'Name',
     email: 'Email',
@@ -45,6 +47,7 @@ export const LABELS: Record<Locale, Labels> = {
     skip: 'Zum Inhalt springen',
     mainNav: 'Hauptnavigation',
     languages: 'Sprachen',
+    legal: 'Rechtliches',
     home: 'Startseite',
     name: 'Name',
     email: 'E-Mail',
@@ -63,6 +66,7 @@ export const LABELS: Record<Locale, Labels> = {
     skip: 'Aller au contenu',
     mainNav: 'Navigation principale',
     languages: 'Langues',
+    legal: 'Informations légales',
     home: 'Accueil',
     name: 'Nom',
     email: 'E-mail',

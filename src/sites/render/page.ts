@@ -88,6 +88,16 @@ function languageLinks(placed: PlacedPage): SafeHtml {
   return html`<nav aria-label="${LABELS[placed.page.locale].languages}"><ul>${items}</ul></nav>`
 }
 
+/** The legal page and the privacy page of the page's language, in the footer of every page. */
+function legalNav(placed: PlacedPage, legal: ReadonlyArray<{ label: string; urlPath: string }>): SafeHtml {
+  if (legal.length === 0) return html``
+  const items = legal.map(
+    (link) =>
+      html`<li><a href="${relativePath(placed.urlPath, link.urlPath)}"${link.urlPath === placed.urlPath ? html` aria-current="page"` : ''}>${link.label}</a></li>`,
+  )
+  return html`<nav aria-label="${LABELS[placed.page.locale].legal}"><ul>${items}</ul></nav>`
+}
+
 const CALL: Record<Locale, string> = { en: 'Call us', de: 'Anrufen', fr: 'Appeler' }
 
 function telHref(phone: string): string {
@@ -146,7 +156,12 @@ function withPrivacyInLayout(site: RenderSite, consent: FormConsent | undefined)
 }
 
 /** One page as a complete HTML document. */
-export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedPage[]): string {
+export function pageHtml(
+  site: RenderSite,
+  placed: PlacedPage,
+  siblings: PlacedPage[],
+  legal: ReadonlyArray<{ label: string; urlPath: string }> = [],
+): string {
   const { page, urlPath } = placed
   const url = absoluteUrl(site, urlPath)
   const homePath = pageUrlPath(page.locale, '/', site.defaultLocale)
@@ -182,7 +197,7 @@ export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedP
     head,
     main,
     nav: navigation(site, placed, siblings),
-    footerExtra: languageLinks(placed),
+    footerExtra: html`${legalNav(placed, legal)}${languageLinks(placed)}`,
   })
 }
 
