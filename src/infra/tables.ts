@@ -599,6 +599,10 @@ export interface BuildsTable {
   created_at: CreatedAt
   started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** Who asked for it: set at commit from the audit record of the request (a trigger), else null. */
+  user_id: Generated<string | null>
+  token_id: Generated<string | null>
+  client_id: Generated<string | null>
 }
 
 /** A page as one transaction committed it, with its blocks (DESIGN.md 19); written by triggers. */

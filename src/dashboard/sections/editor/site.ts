@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { listSiteBuilds, queueBuild, rollbackTo, type Build } from '../../../domain/sites/builds.ts'
+import { listMembers } from '../../../domain/accounts/members.ts'
 import { listSitePages } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
@@ -30,16 +31,26 @@ function buildStatus(t: Translator, build: Build): SafeHtml {
   }
 }
 
+/** Who asked for a build: the member's address, an API token or an agent, a former member, or nobody (the platform). */
+function requester(t: Translator, build: Build, emails: ReadonlyMap<string, string>): string {
+  if (build.user_id) return emails.get(build.user_id) ?? t.t('editor.site.by.former')
+  if (build.token_id) return t.t('editor.site.by.token')
+  if (build.client_id) return t.t('editor.site.by.agent')
+  return t.t('editor.site.by.platform')
+}
+
 async function render(
   app: FastifyInstance,
   reply: FastifyReply,
   site: SiteRecord,
   flash: { notice?: string; problem?: SafeHtml; publishProblem?: SafeHtml } = {},
 ) {
-  const [builds, pages] = await Promise.all([
+  const [builds, pages, members] = await Promise.all([
     listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }),
     listSitePages(app.db, site.id, { limit: 500, offset: 0 }),
+    listMembers(app.db, app.keyring, reply.request.person.accountId),
   ])
+  const emails = new Map(members.map((m) => [m.id, m.email]))
   const where = addressesOf(app, site)
   const csrf = reply.formToken()
   const latest = builds.items[0]
@@ -80,14 +91,16 @@ ${
     : html`<h3>${t.t('editor.site.earlier')}</h3><p class="hint">${t.t('editor.site.earlier.hint', { may: may ? 'yes' : 'no' })}</p>${dataTable(
         t.t('editor.site.builds'),
         [
-          t.t('editor.site.col.build'),
+          t.t('editor.site.col.requested'),
+          t.t('editor.site.col.by'),
           t.t('sites.col.status'),
           t.t('editor.site.pages'),
           t.t('editor.site.col.finished'),
           t.t('editor.site.col.live'),
         ],
         builds.items.map((b) => [
-          html`<code>${b.id}</code>`,
+          t.dateTime(b.created_at),
+          requester(t, b, emails),
           buildStatus(t, b),
           b.pages ?? '–',
           b.finished_at ? t.dateTime(b.finished_at) : '–',

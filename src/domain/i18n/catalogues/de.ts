@@ -460,7 +460,12 @@ export const de: Record<MessageKey, string> = {
   'editor.site.earlier.hint':
     'Jede Veröffentlichung wird aufbewahrt.{may, select, yes { Kehren Sie zu einer früheren zurück, wenn etwas schiefgegangen ist; Ihre Seiten im Editor bleiben, wie sie sind.} other {}}',
   'editor.site.builds': 'Veröffentlichungen',
-  'editor.site.col.build': 'Veröffentlichung',
+  'editor.site.col.requested': 'Angefordert',
+  'editor.site.col.by': 'Von',
+  'editor.site.by.former': 'einem früheren Mitglied',
+  'editor.site.by.token': 'einem API-Token',
+  'editor.site.by.agent': 'einem KI-Agenten',
+  'editor.site.by.platform': 'der Plattform',
   'editor.site.col.finished': 'Fertig',
   'editor.site.col.live': 'Online',
   'editor.site.rollback': 'Zurück zu {build}',

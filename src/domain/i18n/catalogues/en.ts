@@ -448,7 +448,12 @@ export const en = {
   'editor.site.earlier.hint':
     'Each publish is kept.{may, select, yes { Go back to an earlier one if something went wrong; your pages in the editor stay as they are.} other {}}',
   'editor.site.builds': 'Builds',
-  'editor.site.col.build': 'Build',
+  'editor.site.col.requested': 'Asked for',
+  'editor.site.col.by': 'By',
+  'editor.site.by.former': 'a former member',
+  'editor.site.by.token': 'an API token',
+  'editor.site.by.agent': 'an AI agent',
+  'editor.site.by.platform': 'the platform',
   'editor.site.col.finished': 'Finished',
   'editor.site.col.live': 'Live',
   'editor.site.rollback': 'Go back to {build}',

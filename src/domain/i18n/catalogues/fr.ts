@@ -462,7 +462,12 @@ export const fr: Record<MessageKey, string> = {
   'editor.site.earlier.hint':
     'Chaque publication est conservée.{may, select, yes { Revenez à une version précédente en cas de problème ; vos pages dans l’éditeur restent telles quelles.} other {}}',
   'editor.site.builds': 'Publications',
-  'editor.site.col.build': 'Publication',
+  'editor.site.col.requested': 'Demandée le',
+  'editor.site.col.by': 'Par',
+  'editor.site.by.former': 'un ancien membre',
+  'editor.site.by.token': 'un jeton d’API',
+  'editor.site.by.agent': 'un agent IA',
+  'editor.site.by.platform': 'la plateforme',
   'editor.site.col.finished': 'Terminée',
   'editor.site.col.live': 'En ligne',
   'editor.site.rollback': 'Revenir à {build}',
