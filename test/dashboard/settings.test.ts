@@ -78,6 +78,27 @@ describe('site settings refused', async () => {
     expect(fieldError(refused, 'f-subdomain')).toBe('Use at most 63 characters; this address has 70.')
   })
 
+  it('keeps the social profiles one per line, and refuses an address that is not https beside the field', async () => {
+    const refused = await save({ 'organization.social': 'https://www.instagram.com/harbourbakery\nhttp://facebook.com/harbour' })
+    expect(refused.status).toBe(400)
+    expect(fieldError(refused, 'f-organization-social')).toBe(
+      'Give up to 10 different addresses, one per line, each starting with https://.',
+    )
+    expect(refused.$('#f-organization-social').text()).toBe('https://www.instagram.com/harbourbakery\nhttp://facebook.com/harbour')
+    const saved = await save({
+      'organization.social': '  https://www.instagram.com/harbourbakery \n\nhttps://bsky.app/profile/harbour.example\n',
+    })
+    expect(saved.status, saved.html).toBe(303)
+    const { settings } = await app.db.selectFrom('sites').select('settings').where('id', '=', site.id).executeTakeFirstOrThrow()
+    expect((settings as { hosting: { organization: { social: string[] } } }).hosting.organization.social).toEqual([
+      'https://www.instagram.com/harbourbakery',
+      'https://bsky.app/profile/harbour.example',
+    ])
+    expect((await browser.get(settingsUrl)).$('#f-organization-social').text()).toBe(
+      'https://www.instagram.com/harbourbakery\nhttps://bsky.app/profile/harbour.example',
+    )
+  })
+
   it('still saves a good address', async () => {
     const saved = await save({ subdomain: 'harbour-bakery-kiel' })
     expect(saved.status, saved.html).toBe(303)

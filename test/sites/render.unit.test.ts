@@ -64,6 +64,25 @@ describe('renderSite', () => {
     expect(files.get('/sitemap.xml')!.body).not.toContain('impressum')
   })
 
+  it('links the business’s social profiles in the footer by the network’s name, and as sameAs in the JSON-LD', () => {
+    const site = fixtureRenderSite(origin)
+    const social = ['https://www.instagram.com/hansenbakery', 'https://mastodon.social/@hansen', 'https://www.facebook.com/hansen.bakery']
+    const withSocial = byPath(renderSite({ ...site, organization: { ...site.organization, social } }, englishPages(now)))
+    const $ = cheerio.load(withSocial.get('/about')!.body)
+    expect(
+      $('footer ul.social a')
+        .map((_i, a) => `${$(a).text()} ${$(a).attr('href')} ${$(a).attr('rel')}`)
+        .get(),
+    ).toEqual([
+      'Instagram https://www.instagram.com/hansenbakery me noopener',
+      'mastodon.social https://mastodon.social/@hansen me noopener',
+      'Facebook https://www.facebook.com/hansen.bakery me noopener',
+    ])
+    const graph = JSON.parse($('script[type="application/ld+json"]').text())['@graph'] as Array<Record<string, unknown>>
+    expect(graph.find((node) => node['@type'] === 'LocalBusiness')!['sameAs']).toEqual(social)
+    expect(page('/about')('footer ul.social').length).toBe(0)
+  })
+
   it('adds no Impressum where the owner has a legal page, nor to a site neither in German nor in Germany', () => {
     const own = byPath(
       renderSite(fixtureRenderSite(origin), [

@@ -25,6 +25,13 @@ export const Organization = Type.Object(
     address: Type.Optional(
       Type.Object({ street: text(200), postal_code: Type.Optional(text(20)), locality: text(100), country: text(100) }, strict),
     ),
+    social: Type.Optional(
+      Type.Array(Type.String({ minLength: 9, maxLength: 500, pattern: '^https://[^\\s/]+\\.[^\\s]*$' }), {
+        maxItems: 10,
+        uniqueItems: true,
+        description: 'The business’s profiles on social networks (https addresses): linked in the footer and as sameAs',
+      }),
+    ),
   },
   strict,
 )

@@ -15,6 +15,7 @@ export function jsonLd(site: RenderSite, page: RenderPage, url: string, homeUrl:
     ...(org.logo ? { logo: org.logo, image: org.logo } : {}),
     ...(org.email ? { email: org.email } : {}),
     ...(org.telephone ? { telephone: org.telephone } : {}),
+    ...(org.social?.length ? { sameAs: org.social } : {}),
     ...(address
       ? {
           address: {

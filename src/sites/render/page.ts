@@ -110,12 +110,34 @@ function callButton(site: RenderSite, locale: Locale): SafeHtml {
   return phone ? html`<a class="call" href="${telHref(phone)}">${CALL[locale]}</a>` : html``
 }
 
+/** The networks people know by name; any other profile is named by its host. */
+const NETWORKS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(^|\.)instagram\.com$/, 'Instagram'],
+  [/(^|\.)facebook\.com$/, 'Facebook'],
+  [/(^|\.)linkedin\.com$/, 'LinkedIn'],
+  [/(^|\.)(x|twitter)\.com$/, 'X'],
+  [/(^|\.)youtube\.com$/, 'YouTube'],
+  [/(^|\.)tiktok\.com$/, 'TikTok'],
+  [/(^|\.)pinterest\.[a-z.]+$/, 'Pinterest'],
+  [/(^|\.)bsky\.app$/, 'Bluesky'],
+  [/(^|\.)xing\.com$/, 'XING'],
+  [/(^|\.)threads\.(net|com)$/, 'Threads'],
+]
+
+function networkName(href: string): string {
+  const host = new URL(href).hostname.replace(/^www\./, '')
+  return NETWORKS.find(([pattern]) => pattern.test(host))?.[1] ?? host
+}
+
 /** The business in the footer: name, address, phone, email, and the opening hours in short. */
 function businessFooter(site: RenderSite, locale: Locale): SafeHtml {
   const org = site.organization
   const lines = html`${org.address ? html`<p>${addressLine(org.address)}</p>` : ''}${org.telephone ? html`<p><a href="${telHref(org.telephone)}">${org.telephone}</a></p>` : ''}${org.email ? html`<p><a href="mailto:${org.email}">${org.email}</a></p>` : ''}`
   const hours = site.hours ? hoursInShort(site.hours, locale) : ''
-  return html`${lines.value ? html`<div><h2>${org.name}</h2><address>${lines}</address></div>` : ''}${hours ? html`<div><h2>${HOURS_HEADING[locale]}</h2><p>${hours}</p></div>` : ''}`
+  const social = org.social?.length
+    ? html`<ul class="social">${org.social.map((href) => html`<li><a href="${href}" rel="me noopener">${networkName(href)}</a></li>`)}</ul>`
+    : ''
+  return html`${lines.value || social ? html`<div><h2>${org.name}</h2>${lines.value ? html`<address>${lines}</address>` : ''}${social}</div>` : ''}${hours ? html`<div><h2>${HOURS_HEADING[locale]}</h2><p>${hours}</p></div>` : ''}`
 }
 
 interface ShellParts {

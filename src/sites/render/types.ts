@@ -53,6 +53,8 @@ export interface Organization {
   email?: string
   telephone?: string
   address?: { street: string; locality: string; postal_code?: string; country: string }
+  /** Profiles on social networks (https addresses). */
+  social?: string[]
 }
 
 /** The consent a contact form shows and hands back, per locale (src/domain/leads/consent.ts). */

@@ -111,6 +111,16 @@ function fieldsOf(t: Translator, sitesDomain = '') {
       autocomplete: 'address-level2',
     },
     { name: 'organization.address.country', label: t.t('editor.bf.country'), optional: true, maxLength: 100, autocomplete: 'country-name' },
+    {
+      name: 'organization.social',
+      label: t.t('editor.settings.org.social'),
+      kind: 'textarea',
+      rows: 3,
+      optional: true,
+      maxLength: 5100,
+      hint: t.t('editor.settings.org.social.hint'),
+      format: t.t('editor.settings.org.social.format'),
+    },
   ]
   const ASSISTANT: FieldSpec[] = [
     { name: 'assistant.enabled', label: t.t('editor.settings.assistant.enabled') },
@@ -179,6 +189,7 @@ function valuesOf(site: SiteRecord): Record<string, string> {
     'organization.telephone': org.telephone ?? '',
     'organization.logo': org.logo ?? '',
     ...Object.fromEntries(ADDRESS_PARTS.map((part) => [`organization.address.${part}`, org.address?.[part] ?? ''])),
+    'organization.social': (org.social ?? []).join('\n'),
     'assistant.enabled': assistant.enabled ? 'on' : '',
     'assistant.persona': assistant.persona ?? '',
     'assistant.booking_url': assistant.booking_url ?? '',
@@ -210,6 +221,11 @@ function organizationFrom(values: Record<string, string>): OrganizationData {
     if (text('organization.address.postal_code')) address['postal_code'] = text('organization.address.postal_code')
     org['address'] = address
   }
+  // One profile per line; blank lines are dropped.
+  const social = text('organization.social')
+    .split(/\s*\n\s*/)
+    .filter(Boolean)
+  if (social.length) org['social'] = social
   return org as OrganizationData
 }
 
