@@ -521,7 +521,8 @@ export const de: Record<MessageKey, string> = {
   'editor.settings.org.logo': 'Adresse des Logos',
   'editor.settings.org.logo.hint': 'Die Webadresse Ihres Logobilds, beginnend mit https://.',
   'editor.settings.org.social': 'Profile in sozialen Netzwerken',
-  'editor.settings.org.social.hint': 'Eine Adresse pro Zeile, etwa https://www.instagram.com/ihrebaeckerei. Sie werden im Fuß Ihrer Website verlinkt.',
+  'editor.settings.org.social.hint':
+    'Eine Adresse pro Zeile, etwa https://www.instagram.com/ihrebaeckerei. Sie werden im Fuß Ihrer Website verlinkt.',
   'editor.settings.org.social.format': 'Geben Sie bis zu 10 verschiedene Adressen an, eine pro Zeile, jede beginnend mit https://.',
   'editor.settings.org.logo.format': 'Verwenden Sie eine Adresse, die mit https:// beginnt.',
   'editor.settings.assistant': 'Verkaufsassistent',

@@ -505,7 +505,8 @@ export const en = {
   'editor.settings.org.logo': 'Logo address',
   'editor.settings.org.logo.hint': 'The web address of your logo picture, starting with https://.',
   'editor.settings.org.social': 'Social profiles',
-  'editor.settings.org.social.hint': 'One address per line, such as https://www.instagram.com/yourbakery. They are linked in your site’s footer.',
+  'editor.settings.org.social.hint':
+    'One address per line, such as https://www.instagram.com/yourbakery. They are linked in your site’s footer.',
   'editor.settings.org.social.format': 'Give up to 10 different addresses, one per line, each starting with https://.',
   'editor.settings.org.logo.format': 'Use an address that starts with https://.',
   'editor.settings.assistant': 'Sales assistant',

@@ -522,7 +522,8 @@ export const fr: Record<MessageKey, string> = {
   'editor.settings.org.logo': 'Adresse du logo',
   'editor.settings.org.logo.hint': 'L’adresse web de l’image de votre logo, commençant par https://.',
   'editor.settings.org.social': 'Profils sur les réseaux sociaux',
-  'editor.settings.org.social.hint': 'Une adresse par ligne, par exemple https://www.instagram.com/votreboulangerie. Elles sont liées en pied de page de votre site.',
+  'editor.settings.org.social.hint':
+    'Une adresse par ligne, par exemple https://www.instagram.com/votreboulangerie. Elles sont liées en pied de page de votre site.',
   'editor.settings.org.social.format': 'Indiquez jusqu’à 10 adresses différentes, une par ligne, chacune commençant par https://.',
   'editor.settings.org.logo.format': 'Utilisez une adresse qui commence par https://.',
   'editor.settings.assistant': 'Assistant commercial',
