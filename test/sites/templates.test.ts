@@ -185,12 +185,28 @@ describe('templates and the first draft, the menu, on /v1, GraphQL and MCP', () 
             postalCode: '50667',
             address: 'Hohe Str. 1',
             phone: '+49 221 123456',
+            openingHours: { items: [{ day: 'tuesday', opens: '09:00', closes: '18:00' }] },
           },
         },
       },
     )
     expect(created.errors).toBeUndefined()
     const site = created.data['createSite']
+    // The typed opening hours reach the draft's opening_hours block as given.
+    const hours = await t.app.db
+      .selectFrom('blocks')
+      .innerJoin('pages', 'pages.id', 'blocks.page_id')
+      .select('blocks.content')
+      .where('pages.site_id', '=', site.id)
+      .where('blocks.type', '=', 'opening_hours')
+      .executeTakeFirstOrThrow()
+    expect((hours.content as { items: unknown[] }).items).toEqual([{ day: 'tuesday', opens: '09:00', closes: '18:00' }])
+    // A day that is not one is refused by the schema before anything runs (400 BAD_USER_INPUT).
+    await expect(
+      gql.rawRequest<Json>('mutation($input: CreateSiteInput!) { createSite(input: $input) { id } }', {
+        input: { name: 'Y', business: { type: 'salon', openingHours: { items: [{ day: 'someday', opens: '09:00', closes: '18:00' }] } } },
+      }),
+    ).rejects.toThrow(/"someday" does not exist in "Weekday" enum/)
     expect(site.theme.preset).toBe('salon')
     expect(site.navigation).toEqual([{ page: '/impressum', hidden: true }])
     expect(site.pages.edges.map((e: Json) => e.node.path).sort()).toEqual(['/', '/impressum', '/kontakt', '/leistungen', '/ueber-uns'])

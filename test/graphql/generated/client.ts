@@ -48,8 +48,8 @@ export type BusinessInput = {
   description?: string | null | undefined;
   email?: string | null | undefined;
   name?: string | null | undefined;
-  /** As the opening_hours block takes it: {items: [{day, opens, closes}], exceptions?}. */
-  openingHours?: unknown;
+  /** The week's opening hours, as the opening_hours block takes them. */
+  openingHours?: OpeningHoursInput | null | undefined;
   phone?: string | null | undefined;
   postalCode?: string | null | undefined;
   /** One of the templates' business types. */
@@ -109,6 +109,30 @@ export type NavigationLabelsInput = {
   fr?: string | null | undefined;
 };
 
+/** A dated exception: closed (no times), or other hours that day. */
+export type OpeningExceptionInput = {
+  closed?: boolean | null | undefined;
+  closes?: string | null | undefined;
+  /** YYYY-MM-DD. */
+  date: string;
+  note?: string | null | undefined;
+  opens?: string | null | undefined;
+};
+
+/** A weekly schedule with dated exceptions; a day without a range is closed. */
+export type OpeningHoursInput = {
+  exceptions?: Array<OpeningExceptionInput> | null | undefined;
+  heading?: string | null | undefined;
+  items: Array<OpeningRangeInput>;
+};
+
+/** One opening range of a day; a day with a lunch break has two. Times as HH:MM. */
+export type OpeningRangeInput = {
+  closes: string;
+  day: Weekday;
+  opens: string;
+};
+
 export type SiteStatus =
   /** Never published. */
   | 'draft'
@@ -125,6 +149,15 @@ export type ThemeInput = {
   fontPair?: string | null | undefined;
   preset?: string | null | undefined;
 };
+
+export type Weekday =
+  | 'friday'
+  | 'monday'
+  | 'saturday'
+  | 'sunday'
+  | 'thursday'
+  | 'tuesday'
+  | 'wednesday';
 
 export type SiteWithPagesQueryVariables = Exact<{
   id: string | number;
