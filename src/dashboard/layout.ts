@@ -55,7 +55,7 @@ fieldset{border:1px solid #cbd5e1;border-radius:6px}.check{font-weight:400;displ
 .notice{background:#dcfce7;border:1px solid #16a34a;padding:.5rem 1rem;border-radius:6px}.error{background:#fee2e2;border:1px solid #b91c1c;padding:.5rem 1rem;border-radius:6px}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}meter{width:100%;height:1.5rem}.muted{color:#475569;font-size:.9rem}
 code{overflow-wrap:break-word}code.long{overflow-wrap:anywhere}
-.week .day{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .5rem;margin:.4rem 0}.week .name{min-width:7rem;font-weight:600}.week label{margin:0;font-weight:400}.field .week input[type=time]{width:auto;max-width:100%}.week .field-error{flex-basis:100%;margin:0}
+.week .day{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .5rem;margin:.4rem 0}fieldset.business,fieldset.hours{margin-left:0;margin-right:0;padding-left:.4rem;padding-right:.4rem}.week .name{flex:1 0 100%;font-weight:600}@media(min-width:40em){.week .name{flex:0 0 7rem}}.week label{margin:0;font-weight:400}.field .week input[type=time]{width:auto;max-width:100%}.week .field-error{flex-basis:100%;margin:0}
 [hidden]{display:none!important}.crumbs ol{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}.crumbs li+li::before{content:"›";margin-right:.25rem;color:#475569}
 .field{margin:0 0 1rem}.field input:not([type=checkbox]),.field textarea,.field select{width:100%}.field textarea{min-height:6rem}.optional{font-weight:400;color:#475569}
 .hint{margin:.1rem 0 .3rem;color:#475569;font-size:.9rem}.field-error{margin:.1rem 0 .3rem;color:#b91c1c;font-weight:600}

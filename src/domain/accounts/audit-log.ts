@@ -52,7 +52,8 @@ export function auditRecord(entry: AuditEntry): AuditRecord {
  * plan; a text array per column was cheaper, but the driver's escaping of every element into
  * array literals was still most of the batch's cost on a busy /mcp. Times go as epoch
  * milliseconds, so the records are plain JSON that JSON.stringify writes in its fast path (a Date
- * takes its slow one).
+ * takes its slow one). Records of an erased account are dropped: a batch written after the erase
+ * (its requests came just before) would otherwise bring back who did what in it.
  */
 export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promise<void> {
   if (!records.length) return
@@ -73,7 +74,8 @@ export async function insertAuditRecords(db: Db, records: AuditRecord[]): Promis
   await sql`insert into audit_log (id, at, account_id, token_id, client_id, user_id, operation, method, path, status, request_id, ip)
     select id, to_timestamp(at / 1000), account_id, token_id, client_id, user_id, operation, method, path, status, request_id, ip
     from json_to_recordset(${JSON.stringify(rows)}::json) as r(id text, at float8, account_id text, token_id text, client_id text,
-      user_id text, operation text, method text, path text, status int, request_id text, ip text)`.execute(db)
+      user_id text, operation text, method text, path text, status int, request_id text, ip text)
+    where not exists (select from accounts a where a.id = r.account_id and a.erased_at is not null)`.execute(db)
 }
 
 /**
