@@ -35,3 +35,12 @@ export async function accessibilityChecker(browser: Browser, base: string) {
 
   return { check, findings, checked }
 }
+
+/** The serious and critical axe-core findings of a page where scripts run (a published site's), as `id: targets`. */
+export async function seriousFindings(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axe.source)
+  const violations = await page.evaluate<Violation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
+}

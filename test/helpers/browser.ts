@@ -9,12 +9,13 @@ export const haveBrowser = existsSync(chromePath)
 if (!haveBrowser && process.env.CI) throw new Error(`CI expects Chromium at ${chromePath} (.ci/run installs Debian's chromium)`)
 if (!haveBrowser) console.warn(`No Chromium at ${chromePath}: browser tests are skipped (install Debian's chromium or set CHROME_PATH)`)
 
-/** A headless Chromium for this test file, closed after it; flags keep it off the network. */
-export async function launchBrowser(): Promise<Browser> {
+/** A headless Chromium for this test file, closed after it; flags keep it off the network (`extraArgs` add to them: a host resolver rule). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: chromePath,
     headless: true,
     args: [
+      ...extraArgs,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
