@@ -18,16 +18,17 @@ const Form = { _csrf: Type.Optional(Type.String({ maxLength: 200 })) }
 
 const srOnly = (words: SafeHtml) => html`<span class="sr-only">${words}</span>`
 
-function buildStatus(t: Translator, build: Build): SafeHtml {
+/** A build's status in words (the page and its progress script, as plain text). */
+function buildStatus(t: Translator, build: Build): string {
   switch (build.status) {
     case 'queued':
-      return html`${t.t('editor.site.build.queued')}`
+      return t.t('editor.site.build.queued')
     case 'running':
-      return html`${t.t('editor.site.build.running')}`
+      return t.t('editor.site.build.running')
     case 'succeeded':
-      return html`${build.pages === null ? t.t('editor.site.build.done') : t.t('editor.site.build.donePages', { pages: build.pages })}`
+      return build.pages === null ? t.t('editor.site.build.done') : t.t('editor.site.build.donePages', { pages: build.pages })
     case 'failed':
-      return html`${t.t('editor.site.build.failed')}${build.error ? html`: ${build.error}` : ''}`
+      return build.error ? `${t.t('editor.site.build.failed')}: ${build.error}` : t.t('editor.site.build.failed')
   }
 }
 
@@ -54,6 +55,7 @@ async function render(
   const where = addressesOf(app, site)
   const csrf = reply.formToken()
   const latest = builds.items[0]
+  const active = latest !== undefined && (latest.status === 'queued' || latest.status === 'running')
   const published = site.live_build_id !== null
   const may = mayChange(reply.request.person)
   const { t } = reply.request
@@ -82,7 +84,7 @@ ${site.locales.map((locale) => {
 ${may ? html`<p><a class="button" href="/app/sites/${site.id}/pages/new">${t.t('editor.newPage.title')}</a></p>` : ''}
 </section>
 <section aria-labelledby="builds-h"><h2 id="builds-h">${t.t('editor.publish')}</h2>
-<p>${t.t('editor.site.publishNote')} ${t.t('editor.site.latest')} <strong>${latest ? buildStatus(t, latest) : t.t('editor.site.never')}</strong>${latest?.finished_at ? html` <span class="muted">(${t.dateTime(latest.finished_at)})</span>` : ''}${latest && (latest.status === 'queued' || latest.status === 'running') ? html` <a href="/app/sites/${site.id}">${t.t('editor.site.checkAgain')}</a>` : ''}</p>
+<p>${t.t('editor.site.publishNote')} ${t.t('editor.site.latest')} <strong id="build-status" role="status"${active ? html` data-status-url="/app/sites/${site.id}/build-status"` : ''}>${latest ? buildStatus(t, latest) : t.t('editor.site.never')}</strong>${latest?.finished_at ? html` <span class="muted">(${t.dateTime(latest.finished_at)})</span>` : ''}${active ? html` <a href="/app/sites/${site.id}" id="check-again">${t.t('editor.site.checkAgain')}</a><script src="/app/progress.js" defer></script>` : ''}</p>
 ${flash.publishProblem ? html`<p class="field-error" role="alert" id="publish-error"><span class="sr-only">${t.t('editor.form.errorPrefix')} </span>${flash.publishProblem}</p>` : ''}
 ${may ? actionForm(`/app/sites/${site.id}/rebuild`, csrf, t.t('editor.publishNow'), { inline: false }) : ''}
 ${
@@ -130,6 +132,23 @@ export default async function siteScreen(app: FastifyInstance) {
     { config: { operation: 'dashboard.sites.get' }, schema: { hide: true, params: SiteParams } },
     async (request, reply) =>
       render(app, reply, await ownSite(app, request.person.accountId, request.params.id, request.t), noticeOf(request)),
+  )
+
+  // The latest build's status for the page's progress script (scripts.ts): in words, and whether to ask again.
+  routes.get(
+    '/sites/:id/build-status',
+    { config: { operation: 'dashboard.sites.buildStatus' }, schema: { hide: true, params: SiteParams } },
+    async (request, reply) => {
+      const site = await ownSite(app, request.person.accountId, request.params.id, request.t)
+      const [latest] = (await listSiteBuilds(app.db, site.id, { limit: 1, offset: 0 })).items
+      const { t } = request
+      return reply.header('cache-control', 'no-store').send({
+        status: latest?.status ?? null,
+        active: latest?.status === 'queued' || latest?.status === 'running',
+        text: latest ? buildStatus(t, latest) : t.t('editor.site.never'),
+        next: t.t('editor.site.showBuilds'),
+      })
+    },
   )
 
   routes.post(

@@ -455,6 +455,7 @@ export const de: Record<MessageKey, string> = {
   'editor.site.publishNote': 'Ihre Änderungen erscheinen auf Ihrer Website, nachdem Sie veröffentlicht haben.',
   'editor.site.latest': 'Zuletzt:',
   'editor.site.never': 'noch nie veröffentlicht',
+  'editor.site.showBuilds': 'Aktualisierte Liste anzeigen',
   'editor.site.checkAgain': 'Erneut prüfen',
   'editor.site.earlier': 'Frühere Fassungen',
   'editor.site.earlier.hint':

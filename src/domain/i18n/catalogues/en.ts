@@ -443,6 +443,7 @@ export const en = {
   'editor.site.publishNote': 'Changes you make show on your site after you publish.',
   'editor.site.latest': 'Latest:',
   'editor.site.never': 'never published',
+  'editor.site.showBuilds': 'Show the updated list',
   'editor.site.checkAgain': 'Check again',
   'editor.site.earlier': 'Earlier versions',
   'editor.site.earlier.hint':

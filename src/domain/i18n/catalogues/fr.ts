@@ -457,6 +457,7 @@ export const fr: Record<MessageKey, string> = {
   'editor.site.publishNote': 'Vos modifications apparaissent sur votre site une fois publiées.',
   'editor.site.latest': 'Dernière :',
   'editor.site.never': 'jamais publié',
+  'editor.site.showBuilds': 'Afficher la liste à jour',
   'editor.site.checkAgain': 'Vérifier à nouveau',
   'editor.site.earlier': 'Versions précédentes',
   'editor.site.earlier.hint':
