@@ -6,6 +6,7 @@ import { createPage } from '../../src/domain/sites/pages.ts'
 import { queueBuild } from '../../src/domain/sites/builds.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { buildTestApp } from '../helpers/app.ts'
+import { until } from '../helpers/polling.ts'
 import { dashboardBrowser, post, signedIn } from './helpers.ts'
 
 // The builds of a site say when and by whom they were asked for: the member from the dashboard,
@@ -25,19 +26,21 @@ describe('who asked for each build', async () => {
       .map((_i, td) => $(td).text())
       .get()
   }
-  const settle = async () => {
-    // One build at a time per site: wait for each to finish before asking for the next.
-    for (let i = 0; i < 200; i++) {
-      const busy = await app.db
-        .selectFrom('builds')
-        .select('id')
-        .where('site_id', '=', site.id)
-        .where('status', 'in', ['queued', 'running'])
-        .execute()
-      if (busy.length === 0) return
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+  /** One build at a time per site: waits for the last to finish before asking for the next. */
+  const settle = () =>
+    until(
+      async () =>
+        (
+          await app.db
+            .selectFrom('builds')
+            .select('id')
+            .where('site_id', '=', site.id)
+            .where('status', 'in', ['queued', 'running'])
+            .execute()
+        ).length === 0,
+      20_000,
+      'the build to finish',
+    )
 
   it('names the member, the API token and the platform, newest first, with the time asked', async () => {
     expect((await post(app, `/app/sites/${site.id}/rebuild`, cookie, form())).statusCode).toBe(303)
