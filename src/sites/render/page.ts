@@ -159,7 +159,7 @@ function shell(site: RenderSite, locale: Locale, from: string, parts: ShellParts
   return documentShell({
     lang: locale,
     title: parts.title,
-    head: html`${iconLinks(site, from)}${parts.head}<link rel="webmention" href="${relativePath(from, '/_wps/webmention')}">${style.preload ? html`<link rel="preload" href="${style.preload.href}" as="font" type="font/woff2" crossorigin>` : ''}`,
+    head: html`${style.preloads.map((font) => html`<link rel="preload" href="${font.href}" as="font" type="font/woff2" crossorigin>`)}${iconLinks(site, from)}${parts.head}<link rel="webmention" href="${relativePath(from, '/_wps/webmention')}">`,
     style: style.css,
     scripts: widget,
     body: html`<a class="skip" href="#main">${l.skip}</a><header><a class="brand" href="${relativePath(from, pageUrlPath(locale, '/', site.defaultLocale))}">${logoHtml(site, from)}${site.name}</a>${callButton(site, locale)}${parts.nav}</header><main id="main">${parts.main}</main><footer><div class="foot">${businessFooter(site, locale)}<div>${parts.footerExtra}<p>© ${site.builtAt.getUTCFullYear()} ${site.organization.name}</p></div></div></footer>`,

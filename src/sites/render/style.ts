@@ -63,11 +63,11 @@ export function themeVars(theme: ResolvedTheme): string {
 /**
  * The theme's stylesheet for a page at `from` in its release: the @font-face rules (their files
  * addressed relative to the page, so the preview prefix works too), the tokens and the rules; and
- * the font file the page preloads (the heading's).
+ * the font files the page preloads (the heading's and the body's).
  */
-export function themedStyle(theme: ResolvedTheme, from: string): { css: string; preload: FontLink | undefined } {
+export function themedStyle(theme: ResolvedTheme, from: string): { css: string; preloads: FontLink[] } {
   const faces = fontFaces(theme.fonts, from)
-  return { css: faces.css + themeVars(theme) + RULES, preload: faces.preload }
+  return { css: faces.css + themeVars(theme) + RULES, preloads: faces.preloads }
 }
 
 /** The style of pages the service answers on a site's origin without its theme (src/sites/no-site-page.ts). */
