@@ -75,12 +75,17 @@ export async function chargeRequest(db: Db, accountId: string, now = Date.now())
   return chargeOfRow(await addRequests(db, accountId, start, 1), start)
 }
 
-/** Adds `count` requests to an account's counter of the window starting at `start`; the total with the account's plan, or undefined when the account does not exist. */
+/**
+ * Adds `count` requests to an account's counter of the window starting at `start`; the total with
+ * the account's plan, or undefined when the account does not exist or was erased (a tally flushed
+ * after the erase must not leave a row of it behind).
+ */
 export async function addRequests(db: Db, accountId: string, start: Date, count: number): Promise<ChargeRow | undefined> {
   const result = await sql<ChargeRow>`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     account as (
-      select id, plan, quota_override, deletion_requested_at is not null as suspended from accounts, relaxed where id = ${accountId}
+      select id, plan, quota_override, deletion_requested_at is not null as suspended from accounts, relaxed
+      where id = ${accountId} and erased_at is null
     ),
     ${counting(start, count)}
     select account.plan, account.quota_override, counted.used, account.suspended from account, counted`.execute(db)
