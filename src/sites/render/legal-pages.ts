@@ -1,7 +1,9 @@
-import type { Locale } from '../../domain/locales.ts'
-import { mdText } from '../../domain/sites/page-markdown.ts'
+import { LOCALES, type Locale } from '../../domain/locales.ts'
+import { legalPath } from '../../domain/sites/templates/catalogue.ts'
+import { SHARED } from '../../domain/sites/templates/words.ts'
 import type { PlacedPage } from './page.ts'
 import { consentLinkInLayout } from './paths.ts'
+import { inline as line } from './privacy-page.ts'
 import type { RenderPage, RenderSite } from './types.ts'
 
 /**
@@ -12,16 +14,11 @@ import type { RenderPage, RenderSite } from './types.ts'
  * language where the release has them.
  */
 
-/** The path of the legal page in each language (its title as a path: templates/words.ts). */
-const LEGAL_PATH: Record<Locale, string> = { de: '/impressum', en: '/legal-notice', fr: '/mentions-legales' }
-const LEGAL_PATHS = new Set(Object.values(LEGAL_PATH))
+/** The paths a legal page takes: the templates' legal page title in each language, as a path. */
+const LEGAL_PATHS = new Set(LOCALES.map(legalPath))
 
-const WORDING: Record<
-  Locale,
-  { title: string; description: (name: string) => string; who: string; contact: string; phone: string; email: string }
-> = {
+const WORDING: Record<Locale, { description: (name: string) => string; who: string; contact: string; phone: string; email: string }> = {
   de: {
-    title: 'Impressum',
     description: (name) => `Anbieterkennzeichnung von ${name} nach § 5 DDG.`,
     who: 'Angaben gemäß § 5 DDG',
     contact: 'Kontakt',
@@ -29,7 +26,6 @@ const WORDING: Record<
     email: 'E-Mail',
   },
   en: {
-    title: 'Legal notice',
     description: (name) => `Who runs this site: ${name} (legal notice under § 5 DDG).`,
     who: 'Information under § 5 DDG',
     contact: 'Contact',
@@ -37,7 +33,6 @@ const WORDING: Record<
     email: 'Email',
   },
   fr: {
-    title: 'Mentions légales',
     description: (name) => `Qui édite ce site : ${name} (mentions prévues par le § 5 DDG).`,
     who: 'Informations selon le § 5 DDG',
     contact: 'Contact',
@@ -47,9 +42,6 @@ const WORDING: Record<
 }
 
 const GERMANY = /^(de|deu|germany|deutschland|allemagne)$/i
-
-/** Owner text on a line of its own in Markdown, markup escaped. */
-const line = (text: string) => mdText(text.replace(/\s+/g, ' ').trim()).replace(/&/g, '\\&')
 
 /** The Impressum a release adds: in German where the site speaks it, else in its main language; none where the owner has a legal page. */
 export function impressumPage(site: RenderSite, placed: PlacedPage[]): RenderPage | undefined {
@@ -72,9 +64,9 @@ export function impressumPage(site: RenderSite, placed: PlacedPage[]): RenderPag
   ].filter(Boolean)
   const markdown = [`## ${w.who}`, lines.join('  \n'), ...(contact.length ? [`## ${w.contact}`, contact.join('  \n')] : [])].join('\n\n')
   return {
-    path: LEGAL_PATH[locale],
+    path: legalPath(locale),
     locale,
-    title: w.title,
+    title: SHARED[locale].legalTitle,
     description: w.description(org.name.replace(/\s+/g, ' ').trim()),
     updatedAt: site.builtAt,
     blocks: [{ type: 'text', content: { markdown } }],

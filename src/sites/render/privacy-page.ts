@@ -75,7 +75,7 @@ const WORDING: Record<Locale, Wording> = {
 const CONTACT_FORM: Record<Locale, string> = { en: 'the contact form', de: 'das Kontaktformular', fr: 'le formulaire de contact' }
 
 /** Owner text set inline in Markdown: one line, markup characters and entities escaped. */
-function inline(text: string): string {
+export function inline(text: string): string {
   return mdText(text.replace(/\s+/g, ' ').trim()).replace(/&/g, '\\&')
 }
 
