@@ -1,4 +1,4 @@
-import type { Translator } from '../../../domain/i18n/translator.ts'
+import { translator, type Translator } from '../../../domain/i18n/translator.ts'
 import { WEEKDAYS, type Weekday } from '../../../domain/sites/block-content.ts'
 import { dayName } from '../../../domain/sites/hours.ts'
 import { templateCatalogue } from '../../../domain/sites/templates/catalogue.ts'
@@ -52,30 +52,33 @@ export function businessSpecs(t: Translator): FieldSpec[] {
   ]
 }
 
-/** The week's fields, each day's opening and closing time, named `opens_monday`, `closes_monday`… */
-export function hourSpecs(t: Translator): FieldSpec[] {
-  return WEEKDAYS.flatMap((day) => [
-    { name: `opens_${day}`, label: t.t('editor.newSite.opens', { day: dayName(day, t.lang) }) },
-    { name: `closes_${day}`, label: t.t('editor.newSite.closes', { day: dayName(day, t.lang) }) },
-  ])
+/** One day's fields, its opening and closing time, named `opens_monday`, `closes_monday`… */
+function daySpecs(t: Translator, day: Weekday): [opens: FieldSpec, closes: FieldSpec] {
+  const name = dayName(day, t.lang)
+  return [
+    { name: `opens_${day}`, label: t.t('editor.newSite.opens', { day: name }) },
+    { name: `closes_${day}`, label: t.t('editor.newSite.closes', { day: name }) },
+  ]
 }
+
+/** The week's fields, in the order of the form. */
+export function hourSpecs(t: Translator): FieldSpec[] {
+  return WEEKDAYS.flatMap((day) => daySpecs(t, day))
+}
+
+/** The names of the business's fields (the words aside), and of its facts the draft takes as typed. */
+const EN = translator('en')
+const NAMES = [...businessSpecs(EN), ...hourSpecs(EN)].map((spec) => spec.name)
+const FACTS = businessSpecs(EN)
+  .map((spec) => spec.name)
+  .filter((name) => name !== 'business_type')
 
 /** The form's empty values of the business. */
 export function emptyBusiness(): Record<string, string> {
-  const values: Record<string, string> = {
-    business_type: '',
-    city: '',
-    description: '',
-    phone: '',
-    email: '',
-    address: '',
-    postal_code: '',
-  }
-  for (const day of WEEKDAYS) values[`opens_${day}`] = values[`closes_${day}`] = ''
-  return values
+  return Object.fromEntries(NAMES.map((name) => [name, '']))
 }
 
-function timeInput(state: FormState, name: string, label: string, t: Translator): SafeHtml {
+function timeInput(state: FormState, { name, label }: FieldSpec, t: Translator): SafeHtml {
   const id = fieldId(name)
   const error = state.errors[name]
   return html`<label for="${id}"${error ? html` class="invalid"` : ''}><span class="sr-only">${label}</span><input type="time" id="${id}" name="${name}" value="${state.values[name] ?? ''}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}></label>${error ? errorLine(id, error, t) : ''}`
@@ -94,10 +97,10 @@ ${choice(state, type!, types, t)}
 ${facts.map((spec) => field(state, spec, t))}
 <fieldset class="field hours" aria-describedby="hours-hint"><legend>${t.t('editor.newSite.hours')}</legend>
 <p class="hint" id="hours-hint">${t.t('editor.newSite.hours.hint')}</p>
-<div class="week">${WEEKDAYS.map(
-    (day) =>
-      html`<div class="day"><span class="name" aria-hidden="true">${dayName(day, t.lang)}</span>${timeInput(state, `opens_${day}`, t.t('editor.newSite.opens', { day: dayName(day, t.lang) }), t)}<span aria-hidden="true">–</span>${timeInput(state, `closes_${day}`, t.t('editor.newSite.closes', { day: dayName(day, t.lang) }), t)}</div>`,
-  )}</div></fieldset>
+<div class="week">${WEEKDAYS.map((day) => {
+    const [opens, closes] = daySpecs(t, day)
+    return html`<div class="day"><span class="name" aria-hidden="true">${dayName(day, t.lang)}</span>${timeInput(state, opens, t)}<span aria-hidden="true">–</span>${timeInput(state, closes, t)}</div>`
+  })}</div></fieldset>
 </fieldset>`
 }
 
@@ -121,16 +124,7 @@ export function businessOf(values: Record<string, string>, t: Translator): { bus
   }
   const type = values['business_type']
   if (!type) return { hourErrors }
-  const given = (name: string) => (values[name]!.trim() ? { [name]: values[name]!.trim() } : {})
-  const business = {
-    type,
-    ...given('city'),
-    ...given('description'),
-    ...given('phone'),
-    ...given('email'),
-    ...given('address'),
-    ...given('postal_code'),
-    ...(items.length ? { opening_hours: { items } } : {}),
-  } as Business
+  const given = FACTS.flatMap((name) => (values[name]!.trim() ? [[name, values[name]!.trim()]] : []))
+  const business = { type, ...Object.fromEntries(given), ...(items.length ? { opening_hours: { items } } : {}) } as Business
   return { business, hourErrors }
 }
