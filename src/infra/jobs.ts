@@ -310,6 +310,8 @@ export class JobRunner {
   readonly #concurrency: number
   readonly #pollIntervalMs: number
   readonly #definitions = new Map<string, Required<Omit<JobDefinition, 'handler'>> & Pick<JobDefinition, 'handler'>>()
+  /** The claim's leases by job type as JSON (#claimLeases), forgotten when a type is defined. */
+  #leases: string | undefined
   /** Jobs running in a slot (linked sets, not Sets: see linked-set.ts). */
   readonly #inFlight = new LinkedSet<Promise<void>>()
   /** Jobs that gave their slot back and only record their result. */
@@ -334,6 +336,7 @@ export class JobRunner {
   }
 
   define<P>(name: string, definition: JobDefinition<P>): void {
+    this.#leases = undefined
     this.#definitions.set(name, {
       handler: definition.handler as JobDefinition['handler'],
       maxAttempts: definition.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -382,7 +385,7 @@ export class JobRunner {
   reserve(count: number, name: string): ClaimToken {
     const ahead = Math.min(this.#concurrency, this.#finishedAt.length)
     const room = this.#running ? Math.max(0, Math.min(count, this.#concurrency + ahead - this.#inFlight.size - this.#ready.length)) : 0
-    const leaseMs = this.#definitions.get(name)?.leaseMs ?? DEFAULT_LEASE_MS
+    const leaseMs = this.#leaseMsOf(name)
     return { owner: randomUUID(), leaseMs, room, claimedAt: performance.now() }
   }
 
@@ -458,7 +461,7 @@ export class JobRunner {
     while (this.#inFlight.size < this.#concurrency && this.#ready.length > 0) {
       const { job, claimedAt } = this.#ready.shift()!
       // The lease (the job type's own) was counted from before the claim was sent, so it has at least this much left.
-      const maxWait = Math.min(MAX_READY_WAIT_MS, (this.#definitions.get(job.name)?.leaseMs ?? DEFAULT_LEASE_MS) / 3)
+      const maxWait = Math.min(MAX_READY_WAIT_MS, this.#leaseMsOf(job.name) / 3)
       if (now - claimedAt > maxWait) {
         this.#handBack(job)
         continue
@@ -484,13 +487,19 @@ export class JobRunner {
     }
   }
 
+  /** A job type's lease: its own, or the default for a type this runner does not run. */
+  #leaseMsOf(name: string): number {
+    return this.#definitions.get(name)?.leaseMs ?? DEFAULT_LEASE_MS
+  }
+
   /**
    * The lease each job type's claim takes, in seconds by name: its own, not the longest of all
    * (a claimed delivery of a dead instance would wait out an export's two minutes before its renewal
-   * first shortened it).
+   * first shortened it). Written once per set of definitions, not per claim.
    */
   #claimLeases(): string {
-    return JSON.stringify(Object.fromEntries([...this.#definitions].map(([name, d]) => [name, d.leaseMs / 1000])))
+    this.#leases ??= JSON.stringify(Object.fromEntries([...this.#definitions].map(([name, d]) => [name, d.leaseMs / 1000])))
+    return this.#leases
   }
 
   async #claim(limit: number): Promise<Job[]> {

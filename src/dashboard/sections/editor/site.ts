@@ -32,6 +32,9 @@ function buildStatus(t: Translator, build: Build): string {
   }
 }
 
+/** Whether a build is still to come: queued or running (the page then follows it). */
+const inProgress = (build: Build | undefined) => build?.status === 'queued' || build?.status === 'running'
+
 /** Who asked for a build: the member's address, an API token or an agent, a former member, or nobody (the platform). */
 function requester(t: Translator, build: Build, emails: ReadonlyMap<string, string>): string {
   if (build.user_id) return emails.get(build.user_id) ?? t.t('editor.site.by.former')
@@ -55,7 +58,7 @@ async function render(
   const where = addressesOf(app, site)
   const csrf = reply.formToken()
   const latest = builds.items[0]
-  const active = latest !== undefined && (latest.status === 'queued' || latest.status === 'running')
+  const active = inProgress(latest)
   const published = site.live_build_id !== null
   const may = mayChange(reply.request.person)
   const { t } = reply.request
@@ -144,7 +147,7 @@ export default async function siteScreen(app: FastifyInstance) {
       const { t } = request
       return reply.header('cache-control', 'no-store').send({
         status: latest?.status ?? null,
-        active: latest?.status === 'queued' || latest?.status === 'running',
+        active: inProgress(latest),
         text: latest ? buildStatus(t, latest) : t.t('editor.site.never'),
         next: t.t('editor.site.showBuilds'),
       })
