@@ -20,14 +20,8 @@ export async function accessibilityChecker(browser: Browser, base: string) {
   async function check(label: string, target: Page) {
     await axePage.setViewportSize(DESKTOP)
     await axePage.setContent(await target.content())
-    // Replacing the content keeps the window, so axe-core is loaded into it once.
-    if (!(await axePage.evaluate('typeof window.axe === "object"'))) await axePage.evaluate(axe.source)
-    // Only the violations are read: axe then skips listing the nodes that pass.
-    const violations = await axePage.evaluate<Violation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)
     checked.push(label)
-    for (const v of violations)
-      if (v.impact === 'serious' || v.impact === 'critical')
-        findings.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
+    for (const finding of await seriousFindings(axePage)) findings.push(`${label}: ${finding}`)
     await axePage.setViewportSize(PHONE)
     if ((await axePage.evaluate<number>('document.documentElement.scrollWidth')) > PHONE.width)
       findings.push(`${label}: wider than a phone`)
@@ -36,11 +30,15 @@ export async function accessibilityChecker(browser: Browser, base: string) {
   return { check, findings, checked }
 }
 
-/** The serious and critical axe-core findings of a page where scripts run (a published site's), as `id: targets`. */
+/**
+ * The serious and critical axe-core findings of a page where scripts run (a published site's, or
+ * the checker's copy), as `id targets`. Replacing a page's content keeps its window, so axe-core is
+ * loaded into it once; only the violations are asked for, so axe skips listing what passes.
+ */
 export async function seriousFindings(page: Page): Promise<string[]> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axe.source)
   const violations = await page.evaluate<Violation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
+    .map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
 }
