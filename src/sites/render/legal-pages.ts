@@ -73,12 +73,18 @@ export function impressumPage(site: RenderSite, placed: PlacedPage[]): RenderPag
   }
 }
 
+/** A link of the footer's legal navigation: the page's title and where it lives in the release. */
+export interface LegalLink {
+  label: string
+  urlPath: string
+}
+
 /** The footer's legal links of each language: its legal page, then its privacy page, where the release has them. */
-export function legalLinks(site: RenderSite, placed: PlacedPage[]): Map<Locale, Array<{ label: string; urlPath: string }>> {
-  const links = new Map<Locale, Array<{ label: string; urlPath: string }>>()
+export function legalLinks(site: RenderSite, placed: PlacedPage[]): Map<Locale, LegalLink[]> {
+  const links = new Map<Locale, LegalLink[]>()
   const at = new Map(placed.map((p) => [p.urlPath, p]))
   for (const locale of site.locales) {
-    const found: Array<{ label: string; urlPath: string }> = []
+    const found: LegalLink[] = []
     const legal = placed.find((p) => p.page.locale === locale && LEGAL_PATHS.has(p.page.path))
     if (legal) found.push({ label: legal.page.title, urlPath: legal.urlPath })
     const consent = site.consent[locale]

@@ -12,6 +12,7 @@ import { addressLine, hoursInShort } from '../../domain/sites/hours.ts'
 import { HOURS_HEADING } from '../../domain/sites/page-markdown.ts'
 import { menuFor, type MenuEntry } from '../../domain/sites/navigation.ts'
 import type { FormConsent, RenderPage, RenderSite } from './types.ts'
+import type { LegalLink } from './legal-pages.ts'
 
 /** A page placed in its release: where it lives and which pages are its translations. */
 export interface PlacedPage {
@@ -89,7 +90,7 @@ function languageLinks(placed: PlacedPage): SafeHtml {
 }
 
 /** The legal page and the privacy page of the page's language, in the footer of every page. */
-function legalNav(placed: PlacedPage, legal: ReadonlyArray<{ label: string; urlPath: string }>): SafeHtml {
+function legalNav(placed: PlacedPage, legal: readonly LegalLink[]): SafeHtml {
   if (legal.length === 0) return html``
   const items = legal.map(
     (link) =>
@@ -178,12 +179,7 @@ function withPrivacyInLayout(site: RenderSite, consent: FormConsent | undefined)
 }
 
 /** One page as a complete HTML document. */
-export function pageHtml(
-  site: RenderSite,
-  placed: PlacedPage,
-  siblings: PlacedPage[],
-  legal: ReadonlyArray<{ label: string; urlPath: string }> = [],
-): string {
+export function pageHtml(site: RenderSite, placed: PlacedPage, siblings: PlacedPage[], legal: readonly LegalLink[] = []): string {
   const { page, urlPath } = placed
   const url = absoluteUrl(site, urlPath)
   const homePath = pageUrlPath(page.locale, '/', site.defaultLocale)
