@@ -46,5 +46,13 @@ describe.skipIf(!haveBrowser || onPostgres)('a publish’s progress in Chromium'
       headers: { cookie: await sessionCookie(app, stranger.id, stranger.accountId), accept: 'application/json' },
     })
     expect(res.status).toBe(404)
+    // Without a session it sends the person to sign in; a malformed id is refused, never a 500.
+    const anonymous = await fetch(`${base}/app/sites/${site.id}/build-status`, { redirect: 'manual' })
+    expect(anonymous.status).toBe(303)
+    expect(anonymous.headers.get('location')).toMatch(/^\/signin\?return_to=/)
+    const malformed = await fetch(`${base}/app/sites/not-a-site-id/build-status`, {
+      headers: { cookie: await sessionCookie(app, owner.id, owner.accountId) },
+    })
+    expect(malformed.status).toBe(400)
   })
 })
