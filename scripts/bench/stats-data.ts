@@ -1,4 +1,6 @@
 import { sql } from 'kysely'
+import { rollUpSite } from '../../src/domain/stats/blocks.ts'
+import { addDays } from '../../src/domain/stats/report.ts'
 import type { Db } from '../../src/infra/db.ts'
 
 /**
@@ -21,7 +23,8 @@ export const BUSY_DAY_ROWS = BUSY_DAY.reduce((sum, [, values]) => sum + values, 
 
 /**
  * Fills a site's daily roll-ups for the `days` days up to `to` (YYYY-MM-DD) as counting would
- * have left them on a site with 100,000 page views a day, and analyzes the tables.
+ * have left them on a site with 100,000 page views a day, rolls the days before `to` up into
+ * blocks as the daily job does, and analyzes the tables.
  */
 export async function fillBusyDays(db: Db, siteId: string, days: number, to: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -29,8 +32,10 @@ export async function fillBusyDays(db: Db, siteId: string, days: number, to: str
     await sql`set local statement_timeout = 0`.execute(trx)
     await fill(trx, siteId, days, to)
   })
+  await rollUpSite(db, siteId, addDays(to, -1))
   await sql`analyze stats_days`.execute(db)
   await sql`analyze stats_items`.execute(db)
+  await sql`analyze stats_item_blocks`.execute(db)
 }
 
 async function fill(db: Db, siteId: string, days: number, to: string): Promise<void> {

@@ -861,6 +861,23 @@ export interface StatsItemsTable {
   visitors: ColumnType<string, number | undefined, number>
 }
 
+/** A site's page views and visitors per item over an aligned block of 2^level days (migration stats-blocks). */
+export interface StatsItemBlocksTable {
+  site_id: string
+  kind: string
+  level: number
+  start: ColumnType<string, string, never>
+  value: string
+  pageviews: ColumnType<string, number | undefined, number>
+  visitors: ColumnType<string, number | undefined, number>
+}
+
+/** The last day a site's blocks of days cover. */
+export interface StatsRolledTable {
+  site_id: string
+  through: ColumnType<string, string, string>
+}
+
 export type NoticeKind = 'contact_form' | 'assistant_lead' | 'handoff'
 export type NoticeDelivery = 'instant' | 'digest' | 'none'
 
@@ -896,6 +913,8 @@ export interface StatsTables {
   stats_seen: StatsSeenTable
   stats_days: StatsDaysTable
   stats_items: StatsItemsTable
+  stats_item_blocks: StatsItemBlocksTable
+  stats_rolled: StatsRolledTable
 }
 
 // The media library (src/domain/media)

@@ -195,6 +195,34 @@ describe('visitor statistics: counted where published pages are served', () => {
     for (const address of ['192.0.2.10', '192.0.2.11', '192.0.2.20', '192.0.2.99']) expect(dump).not.toContain(address)
   })
 
+  it('keeps the counts of a flush that failed for the next one, each visitor still counted once', async () => {
+    const clock = Date.parse('2026-04-01T12:00:00Z')
+    const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock })
+    await tally.flush()
+    const view = (address: string, path: string) =>
+      tally.record({ siteId: site.id, host: HOST, path, url: path, address, userAgent: FIREFOX, referer: 'https://duckduckgo.com/' })
+    view('198.51.100.70', '/')
+    view('198.51.100.70', '/about')
+    await sql`create function refuse_stats() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`.execute(t.app.db)
+    await sql`create trigger refuse_stats before insert on stats_days for each row execute function refuse_stats()`.execute(t.app.db)
+    await tally.flush()
+    expect((await siteStats(t.app.db, site.id, '2026-04-01', '2026-04-01')).totals.pageviews).toBe(0)
+    // Counted meanwhile: the same visitor again and a second one.
+    view('198.51.100.70', '/')
+    view('198.51.100.71', '/')
+    await sql`drop trigger refuse_stats on stats_days`.execute(t.app.db)
+    await sql`drop function refuse_stats()`.execute(t.app.db)
+    await tally.flush()
+    const day = await siteStats(t.app.db, site.id, '2026-04-01', '2026-04-01')
+    expect(day.totals).toEqual({ pageviews: 4, visitors: 2, conversions: 0 })
+    expect(day.pages).toEqual([
+      { path: '/', pageviews: 3, visitors: 2 },
+      { path: '/about', pageviews: 1, visitors: 1 },
+    ])
+    expect(day.referrers).toEqual([{ host: 'duckduckgo.com', visitors: 2 }])
+    expect(day.devices).toEqual([{ kind: 'desktop', visitors: 2 }])
+  })
+
   it('hashes the same client differently the next day, and forgets the old day’s salt', async () => {
     let clock = Date.parse('2026-03-01T12:00:00Z')
     const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock })

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { errors } from '../../errors.ts'
 import type { Db } from '../../infra/db.ts'
+import { type SpanPieces, spanPieces } from './blocks.ts'
 import { ITEM_KINDS, type ItemKind } from './tally.ts'
 import type { DeviceKind } from './classify.ts'
 
@@ -65,7 +66,8 @@ export function statsSpan(input: { from?: string | undefined; to?: string | unde
 /**
  * A site's statistics from `from` to `to` (UTC days, both included): the totals (visitors are
  * counted per day, so a visitor of two days counts twice), every day of the span (zeros included),
- * the most viewed pages, the referrers and devices by visitors. Reads the roll-ups only.
+ * the most viewed pages, the referrers and devices by visitors. Reads the roll-ups only: the days
+ * and, for the items, the blocks of days that cover most of the span (blocks.ts).
  */
 export async function siteStats(db: Db, siteId: string, from: string, to: string): Promise<SiteStatsDetail> {
   const [days, items] = await Promise.all([
@@ -75,23 +77,9 @@ export async function siteStats(db: Db, siteId: string, from: string, to: string
       from generate_series(${from}::date, ${to}::date, interval '1 day') as g(day)
       left join stats_days d on d.site_id = ${siteId} and d.day = g.day::date
       order by g.day`.execute(db),
-    sql<{ kind: ItemKind; value: string; pageviews: number; visitors: number }>`
-      select kind, value, pageviews, visitors from (
-        select kind, value, sum(pageviews)::float8 as pageviews, sum(visitors)::float8 as visitors,
-          row_number() over (
-            partition by kind
-            order by case when kind = 'page' then sum(pageviews) else sum(visitors) end desc, sum(visitors) desc, value
-          ) as rank
-        from stats_items
-        -- Every kind named, so the key (site_id, kind, day, value) is read by day range within
-        -- each kind: the span's rows only, however many days the site keeps.
-        where site_id = ${siteId} and kind = any(${[...ITEM_KINDS]}::text[]) and day between ${from}::date and ${to}::date
-        group by kind, value
-      ) ranked
-      where rank <= ${STATS_LIST_MAX}
-      order by kind, rank`.execute(db),
+    rolledThrough(db, siteId).then((through) => rankedItems(db, siteId, spanPieces(from, to, through))),
   ])
-  const of = (kind: ItemKind) => items.rows.filter((row) => row.kind === kind)
+  const of = (kind: ItemKind) => items.filter((row) => row.kind === kind)
   const totals = { visitors: 0, pageviews: 0, conversions: 0 }
   for (const day of days.rows) {
     totals.visitors += day.visitors
@@ -108,7 +96,7 @@ export async function siteStats(db: Db, siteId: string, from: string, to: string
     devices: of('device').map((r) => ({ kind: r.value as DeviceKind, visitors: r.visitors })),
     conversionsByDay: days.rows.map((d) => d.conversions),
     browsers: of('browser').map((r) => ({ name: r.value, visitors: r.visitors })),
-    campaigns: items.rows
+    campaigns: items
       .filter((r) => r.kind === 'utm_source' || r.kind === 'utm_medium' || r.kind === 'utm_campaign')
       .map((r) => ({
         kind: r.kind as 'utm_source' | 'utm_medium' | 'utm_campaign',
@@ -117,6 +105,41 @@ export async function siteStats(db: Db, siteId: string, from: string, to: string
         pageviews: r.pageviews,
       })),
   }
+}
+
+async function rolledThrough(db: Db, siteId: string): Promise<string | null> {
+  const { rows } = await sql<{ through: string }>`select through::text from stats_rolled where site_id = ${siteId}`.execute(db)
+  return rows[0]?.through ?? null
+}
+
+/** The pages, referrers, campaigns, devices and browsers of a span, each kind's first STATS_LIST_MAX. */
+async function rankedItems(db: Db, siteId: string, { days, blocks }: SpanPieces) {
+  const kinds = sql`kind = any(${[...ITEM_KINDS]}::text[])`
+  const parts = [
+    // Every kind named, so the key (site_id, kind, day, value) is read by day range within each kind.
+    ...days.map(({ from, to }) => sql`select kind, value, pageviews, visitors from stats_items
+      where site_id = ${siteId} and ${kinds} and day between ${from}::date and ${to}::date`),
+    ...(blocks.length
+      ? [
+          sql`select kind, value, pageviews, visitors from stats_item_blocks
+            where site_id = ${siteId} and ${kinds} and (level, start) in (${sql.join(blocks.map((b) => sql`(${b.level}::int2, ${b.start}::date)`))})`,
+        ]
+      : []),
+  ]
+  if (parts.length === 0) return []
+  const { rows } = await sql<{ kind: ItemKind; value: string; pageviews: number; visitors: number }>`
+    select kind, value, pageviews, visitors from (
+      select kind, value, sum(pageviews)::float8 as pageviews, sum(visitors)::float8 as visitors,
+        row_number() over (
+          partition by kind
+          order by case when kind = 'page' then sum(pageviews) else sum(visitors) end desc, sum(visitors) desc, value
+        ) as rank
+      from (${sql.join(parts, sql` union all `)}) as span
+      group by kind, value
+    ) ranked
+    where rank <= ${STATS_LIST_MAX}
+    order by kind, rank`.execute(db)
+  return rows
 }
 
 /** The DESIGN.md 18 shape alone (REST, GraphQL, MCP). */

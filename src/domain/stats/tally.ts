@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db } from '../../infra/db.ts'
-import { campaignOf, classifyAgent, referrerHost } from './classify.ts'
+import { type AgentClass, campaignOf, classifyAgent, referrerHost } from './classify.ts'
 
 /** One view of a published page, as the server that answered it saw it. */
 export interface PageVisit {
@@ -13,7 +13,7 @@ export interface PageVisit {
   path: string
   /** The request target as sent (its query holds the UTM parameters). */
   url: string
-  /** The client's address: hashed with the day's salt, never kept. */
+  /** The client's address: held in memory until the next flush hashes it with the day's salt; never written. */
   address: string
   userAgent: string | undefined
   referer: string | undefined
@@ -30,15 +30,33 @@ const UNSALTED_MAX = 50_000
 /** The length of a kept value (a path, a host, a UTM value). */
 const VALUE_MAX = 200
 
-/** The counts of one site on one day since the last flush. */
+/** One visitor (an address with a user agent) of a site's day since the last flush. */
+interface Visitor {
+  /** The `device\0…` and `browser\0…` keys of their user agent. */
+  device: string
+  browser: string
+  /** The paths they viewed. */
+  pages: Set<string>
+  /** The `kind\0value` keys of the referrers and campaigns they came by. */
+  sources: Set<string>
+}
+
+/**
+ * The counts of one site on one day since the last flush. Visitors are kept by address and user
+ * agent until the flush hashes them (once each, not once per page view); the addresses never
+ * leave the process.
+ */
 interface SiteDay {
   siteId: string
   day: string
+  salt: string
   pageviews: number
-  /** `kind\0value` → page views. */
+  /** path → page views. */
+  pages: Map<string, number>
+  /** `kind\0value` → page views, for devices, browsers, referrers and campaigns. */
   items: Map<string, number>
-  /** visitor hash → the `kind\0value` keys they were seen for. */
-  visitors: Map<string, Set<string>>
+  /** address → user agent → what they were seen for. */
+  visitors: Map<string, Map<string, Visitor>>
 }
 
 export interface VisitTallyOptions {
@@ -48,6 +66,42 @@ export interface VisitTallyOptions {
 }
 
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+const newSiteDay = (siteId: string, day: string, salt: string): SiteDay => ({
+  siteId,
+  day,
+  salt,
+  pageviews: 0,
+  pages: new Map(),
+  items: new Map(),
+  visitors: new Map(),
+})
+
+function countSource(entry: SiteDay, visitor: Visitor, key: string): void {
+  entry.items.set(key, (entry.items.get(key) ?? 0) + 1)
+  visitor.sources.add(key)
+}
+
+function mergeSiteDay(entry: SiteDay, old: SiteDay): void {
+  entry.pageviews += old.pageviews
+  for (const [path, n] of old.pages) entry.pages.set(path, (entry.pages.get(path) ?? 0) + n)
+  for (const [item, n] of old.items) entry.items.set(item, (entry.items.get(item) ?? 0) + n)
+  for (const [address, agents] of old.visitors) {
+    const now = entry.visitors.get(address)
+    if (!now) {
+      entry.visitors.set(address, agents)
+      continue
+    }
+    for (const [userAgent, visitor] of agents) {
+      const seen = now.get(userAgent)
+      if (!seen) now.set(userAgent, visitor)
+      else {
+        for (const path of visitor.pages) seen.pages.add(path)
+        for (const source of visitor.sources) seen.sources.add(source)
+      }
+    }
+  }
+}
 
 /**
  * Counts page views in memory and adds them to the daily roll-ups (stats_days, stats_items) in one
@@ -61,7 +115,8 @@ export class VisitTally {
   readonly #db: Db
   readonly #log: Logger
   readonly #now: () => number
-  #tally = new Map<string, SiteDay>()
+  /** day → site → counts. */
+  #tally = new Map<string, Map<string, SiteDay>>()
   #salts = new Map<string, string>()
   #unsalted: Array<{ visit: PageVisit; day: string }> = []
   #day = ''
@@ -91,31 +146,36 @@ export class VisitTally {
       if (this.#unsalted.length < UNSALTED_MAX) this.#unsalted.push({ visit, day })
       return
     }
-    this.#add(visit, day, salt, agent.device, agent.browser)
+    this.#add(visit, day, salt, agent)
   }
 
-  #add(visit: PageVisit, day: string, salt: string, device: string, browser: string): void {
-    const key = visit.siteId + SEP + day
-    let entry = this.#tally.get(key)
-    if (!entry) this.#tally.set(key, (entry = { siteId: visit.siteId, day, pageviews: 0, items: new Map(), visitors: new Map() }))
-    const visitor = visitorHash(salt, visit.siteId, visit.address, visit.userAgent ?? '')
-    let seen = entry.visitors.get(visitor)
-    if (!seen) entry.visitors.set(visitor, (seen = new Set()))
-    entry.pageviews++
-    const count = (kind: ItemKind, value: string) => {
-      const item = kind + SEP + value.slice(0, VALUE_MAX)
-      entry.items.set(item, (entry.items.get(item) ?? 0) + 1)
-      seen.add(item)
+  // The page path: no string is built and nothing is hashed for a page view of a known visitor
+  // without a referrer or campaign, only maps looked up and counts raised.
+  #add(visit: PageVisit, day: string, salt: string, agent: AgentClass): void {
+    let sites = this.#tally.get(day)
+    if (!sites) this.#tally.set(day, (sites = new Map()))
+    let entry = sites.get(visit.siteId)
+    if (!entry) sites.set(visit.siteId, (entry = newSiteDay(visit.siteId, day, salt)))
+    const userAgent = visit.userAgent ?? ''
+    let agents = entry.visitors.get(visit.address)
+    if (!agents) entry.visitors.set(visit.address, (agents = new Map()))
+    let visitor = agents.get(userAgent)
+    if (!visitor) {
+      visitor = { device: `device${SEP}${agent.device}`, browser: `browser${SEP}${agent.browser}`, pages: new Set(), sources: new Set() }
+      agents.set(userAgent, visitor)
     }
-    count('page', visit.path)
-    count('device', device)
-    count('browser', browser)
+    entry.pageviews++
+    const path = visit.path.length > VALUE_MAX ? visit.path.slice(0, VALUE_MAX) : visit.path
+    entry.pages.set(path, (entry.pages.get(path) ?? 0) + 1)
+    visitor.pages.add(path)
+    entry.items.set(visitor.device, (entry.items.get(visitor.device) ?? 0) + 1)
+    entry.items.set(visitor.browser, (entry.items.get(visitor.browser) ?? 0) + 1)
     const referrer = referrerHost(visit.referer, visit.host)
-    if (referrer) count('referrer', referrer)
+    if (referrer) countSource(entry, visitor, `referrer${SEP}${referrer.slice(0, VALUE_MAX)}`)
     const campaign = campaignOf(visit.url)
-    if (campaign?.source) count('utm_source', campaign.source)
-    if (campaign?.medium) count('utm_medium', campaign.medium)
-    if (campaign?.campaign) count('utm_campaign', campaign.campaign)
+    if (campaign?.source) countSource(entry, visitor, `utm_source${SEP}${campaign.source}`)
+    if (campaign?.medium) countSource(entry, visitor, `utm_medium${SEP}${campaign.medium}`)
+    if (campaign?.campaign) countSource(entry, visitor, `utm_campaign${SEP}${campaign.campaign}`)
   }
 
   /** Reads the salts of today and tomorrow, then flushes every `intervalMs`. */
@@ -149,15 +209,14 @@ export class VisitTally {
       this.#unsalted = []
       for (const { visit, day } of waiting) {
         const salt = this.#salts.get(day)
-        const agent = classifyAgent(visit.userAgent)
-        if (salt !== undefined) this.#add(visit, day, salt, agent.device, agent.browser)
+        if (salt !== undefined) this.#add(visit, day, salt, classifyAgent(visit.userAgent))
       }
     }
     if (this.#tally.size > 0) {
       const batch = this.#tally
       this.#tally = new Map()
       try {
-        await writeTally(this.#db, [...batch.values()])
+        await writeTally(this.#db, [...batch.values()].flatMap((sites) => [...sites.values()]))
       } catch (error) {
         this.#merge(batch)
         throw error
@@ -167,19 +226,14 @@ export class VisitTally {
   }
 
   /** Puts a batch that could not be written back, to go with the next flush. */
-  #merge(batch: Map<string, SiteDay>): void {
-    for (const [key, old] of batch) {
-      const entry = this.#tally.get(key)
-      if (!entry) {
-        this.#tally.set(key, old)
-        continue
-      }
-      entry.pageviews += old.pageviews
-      for (const [item, n] of old.items) entry.items.set(item, (entry.items.get(item) ?? 0) + n)
-      for (const [visitor, items] of old.visitors) {
-        const seen = entry.visitors.get(visitor)
-        if (!seen) entry.visitors.set(visitor, items)
-        else for (const item of items) seen.add(item)
+  #merge(batch: Map<string, Map<string, SiteDay>>): void {
+    for (const [day, sites] of batch) {
+      let now = this.#tally.get(day)
+      if (!now) this.#tally.set(day, (now = new Map()))
+      for (const [siteId, old] of sites) {
+        const entry = now.get(siteId)
+        if (!entry) now.set(siteId, old)
+        else mergeSiteDay(entry, old)
       }
     }
   }
@@ -241,19 +295,22 @@ export async function forgetDaysBefore(db: Db, saltsBefore: string, seenBefore: 
 async function writeTally(db: Db, batch: SiteDay[]): Promise<void> {
   const seen = { site: [] as string[], day: [] as string[], visitor: [] as string[], kind: [] as string[], value: [] as string[] }
   for (const entry of batch) {
-    for (const [visitor, items] of entry.visitors) {
+    const add = (visitor: string, kind: string, value: string) => {
       seen.site.push(entry.siteId)
       seen.day.push(entry.day)
       seen.visitor.push(visitor)
-      seen.kind.push('day')
-      seen.value.push('')
-      for (const item of items) {
-        const sep = item.indexOf(SEP)
-        seen.site.push(entry.siteId)
-        seen.day.push(entry.day)
-        seen.visitor.push(visitor)
-        seen.kind.push(item.slice(0, sep))
-        seen.value.push(item.slice(sep + 1))
+      seen.kind.push(kind)
+      seen.value.push(value)
+    }
+    for (const [address, agents] of entry.visitors) {
+      for (const [userAgent, visitor] of agents) {
+        const hashed = visitorHash(entry.salt, entry.siteId, address, userAgent)
+        add(hashed, 'day', '')
+        for (const path of visitor.pages) add(hashed, 'page', path)
+        for (const item of [visitor.device, visitor.browser, ...visitor.sources]) {
+          const sep = item.indexOf(SEP)
+          add(hashed, item.slice(0, sep), item.slice(sep + 1))
+        }
       }
     }
   }
@@ -286,14 +343,18 @@ async function writeTally(db: Db, batch: SiteDay[]): Promise<void> {
       days.day.push(entry.day)
       days.pageviews.push(entry.pageviews)
       days.visitors.push(newVisitors.get(`${prefix}day${SEP}`) ?? 0)
-      for (const [item, pageviews] of entry.items) {
-        const sep = item.indexOf(SEP)
+      const addItem = (kind: string, value: string, pageviews: number) => {
         items.site.push(entry.siteId)
         items.day.push(entry.day)
-        items.kind.push(item.slice(0, sep))
-        items.value.push(item.slice(sep + 1))
+        items.kind.push(kind)
+        items.value.push(value)
         items.pageviews.push(pageviews)
-        items.visitors.push(newVisitors.get(prefix + item) ?? 0)
+        items.visitors.push(newVisitors.get(prefix + kind + SEP + value) ?? 0)
+      }
+      for (const [path, pageviews] of entry.pages) addItem('page', path, pageviews)
+      for (const [item, pageviews] of entry.items) {
+        const sep = item.indexOf(SEP)
+        addItem(item.slice(0, sep), item.slice(sep + 1), pageviews)
       }
     }
     await sql`
