@@ -1,4 +1,3 @@
-import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { routeLimit } from '../../infra/rate-limit/budgets.ts'
@@ -8,20 +7,8 @@ import { claimGrant } from './grants/claim.ts'
 import { jwtBearerGrant } from './grants/jwt-bearer.ts'
 import { TokenRequest } from './grants/token-request.ts'
 import { refreshTokenGrant } from './grants/refresh-token.ts'
+import { TokenResponse } from './grants/token-response.ts'
 import { OAuthError, OAuthErrorBody } from './oauth-errors.ts'
-
-const TokenResponse = Type.Object(
-  {
-    access_token: Type.String(),
-    token_type: Type.Literal('Bearer'),
-    expires_in: Type.Integer({ minimum: 1 }),
-    scope: Type.String(),
-    refresh_token: Type.Optional(Type.String()),
-    identity_assertion: Type.Optional(Type.String({ description: 'v2 identity assertion, after a completed claim' })),
-    assertion_expires: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-)
 
 const claimGrants: ReadonlySet<string> = new Set(CLAIM_GRANTS)
 

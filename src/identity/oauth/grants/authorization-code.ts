@@ -4,7 +4,8 @@ import { redeemAuthorizationCode, usedAuthorizationCode } from '../../stores/aut
 import { findClient } from '../../stores/clients.ts'
 import { invalidClient, invalidGrant, invalidRequest } from '../oauth-errors.ts'
 import { verifyPkce } from '../pkce.ts'
-import { issueTokenPair, revokeFamily, type TokenResponse } from '../../stores/refresh-tokens.ts'
+import { revokeFamily } from '../../stores/refresh-tokens.ts'
+import { issueTokenPair, type TokenResponse } from './token-response.ts'
 import { grantAccount } from '../../stores/users.ts'
 import type { TokenRequest } from './token-request.ts'
 

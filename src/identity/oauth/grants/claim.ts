@@ -5,7 +5,8 @@ import { signIdentityAssertion } from '../../agents/assertions.ts'
 import { forgetRegistration } from './jwt-bearer.ts'
 import { ACCESS_TOKEN_TTL, POST_CLAIM_SCOPES, resources } from '../../constants.ts'
 import { invalidGrant, invalidRequest, OAuthError } from '../oauth-errors.ts'
-import { issueTokenPair, preClaimGroup, type TokenResponse } from '../../stores/refresh-tokens.ts'
+import { preClaimGroup } from '../access-tokens.ts'
+import { issueTokenPair, type TokenResponse } from './token-response.ts'
 import {
   lockLatestClaimAttempt,
   lockRegistrationByClaimToken,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidGrant, invalidRequest } from '../oauth-errors.ts'
-import { findRefreshToken, issueTokenPair, retireRefreshToken, revokeFamily, type TokenResponse } from '../../stores/refresh-tokens.ts'
+import { findRefreshToken, retireRefreshToken, revokeFamily } from '../../stores/refresh-tokens.ts'
+import { issueTokenPair, type TokenResponse } from './token-response.ts'
 import { grantAccount } from '../../stores/users.ts'
 import { grantedScopes, type TokenRequest } from './token-request.ts'
 
