@@ -15,17 +15,3 @@ export function normaliseUserCode(input: string): string | undefined {
   const letters = input.toUpperCase().replace(/[\s-]/g, '')
   return letters.length === 8 && [...letters].every((c) => ALPHABET.includes(c)) ? letters : undefined
 }
-
-/** A six-digit one-time sign-in code. */
-export function newSignInCode(): string {
-  return String(randomInt(0, 1_000_000)).padStart(6, '0')
-}
-
-/** What a person typed as a sign-in code, as its six digits (spaces and hyphens dropped), or undefined where it cannot be one. */
-export function readSignInCode(input: string): string | undefined {
-  const digits = input.replace(/[\s-]/g, '')
-  return /^[0-9]{6}$/.test(digits) ? digits : undefined
-}
-
-/** Said where what was typed cannot be a code at all: no try of the code's few is spent on it. */
-export const NOT_A_SIGN_IN_CODE = 'Enter the six digits of the code from the email.'

@@ -19,7 +19,7 @@ import {
   findChallenge,
   insertChallenge,
 } from '../stores/sign-in-challenges.ts'
-import { newSignInCode, readSignInCode } from '../agents/user-codes.ts'
+import { newSignInCode, readSignInCode } from './sign-in-codes.ts'
 import type { Translator } from '../../domain/i18n/translator.ts'
 import { findOrCreateUser, type EmailHasher } from '../stores/users.ts'
 

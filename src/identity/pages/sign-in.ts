@@ -18,7 +18,7 @@ import {
   findChallenge,
   insertChallenge,
 } from '../stores/sign-in-challenges.ts'
-import { newSignInCode, readSignInCode } from '../agents/user-codes.ts'
+import { newSignInCode, readSignInCode } from './sign-in-codes.ts'
 import { findOrCreateUser, normaliseEmail, type EmailHasher } from '../stores/users.ts'
 import { safeReturnTo } from './web-session.ts'
 
