@@ -30,7 +30,7 @@ export function redirectUriProblem(value: string): string | undefined {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Resolves a Client ID Metadata Document (client-metadata.ts); identity room only. */
+    /** Resolves a Client ID Metadata Document (oauth/client-metadata.ts); identity room only. */
     resolveClientMetadata: (clientId: string) => Promise<Client | undefined>
   }
 }
