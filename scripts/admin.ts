@@ -105,7 +105,7 @@ function parseCommand(): Action {
       const chosen = plan(values.plan)
       return async (db, keyring) => {
         const { accountByEmailHash, updateAccount } = await import('../src/domain/accounts/accounts.ts')
-        const { findOrCreateUser, loadEmailHasher } = await import('../src/identity/users.ts')
+        const { findOrCreateUser, loadEmailHasher } = await import('../src/identity/stores/users.ts')
         const { setManual } = await import('../src/domain/billing/billing-state.ts')
         const hash = (await loadEmailHasher(db, keyring))(email)
         const existing = await accountByEmailHash(db, hash)

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.ts'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
-import { signAccessToken } from '../../src/identity/tokens.ts'
+import { signAccessToken } from '../../src/identity/oauth/access-tokens.ts'
 import { compared, load, median, profiled, report, runtimeFlags, startBaseline, startService, warm, type LoadResult } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)

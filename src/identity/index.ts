@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { createSafeFetcher } from '../infra/fetcher.ts'
-import { clientMetadataResolver } from './client-metadata.ts'
-import discoveryRoutes from './discovery.ts'
-import jwksRoute from './jwks.ts'
-import oauthRoutes from './oauth.ts'
-import pageRoutes from './pages.ts'
-import { answerUnrouted, recordOAuthRoutes } from './unrouted.ts'
-import { loadEmailHasher } from './users.ts'
+import { clientMetadataResolver } from './oauth/client-metadata.ts'
+import discoveryRoutes from './discovery/documents.ts'
+import jwksRoute from './discovery/jwks.ts'
+import oauthRoutes from './oauth/index.ts'
+import pageRoutes from './pages/index.ts'
+import { answerUnrouted, recordOAuthRoutes } from './oauth/unrouted.ts'
+import { loadEmailHasher } from './stores/users.ts'
 
 /** Agent registration, OAuth 2.0, discovery documents and the sign-in pages. */
 export default async function identityRoutes(app: FastifyInstance) {

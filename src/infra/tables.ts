@@ -966,7 +966,7 @@ export interface MediaTables {
   build_media: BuildMediaTable
 }
 
-/** When an address last got the mail saying someone keeps asking for its sign-in codes (src/identity/sign-in.ts). */
+/** When an address last got the mail saying someone keeps asking for its sign-in codes (src/identity/pages/sign-in.ts). */
 export interface SignInWarningsTable {
   email_hash: string
   warned_at: Timestamp

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import { newId, randomToken, sha256Hex } from '../../src/infra/crypto.ts'
-import { findOrCreateUser, loadEmailHasher } from '../../src/identity/users.ts'
+import { findOrCreateUser, loadEmailHasher } from '../../src/identity/stores/users.ts'
 import type { TestApp } from '../helpers/app.ts'
 
 type App = TestApp['app']

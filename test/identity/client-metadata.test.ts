@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import * as oauth from 'oauth4webapi'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSafeFetcher } from '../../src/infra/fetcher.ts'
-import { clientMetadataResolver } from '../../src/identity/client-metadata.ts'
+import { clientMetadataResolver } from '../../src/identity/oauth/client-metadata.ts'
 import { testCertificate } from '../fixtures/sites/serve.ts'
 import { Browser, startLiveApp } from './helpers.ts'
 

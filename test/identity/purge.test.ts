@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PURGE_JOB, purgeExpired } from '../../src/identity/purge.ts'
+import { PURGE_JOB, purgeExpired } from '../../src/identity/stores/purge.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
 const { app } = await buildTestApp()

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.ts'
-import { signAccessToken } from '../../src/identity/tokens.ts'
+import { signAccessToken } from '../../src/identity/oauth/access-tokens.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'

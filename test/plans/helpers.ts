@@ -1,8 +1,8 @@
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { API_SCOPES, createApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import type { Plan } from '../../src/domain/accounts/plans.ts'
-import { signAccessToken } from '../../src/identity/tokens.ts'
-import { findOrCreateUser, loadEmailHasher } from '../../src/identity/users.ts'
+import { signAccessToken } from '../../src/identity/oauth/access-tokens.ts'
+import { findOrCreateUser, loadEmailHasher } from '../../src/identity/stores/users.ts'
 import type { App } from '../../src/app.ts'
 
 export interface Owner {

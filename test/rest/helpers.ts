@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { API_SCOPES, createApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import type { Plan } from '../../src/domain/accounts/plans.ts'
 import { newId } from '../../src/infra/crypto.ts'
-import { signAccessToken } from '../../src/identity/tokens.ts'
+import { signAccessToken } from '../../src/identity/oauth/access-tokens.ts'
 
 export interface TestAccount {
   accountId: string

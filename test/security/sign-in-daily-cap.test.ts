@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loadEmailHasher } from '../../src/domain/accounts/email-lookup.ts'
-import { CODES_PER_EMAIL_PER_DAY } from '../../src/identity/sign-in.ts'
-import { insertChallenge } from '../../src/identity/sign-in-challenges.ts'
+import { CODES_PER_EMAIL_PER_DAY } from '../../src/identity/pages/sign-in.ts'
+import { insertChallenge } from '../../src/identity/stores/sign-in-challenges.ts'
 import { readOutbox } from '../../src/infra/mailer.ts'
 import { Browser, startLiveApp } from '../identity/helpers.ts'
 

@@ -7,8 +7,8 @@ import { addMember, type Role } from '../../src/domain/accounts/members.ts'
 import { API_SCOPES, createApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import type { Plan } from '../../src/domain/accounts/plans.ts'
 import { newId, randomToken, sha256Hex } from '../../src/infra/crypto.ts'
-import { signAccessToken } from '../../src/identity/tokens.ts'
-import { findOrCreateUser } from '../../src/identity/users.ts'
+import { signAccessToken } from '../../src/identity/oauth/access-tokens.ts'
+import { findOrCreateUser } from '../../src/identity/stores/users.ts'
 
 /** One member of a team, with every credential a member has: an API token, a claimed agent's MCP token, a dashboard session. */
 export interface TeamMember {
