@@ -56,4 +56,17 @@ describe('who asked for each build', async () => {
     expect($('td[data-label="Von"]').eq(1).text()).toBe('einem API-Token')
     expect($('td[data-label="Angefordert"]').first().text()).toMatch(/\d{4}/)
   })
+
+  it('names someone who is no longer a member as a former member, never by their address', async () => {
+    const other = await signedIn(app, 'left-the-team@example.com')
+    const [latest] = await app.db
+      .selectFrom('builds')
+      .select('id')
+      .where('site_id', '=', site.id)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .execute()
+    await app.db.updateTable('builds').set({ user_id: other.user.id }).where('id', '=', latest!.id).execute()
+    expect(await requesters()).toEqual(['a former member', 'an API token', 'publisher@example.com'])
+  })
 })

@@ -65,7 +65,11 @@ describe('statistics blocks: the same figures from blocks of days as from the da
     expect(await rollUpStats(t.app.db, addDays(LAST, 1))).toBeGreaterThanOrEqual(1)
     expect(await rollUpStats(t.app.db, addDays(LAST, 1))).toBe(0)
     expect(await allSpans()).toEqual(expected)
-    const rolled = await t.app.db.selectFrom('stats_rolled').select(sql<string>`through::text`.as('through')).where('site_id', '=', site.id).execute()
+    const rolled = await t.app.db
+      .selectFrom('stats_rolled')
+      .select(sql<string>`through::text`.as('through'))
+      .where('site_id', '=', site.id)
+      .execute()
     expect(rolled).toEqual([{ through: LAST }])
   })
 

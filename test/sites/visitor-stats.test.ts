@@ -203,7 +203,9 @@ describe('visitor statistics: counted where published pages are served', () => {
       tally.record({ siteId: site.id, host: HOST, path, url: path, address, userAgent: FIREFOX, referer: 'https://duckduckgo.com/' })
     view('198.51.100.70', '/')
     view('198.51.100.70', '/about')
-    await sql`create function refuse_stats() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`.execute(t.app.db)
+    await sql`create function refuse_stats() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`.execute(
+      t.app.db,
+    )
     await sql`create trigger refuse_stats before insert on stats_days for each row execute function refuse_stats()`.execute(t.app.db)
     await tally.flush()
     expect((await siteStats(t.app.db, site.id, '2026-04-01', '2026-04-01')).totals.pageviews).toBe(0)

@@ -58,6 +58,19 @@ export async function listMembers(db: Db, keyring: Keyring, accountId: string): 
   }))
 }
 
+/** The addresses of those of `userIds` who are members of the account (someone who left is not found). */
+export async function memberEmails(db: Db, keyring: Keyring, accountId: string, userIds: readonly string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('account_members')
+    .innerJoin('users', 'users.id', 'account_members.user_id')
+    .select(['users.id', 'users.email_sealed'])
+    .where('account_members.account_id', '=', accountId)
+    .where('account_members.user_id', 'in', [...new Set(userIds)])
+    .execute()
+  return new Map(rows.map((row) => [row.id, keyring.open(row.email_sealed, `users.email:${row.id}`)]))
+}
+
 /** The person's role in the account, or undefined when they are not a member. */
 export async function roleOf(db: Db, accountId: string, userId: string): Promise<Role | undefined> {
   const row = await db

@@ -117,8 +117,10 @@ async function rankedItems(db: Db, siteId: string, { days, blocks }: SpanPieces)
   const kinds = sql`kind = any(${[...ITEM_KINDS]}::text[])`
   const parts = [
     // Every kind named, so the key (site_id, kind, day, value) is read by day range within each kind.
-    ...days.map(({ from, to }) => sql`select kind, value, pageviews, visitors from stats_items
-      where site_id = ${siteId} and ${kinds} and day between ${from}::date and ${to}::date`),
+    ...days.map(
+      ({ from, to }) => sql`select kind, value, pageviews, visitors from stats_items
+      where site_id = ${siteId} and ${kinds} and day between ${from}::date and ${to}::date`,
+    ),
     ...(blocks.length
       ? [
           sql`select kind, value, pageviews, visitors from stats_item_blocks

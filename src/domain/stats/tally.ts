@@ -216,7 +216,10 @@ export class VisitTally {
       const batch = this.#tally
       this.#tally = new Map()
       try {
-        await writeTally(this.#db, [...batch.values()].flatMap((sites) => [...sites.values()]))
+        await writeTally(
+          this.#db,
+          [...batch.values()].flatMap((sites) => [...sites.values()]),
+        )
       } catch (error) {
         this.#merge(batch)
         throw error

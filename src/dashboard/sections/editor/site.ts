@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { listSiteBuilds, queueBuild, rollbackTo, type Build } from '../../../domain/sites/builds.ts'
-import { listMembers } from '../../../domain/accounts/members.ts'
+import { memberEmails } from '../../../domain/accounts/members.ts'
 import { listSitePages } from '../../../domain/sites/pages.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
@@ -49,12 +49,13 @@ async function render(
   site: SiteRecord,
   flash: { notice?: string; problem?: SafeHtml; publishProblem?: SafeHtml } = {},
 ) {
-  const [builds, pages, members] = await Promise.all([
+  const [builds, pages] = await Promise.all([
     listSiteBuilds(app.db, site.id, { limit: 20, offset: 0 }),
     listSitePages(app.db, site.id, { limit: 500, offset: 0 }),
-    listMembers(app.db, app.keyring, reply.request.person.accountId),
   ])
-  const emails = new Map(members.map((m) => [m.id, m.email]))
+  // Only the people the listed builds name are read (each address is unsealed to be shown).
+  const askers = builds.items.flatMap((b) => (b.user_id ? [b.user_id] : []))
+  const emails = await memberEmails(app.db, app.keyring, reply.request.person.accountId, askers)
   const where = addressesOf(app, site)
   const csrf = reply.formToken()
   const latest = builds.items[0]
