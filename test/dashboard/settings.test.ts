@@ -99,6 +99,22 @@ describe('site settings refused', async () => {
     )
   })
 
+  it('keeps the register entry and the VAT number as the Impressum writes them, and refuses a VAT number without its country beside the field', async () => {
+    const refused = await save({ 'organization.register': 'Amtsgericht Kiel, HRB 4711', 'organization.vat_id': '123456789' })
+    expect(refused.status).toBe(400)
+    expect(fieldError(refused, 'f-organization-vat_id')).toBe('Give the two letters of the country, then the number, such as DE123456789.')
+    expect(refused.$('#f-organization-register').val()).toBe('Amtsgericht Kiel, HRB 4711')
+    expect(refused.$('#f-organization-vat_id').val()).toBe('123456789')
+    const saved = await save({ 'organization.register': 'Amtsgericht Kiel, HRB 4711', 'organization.vat_id': 'de 123 456 789' })
+    expect(saved.status, saved.html).toBe(303)
+    const { settings } = await app.db.selectFrom('sites').select('settings').where('id', '=', site.id).executeTakeFirstOrThrow()
+    expect((settings as { hosting: { organization: Record<string, unknown> } }).hosting.organization).toMatchObject({
+      register: 'Amtsgericht Kiel, HRB 4711',
+      vat_id: 'DE123456789',
+    })
+    expect((await browser.get(settingsUrl)).$('#f-organization-vat_id').val()).toBe('DE123456789')
+  })
+
   it('still saves a good address', async () => {
     const saved = await save({ subdomain: 'harbour-bakery-kiel' })
     expect(saved.status, saved.html).toBe(303)

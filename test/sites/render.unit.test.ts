@@ -64,6 +64,21 @@ describe('renderSite', () => {
     expect(files.get('/sitemap.xml')!.body).not.toContain('impressum')
   })
 
+  it('names the register entry and the VAT number in the Impressum when the business gives them, escaped', () => {
+    const site = fixtureRenderSite(origin)
+    const organization = { ...site.organization, register: 'Amtsgericht Hamburg, HRB 12345 <b>', vat_id: 'DE123456789' }
+    const rendered = byPath(renderSite({ ...site, organization }, [...englishPages(now), ...germanPages(now)]))
+    const $ = cheerio.load(rendered.get('/de/impressum')!.body)
+    const headings = $('main h2')
+      .map((_i, h) => $(h).text())
+      .get()
+    expect(headings).toEqual(['Angaben gemäß § 5 DDG', 'Kontakt', 'Registereintrag', 'Umsatzsteuer-Identifikationsnummer gemäß § 27a UStG'])
+    expect($('main').text()).toContain('Amtsgericht Hamburg, HRB 12345 <b>')
+    expect($('main b').length).toBe(0)
+    expect($('main').text()).toContain('DE123456789')
+    expect(page('/de/impressum')('main').text()).not.toContain('Registereintrag')
+  })
+
   it('links the business’s social profiles in the footer by the network’s name, and as sameAs in the JSON-LD', () => {
     const site = fixtureRenderSite(origin)
     const social = ['https://www.instagram.com/hansenbakery', 'https://mastodon.social/@hansen', 'https://www.facebook.com/hansen.bakery']

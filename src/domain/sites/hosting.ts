@@ -25,6 +25,14 @@ export const Organization = Type.Object(
     address: Type.Optional(
       Type.Object({ street: text(200), postal_code: Type.Optional(text(20)), locality: text(100), country: text(100) }, strict),
     ),
+    // The Impressum (§ 5 DDG) names both when the business has them.
+    register: Type.Optional(text(200)),
+    vat_id: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{2}[0-9A-Z+*.]{2,13}$',
+        description: 'A VAT identification number: country code and 2 to 13 characters',
+      }),
+    ),
     social: Type.Optional(
       Type.Array(Type.String({ minLength: 9, maxLength: 500, pattern: '^https://[^\\s/]+\\.[^\\s]*$' }), {
         maxItems: 10,

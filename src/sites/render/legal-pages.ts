@@ -17,13 +17,18 @@ import type { RenderPage, RenderSite } from './types.ts'
 /** The paths a legal page takes: the templates' legal page title in each language, as a path. */
 const LEGAL_PATHS = new Set(LOCALES.map(legalPath))
 
-const WORDING: Record<Locale, { description: (name: string) => string; who: string; contact: string; phone: string; email: string }> = {
+const WORDING: Record<
+  Locale,
+  { description: (name: string) => string; who: string; contact: string; phone: string; email: string; register: string; vat: string }
+> = {
   de: {
     description: (name) => `Anbieterkennzeichnung von ${name} nach § 5 DDG.`,
     who: 'Angaben gemäß § 5 DDG',
     contact: 'Kontakt',
     phone: 'Telefon',
     email: 'E-Mail',
+    register: 'Registereintrag',
+    vat: 'Umsatzsteuer-Identifikationsnummer gemäß § 27a UStG',
   },
   en: {
     description: (name) => `Who runs this site: ${name} (legal notice under § 5 DDG).`,
@@ -31,6 +36,8 @@ const WORDING: Record<Locale, { description: (name: string) => string; who: stri
     contact: 'Contact',
     phone: 'Phone',
     email: 'Email',
+    register: 'Register entry',
+    vat: 'VAT identification number',
   },
   fr: {
     description: (name) => `Qui édite ce site : ${name} (mentions prévues par le § 5 DDG).`,
@@ -38,6 +45,8 @@ const WORDING: Record<Locale, { description: (name: string) => string; who: stri
     contact: 'Contact',
     phone: 'Téléphone',
     email: 'E-mail',
+    register: 'Immatriculation',
+    vat: 'Numéro de TVA intracommunautaire',
   },
 }
 
@@ -62,7 +71,13 @@ export function impressumPage(site: RenderSite, placed: PlacedPage[]): RenderPag
     org.telephone ? `${w.phone}: ${line(org.telephone)}` : '',
     org.email ? `${w.email}: [${line(org.email)}](<mailto:${encodeURI(org.email.trim())}>)` : '',
   ].filter(Boolean)
-  const markdown = [`## ${w.who}`, lines.join('  \n'), ...(contact.length ? [`## ${w.contact}`, contact.join('  \n')] : [])].join('\n\n')
+  const markdown = [
+    `## ${w.who}`,
+    lines.join('  \n'),
+    ...(contact.length ? [`## ${w.contact}`, contact.join('  \n')] : []),
+    ...(org.register ? [`## ${w.register}`, line(org.register)] : []),
+    ...(org.vat_id ? [`## ${w.vat}`, line(org.vat_id)] : []),
+  ].join('\n\n')
   return {
     path: legalPath(locale),
     locale,

@@ -55,6 +55,9 @@ export interface Organization {
   address?: { street: string; locality: string; postal_code?: string; country: string }
   /** Profiles on social networks (https addresses). */
   social?: string[]
+  /** The commercial register entry and VAT number, for the Impressum. */
+  register?: string
+  vat_id?: string
 }
 
 /** The consent a contact form shows and hands back, per locale (src/domain/leads/consent.ts). */

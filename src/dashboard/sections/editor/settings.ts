@@ -112,6 +112,21 @@ function fieldsOf(t: Translator, sitesDomain = '') {
     },
     { name: 'organization.address.country', label: t.t('editor.bf.country'), optional: true, maxLength: 100, autocomplete: 'country-name' },
     {
+      name: 'organization.register',
+      label: t.t('editor.settings.org.register'),
+      optional: true,
+      maxLength: 200,
+      hint: t.t('editor.settings.org.register.hint'),
+    },
+    {
+      name: 'organization.vat_id',
+      label: t.t('editor.settings.org.vat'),
+      optional: true,
+      maxLength: 40,
+      hint: t.t('editor.settings.org.vat.hint'),
+      format: t.t('editor.settings.org.vat.format'),
+    },
+    {
       name: 'organization.social',
       label: t.t('editor.settings.org.social'),
       kind: 'textarea',
@@ -189,6 +204,8 @@ function valuesOf(site: SiteRecord): Record<string, string> {
     'organization.telephone': org.telephone ?? '',
     'organization.logo': org.logo ?? '',
     ...Object.fromEntries(ADDRESS_PARTS.map((part) => [`organization.address.${part}`, org.address?.[part] ?? ''])),
+    'organization.register': org.register ?? '',
+    'organization.vat_id': org.vat_id ?? '',
     'organization.social': (org.social ?? []).join('\n'),
     'assistant.enabled': assistant.enabled ? 'on' : '',
     'assistant.persona': assistant.persona ?? '',
@@ -211,7 +228,13 @@ function valuesFrom(body: FormBody): Record<string, string> {
 function organizationFrom(values: Record<string, string>): OrganizationData {
   const text = (name: string) => (values[name] ?? '').trim()
   const org: Record<string, unknown> = {}
-  for (const key of ['name', 'email', 'telephone', 'logo']) if (text(`organization.${key}`)) org[key] = text(`organization.${key}`)
+  for (const key of ['name', 'email', 'telephone', 'logo', 'register'])
+    if (text(`organization.${key}`)) org[key] = text(`organization.${key}`)
+  // A VAT number is written with spaces and dots as often as without: kept as the register writes it.
+  const vat = text('organization.vat_id')
+    .replace(/[\s.-]/g, '')
+    .toUpperCase()
+  if (vat) org['vat_id'] = vat
   if (ADDRESS_PARTS.some((part) => text(`organization.address.${part}`))) {
     const address: Record<string, string> = {
       street: text('organization.address.street'),

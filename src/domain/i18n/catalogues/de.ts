@@ -521,6 +521,12 @@ export const de: Record<MessageKey, string> = {
     'Ein Bild aus Ihren Fotos steht oben auf jeder Seite; daraus entstehen auch die kleinen Symbole, die Browser und Handys zeigen.',
   'editor.settings.org.logo': 'Adresse des Logos',
   'editor.settings.org.logo.hint': 'Die Webadresse Ihres Logobilds, beginnend mit https://.',
+  'editor.settings.org.register': 'Registereintrag',
+  'editor.settings.org.register.hint':
+    'Registergericht und Nummer, etwa „Amtsgericht München, HRB 123456“. Steht im Impressum einer Website auf Deutsch oder mit Adresse in Deutschland.',
+  'editor.settings.org.vat': 'Umsatzsteuer-ID',
+  'editor.settings.org.vat.hint': 'Etwa DE123456789; steht im Impressum beim Registereintrag.',
+  'editor.settings.org.vat.format': 'Geben Sie die zwei Buchstaben des Landes und dann die Nummer an, etwa DE123456789.',
   'editor.settings.org.social': 'Profile in sozialen Netzwerken',
   'editor.settings.org.social.hint':
     'Eine Adresse pro Zeile, etwa https://www.instagram.com/ihrebaeckerei. Sie werden im Fuß Ihrer Website verlinkt.',

@@ -505,6 +505,12 @@ export const en = {
   'editor.settings.logo.hint': 'A photo of your library heads every page; the small icons browsers and phones show are made from it.',
   'editor.settings.org.logo': 'Logo address',
   'editor.settings.org.logo.hint': 'The web address of your logo picture, starting with https://.',
+  'editor.settings.org.register': 'Commercial register entry',
+  'editor.settings.org.register.hint':
+    'The court and number, such as “Amtsgericht München, HRB 123456”. Shown in the Impressum of a site in German or with an address in Germany.',
+  'editor.settings.org.vat': 'VAT ID',
+  'editor.settings.org.vat.hint': 'Such as DE123456789; shown in the Impressum beside the register entry.',
+  'editor.settings.org.vat.format': 'Give the two letters of the country, then the number, such as DE123456789.',
   'editor.settings.org.social': 'Social profiles',
   'editor.settings.org.social.hint':
     'One address per line, such as https://www.instagram.com/yourbakery. They are linked in your site’s footer.',

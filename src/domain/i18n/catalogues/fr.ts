@@ -522,6 +522,12 @@ export const fr: Record<MessageKey, string> = {
     'Une image de vos photos figure en haut de chaque page ; les petites icônes que montrent navigateurs et téléphones en sont tirées.',
   'editor.settings.org.logo': 'Adresse du logo',
   'editor.settings.org.logo.hint': 'L’adresse web de l’image de votre logo, commençant par https://.',
+  'editor.settings.org.register': 'Immatriculation au registre',
+  'editor.settings.org.register.hint':
+    'Le greffe et le numéro, par exemple « RCS Lyon 123 456 789 ». Figure dans l’Impressum d’un site en allemand ou dont l’adresse est en Allemagne.',
+  'editor.settings.org.vat': 'Numéro de TVA',
+  'editor.settings.org.vat.hint': 'Par exemple FR12345678901 ; figure dans l’Impressum avec l’immatriculation.',
+  'editor.settings.org.vat.format': 'Indiquez les deux lettres du pays puis le numéro, par exemple FR12345678901.',
   'editor.settings.org.social': 'Profils sur les réseaux sociaux',
   'editor.settings.org.social.hint':
     'Une adresse par ligne, par exemple https://www.instagram.com/votreboulangerie. Elles sont liées en pied de page de votre site.',
