@@ -225,6 +225,30 @@ describe('visitor statistics: counted where published pages are served', () => {
     expect(day.devices).toEqual([{ kind: 'desktop', visitors: 2 }])
   })
 
+  it('counts a visitor once a day however often the instance forgets whom it has written', async () => {
+    const clock = Date.parse('2026-04-02T12:00:00Z')
+    // Keeps one visitor in memory: after each flush both written ones are forgotten.
+    const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock, rememberedMax: 1 })
+    await tally.flush()
+    const view = (address: string, path: string) =>
+      tally.record({ siteId: site.id, host: HOST, path, url: path, address, userAgent: FIREFOX, referer: undefined })
+    view('198.51.100.80', '/')
+    view('198.51.100.81', '/')
+    await tally.flush()
+    view('198.51.100.80', '/')
+    view('198.51.100.80', '/about')
+    await tally.flush()
+    view('198.51.100.81', '/about')
+    await tally.flush()
+    const day = await siteStats(t.app.db, site.id, '2026-04-02', '2026-04-02')
+    expect(day.totals).toEqual({ pageviews: 5, visitors: 2, conversions: 0 })
+    expect(day.pages).toEqual([
+      { path: '/', pageviews: 3, visitors: 2 },
+      { path: '/about', pageviews: 2, visitors: 2 },
+    ])
+    expect(day.devices).toEqual([{ kind: 'desktop', visitors: 2 }])
+  })
+
   it('hashes the same client differently the next day, and forgets the old day’s salt', async () => {
     let clock = Date.parse('2026-03-01T12:00:00Z')
     const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock })

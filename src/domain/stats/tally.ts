@@ -1,121 +1,45 @@
-import { hash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db } from '../../infra/db.ts'
-import { type AgentClass, campaignOf, classifyAgent, referrerHost } from './classify.ts'
-
-/** One view of a published page, as the server that answered it saw it. */
-export interface PageVisit {
-  siteId: string
-  /** The host the page was asked on (a referrer naming it is the site itself). */
-  host: string
-  /** The page's decoded path. */
-  path: string
-  /** The request target as sent (its query holds the UTM parameters). */
-  url: string
-  /** The client's address: held in memory until the next flush hashes it with the day's salt; never written. */
-  address: string
-  userAgent: string | undefined
-  referer: string | undefined
-}
+import { type AgentClass, classifyAgent } from './classify.ts'
+import { type PageVisit, SEP, SiteDay, type SiteDayCounts } from './site-day.ts'
 
 /** What a page view is counted for besides the day: `kind` and `value` of a row of stats_items. */
 export const ITEM_KINDS = ['page', 'referrer', 'utm_source', 'utm_medium', 'utm_campaign', 'device', 'browser'] as const
 export type ItemKind = (typeof ITEM_KINDS)[number]
 
-const SEP = '\u0000'
 const DAY_MS = 86_400_000
 /** Page views waiting for their day's salt (only before the first one is read); beyond this they are dropped. */
 const UNSALTED_MAX = 50_000
-/** The length of a kept value (a path, a host, a UTM value). */
-const VALUE_MAX = 200
-
-/** One visitor (an address with a user agent) of a site's day since the last flush. */
-interface Visitor {
-  /** The `device\0…` and `browser\0…` keys of their user agent. */
-  device: string
-  browser: string
-  /** The paths they viewed. */
-  pages: Set<string>
-  /** The `kind\0value` keys of the referrers and campaigns they came by. */
-  sources: Set<string>
-}
-
-/**
- * The counts of one site on one day since the last flush. Visitors are kept by address and user
- * agent until the flush hashes them (once each, not once per page view); the addresses never
- * leave the process.
- */
-interface SiteDay {
-  siteId: string
-  day: string
-  salt: string
-  pageviews: number
-  /** path → page views. */
-  pages: Map<string, number>
-  /** `kind\0value` → page views, for devices, browsers, referrers and campaigns. */
-  items: Map<string, number>
-  /** address → user agent → what they were seen for. */
-  visitors: Map<string, Map<string, Visitor>>
-}
+/** The visitors an instance keeps in memory across its sites' days (about 0.5 kB each) before it forgets those already written. */
+const REMEMBERED_MAX = 100_000
 
 export interface VisitTallyOptions {
   log: Logger
   /** The clock (ms since the epoch); tests move it across midnight. */
   now?: () => number
+  /** The visitors kept in memory before those already written are forgotten (REMEMBERED_MAX). */
+  rememberedMax?: number
 }
 
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
-
-const newSiteDay = (siteId: string, day: string, salt: string): SiteDay => ({
-  siteId,
-  day,
-  salt,
-  pageviews: 0,
-  pages: new Map(),
-  items: new Map(),
-  visitors: new Map(),
-})
-
-function countSource(entry: SiteDay, visitor: Visitor, key: string): void {
-  entry.items.set(key, (entry.items.get(key) ?? 0) + 1)
-  visitor.sources.add(key)
-}
-
-function mergeSiteDay(entry: SiteDay, old: SiteDay): void {
-  entry.pageviews += old.pageviews
-  for (const [path, n] of old.pages) entry.pages.set(path, (entry.pages.get(path) ?? 0) + n)
-  for (const [item, n] of old.items) entry.items.set(item, (entry.items.get(item) ?? 0) + n)
-  for (const [address, agents] of old.visitors) {
-    const now = entry.visitors.get(address)
-    if (!now) {
-      entry.visitors.set(address, agents)
-      continue
-    }
-    for (const [userAgent, visitor] of agents) {
-      const seen = now.get(userAgent)
-      if (!seen) now.set(userAgent, visitor)
-      else {
-        for (const path of visitor.pages) seen.pages.add(path)
-        for (const source of visitor.sources) seen.sources.add(source)
-      }
-    }
-  }
-}
 
 /**
  * Counts page views in memory and adds them to the daily roll-ups (stats_days, stats_items) in one
  * transaction per flush, so the page path never waits for the database and a crash loses only
  * what came since the last flush. A visitor is a hash of the day's salt (shared through the
- * database by every instance), the site, the address and the user agent; each instance adds the
- * hashes it saw to stats_seen and counts only those the database did not have yet, so visitors
- * seen by several instances are counted once.
+ * database by every instance), the site, the address and the user agent; each instance adds to
+ * stats_seen what it newly saw a visitor for (the day, a page, a referrer: site-day.ts) and counts
+ * only the rows the database did not have yet, so visitors seen by several instances are counted
+ * once.
  */
 export class VisitTally {
   readonly #db: Db
   readonly #log: Logger
   readonly #now: () => number
-  /** day → site → counts. */
+  readonly #rememberedMax: number
+  /** day → site → its page views. */
   #tally = new Map<string, Map<string, SiteDay>>()
   #salts = new Map<string, string>()
   #unsalted: Array<{ visit: PageVisit; day: string }> = []
@@ -129,6 +53,7 @@ export class VisitTally {
     this.#db = db
     this.#log = options.log
     this.#now = options.now ?? Date.now
+    this.#rememberedMax = options.rememberedMax ?? REMEMBERED_MAX
   }
 
   /** Counts a page view (a GET of a published HTML page by a browser, not a prefetch); bots are left out here. */
@@ -149,33 +74,12 @@ export class VisitTally {
     this.#add(visit, day, salt, agent)
   }
 
-  // The page path: no string is built and nothing is hashed for a page view of a known visitor
-  // without a referrer or campaign, only maps looked up and counts raised.
   #add(visit: PageVisit, day: string, salt: string, agent: AgentClass): void {
     let sites = this.#tally.get(day)
     if (!sites) this.#tally.set(day, (sites = new Map()))
     let entry = sites.get(visit.siteId)
-    if (!entry) sites.set(visit.siteId, (entry = newSiteDay(visit.siteId, day, salt)))
-    const userAgent = visit.userAgent ?? ''
-    let agents = entry.visitors.get(visit.address)
-    if (!agents) entry.visitors.set(visit.address, (agents = new Map()))
-    let visitor = agents.get(userAgent)
-    if (!visitor) {
-      visitor = { device: `device${SEP}${agent.device}`, browser: `browser${SEP}${agent.browser}`, pages: new Set(), sources: new Set() }
-      agents.set(userAgent, visitor)
-    }
-    entry.pageviews++
-    const path = visit.path.length > VALUE_MAX ? visit.path.slice(0, VALUE_MAX) : visit.path
-    entry.pages.set(path, (entry.pages.get(path) ?? 0) + 1)
-    visitor.pages.add(path)
-    entry.items.set(visitor.device, (entry.items.get(visitor.device) ?? 0) + 1)
-    entry.items.set(visitor.browser, (entry.items.get(visitor.browser) ?? 0) + 1)
-    const referrer = referrerHost(visit.referer, visit.host)
-    if (referrer) countSource(entry, visitor, `referrer${SEP}${referrer.slice(0, VALUE_MAX)}`)
-    const campaign = campaignOf(visit.url)
-    if (campaign?.source) countSource(entry, visitor, `utm_source${SEP}${campaign.source}`)
-    if (campaign?.medium) countSource(entry, visitor, `utm_medium${SEP}${campaign.medium}`)
-    if (campaign?.campaign) countSource(entry, visitor, `utm_campaign${SEP}${campaign.campaign}`)
+    if (!entry) sites.set(visit.siteId, (entry = new SiteDay(visit.siteId, day, salt)))
+    entry.add(visit, agent)
   }
 
   /** Reads the salts of today and tomorrow, then flushes every `intervalMs`. */
@@ -212,33 +116,32 @@ export class VisitTally {
         if (salt !== undefined) this.#add(visit, day, salt, classifyAgent(visit.userAgent))
       }
     }
-    if (this.#tally.size > 0) {
-      const batch = this.#tally
-      this.#tally = new Map()
+    const entries = [...this.#tally.values()].flatMap((sites) => [...sites.values()])
+    const taken = entries.flatMap((entry) => {
+      const counts = entry.take()
+      return counts ? [{ entry, counts }] : []
+    })
+    if (taken.length > 0) {
       try {
         await writeTally(
           this.#db,
-          [...batch.values()].flatMap((sites) => [...sites.values()]),
+          taken.map((t) => t.counts),
         )
       } catch (error) {
-        this.#merge(batch)
+        for (const { entry, counts } of taken) entry.restore(counts)
         throw error
       }
     }
+    this.#forget()
     await this.#purgeOldDays()
   }
 
-  /** Puts a batch that could not be written back, to go with the next flush. */
-  #merge(batch: Map<string, Map<string, SiteDay>>): void {
-    for (const [day, sites] of batch) {
-      let now = this.#tally.get(day)
-      if (!now) this.#tally.set(day, (now = new Map()))
-      for (const [siteId, old] of sites) {
-        const entry = now.get(siteId)
-        if (!entry) now.set(siteId, old)
-        else mergeSiteDay(entry, old)
-      }
-    }
+  /** Drops the days that are over once written, and bounds the visitors kept in memory. */
+  #forget(): void {
+    const today = dayOf(this.#now())
+    for (const [day, sites] of this.#tally) if (day < today && [...sites.values()].every((entry) => entry.settled)) this.#tally.delete(day)
+    const entries = [...this.#tally.values()].flatMap((sites) => [...sites.values()])
+    if (entries.reduce((sum, entry) => sum + entry.remembered, 0) > this.#rememberedMax) for (const entry of entries) entry.forgetWritten()
   }
 
   /** Today's and tomorrow's salts, made by whichever instance asks first; a page view at midnight finds the next one ready. */
@@ -266,12 +169,6 @@ export class VisitTally {
   }
 }
 
-/** The hash that stands for a visitor on one day: unlinkable to the address, and to other days once the salt is gone. */
-export function visitorHash(salt: string, siteId: string, address: string, userAgent: string): string {
-  // One-shot: one call into the native hash per page view (the same digest as the four parts fed in turn).
-  return hash('sha256', salt + SEP + siteId + SEP + address + SEP + userAgent, 'base64url').slice(0, 22)
-}
-
 /** The salt of a day, made now if no instance has made it yet. */
 export async function daySalt(db: Db, day: string): Promise<string> {
   await db
@@ -295,25 +192,17 @@ export async function forgetDaysBefore(db: Db, saltsBefore: string, seenBefore: 
  * visitors per item and per day. Rows go in key order, so two instances never wait on each other in
  * opposite orders; a site deleted meanwhile is skipped.
  */
-async function writeTally(db: Db, batch: SiteDay[]): Promise<void> {
+async function writeTally(db: Db, batch: SiteDayCounts[]): Promise<void> {
   const seen = { site: [] as string[], day: [] as string[], visitor: [] as string[], kind: [] as string[], value: [] as string[] }
   for (const entry of batch) {
-    const add = (visitor: string, kind: string, value: string) => {
-      seen.site.push(entry.siteId)
-      seen.day.push(entry.day)
-      seen.visitor.push(visitor)
-      seen.kind.push(kind)
-      seen.value.push(value)
-    }
-    for (const [address, agents] of entry.visitors) {
-      for (const [userAgent, visitor] of agents) {
-        const hashed = visitorHash(entry.salt, entry.siteId, address, userAgent)
-        add(hashed, 'day', '')
-        for (const path of visitor.pages) add(hashed, 'page', path)
-        for (const item of [visitor.device, visitor.browser, ...visitor.sources]) {
-          const sep = item.indexOf(SEP)
-          add(hashed, item.slice(0, sep), item.slice(sep + 1))
-        }
+    for (const { hash, keys } of entry.seen) {
+      for (const key of keys) {
+        const sep = key.indexOf(SEP)
+        seen.site.push(entry.siteId)
+        seen.day.push(entry.day)
+        seen.visitor.push(hash)
+        seen.kind.push(key.slice(0, sep))
+        seen.value.push(key.slice(sep + 1))
       }
     }
   }
