@@ -8,8 +8,8 @@
 import { sql } from 'kysely'
 import { newId, type Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
-import { FetchError } from '../../infra/fetcher.ts'
-import { enqueueJob, jobWrites, plannedEachTime, type ClaimedJob } from '../../infra/jobs.ts'
+import { FetchError, type FetchResult } from '../../infra/fetcher.ts'
+import { enqueueJob, jobWrites, plannedEachTime, type ClaimedJob, type Job } from '../../infra/jobs.ts'
 import type { AttemptInput } from './attempt-read.ts'
 import type { Decision, Sent } from './outcome.ts'
 import { DELIVER_JOB, type DeliverPayload } from './queue-delivery.ts'
@@ -35,6 +35,25 @@ export interface PlainSuccess {
   duration_ms: number
   attempt_id: string
   response: string
+}
+
+/** A plain success as recordSuccesses writes it: the receiver's answer with its excerpt sealed, the job as its claim holds it. */
+export function plainSuccess(keyring: Keyring, job: Job, input: AttemptInput, sent: Sent, answer: FetchResult): PlainSuccess {
+  const { attempt, started, finished, firstAttemptAt } = sent
+  const attemptId = newId('wha')
+  return {
+    job: { id: job.id, owner: job.lease_owner! },
+    delivery_id: input.delivery.id,
+    endpoint_id: input.endpoint.id,
+    attempt,
+    first_attempt_at: new Date(firstAttemptAt).toISOString(),
+    attempted_at: new Date(started).toISOString(),
+    delivered_at: new Date(finished).toISOString(),
+    status: answer.status,
+    duration_ms: Math.max(0, Math.round(finished - started)),
+    attempt_id: attemptId,
+    response: keyring.seal(answer.body.toString('utf8'), responseContext(attemptId)),
+  }
 }
 
 /**
@@ -87,7 +106,7 @@ export async function recordAttempt(
   const { keyring, clock } = deps
   const { delivery, endpoint } = input
   const { attempt, started, finished, firstAttemptAt, result, outcome } = sent
-  const { state, error, failingSince, disableForFailing, retryAt } = decision
+  const { state, error, retryAt } = decision
   return deps.db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('webhook_deliveries')
@@ -121,19 +140,7 @@ export async function recordAttempt(
         error: outcome.kind === 'delivered' ? null : outcome.error,
       })
       .execute()
-    if (outcome.kind === 'gone' || disableForFailing) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ enabled: false, disabled_reason: outcome.kind === 'gone' ? 'gone' : 'failing', updated_at: new Date(finished) })
-        .where('id', '=', endpoint.id)
-        .execute()
-    } else if ((failingSince === undefined) !== (endpoint.failing_since === null)) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: failingSince === undefined ? null : new Date(failingSince) })
-        .where('id', '=', endpoint.id)
-        .execute()
-    }
+    await recordEndpointHealth(trx, endpoint, sent, decision)
     if (retryAt !== undefined) {
       // The job queue's clock is the wall clock: wait as long as the retry clock says.
       const delayMs = Math.max(0, retryAt - clock.now())
@@ -144,4 +151,23 @@ export async function recordAttempt(
     }
     return true
   })
+}
+
+/** The endpoint turned off (410 Gone, or failing for days), or the start or end of its failing spell noted. */
+async function recordEndpointHealth(trx: Db, endpoint: AttemptInput['endpoint'], sent: Sent, decision: Decision): Promise<void> {
+  const { outcome, finished } = sent
+  const { failingSince, disableForFailing } = decision
+  if (outcome.kind === 'gone' || disableForFailing) {
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ enabled: false, disabled_reason: outcome.kind === 'gone' ? 'gone' : 'failing', updated_at: new Date(finished) })
+      .where('id', '=', endpoint.id)
+      .execute()
+  } else if ((failingSince === undefined) !== (endpoint.failing_since === null)) {
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: failingSince === undefined ? null : new Date(failingSince) })
+      .where('id', '=', endpoint.id)
+      .execute()
+  }
 }

@@ -5,7 +5,6 @@
  */
 import type { Logger } from 'pino'
 import type { Keyring } from '../../infra/crypto.ts'
-import { newId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { FetchError, type FetchResult, type SafeFetcher } from '../../infra/fetcher.ts'
 import type { JobContext } from '../../infra/jobs.ts'
@@ -13,7 +12,7 @@ import type { Mailer } from '../../infra/mailer.ts'
 import { translator } from '../i18n/translator.ts'
 import { isLocale } from '../locales.ts'
 import type { AttemptEndpoint, AttemptInput } from './attempt-read.ts'
-import { recordAttempt, responseContext } from './attempt-record.ts'
+import { plainSuccess, recordAttempt } from './attempt-record.ts'
 import { batchFor } from './batch.ts'
 import { signingSecrets, webhooksAllowed, PLAN_REQUIRED_ERROR, type EndpointRow } from './endpoints.ts'
 import { eventBody, openEvent } from './events.ts'
@@ -104,27 +103,14 @@ export async function attemptDelivery(
   const outcome = classify(result, finished)
   const firstAttemptAt = delivery.first_attempt_at?.getTime() ?? started
 
+  const sent: Sent = { attempt: payload.attempt, started, finished, firstAttemptAt, result, outcome }
   if (job && outcome.kind === 'delivered' && endpoint.failing_since === null && !(result instanceof FetchError)) {
     // The common case: nothing changes but the delivery and its attempt row.
-    const attemptId = newId('wha')
-    await batch.recordSuccess({
-      job: { id: job.job.id, owner: job.job.lease_owner! },
-      delivery_id: delivery.id,
-      endpoint_id: endpoint.id,
-      attempt: payload.attempt,
-      first_attempt_at: new Date(firstAttemptAt).toISOString(),
-      attempted_at: new Date(started).toISOString(),
-      delivered_at: new Date(finished).toISOString(),
-      status: outcome.status,
-      duration_ms: Math.max(0, Math.round(finished - started)),
-      attempt_id: attemptId,
-      response: keyring.seal(result.body.toString('utf8'), responseContext(attemptId)),
-    })
+    await batch.recordSuccess(plainSuccess(keyring, job.job, input, sent, result))
     job.completed()
     return
   }
 
-  const sent: Sent = { attempt: payload.attempt, started, finished, firstAttemptAt, result, outcome }
   const decision = decide(clock, endpoint, sent)
   const recorded = await recordAttempt(deps, input, sent, decision)
   if (recorded && decision.disableForFailing) await mailDisabled(deps, endpoint)
