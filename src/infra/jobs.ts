@@ -59,8 +59,8 @@ class JobCall implements JobContext {
 
 /**
  * A claim a job's handler makes for work it queues (see JobRunner.reserve): the jobs are inserted
- * already running under this owner and lease (jobWrites.enqueueClaimed), and handed to the runner once they
- * are committed.
+ * already running under this owner and lease (jobWrites.enqueueClaimed), and handed to the runner
+ * once they are committed.
  */
 export interface ClaimToken {
   owner: string
@@ -238,9 +238,9 @@ export const jobWrites = {
 
   /**
    * Marks jobs done, each only while its claim still owns it, as the runner marks a success (the
-   * handler then calls JobContext.completed). The ids are matched as an array too: the planner
-   * cannot see into the pairs, and a join on them alone may scan the table; `= any(array)` goes
-   * through the primary key. Returns the ids marked.
+   * handler then calls JobContext.completed). The ids are matched as an array too, so the rows are
+   * found through the primary key whatever the planner makes of the pairs, as a growing table
+   * would otherwise risk a scan. Returns the ids marked.
    */
   complete: (jobs: readonly ClaimedJob[]) => {
     const ids = jobs.map((job) => job.id)
@@ -411,8 +411,8 @@ export class JobRunner {
 
   /**
    * A claim for up to `count` jobs a handler is about to queue, as many as this runner would claim
-   * now (its free slots and claim-ahead): they go in already running (jobWrites.enqueueClaimed) and are
-   * handed over with adopt() once committed, instead of being claimed back moments later.
+   * now (its free slots and claim-ahead): they go in already running (jobWrites.enqueueClaimed)
+   * and are handed over with adopt() once committed, instead of being claimed back moments later.
    */
   reserve(count: number, name: string): ClaimToken {
     const ahead = Math.min(this.#concurrency, this.#finishedAt.length)
