@@ -83,6 +83,20 @@ function sharedByRooms(files: Array<{ file: string; text: string }>): string[] {
     .map(([table, by]) => `${table}: ${[...by].sort().join(', ')}`)
 }
 
+/** The job runner's modules: the only ones that write the job queue's SQL. */
+const isJobRunner = (file: string) => /^infra\/jobs[^/]*\.ts$/.test(relative(src, file).split(sep).join('/'))
+
+/**
+ * Whether a file queries the job queue's table itself: through Kysely's builders, or in SQL of a
+ * template or a string (sql.raw included). Other code queues and completes jobs through the
+ * runner's API (enqueueJob, jobWrites), so the queue's columns and states are written in one place.
+ */
+function queriesJobs(text: string): boolean {
+  const inStrings =
+    /'[^'\n]*\b(?:from|join|into|update)\s+jobs\b[^'\n]*'|"[^"\n]*\b(?:from|join|into|update)\s+jobs\b[^"\n]*"|`[^`]*\b(?:from|join|into|update)\s+jobs\b[^`]*`/i
+  return tablesOf(text).includes('jobs') || inStrings.test(text)
+}
+
 describe('the layout of docs/architecture.md', () => {
   it('has no room importing another room, and nothing shared (frame, domain, infra, errors) importing a room', () => {
     expect(sourceFiles(src).flatMap((file) => crossings(file, readFileSync(file, 'utf8')))).toEqual([])
@@ -106,6 +120,22 @@ describe('the layout of docs/architecture.md', () => {
       { file: join(src, 'mcp', 'x.ts'), text: "await db.selectFrom('sites').selectAll().execute() // from the list" },
     ]
     expect(sharedByRooms(files)).toEqual(['site_backlinks: rest, sites'])
+  })
+
+  it("has the job queue's table queried by the job runner only (src/infra/jobs*.ts)", () => {
+    const offenders = sourceFiles(src).filter((file) => !isJobRunner(file) && queriesJobs(readFileSync(file, 'utf8')))
+    expect(offenders.map((file) => relative(src, file))).toEqual([])
+    expect(queriesJobs(readFileSync(join(src, 'infra', 'jobs.ts'), 'utf8'))).toBe(true)
+  })
+
+  it("finds the job queue's table queried through Kysely, a SQL template or a raw string", () => {
+    expect(TABLES.has('jobs')).toBe(true)
+    expect(queriesJobs("await db.updateTable('jobs').set({ state: 'succeeded' }).execute()")).toBe(true)
+    expect(queriesJobs('const done = sql`update jobs as j set state = ${state} where j.id = ${id}`')).toBe(true)
+    expect(queriesJobs('sql`with done as (${sql.raw("update jobs set state = \'succeeded\'")}) select 1`')).toBe(true)
+    expect(queriesJobs("const claim = 'select id from jobs where state = $1'")).toBe(true)
+    expect(queriesJobs('sql`with done as (${jobWrites.complete(jobs)}) select id from done`')).toBe(false)
+    expect(queriesJobs("// the runner takes new jobs from jobs queued by others\nawait enqueueJob(db, 'x', {})")).toBe(false)
   })
 
   it('has dashboard routes typed by their schemas and checked by the one CSRF hook of the scope', () => {

@@ -23,7 +23,7 @@ export interface JobContext {
   releaseSlot(): void
   /**
    * Says the handler has written the job's success itself, in the statement that records its
-   * work (the SET of SUCCEEDED_JOB, fenced by `job.lease_owner`), so the runner writes nothing
+   * work (jobWrites.complete, fenced by `job.lease_owner`), so the runner writes nothing
    * more when it returns. Should the handler fail after all, the outcome the runner writes is
    * fenced by the same owner token, which the completion cleared: it changes nothing.
    */
@@ -58,15 +58,9 @@ class JobCall implements JobContext {
 }
 
 /**
- * How a handler that calls `completed()` marks its job done: `update jobs set <this> where id = …
- * and lease_owner = …`, the same change the runner's own outcome makes for a success.
- */
-export const SUCCEEDED_JOB = `state = 'succeeded', finished_at = now(), last_error = null, lease_owner = null, lease_until = null`
-
-/**
  * A claim a job's handler makes for work it queues (see JobRunner.reserve): the jobs are inserted
- * already running under this owner and lease (jobsInsert), and handed to the runner once they
- * are committed.
+ * already running under this owner and lease (jobWrites.enqueueClaimed), and handed to the runner
+ * once they are committed.
  */
 export interface ClaimToken {
   owner: string
@@ -189,12 +183,12 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Arra
 }
 
 /**
- * Jobs as rows for jobsInsert: their ids made here, as JSON for one parameter, so a statement
- * that queues them keeps one text whatever their number.
+ * New jobs as the rows of a statement: their ids made here, as JSON in one parameter, so the
+ * statement keeps one text whatever their number.
  */
-export function jobRows(jobs: readonly NewJob[]): string {
+function jobRows(jobs: readonly NewJob[]) {
   const now = Date.now()
-  return JSON.stringify(
+  const rows = JSON.stringify(
     jobs.map(({ name, payload, options = {} }) => ({
       id: newId('job'),
       name,
@@ -204,27 +198,65 @@ export function jobRows(jobs: readonly NewJob[]): string {
       unique_key: options.uniqueKey ?? null,
     })),
   )
+  return sql`from jsonb_to_recordset(${rows}::jsonb) as v(id text, name text, payload jsonb, max_attempts int, run_at timestamptz, unique_key text)`
+}
+
+/** A pending job with the same unique key makes the insert of a new one a no-op. */
+const UNLESS_PENDING = sql`on conflict (name, unique_key) where unique_key is not null and state in ('queued', 'running') do nothing`
+
+/** A job as its claim holds it: the owner token fences whatever is written about it. */
+export interface ClaimedJob {
+  id: string
+  owner: string
 }
 
 /**
- * The insert of jobRows' rows, to run as part of a caller's statement (a CTE): queued, each with
- * its NOTIFY sent at commit, or, given a claim's owner and lease, as a claim would leave them
- * (running, first attempt, leased to that owner) for the runner that made the claim to run once
- * they commit (JobRunner.adopt): no claim of their own, and no NOTIFY, since no other worker may
- * take them before their lease runs out. A pending job with the same unique key makes it a
- * no-op. Returns the rows inserted.
+ * The queue's writes as parts of a caller's statement (each a data-modifying CTE), for work that
+ * records itself and its jobs at once: the whole commits or fails together, in one round trip. A
+ * caller composes the part it is given and names neither the table nor its columns: the queue's
+ * SQL is written here only (the architecture test refuses it elsewhere). A pending job with the
+ * same unique key makes the insert of a new one a no-op.
  */
-export function jobsInsert(rows: string, claim?: { owner: string; leaseSeconds: number }) {
-  const columns = sql`from jsonb_to_recordset(${rows}::jsonb) as v(id text, name text, payload jsonb, max_attempts int, run_at timestamptz, unique_key text)`
-  const conflict = sql`on conflict (name, unique_key) where unique_key is not null and state in ('queued', 'running') do nothing`
-  return claim
-    ? sql<Job>`insert into jobs (id, name, payload, state, attempts, max_attempts, run_at, unique_key, lease_owner, lease_until)
-        select id, name, payload, 'running', 1, max_attempts, run_at, unique_key, ${claim.owner}, now() + make_interval(secs => ${claim.leaseSeconds}::float8) ${columns}
-        ${conflict} returning *`
-    : sql<{ id: string }>`insert into jobs (id, name, payload, max_attempts, run_at, unique_key)
-        select id, name, payload, max_attempts, run_at, unique_key ${columns}
-        ${conflict} returning id, pg_notify(${JOBS_CHANNEL}, name)`
+export const jobWrites = {
+  /** Queues jobs, each NOTIFY sent at commit. Returns the ids inserted. */
+  enqueue: (jobs: readonly NewJob[]) =>
+    sql<{ id: string }>`insert into jobs (id, name, payload, max_attempts, run_at, unique_key)
+      select id, name, payload, max_attempts, run_at, unique_key ${jobRows(jobs)}
+      ${UNLESS_PENDING} returning id, pg_notify(${JOBS_CHANNEL}, name)`,
+
+  /**
+   * Inserts jobs as a claim of JobRunner.reserve() would leave them (running, first attempt, leased
+   * to its owner), for that runner to take with adopt() once the statement commits: no claim of
+   * their own, and no NOTIFY, since no other worker may take them before their lease runs out.
+   * Returns the jobs inserted.
+   */
+  enqueueClaimed: (jobs: readonly NewJob[], claim: ClaimToken) =>
+    sql<Job>`insert into jobs (id, name, payload, state, attempts, max_attempts, run_at, unique_key, lease_owner, lease_until)
+      select id, name, payload, 'running', 1, max_attempts, run_at, unique_key, ${claim.owner}, now() + make_interval(secs => ${claim.leaseMs / 1000}::float8)
+      ${jobRows(jobs)}
+      ${UNLESS_PENDING} returning *`,
+
+  /**
+   * Marks jobs done, each only while its claim still owns it, as the runner marks a success (the
+   * handler then calls JobContext.completed). The ids are matched as an array too, so the rows are
+   * found through the primary key whatever the planner makes of the pairs, as a growing table
+   * would otherwise risk a scan. Returns the ids marked.
+   */
+  complete: (jobs: readonly ClaimedJob[]) => {
+    const ids = jobs.map((job) => job.id)
+    return sql<{ id: string }>`update jobs as j
+      set state = 'succeeded', finished_at = now(), last_error = null, lease_owner = null, lease_until = null
+      from unnest(${ids}::text[], ${jobs.map((job) => job.owner)}::text[]) as c(id, owner)
+      where j.id = any(${ids}::text[]) and j.id = c.id and j.lease_owner = c.owner
+      returning j.id`
+  },
 }
+
+/**
+ * A claim of no jobs, for work queued outside a runner (jobWrites.enqueueClaimed of no jobs): the
+ * statement keeps its text, and everything it queues is claimed the usual way.
+ */
+export const NO_CLAIM: ClaimToken = { owner: '', leaseMs: 0, room: 0, claimedAt: 0 }
 
 /**
  * Work that many concurrently running jobs ask for (a read, an outcome to write) collected into
@@ -379,8 +411,8 @@ export class JobRunner {
 
   /**
    * A claim for up to `count` jobs a handler is about to queue, as many as this runner would claim
-   * now (its free slots and claim-ahead): they go in already running (jobsInsert) and are
-   * handed over with adopt() once committed, instead of being claimed back moments later.
+   * now (its free slots and claim-ahead): they go in already running (jobWrites.enqueueClaimed)
+   * and are handed over with adopt() once committed, instead of being claimed back moments later.
    */
   reserve(count: number, name: string): ClaimToken {
     const ahead = Math.min(this.#concurrency, this.#finishedAt.length)

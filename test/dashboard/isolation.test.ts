@@ -5,7 +5,7 @@ import { addDomain, insertActiveDomain } from '../../src/domain/sites/domains.ts
 import { insertLead } from '../../src/domain/leads/leads.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
 import { listDeadLetters } from '../../src/domain/webhooks/deliveries.ts'
-import { queueTestDelivery } from '../../src/domain/webhooks/engine.ts'
+import { queueTestDelivery } from '../../src/domain/webhooks/queue-delivery.ts'
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
 import { bootstrap, chat } from '../agent/helpers.ts'
 import { withAssistantAddOn } from '../helpers/add-ons.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fanOutEvents } from '../../src/domain/webhooks/engine.ts'
+import { fanOutEvents } from '../../src/domain/webhooks/fan-out.ts'
 import { recordEvent } from '../../src/domain/webhooks/events.ts'
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts'
 import { createKeyring } from '../../src/infra/crypto.ts'

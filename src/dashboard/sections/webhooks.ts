@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { EVENT_TYPES, type EventType } from '../../domain/webhooks/events.ts'
 import { listAttempts, listDeadLetters, replayDeadLetter, replayWindow } from '../../domain/webhooks/deliveries.ts'
-import { queueTestDelivery } from '../../domain/webhooks/engine.ts'
+import { queueTestDelivery } from '../../domain/webhooks/queue-delivery.ts'
 import {
   createEndpoint,
   deleteEndpoint,

@@ -1,6 +1,7 @@
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
-import { queueDelivery, responseContext } from './engine.ts'
+import { responseContext } from './attempt-record.ts'
+import { queueDelivery } from './queue-delivery.ts'
 import type { Paging } from '../paging.ts'
 
 /** What the dashboard and the API show of a delivery that finally failed (DESIGN.md 8). */
