@@ -80,6 +80,23 @@ export const MIN_COVERAGE = 0.6
 
 export const isConfident = (hit: Hit) => hit.score >= MIN_SCORE && hit.coverage >= MIN_COVERAGE
 
+/**
+ * Short of confident, a passage may still be the likely answer: a strong match (several of the
+ * question's words, or its closest stored question) on a good part of its weight, well ahead of the
+ * next passage. A visitor's new wording leaves some words unknown; a question about something the
+ * knowledge base lacks ("a discount for nonprofits", "pay with PayPal") matches weakly or evenly.
+ * Such an answer says that it may not cover everything.
+ */
+export const LIKELY_SCORE = 10
+export const LIKELY_COVERAGE = 0.35
+export const LIKELY_LEAD = 1.25
+
+export function likely(hits: readonly Hit[]): Hit | undefined {
+  const [first, second] = hits
+  if (!first || first.score < LIKELY_SCORE || first.coverage < LIKELY_COVERAGE) return undefined
+  return !second || first.score >= LIKELY_LEAD * second.score ? first : undefined
+}
+
 /** A second passage scoring at least this share of the best one is as likely meant: the answer asks. */
 export const CLOSE = 0.9
 /** A question this similar to one stored with the best passage was meant for it: nothing to ask. */

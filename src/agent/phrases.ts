@@ -46,6 +46,12 @@ export const phrases = {
     en: "The rest I can't say for certain; a person from our team can help with it.",
     fr: 'Pour le reste, je ne peux pas dire avec certitude ; une personne de notre équipe peut vous aider.',
   },
+  /** After the likely answer to a question worded unlike anything the knowledge base holds. */
+  mayNotCoverAll: {
+    de: 'Ob das Ihre Frage ganz beantwortet, kann ich nicht sicher sagen; fragen Sie gern genauer nach.',
+    en: "I'm not certain that covers all of your question; feel free to ask more precisely.",
+    fr: "Je ne suis pas certain que cela réponde à toute votre question ; n'hésitez pas à préciser.",
+  },
   /** The next step after "not sure", by what the site offers. */
   askPerson: {
     de: 'Ein Mensch aus unserem Team kann Ihnen weiterhelfen: Bitten Sie einfach darum, mit einem Menschen zu sprechen.',
@@ -179,6 +185,12 @@ export const priceWording = {
     en: (name: string, month: string, description: string) => `The ${name} add-on costs ${month} a month: ${description}.`,
     fr: (name: string, month: string, description: string) => `L'option « ${name} » coûte ${month} par mois : ${description}.`,
   },
+  seatsIncluded: {
+    de: (list: string) => `Enthaltene Teamplätze: ${list}.`,
+    en: (list: string) => `Seats included: ${list}.`,
+    fr: (list: string) => `Utilisateurs inclus : ${list}.`,
+  },
+  unlimited: { de: 'unbegrenzt', en: 'unlimited', fr: 'illimité' },
   and: { de: 'und', en: 'and', fr: 'et' },
 }
 

@@ -1,10 +1,10 @@
 import type { Locale } from '../../domain/locales.ts'
 import { PLATFORM_SITE_ID } from '../../domain/sites/sites.ts'
-import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.ts'
+import { choose, heading, type KnowledgeBase, likely, type Passage } from '../knowledge.ts'
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
-import { asksForPerson, asksHow, namesBusiness, splitQuestions } from './intent.ts'
+import { asksForPerson, asksHow, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
 import { limitAnswer } from './limit-answers.ts'
 import { onlyBuyingWords, priceAnswer } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
@@ -110,7 +110,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     offer: has(hay, intents.offerRequest[locale]),
     price: has(hay, intents.price[locale]),
   }
-  const hits = kb.search(locale, message, { limit: 3, siteId: input.siteId })
+  const hits = favourIntent(kb.search(locale, message, { limit: 3, siteId: input.siteId }), message, locale)
   const choice = choose(hits)
   const best = choice.best?.passage
   const alternative = choice.alternative?.passage
@@ -167,6 +167,13 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     }
   }
   if (best) return passageAnswer(best, input, wants, kb, alternative)
+  // New wording for something the knowledge base answers: its likely passage, saying it may not
+  // cover everything, rather than a refusal.
+  const probable = likely(hits)
+  if (probable) {
+    const plan = passageAnswer(probable.passage, input, wants, kb)
+    return { ...plan, reply: `${clip(probable.passage.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
+  }
 
   if (has(hay, intents.thanks[locale])) return { ...fixed(phrases.thanks[locale]), unanswered: true }
   if (has(hay, intents.greeting[locale])) return fixed(phrases.greeting[locale])

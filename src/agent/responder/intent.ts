@@ -109,3 +109,32 @@ export function asksForPerson(message: string, locale: Locale): boolean {
   if (asksHow(message, locale) || ABOUT_FEATURE[locale].test(text) || AS_BUSINESS[locale].test(text)) return false
   return PERSON[locale].test(text)
 }
+
+/**
+ * "When does a downgrade happen?", "wie lange…", "à partir de quand…": the words that ask when are
+ * stop words to retrieval, so a passage about the same thing without any time in it ("sites per
+ * plan" beside "upgrades and downgrades") ranks as well. Such a question favours passages that
+ * state a time.
+ */
+const ASKS_WHEN: Record<Locale, RegExp> = {
+  en: /\b(when|how long|how soon|until when|by when|right away|immediately|at once|take effect|mid-?month)\b/,
+  de: /\b(wann|wie lange|sofort|gleich|mitten im monat|monatsmitte)\b/,
+  fr: /\b(quand|combien de temps|tout de suite|immédiatement|en milieu de mois|en cours de mois)\b/,
+}
+const STATES_TIME: Record<Locale, RegExp> = {
+  en: /\b(at once|immediately|right away|end of|prorated|days?|months?|hours?|minutes|weeks?|valid)\b/i,
+  de: /\b(sofort|ende|anteilig|tage?n?|monate?n?|stunden?|minuten|wochen?|gültig)\b/i,
+  fr: /\b(tout de suite|immédiatement|fin d[eu]|au prorata|jours?|mois|heures?|minutes|semaines?|valable)\b/i,
+}
+/** How much a time in a passage counts for a question asking when. */
+const TIME_FAVOUR = 1.2
+
+export const asksWhen = (message: string, locale: Locale) => ASKS_WHEN[locale].test(message.toLowerCase())
+
+/** The hits reordered for what the question asks: a "when" question puts passages stating a time first. */
+export function favourIntent<H extends { score: number; passage: { text: string } }>(hits: H[], message: string, locale: Locale): H[] {
+  if (!asksWhen(message, locale)) return hits
+  return hits
+    .map((h) => (STATES_TIME[locale].test(h.passage.text) ? { ...h, score: h.score * TIME_FAVOUR } : h))
+    .sort((a, b) => b.score - a.score)
+}

@@ -52,8 +52,13 @@ export function priceAnswer(
     const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
     if (addOn) {
       const wording = addOnWording[addOn.id]!
-      const reply = once(list, `${locale}:addon:${addOn.id}`, () =>
-        w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]),
+      // An extra seat's price means little without the seats each plan already includes.
+      const reply = once(
+        list,
+        `${locale}:addon:${addOn.id}`,
+        () =>
+          w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]) +
+          (addOn.id === 'extra_seat' ? ` ${w.seatsIncluded[locale](seatsPerPlan(list, locale))}` : ''),
       )
       return { reply, planLabel: undefined }
     }
@@ -140,6 +145,16 @@ function withoutPlanNames(message: string, locale: Locale): string {
   return words(message)
     .filter((word) => !drop.has(word))
     .join(' ')
+}
+
+/** "Free 1, Lite 1, Plus 3, Pro 5 and Max unlimited": the seats each plan includes, from the price list. */
+function seatsPerPlan(list: Pricing, locale: Locale): string {
+  return joinList(
+    list.plans
+      .filter((p) => p.seats !== 0)
+      .map((p) => `${planName(p.id, locale)} ${p.seats === null ? w.unlimited[locale] : formatCount(p.seats, locale)}`),
+    locale,
+  )
 }
 
 function planOf(list: Pricing, id: Plan) {

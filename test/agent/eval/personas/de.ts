@@ -32,6 +32,9 @@ export const de: PersonaSet = {
     ['price', 'wass kostet eine zusätzliche domain', ['{addon:extra_domain}']],
     ['can', 'wie viel speicher für bilder hab ich bei lite', ['1 GB']],
     ['when', 'wie lange speichert ihr die Besucherstatistik im Free-Tarif?', ['30 Tage']],
+    ['can', 'geht eine Bildergalerie mit unseren Torten auf der Startseite', ['24']],
+    ['how', 'wie komm ich an die rechnung für meine buchhaltung', ['Rechnung']],
+    ['can', 'kann man eine karte einbauen, damit die leute uns finden', ['OpenStreetMap']],
   ],
   restaurant: [
     [
@@ -64,6 +67,9 @@ export const de: PersonaSet = {
     ['price', 'kostet der chatbot extra?', ['{addon:ai_sales_assistant}']],
     ['can', 'kann ich alle meine daten exportieren wenn ich gehe?', ['Export']],
     ['when', 'wenn ich mein Konto lösche, ist dann sofort alles weg?', ['14 Tage']],
+    ['can', 'können gäste uns direkt vom handy aus der seite anrufen', ['Anruf']],
+    ['how', 'wie läuft das mit dem bezahlen, monatlich per karte?', ['Stripe']],
+    ['can', 'können wir die seite auf deutsch und englisch haben', ['Deutsch, Englisch und Französisch']],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -92,6 +98,9 @@ export const de: PersonaSet = {
     ['price', 'preis für einen extra platz für meine devs?', ['{addon:extra_seat}']],
     ['can', 'welche bildformate nehmt ihr? svg?', ['JPEG']],
     ['can', 'was passiert mit den Metadaten der Bilder, EXIF und GPS?', ['GPS']],
+    ['how', 'wie nehm ich alles mit, wenn wir den anbieter wechseln', ['ZIP']],
+    ['can', 'kann ein kunde nur lesen, ohne was ändern zu dürfen', ['Betrachter']],
+    ['how', 'wie wird die seite bei google gefunden, gibts da hilfe?', ['Audit']],
   ],
   photographer: [
     [
@@ -125,6 +134,9 @@ export const de: PersonaSet = {
     ['when', 'wie lange wird die statistik bei plus gespeichert?', ['13 Monate']],
     ['can', 'brauche ich für eure statistik einen cookie-banner?', ['Cookie']],
     ['price', 'was ist der unterschied zwischen monatlich und jährlich zahlen', ['20 %']],
+    ['when', 'was ist wenn mein speicher voll ist, löscht ihr dann bilder?', ['lösch']],
+    ['can', 'werden meine bilder komprimiert oder verlieren sie qualität?', ['WebP']],
+    ['can', 'kann ich was rückgängig machen, wenn ich eine seite verbockt hab', ['Version|zurück']],
   ],
   physio: [
     ['recommend', 'Physiopraxis, 1 Seite, eigene Domain, 4 Therapeutinnen sollen den Blog pflegen können', ['Lite', 'Platz|Plätze']],
@@ -153,6 +165,9 @@ export const de: PersonaSet = {
     ['can', 'können wir öffnungszeiten auf die seite stellen', ['Öffnungszeiten']],
     ['compound', 'was ist im free tarif drin und kann ich später upgraden?', ['Free', 'Upgrade']],
     ['compound', 'wie lange speichert ihr die statistik bei lite und nutzt ihr cookies?', ['13 Monate', 'Cookie']],
+    ['can', 'verfolgt euer besucherzähler die leute über andere seiten hinweg?', ['Cookie']],
+    ['how', 'wie kündige ich das konto endgültig und lösche alles', ['14 Tage']],
+    ['can', 'können wir später ein anderes aussehen für die praxisseite wählen', ['Design']],
   ],
   shop: [
     ['recommend', 'kleiner Wollladen, 1 Website mit meiner Domain, der Chat-Assistent soll Fragen beantworten', ['Plus', 'Assistent']],
@@ -181,6 +196,9 @@ export const de: PersonaSet = {
     ['compare', 'lohnt sich Max gegenüber Pro?', ['unbegrenzt']],
     ['can', 'was passiert wenn eine zahlung fehlschlägt', ['erneut']],
     ['when', 'verliere ich meine seiten wenn ich auf free runtergehe?', ['lösch']],
+    ['when', 'wann wird das geld jeden monat abgebucht', ['Stripe|Monat']],
+    ['can', 'kann ich meine ganze seite als sicherung runterladen', ['ZIP']],
+    ['when', 'wenn die zahlung platzt, ist die seite dann sofort weg?', ['erneut']],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

@@ -32,6 +32,9 @@ export const en: PersonaSet = {
     ['price', 'wat does an extra domain cost', ['{addon:extra_domain}']],
     ['can', 'how much space for pictures do i get on lite', ['1 GB']],
     ['when', 'how long do you keep visitor stats on the free plan?', ['30 days']],
+    ['can', 'is it possible to put a slideshow of our cakes on the homepage', ['24']],
+    ['how', 'how do I get the invoice for my bookkeeping', ['invoice']],
+    ['can', 'could we show a little map to find the shop', ['OpenStreetMap']],
   ],
   restaurant: [
     ['recommend', "We're a restaurant, one site, own domain, me, my chef and the manager want logins. cheapest option?", ['Lite', 'seat']],
@@ -60,6 +63,9 @@ export const en: PersonaSet = {
     ['price', 'do you charge extra for the assistant chat bot?', ['{addon:ai_sales_assistant}']],
     ['can', 'can I export all my data if I leave?', ['export']],
     ['when', 'when I delete my account, is everything gone immediately?', ['14 days']],
+    ['can', 'can people ring us straight from the website on their phone', ['call']],
+    ['how', 'how does billing work, monthly by card?', ['Stripe']],
+    ['can', 'are we able to have the site in english and german', ['German, English and French']],
   ],
   agency: [
     ['recommend', "I'm building sites for 8 clients and need the write API and webhooks. Which plan?", [], ['Pro']],
@@ -88,6 +94,9 @@ export const en: PersonaSet = {
     ['price', 'extra seat price for my devs?', ['{addon:extra_seat}']],
     ['can', 'which image formats do you accept? svg?', ['JPEG']],
     ['can', 'what happens with the image metadata, EXIF and GPS?', ['GPS']],
+    ['how', 'how would I take all our stuff with me if we switch provider', ['zip']],
+    ['can', 'can a client get read-only access without editing rights', ['viewer']],
+    ['how', 'how does the site get found on google, any seo help?', ['audit']],
   ],
   photographer: [
     [
@@ -121,6 +130,9 @@ export const en: PersonaSet = {
     ['when', 'how long are statistics kept on plus?', ['13 months']],
     ['can', 'do I need a cookie banner for your analytics?', ['cookie']],
     ['price', 'what is the difference between paying monthly and yearly', ['20%']],
+    ['when', 'what if my storage is full, will you delete pictures?', ['delet']],
+    ['can', 'do my shots lose quality or get compressed?', ['WebP']],
+    ['can', 'is there a way to undo if I mess up a page', ['revision|roll back']],
   ],
   physio: [
     ['recommend', 'Physio practice, 1 site, our own domain, 4 therapists should be able to update the blog', ['Lite', 'seat']],
@@ -149,6 +161,9 @@ export const en: PersonaSet = {
     ['can', 'can we put opening hours on the site', ['opening hours']],
     ['compound', 'what does the free plan include and can I upgrade later?', ['Free', 'upgrade']],
     ['compound', 'how long do you keep stats on lite and do you use cookies?', ['13 months', 'cookie']],
+    ['can', 'does your visitor counter track people across sites?', ['cookie']],
+    ['how', 'how do I close my account for good', ['14 days']],
+    ['can', 'can we pick a different look for the practice site later', ['theme']],
   ],
   shop: [
     ['recommend', 'small yarn shop, 1 website with my domain, I want the chat assistant to answer questions', ['Plus', 'assistant']],
@@ -177,6 +192,9 @@ export const en: PersonaSet = {
     ['compare', 'is Max worth it over Pro?', ['unlimited']],
     ['can', 'what happens if a payment fails', ['retr']],
     ['when', 'do I lose my pages if I downgrade to free?', ['delet']],
+    ['when', 'when does the money come off my card each month', ['Stripe|month']],
+    ['can', 'can I get my whole site as a backup file', ['zip']],
+    ['when', 'if the payment bounces, is my site switched off right away?', ['retr']],
   ],
   hairdresser: [
     ['recommend', "I own a hair salon, it's just me, I want a nice site with my own domain and my price list", [], ['Lite']],

@@ -36,6 +36,9 @@ export const fr: PersonaSet = {
     ['price', 'combien coute un domaine en plus', ['{addon:extra_domain}']],
     ['can', "combien d'espace pour les photos avec lite", ['1 Go|1 GB']],
     ['when', 'combien de temps gardez-vous les stats de visite avec la formule gratuite ?', ['30 jours']],
+    ['can', "on peut mettre un diaporama de nos gâteaux sur la page d'accueil", ['24']],
+    ['how', 'comment je récupère la facture pour ma compta', ['facture']],
+    ['can', 'peut-on afficher un petit plan pour trouver la boutique', ['OpenStreetMap']],
   ],
   restaurant: [
     [
@@ -68,6 +71,9 @@ export const fr: PersonaSet = {
     ['price', 'le chatbot assistant coûte en plus ?', ['{addon:ai_sales_assistant}']],
     ['can', 'je peux exporter toutes mes données si je pars ?', ['export']],
     ['when', 'quand je supprime mon compte, tout disparaît tout de suite ?', ['14 jours']],
+    ['can', 'les clients peuvent nous appeler directement depuis le site sur leur portable ?', ['appel']],
+    ['how', 'comment ça marche le paiement, par carte chaque mois ?', ['Stripe']],
+    ['can', 'on peut avoir le site en français et en anglais', ['allemand, en anglais et en français']],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -96,6 +102,9 @@ export const fr: PersonaSet = {
     ['price', 'prix d’une place en plus pour mes devs ?', ['{addon:extra_seat}']],
     ['can', "quels formats d'image vous acceptez ? svg ?", ['JPEG']],
     ['can', 'que deviennent les métadonnées des images, EXIF et GPS ?', ['GPS']],
+    ['how', 'comment je récupère tout si on change de prestataire', ['zip']],
+    ['can', 'un client peut-il juste consulter sans pouvoir modifier', ['lecteur']],
+    ['how', 'comment le site est trouvé sur google, vous aidez pour le référencement ?', ['audit']],
   ],
   photographer: [
     [
@@ -129,6 +138,9 @@ export const fr: PersonaSet = {
     ['when', 'les statistiques sont gardées combien de temps avec plus ?', ['13 mois']],
     ['can', 'faut-il un bandeau cookies pour vos statistiques ?', ['cookie']],
     ['price', 'quelle différence entre payer au mois et à l’année', ['20 %']],
+    ['when', 'et si mon espace est plein, vous effacez mes photos ?', ['supprim']],
+    ['can', 'mes photos sont compressées ou perdent en qualité ?', ['WebP']],
+    ['can', 'je peux annuler si je rate une page', ['version']],
   ],
   physio: [
     ['recommend', 'Cabinet de kiné, 1 site, notre domaine, 4 kinés doivent pouvoir mettre à jour le blog', ['Lite', 'place']],
@@ -157,6 +169,9 @@ export const fr: PersonaSet = {
     ['can', "on peut mettre les horaires d'ouverture sur le site", ['horaires']],
     ['compound', "qu'est-ce qu'il y a dans la formule gratuite et je peux changer plus tard ?", ['Free', 'passage|passer']],
     ['compound', 'vous gardez les stats combien de temps avec lite et vous utilisez des cookies ?', ['13 mois', 'cookie']],
+    ['can', "votre compteur de visites suit les gens sur d'autres sites ?", ['cookie']],
+    ['how', 'comment fermer définitivement notre compte', ['14 jours']],
+    ['can', 'on pourra choisir un autre look pour le site du cabinet plus tard', ['thème']],
   ],
   shop: [
     [
@@ -189,6 +204,9 @@ export const fr: PersonaSet = {
     ['compare', 'Max vaut le coup par rapport à Pro ?', ['illimité']],
     ['can', 'que se passe-t-il si un paiement échoue', ['nouveau|réessa']],
     ['when', 'je perds mes pages si je repasse en free ?', ['supprim']],
+    ['when', "quand est-ce que l'argent est prélevé chaque mois", ['Stripe|mois']],
+    ['can', 'je peux télécharger tout mon site en sauvegarde', ['zip']],
+    ['when', 'si le paiement ne passe pas, mon site est coupé tout de suite ?', ['tenté']],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
