@@ -734,6 +734,21 @@ export const lexicon: Lexicon = {
       'optimise for google',
       'optimize for google',
     ],
+    ['handoff', 'handing over', 'hands over', 'handed over', 'hand it over', 'passes to', 'pass to a human', 'pass me over'],
+    ['person', 'persons', 'human', 'humans', 'human being', 'real person', 'live person', 'human agent', 'somebody', 'someone'],
+    // Selling online is not a feature: one term no passage holds, so such a question stays unknown.
+    [
+      'ecommerce',
+      'e commerce',
+      'online shop',
+      'online store',
+      'webshop',
+      'web shop',
+      'shopping cart',
+      'checkout page',
+      'sell online',
+      'sell products online',
+    ],
   ],
   de: [
     [
@@ -1449,6 +1464,9 @@ export const lexicon: Lexicon = {
       'ausspionieren',
     ],
     ['seo', 'seo hilfe', 'hilfe bei seo', 'suchmaschinenoptimierung', 'bei google gefunden', 'google gefunden'],
+    ['übergabe', 'übergibt', 'übergeben wird', 'weitergibt', 'weitergeben', 'an einen menschen'],
+    ['mensch', 'menschen', 'echter mensch', 'echten menschen', 'jemand', 'jemanden', 'jemandem'],
+    ['ecommerce', 'e commerce', 'onlineshop', 'online shop', 'webshop', 'warenkorb', 'online verkaufen', 'online bestellen'],
   ],
   fr: [
     [
@@ -1969,7 +1987,8 @@ export const lexicon: Lexicon = {
     ['référent', 'référents', 'provenance', 'viennent', 'vient', 'd où'],
     // Les mots des visiteurs qui n'ont pas lu les pages ; un groupe dont le premier mot est celui
     // d'un groupe précédent élargit celui-ci.
-    ['facture', 'factures', 'compta', 'comptabilité', 'justificatif', 'justificatifs', 'note de frais', 'facture pdf'],
+    // « justificatif » d'abord : « facture » a la racine de « facturation », et une facture n'est pas un paiement.
+    ['justificatif', 'justificatifs', 'facture', 'factures', 'compta', 'comptabilité', 'note de frais', 'facture pdf'],
     ['facturation', 'prélevé', 'prélever', 'débité', 'débiter', 'débit', 'carte bleue', 'cb', 'par carte', 'carte de crédit', 'l argent'],
     [
       'échoue',
@@ -2088,5 +2107,22 @@ export const lexicon: Lexicon = {
       'profilage',
       'empreinte',
     ],
+    ['transfert', 'passe la main', 'passer la main', 'passe le relais', 'passe à un humain', 'passe à une personne', 'bascule vers'],
+    ['personne', 'humain', 'humains', 'vraie personne', 'être humain', 'quelqu un'],
+    [
+      'changer',
+      'repasse',
+      'repasser',
+      'redescends',
+      'redescendre',
+      'vers le haut',
+      'vers le bas',
+      'formule supérieure',
+      'formule au dessus',
+      'plus haut',
+      'monter de formule',
+    ],
+    ['ecommerce', 'e commerce', 'boutique en ligne', 'vente en ligne', 'vendre en ligne', 'panier', 'commander en ligne'],
+    ['commerce', 'boutique', 'boutiques', 'magasin', 'magasins', 'commerces', 'commerçant', 'commerçante'],
   ],
 }

@@ -8,7 +8,7 @@ import { asksForPerson, asksHow, favourIntent, namesBusiness, splitQuestions } f
 import { limitAnswer } from './limit-answers.ts'
 import { onlyBuyingWords, priceAnswer } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
-import { asksRecommendation, mayStateNeeds, readNeeds, recommend, recommendationText } from './recommend.ts'
+import { asksEnough, asksRecommendation, mayStateNeeds, readNeeds, recommend, recommendationText } from './recommend.ts'
 import { clip, SHORT_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
 
 /**
@@ -48,12 +48,18 @@ export function planTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
 function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
   const { locale, message } = input
   if (input.handoff === 'active') return fixed(phrases.handoffActive[locale])
-  const parts = splitQuestions(message, locale)
+  // "A restaurant, one site, me, the chef and the manager edit it. Cheapest?" is one question however
+  // many "and"s it holds: a statement of needs is read whole.
+  const parts = statesNeeds(message, locale) ? [message] : splitQuestions(message, locale)
   if (parts.length < 2) return answerOne(kb, input)
   return combine(
     input,
     parts.map((part) => answerOne(kb, { ...input, message: part }, message)),
   )
+}
+
+function statesNeeds(message: string, locale: Locale): boolean {
+  return mayStateNeeds(message, locale) && asksRecommendation(message, locale, readNeeds(message, locale))
 }
 
 /**
@@ -121,13 +127,16 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   // "A bakery, three of us edit it, our own domain: which plan?" The cheapest plan and add-ons
   // covering every stated need, from the price list.
   const plans = plansMentioned(message, locale)
-  if (plans.length !== 1 && !wants.booking && mayStateNeeds(message, locale)) {
+  // "…own domain and a chat that answers customers, is Lite enough?" puts one plan to the test.
+  const testsPlan = plans.length === 1 && asksEnough(message, locale)
+  if ((plans.length !== 1 || testsPlan) && !wants.booking && mayStateNeeds(message, locale)) {
     const needs = readNeeds(message, locale)
     if (asksRecommendation(message, locale, needs)) {
       const pricing = kb.page(locale, 'pricing')
       const step = nextStep(input, { ...wants, buying: true }, pricing?.url, pricing?.url)
+      const among = testsPlan ? [] : plans
       return {
-        reply: recommendationText(kb.pricing, needs, recommend(kb.pricing, needs, plans), locale),
+        reply: recommendationText(kb.pricing, needs, recommend(kb.pricing, needs, among), locale, testsPlan ? plans[0] : undefined),
         ...step.parts,
         sources: pricing ? [{ title: pricing.pageTitle, url: pricing.url }] : [],
         requestHandoff: false,

@@ -86,9 +86,9 @@ export const asksHow = (message: string, locale: Locale) => HOW[locale].test(mes
  * weiterleiten", "tu peux me passer quelqu'un". Read on the lower-cased message.
  */
 const PERSON: Record<Locale, RegExp> = {
-  en: /\b(put|pass|transfer|hand|connect|get|put me through|forward)\b.{0,12}\b(someone|somebody|a person|a human|a colleague|support|an agent|a real|real person|through to|over to)\b|\b(speak|talk|chat)\b.{0,6}\b(to|with)\b.{0,12}\b(someone|somebody|a person|an advisor|a human|support|sales|your team)\b|\b(someone|somebody) (real|on the (phone|line))\b|\bsomeone real\b|\bcall me back\b|\bsomeone to call me\b|\b(somebody|someone) help me personally\b|\bhelp me personally\b|\breal person\b|\bhuman\b|\bconnect me\b/,
-  de: /\b(gib|gebt|geben sie|verbind\w*|stell\w* mich|leit\w* mich|übergeb\w*|hol\w*)\b.{0,30}\b(jemand\w*|menschen?|mitarbeiter\w*|kolleg\w*|support|techniker\w*|berater\w*|durch|weiter)\b|\bmit\b.{0,30}\b(sprechen|reden|telefonieren|schreiben)\b|\b(sprechen|reden)\b.{0,6}\bmit\b|\bmit (einem|einer|jemandem|dem|der)\b.{0,25}\bverbind\w*|\bdurchstell\w*|\bweiterleit\w*\b.{0,20}\bjemand\w*|\bzurückruf\w*|\brückruf\b|\bpersönlich helfen\b|\bmensch\b|\bans telefon\b/,
-  fr: /\b(passe[rz]?|passez|mets|mettez|mettre|transf\w*|trouver|trouve)\b.{0,12}\b(moi|me)?\b.{0,20}\b(quelqu'un|quelqu’un|une personne|humain|un collègue|collègue|en relation|en contact|le support|conseiller)\b|\bparler (à|a|avec)\b|\brappelle\b|\bquelqu'un de réel\b|\bm'aider personnellement\b|\baider personnellement\b|\bhumain\b|\bquelqu'un au téléphone\b/,
+  en: /\b(put|pass|transfer|hand|connect|get|put me through|forward)\b.{0,12}\b(someone|somebody|a person|a human|a colleague|support|an agent|a real|real person|through to|over to)\b|\b(speak|talk|chat)\b.{0,6}\b(to|with)\b.{0,12}\b(someone|somebody|a person|an advisor|a human|support|sales|your team)\b|\b(someone|somebody) (real|on the (phone|line))\b|\bsomeone real\b|\bcall me back\b|\bsomeone to call me\b|\b(somebody|someone) help me personally\b|\bhelp me personally\b|\breal person\b|\bhuman\b|\bconnect me\b|\b(colleague|someone|somebody|a person|sales)\b.{0,30}\b(contact|call|ping|email|e-mail|reach|ring) me\b/,
+  de: /\b(gib|gebt|geben sie|verbind\w*|stell\w* mich|leit\w* mich|übergeb\w*|hol\w*)\b.{0,30}\b(jemand\w*|menschen?|mitarbeiter\w*|kolleg\w*|support|techniker\w*|berater\w*|durch|weiter)\b|\bmit\b.{0,30}\b(sprechen|reden|telefonieren|schreiben)\b|\b(sprechen|reden)\b.{0,6}\bmit\b|\bmit (einem|einer|jemandem|dem|der)\b.{0,25}\bverbind\w*|\bdurchstell\w*|\bweiterleit\w*\b.{0,20}\bjemand\w*|\bzurückruf\w*|\brückruf\b|\bpersönlich helfen\b|\bmensch\b|\bans telefon\b|\b(kolleg\w*|jemand\w*)\b.{0,40}\b(meldet|melden|anruft|anrufen|kontaktiert|kontaktieren|zurückruft)\b/,
+  fr: /\b(passe[rz]?|passez|mets|mettez|mettre|transf\w*|trouver|trouve)\b.{0,12}\b(moi|me)?\b.{0,20}\b(quelqu'un|quelqu’un|une personne|humain|un collègue|collègue|en relation|en contact|le support|conseiller)\b|\bparler (à|a|avec)\b|\brappelle\b|\bquelqu'un de réel\b|\bm'aider personnellement\b|\baider personnellement\b|\bhumain\b|\bquelqu'un au téléphone\b|\b(collègues?|quelqu'un|une personne|conseill\w*)\b.{0,30}\bme (contacter|recontacter|rappeler|joindre|écrire|appeler)\b/,
 }
 /** A question about the assistant's own features ("can the chat hand over to a person?") is not a request. */
 const ABOUT_FEATURE: Record<Locale, RegExp> = {
@@ -122,9 +122,9 @@ const ASKS_WHEN: Record<Locale, RegExp> = {
   fr: /\b(quand|combien de temps|tout de suite|immédiatement|en milieu de mois|en cours de mois)\b/,
 }
 const STATES_TIME: Record<Locale, RegExp> = {
-  en: /\b(at once|immediately|right away|end of|prorated|days?|months?|hours?|minutes|weeks?|valid)\b/i,
-  de: /\b(sofort|ende|anteilig|tage?n?|monate?n?|stunden?|minuten|wochen?|gültig)\b/i,
-  fr: /\b(tout de suite|immédiatement|fin d[eu]|au prorata|jours?|mois|heures?|minutes|semaines?|valable)\b/i,
+  en: /\b(at once|immediately|right away|end of|prorated|days|hours|minutes|valid)\b/i,
+  de: /\b(sofort|ende|anteilig|tage|tagen|stunden|minuten|gültig)\b/i,
+  fr: /\b(tout de suite|immédiatement|fin d[eu]|au prorata|jours|heures|minutes|valable)\b/i,
 }
 /** How much a time in a passage counts for a question asking when. */
 const TIME_FAVOUR = 1.2

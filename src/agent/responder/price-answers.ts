@@ -92,9 +92,9 @@ export function priceAnswer(
 }
 
 const CHANGE: Record<Locale, RegExp> = {
-  en: /\b(upgrad\w*|downgrad\w*|switch\w*|cancel\w*|move (up|down)|go (up|down|from)|going from)\b/,
-  de: /\b(upgrad\w*|downgrad\w*|wechsel\w*|wechsl\w*|kündig\w*|runter\w*|hochstuf\w*)\b/,
-  fr: /\b(passe[rz]?|passage|change[rz]?|résili\w*|descend\w*|monte[rz]?)\b/,
+  en: /\b(upgrad\w*|downgrad\w*|switch\w*|cancel\w*|move (up|down|back)|go (up|down|from|back)|going from|drop (down )?to|back to)\b/,
+  de: /\b(upgrad\w*|downgrad\w*|wechsel\w*|wechsl\w*|kündig\w*|runter\w*|hochstuf\w*|zurück (zu|auf|in)|wieder (zu|auf|in))\b/,
+  fr: /\b(passe[rz]?|repasse[rz]?|passage|change[rz]?|résili\w*|descend\w*|redescend\w*|monte[rz]?|reviens|revenir)\b/,
 }
 
 const TIMING: Record<Locale, RegExp> = {

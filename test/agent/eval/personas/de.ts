@@ -168,6 +168,12 @@ export const de: PersonaSet = {
     ['can', 'verfolgt euer besucherzähler die leute über andere seiten hinweg?', ['Cookie']],
     ['how', 'wie kündige ich das konto endgültig und lösche alles', ['14 Tage']],
     ['can', 'können wir später ein anderes aussehen für die praxisseite wählen', ['Design']],
+    [
+      'recommend',
+      'wir sind zu viert in der praxis und alle sollen die seite bearbeiten, eigene domain. was empfehlt ihr?',
+      ['Lite', 'Platz|Plätze'],
+    ],
+    ['person', 'kannst du mir mal einen kollegen von dir schicken, der sich meldet'],
   ],
   shop: [
     ['recommend', 'kleiner Wollladen, 1 Website mit meiner Domain, der Chat-Assistent soll Fragen beantworten', ['Plus', 'Assistent']],
@@ -199,6 +205,9 @@ export const de: PersonaSet = {
     ['when', 'wann wird das geld jeden monat abgebucht', ['Stripe|Monat']],
     ['can', 'kann ich meine ganze seite als sicherung runterladen', ['ZIP']],
     ['when', 'wenn die zahlung platzt, ist die seite dann sofort weg?', ['erneut']],
+    ['recommend', 'kleiner laden, eigene domain und ein chat, der kunden antwortet. reicht da lite?', ['Plus', 'Assistent']],
+    ['demo', 'kannst du mir das mal live zeigen, so in einem kurzen videocall?'],
+    ['how', 'wie läuft das ab, wenn der chat an einen menschen übergibt?', ['Mensch']],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

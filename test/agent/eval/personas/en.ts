@@ -164,6 +164,8 @@ export const en: PersonaSet = {
     ['can', 'does your visitor counter track people across sites?', ['cookie']],
     ['how', 'how do I close my account for good', ['14 days']],
     ['can', 'can we pick a different look for the practice site later', ['theme']],
+    ['recommend', 'we are a team of four therapists who all edit the site, with our own domain. what would you suggest?', ['Lite', 'seat']],
+    ['person', 'hey, could you get a colleague of yours to ping me'],
   ],
   shop: [
     ['recommend', 'small yarn shop, 1 website with my domain, I want the chat assistant to answer questions', ['Plus', 'assistant']],
@@ -195,6 +197,13 @@ export const en: PersonaSet = {
     ['when', 'when does the money come off my card each month', ['Stripe|month']],
     ['can', 'can I get my whole site as a backup file', ['zip']],
     ['when', 'if the payment bounces, is my site switched off right away?', ['retr']],
+    [
+      'recommend',
+      'small online presence for my shop, own domain, and a chat thing that answers customers, is Lite enough?',
+      ['Plus', 'assistant'],
+    ],
+    ['demo', 'can you show me the thing live sometime, like a quick video call?'],
+    ['how', 'how does handing over to a human work in the chat?', ['person']],
   ],
   hairdresser: [
     ['recommend', "I own a hair salon, it's just me, I want a nice site with my own domain and my price list", [], ['Lite']],

@@ -172,6 +172,12 @@ export const fr: PersonaSet = {
     ['can', "votre compteur de visites suit les gens sur d'autres sites ?", ['cookie']],
     ['how', 'comment fermer définitivement notre compte', ['14 jours']],
     ['can', 'on pourra choisir un autre look pour le site du cabinet plus tard', ['thème']],
+    [
+      'recommend',
+      'on est quatre kinés et on doit tous pouvoir modifier le site, avec notre domaine. vous nous conseillez quoi ?',
+      ['Lite', 'place'],
+    ],
+    ['person', 'tu peux demander à un de tes collègues de me contacter ?'],
   ],
   shop: [
     [
@@ -207,6 +213,9 @@ export const fr: PersonaSet = {
     ['when', "quand est-ce que l'argent est prélevé chaque mois", ['Stripe|mois']],
     ['can', 'je peux télécharger tout mon site en sauvegarde', ['zip']],
     ['when', 'si le paiement ne passe pas, mon site est coupé tout de suite ?', ['tenté']],
+    ['recommend', 'petite boutique, mon propre domaine et un chat qui répond aux clients, Lite ça suffit ?', ['Plus', 'assistant']],
+    ['demo', 'tu peux me montrer ça en direct, genre un petit appel vidéo ?'],
+    ['how', 'comment ça se passe quand le chat passe la main à un humain ?', ['personne']],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
