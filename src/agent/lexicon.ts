@@ -484,7 +484,9 @@ export const lexicon: Lexicon = {
     ],
     ['publish', 'publishing', 'go live', 'goes live', 'launch', 'put online', 'make live', 'deploy', 'deployment', 'release'],
     ['host', 'hosting', 'hosted', 'web hosting', 'hoster'],
-    ['template', 'templates', 'theme', 'themes', 'design', 'designs', 'layout', 'layouts', 'look'],
+    // A template (pages and texts for a kind of business) is not a theme (colours and fonts).
+    ['template', 'templates', 'ready made site', 'premade site', 'starter site', 'sample site', 'example site'],
+    ['theme', 'themes', 'design', 'designs', 'layout', 'layouts', 'look', 'style', 'styles', 'appearance'],
     ['block', 'blocks', 'section', 'sections', 'component', 'components', 'element', 'elements', 'building blocks', 'modules'],
     ['mcp', 'model context protocol', 'ai agent', 'ai agents', 'agents', 'claude', 'agentic'],
     ['token', 'tokens', 'api key', 'api keys', 'secret', 'secrets', 'credentials'],
@@ -1260,7 +1262,9 @@ export const lexicon: Lexicon = {
       'release',
     ],
     ['hosting', 'hosten', 'hoster', 'gehostet werden', 'webhosting'],
-    ['vorlage', 'vorlagen', 'template', 'templates', 'design', 'designs', 'layout', 'layouts', 'theme', 'themes', 'aussehen'],
+    // Eine Vorlage (Seiten und Texte für eine Branche) ist kein Design (Farben und Schriften).
+    ['vorlage', 'vorlagen', 'template', 'templates', 'mustervorlage', 'beispielseite', 'fertige seite'],
+    ['design', 'designs', 'layout', 'layouts', 'theme', 'themes', 'aussehen', 'stil', 'optik', 'look'],
     ['block', 'blöcke', 'blocks', 'baustein', 'bausteine', 'element', 'elemente', 'abschnitt', 'abschnitte', 'module', 'komponenten'],
     ['mcp', 'model context protocol', 'ki agent', 'ki agenten', 'agenten', 'agent', 'claude'],
     ['token', 'tokens', 'api schlüssel', 'schlüssel', 'api key', 'api keys', 'zugangsdaten', 'secret'],
@@ -1931,7 +1935,9 @@ export const lexicon: Lexicon = {
     ],
     ['publier', 'publication', 'publié', 'mettre en ligne', 'mise en ligne', 'en ligne', 'déployer', 'déploiement', 'lancer'],
     ['hébergement', 'héberger', 'hébergé', 'hébergeur'],
-    ['modèle', 'modèles', 'template', 'templates', 'thème', 'thèmes', 'design', 'mise en page', 'apparence', 'gabarit'],
+    // Un modèle (pages et textes pour une activité) n'est pas un thème (couleurs et polices).
+    ['modèle', 'modèles', 'template', 'templates', 'gabarit', 'gabarits', 'site exemple', 'site tout fait'],
+    ['thème', 'thèmes', 'design', 'mise en page', 'apparence', 'look', 'style', 'allure'],
     ['bloc', 'blocs', 'section', 'sections', 'composant', 'composants', 'élément', 'éléments', 'module', 'modules'],
     ['mcp', 'model context protocol', 'agent ia', 'agents ia', 'agents', 'claude'],
     ['jeton', 'jetons', 'token', 'tokens', 'clé api', 'clés api', 'clé', 'clés', 'secret', 'identifiants api'],
