@@ -6,7 +6,7 @@ import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
 import { asksForPerson, asksHow, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
 import { limitAnswer } from './limit-answers.ts'
-import { onlyBuyingWords, priceAnswer } from './price-answers.ts'
+import { asksPlanChange, onlyBuyingWords, priceAnswer, withoutPlanNames } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
 import { asksEnough, asksRecommendation, mayStateNeeds, readNeeds, recommend, recommendationText } from './recommend.ts'
 import { clip, SHORT_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
@@ -116,7 +116,11 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     offer: has(hay, intents.offerRequest[locale]),
     price: has(hay, intents.price[locale]),
   }
-  const hits = favourIntent(kb.search(locale, message, { limit: 3, siteId: input.siteId }), message, locale)
+  const plans = plansMentioned(message, locale)
+  // "From Plus to Lite, when does that happen?" asks about changing plans: the plans' names would
+  // pull in every passage that lists the plans (sites, storage) rather than the rule for changing.
+  const query = plans.length > 0 && asksPlanChange(message, locale) ? withoutPlanNames(message, locale) : message
+  const hits = favourIntent(kb.search(locale, query, { limit: 3, siteId: input.siteId }), message, locale)
   const choice = choose(hits)
   const best = choice.best?.passage
   const alternative = choice.alternative?.passage
@@ -126,7 +130,6 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
 
   // "A bakery, three of us edit it, our own domain: which plan?" The cheapest plan and add-ons
   // covering every stated need, from the price list.
-  const plans = plansMentioned(message, locale)
   // "…own domain and a chat that answers customers, is Lite enough?" puts one plan to the test.
   const testsPlan = plans.length === 1 && asksEnough(message, locale)
   if ((plans.length !== 1 || testsPlan) && !wants.booking && mayStateNeeds(message, locale)) {

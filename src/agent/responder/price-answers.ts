@@ -97,6 +97,9 @@ const CHANGE: Record<Locale, RegExp> = {
   fr: /\b(passe[rz]?|repasse[rz]?|passage|change[rz]?|résili\w*|descend\w*|redescend\w*|monte[rz]?|reviens|revenir)\b/,
 }
 
+/** "If I downgrade from Plus to Lite…": a question about changing plans, whatever the plans. */
+export const asksPlanChange = (message: string, locale: Locale) => CHANGE[locale].test(message.toLowerCase())
+
 const TIMING: Record<Locale, RegExp> = {
   en: /\b(when|effect|immediately|right away|at once|mid|prorat\w*|period|downgrad\w*|cancel\w*)\b/,
   de: /\b(wann|ab wann|sofort|mitten|anteilig|zeitraum|downgrad\w*|runter\w*|kündig\w*)\b/,
@@ -140,7 +143,7 @@ function onlyPriceWords(message: string, locale: Locale): boolean {
 }
 
 /** The question without the plan's name and the words for "plan": what it asks about the plan. */
-function withoutPlanNames(message: string, locale: Locale): string {
+export function withoutPlanNames(message: string, locale: Locale): string {
   const drop = new Set(['free', 'lite', 'plus', 'pro', 'max', ...planWords[locale].split(' ')])
   return words(message)
     .filter((word) => !drop.has(word))
