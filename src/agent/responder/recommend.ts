@@ -80,21 +80,27 @@ const PEOPLE_NOUN: Record<Locale, RegExp> = {
 }
 /** "we are four", "a team of 5", "zu viert", "nous sommes trois": how many people, said without a noun after the number. */
 const WE_ARE: Record<Locale, RegExp> = {
-  en: /\b(?:we are|we're|there are|team of|crew of|group of)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b/,
-  de: /\b(?:wir sind|sind wir|team von|zu)\s+(\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zweit|dritt|viert|fünft|sechst)\b/,
-  fr: /\b(?:nous sommes|on est|équipe de|à)\s+(\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)\b(?!\s*(?:€|euros?|go|mo|sites?|ans|mois|h))/,
+  en: /\b(?:we are|we're|there are|team of|crew of|group of)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b|\b(?:we|us) (both)\b|\b(both) of us\b/,
+  de: /\b(?:wir sind|sind wir|team von|zu)\s+(\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zweit|dritt|viert|fünft|sechst)\b|\b(?:wir|uns) (beide)\b/,
+  fr: /\b(?:nous sommes|on est|équipe de|à)\s+(\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)\b(?!\s*(?:€|euros?|go|mo|sites?|ans|mois|h))|\b(?:tous|toutes) les (deux)\b/,
 }
 const ORDINAL_COUNT: Record<string, number> = { zweit: 2, dritt: 3, viert: 4, fünft: 5, sechst: 6 }
 const ME: Record<Locale, RegExp> = { en: /^(me|i)$/, de: /^(ich|mich)$/, fr: /^(moi)$/ }
 const JUST_ME: Record<Locale, RegExp> = {
-  en: /\b(just me|only me|by myself|one-man|one man|solo|alone)\b/,
-  de: /\b(nur ich|ein-mann|einzelkämpfer|allein)\b/,
-  fr: /\b(seule?|à mon compte|solo)\b/,
+  en: /\b(just me|only me|by myself|one-man|one man|one-person|one person|one-woman|sole trader|solo|alone|on my own)\b/,
+  de: /\b(nur ich|ein-mann|ein-frau|einzelkämpfer\w*|einzelunternehmer\w*|allein|alleine|solo)\b/,
+  fr: /\b(seule?|à mon compte|solo|auto-entrepreneur\w*|micro-entrepreneur\w*)\b/,
 }
 const OWN_DOMAIN: Record<Locale, RegExp> = {
   en: /\b(own|my|our|custom|their|its) (web )?(domain|address|url|web address)|\bwww\.|\.(com|de|fr|net|org)\b/,
   de: /\b(eigene[rnm]?|meine[rnm]?|unsere[rnm]?) (domain|adresse|internetadresse|webadresse)|\bwww\.|\.(com|de|fr|net|org)\b/,
   fr: /\b(propre|mon|notre|son|leur) (nom de )?(domaine|adresse)|\bwww\.|\.(com|de|fr|net|org)\b/,
+}
+/** "We have a .com already", "Domain haben wir schon", "on a déjà un nom de domaine": a domain to bring. */
+const HAS_DOMAIN: Record<Locale, RegExp> = {
+  en: /\b(we|i) (already )?(have|own|got) (a|an|our|my) (own )?(domain|web address)\b|\bdomain already\b/,
+  de: /\bdomain (haben|hab|habe) (wir|ich)\b|\b(wir|ich) (haben|habe|hab) (schon |bereits )?(eine|unsere|meine) domain\b/,
+  fr: /\b(on a|nous avons|j'ai) (déjà )?(un|notre|mon) (nom de )?domaine\b/,
 }
 const NO_DOMAIN: Record<Locale, RegExp> = {
   en: /\b(no|without|don't need an?|do not need an?) (own |custom )?domain/,
@@ -107,7 +113,7 @@ const SECOND_DOMAIN: Record<Locale, RegExp> = {
   fr: /\b(second|deuxième|autre) domaine/,
 }
 const ASSISTANT: Record<Locale, RegExp> = {
-  en: /\b(chat ?bot|chat assistant|ai chat|assistant|chat that|chat which|the chat)\b/,
+  en: /\b(chat ?bot|chat assistant|ai chat|assistant|chat that|chat which|the chat|chat thing|chat widget|chat function)\b/,
   de: /\b(chat ?bot|chat-?assistent\w*|ki-chat|assistent\w*|einen chat|ein chat|der chat)\b/,
   fr: /\b(chat ?bot|assistant|chat ia|un chat|le chat)\b/,
 }
@@ -146,9 +152,9 @@ const MAX_ONLY: Record<Locale, RegExp> = {
   fr: /\b(sla|support prioritaire|illimités?)\b/,
 }
 const NO_MONEY: Record<Locale, RegExp> = {
-  en: /\b(don't want to (pay|spend)|do not want to (pay|spend)|no money|for free|free of charge|as cheap as possible|without paying|subdomain is fine|nothing to pay)\b/,
-  de: /\b(nichts (aus)?geben|nichts bezahlen|kostenlos|gratis|so günstig wie möglich|subdomain reicht|ohne zu zahlen)\b/,
-  fr: /\b(rien dépenser|ne (veut|veux|voulons) pas payer|gratuit\w*|le moins cher possible|sous-domaine suffit|sans payer)\b/,
+  en: /\b(don't want to (pay|spend)|do not want to (pay|spend)|no money|for free|free of charge|as cheap as possible|without paying|subdomain is fine|nothing to pay|no budget|zero budget|on your subdomain)\b/,
+  de: /\b(nichts (aus)?geben|nichts bezahlen|kostenlos|gratis|so günstig wie möglich|subdomain reicht|ohne zu zahlen|kein budget|null budget|eurer subdomain)\b/,
+  fr: /\b(rien dépenser|ne (veut|veux|voulons) pas payer|gratuit\w*|le moins cher possible|sous-domaine suffit|sans payer|pas de budget|aucun budget|zéro budget|votre sous-domaine)\b/,
 }
 /** Words asking for a choice: "which plan", "what do I need", "cheapest option". */
 const ASKS: Record<Locale, RegExp> = {
@@ -194,7 +200,7 @@ function listWithMe(text: string, locale: Locale): number | undefined {
     let count = 1
     const person = /^(my|the|our|mein\w*|die|der|unser\w*|mon|ma|le|la|notre|mes)\b/
     // "our domain, me, the chef": a piece naming a thing the site needs is not a person.
-    const isPerson = (piece: string) => person.test(piece.trim()) && !THING.test(piece)
+    const isPerson = (piece: string) => person.test(piece.trim()) && !THING.test(piece.trim().split(/\s+/).slice(0, 3).join(' '))
     for (let k = meIn + 1; k < pieces.length && isPerson(pieces[k]!); k++) count++
     for (let k = meIn - 1; k >= 0 && isPerson(pieces[k]!); k--) count++
     if (count > 1) return count
@@ -204,7 +210,7 @@ function listWithMe(text: string, locale: Locale): number | undefined {
 
 /** Words for working on the site, which make a count of people a count of seats. */
 const EDITS =
-  /\b(log ?ins?|edit\w*|manage|access|update|maintain|work on|zug\w*|bearbeit\w*|pflegen|verwalten|ändern|ran|accès|modifier|modifient|gérons|gèrent|gérer|mettre à jour)\b/
+  /\b(log ?ins?|edit\w*|manage|access|update|maintain|work on|zug\w*|bearbeit\w*|pflegen|verwalten|ändern|ran|einlogg\w*|anmeld\w*|accès|modifier|modifient|gérons|gèrent|gérer|mettre à jour|connecter)\b/
 
 export function readNeeds(message: string, locale: Locale): Needs {
   const text = message.toLowerCase().replace(/’/g, "'")
@@ -226,12 +232,13 @@ export function readNeeds(message: string, locale: Locale): Needs {
   if (listed && EDITS.test(text)) needs.seats = Math.max(needs.seats ?? 1, listed)
   const weAre = WE_ARE[locale].exec(text)
   if (weAre) {
-    const n = /^\d+$/.test(weAre[1]!) ? Number(weAre[1]) : (NUM[locale][weAre[1]!] ?? ORDINAL_COUNT[weAre[1]!])
+    const said = weAre.slice(1).find((g) => g !== undefined)!
+    const n = /^\d+$/.test(said) ? Number(said) : (NUM[locale][said] ?? ORDINAL_COUNT[said])
     // "We are 3" counts people only next to a need for access ("…and all want to edit").
     if (n !== undefined && n > 1 && n < 100 && EDITS.test(text)) needs.seats = Math.max(needs.seats ?? 1, n)
   }
   if (JUST_ME[locale].test(text) && needs.seats === undefined) needs.seats = 1
-  if (OWN_DOMAIN[locale].test(text)) needs.domains = Math.max(needs.sites ?? 1, 1)
+  if (OWN_DOMAIN[locale].test(text) || HAS_DOMAIN[locale].test(text)) needs.domains = Math.max(needs.sites ?? 1, 1)
   if (SECOND_DOMAIN[locale].test(text)) needs.domains = (needs.sites ?? 1) + 1
   if (NO_DOMAIN[locale].test(text)) delete needs.domains
   if (ASSISTANT[locale].test(text)) needs.assistant = true
@@ -284,7 +291,9 @@ export const asksEnough = (message: string, locale: Locale) => ENOUGH[locale].te
 export function asksRecommendation(message: string, locale: Locale, needs: Needs): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
   const count = needCount(needs)
-  if (count === 0 || (count === 1 && !counted(needs))) return false
+  // One plain feature ("which plan has the AI chat?") is the knowledge base's to answer; an own
+  // domain asked with "which plan" is the one need that already picks a plan.
+  if (count === 0 || (count === 1 && !counted(needs) && !(needs.domains !== undefined && ASKS[locale].test(text)))) return false
   if (ASKS[locale].test(text) || (count >= 2 && ENOUGH[locale].test(text))) return true
   // "We've got 3 restaurants and want a site for each", "I need about 60 GB for my archive".
   return WANTS[locale].test(text) && (counted(needs) || needs.sites !== undefined || needs.seats !== undefined || count >= 2)

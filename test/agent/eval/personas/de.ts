@@ -35,6 +35,12 @@ export const de: PersonaSet = {
     ['can', 'geht eine Bildergalerie mit unseren Torten auf der Startseite', ['24']],
     ['how', 'wie komm ich an die rechnung für meine buchhaltung', ['Rechnung']],
     ['can', 'kann man eine karte einbauen, damit die leute uns finden', ['OpenStreetMap']],
+    [
+      'recommend',
+      'nur ich und meine partnerin, kleines café, wir müssen uns beide einloggen, domain haben wir schon. was nehmen wir?',
+      ['Lite', 'Platz|Plätze'],
+      ['Lite'],
+    ],
   ],
   restaurant: [
     [
@@ -70,6 +76,8 @@ export const de: PersonaSet = {
     ['can', 'können gäste uns direkt vom handy aus der seite anrufen', ['Anruf']],
     ['how', 'wie läuft das mit dem bezahlen, monatlich per karte?', ['Stripe']],
     ['can', 'können wir die seite auf deutsch und englisch haben', ['Deutsch, Englisch und Französisch']],
+    ['recommend', 'zwei läden, zwei websites, jede mit eigener adresse – was ist am günstigsten?', [], ['Plus']],
+    ['recommend', 'null budget, eine einfache seite auf eurer subdomain reicht uns, was schlagt ihr vor?', [], ['Free']],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -101,6 +109,7 @@ export const de: PersonaSet = {
     ['how', 'wie nehm ich alles mit, wenn wir den anbieter wechseln', ['ZIP']],
     ['can', 'kann ein kunde nur lesen, ohne was ändern zu dürfen', ['Betrachter']],
     ['how', 'wie wird die seite bei google gefunden, gibts da hilfe?', ['Audit']],
+    ['recommend', 'ich brauche wöchentliche seo-berichte für eine seite mit meiner domain, welches abo?', [], ['Pro']],
   ],
   photographer: [
     [
@@ -137,6 +146,7 @@ export const de: PersonaSet = {
     ['when', 'was ist wenn mein speicher voll ist, löscht ihr dann bilder?', ['lösch']],
     ['can', 'werden meine bilder komprimiert oder verlieren sie qualität?', ['WebP']],
     ['can', 'kann ich was rückgängig machen, wenn ich eine seite verbockt hab', ['Version|zurück']],
+    ['recommend', 'wir wollen die besucherstatistik zwei jahre behalten, eine seite, eigene domain. welcher tarif?', [], ['Pro']],
   ],
   physio: [
     ['recommend', 'Physiopraxis, 1 Seite, eigene Domain, 4 Therapeutinnen sollen den Blog pflegen können', ['Lite', 'Platz|Plätze']],

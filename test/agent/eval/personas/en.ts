@@ -35,6 +35,12 @@ export const en: PersonaSet = {
     ['can', 'is it possible to put a slideshow of our cakes on the homepage', ['24']],
     ['how', 'how do I get the invoice for my bookkeeping', ['invoice']],
     ['can', 'could we show a little map to find the shop', ['OpenStreetMap']],
+    [
+      'recommend',
+      'just me and my partner running a tiny café site, we both need to log in, we have a .com already. cheapest?',
+      ['Lite', 'seat'],
+      ['Lite'],
+    ],
   ],
   restaurant: [
     ['recommend', "We're a restaurant, one site, own domain, me, my chef and the manager want logins. cheapest option?", ['Lite', 'seat']],
@@ -66,6 +72,8 @@ export const en: PersonaSet = {
     ['can', 'can people ring us straight from the website on their phone', ['call']],
     ['how', 'how does billing work, monthly by card?', ['Stripe']],
     ['can', 'are we able to have the site in english and german', ['German, English and French']],
+    ['recommend', 'two shops, two websites, each on its own address - whats the cheapest way to do that?', [], ['Plus']],
+    ['recommend', 'no budget at all, we only need a simple page on your subdomain, what do you suggest?', [], ['Free']],
   ],
   agency: [
     ['recommend', "I'm building sites for 8 clients and need the write API and webhooks. Which plan?", [], ['Pro']],
@@ -97,6 +105,7 @@ export const en: PersonaSet = {
     ['how', 'how would I take all our stuff with me if we switch provider', ['zip']],
     ['can', 'can a client get read-only access without editing rights', ['viewer']],
     ['how', 'how does the site get found on google, any seo help?', ['audit']],
+    ['recommend', 'I need weekly SEO reports for one site with my domain, which subscription?', [], ['Pro']],
   ],
   photographer: [
     [
@@ -133,6 +142,7 @@ export const en: PersonaSet = {
     ['when', 'what if my storage is full, will you delete pictures?', ['delet']],
     ['can', 'do my shots lose quality or get compressed?', ['WebP']],
     ['can', 'is there a way to undo if I mess up a page', ['revision|roll back']],
+    ['recommend', 'we want to keep visitor stats for two years, one site, own domain, what plan do we need?', [], ['Pro']],
   ],
   physio: [
     ['recommend', 'Physio practice, 1 site, our own domain, 4 therapists should be able to update the blog', ['Lite', 'seat']],

@@ -39,6 +39,12 @@ export const fr: PersonaSet = {
     ['can', "on peut mettre un diaporama de nos gâteaux sur la page d'accueil", ['24']],
     ['how', 'comment je récupère la facture pour ma compta', ['facture']],
     ['can', 'peut-on afficher un petit plan pour trouver la boutique', ['OpenStreetMap']],
+    [
+      'recommend',
+      'juste moi et mon associé, un petit café, on doit tous les deux se connecter, on a déjà un nom de domaine. quelle formule ?',
+      ['Lite', 'place'],
+      ['Lite'],
+    ],
   ],
   restaurant: [
     [
@@ -74,6 +80,8 @@ export const fr: PersonaSet = {
     ['can', 'les clients peuvent nous appeler directement depuis le site sur leur portable ?', ['appel']],
     ['how', 'comment ça marche le paiement, par carte chaque mois ?', ['Stripe']],
     ['can', 'on peut avoir le site en français et en anglais', ['allemand, en anglais et en français']],
+    ['recommend', 'deux boutiques, deux sites, chacun avec sa propre adresse, le moins cher ce serait quoi ?', [], ['Plus']],
+    ['recommend', 'zéro budget, une page simple sur votre sous-domaine suffit, vous conseillez quoi ?', [], ['Free']],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -105,6 +113,7 @@ export const fr: PersonaSet = {
     ['how', 'comment je récupère tout si on change de prestataire', ['zip']],
     ['can', 'un client peut-il juste consulter sans pouvoir modifier', ['lecteur']],
     ['how', 'comment le site est trouvé sur google, vous aidez pour le référencement ?', ['audit']],
+    ['recommend', 'il me faut des rapports SEO hebdomadaires pour un site avec mon domaine, quel abonnement ?', [], ['Pro']],
   ],
   photographer: [
     [
@@ -141,6 +150,7 @@ export const fr: PersonaSet = {
     ['when', 'et si mon espace est plein, vous effacez mes photos ?', ['supprim']],
     ['can', 'mes photos sont compressées ou perdent en qualité ?', ['WebP']],
     ['can', 'je peux annuler si je rate une page', ['version']],
+    ['recommend', 'on veut garder les statistiques deux ans, un site, notre domaine, quelle formule ?', [], ['Pro']],
   ],
   physio: [
     ['recommend', 'Cabinet de kiné, 1 site, notre domaine, 4 kinés doivent pouvoir mettre à jour le blog', ['Lite', 'place']],
