@@ -49,11 +49,22 @@ const trades: Record<Locale, string> = {
   fr: 'boulangerie boulangeries boulanger boulangère pâtisserie pâtissier café cafés bistrot bar brasserie caviste boucherie boucher charcuterie fleuriste salon salons coiffeur coiffeuse coiffeurs coiffure barbier esthéticienne onglerie kiné kinés kinésithérapeute kinésithérapie dentiste médecin vétérinaire pharmacie opticien ostéopathe masseur thérapeute thérapeutes psychologue plombier plombiers plomberie électricien électricienne menuisier charpentier couvreur peintre jardinier paysagiste mécanicien garagiste serrurier carreleur artisan artisans artisane coach coachs coaching entraîneur professeur yoga pilates fitness studio association associations club clubs chorale orchestre trésorier trésorière président présidente avocat avocate notaire comptable expert-comptable consultant consultante freelance indépendant indépendante startup hôtel hôtels gîte librairie bijouterie crèche école retraité retraitée',
 }
 
+/**
+ * Everyday verbs, adjectives and pronouns that no answer turns on ("know", "little", "everyone",
+ * "aussieht", "genutzt", "ressemble"): a question worded in them is about its other words. Left
+ * out like stop words, so a new wording is not read as a question about something unknown.
+ */
+const everyday: Record<Locale, string> = {
+  en: 'know knowing knows knew see sees seeing seen saw little small tiny big huge everyone everybody anyone anybody nobody used usable appear appears appearing other others another same new newest latest good bad better best easy easily properly correctly sometime sometimes often somewhere anywhere everywhere make makes making go goes going went mean means become becomes seem seems feel ask asking run running',
+  de: 'kennen kenne sehen sieht sah gesehen aussieht klein kleine kleines kleinen kleiner groß große großes großen alle allen jemals genutzt benutzt verwendet erscheinen erscheint neu neue neuen neues gut gute guten besser beste leicht oft manchmal irgendwann irgendwo überall anders andere anderen anderes gleich gleiche gleichen kommen kommt meinen meint',
+  fr: 'connaître connaitre connais connait voir vu vue voie verra ressemble ressembler petit petite petits petites grand grande monde autre autres même mêmes nouveau nouvelle nouveaux bon bonne mieux meilleur meilleure facile facilement simplement vite souvent parfois jamais toujours partout affiché affichée affichés affichées apparaître apparaît utilisé utilisée servir sert servira aller va vont penser',
+}
+
 const withWords = (list: string): ReadonlySet<string> => new Set(list.split(' '))
 const stopwords: Record<Locale, ReadonlySet<string>> = {
-  en: new Set([...plainStopwords.en, ...withWords(fillers.en)]),
-  de: new Set([...plainStopwords.de, ...withWords(fillers.de)]),
-  fr: new Set([...plainStopwords.fr, ...withWords(fillers.fr)]),
+  en: new Set([...plainStopwords.en, ...withWords(fillers.en), ...withWords(everyday.en)]),
+  de: new Set([...plainStopwords.de, ...withWords(fillers.de), ...withWords(everyday.de)]),
+  fr: new Set([...plainStopwords.fr, ...withWords(fillers.fr), ...withWords(everyday.fr)]),
 }
 const tradeWords: Record<Locale, ReadonlySet<string>> = { en: withWords(trades.en), de: withWords(trades.de), fr: withWords(trades.fr) }
 /** A word naming a kind of business ("florist", "Friseur", "plombier"). */

@@ -41,6 +41,8 @@ export const de: PersonaSet = {
       ['Lite', 'Platz|Plätze'],
       ['Lite'],
     ],
+    ['can', 'kann ich vorher anschauen, wie die seite aussieht, bevor sie jeder sieht?', ['Vorschau']],
+    ['how', 'wie erreichen mich kunden über die seite?', ['Formular']],
   ],
   restaurant: [
     [
@@ -78,6 +80,8 @@ export const de: PersonaSet = {
     ['can', 'können wir die seite auf deutsch und englisch haben', ['Deutsch, Englisch und Französisch']],
     ['recommend', 'zwei läden, zwei websites, jede mit eigener adresse – was ist am günstigsten?', [], ['Plus']],
     ['recommend', 'null budget, eine einfache seite auf eurer subdomain reicht uns, was schlagt ihr vor?', [], ['Free']],
+    ['can', 'zeigt der browser dann das schloss-symbol bei unserer adresse?', ['SSL']],
+    ['can', 'kann ich eine seite im menü oben ausblenden?', ['Menü|Navigation']],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -110,6 +114,8 @@ export const de: PersonaSet = {
     ['can', 'kann ein kunde nur lesen, ohne was ändern zu dürfen', ['Betrachter']],
     ['how', 'wie wird die seite bei google gefunden, gibts da hilfe?', ['Audit']],
     ['recommend', 'ich brauche wöchentliche seo-berichte für eine seite mit meiner domain, welches abo?', [], ['Pro']],
+    ['how', 'wie lange gelten die zugangsschlüssel für die api?', ['90 Tage']],
+    ['can', 'kann ein ki-agent wie claude unsere seiten verwalten?', ['MCP']],
   ],
   photographer: [
     [
@@ -147,6 +153,8 @@ export const de: PersonaSet = {
     ['can', 'werden meine bilder komprimiert oder verlieren sie qualität?', ['WebP']],
     ['can', 'kann ich was rückgängig machen, wenn ich eine seite verbockt hab', ['Version|zurück']],
     ['recommend', 'wir wollen die besucherstatistik zwei jahre behalten, eine seite, eigene domain. welcher tarif?', [], ['Pro']],
+    ['can', 'wird mein logo auch als kleines symbol im browser-tab genutzt?', ['Favicon']],
+    ['how', 'wie funktioniert euer google-check meiner seite?', ['Audit']],
   ],
   physio: [
     ['recommend', 'Physiopraxis, 1 Seite, eigene Domain, 4 Therapeutinnen sollen den Blog pflegen können', ['Lite', 'Platz|Plätze']],
@@ -184,6 +192,8 @@ export const de: PersonaSet = {
       ['Lite', 'Platz|Plätze'],
     ],
     ['person', 'kannst du mir mal einen kollegen von dir schicken, der sich meldet'],
+    ['can', 'bleiben die daten unserer patienten in europa?', ['EU']],
+    ['can', 'kann die seite für französischsprachige patienten auf französisch erscheinen?', ['Französisch']],
   ],
   shop: [
     ['recommend', 'kleiner Wollladen, 1 Website mit meiner Domain, der Chat-Assistent soll Fragen beantworten', ['Plus', 'Assistent']],
@@ -218,6 +228,8 @@ export const de: PersonaSet = {
     ['recommend', 'kleiner laden, eigene domain und ein chat, der kunden antwortet. reicht da lite?', ['Plus', 'Assistent']],
     ['demo', 'kannst du mir das mal live zeigen, so in einem kurzen videocall?'],
     ['how', 'wie läuft das ab, wenn der chat an einen menschen übergibt?', ['Mensch']],
+    ['can', 'kann ich die seiten bauen, ohne html zu können?', ['jedem Tarif']],
+    ['how', 'wie bekomme ich eine kostenlose adresse, wenn ich noch keine domain habe?', ['Subdomain']],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

@@ -41,6 +41,8 @@ export const en: PersonaSet = {
       ['Lite', 'seat'],
       ['Lite'],
     ],
+    ['can', 'can I try out how my page looks before everyone sees it?', ['preview']],
+    ['how', 'how do people get in touch with me through the site?', ['form']],
   ],
   restaurant: [
     ['recommend', "We're a restaurant, one site, own domain, me, my chef and the manager want logins. cheapest option?", ['Lite', 'seat']],
@@ -74,6 +76,8 @@ export const en: PersonaSet = {
     ['can', 'are we able to have the site in english and german', ['German, English and French']],
     ['recommend', 'two shops, two websites, each on its own address - whats the cheapest way to do that?', [], ['Plus']],
     ['recommend', 'no budget at all, we only need a simple page on your subdomain, what do you suggest?', [], ['Free']],
+    ['can', 'will the little padlock show in the browser for our address?', ['SSL']],
+    ['can', 'can I hide a page from the menu at the top?', ['menu']],
   ],
   agency: [
     ['recommend', "I'm building sites for 8 clients and need the write API and webhooks. Which plan?", [], ['Pro']],
@@ -106,6 +110,8 @@ export const en: PersonaSet = {
     ['can', 'can a client get read-only access without editing rights', ['viewer']],
     ['how', 'how does the site get found on google, any seo help?', ['audit']],
     ['recommend', 'I need weekly SEO reports for one site with my domain, which subscription?', [], ['Pro']],
+    ['how', 'how long do access keys for the api last?', ['90 days']],
+    ['can', 'could an AI agent like claude manage the sites for us?', ['MCP']],
   ],
   photographer: [
     [
@@ -143,6 +149,8 @@ export const en: PersonaSet = {
     ['can', 'do my shots lose quality or get compressed?', ['WebP']],
     ['can', 'is there a way to undo if I mess up a page', ['revision|roll back']],
     ['recommend', 'we want to keep visitor stats for two years, one site, own domain, what plan do we need?', [], ['Pro']],
+    ['can', 'will my logo also be used as the little browser icon?', ['favicon']],
+    ['how', 'how does your google check of my site work?', ['audit']],
   ],
   physio: [
     ['recommend', 'Physio practice, 1 site, our own domain, 4 therapists should be able to update the blog', ['Lite', 'seat']],
@@ -176,6 +184,8 @@ export const en: PersonaSet = {
     ['can', 'can we pick a different look for the practice site later', ['theme']],
     ['recommend', 'we are a team of four therapists who all edit the site, with our own domain. what would you suggest?', ['Lite', 'seat']],
     ['person', 'hey, could you get a colleague of yours to ping me'],
+    ['can', 'is our patients data kept in europe?', ['EU']],
+    ['can', 'can the page be shown in french for our french speaking patients?', ['French']],
   ],
   shop: [
     ['recommend', 'small yarn shop, 1 website with my domain, I want the chat assistant to answer questions', ['Plus', 'assistant']],
@@ -214,6 +224,8 @@ export const en: PersonaSet = {
     ],
     ['demo', 'can you show me the thing live sometime, like a quick video call?'],
     ['how', 'how does handing over to a human work in the chat?', ['person']],
+    ['can', 'is it possible to build the pages without knowing html?', ['every plan']],
+    ['how', 'how do I get a free address if I have no domain yet?', ['subdomain']],
   ],
   hairdresser: [
     ['recommend', "I own a hair salon, it's just me, I want a nice site with my own domain and my price list", [], ['Lite']],

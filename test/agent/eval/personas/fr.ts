@@ -45,6 +45,8 @@ export const fr: PersonaSet = {
       ['Lite', 'place'],
       ['Lite'],
     ],
+    ['can', 'je peux voir à quoi ressemble la page avant que tout le monde la voie ?', ['aperçu']],
+    ['how', 'comment les clients me contactent via le site ?', ['formulaire']],
   ],
   restaurant: [
     [
@@ -82,6 +84,8 @@ export const fr: PersonaSet = {
     ['can', 'on peut avoir le site en français et en anglais', ['allemand, en anglais et en français']],
     ['recommend', 'deux boutiques, deux sites, chacun avec sa propre adresse, le moins cher ce serait quoi ?', [], ['Plus']],
     ['recommend', 'zéro budget, une page simple sur votre sous-domaine suffit, vous conseillez quoi ?', [], ['Free']],
+    ['can', "le petit cadenas s'affichera dans le navigateur pour notre adresse ?", ['SSL']],
+    ['can', 'je peux cacher une page du menu en haut ?', ['menu']],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -114,6 +118,8 @@ export const fr: PersonaSet = {
     ['can', 'un client peut-il juste consulter sans pouvoir modifier', ['lecteur']],
     ['how', 'comment le site est trouvé sur google, vous aidez pour le référencement ?', ['audit']],
     ['recommend', 'il me faut des rapports SEO hebdomadaires pour un site avec mon domaine, quel abonnement ?', [], ['Pro']],
+    ['how', "combien de temps durent les clés d'accès à l'api ?", ['90 jours']],
+    ['can', 'un agent ia comme claude pourrait gérer nos sites ?', ['MCP']],
   ],
   photographer: [
     [
@@ -151,6 +157,8 @@ export const fr: PersonaSet = {
     ['can', 'mes photos sont compressées ou perdent en qualité ?', ['WebP']],
     ['can', 'je peux annuler si je rate une page', ['version']],
     ['recommend', 'on veut garder les statistiques deux ans, un site, notre domaine, quelle formule ?', [], ['Pro']],
+    ['can', "mon logo servira aussi de petite icône dans l'onglet du navigateur ?", ['favicon']],
+    ['how', 'comment marche votre vérification google de mon site ?', ['audit']],
   ],
   physio: [
     ['recommend', 'Cabinet de kiné, 1 site, notre domaine, 4 kinés doivent pouvoir mettre à jour le blog', ['Lite', 'place']],
@@ -188,6 +196,8 @@ export const fr: PersonaSet = {
       ['Lite', 'place'],
     ],
     ['person', 'tu peux demander à un de tes collègues de me contacter ?'],
+    ['can', 'les données de nos patients restent en europe ?', ['UE']],
+    ['can', 'la page peut être affichée en allemand pour nos patients germanophones ?', ['allemand']],
   ],
   shop: [
     [
@@ -226,6 +236,8 @@ export const fr: PersonaSet = {
     ['recommend', 'petite boutique, mon propre domaine et un chat qui répond aux clients, Lite ça suffit ?', ['Plus', 'assistant']],
     ['demo', 'tu peux me montrer ça en direct, genre un petit appel vidéo ?'],
     ['how', 'comment ça se passe quand le chat passe la main à un humain ?', ['personne']],
+    ['can', 'je peux construire les pages sans connaître le html ?', ['toutes les formules']],
+    ['how', "comment avoir une adresse gratuite si je n'ai pas encore de domaine ?", ['sous-domaine']],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
