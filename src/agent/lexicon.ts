@@ -126,7 +126,7 @@ export const lexicon: Lexicon = {
       'notice',
     ],
     ['yearly', 'year', 'annual', 'annually', 'per year', 'a year', '12 months', 'twelve months', 'upfront', 'up front'],
-    ['monthly', 'month', 'months', 'per month', 'a month', 'month to month'],
+    ['monthly', 'full month', 'whole month', 'entire month', 'month', 'months', 'per month', 'a month', 'month to month'],
     ['discount', 'save', 'saves', 'saving', 'savings', 'cheaper', 'reduction', 'deal', 'off', 'rebate', 'cheaper rate', 'less'],
     ['bill', 'billing', 'billed', 'billing cycle', 'billing period', 'cycle', 'pay', 'paying', 'payment', 'payments', 'charged'],
     ['domain', 'domains', 'url', 'urls', 'web address', 'address', 'custom domain', 'own domain', 'hostname', 'dot com', 'com', 'own name'],
@@ -537,6 +537,8 @@ export const lexicon: Lexicon = {
     ['invoice', 'invoices', 'receipt', 'receipts', 'bookkeeping', 'invoicing', 'accountant', 'accounting', 'pdf invoice', 'tax records'],
     [
       'bill',
+      'the money',
+      'money taken',
       'debit',
       'debited',
       'direct debit',
@@ -748,6 +750,7 @@ export const lexicon: Lexicon = {
       'sell online',
       'sell products online',
     ],
+    ['navigation', 'menu bar', 'nav bar', 'navbar', 'main menu', 'top menu', 'menu at the top', 'header menu', 'navigation menu'],
   ],
   de: [
     [
@@ -1333,6 +1336,8 @@ export const lexicon: Lexicon = {
     ],
     [
       'abrechnung',
+      'das geld',
+      'geld abbuchen',
       'kreditkarte',
       'ec karte',
       'girokarte',
@@ -1468,6 +1473,7 @@ export const lexicon: Lexicon = {
     ['übergabe', 'übergibt', 'übergeben wird', 'weitergibt', 'weitergeben', 'an einen menschen'],
     ['mensch', 'menschen', 'echter mensch', 'echten menschen', 'jemand', 'jemanden', 'jemandem'],
     ['ecommerce', 'e commerce', 'onlineshop', 'online shop', 'webshop', 'warenkorb', 'online verkaufen', 'online bestellen'],
+    ['navigation', 'menü', 'menüs', 'navigationsmenü', 'menüleiste', 'navigationsleiste', 'hauptmenü', 'menü oben'],
   ],
   fr: [
     [
@@ -2114,5 +2120,6 @@ export const lexicon: Lexicon = {
     ],
     ['ecommerce', 'e commerce', 'boutique en ligne', 'vente en ligne', 'vendre en ligne', 'panier', 'commander en ligne'],
     ['commerce', 'boutique', 'boutiques', 'magasin', 'magasins', 'commerces', 'commerçant', 'commerçante'],
+    ['navigation', 'menu de navigation', 'menu en haut', 'menu du haut', 'barre de menu', 'menu principal'],
   ],
 }
