@@ -299,22 +299,7 @@ export const lexicon: Lexicon = {
       'not pay',
     ],
     ['trial', 'trials', 'trial period', 'free trial', 'try', 'trying', 'try out', 'test drive', 'testing it', 'test it', 'evaluate'],
-    [
-      'plan',
-      'plans',
-      'tier',
-      'tiers',
-      'package',
-      'packages',
-      'subscription',
-      'subscriptions',
-      'level',
-      'levels',
-      'edition',
-      'editions',
-      'bundle',
-      'bundles',
-    ],
+    ['plan', 'plans', 'tier', 'tiers', 'package', 'packages', 'subscription', 'subscriptions', 'level', 'levels', 'bundle', 'bundles'],
     [
       'limit',
       'limits',
@@ -751,6 +736,18 @@ export const lexicon: Lexicon = {
       'sell products online',
     ],
     ['navigation', 'menu bar', 'nav bar', 'navbar', 'main menu', 'top menu', 'menu at the top', 'header menu', 'navigation menu'],
+    [
+      'revision',
+      'revisions',
+      'history',
+      'version history',
+      'change history',
+      'who edited',
+      'who changed',
+      'who made changes',
+      'audit trail',
+      'changelog',
+    ],
   ],
   de: [
     [
@@ -1056,24 +1053,7 @@ export const lexicon: Lexicon = {
       'testzeitraum',
       'kostenlos testen',
     ],
-    [
-      'tarif',
-      'tarife',
-      'tarifs',
-      'paket',
-      'pakete',
-      'abo',
-      'abos',
-      'abonnement',
-      'plan',
-      'pläne',
-      'stufe',
-      'stufen',
-      'version',
-      'versionen',
-      'modell',
-      'modelle',
-    ],
+    ['tarif', 'tarife', 'tarifs', 'paket', 'pakete', 'abo', 'abos', 'abonnement', 'plan', 'pläne', 'stufe', 'stufen', 'modell', 'modelle'],
     [
       'limit',
       'limits',
@@ -1474,6 +1454,17 @@ export const lexicon: Lexicon = {
     ['mensch', 'menschen', 'echter mensch', 'echten menschen', 'jemand', 'jemanden', 'jemandem'],
     ['ecommerce', 'e commerce', 'onlineshop', 'online shop', 'webshop', 'warenkorb', 'online verkaufen', 'online bestellen'],
     ['navigation', 'menü', 'menüs', 'navigationsmenü', 'menüleiste', 'navigationsleiste', 'hauptmenü', 'menü oben'],
+    [
+      'version',
+      'versionen',
+      'verlauf',
+      'seitenverlauf',
+      'versionsverlauf',
+      'änderungsverlauf',
+      'wer hat geändert',
+      'wer geändert hat',
+      'wer was geändert',
+    ],
   ],
   fr: [
     [
@@ -1739,8 +1730,6 @@ export const lexicon: Lexicon = {
       'packs',
       'niveau',
       'niveaux',
-      'version',
-      'versions',
     ],
     ['limite', 'limites', 'limité', 'limitée', 'combien de', 'nombre de', 'maximum', 'plafond', 'quota', 'quotas', 'jusqu à', 'au plus'],
     ['illimité', 'illimités', 'illimitée', 'illimitées', 'sans limite', 'autant que', 'infini', 'à volonté'],
@@ -1997,7 +1986,7 @@ export const lexicon: Lexicon = {
     // Les mots des visiteurs qui n'ont pas lu les pages ; un groupe dont le premier mot est celui
     // d'un groupe précédent élargit celui-ci.
     // « justificatif » d'abord : « facture » a la racine de « facturation », et une facture n'est pas un paiement.
-    ['justificatif', 'justificatifs', 'facture', 'factures', 'compta', 'comptabilité', 'note de frais', 'facture pdf'],
+    ['justificatif', 'justificatifs', 'facture', 'factures', 'comptabilité', 'note de frais', 'facture pdf'],
     ['facturation', 'prélevé', 'prélever', 'débité', 'débiter', 'débit', 'carte bleue', 'cb', 'par carte', 'carte de crédit', 'l argent'],
     [
       'échoue',
@@ -2121,5 +2110,6 @@ export const lexicon: Lexicon = {
     ['ecommerce', 'e commerce', 'boutique en ligne', 'vente en ligne', 'vendre en ligne', 'panier', 'commander en ligne'],
     ['commerce', 'boutique', 'boutiques', 'magasin', 'magasins', 'commerces', 'commerçant', 'commerçante'],
     ['navigation', 'menu de navigation', 'menu en haut', 'menu du haut', 'barre de menu', 'menu principal'],
+    ['version', 'versions', 'historique', 'historique des versions', 'qui a modifié', 'qui a changé', 'qui modifie'],
   ],
 }
