@@ -77,7 +77,7 @@ export const lexicon: Lexicon = {
       'who visits',
     ],
     ['biggest', 'largest', 'top tier', 'highest', 'most expensive', 'all inclusive', 'everything included'],
-    ['cheapest', 'least expensive', 'lowest', 'minimum', 'entry level', 'entry', 'starter', 'smallest', 'at least'],
+    ['cheapest', 'least expensive', 'lowest', 'minimum', 'entry level', 'starter', 'smallest', 'at least'],
     [
       'price',
       'prices',
@@ -748,6 +748,7 @@ export const lexicon: Lexicon = {
       'audit trail',
       'changelog',
     ],
+    ['statistics', 'clicked', 'clicks', 'most visited', 'most viewed', 'most popular pages', 'most clicked'],
   ],
   de: [
     [
@@ -1143,7 +1144,20 @@ export const lexicon: Lexicon = {
       'mobilgeräte',
       'mobiltauglich',
     ],
-    ['geschwindigkeit', 'schnell', 'schneller', 'langsam', 'ladezeit', 'ladezeiten', 'laden', 'pagespeed', 'performance', 'tempo'],
+    [
+      'geschwindigkeit',
+      'schnell',
+      'schneller',
+      'langsam',
+      'ladezeit',
+      'ladezeiten',
+      'lädt',
+      'beim laden',
+      'schnell laden',
+      'pagespeed',
+      'performance',
+      'tempo',
+    ],
     ['löschen', 'löscht', 'gelöscht', 'löschung', 'entfernen', 'vergessen', 'tilgen', 'weg', 'verliere', 'verlieren', 'verloren'],
     [
       'datenschutz',
@@ -1208,7 +1222,10 @@ export const lexicon: Lexicon = {
       'übernehmen',
       'übernimmt',
       'handoff',
-      'weiterleiten',
+      // Not "weiterleiten" alone: its stem is that of "Weiterleitungen", the redirects.
+      'an einen menschen weiterleiten',
+      'mich weiterleiten',
+      'weiterleiten an',
       'eskalieren',
       'einsteigen',
       'eingreifen',
@@ -1465,6 +1482,10 @@ export const lexicon: Lexicon = {
       'wer geändert hat',
       'wer was geändert',
     ],
+    // "Laden" is a shop as often as loading: only its loading phrases count as speed.
+    ['weiterleitung', 'weiterleitungen', 'umleitung', 'umleitungen', 'redirect', 'redirects'],
+    ['statistik', 'angeklickt', 'klicks', 'aufgerufen', 'am meisten besucht', 'meistbesucht', 'aufrufe'],
+    ['speisekarte', 'leistungsliste', 'tageskarte', 'getränkekarte', 'wochenkarte', 'mittagskarte', 'produktliste', 'preisübersicht'],
   ],
   fr: [
     [
@@ -2108,8 +2129,8 @@ export const lexicon: Lexicon = {
       'monter de formule',
     ],
     ['ecommerce', 'e commerce', 'boutique en ligne', 'vente en ligne', 'vendre en ligne', 'panier', 'commander en ligne'],
-    ['commerce', 'boutique', 'boutiques', 'magasin', 'magasins', 'commerces', 'commerçant', 'commerçante'],
     ['navigation', 'menu de navigation', 'menu en haut', 'menu du haut', 'barre de menu', 'menu principal'],
     ['version', 'versions', 'historique', 'historique des versions', 'qui a modifié', 'qui a changé', 'qui modifie'],
+    ['statistiques', 'cliqué', 'cliquées', 'clics', 'les plus consultées', 'les plus visitées', 'pages vues'],
   ],
 }

@@ -43,6 +43,8 @@ export const de: PersonaSet = {
     ],
     ['can', 'kann ich vorher anschauen, wie die seite aussieht, bevor sie jeder sieht?', ['Vorschau']],
     ['how', 'wie erreichen mich kunden über die seite?', ['Formular']],
+    ['can', 'kann ich da auch unsere feiertage und betriebsurlaub eintragen?', ['Feiertag']],
+    ['how', 'wie krieg ich meine fotos vom handy auf die seite?', ['hochladen|Handy']],
   ],
   restaurant: [
     [
@@ -82,6 +84,8 @@ export const de: PersonaSet = {
     ['recommend', 'null budget, eine einfache seite auf eurer subdomain reicht uns, was schlagt ihr vor?', [], ['Free']],
     ['can', 'zeigt der browser dann das schloss-symbol bei unserer adresse?', ['SSL']],
     ['can', 'kann ich eine seite im menü oben ausblenden?', ['Menü|Navigation']],
+    ['can', 'kann man bei euch die tageskarte mit preisen reinstellen?', ['Preisliste']],
+    ['when', 'wie lange ist der download-link vom export gültig?', ['7 Tage']],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -116,6 +120,8 @@ export const de: PersonaSet = {
     ['recommend', 'ich brauche wöchentliche seo-berichte für eine seite mit meiner domain, welches abo?', [], ['Pro']],
     ['how', 'wie lange gelten die zugangsschlüssel für die api?', ['90 Tage']],
     ['can', 'kann ein ki-agent wie claude unsere seiten verwalten?', ['MCP']],
+    ['can', 'lassen sich weiterleitungen selber anlegen, 302 zum beispiel?', ['302']],
+    ['how', 'wie verbinde ich die kundendomain mit der seite?', ['TXT']],
   ],
   photographer: [
     [
@@ -155,6 +161,8 @@ export const de: PersonaSet = {
     ['recommend', 'wir wollen die besucherstatistik zwei jahre behalten, eine seite, eigene domain. welcher tarif?', [], ['Pro']],
     ['can', 'wird mein logo auch als kleines symbol im browser-tab genutzt?', ['Favicon']],
     ['how', 'wie funktioniert euer google-check meiner seite?', ['Audit']],
+    ['can', 'werden die kameradaten und der standort aus meinen bildern gelöscht?', ['GPS']],
+    ['can', 'gehen auch raw-dateien direkt aus der kamera?', ['JPEG']],
   ],
   physio: [
     ['recommend', 'Physiopraxis, 1 Seite, eigene Domain, 4 Therapeutinnen sollen den Blog pflegen können', ['Lite', 'Platz|Plätze']],
@@ -194,6 +202,8 @@ export const de: PersonaSet = {
     ['person', 'kannst du mir mal einen kollegen von dir schicken, der sich meldet'],
     ['can', 'bleiben die daten unserer patienten in europa?', ['EU']],
     ['can', 'kann die seite für französischsprachige patienten auf französisch erscheinen?', ['Französisch']],
+    ['can', 'kriegen wir ein impressum automatisch erstellt?', ['Impressum']],
+    ['how', 'wie sehen wir, welche seiten am meisten angeklickt werden?', ['Seite']],
   ],
   shop: [
     ['recommend', 'kleiner Wollladen, 1 Website mit meiner Domain, der Chat-Assistent soll Fragen beantworten', ['Plus', 'Assistent']],
@@ -230,6 +240,8 @@ export const de: PersonaSet = {
     ['how', 'wie läuft das ab, wenn der chat an einen menschen übergibt?', ['Mensch']],
     ['can', 'kann ich die seiten bauen, ohne html zu können?', ['jedem Tarif']],
     ['how', 'wie bekomme ich eine kostenlose adresse, wenn ich noch keine domain habe?', ['Subdomain']],
+    ['can', 'kann ich die hausfarbe von meinem laden einstellen?', ['Hausfarbe']],
+    ['how', 'wie kommen die anfragen aus dem kontaktformular bei mir an?', ['E-Mail']],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

@@ -47,6 +47,8 @@ export const fr: PersonaSet = {
     ],
     ['can', 'je peux voir à quoi ressemble la page avant que tout le monde la voie ?', ['aperçu']],
     ['how', 'comment les clients me contactent via le site ?', ['formulaire']],
+    ['can', 'je peux indiquer nos jours fériés et nos congés annuels ?', ['férié']],
+    ['how', 'comment je mets mes photos du téléphone sur le site ?', ['téléphone']],
   ],
   restaurant: [
     [
@@ -86,6 +88,8 @@ export const fr: PersonaSet = {
     ['recommend', 'zéro budget, une page simple sur votre sous-domaine suffit, vous conseillez quoi ?', [], ['Free']],
     ['can', "le petit cadenas s'affichera dans le navigateur pour notre adresse ?", ['SSL']],
     ['can', 'je peux cacher une page du menu en haut ?', ['menu']],
+    ['can', 'on peut mettre notre carte du jour avec les prix ?', ['liste de prix']],
+    ['when', "le lien de téléchargement de l'export reste valable combien de temps ?", ['7 jours']],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -120,6 +124,8 @@ export const fr: PersonaSet = {
     ['recommend', 'il me faut des rapports SEO hebdomadaires pour un site avec mon domaine, quel abonnement ?', [], ['Pro']],
     ['how', "combien de temps durent les clés d'accès à l'api ?", ['90 jours']],
     ['can', 'un agent ia comme claude pourrait gérer nos sites ?', ['MCP']],
+    ['can', 'on peut créer nous-mêmes des redirections, en 302 par exemple ?', ['302']],
+    ['how', 'comment je relie le domaine du client au site ?', ['TXT']],
   ],
   photographer: [
     [
@@ -159,6 +165,8 @@ export const fr: PersonaSet = {
     ['recommend', 'on veut garder les statistiques deux ans, un site, notre domaine, quelle formule ?', [], ['Pro']],
     ['can', "mon logo servira aussi de petite icône dans l'onglet du navigateur ?", ['favicon']],
     ['how', 'comment marche votre vérification google de mon site ?', ['audit']],
+    ['can', "les données de l'appareil et la localisation sont enlevées de mes photos ?", ['GPS']],
+    ['can', "je peux envoyer des fichiers raw directement de l'appareil ?", ['JPEG']],
   ],
   physio: [
     ['recommend', 'Cabinet de kiné, 1 site, notre domaine, 4 kinés doivent pouvoir mettre à jour le blog', ['Lite', 'place']],
@@ -198,6 +206,8 @@ export const fr: PersonaSet = {
     ['person', 'tu peux demander à un de tes collègues de me contacter ?'],
     ['can', 'les données de nos patients restent en europe ?', ['UE']],
     ['can', 'la page peut être affichée en allemand pour nos patients germanophones ?', ['allemand']],
+    ['can', 'on a une page de confidentialité générée automatiquement ?', ['confidentialité']],
+    ['how', 'comment on voit quelles pages sont les plus consultées ?', ['page']],
   ],
   shop: [
     [
@@ -238,6 +248,8 @@ export const fr: PersonaSet = {
     ['how', 'comment ça se passe quand le chat passe la main à un humain ?', ['personne']],
     ['can', 'je peux construire les pages sans connaître le html ?', ['toutes les formules']],
     ['how', "comment avoir une adresse gratuite si je n'ai pas encore de domaine ?", ['sous-domaine']],
+    ['can', 'je peux mettre la couleur de ma boutique sur le site ?', ['couleur']],
+    ['how', "comment les messages du formulaire de contact m'arrivent ?", ['e-mail']],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
