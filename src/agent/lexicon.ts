@@ -785,6 +785,8 @@ export const lexicon: Lexicon = {
       'need to install',
     ],
     ['seat', 'board members', 'committee members', 'volunteers', 'helpers'],
+    ['valid', 'validity', 'expire', 'expires', 'expiry', 'expiration'],
+    ['conversation', 'conversations', 'chat logs', 'chat log', 'chat history', 'chat transcripts', 'transcripts', 'chats', 'chat messages'],
   ],
   de: [
     [
@@ -1558,6 +1560,7 @@ export const lexicon: Lexicon = {
       'software installieren',
     ],
     ['teamplatz', 'vorstand', 'ehrenamtliche', 'helfer', 'helferinnen'],
+    ['gültig', 'gültigkeit', 'läuft ab', 'laufen ab', 'abgelaufen', 'verfallen', 'verfällt', 'ablaufen'],
   ],
   fr: [
     [
@@ -2233,5 +2236,6 @@ export const lexicon: Lexicon = {
       'installer un logiciel',
     ],
     ['utilisateur', 'membres du bureau', 'bénévoles'],
+    ['valable', 'validité', 'expire', 'expirent', 'expiré', 'expirés', 'expiration'],
   ],
 }

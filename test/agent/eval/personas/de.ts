@@ -45,6 +45,8 @@ export const de: PersonaSet = {
     ['how', 'wie erreichen mich kunden über die seite?', ['Formular']],
     ['can', 'kann ich da auch unsere feiertage und betriebsurlaub eintragen?', ['Feiertag']],
     ['how', 'wie krieg ich meine fotos vom handy auf die seite?', ['hochladen|Handy']],
+    ['can', 'kannst du mir sagen, ob die seite auf dem handy gut aussieht?', ['Handy|Smartphone']],
+    ['how', 'wie schnell lädt die seite bei meinen kunden?', ['WebP|Lighthouse|schnell']],
   ],
   restaurant: [
     [
@@ -86,6 +88,8 @@ export const de: PersonaSet = {
     ['can', 'kann ich eine seite im menü oben ausblenden?', ['Menü|Navigation']],
     ['can', 'kann man bei euch die tageskarte mit preisen reinstellen?', ['Preisliste']],
     ['when', 'wie lange ist der download-link vom export gültig?', ['7 Tage']],
+    ['can', 'habt ihr sowas wie faq auf der seite?', ['FAQ']],
+    ['when', 'wie lange bleiben die chatverläufe gespeichert?', ['30 Tage']],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -122,6 +126,8 @@ export const de: PersonaSet = {
     ['can', 'kann ein ki-agent wie claude unsere seiten verwalten?', ['MCP']],
     ['can', 'lassen sich weiterleitungen selber anlegen, 302 zum beispiel?', ['302']],
     ['how', 'wie verbinde ich die kundendomain mit der seite?', ['TXT']],
+    ['can', 'könnt ihr webhooks signieren?', ['sign|Signatur']],
+    ['how', 'wie läuft das mit den api-tokens, verfallen die?', ['erneuer']],
   ],
   photographer: [
     [
@@ -163,6 +169,7 @@ export const de: PersonaSet = {
     ['how', 'wie funktioniert euer google-check meiner seite?', ['Audit']],
     ['can', 'werden die kameradaten und der standort aus meinen bildern gelöscht?', ['GPS']],
     ['can', 'gehen auch raw-dateien direkt aus der kamera?', ['JPEG']],
+    ['can', 'geht das, mehrere bilder auf einmal hochzuladen?', ['mehrere']],
   ],
   physio: [
     ['recommend', 'Physiopraxis, 1 Seite, eigene Domain, 4 Therapeutinnen sollen den Blog pflegen können', ['Lite', 'Platz|Plätze']],
@@ -242,6 +249,7 @@ export const de: PersonaSet = {
     ['how', 'wie bekomme ich eine kostenlose adresse, wenn ich noch keine domain habe?', ['Subdomain']],
     ['can', 'kann ich die hausfarbe von meinem laden einstellen?', ['Hausfarbe']],
     ['how', 'wie kommen die anfragen aus dem kontaktformular bei mir an?', ['E-Mail']],
+    ['can', 'is das möglich, die seite auf englisch und deutsch zu haben?', ['Englisch']],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

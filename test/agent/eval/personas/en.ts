@@ -43,6 +43,8 @@ export const en: PersonaSet = {
     ],
     ['can', 'can I try out how my page looks before everyone sees it?', ['preview']],
     ['how', 'how do people get in touch with me through the site?', ['form']],
+    ['can', 'can u tell me if the site looks ok on a phone?', ['phone']],
+    ['how', 'how quick does the site load for my customers?', ['WebP|Lighthouse|fast']],
   ],
   restaurant: [
     ['recommend', "We're a restaurant, one site, own domain, me, my chef and the manager want logins. cheapest option?", ['Lite', 'seat']],
@@ -78,6 +80,8 @@ export const en: PersonaSet = {
     ['recommend', 'no budget at all, we only need a simple page on your subdomain, what do you suggest?', [], ['Free']],
     ['can', 'will the little padlock show in the browser for our address?', ['SSL']],
     ['can', 'can I hide a page from the menu at the top?', ['menu']],
+    ['can', 'do you have something like an faq section?', ['FAQ']],
+    ['when', 'how long are chat logs kept?', ['30 days']],
   ],
   agency: [
     ['recommend', "I'm building sites for 8 clients and need the write API and webhooks. Which plan?", [], ['Pro']],
@@ -110,8 +114,10 @@ export const en: PersonaSet = {
     ['can', 'can a client get read-only access without editing rights', ['viewer']],
     ['how', 'how does the site get found on google, any seo help?', ['audit']],
     ['recommend', 'I need weekly SEO reports for one site with my domain, which subscription?', [], ['Pro']],
-    ['how', 'how long do access keys for the api last?', ['90 days']],
+    ['how', 'how long do access keys for the api last?', ['rotat']],
     ['can', 'could an AI agent like claude manage the sites for us?', ['MCP']],
+    ['can', 'do you sign the webhook payloads?', ['sign']],
+    ['how', 'hows it work with api tokens, do they expire?', ['rotat']],
   ],
   photographer: [
     [
@@ -151,6 +157,7 @@ export const en: PersonaSet = {
     ['recommend', 'we want to keep visitor stats for two years, one site, own domain, what plan do we need?', [], ['Pro']],
     ['can', 'will my logo also be used as the little browser icon?', ['favicon']],
     ['how', 'how does your google check of my site work?', ['audit']],
+    ['can', 'can i upload a bunch of photos in one go?', ['several']],
   ],
   physio: [
     ['recommend', 'Physio practice, 1 site, our own domain, 4 therapists should be able to update the blog', ['Lite', 'seat']],
@@ -226,6 +233,7 @@ export const en: PersonaSet = {
     ['how', 'how does handing over to a human work in the chat?', ['person']],
     ['can', 'is it possible to build the pages without knowing html?', ['every plan']],
     ['how', 'how do I get a free address if I have no domain yet?', ['subdomain']],
+    ['can', 'is it doable to have the site in english and german?', ['German']],
   ],
   hairdresser: [
     ['recommend', "I own a hair salon, it's just me, I want a nice site with my own domain and my price list", [], ['Lite']],

@@ -49,6 +49,8 @@ export const fr: PersonaSet = {
     ['how', 'comment les clients me contactent via le site ?', ['formulaire']],
     ['can', 'je peux indiquer nos jours fériés et nos congés annuels ?', ['férié']],
     ['how', 'comment je mets mes photos du téléphone sur le site ?', ['téléphone']],
+    ['can', 'tu peux me dire si le site rend bien sur mobile ?', ['téléphone|mobile']],
+    ['how', 'le site se charge vite chez mes clients ?', ['WebP|Lighthouse|vite']],
   ],
   restaurant: [
     [
@@ -90,6 +92,8 @@ export const fr: PersonaSet = {
     ['can', 'je peux cacher une page du menu en haut ?', ['menu']],
     ['can', 'on peut mettre notre carte du jour avec les prix ?', ['liste de prix']],
     ['when', "le lien de téléchargement de l'export reste valable combien de temps ?", ['7 jours']],
+    ['can', 'vous avez un truc genre faq sur le site ?', ['FAQ']],
+    ['when', 'les conversations du chat sont gardées combien de temps ?', ['30 jours']],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -122,10 +126,12 @@ export const fr: PersonaSet = {
     ['can', 'un client peut-il juste consulter sans pouvoir modifier', ['lecteur']],
     ['how', 'comment le site est trouvé sur google, vous aidez pour le référencement ?', ['audit']],
     ['recommend', 'il me faut des rapports SEO hebdomadaires pour un site avec mon domaine, quel abonnement ?', [], ['Pro']],
-    ['how', "combien de temps durent les clés d'accès à l'api ?", ['90 jours']],
+    ['how', "combien de temps durent les clés d'accès à l'api ?", ['renouvel']],
     ['can', 'un agent ia comme claude pourrait gérer nos sites ?', ['MCP']],
     ['can', 'on peut créer nous-mêmes des redirections, en 302 par exemple ?', ['302']],
     ['how', 'comment je relie le domaine du client au site ?', ['TXT']],
+    ['can', 'vous signez les webhooks ?', ['sign']],
+    ['how', 'ça marche comment les jetons api, ils expirent ?', ['renouvel']],
   ],
   photographer: [
     [
@@ -167,6 +173,7 @@ export const fr: PersonaSet = {
     ['how', 'comment marche votre vérification google de mon site ?', ['audit']],
     ['can', "les données de l'appareil et la localisation sont enlevées de mes photos ?", ['GPS']],
     ['can', "je peux envoyer des fichiers raw directement de l'appareil ?", ['JPEG']],
+    ['can', "je peux envoyer plusieurs photos d'un coup ?", ['plusieurs']],
   ],
   physio: [
     ['recommend', 'Cabinet de kiné, 1 site, notre domaine, 4 kinés doivent pouvoir mettre à jour le blog', ['Lite', 'place']],
@@ -250,6 +257,7 @@ export const fr: PersonaSet = {
     ['how', "comment avoir une adresse gratuite si je n'ai pas encore de domaine ?", ['sous-domaine']],
     ['can', 'je peux mettre la couleur de ma boutique sur le site ?', ['couleur']],
     ['how', "comment les messages du formulaire de contact m'arrivent ?", ['e-mail']],
+    ['can', "c'est possible d'avoir le site en anglais et en français ?", ['anglais']],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
