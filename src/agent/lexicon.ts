@@ -787,6 +787,7 @@ export const lexicon: Lexicon = {
     ['seat', 'board members', 'committee members', 'volunteers', 'helpers'],
     ['valid', 'validity', 'expire', 'expires', 'expiry', 'expiration'],
     ['conversation', 'conversations', 'chat logs', 'chat log', 'chat history', 'chat transcripts', 'transcripts', 'chats', 'chat messages'],
+    ['size', 'sizes', 'file size', 'how big', 'how large', 'max size', 'maximum size', 'mb', 'megabytes', 'megabyte'],
   ],
   de: [
     [
@@ -1561,6 +1562,8 @@ export const lexicon: Lexicon = {
     ],
     ['teamplatz', 'vorstand', 'ehrenamtliche', 'helfer', 'helferinnen'],
     ['gültig', 'gültigkeit', 'läuft ab', 'laufen ab', 'abgelaufen', 'verfallen', 'verfällt', 'ablaufen'],
+    ['größe', 'dateigröße', 'wie groß', 'maximale größe', 'mb', 'megabyte'],
+    ['export', 'inhalte raus', 'daten raus', 'alles raus', 'rausbekommen', 'rausholen', 'raus bekommen'],
   ],
   fr: [
     [
@@ -2237,5 +2240,6 @@ export const lexicon: Lexicon = {
     ],
     ['utilisateur', 'membres du bureau', 'bénévoles'],
     ['valable', 'validité', 'expire', 'expirent', 'expiré', 'expirés', 'expiration'],
+    ['taille', 'taille de fichier', 'quelle taille', 'taille maximale', 'mo', 'mégaoctets', 'mégaoctet', 'poids'],
   ],
 }

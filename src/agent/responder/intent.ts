@@ -23,6 +23,26 @@ function splitter(locale: Locale): RegExp {
   return re
 }
 
+/**
+ * Words that ask, anywhere in a clause: "…, and a file can be how big?", "…, et un fichier peut
+ * faire quelle taille ?". After a comma and "and", a clause holding one is a question of its own.
+ */
+const ASKING: Record<Locale, RegExp> = {
+  en: /\b(what|which|how|when|where|who|why|whats|is (it|that|this|there)|are there|included)\b/i,
+  de: /\b(was|welche\w*|wie|wann|wo|wer|warum|gibt es|gibts|ist das|dabei|inklusive)\b/i,
+  fr: /\b(quel\w*|comment|combien|quand|où|qui|pourquoi|est-ce|compris|inclus)\b/i,
+}
+
+/** "X, and Y?" where Y asks something of its own: the two parts. */
+function splitAtCommaAnd(sentence: string, locale: Locale): string[] {
+  const at = new RegExp(`,\\s*(?:${AND[locale]})\\s+`, 'iu').exec(sentence)
+  if (!at) return [sentence]
+  const left = sentence.slice(0, at.index)
+  const right = sentence.slice(at.index + at[0].length)
+  if (left.split(/\s+/).length < 3 || right.split(/\s+/).length < 3 || !ASKING[locale].test(right)) return [sentence]
+  return [left, right]
+}
+
 /** The questions of a message: split at a question mark followed by more, and at "and" before a second question. */
 export function splitQuestions(message: string, locale: Locale): string[] {
   const bySentence = message
@@ -32,7 +52,7 @@ export function splitQuestions(message: string, locale: Locale): string[] {
     .filter(Boolean)
   const parts: string[] = []
   for (const sentence of bySentence) {
-    const pieces = sentence.split(splitter(locale))
+    const pieces = sentence.split(splitter(locale)).flatMap((p) => splitAtCommaAnd(p, locale))
     for (const p of pieces) parts.push(...splitAfterModal(p.trim(), locale))
   }
   // A piece too short to be a question of its own ("and?") stays with the one before.

@@ -47,6 +47,7 @@ export const de: PersonaSet = {
     ['how', 'wie krieg ich meine fotos vom handy auf die seite?', ['hochladen|Handy']],
     ['can', 'kannst du mir sagen, ob die seite auf dem handy gut aussieht?', ['Handy|Smartphone']],
     ['how', 'wie schnell lädt die seite bei meinen kunden?', ['WebP|Lighthouse|schnell']],
+    ['compound', 'Kann ich unsere Öffnungszeiten zeigen? Und geht die Seite auch aufm Handy?', ['Öffnungszeiten', 'Handy']],
   ],
   restaurant: [
     [
@@ -90,6 +91,7 @@ export const de: PersonaSet = {
     ['when', 'wie lange ist der download-link vom export gültig?', ['7 Tage']],
     ['can', 'habt ihr sowas wie faq auf der seite?', ['FAQ']],
     ['when', 'wie lange bleiben die chatverläufe gespeichert?', ['30 Tage']],
+    ['compound', 'was kostet die zusätzliche domain, und wie ist das mit ssl, ist das dabei?', ['{addon:extra_domain}', 'SSL']],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -128,6 +130,7 @@ export const de: PersonaSet = {
     ['how', 'wie verbinde ich die kundendomain mit der seite?', ['TXT']],
     ['can', 'könnt ihr webhooks signieren?', ['sign|Signatur']],
     ['how', 'wie läuft das mit den api-tokens, verfallen die?', ['erneuer']],
+    ['compound', 'Gibt es ein Ratenlimit bei Plus. Und kann ich später alles exportieren?', ['300', 'ZIP']],
   ],
   photographer: [
     [
@@ -170,6 +173,7 @@ export const de: PersonaSet = {
     ['can', 'werden die kameradaten und der standort aus meinen bildern gelöscht?', ['GPS']],
     ['can', 'gehen auch raw-dateien direkt aus der kamera?', ['JPEG']],
     ['can', 'geht das, mehrere bilder auf einmal hochzuladen?', ['mehrere']],
+    ['compound', 'entfernt ihr gps aus den fotos, und wie groß darf eine datei sein?', ['GPS', '20 MB']],
   ],
   physio: [
     ['recommend', 'Physiopraxis, 1 Seite, eigene Domain, 4 Therapeutinnen sollen den Blog pflegen können', ['Lite', 'Platz|Plätze']],
@@ -211,6 +215,7 @@ export const de: PersonaSet = {
     ['can', 'kann die seite für französischsprachige patienten auf französisch erscheinen?', ['Französisch']],
     ['can', 'kriegen wir ein impressum automatisch erstellt?', ['Impressum']],
     ['how', 'wie sehen wir, welche seiten am meisten angeklickt werden?', ['Seite']],
+    ['compound', 'was passiert, wenn eine zahlung fehlschlägt? und wo finde ich rechnungen?', ['erneut', 'Rechnung']],
   ],
   shop: [
     ['recommend', 'kleiner Wollladen, 1 Website mit meiner Domain, der Chat-Assistent soll Fragen beantworten', ['Plus', 'Assistent']],
@@ -250,6 +255,7 @@ export const de: PersonaSet = {
     ['can', 'kann ich die hausfarbe von meinem laden einstellen?', ['Hausfarbe']],
     ['how', 'wie kommen die anfragen aus dem kontaktformular bei mir an?', ['E-Mail']],
     ['can', 'is das möglich, die seite auf englisch und deutsch zu haben?', ['Englisch']],
+    ['compound', 'kann ich monatlich kündigen, und was passiert danach mit meinen seiten?', ['Ende', 'lösch']],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

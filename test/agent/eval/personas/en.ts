@@ -45,6 +45,7 @@ export const en: PersonaSet = {
     ['how', 'how do people get in touch with me through the site?', ['form']],
     ['can', 'can u tell me if the site looks ok on a phone?', ['phone']],
     ['how', 'how quick does the site load for my customers?', ['WebP|Lighthouse|fast']],
+    ['compound', 'Can I show our opening hours? Also, does the site work on phones?', ['opening hours', 'phone']],
   ],
   restaurant: [
     ['recommend', "We're a restaurant, one site, own domain, me, my chef and the manager want logins. cheapest option?", ['Lite', 'seat']],
@@ -82,6 +83,7 @@ export const en: PersonaSet = {
     ['can', 'can I hide a page from the menu at the top?', ['menu']],
     ['can', 'do you have something like an faq section?', ['FAQ']],
     ['when', 'how long are chat logs kept?', ['30 days']],
+    ['compound', 'how much is the extra domain, and what about ssl, is that included?', ['{addon:extra_domain}', 'SSL']],
   ],
   agency: [
     ['recommend', "I'm building sites for 8 clients and need the write API and webhooks. Which plan?", [], ['Pro']],
@@ -118,6 +120,7 @@ export const en: PersonaSet = {
     ['can', 'could an AI agent like claude manage the sites for us?', ['MCP']],
     ['can', 'do you sign the webhook payloads?', ['sign']],
     ['how', 'hows it work with api tokens, do they expire?', ['rotat']],
+    ['compound', 'Is there a rate limit on Plus. And can I export everything later?', ['300', 'zip']],
   ],
   photographer: [
     [
@@ -158,6 +161,7 @@ export const en: PersonaSet = {
     ['can', 'will my logo also be used as the little browser icon?', ['favicon']],
     ['how', 'how does your google check of my site work?', ['audit']],
     ['can', 'can i upload a bunch of photos in one go?', ['several']],
+    ['compound', 'do you strip gps from photos, and how big can a single file be?', ['GPS', '20 MB']],
   ],
   physio: [
     ['recommend', 'Physio practice, 1 site, our own domain, 4 therapists should be able to update the blog', ['Lite', 'seat']],
@@ -193,6 +197,7 @@ export const en: PersonaSet = {
     ['person', 'hey, could you get a colleague of yours to ping me'],
     ['can', 'is our patients data kept in europe?', ['EU']],
     ['can', 'can the page be shown in french for our french speaking patients?', ['French']],
+    ['compound', 'what happens if a payment fails? and where do I find invoices?', ['retr', 'invoice']],
   ],
   shop: [
     ['recommend', 'small yarn shop, 1 website with my domain, I want the chat assistant to answer questions', ['Plus', 'assistant']],
@@ -234,6 +239,7 @@ export const en: PersonaSet = {
     ['can', 'is it possible to build the pages without knowing html?', ['every plan']],
     ['how', 'how do I get a free address if I have no domain yet?', ['subdomain']],
     ['can', 'is it doable to have the site in english and german?', ['German']],
+    ['compound', 'can I cancel monthly, plus what happens to my sites after?', ['end of', 'delet']],
   ],
   hairdresser: [
     ['recommend', "I own a hair salon, it's just me, I want a nice site with my own domain and my price list", [], ['Lite']],

@@ -51,6 +51,7 @@ export const fr: PersonaSet = {
     ['how', 'comment je mets mes photos du téléphone sur le site ?', ['téléphone']],
     ['can', 'tu peux me dire si le site rend bien sur mobile ?', ['téléphone|mobile']],
     ['how', 'le site se charge vite chez mes clients ?', ['WebP|Lighthouse|vite']],
+    ['compound', 'Je peux afficher nos horaires ? Et le site marche sur téléphone ?', ['horaires', 'téléphone']],
   ],
   restaurant: [
     [
@@ -94,6 +95,7 @@ export const fr: PersonaSet = {
     ['when', "le lien de téléchargement de l'export reste valable combien de temps ?", ['7 jours']],
     ['can', 'vous avez un truc genre faq sur le site ?', ['FAQ']],
     ['when', 'les conversations du chat sont gardées combien de temps ?', ['30 jours']],
+    ['compound', "combien coûte le domaine en plus, et pour le ssl, c'est compris ?", ['{addon:extra_domain}', 'SSL']],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -132,6 +134,7 @@ export const fr: PersonaSet = {
     ['how', 'comment je relie le domaine du client au site ?', ['TXT']],
     ['can', 'vous signez les webhooks ?', ['sign']],
     ['how', 'ça marche comment les jetons api, ils expirent ?', ['renouvel']],
+    ['compound', 'Il y a une limite de requêtes sur Plus. Et je peux tout exporter plus tard ?', ['300', 'zip']],
   ],
   photographer: [
     [
@@ -174,6 +177,7 @@ export const fr: PersonaSet = {
     ['can', "les données de l'appareil et la localisation sont enlevées de mes photos ?", ['GPS']],
     ['can', "je peux envoyer des fichiers raw directement de l'appareil ?", ['JPEG']],
     ['can', "je peux envoyer plusieurs photos d'un coup ?", ['plusieurs']],
+    ['compound', 'vous retirez le gps des photos, et un fichier peut faire quelle taille ?', ['GPS', '20 Mo']],
   ],
   physio: [
     ['recommend', 'Cabinet de kiné, 1 site, notre domaine, 4 kinés doivent pouvoir mettre à jour le blog', ['Lite', 'place']],
@@ -215,6 +219,7 @@ export const fr: PersonaSet = {
     ['can', 'la page peut être affichée en allemand pour nos patients germanophones ?', ['allemand']],
     ['can', 'on a une page de confidentialité générée automatiquement ?', ['confidentialité']],
     ['how', 'comment on voit quelles pages sont les plus consultées ?', ['page']],
+    ['compound', 'que se passe-t-il si un paiement échoue ? et où je trouve les factures ?', ['tenté', 'facture']],
   ],
   shop: [
     [
@@ -258,6 +263,7 @@ export const fr: PersonaSet = {
     ['can', 'je peux mettre la couleur de ma boutique sur le site ?', ['couleur']],
     ['how', "comment les messages du formulaire de contact m'arrivent ?", ['e-mail']],
     ['can', "c'est possible d'avoir le site en anglais et en français ?", ['anglais']],
+    ['compound', 'je peux résilier au mois, et mes sites deviennent quoi après ?', ['fin', 'supprim']],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
