@@ -45,7 +45,7 @@ export const fr: PersonaSet = {
       ['Lite', 'place'],
       ['Lite'],
     ],
-    ['can', 'je peux voir à quoi ressemble la page avant que tout le monde la voie ?', ['aperçu']],
+    ['can', 'je peux voir à quoi ressemble la page avant que tout le monde la voie ?', ['prévisualis']],
     ['how', 'comment les clients me contactent via le site ?', ['formulaire']],
     ['can', 'je peux indiquer nos jours fériés et nos congés annuels ?', ['férié']],
     ['how', 'comment je mets mes photos du téléphone sur le site ?', ['téléphone']],
