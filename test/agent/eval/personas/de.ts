@@ -47,7 +47,7 @@ export const de: PersonaSet = {
     ['how', 'wie krieg ich meine fotos vom handy auf die seite?', ['hochladen|Handy']],
     ['can', 'kannst du mir sagen, ob die seite auf dem handy gut aussieht?', ['Handy|Smartphone']],
     ['how', 'wie schnell lädt die seite bei meinen kunden?', ['WebP|Lighthouse|schnell']],
-    ['compound', 'Kann ich unsere Öffnungszeiten zeigen? Und geht die Seite auch aufm Handy?', ['Öffnungszeiten', 'Handy']],
+    ['compound', 'Kann ich unsere Öffnungszeiten zeigen? Und geht die Seite auch aufm Handy?', ['Öffnungszeiten', 'Handy|Smartphone']],
   ],
   restaurant: [
     [
