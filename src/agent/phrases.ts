@@ -136,6 +136,12 @@ export const priceWording = {
     en: (name: string) => `${name} costs nothing.`,
     fr: (name: string) => `${name} est gratuite.`,
   },
+  /** Something the knowledge base does not name, asked about as part of a plan: what the plan does include instead. */
+  notPartOf: {
+    de: (plan: string, summary: string) => `Soweit ich weiß, ist das nicht im Angebot von ${plan}; ${plan} enthält ${summary}.`,
+    en: (plan: string, summary: string) => `As far as I know, that is not part of ${plan}; ${plan} includes ${summary}.`,
+    fr: (plan: string, summary: string) => `À ma connaissance, cela ne fait pas partie de ${plan} ; ${plan} comprend ${summary}.`,
+  },
   includes: {
     de: (summary: string) => `Enthalten sind ${summary}.`,
     en: (summary: string) => `It includes ${summary}.`,

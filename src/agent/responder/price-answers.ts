@@ -70,6 +70,14 @@ export function priceAnswer(
     }
   if (plans.length === 1) {
     const id = plans[0]!
+    // "Is a table booking system included in Plus, or extra?": the plan's price would answer as if
+    // we offered the thing. When the thing is named in words the knowledge base does not hold, the
+    // answer says so and what the plan does include, without a price.
+    if (ASKS_INCLUDED[locale].test(lower) && namesUnknown(kb, message, locale))
+      return {
+        reply: once(list, `${locale}:not-part-of:${id}`, () => w.notPartOf[locale](planName(id, locale), summary(list, id, locale))),
+        planLabel: planName(id, locale),
+      }
     // "How do I connect a domain on Lite?" is a domain question: the knowledge base answers it,
     // when it answers the question without the plan's name too ("What does Max include?" it does not).
     if (!asksMoney && best && best.topic !== 'pricing') {
@@ -89,6 +97,19 @@ export function priceAnswer(
     return { reply: once(list, `${locale}:all`, () => allPlans(list, locale)), planLabel: undefined }
   }
   return undefined
+}
+
+const ASKS_INCLUDED: Record<Locale, RegExp> = {
+  en: /\b(included|include|includes|come with|comes with|cost extra|extra cost|on top|part of)\b/,
+  de: /\b(inklusive|inkl|enthalten|dabei|drin|kostet (das )?extra|extra kosten|aufpreis|zusätzlich)\b/,
+  fr: /\b(inclus|incluse|compris|comprise|en supplément|en plus|supplément)\b/,
+}
+
+/** True when the question, without the plans' names, holds a word no passage of the knowledge base contains. */
+function namesUnknown(kb: KnowledgeBase, message: string, locale: Locale): boolean {
+  const rest = withoutPlanNames(message, locale)
+  const hit = kb.search(locale, rest, { limit: 1 })[0]
+  return hit ? hit.unknown > 0 : terms(rest, locale).length > 0
 }
 
 const CHANGE: Record<Locale, RegExp> = {

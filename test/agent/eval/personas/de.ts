@@ -92,6 +92,7 @@ export const de: PersonaSet = {
     ['can', 'habt ihr sowas wie faq auf der seite?', ['FAQ']],
     ['when', 'wie lange bleiben die chatverläufe gespeichert?', ['30 Tage']],
     ['compound', 'was kostet die zusätzliche domain, und wie ist das mit ssl, ist das dabei?', ['{addon:extra_domain}', 'SSL']],
+    ['nope', 'ist ein tischreservierungssystem für gäste bei plus dabei oder kostet das extra?'],
   ],
   agency: [
     ['recommend', 'Ich baue Seiten für 8 Kunden und brauche Schreibzugriff per API und Webhooks. Welcher Tarif?', [], ['Pro']],
@@ -256,6 +257,7 @@ export const de: PersonaSet = {
     ['how', 'wie kommen die anfragen aus dem kontaktformular bei mir an?', ['E-Mail']],
     ['can', 'is das möglich, die seite auf englisch und deutsch zu haben?', ['Englisch']],
     ['compound', 'kann ich monatlich kündigen, und was passiert danach mit meinen seiten?', ['Ende', 'lösch']],
+    ['nope', 'ist bei lite ein treuepunkte-programm für kunden inklusive?'],
   ],
   hairdresser: [
     ['recommend', 'Ich hab einen Friseursalon, nur ich, will eine schöne Seite mit eigener Domain und meiner Preisliste', [], ['Lite']],

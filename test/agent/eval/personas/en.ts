@@ -84,6 +84,7 @@ export const en: PersonaSet = {
     ['can', 'do you have something like an faq section?', ['FAQ']],
     ['when', 'how long are chat logs kept?', ['30 days']],
     ['compound', 'how much is the extra domain, and what about ssl, is that included?', ['{addon:extra_domain}', 'SSL']],
+    ['nope', 'is a table booking system for my guests included in Plus or does it cost extra?'],
   ],
   agency: [
     ['recommend', "I'm building sites for 8 clients and need the write API and webhooks. Which plan?", [], ['Pro']],
@@ -240,6 +241,7 @@ export const en: PersonaSet = {
     ['how', 'how do I get a free address if I have no domain yet?', ['subdomain']],
     ['can', 'is it doable to have the site in english and german?', ['German']],
     ['compound', 'can I cancel monthly, plus what happens to my sites after?', ['end of', 'delet']],
+    ['nope', 'does Lite come with a loyalty points program for customers?'],
   ],
   hairdresser: [
     ['recommend', "I own a hair salon, it's just me, I want a nice site with my own domain and my price list", [], ['Lite']],

@@ -96,6 +96,7 @@ export const fr: PersonaSet = {
     ['can', 'vous avez un truc genre faq sur le site ?', ['FAQ']],
     ['when', 'les conversations du chat sont gardées combien de temps ?', ['30 jours']],
     ['compound', "combien coûte le domaine en plus, et pour le ssl, c'est compris ?", ['{addon:extra_domain}', 'SSL']],
+    ['nope', "un système de réservation de tables pour les clients est compris dans Plus ou c'est en supplément ?"],
   ],
   agency: [
     ['recommend', "Je fais des sites pour 8 clients et j'ai besoin de l'API en écriture et des webhooks. Quelle formule ?", [], ['Pro']],
@@ -264,6 +265,7 @@ export const fr: PersonaSet = {
     ['how', "comment les messages du formulaire de contact m'arrivent ?", ['e-mail']],
     ['can', "c'est possible d'avoir le site en anglais et en français ?", ['anglais']],
     ['compound', 'je peux résilier au mois, et mes sites deviennent quoi après ?', ['fin', 'supprim']],
+    ['nope', 'un programme de points de fidélité pour les clients est inclus dans Lite ?'],
   ],
   hairdresser: [
     ['recommend', "J'ai un salon de coiffure, je suis seule, je veux un joli site avec mon domaine et mes tarifs", [], ['Lite']],
