@@ -788,6 +788,8 @@ export const lexicon: Lexicon = {
     ['valid', 'validity', 'expire', 'expires', 'expiry', 'expiration'],
     ['conversation', 'conversations', 'chat logs', 'chat log', 'chat history', 'chat transcripts', 'transcripts', 'chats', 'chat messages'],
     ['size', 'sizes', 'file size', 'how big', 'how large', 'max size', 'maximum size', 'mb', 'megabytes', 'megabyte'],
+    ['delete', 'for good', 'permanently', 'close my account for good', 'delete my account', 'remove my account'],
+    ['form', 'reach me', 'contact me', 'get in touch with me', 'write to me', 'message me'],
   ],
   de: [
     [
@@ -1564,6 +1566,7 @@ export const lexicon: Lexicon = {
     ['gültig', 'gültigkeit', 'läuft ab', 'laufen ab', 'abgelaufen', 'verfallen', 'verfällt', 'ablaufen'],
     ['größe', 'dateigröße', 'wie groß', 'maximale größe', 'mb', 'megabyte'],
     ['export', 'inhalte raus', 'daten raus', 'alles raus', 'rausbekommen', 'rausholen', 'raus bekommen'],
+    ['formular', 'erreichen mich', 'mich erreichen', 'mich kontaktieren', 'kontaktieren mich', 'mir schreiben', 'schreiben mir'],
   ],
   fr: [
     [
@@ -2253,5 +2256,6 @@ export const lexicon: Lexicon = {
     ['utilisateur', 'membres du bureau', 'bénévoles'],
     ['valable', 'validité', 'expire', 'expirent', 'expiré', 'expirés', 'expiration'],
     ['taille', 'taille de fichier', 'quelle taille', 'taille maximale', 'mo', 'mégaoctets', 'mégaoctet', 'poids'],
+    ['formulaire', 'me contacter', 'me contactent', 'me joindre', 'me joignent', 'm écrire', 'm écrivent'],
   ],
 }
