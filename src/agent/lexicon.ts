@@ -1978,7 +1978,6 @@ export const lexicon: Lexicon = {
       'connexion',
       'se connecter',
       'me connecter',
-      'connecte',
       'déconnecté',
       'login',
       'identifier',
@@ -2257,5 +2256,6 @@ export const lexicon: Lexicon = {
     ['valable', 'validité', 'expire', 'expirent', 'expiré', 'expirés', 'expiration'],
     ['taille', 'taille de fichier', 'quelle taille', 'taille maximale', 'mo', 'mégaoctets', 'mégaoctet', 'poids'],
     ['formulaire', 'me contacter', 'me contactent', 'me joindre', 'me joignent', 'm écrire', 'm écrivent'],
+    ['vitesse', 'chargent', 'se charge', 'se chargent', 'charge vite', 'chargent vite', 'chargées'],
   ],
 }
