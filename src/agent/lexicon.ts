@@ -1978,6 +1978,10 @@ export const lexicon: Lexicon = {
       'connexion',
       'se connecter',
       'me connecter',
+      // Reflexive: signing in. "On connecte notre domaine" is connecting a domain.
+      'me connecte',
+      'se connecte',
+      'nous connecter',
       'déconnecté',
       'login',
       'identifier',
@@ -2257,5 +2261,7 @@ export const lexicon: Lexicon = {
     ['taille', 'taille de fichier', 'quelle taille', 'taille maximale', 'mo', 'mégaoctets', 'mégaoctet', 'poids'],
     ['formulaire', 'me contacter', 'me contactent', 'me joindre', 'me joignent', 'm écrire', 'm écrivent'],
     ['vitesse', 'chargent', 'se charge', 'se chargent', 'charge vite', 'chargent vite', 'chargées'],
+    // « association » a la racine d'« associer » (relier) : un club n'est pas une connexion.
+    ['association', 'associations', 'asso', 'assos'],
   ],
 }
