@@ -790,6 +790,33 @@ export const lexicon: Lexicon = {
     ['size', 'sizes', 'file size', 'how big', 'how large', 'max size', 'maximum size', 'mb', 'megabytes', 'megabyte'],
     ['delete', 'for good', 'permanently', 'close my account for good', 'delete my account', 'remove my account'],
     ['form', 'reach me', 'contact me', 'get in touch with me', 'write to me', 'message me'],
+    // A business's own opening hours (the block on its site), told apart from when our team answers.
+    [
+      'opening',
+      'opening hours block',
+      'our opening hours',
+      'my opening hours',
+      'opening hours on the site',
+      'opening hours on our site',
+      'opening hours on my site',
+      'opening hours on the website',
+      'our opening times',
+      'opening times',
+      'shop hours',
+      'store hours',
+      'our hours',
+    ],
+    [
+      'builder',
+      'without knowing html',
+      'without html',
+      'no html',
+      'knowing html',
+      'know html',
+      'html knowledge',
+      'coding skills',
+      'how to code',
+    ],
   ],
   de: [
     [
@@ -1567,6 +1594,22 @@ export const lexicon: Lexicon = {
     ['größe', 'dateigröße', 'wie groß', 'maximale größe', 'mb', 'megabyte'],
     ['export', 'inhalte raus', 'daten raus', 'alles raus', 'rausbekommen', 'rausholen', 'raus bekommen'],
     ['formular', 'erreichen mich', 'mich erreichen', 'mich kontaktieren', 'kontaktieren mich', 'mir schreiben', 'schreiben mir'],
+    // Die eigenen Öffnungszeiten (der Block auf der Website), nicht die Zeiten unseres Teams.
+    [
+      'öffnungszeitenblock',
+      'block öffnungszeiten',
+      'unsere öffnungszeiten',
+      'meine öffnungszeiten',
+      'öffnungszeiten auf die seite',
+      'öffnungszeiten auf der seite',
+      'öffnungszeiten auf der website',
+      'öffnungszeiten auf unserer seite',
+      'öffnungszeiten anzeigen',
+      'öffnungszeiten zeigen',
+      'öffnungszeiten eintragen',
+      'ladenöffnungszeiten',
+    ],
+    ['baukasten', 'ohne html', 'html können', 'html kenntnisse', 'programmieren können', 'ohne programmierkenntnisse'],
   ],
   fr: [
     [
@@ -2263,5 +2306,19 @@ export const lexicon: Lexicon = {
     ['vitesse', 'chargent', 'se charge', 'se chargent', 'charge vite', 'chargent vite', 'chargées'],
     // « association » a la racine d'« associer » (relier) : un club n'est pas une connexion.
     ['association', 'associations', 'asso', 'assos'],
+    // Les horaires de l'entreprise (le bloc sur son site), pas ceux de notre équipe.
+    [
+      'ouverture',
+      'bloc horaires',
+      'nos horaires',
+      'mes horaires',
+      'horaires d ouverture',
+      'horaires sur le site',
+      'horaires sur notre site',
+      'horaires sur mon site',
+      'afficher nos horaires',
+      'afficher les horaires',
+    ],
+    ['éditeur', 'sans connaître le html', 'connaître le html', 'sans html', 'savoir coder'],
   ],
 }
