@@ -806,17 +806,7 @@ export const lexicon: Lexicon = {
       'store hours',
       'our hours',
     ],
-    [
-      'builder',
-      'without knowing html',
-      'without html',
-      'no html',
-      'knowing html',
-      'know html',
-      'html knowledge',
-      'coding skills',
-      'how to code',
-    ],
+    ['builder', 'without knowing html', 'without html', 'no html', 'knowing html', 'know html', 'html knowledge', 'coding skills'],
   ],
   de: [
     [
