@@ -11,7 +11,7 @@ import { planName } from './catalog.ts'
  */
 const STORAGE: Record<Locale, RegExp> = {
   en: /\b(storage|disk space|space (for|on)|how much space|how many (photos|pictures|images))\b/,
-  de: /\b(speicher|speicherplatz|platz für|wie viel platz|wie viele (fotos|bilder))\b/,
+  de: /\b(speicher|speicherplatz|platz für (fotos|bilder|dateien)|wie viel platz|wie viele (fotos|bilder))\b/,
   fr: /\b(stockage|espace (de stockage|pour|disque)|combien d'espace|combien de (photos|images))\b/,
 }
 const STATS: Record<Locale, RegExp> = {
