@@ -12,6 +12,8 @@ export interface Scored {
   score: number
   /** Share of the query's idf weight found in the document (0–1); unknown terms weigh the most. */
   coverage: number
+  /** Share of the query's idf weight in terms no document contains (0–1). */
+  unknown: number
 }
 
 export class Bm25Index {
@@ -49,11 +51,15 @@ export class Bm25Index {
   search(queryTerms: string[], limit = 3, bonus?: ReadonlyMap<number, number>): Scored[] {
     const scores = new Map<number, { score: number; matched: number }>()
     let weight = 0
+    let unknown = 0
     for (const term of new Set(queryTerms)) {
       const idf = this.idf(term)
       weight += idf
       const postings = this.#postings.get(term)
-      if (!postings) continue
+      if (!postings) {
+        unknown += idf
+        continue
+      }
       for (const { doc, tf } of postings) {
         const norm = tf + this.#k1 * (1 - this.#b + (this.#b * (this.#lengths[doc] ?? 0)) / this.#avgLength)
         const entry = scores.get(doc)
@@ -65,7 +71,12 @@ export class Bm25Index {
       }
     }
     return [...scores.entries()]
-      .map(([doc, { score, matched }]) => ({ doc, score: score + (bonus?.get(doc) ?? 0), coverage: matched / weight }))
+      .map(([doc, { score, matched }]) => ({
+        doc,
+        score: score + (bonus?.get(doc) ?? 0),
+        coverage: matched / weight,
+        unknown: unknown / weight,
+      }))
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)
   }

@@ -67,6 +67,8 @@ export interface Hit {
   coverage: number
   /** Similarity (0–1) of the question to the closest question stored with the passage. */
   similarity: number
+  /** Share (0–1) of the question's weight in words no passage of the collection contains. */
+  unknown: number
 }
 
 /**
@@ -79,6 +81,29 @@ export const MIN_SCORE = 1.5
 export const MIN_COVERAGE = 0.6
 
 export const isConfident = (hit: Hit) => hit.score >= MIN_SCORE && hit.coverage >= MIN_COVERAGE
+
+/**
+ * Short of confident, a passage may still be the likely answer to a question worded in a new way.
+ * A question about something the knowledge base lacks names it in a word no passage contains
+ * ("nonprofits", "PayPal", "iPhone"), or matches one passage on a single word only. So: a good
+ * match on a good part of the question's weight when every word of it is one the knowledge base
+ * knows (its other words merely not in that passage), or a strong match well ahead of the next
+ * passage when some are not. Such an answer says that it may not cover everything.
+ */
+export const LIKELY_COVERAGE = 0.35
+/** With every word known. */
+export const LIKELY_SCORE = 7
+/** With words the knowledge base does not know, and this far ahead of the next passage. */
+export const LIKELY_STRONG_SCORE = 10
+export const LIKELY_LEAD = 1.25
+
+export function likely(hits: readonly Hit[]): Hit | undefined {
+  const [first, second] = hits
+  if (!first || first.coverage < LIKELY_COVERAGE) return undefined
+  if (first.unknown === 0 && first.score >= LIKELY_SCORE) return first
+  if (first.score < LIKELY_STRONG_SCORE) return undefined
+  return !second || first.score >= LIKELY_LEAD * second.score ? first : undefined
+}
 
 /** A second passage scoring at least this share of the best one is as likely meant: the answer asks. */
 export const CLOSE = 0.9
@@ -368,9 +393,13 @@ function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   const terms = collection.analyzer.query(query)
   const similarities = collection.questions.similarities(terms)
   const bonus = new Map([...similarities].map(([doc, similarity]) => [doc, similarity * QUESTION_WEIGHT]))
-  return collection.index
-    .search(terms, limit, bonus)
-    .map(({ doc, score, coverage }) => ({ passage: collection.passages[doc]!, score, coverage, similarity: similarities.get(doc) ?? 0 }))
+  return collection.index.search(terms, limit, bonus).map(({ doc, score, coverage, unknown }) => ({
+    passage: collection.passages[doc]!,
+    score,
+    coverage,
+    unknown,
+    similarity: similarities.get(doc) ?? 0,
+  }))
 }
 
 /**

@@ -46,6 +46,12 @@ export const phrases = {
     en: "The rest I can't say for certain; a person from our team can help with it.",
     fr: 'Pour le reste, je ne peux pas dire avec certitude ; une personne de notre équipe peut vous aider.',
   },
+  /** After the likely answer to a question worded unlike anything the knowledge base holds. */
+  mayNotCoverAll: {
+    de: 'Ob das Ihre Frage ganz beantwortet, kann ich nicht sicher sagen; fragen Sie gern genauer nach.',
+    en: "I'm not certain that covers all of your question; feel free to ask more precisely.",
+    fr: "Je ne suis pas certain que cela réponde à toute votre question ; n'hésitez pas à préciser.",
+  },
   /** The next step after "not sure", by what the site offers. */
   askPerson: {
     de: 'Ein Mensch aus unserem Team kann Ihnen weiterhelfen: Bitten Sie einfach darum, mit einem Menschen zu sprechen.',
@@ -130,6 +136,12 @@ export const priceWording = {
     en: (name: string) => `${name} costs nothing.`,
     fr: (name: string) => `${name} est gratuite.`,
   },
+  /** Something the knowledge base does not name, asked about as part of a plan: what the plan does include instead. */
+  notPartOf: {
+    de: (plan: string, summary: string) => `Soweit ich weiß, ist das nicht im Angebot von ${plan}; ${plan} enthält ${summary}.`,
+    en: (plan: string, summary: string) => `As far as I know, that is not part of ${plan}; ${plan} includes ${summary}.`,
+    fr: (plan: string, summary: string) => `À ma connaissance, cela ne fait pas partie de ${plan} ; ${plan} comprend ${summary}.`,
+  },
   includes: {
     de: (summary: string) => `Enthalten sind ${summary}.`,
     en: (summary: string) => `It includes ${summary}.`,
@@ -179,6 +191,12 @@ export const priceWording = {
     en: (name: string, month: string, description: string) => `The ${name} add-on costs ${month} a month: ${description}.`,
     fr: (name: string, month: string, description: string) => `L'option « ${name} » coûte ${month} par mois : ${description}.`,
   },
+  seatsIncluded: {
+    de: (list: string) => `Enthaltene Teamplätze: ${list}.`,
+    en: (list: string) => `Seats included: ${list}.`,
+    fr: (list: string) => `Utilisateurs inclus : ${list}.`,
+  },
+  unlimited: { de: 'unbegrenzt', en: 'unlimited', fr: 'illimité' },
   and: { de: 'und', en: 'and', fr: 'et' },
 }
 
@@ -274,9 +292,60 @@ export const intents: Record<Intent, Localized<readonly string[]>> = {
     ],
   },
   booking: {
-    de: ['demo', 'termin', 'vorführung', 'rückruf', 'beratungstermin', 'onboarding', 'onboarding termin'],
-    en: ['demo', 'appointment', 'book a call', 'schedule a call', 'schedule', 'meeting', 'onboarding'],
-    fr: ['démo', 'demo', 'rendez vous', 'démonstration', 'rappel', 'accompagnement'],
+    de: [
+      'demo',
+      'termin',
+      'vorführung',
+      'rückruf',
+      'beratungstermin',
+      'onboarding',
+      'onboarding termin',
+      // Informal: "zeig mir das mal live", "kurzer Videocall".
+      'videocall',
+      'video call',
+      'videotermin',
+      'live zeigen',
+      'live vorführen',
+      'zeig mir das',
+      'zeigen sie mir das',
+      'rundgang',
+    ],
+    en: [
+      'demo',
+      'appointment',
+      'book a call',
+      'schedule a call',
+      'schedule',
+      'meeting',
+      'onboarding',
+      // Informal: "show me the thing live", "a quick video call".
+      'video call',
+      'quick call',
+      'zoom call',
+      'live demo',
+      'show me live',
+      'show me the thing',
+      'show me around',
+      'walk me through',
+      'walkthrough',
+      'screen share',
+    ],
+    fr: [
+      'démo',
+      'demo',
+      'rendez vous',
+      'démonstration',
+      'rappel',
+      'accompagnement',
+      // Familier : « tu peux me montrer ça en direct », « un petit appel vidéo ».
+      'appel vidéo',
+      'visio',
+      'me montrer ça',
+      'montre moi',
+      'montrez moi',
+      'en direct',
+      'présentation en ligne',
+    ],
   },
   buying: {
     de: [

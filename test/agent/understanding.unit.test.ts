@@ -112,7 +112,7 @@ describe('confidence that adapts', () => {
     questions: [],
     fact: undefined,
   })
-  const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({ passage: p, score, coverage, similarity })
+  const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({ passage: p, score, coverage, similarity, unknown: 0 })
   const a = passage('A')
   const b = passage('B')
 

@@ -1,14 +1,14 @@
 import type { Locale } from '../../domain/locales.ts'
 import { PLATFORM_SITE_ID } from '../../domain/sites/sites.ts'
-import { choose, heading, type KnowledgeBase, type Passage } from '../knowledge.ts'
+import { choose, heading, type KnowledgeBase, likely, type Passage } from '../knowledge.ts'
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
-import { asksForPerson, asksHow, namesBusiness, splitQuestions } from './intent.ts'
+import { asksForPerson, asksHow, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
 import { limitAnswer } from './limit-answers.ts'
-import { onlyBuyingWords, priceAnswer } from './price-answers.ts'
+import { asksPlanChange, onlyBuyingWords, priceAnswer, withoutPlanNames } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
-import { asksRecommendation, mayStateNeeds, readNeeds, recommend, recommendationText } from './recommend.ts'
+import { asksEnough, asksRecommendation, mayStateNeeds, readNeeds, recommend, recommendationText } from './recommend.ts'
 import { clip, SHORT_REPLY, type Responder, type TurnInput, type TurnPlan } from './types.ts'
 
 /**
@@ -48,12 +48,18 @@ export function planTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
 function draftTurn(kb: KnowledgeBase, input: TurnInput): TurnPlan {
   const { locale, message } = input
   if (input.handoff === 'active') return fixed(phrases.handoffActive[locale])
-  const parts = splitQuestions(message, locale)
+  // "A restaurant, one site, me, the chef and the manager edit it. Cheapest?" is one question however
+  // many "and"s it holds: a statement of needs is read whole.
+  const parts = statesNeeds(message, locale) ? [message] : splitQuestions(message, locale)
   if (parts.length < 2) return answerOne(kb, input)
   return combine(
     input,
     parts.map((part) => answerOne(kb, { ...input, message: part }, message)),
   )
+}
+
+function statesNeeds(message: string, locale: Locale): boolean {
+  return mayStateNeeds(message, locale) && asksRecommendation(message, locale, readNeeds(message, locale))
 }
 
 /**
@@ -110,7 +116,11 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     offer: has(hay, intents.offerRequest[locale]),
     price: has(hay, intents.price[locale]),
   }
-  const hits = kb.search(locale, message, { limit: 3, siteId: input.siteId })
+  const plans = plansMentioned(message, locale)
+  // "From Plus to Lite, when does that happen?" asks about changing plans: the plans' names would
+  // pull in every passage that lists the plans (sites, storage) rather than the rule for changing.
+  const query = plans.length > 0 && asksPlanChange(message, locale) ? withoutPlanNames(message, locale) : message
+  const hits = favourIntent(kb.search(locale, query, { limit: 3, siteId: input.siteId }), message, locale)
   const choice = choose(hits)
   const best = choice.best?.passage
   const alternative = choice.alternative?.passage
@@ -120,14 +130,16 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
 
   // "A bakery, three of us edit it, our own domain: which plan?" The cheapest plan and add-ons
   // covering every stated need, from the price list.
-  const plans = plansMentioned(message, locale)
-  if (plans.length !== 1 && !wants.booking && mayStateNeeds(message, locale)) {
+  // "…own domain and a chat that answers customers, is Lite enough?" puts one plan to the test.
+  const testsPlan = plans.length === 1 && asksEnough(message, locale)
+  if ((plans.length !== 1 || testsPlan) && !wants.booking && mayStateNeeds(message, locale)) {
     const needs = readNeeds(message, locale)
     if (asksRecommendation(message, locale, needs)) {
       const pricing = kb.page(locale, 'pricing')
       const step = nextStep(input, { ...wants, buying: true }, pricing?.url, pricing?.url)
+      const among = testsPlan ? [] : plans
       return {
-        reply: recommendationText(kb.pricing, needs, recommend(kb.pricing, needs, plans), locale),
+        reply: recommendationText(kb.pricing, needs, recommend(kb.pricing, needs, among), locale, testsPlan ? plans[0] : undefined),
         ...step.parts,
         sources: pricing ? [{ title: pricing.pageTitle, url: pricing.url }] : [],
         requestHandoff: false,
@@ -167,6 +179,13 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     }
   }
   if (best) return passageAnswer(best, input, wants, kb, alternative)
+  // New wording for something the knowledge base answers: its likely passage, saying it may not
+  // cover everything, rather than a refusal.
+  const probable = likely(hits)
+  if (probable) {
+    const plan = passageAnswer(probable.passage, input, wants, kb)
+    return { ...plan, reply: `${clip(probable.passage.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
+  }
 
   if (has(hay, intents.thanks[locale])) return { ...fixed(phrases.thanks[locale]), unanswered: true }
   if (has(hay, intents.greeting[locale])) return fixed(phrases.greeting[locale])

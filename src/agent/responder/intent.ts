@@ -23,6 +23,26 @@ function splitter(locale: Locale): RegExp {
   return re
 }
 
+/**
+ * Words that ask, anywhere in a clause: "…, and a file can be how big?", "…, et un fichier peut
+ * faire quelle taille ?". After a comma and "and", a clause holding one is a question of its own.
+ */
+const ASKING: Record<Locale, RegExp> = {
+  en: /\b(what|which|how|when|where|who|why|whats|is (it|that|this|there)|are there|included)\b/i,
+  de: /\b(was|welche\w*|wie|wann|wo|wer|warum|gibt es|gibts|ist das|dabei|inklusive)\b/i,
+  fr: /\b(quel\w*|comment|combien|quand|où|qui|pourquoi|est-ce|compris|inclus)\b/i,
+}
+
+/** "X, and Y?" where Y asks something of its own: the two parts. */
+function splitAtCommaAnd(sentence: string, locale: Locale): string[] {
+  const at = new RegExp(`,\\s*(?:${AND[locale]})\\s+`, 'iu').exec(sentence)
+  if (!at) return [sentence]
+  const left = sentence.slice(0, at.index)
+  const right = sentence.slice(at.index + at[0].length)
+  if (left.split(/\s+/).length < 3 || right.split(/\s+/).length < 3 || !ASKING[locale].test(right)) return [sentence]
+  return [left, right]
+}
+
 /** The questions of a message: split at a question mark followed by more, and at "and" before a second question. */
 export function splitQuestions(message: string, locale: Locale): string[] {
   const bySentence = message
@@ -32,7 +52,7 @@ export function splitQuestions(message: string, locale: Locale): string[] {
     .filter(Boolean)
   const parts: string[] = []
   for (const sentence of bySentence) {
-    const pieces = sentence.split(splitter(locale))
+    const pieces = sentence.split(splitter(locale)).flatMap((p) => splitAtCommaAnd(p, locale))
     for (const p of pieces) parts.push(...splitAfterModal(p.trim(), locale))
   }
   // A piece too short to be a question of its own ("and?") stays with the one before.
@@ -86,9 +106,9 @@ export const asksHow = (message: string, locale: Locale) => HOW[locale].test(mes
  * weiterleiten", "tu peux me passer quelqu'un". Read on the lower-cased message.
  */
 const PERSON: Record<Locale, RegExp> = {
-  en: /\b(put|pass|transfer|hand|connect|get|put me through|forward)\b.{0,12}\b(someone|somebody|a person|a human|a colleague|support|an agent|a real|real person|through to|over to)\b|\b(speak|talk|chat)\b.{0,6}\b(to|with)\b.{0,12}\b(someone|somebody|a person|an advisor|a human|support|sales|your team)\b|\b(someone|somebody) (real|on the (phone|line))\b|\bsomeone real\b|\bcall me back\b|\bsomeone to call me\b|\b(somebody|someone) help me personally\b|\bhelp me personally\b|\breal person\b|\bhuman\b|\bconnect me\b/,
-  de: /\b(gib|gebt|geben sie|verbind\w*|stell\w* mich|leit\w* mich|übergeb\w*|hol\w*)\b.{0,30}\b(jemand\w*|menschen?|mitarbeiter\w*|kolleg\w*|support|techniker\w*|berater\w*|durch|weiter)\b|\bmit\b.{0,30}\b(sprechen|reden|telefonieren|schreiben)\b|\b(sprechen|reden)\b.{0,6}\bmit\b|\bmit (einem|einer|jemandem|dem|der)\b.{0,25}\bverbind\w*|\bdurchstell\w*|\bweiterleit\w*\b.{0,20}\bjemand\w*|\bzurückruf\w*|\brückruf\b|\bpersönlich helfen\b|\bmensch\b|\bans telefon\b/,
-  fr: /\b(passe[rz]?|passez|mets|mettez|mettre|transf\w*|trouver|trouve)\b.{0,12}\b(moi|me)?\b.{0,20}\b(quelqu'un|quelqu’un|une personne|humain|un collègue|collègue|en relation|en contact|le support|conseiller)\b|\bparler (à|a|avec)\b|\brappelle\b|\bquelqu'un de réel\b|\bm'aider personnellement\b|\baider personnellement\b|\bhumain\b|\bquelqu'un au téléphone\b/,
+  en: /\b(put|pass|transfer|hand|connect|get|put me through|forward)\b.{0,12}\b(someone|somebody|a person|a human|a colleague|support|an agent|a real|real person|through to|over to)\b|\b(speak|talk|chat)\b.{0,6}\b(to|with)\b.{0,12}\b(someone|somebody|a person|an advisor|a human|support|sales|your team)\b|\b(someone|somebody) (real|on the (phone|line))\b|\bsomeone real\b|\bcall me back\b|\bsomeone to call me\b|\b(somebody|someone) help me personally\b|\bhelp me personally\b|\breal person\b|\bhuman\b|\bconnect me\b|\b(colleague|someone|somebody|a person|sales)\b.{0,30}\b(contact|call|ping|email|e-mail|reach|ring) me\b/,
+  de: /\b(gib|gebt|geben sie|verbind\w*|stell\w* mich|leit\w* mich|übergeb\w*|hol\w*)\b.{0,30}\b(jemand\w*|menschen?|mitarbeiter\w*|kolleg\w*|support|techniker\w*|berater\w*|durch|weiter)\b|\bmit\b.{0,30}\b(sprechen|reden|telefonieren|schreiben)\b|\b(sprechen|reden)\b.{0,6}\bmit\b|\bmit (einem|einer|jemandem|dem|der)\b.{0,25}\bverbind\w*|\bdurchstell\w*|\bweiterleit\w*\b.{0,20}\bjemand\w*|\bzurückruf\w*|\brückruf\b|\bpersönlich helfen\b|\bmensch\b|\bans telefon\b|\b(kolleg\w*|jemand\w*)\b.{0,40}\b(meldet|melden|anruft|anrufen|kontaktiert|kontaktieren|zurückruft)\b/,
+  fr: /\b(passe[rz]?|passez|mets|mettez|mettre|transf\w*|trouver|trouve)\b.{0,12}\b(moi|me)?\b.{0,20}\b(quelqu'un|quelqu’un|une personne|humain|un collègue|collègue|en relation|en contact|le support|conseiller)\b|\bparler (à|a|avec)\b|\brappelle\b|\bquelqu'un de réel\b|\bm'aider personnellement\b|\baider personnellement\b|\bhumain\b|\bquelqu'un au téléphone\b|\b(collègues?|quelqu'un|une personne|conseill\w*)\b.{0,30}\bme (contacter|recontacter|rappeler|joindre|écrire|appeler)\b/,
 }
 /** A question about the assistant's own features ("can the chat hand over to a person?") is not a request. */
 const ABOUT_FEATURE: Record<Locale, RegExp> = {
@@ -108,4 +128,33 @@ export function asksForPerson(message: string, locale: Locale): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
   if (asksHow(message, locale) || ABOUT_FEATURE[locale].test(text) || AS_BUSINESS[locale].test(text)) return false
   return PERSON[locale].test(text)
+}
+
+/**
+ * "When does a downgrade happen?", "wie lange…", "à partir de quand…": the words that ask when are
+ * stop words to retrieval, so a passage about the same thing without any time in it ("sites per
+ * plan" beside "upgrades and downgrades") ranks as well. Such a question favours passages that
+ * state a time.
+ */
+const ASKS_WHEN: Record<Locale, RegExp> = {
+  en: /\b(when|how long|how soon|until when|by when|right away|immediately|at once|take effect|mid-?month)\b/,
+  de: /\b(wann|wie lange|sofort|gleich|mitten im monat|monatsmitte)\b/,
+  fr: /\b(quand|combien de temps|tout de suite|immédiatement|en milieu de mois|en cours de mois)\b/,
+}
+const STATES_TIME: Record<Locale, RegExp> = {
+  en: /\b(at once|immediately|right away|end of|prorated|days|hours|minutes|valid)\b/i,
+  de: /\b(sofort|ende|anteilig|tage|tagen|stunden|minuten|gültig)\b/i,
+  fr: /\b(tout de suite|immédiatement|fin d[eu]|au prorata|jours|heures|minutes|valable)\b/i,
+}
+/** How much a time in a passage counts for a question asking when. */
+const TIME_FAVOUR = 1.2
+
+export const asksWhen = (message: string, locale: Locale) => ASKS_WHEN[locale].test(message.toLowerCase())
+
+/** The hits reordered for what the question asks: a "when" question puts passages stating a time first. */
+export function favourIntent<H extends { score: number; passage: { text: string } }>(hits: H[], message: string, locale: Locale): H[] {
+  if (!asksWhen(message, locale)) return hits
+  return hits
+    .map((h) => (STATES_TIME[locale].test(h.passage.text) ? { ...h, score: h.score * TIME_FAVOUR } : h))
+    .sort((a, b) => b.score - a.score)
 }

@@ -11,7 +11,7 @@ import { planName } from './catalog.ts'
  */
 const STORAGE: Record<Locale, RegExp> = {
   en: /\b(storage|disk space|space (for|on)|how much space|how many (photos|pictures|images))\b/,
-  de: /\b(speicher|speicherplatz|platz für|wie viel platz|wie viele (fotos|bilder))\b/,
+  de: /\b(speicher|speicherplatz|platz für (fotos|bilder|dateien)|wie viel platz|wie viele (fotos|bilder))\b/,
   fr: /\b(stockage|espace (de stockage|pour|disque)|combien d'espace|combien de (photos|images))\b/,
 }
 const STATS: Record<Locale, RegExp> = {
@@ -24,6 +24,16 @@ const KEPT: Record<Locale, RegExp> = {
   de: /\b(wie lange|speichert|gespeichert|aufbewahr\w*|behalten|bewahrt)\b/,
   fr: /\b(combien de temps|gard\w*|conserv\w*)\b/,
 }
+/**
+ * "What happens when it is full", "…if I downgrade and I am over it": the rule that applies, which
+ * the knowledge file's storage section states after the list.
+ */
+const CONSEQUENCE: Record<Locale, RegExp> = {
+  en: /\b(full|over|exceed\w*|runs? out|ran out|downgrad\w*|delet\w*|lose|happens?)\b/,
+  de: /\b(voll|über|überschrit\w*|downgrad\w*|runter\w*|lösch\w*|verlier\w*|passiert)\b/,
+  fr: /\b(plein|dépass\w*|descend\w*|supprim\w*|effac\w*|perd\w*|devien\w*|se passe)\b/,
+}
+
 const wording = {
   en: {
     storage: (plan: string, s: string) => `${plan} includes ${s} of storage for photos and files.`,
@@ -60,7 +70,18 @@ export function limitAnswer(
   const value = (id: Plan) => (kind === 'storage' ? storageText(extras[id].storageMb, locale) : keptText(extras[id].statsKept, locale))
   const w = wording[locale]
   const passage = kb.page(locale, kind === 'storage' ? 'media' : 'statistics')
-  if (plans.length === 1) return { reply: w[kind](planName(plans[0]!, locale), value(plans[0]!)), passage }
+  const rule = kind === 'storage' && CONSEQUENCE[locale].test(text) ? storageRule(kb, locale) : undefined
+  const withRule = (reply: string) => (rule ? `${reply} ${rule.text}` : reply)
+  const source = rule?.passage ?? passage
+  if (plans.length === 1) return { reply: withRule(w[kind](planName(plans[0]!, locale), value(plans[0]!))), passage: source }
   const list = limitsList(kb.pricing, kind === 'storage' ? 'storage' : 'stats_kept', locale, plans.length > 1 ? plans : undefined)
-  return { reply: kind === 'storage' ? w.storageAll(list) : w.keptAll(list), passage }
+  return { reply: withRule(kind === 'storage' ? w.storageAll(list) : w.keptAll(list)), passage: source }
+}
+
+/** The storage section's sentences after the list: what happens when it is full or after a downgrade. */
+function storageRule(kb: KnowledgeBase, locale: Locale): { text: string; passage: Passage } | undefined {
+  const list = limitsList(kb.pricing, 'storage', locale)
+  const passage = kb.passages(locale).find((p) => p.siteId === undefined && p.text.includes(list))
+  const at = passage?.text.indexOf('. ', passage.text.indexOf(list))
+  return passage && at !== undefined && at >= 0 ? { text: passage.text.slice(at + 2), passage } : undefined
 }

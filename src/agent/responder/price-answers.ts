@@ -52,8 +52,13 @@ export function priceAnswer(
     const addOn = list.add_ons.find((a) => addOnWording[a.id] && has(hay, addOnWording[a.id]!.aliases[locale]))
     if (addOn) {
       const wording = addOnWording[addOn.id]!
-      const reply = once(list, `${locale}:addon:${addOn.id}`, () =>
-        w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]),
+      // An extra seat's price means little without the seats each plan already includes.
+      const reply = once(
+        list,
+        `${locale}:addon:${addOn.id}`,
+        () =>
+          w.addOn[locale](wording.name[locale], formatEuro(addOn.monthly_price_cents, locale), wording.description[locale]) +
+          (addOn.id === 'extra_seat' ? ` ${w.seatsIncluded[locale](seatsPerPlan(list, locale))}` : ''),
       )
       return { reply, planLabel: undefined }
     }
@@ -65,6 +70,14 @@ export function priceAnswer(
     }
   if (plans.length === 1) {
     const id = plans[0]!
+    // "Is a table booking system included in Plus, or extra?": the plan's price would answer as if
+    // we offered the thing. When the thing is named in words the knowledge base does not hold, the
+    // answer says so and what the plan does include, without a price.
+    if (ASKS_INCLUDED[locale].test(lower) && namesUnknown(kb, message, locale))
+      return {
+        reply: once(list, `${locale}:not-part-of:${id}`, () => w.notPartOf[locale](planName(id, locale), summary(list, id, locale))),
+        planLabel: planName(id, locale),
+      }
     // "How do I connect a domain on Lite?" is a domain question: the knowledge base answers it,
     // when it answers the question without the plan's name too ("What does Max include?" it does not).
     if (!asksMoney && best && best.topic !== 'pricing') {
@@ -86,11 +99,27 @@ export function priceAnswer(
   return undefined
 }
 
-const CHANGE: Record<Locale, RegExp> = {
-  en: /\b(upgrad\w*|downgrad\w*|switch\w*|cancel\w*|move (up|down)|go (up|down|from)|going from)\b/,
-  de: /\b(upgrad\w*|downgrad\w*|wechsel\w*|wechsl\w*|kündig\w*|runter\w*|hochstuf\w*)\b/,
-  fr: /\b(passe[rz]?|passage|change[rz]?|résili\w*|descend\w*|monte[rz]?)\b/,
+const ASKS_INCLUDED: Record<Locale, RegExp> = {
+  en: /\b(included|include|includes|come with|comes with|cost extra|extra cost|on top|part of)\b/,
+  de: /\b(inklusive|inkl|enthalten|dabei|drin|kostet (das )?extra|extra kosten|aufpreis|zusätzlich)\b/,
+  fr: /\b(inclus|incluse|compris|comprise|en supplément|en plus|supplément)\b/,
 }
+
+/** True when the question, without the plans' names, holds a word no passage of the knowledge base contains. */
+function namesUnknown(kb: KnowledgeBase, message: string, locale: Locale): boolean {
+  const rest = withoutPlanNames(message, locale)
+  const hit = kb.search(locale, rest, { limit: 1 })[0]
+  return hit ? hit.unknown > 0 : terms(rest, locale).length > 0
+}
+
+const CHANGE: Record<Locale, RegExp> = {
+  en: /\b(upgrad\w*|downgrad\w*|switch\w*|cancel\w*|move (up|down|back)|go (up|down|from|back)|going from|drop (down )?to|back to)\b/,
+  de: /\b(upgrad\w*|downgrad\w*|wechsel\w*|wechsl\w*|kündig\w*|runter\w*|hochstuf\w*|zurück (zu|auf|in)|wieder (zu|auf|in))\b/,
+  fr: /\b(passe[rz]?|repasse[rz]?|passage|change[rz]?|résili\w*|descend\w*|redescend\w*|monte[rz]?|reviens|revenir)\b/,
+}
+
+/** "If I downgrade from Plus to Lite…": a question about changing plans, whatever the plans. */
+export const asksPlanChange = (message: string, locale: Locale) => CHANGE[locale].test(message.toLowerCase())
 
 const TIMING: Record<Locale, RegExp> = {
   en: /\b(when|effect|immediately|right away|at once|mid|prorat\w*|period|downgrad\w*|cancel\w*)\b/,
@@ -135,11 +164,21 @@ function onlyPriceWords(message: string, locale: Locale): boolean {
 }
 
 /** The question without the plan's name and the words for "plan": what it asks about the plan. */
-function withoutPlanNames(message: string, locale: Locale): string {
+export function withoutPlanNames(message: string, locale: Locale): string {
   const drop = new Set(['free', 'lite', 'plus', 'pro', 'max', ...planWords[locale].split(' ')])
   return words(message)
     .filter((word) => !drop.has(word))
     .join(' ')
+}
+
+/** "Free 1, Lite 1, Plus 3, Pro 5 and Max unlimited": the seats each plan includes, from the price list. */
+function seatsPerPlan(list: Pricing, locale: Locale): string {
+  return joinList(
+    list.plans
+      .filter((p) => p.seats !== 0)
+      .map((p) => `${planName(p.id, locale)} ${p.seats === null ? w.unlimited[locale] : formatCount(p.seats, locale)}`),
+    locale,
+  )
 }
 
 function planOf(list: Pricing, id: Plan) {

@@ -74,20 +74,33 @@ const SITE_NOUN: Record<Locale, RegExp> = {
   fr: /^(sites?|restaurants?|salons?|boutiques?|magasins?|clients?|cabinets?|établissements?|adresses?|marques?|agences?)$/,
 }
 const PEOPLE_NOUN: Record<Locale, RegExp> = {
-  en: /^(people|persons?|staff|employees?|members?|editors?|users?|therapists?|colleagues?|guys|logins?|accounts?|seats?|of|admins?|team)$/,
-  de: /^(leute|leuten|personen|mitarbeiter(innen)?|mitglieder|vorstandsmitglieder|therapeut(inn)?en|kolleg(inn)?en|nutzer|benutzer|zugänge|zugänge|plätze|redakteure|von|admins?)$/,
-  fr: /^(personnes?|salariés?|employés?|membres?|kinés?|collègues?|gars|utilisateurs?|accès|comptes?|places?|éditeurs?|rédacteurs?)$/,
+  en: /^(people|persons?|staff|employees?|members?|editors?|users?|therapists?|colleagues?|guys|logins?|accounts?|seats?|of|admins?|team|stylists?|hairdressers?|volunteers?|coaches|trainers?|partners?|technicians?|workers?|writers?|authors?|teachers?|staffers?)$/,
+  de: /^(leute|leuten|personen|mitarbeiter(innen)?|mitarbeitende|angestellte|mitglieder|vorstandsmitglieder|therapeut(inn)?en|kolleg(inn)?en|nutzer|benutzer|zugänge|plätze|redakteure|von|admins?|friseur(inn)?e|friseurinnen|helfer(innen)?|trainer(innen)?|techniker|monteure|gesellen|partner(innen)?)$/,
+  fr: /^(personnes?|salariés?|employés?|membres?|kinés?|collègues?|gars|utilisateurs?|accès|comptes?|places?|éditeurs?|rédacteurs?|coiffeu(r|se)s|bénévoles|associés?|associées|techniciens?|ouvriers?|coachs|formateurs?|formatrices?|praticiens?|praticiennes?)$/,
 }
+/** "we are four", "a team of 5", "zu viert", "nous sommes trois": how many people, said without a noun after the number. */
+const WE_ARE: Record<Locale, RegExp> = {
+  en: /\b(?:we are|we're|there are|team of|crew of|group of)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b|\b(?:we|us) (both)\b|\b(both) of us\b/,
+  de: /\b(?:wir sind|sind wir|team von|zu)\s+(\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zweit|dritt|viert|fünft|sechst)\b|\b(?:wir|uns) (beide)\b/,
+  fr: /\b(?:nous sommes|on est|équipe de|à)\s+(\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)\b(?!\s*(?:€|euros?|go|mo|sites?|ans|mois|h))|\b(?:tous|toutes) les (deux)\b/,
+}
+const ORDINAL_COUNT: Record<string, number> = { zweit: 2, dritt: 3, viert: 4, fünft: 5, sechst: 6 }
 const ME: Record<Locale, RegExp> = { en: /^(me|i)$/, de: /^(ich|mich)$/, fr: /^(moi)$/ }
 const JUST_ME: Record<Locale, RegExp> = {
-  en: /\b(just me|only me|by myself|one-man|one man|solo|alone)\b/,
-  de: /\b(nur ich|ein-mann|einzelkämpfer|allein)\b/,
-  fr: /\b(seule?|à mon compte|solo)\b/,
+  en: /\b(just me|only me|by myself|one-man|one man|one-person|one person|one-woman|sole trader|solo|alone|on my own)\b/,
+  de: /\b(nur ich|ein-mann|ein-frau|einzelkämpfer\w*|einzelunternehmer\w*|allein|alleine|solo)\b/,
+  fr: /\b(seule?|à mon compte|solo|auto-entrepreneur\w*|micro-entrepreneur\w*)\b/,
 }
 const OWN_DOMAIN: Record<Locale, RegExp> = {
   en: /\b(own|my|our|custom|their|its) (web )?(domain|address|url|web address)|\bwww\.|\.(com|de|fr|net|org)\b/,
   de: /\b(eigene[rnm]?|meine[rnm]?|unsere[rnm]?) (domain|adresse|internetadresse|webadresse)|\bwww\.|\.(com|de|fr|net|org)\b/,
   fr: /\b(propre|mon|notre|son|leur) (nom de )?(domaine|adresse)|\bwww\.|\.(com|de|fr|net|org)\b/,
+}
+/** "We have a .com already", "Domain haben wir schon", "on a déjà un nom de domaine": a domain to bring. */
+const HAS_DOMAIN: Record<Locale, RegExp> = {
+  en: /\b(we|i) (already )?(have|own|got) (a|an|our|my) (own )?(domain|web address)\b|\bdomain already\b/,
+  de: /\bdomain (haben|hab|habe) (wir|ich)\b|\b(wir|ich) (haben|habe|hab) (schon |bereits )?(eine|unsere|meine) domain\b/,
+  fr: /\b(on a|nous avons|j'ai) (déjà )?(un|notre|mon) (nom de )?domaine\b/,
 }
 const NO_DOMAIN: Record<Locale, RegExp> = {
   en: /\b(no|without|don't need an?|do not need an?) (own |custom )?domain/,
@@ -100,7 +113,7 @@ const SECOND_DOMAIN: Record<Locale, RegExp> = {
   fr: /\b(second|deuxième|autre) domaine/,
 }
 const ASSISTANT: Record<Locale, RegExp> = {
-  en: /\b(chat ?bot|chat assistant|ai chat|assistant|chat that|chat which|the chat)\b/,
+  en: /\b(chat ?bot|chat assistant|ai chat|assistant|chat that|chat which|the chat|chat thing|chat widget|chat function)\b/,
   de: /\b(chat ?bot|chat-?assistent\w*|ki-chat|assistent\w*|einen chat|ein chat|der chat)\b/,
   fr: /\b(chat ?bot|assistant|chat ia|un chat|le chat)\b/,
 }
@@ -139,21 +152,21 @@ const MAX_ONLY: Record<Locale, RegExp> = {
   fr: /\b(sla|support prioritaire|illimités?)\b/,
 }
 const NO_MONEY: Record<Locale, RegExp> = {
-  en: /\b(don't want to (pay|spend)|do not want to (pay|spend)|no money|for free|free of charge|as cheap as possible|without paying|subdomain is fine|nothing to pay)\b/,
-  de: /\b(nichts (aus)?geben|nichts bezahlen|kostenlos|gratis|so günstig wie möglich|subdomain reicht|ohne zu zahlen)\b/,
-  fr: /\b(rien dépenser|ne (veut|veux|voulons) pas payer|gratuit\w*|le moins cher possible|sous-domaine suffit|sans payer)\b/,
+  en: /\b(don't want to (pay|spend)|do not want to (pay|spend)|no money|for free|free of charge|as cheap as possible|without paying|subdomain is fine|nothing to pay|no budget|zero budget|on your subdomain)\b/,
+  de: /\b(nichts (aus)?geben|nichts bezahlen|kostenlos|gratis|so günstig wie möglich|subdomain reicht|ohne zu zahlen|kein budget|null budget|eurer subdomain)\b/,
+  fr: /\b(rien dépenser|ne (veut|veux|voulons) pas payer|gratuit\w*|le moins cher possible|sous-domaine suffit|sans payer|pas de budget|aucun budget|zéro budget|votre sous-domaine)\b/,
 }
 /** Words asking for a choice: "which plan", "what do I need", "cheapest option". */
 const ASKS: Record<Locale, RegExp> = {
-  en: /\b(which|what) (plan|tier|package|option|one)\b|\bwhat do i need\b|\bwhat should i (take|get|choose|pick)\b|\bbest (plan|option|for)\b|\bcheapest (option|plan|way)\b|\bwhat fits\b|\brecommend\b|\bright for\b|\bwhat('s| is) better\b|\bplan fits\b|\bor\b.*\bfor\b/,
-  de: /\bwelche[rsnm]? (tarif|paket|abo|option)\b|\bwas brauche?\b|\bwas soll ich nehmen\b|\bwas passt\b|\bam günstigsten\b|\bbester? tarif\b|\bempfiehl\w*\b|\bwas ist besser\b|\boder\b.*\bfür\b|\btarif passt\b/,
-  fr: /\bquelle (formule|offre|option)\b|\bde quoi (ai-je|j'ai|j’ai) besoin\b|\bje prends quoi\b|\ble moins cher\b|\bqu'est-ce qui convient\b|\brecommand\w*\b|\bc'est quoi le mieux\b|\bou\b.*\bpour\b/,
+  en: /\b(which|what) (plan|tier|package|option|one|subscription)\b|\bwhat (would|do) you (suggest|recommend|advise)\b|\bwhich (should|would|do) (i|we)\b|\b(good|best|right) fit\b|\bis (that|it|this) enough\b|\bshould (i|we) (go|take|get|choose|pick)\b|\bwhat do i need\b|\bwhat should i (take|get|choose|pick)\b|\bbest (plan|option|for)\b|\bcheapest (option|plan|way)\b|\bwhat fits\b|\brecommend\b|\bright for\b|\bwhat('s| is) better\b|\bplan fits\b|\bor\b.*\bfor\b/,
+  de: /\bwelche[rsnm]? (tarif|paket|abo|option|angebot)\b|\bwas (empfehlt|empfehlen|schlagt|schlagen) (ihr|sie)\b|\bwas (sollen|soll) wir nehmen\b|\breicht (das|da|uns|mir)\b|\bwas (nehme|nehmen) (ich|wir)\b|\bwas brauche?\b|\bwas soll ich nehmen\b|\bwas passt\b|\bam günstigsten\b|\bbester? tarif\b|\bempfiehl\w*\b|\bwas ist besser\b|\boder\b.*\bfür\b|\btarif passt\b/,
+  fr: /\bquel(le)? (formule|offre|option|abonnement|forfait)\b|\bque (me |nous )?(conseillez|recommandez|proposez)-vous\b|\bvous (me |nous )?conseillez quoi\b|\bça suffit\b|\bon prend quoi\b|\bde quoi (ai-je|j'ai|j’ai) besoin\b|\bje prends quoi\b|\ble moins cher\b|\bqu'est-ce qui convient\b|\brecommand\w*\b|\bc'est quoi le mieux\b|\bou\b.*\bpour\b/,
 }
 /** A sentence that states a need ("we want", "I need"). */
 const WANTS: Record<Locale, RegExp> = {
-  en: /\b(want|need|needs|would like|'d like|looking for|require|should)\b/,
-  de: /\b(will|wollen|möchte|möchten|brauche|brauchen|braucht|hätte gern|hätten gern|soll|sollen|suche)\b/,
-  fr: /\b(veux|voulons|veut|voudrais|besoin|aimerais|souhaite|doit|doivent|cherche)\b/,
+  en: /\b(want|wants|need|needs|would like|'d like|looking for|require|requires|should|must have|gotta have)\b/,
+  de: /\b(will|wollen|möchte|möchten|brauch|brauche|brauchen|braucht|bräuchte|bräuchten|benötige|benötigen|hätte gern|hätten gern|soll|sollen|suche|suchen)\b/,
+  fr: /\b(veux|voulons|veut|voudrais|voudrions|besoin|aimerais|aimerions|souhaite|souhaitons|doit|doivent|cherche|cherchons|il (nous|me) faut|faudrait)\b/,
 }
 
 const tokens = (text: string) =>
@@ -172,6 +185,8 @@ function countBefore(words: string[], i: number, locale: Locale): number | undef
   return undefined
 }
 
+const THING = /\b(domains?|domaines?|sites?|websites?|webseiten?|seiten?|address|adresse|url|dashboard|tableau|api|shop|laden|boutique)\b/
+
 /** "me, my chef and the manager" → 3; "my partner and I" → 2. */
 function listWithMe(text: string, locale: Locale): number | undefined {
   for (const clause of text.toLowerCase().split(/[.;?!()]/)) {
@@ -184,12 +199,18 @@ function listWithMe(text: string, locale: Locale): number | undefined {
     // The list runs from the piece naming "me" over its neighbours that name a person ("my chef", "the manager").
     let count = 1
     const person = /^(my|the|our|mein\w*|die|der|unser\w*|mon|ma|le|la|notre|mes)\b/
-    for (let k = meIn + 1; k < pieces.length && person.test(pieces[k]!.trim()); k++) count++
-    for (let k = meIn - 1; k >= 0 && person.test(pieces[k]!.trim()); k--) count++
+    // "our domain, me, the chef": a piece naming a thing the site needs is not a person.
+    const isPerson = (piece: string) => person.test(piece.trim()) && !THING.test(piece.trim().split(/\s+/).slice(0, 3).join(' '))
+    for (let k = meIn + 1; k < pieces.length && isPerson(pieces[k]!); k++) count++
+    for (let k = meIn - 1; k >= 0 && isPerson(pieces[k]!); k--) count++
     if (count > 1) return count
   }
   return undefined
 }
+
+/** Words for working on the site, which make a count of people a count of seats. */
+const EDITS =
+  /\b(log ?ins?|edit\w*|manage|access|update|maintain|work on|zug\w*|bearbeit\w*|pflegen|verwalten|ändern|ran|einlogg\w*|anmeld\w*|accès|modifier|modifient|gérons|gèrent|gérer|mettre à jour|connecter)\b/
 
 export function readNeeds(message: string, locale: Locale): Needs {
   const text = message.toLowerCase().replace(/’/g, "'")
@@ -208,13 +229,16 @@ export function readNeeds(message: string, locale: Locale): Needs {
     }
   })
   const listed = listWithMe(text, locale)
-  if (
-    listed &&
-    /\b(log ?ins?|edit|manage|access|update|zug\w*|bearbeit\w*|pflegen|verwalten|accès|modifier|gérons|gèrent|gérer)\b/.test(text)
-  )
-    needs.seats = Math.max(needs.seats ?? 1, listed)
+  if (listed && EDITS.test(text)) needs.seats = Math.max(needs.seats ?? 1, listed)
+  const weAre = WE_ARE[locale].exec(text)
+  if (weAre) {
+    const said = weAre.slice(1).find((g) => g !== undefined)!
+    const n = /^\d+$/.test(said) ? Number(said) : (NUM[locale][said] ?? ORDINAL_COUNT[said])
+    // "We are 3" counts people only next to a need for access ("…and all want to edit").
+    if (n !== undefined && n > 1 && n < 100 && EDITS.test(text)) needs.seats = Math.max(needs.seats ?? 1, n)
+  }
   if (JUST_ME[locale].test(text) && needs.seats === undefined) needs.seats = 1
-  if (OWN_DOMAIN[locale].test(text)) needs.domains = Math.max(needs.sites ?? 1, 1)
+  if (OWN_DOMAIN[locale].test(text) || HAS_DOMAIN[locale].test(text)) needs.domains = Math.max(needs.sites ?? 1, 1)
   if (SECOND_DOMAIN[locale].test(text)) needs.domains = (needs.sites ?? 1) + 1
   if (NO_DOMAIN[locale].test(text)) delete needs.domains
   if (ASSISTANT[locale].test(text)) needs.assistant = true
@@ -253,14 +277,24 @@ const counted = (n: Needs) =>
 /** A cheap first look: a message that neither asks for a choice nor states a want needs no reading of needs. */
 export function mayStateNeeds(message: string, locale: Locale): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
-  return ASKS[locale].test(text) || WANTS[locale].test(text)
+  return ASKS[locale].test(text) || WANTS[locale].test(text) || ENOUGH[locale].test(text)
 }
+
+/** "Is Lite enough?", "reicht Lite?", "Lite ça suffit ?": a named plan put to the test of the needs stated. */
+const ENOUGH: Record<Locale, RegExp> = {
+  en: /\b(enough|sufficient|suffice|do the job|cover it|covers it)\b/,
+  de: /\b(reicht|reichen|genügt|ausreichend|langt)\b/,
+  fr: /\b(suffit|suffisant|suffisante|suffira|assez)\b/,
+}
+export const asksEnough = (message: string, locale: Locale) => ENOUGH[locale].test(message.toLowerCase())
 
 export function asksRecommendation(message: string, locale: Locale, needs: Needs): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
   const count = needCount(needs)
-  if (count === 0 || (count === 1 && !counted(needs))) return false
-  if (ASKS[locale].test(text)) return true
+  // One plain feature ("which plan has the AI chat?") is the knowledge base's to answer; an own
+  // domain asked with "which plan" is the one need that already picks a plan.
+  if (count === 0 || (count === 1 && !counted(needs) && !(needs.domains !== undefined && ASKS[locale].test(text)))) return false
+  if (ASKS[locale].test(text) || (count >= 2 && ENOUGH[locale].test(text))) return true
   // "We've got 3 restaurants and want a site for each", "I need about 60 GB for my archive".
   return WANTS[locale].test(text) && (counted(needs) || needs.sites !== undefined || needs.seats !== undefined || count >= 2)
 }
@@ -341,6 +375,8 @@ const words = {
     max: 'unlimited sites, an SLA and priority support',
     addOn: (q: number, name: string) => (q > 1 ? `${q} × ${name}` : name),
     none: 'No single plan covers all of that; a person from our team can put together an offer.',
+    notEnough: (plan: string) => `${plan} doesn't cover all of that.`,
+    counts: ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'],
   },
   de: {
     lead: (offer: string, total: string) => `${offer} ist die günstigste passende Wahl, für ${total} pro Monat.`,
@@ -366,6 +402,8 @@ const words = {
     max: 'unbegrenzt viele Websites, ein SLA und bevorzugter Support',
     addOn: (q: number, name: string) => (q > 1 ? `${q} × ${name}` : name),
     none: 'Alles zusammen deckt kein einzelner Tarif ab; ein Mensch aus unserem Team stellt Ihnen gern ein Angebot zusammen.',
+    notEnough: (plan: string) => `${plan} deckt das nicht ganz ab.`,
+    counts: ['keine', 'eine', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun', 'zehn', 'elf', 'zwölf'],
   },
   fr: {
     lead: (offer: string, total: string) => `${offer} est l'option la moins chère qui convient, pour ${total} par mois.`,
@@ -391,27 +429,32 @@ const words = {
     max: 'des sites illimités, un SLA et un support prioritaire',
     addOn: (q: number, name: string) => (q > 1 ? `${q} × ${name}` : name),
     none: 'Aucune formule ne couvre tout cela à elle seule ; une personne de notre équipe peut vous faire une offre.',
+    notEnough: (plan: string) => `${plan} ne couvre pas tout cela.`,
+    counts: ['aucune', 'une', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf', 'dix', 'onze', 'douze'],
   },
 } satisfies Record<Locale, unknown>
 
-/** The recommendation in two sentences: the offer and its monthly total, then what of the needs it covers. */
-export function recommendationText(list: Pricing, needs: Needs, r: Recommendation | undefined, locale: Locale): string {
+/**
+ * The recommendation in two sentences: the offer and its monthly total, then what of the needs it
+ * covers; after "is Lite enough?" (`asked`), first whether the plan asked about does.
+ */
+export function recommendationText(list: Pricing, needs: Needs, r: Recommendation | undefined, locale: Locale, asked?: Plan): string {
   const w = words[locale]
   if (!r) return w.none
+  if (asked && asked !== r.plan) return `${w.notEnough(planName(asked, locale))} ${recommendationText(list, needs, r, locale)}`
   const plan = list.plans.find((p) => p.id === r.plan)!
   const extras = planExtras(list)[r.plan]
   const addOnNames = r.addOns.map((a) => w.addOn(a.quantity, addOnWording[a.id]?.name[locale] ?? a.id))
   const offer = addOnNames.length ? `${planName(r.plan, locale)} ${w.with} ${joinList(addOnNames, locale)}` : planName(r.plan, locale)
   const lead = r.totalCents === 0 ? w.free(offer) : w.lead(offer, formatEuro(r.totalCents, locale))
-  const count = (n: number | null) => (n === null ? w.unlimited : String(n))
+  // Counts as words ("four people"), as the visitor said them; the price list's own figures stay figures.
+  const count = (n: number | null) => (n === null ? w.unlimited : (w.counts[n] ?? String(n)))
   const items: string[] = []
   const seats = (plan.seats ?? 0) + (r.addOns.find((a) => a.id === 'extra_seat')?.quantity ?? 0)
   const domains = (plan.own_domains ?? 0) + (r.addOns.find((a) => a.id === 'extra_domain')?.quantity ?? 0)
   items.push(plan.sites === 1 ? (plan.own_domains === 0 ? w.subdomain : w.oneSite) : w.sites(count(plan.sites)))
-  if (needs.domains !== undefined)
-    items.push(domains === 1 ? w.oneDomain : w.domains(plan.own_domains === null ? w.unlimited : String(domains)))
-  if (needs.seats !== undefined && (needs.seats > 1 || plan.seats !== 1))
-    items.push(w.seats(plan.seats === null ? w.unlimited : String(seats)))
+  if (needs.domains !== undefined) items.push(domains === 1 ? w.oneDomain : w.domains(count(plan.own_domains === null ? null : domains)))
+  if (needs.seats !== undefined && (needs.seats > 1 || plan.seats !== 1)) items.push(w.seats(count(plan.seats === null ? null : seats)))
   if (needs.assistant) items.push(w.assistant)
   if (needs.api === 'read') items.push(w.apiRead)
   if (needs.api === 'write') items.push(w.apiWrite)

@@ -109,7 +109,7 @@ const median = (xs: number[]) => {
 const of = (locale: Locale, personas: readonly Persona[]) => results.filter((r) => r.locale === locale && personas.includes(r.persona))
 const showHeldOut = process.env.EVAL_SHOW_HELD_OUT === '1'
 /** The held-out score reached so far in every language; the aim is 92 %. Raised as the assistant improves, never lowered. */
-const HELD_OUT_FLOOR = 0.75
+const HELD_OUT_FLOOR = 0.82
 
 const report = [
   'sales assistant, persona evaluation (tuned personas | held-out personas):',
