@@ -735,6 +735,9 @@ export interface WebhookEndpointsTable {
 
 export type WebhookDeliveryState = 'pending' | 'succeeded' | 'dead'
 
+/** Why a webhook delivery failed (src/domain/webhooks/outcome.ts): the dashboard words it from this. */
+export type WebhookFailure = 'status' | 'dns' | 'timeout' | 'connection' | 'redirect' | 'address' | 'plan' | 'disabled'
+
 export interface WebhookDeliveriesTable {
   id: string
   account_id: string
@@ -745,6 +748,7 @@ export interface WebhookDeliveriesTable {
   first_attempt_at: NullableTimestamp
   last_status: number | null
   last_error: string | null
+  last_failure: WebhookFailure | null
   delivered_at: NullableTimestamp
   failed_at: NullableTimestamp
   replayed_at: NullableTimestamp
@@ -762,6 +766,7 @@ export interface WebhookAttemptsTable {
   /** The first kilobyte of the receiver's answer, sealed: a receiver may echo personal data. */
   response: string | null
   error: string | null
+  failure: WebhookFailure | null
 }
 
 export interface SiteAuditsTable {

@@ -170,7 +170,7 @@ describe('webhook delivery', () => {
     const eventId = await siteEvent(accountId)
     expect((await settled(eventId))[0]).toMatchObject({ state: 'succeeded', attempts: 2 })
     const attempts = (await listAttempts(db, endpoint.id, { limit: 10, offset: 0 }, keyring)).items
-    expect(attempts[1]).toMatchObject({ attempt: 1, status: null })
+    expect(attempts[1]).toMatchObject({ attempt: 1, status: null, failure: 'timeout' })
     expect(attempts[1]!.error).toMatch(/within 1000 ms/)
     expect(attempts[1]!.duration_ms).toBeGreaterThanOrEqual(950)
   })
@@ -179,11 +179,16 @@ describe('webhook delivery', () => {
     const receiver = await startReceiver({ status: 410 })
     const { accountId, endpoint } = await endpointFor(receiver.url)
     const first = await siteEvent(accountId)
-    expect((await settled(first))[0]).toMatchObject({ state: 'dead', attempts: 1, last_status: 410 })
+    expect((await settled(first))[0]).toMatchObject({ state: 'dead', attempts: 1, last_status: 410, last_failure: 'status' })
     const after = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow()
     expect(after).toMatchObject({ enabled: false, disabled_reason: 'gone' })
     const second = await siteEvent(accountId)
-    expect((await settled(second))[0]).toMatchObject({ state: 'dead', attempts: 0, last_error: 'endpoint disabled' })
+    expect((await settled(second))[0]).toMatchObject({
+      state: 'dead',
+      attempts: 0,
+      last_error: 'endpoint disabled',
+      last_failure: 'disabled',
+    })
     expect(receiver.requests).toHaveLength(1)
     // A disabled endpoint's dead letters are not replayed until it is enabled again.
     const dead = (await delivery(second))[0]!
@@ -200,7 +205,7 @@ describe('webhook delivery', () => {
     await db.updateTable('accounts').set({ plan: 'plus' }).where('id', '=', accountId).execute()
     expect((await settled(inFlight))[0]).toMatchObject({ state: 'dead', attempts: 1, last_status: 503, last_error: PLAN_REQUIRED_ERROR })
     const later = await siteEvent(accountId)
-    expect((await settled(later))[0]).toMatchObject({ state: 'dead', attempts: 0, last_error: PLAN_REQUIRED_ERROR })
+    expect((await settled(later))[0]).toMatchObject({ state: 'dead', attempts: 0, last_error: PLAN_REQUIRED_ERROR, last_failure: 'plan' })
     await new Promise((r) => setTimeout(r, 1200))
     expect(receiver.requests).toHaveLength(1)
     // Holding back is not failing: the endpoint stays enabled and its health is untouched.
@@ -239,7 +244,7 @@ describe('webhook delivery', () => {
     const { accountId } = await endpointFor('http://169.254.169.254/latest/meta-data')
     const eventId = await siteEvent(accountId)
     const [row] = await settled(eventId)
-    expect(row).toMatchObject({ state: 'dead', attempts: 1, last_status: null })
+    expect(row).toMatchObject({ state: 'dead', attempts: 1, last_status: null, last_failure: 'address' })
     expect(row!.last_error).toMatch(/metadata|link-local/)
   })
 
@@ -264,6 +269,7 @@ describe('webhook delivery', () => {
         attempts: 5,
         last_status: 503,
         last_error: dead!.last_error,
+        last_failure: 'status',
         failed_at: dead!.failed_at!.toISOString(),
       },
     ])

@@ -20,6 +20,7 @@ import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import { createSafeFetcher, type SafeFetcher } from '../../infra/fetcher.ts'
 import { html, type SafeHtml } from '../../infra/html.ts'
+import type { WebhookFailure } from '../../infra/tables.ts'
 import { checkEndpointUrl, type EndpointUrlPolicy } from '../../domain/webhooks/endpoint-url.ts'
 import { actionForm, dataTable, shownOnce } from '../layout.ts'
 import type { Translator } from '../../domain/i18n/translator.ts'
@@ -61,21 +62,22 @@ function plainUrlRefusal(t: Translator, detail: string): string {
  * Why a delivery failed, in plain words of the page's language; the receiver's own detail (what
  * the API shows as `error`) follows as code, for the developer who reads it.
  */
-function deliveryProblem(t: Translator, status: number | null, error: string | null): SafeHtml | string {
+function deliveryProblem(t: Translator, status: number | null, error: string | null, failure: WebhookFailure | null): SafeHtml | string {
   if (status !== null) return t.t('webhooks.problem.status', { status })
   if (error === null) return ''
-  const words = [
-    [/could not be resolved|has no address/, 'webhooks.problem.dns'],
-    [/No complete answer/, 'webhooks.problem.timeout'],
-    [/connection failed/i, 'webhooks.problem.connection'],
-    [/redirect/i, 'webhooks.problem.redirect'],
-    [/resolves to|The host is|IP address/, 'webhooks.problem.private'],
-    [/^plan_required/, 'webhooks.problem.plan'],
-    [/^endpoint disabled/, 'webhooks.problem.disabled'],
-  ] as const
-  const found = words.find(([pattern]) => pattern.test(error))
-  return html`${t.t(found ? found[1] : 'webhooks.problem.other')} <code class="long">${error}</code>`
+  return html`${t.t(failure && failure !== 'status' ? PROBLEMS[failure] : 'webhooks.problem.other')} <code class="long">${error}</code>`
 }
+
+/** The words of each failure without an answer (an answer's status is said with its number). */
+const PROBLEMS = {
+  dns: 'webhooks.problem.dns',
+  timeout: 'webhooks.problem.timeout',
+  connection: 'webhooks.problem.connection',
+  redirect: 'webhooks.problem.redirect',
+  address: 'webhooks.problem.private',
+  plan: 'webhooks.problem.plan',
+  disabled: 'webhooks.problem.disabled',
+} as const satisfies Record<Exclude<WebhookFailure, 'status'>, string>
 
 /** An endpoint's state in words: enabled, or disabled with why. */
 function stateOf(t: Translator, e: { enabled: boolean; disabled_reason: string | null }): string {
@@ -181,7 +183,7 @@ ${
           t.dateTime(d.failed_at),
           html`${d.type} <code>${d.event_id}</code>`,
           t.number(d.attempts),
-          deliveryProblem(t, d.last_status, d.last_error),
+          deliveryProblem(t, d.last_status, d.last_error, d.last_failure),
           actionForm(`/app/webhooks/dead-letters/${d.id}/replay`, csrf, t.t('webhooks.replayOne', { id: d.event_id }), {
             kind: 'secondary',
           }),
@@ -282,7 +284,7 @@ ${
           t.dateTime(a.attempted_at),
           a.type,
           t.number(a.attempt),
-          a.status ?? deliveryProblem(t, null, a.error),
+          a.status ?? deliveryProblem(t, null, a.error, a.failure),
           t.t('webhooks.ms', { ms: a.duration_ms }),
           html`<code class="long">${(a.response ?? '').slice(0, 200)}</code>`,
         ]),

@@ -68,7 +68,7 @@ const successesWrite = plannedEachTime(
         first_attempt_at timestamptz, attempted_at timestamptz, delivered_at timestamptz, status int, duration_ms int, attempt_id text, response text)
     ), done as (${jobWrites.complete(jobs)}), recorded as (
       update webhook_deliveries as d
-      set attempts = v.attempt, first_attempt_at = v.first_attempt_at, last_status = v.status, last_error = null, state = 'succeeded', delivered_at = v.delivered_at
+      set attempts = v.attempt, first_attempt_at = v.first_attempt_at, last_status = v.status, last_error = null, last_failure = null, state = 'succeeded', delivered_at = v.delivered_at
       from v
       where d.id = any(array(select delivery_id from v)) and d.id = v.delivery_id and d.state = 'pending' and d.attempts = v.attempt - 1
       returning d.id
@@ -106,7 +106,7 @@ export async function recordAttempt(
   const { keyring, clock } = deps
   const { delivery, endpoint } = input
   const { attempt, started, finished, firstAttemptAt, result, outcome } = sent
-  const { state, error, retryAt } = decision
+  const { state, error, failure, retryAt } = decision
   return deps.db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('webhook_deliveries')
@@ -115,6 +115,7 @@ export async function recordAttempt(
         first_attempt_at: new Date(firstAttemptAt),
         last_status: outcome.status,
         last_error: error,
+        last_failure: failure,
         state,
         ...(state === 'succeeded' ? { delivered_at: new Date(finished) } : {}),
         ...(state === 'dead' ? { failed_at: new Date(finished) } : {}),
@@ -138,6 +139,7 @@ export async function recordAttempt(
         duration_ms: Math.max(0, Math.round(finished - started)),
         response: excerpt,
         error: outcome.kind === 'delivered' ? null : outcome.error,
+        failure: outcome.kind === 'delivered' ? null : outcome.failure,
       })
       .execute()
     await recordEndpointHealth(trx, endpoint, sent, decision)

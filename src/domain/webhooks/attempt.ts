@@ -14,7 +14,7 @@ import { isLocale } from '../locales.ts'
 import type { AttemptEndpoint, AttemptInput } from './attempt-read.ts'
 import { plainSuccess, recordAttempt } from './attempt-record.ts'
 import { batchFor } from './batch.ts'
-import { signingSecrets, webhooksAllowed, PLAN_REQUIRED_ERROR, type EndpointRow } from './endpoints.ts'
+import { HELD_DISABLED, HELD_FOR_PLAN, signingSecrets, webhooksAllowed, type EndpointRow } from './endpoints.ts'
 import { eventBody, openEvent } from './events.ts'
 import { classify, decide, failingDays, type Sent } from './outcome.ts'
 import type { DeliverPayload } from './queue-delivery.ts'
@@ -64,11 +64,11 @@ async function send(
 /** A delivery queued before the endpoint was turned off, or before a downgrade, is held back the way the fan-out holds back new ones. */
 async function holdBack(deps: WebhookDeps, input: AttemptInput, attempt: number): Promise<boolean> {
   const { delivery, endpoint } = input
-  const reason = !endpoint.enabled ? 'endpoint disabled' : !webhooksAllowed(endpoint.plan) ? PLAN_REQUIRED_ERROR : undefined
-  if (!reason) return false
+  const held = !endpoint.enabled ? HELD_DISABLED : !webhooksAllowed(endpoint.plan) ? HELD_FOR_PLAN : undefined
+  if (!held) return false
   await deps.db
     .updateTable('webhook_deliveries')
-    .set({ state: 'dead', last_error: reason, failed_at: new Date(deps.clock.now()) })
+    .set({ state: 'dead', ...held, failed_at: new Date(deps.clock.now()) })
     .where('id', '=', delivery.id)
     .where('state', '=', 'pending')
     .where('attempts', '=', attempt - 1)

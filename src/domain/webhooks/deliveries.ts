@@ -1,5 +1,6 @@
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
+import type { WebhookFailure } from '../../infra/tables.ts'
 import { responseContext } from './attempt-record.ts'
 import { queueDelivery } from './queue-delivery.ts'
 import type { Paging } from '../paging.ts'
@@ -13,6 +14,7 @@ export interface DeadLetter {
   attempts: number
   last_status: number | null
   last_error: string | null
+  last_failure: WebhookFailure | null
   failed_at: string
 }
 
@@ -28,6 +30,7 @@ export interface AttemptView {
   /** The first kilobyte of the receiver's answer (kept sealed, opened to be shown). */
   response: string | null
   error: string | null
+  failure: WebhookFailure | null
 }
 
 function deadLetters(db: Db, accountId: string) {
@@ -43,7 +46,17 @@ function deadLetters(db: Db, accountId: string) {
 export async function listDeadLetters(db: Db, accountId: string, page: Paging): Promise<{ items: DeadLetter[]; total: number }> {
   const [rows, count] = await Promise.all([
     deadLetters(db, accountId)
-      .select(['d.id', 'd.endpoint_id', 'd.event_id', 'e.type', 'd.attempts', 'd.last_status', 'd.last_error', 'd.failed_at'])
+      .select([
+        'd.id',
+        'd.endpoint_id',
+        'd.event_id',
+        'e.type',
+        'd.attempts',
+        'd.last_status',
+        'd.last_error',
+        'd.last_failure',
+        'd.failed_at',
+      ])
       .orderBy('d.failed_at', 'desc')
       .orderBy('d.id')
       .limit(page.limit)
@@ -134,6 +147,7 @@ export async function listAttempts(
         'a.duration_ms',
         'a.response',
         'a.error',
+        'a.failure',
       ])
       .orderBy('a.attempted_at', 'desc')
       .orderBy('a.id')

@@ -22,6 +22,10 @@ export function webhooksAllowed(plan: Plan): boolean {
  */
 export const PLAN_REQUIRED_ERROR = `plan_required: webhooks need plan ${cheapestPlan((e) => e.webhooks)} or above`
 
+/** What a delivery held back records: the words the API shows and the failure the dashboard words. */
+export const HELD_FOR_PLAN = { last_error: PLAN_REQUIRED_ERROR, last_failure: 'plan' } as const
+export const HELD_DISABLED = { last_error: 'endpoint disabled', last_failure: 'disabled' } as const
+
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 
 export type DisabledReason = 'gone' | 'failing'

@@ -7,16 +7,17 @@
 import { sql } from 'kysely'
 import { newId } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
+import type { WebhookFailure } from '../../infra/tables.ts'
 import { jobWrites, NO_CLAIM, plannedEachTime, type ClaimToken, type Job, type JobRunner, type NewJob } from '../../infra/jobs.ts'
 import type { AttemptInput } from './attempt-read.ts'
 import type { Batch } from './batch.ts'
-import { PLAN_REQUIRED_ERROR, webhooksAllowed } from './endpoints.ts'
+import { HELD_DISABLED, HELD_FOR_PLAN, webhooksAllowed } from './endpoints.ts'
 import { DELIVER_JOB, firstAttemptJob, type DeliverPayload } from './queue-delivery.ts'
 
 /**
  * One delivery per endpoint of the event's account that takes its type. A disabled endpoint gets
  * its delivery as a dead letter at once, so the event can be replayed once it is enabled again;
- * so does every endpoint of an account whose plan no longer has webhooks (PLAN_REQUIRED_ERROR),
+ * so does every endpoint of an account whose plan no longer has webhooks (HELD_FOR_PLAN),
  * replayable after an upgrade. Safe to run twice for one event (a fan-out whose worker died): the
  * second run finds the deliveries and stops.
  */
@@ -78,6 +79,7 @@ interface NewDelivery {
   event_id: string
   state: 'pending' | 'dead'
   last_error: string | null
+  last_failure: WebhookFailure | null
   failed_at: Date | null
 }
 
@@ -88,9 +90,10 @@ interface NewDelivery {
 const fanOutWrite = plannedEachTime(
   (db, deliveries: readonly NewDelivery[], claimed: readonly NewJob[], claim: ClaimToken, queued: readonly NewJob[]) => sql<Job>`
   with d as (
-    insert into webhook_deliveries (id, account_id, endpoint_id, event_id, state, last_error, failed_at)
-    select id, account_id, endpoint_id, event_id, state, last_error, failed_at
-    from jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb) as v(id text, account_id text, endpoint_id text, event_id text, state text, last_error text, failed_at timestamptz)
+    insert into webhook_deliveries (id, account_id, endpoint_id, event_id, state, last_error, last_failure, failed_at)
+    select id, account_id, endpoint_id, event_id, state, last_error, last_failure, failed_at
+    from jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+      as v(id text, account_id text, endpoint_id text, event_id text, state text, last_error text, last_failure text, failed_at timestamptz)
   ), queued as (${jobWrites.enqueue(queued)}), claimed as (${jobWrites.enqueueClaimed(claimed, claim)})
   select * from claimed`,
 )
@@ -143,11 +146,11 @@ export async function fanOutBatch(
     counts.set(row.id, (counts.get(row.id) ?? 0) + 1)
     const delivery = { id: newId('dlv'), account_id: row.account_id, endpoint_id: row.endpoint_id, event_id: row.id }
     if (row.enabled && webhooksAllowed(row.plan)) {
-      deliveries.push({ ...delivery, state: 'pending', last_error: null, failed_at: null })
+      deliveries.push({ ...delivery, state: 'pending', last_error: null, last_failure: null, failed_at: null })
       jobs.push(firstAttemptJob(delivery.id, row.created_at))
       if (batch) inputs.set(delivery.id, firstAttemptInput(row, delivery.id))
     } else {
-      deliveries.push({ ...delivery, state: 'dead', last_error: row.enabled ? PLAN_REQUIRED_ERROR : 'endpoint disabled', failed_at: now })
+      deliveries.push({ ...delivery, state: 'dead', ...(row.enabled ? HELD_FOR_PLAN : HELD_DISABLED), failed_at: now })
     }
   }
   if (deliveries.length > 0) {

@@ -4,15 +4,29 @@
  * trouble are tried again on the retry clock, anything else is a dead letter; and an endpoint that
  * failed every attempt for the clock's days is turned off.
  */
-import { FetchError, type FetchResult } from '../../infra/fetcher.ts'
+import { FetchError, type FetchErrorCode, type FetchResult } from '../../infra/fetcher.ts'
+import type { WebhookFailure } from '../../infra/tables.ts'
 import type { AttemptEndpoint } from './attempt-read.ts'
 import { nextAttemptAt, parseRetryAfter, type RetryClock } from './retry.ts'
 
 export type Outcome =
   | { kind: 'delivered'; status: number }
-  | { kind: 'retry'; status: number | null; error: string; retryAfterMs?: number | undefined }
-  | { kind: 'dead'; status: number | null; error: string }
-  | { kind: 'gone'; status: 410; error: string }
+  | { kind: 'retry'; status: number | null; error: string; failure: WebhookFailure; retryAfterMs?: number | undefined }
+  | { kind: 'dead'; status: number | null; error: string; failure: WebhookFailure }
+  | { kind: 'gone'; status: 410; error: string; failure: 'status' }
+
+/** The failure a request that got no answer stands for. */
+const FAILURES: Record<FetchErrorCode, WebhookFailure> = {
+  dns_failed: 'dns',
+  timeout: 'timeout',
+  connection_failed: 'connection',
+  invalid_response: 'connection',
+  too_large: 'connection',
+  too_many_redirects: 'redirect',
+  forbidden_address: 'address',
+  invalid_domain: 'address',
+  invalid_url: 'address',
+}
 
 /** What an answer (or a request that got none) means for the delivery. */
 export function classify(result: FetchResult | FetchError, now: number): Outcome {
@@ -21,20 +35,22 @@ export function classify(result: FetchResult | FetchError, now: number): Outcome
     const transient =
       result.code === 'timeout' || result.code === 'connection_failed' || result.code === 'dns_failed' || result.code === 'invalid_response'
     const error = result.code === 'too_many_redirects' ? 'redirects are not followed' : result.message
-    return transient ? { kind: 'retry', status: null, error } : { kind: 'dead', status: null, error }
+    const failure = FAILURES[result.code]
+    return transient ? { kind: 'retry', status: null, error, failure } : { kind: 'dead', status: null, error, failure }
   }
   const { status } = result
   if (status >= 200 && status < 300) return { kind: 'delivered', status }
-  if (status === 410) return { kind: 'gone', status, error: 'the endpoint answered 410 Gone' }
+  if (status === 410) return { kind: 'gone', status, error: 'the endpoint answered 410 Gone', failure: 'status' }
   if (status >= 500 || status === 429) {
     return {
       kind: 'retry',
       status,
       error: `the endpoint answered ${status}`,
+      failure: 'status',
       retryAfterMs: parseRetryAfter(result.headers['retry-after'], now),
     }
   }
-  return { kind: 'dead', status, error: `the endpoint answered ${status}` }
+  return { kind: 'dead', status, error: `the endpoint answered ${status}`, failure: 'status' }
 }
 
 /** One request made: when it started and ended, what came back, and what that means. */
@@ -51,6 +67,7 @@ export interface Sent {
 export interface Decision {
   state: 'succeeded' | 'pending' | 'dead'
   error: string | null
+  failure: WebhookFailure | null
   failingSince: number | undefined
   disableForFailing: boolean
   retryAt: number | undefined
@@ -71,7 +88,8 @@ export function decide(clock: RetryClock, endpoint: AttemptEndpoint, sent: Sent)
   else if (retryAt !== undefined) state = 'pending'
   else if (disableForFailing) error = `${error}; the endpoint was disabled after failing every attempt for ${failingDays(clock)} days`
   else if (outcome.kind === 'retry') error = `${error}; retries exhausted`
-  return { state, error, failingSince, disableForFailing, retryAt }
+  const failure = outcome.kind === 'delivered' ? null : outcome.failure
+  return { state, error, failure, failingSince, disableForFailing, retryAt }
 }
 
 /** How long an endpoint fails every attempt before it is turned off, in whole days, as people are told. */
