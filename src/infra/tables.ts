@@ -738,6 +738,12 @@ export type WebhookDeliveryState = 'pending' | 'succeeded' | 'dead'
 /** Why a webhook delivery failed (src/domain/webhooks/outcome.ts): the dashboard words it from this. */
 export type WebhookFailure = 'status' | 'dns' | 'timeout' | 'connection' | 'redirect' | 'address' | 'plan' | 'disabled'
 
+/** The live items of an account's media library, kept by a trigger (migration media-counts). */
+export interface MediaCountsTable {
+  account_id: string
+  live: number
+}
+
 export interface WebhookDeliveriesTable {
   id: string
   account_id: string
@@ -968,6 +974,7 @@ export interface BuildMediaTable {
 export interface MediaTables {
   media: MediaTable
   media_files: MediaFilesTable
+  media_counts: MediaCountsTable
   build_media: BuildMediaTable
 }
 

@@ -236,6 +236,35 @@ describe('the library as a resource', () => {
     expect(operations).toEqual(expect.arrayContaining(['media.upload 201', 'media.update 200', 'media.update 412', 'media.delete 204']))
   })
 
+  it('keeps the total as items come, are removed while kept, come back and go', async () => {
+    const owner = await makeAccount(app, 'pro')
+    const client = clientOf(owner.headers)
+    const total = async () => {
+      const listed = (await client.GET('/v1/media')).data!.meta.total
+      const { n } = await app.db
+        .selectFrom('media')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('account_id', '=', owner.accountId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow()
+      expect(listed, 'the total counted afresh').toBe(Number(n))
+      return listed
+    }
+    expect(await total()).toBe(0)
+    const photo = await phonePhoto(7)
+    const kept = (await upload(owner.headers, photo, 'kept.jpg')).data as Media
+    const other = (await upload(owner.headers, await imageAs('png'), 'other.png', 'image/png')).data as Media
+    expect(await total()).toBe(2)
+    // Removed from the library while a release still shows it: kept, but no longer listed.
+    await app.db.updateTable('media').set({ deleted_at: new Date() }).where('id', '=', kept.id).execute()
+    expect(await total()).toBe(1)
+    // The same bytes uploaded again bring the item back.
+    expect((await upload(owner.headers, photo, 'kept-again.jpg')).data?.id).toBe(kept.id)
+    expect(await total()).toBe(2)
+    expect((await client.DELETE('/v1/media/{id}', { params: { path: { id: other.id } } })).response.status).toBe(204)
+    expect(await total()).toBe(1)
+  })
+
   it('replays an upload sent again with its Idempotency-Key', async () => {
     const owner = await makeAccount(app, 'pro')
     const photo = await phonePhoto(5)
