@@ -32,6 +32,12 @@ interface Connection {
   socket: WebSocket
   request: FastifyRequest
   principal: ApiPrincipal
+  /**
+   * Whether the credential allowed the events when the connection opened. One that never did is
+   * refused each subscription it asks for (FORBIDDEN with the reason); only a change closes a
+   * connection, so the recheck does not race that answer.
+   */
+  eventsAllowed: boolean
 }
 
 /** What mercurius calls `onConnect` on: the connection object, whose socket and upgrade request we need. */
@@ -95,7 +101,7 @@ export class Subscriptions {
       try {
         const principal = await subscriptions.#app.frame.authenticate(request, null, { audience: subscriptions.#audience })
         subscriptions.#app.frame.authorize(principal, {})
-        subscriptions.#watch({ socket, request, principal })
+        subscriptions.#watch({ socket, request, principal, eventsAllowed: subscriptions.#allowsEvents(principal) })
         return { principal }
       } catch (error) {
         const mapped = mapError(error, request)
@@ -105,20 +111,30 @@ export class Subscriptions {
     }
   }
 
+  #allowsEvents(principal: ApiPrincipal): boolean {
+    try {
+      this.#app.frame.authorize(principal, ACCESS.webhooks)
+      return true
+    } catch {
+      return false
+    }
+  }
+
   #watch(connection: Connection): void {
     this.#open.add(connection)
     connection.socket.once('close', () => this.#open.delete(connection))
   }
 
   /**
-   * Whether the connection may still receive events: the frame reads afresh who its credential
-   * speaks for (revoked, expired or rotated out; the member removed or their role changed; the
-   * account's plan) and the events' access is asked again (plan, scope, the owner's role).
+   * Whether the connection may still be open: the frame reads afresh who its credential speaks for
+   * (revoked, expired or rotated out; the member removed or their role changed; the account's plan)
+   * and, for a connection that was allowed the events, their access is asked again (plan, scope,
+   * the owner's role).
    */
-  async #stillAllowed({ request, principal }: Connection): Promise<{ ok: true } | { ok: false; why: string }> {
+  async #stillAllowed({ request, principal, eventsAllowed }: Connection): Promise<{ ok: true } | { ok: false; why: string }> {
     try {
       const current = await this.#app.frame.current(request, principal)
-      this.#app.frame.authorize(current, ACCESS.webhooks)
+      if (eventsAllowed) this.#app.frame.authorize(current, ACCESS.webhooks)
       return { ok: true }
     } catch (error) {
       const mapped = mapError(error, request)

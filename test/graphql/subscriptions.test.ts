@@ -119,7 +119,12 @@ describe('GraphQL subscriptions over WebSocket (graphql-transport-ws)', () => {
     ])
 
     const readOnly = await makeAccount(app, 'pro', ['read:sites'])
-    const noScope = connect(ws, readOnly.headers.authorization).client
+    const readOnlyConnection = connect(ws, readOnly.headers.authorization)
+    const noScope = readOnlyConnection.client
+    // Open through a few rechecks first: a connection never allowed the events is refused per
+    // subscription, not closed by the recheck (which only closes one that lost its access).
+    await new Promise((resolve) => setTimeout(resolve, RECHECK_MS * 4))
+    expect(await Promise.race([readOnlyConnection.closing, 'still open'])).toBe('still open')
     await expect(noScope.iterate({ query: EVENTS })[Symbol.asyncIterator]().next()).rejects.toEqual([
       expect.objectContaining({ extensions: { code: 'FORBIDDEN', reason: 'insufficient_scope' } }),
     ])
