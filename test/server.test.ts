@@ -1,17 +1,14 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { request } from 'node:http'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { pino } from 'pino'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMailer } from '../src/infra/mailer.ts'
 import { buildTestApp, TEST_DATA_KEY, testConfig } from './helpers/app.ts'
-import { freshDatabaseUrl, onPostgres } from './helpers/database.ts'
+import { freshDatabaseUrl, migratedDataDir, onPostgres } from './helpers/database.ts'
 import { baseEnv, PROCESS_TIMEOUT_MS, startServerProcess, waitUntilReady } from './helpers/process.ts'
 
 const run = promisify(execFile)
@@ -96,10 +93,10 @@ describe('the server process', { timeout: PROCESS_TIMEOUT_MS }, () => {
 // failed with a plain-text error and exit 1, so the container restarted in a loop.
 describe('a data key that opens nothing already stored', { timeout: PROCESS_TIMEOUT_MS }, () => {
   it('is a configuration error (exit 78) naming DATA_ENCRYPTION_KEYS_PREVIOUS; with the old key kept there, the server starts', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'wps-key-'))
-    afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-    // The embedded database needs a directory to persist between the two starts; a server keeps its data anyway.
-    const storage: Record<string, string> = onPostgres ? { DATABASE_URL: await freshDatabaseUrl() } : { DATA_DIR: dataDir }
+    // The embedded database needs a directory to persist between the starts; a server keeps its data anyway.
+    const storage: Record<string, string> = onPostgres
+      ? { DATABASE_URL: await freshDatabaseUrl() }
+      : { DATA_DIR: await migratedDataDir('wps-key-') }
     const first = await startServerProcess(storage)
     await waitUntilReady(first, 120_000)
     first.child.kill('SIGTERM')

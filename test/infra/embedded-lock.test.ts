@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { TEST_DATA_KEY } from '../helpers/app.ts'
-import { cleanUpAfter } from '../helpers/cleanup.ts'
-import { onPostgres } from '../helpers/database.ts'
+import { migratedDataDir, onPostgres } from '../helpers/database.ts'
 import { baseEnv, startServerProcess, waitUntilReady } from '../helpers/process.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -30,8 +28,7 @@ describe.runIf(!onPostgres)('the embedded database is opened by one process at a
   it('refuses the admin CLI, the outbox and a second server beside a running server, and takes over the lock of one that crashed', {
     timeout: 240_000,
   }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wps-lock-'))
-    cleanUpAfter(() => rmSync(dataDir, { recursive: true, force: true }))
+    const dataDir = await migratedDataDir('wps-lock-')
     const server = await startServerProcess({ DATA_DIR: dataDir })
     await waitUntilReady(server, 120_000)
     const pid = server.child.pid!
