@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { TEST_DATA_KEY } from './helpers/app.ts'
 import { cleanUpAfter } from './helpers/cleanup.ts'
-import { freshDatabaseUrl, onPostgres } from './helpers/database.ts'
+import { freshDatabaseUrl, migratedDataDir, onPostgres } from './helpers/database.ts'
 import { baseEnv, startServerProcess } from './helpers/process.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -21,7 +21,9 @@ function dataDir(): string {
 
 /** The database of a production process: PostgreSQL, or the embedded one on disk, allowed explicitly. */
 async function productionDatabase(): Promise<Record<string, string>> {
-  return onPostgres ? { DATABASE_URL: await freshDatabaseUrl() } : { ALLOW_EMBEDDED_DATABASE: 'true', DATA_DIR: dataDir() }
+  return onPostgres
+    ? { DATABASE_URL: await freshDatabaseUrl() }
+    : { ALLOW_EMBEDDED_DATABASE: 'true', DATA_DIR: await migratedDataDir('wps-prod-') }
 }
 
 const alive = (pid: number) => {
