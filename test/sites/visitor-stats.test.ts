@@ -195,12 +195,19 @@ describe('visitor statistics: counted where published pages are served', () => {
     for (const address of ['192.0.2.10', '192.0.2.11', '192.0.2.20', '192.0.2.99']) expect(dump).not.toContain(address)
   })
 
-  it('keeps the counts of a flush that failed for the next one, each visitor still counted once', async () => {
-    const clock = Date.parse('2026-04-01T12:00:00Z')
-    const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock })
+  /** A tally of its own at noon on `day`, its salt read, and a page view of the bakery by an address in Firefox. */
+  const tallyOn = async (day: string, options: { referer?: string; rememberedMax?: number } = {}) => {
+    const clock = Date.parse(`${day}T12:00:00Z`)
+    const { rememberedMax, referer } = options
+    const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock, ...(rememberedMax && { rememberedMax }) })
     await tally.flush()
     const view = (address: string, path: string) =>
-      tally.record({ siteId: site.id, host: HOST, path, url: path, address, userAgent: FIREFOX, referer: 'https://duckduckgo.com/' })
+      tally.record({ siteId: site.id, host: HOST, path, url: path, address, userAgent: FIREFOX, referer })
+    return { tally, view }
+  }
+
+  it('keeps the counts of a flush that failed for the next one, each visitor still counted once', async () => {
+    const { tally, view } = await tallyOn('2026-04-01', { referer: 'https://duckduckgo.com/' })
     view('198.51.100.70', '/')
     view('198.51.100.70', '/about')
     await sql`create function refuse_stats() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`.execute(
@@ -226,12 +233,8 @@ describe('visitor statistics: counted where published pages are served', () => {
   })
 
   it('counts a visitor once a day however often the instance forgets whom it has written', async () => {
-    const clock = Date.parse('2026-04-02T12:00:00Z')
     // Keeps one visitor in memory: after each flush both written ones are forgotten.
-    const tally = new VisitTally(t.app.db, { log: pino({ level: 'silent' }), now: () => clock, rememberedMax: 1 })
-    await tally.flush()
-    const view = (address: string, path: string) =>
-      tally.record({ siteId: site.id, host: HOST, path, url: path, address, userAgent: FIREFOX, referer: undefined })
+    const { tally, view } = await tallyOn('2026-04-02', { rememberedMax: 1 })
     view('198.51.100.80', '/')
     view('198.51.100.81', '/')
     await tally.flush()
