@@ -1,6 +1,5 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { AxeBuilder } from '@axe-core/playwright'
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApiToken } from '../../src/domain/accounts/api-tokens.ts'
@@ -15,6 +14,7 @@ import { readOutbox } from '../../src/infra/mailer.ts'
 import { csvField } from '../../src/dashboard/csv.ts'
 import { findOrCreateUser, loadEmailHasher } from '../../src/identity/stores/users.ts'
 import { withAssistantAddOn } from '../helpers/add-ons.ts'
+import { seriousFindings } from '../helpers/accessibility.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { DESKTOP, haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
@@ -174,13 +174,6 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
     await page.setViewportSize(DESKTOP)
   }
 
-  async function noSeriousViolations(p: Page) {
-    const { violations } = await new AxeBuilder({ page: p }).analyze()
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`)
-  }
-
   it('signs in with the code from the mail outbox', async () => {
     await page.goto(`${origin}/app`)
     await page.locator('#email').fill(email)
@@ -204,7 +197,7 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
     await page.getByRole('button', { name: 'Copy' }).click()
     await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1)
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first)
-    expect(await noSeriousViolations(page)).toEqual([])
+    expect(await seriousFindings(page)).toEqual([])
     await screenshots('dashboard-token-secret')
     await page.getByRole('button', { name: 'Rotate ci deploy' }).click()
     const second = await page.locator('#secret').textContent()
@@ -236,7 +229,7 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
     await page.getByRole('button', { name: 'Add endpoint' }).click()
     expect(await page.locator('#secret').textContent()).toMatch(/^whsec_/)
     expect(await page.locator('.notice').textContent()).toContain('The endpoint was added.')
-    expect(await noSeriousViolations(page)).toEqual([])
+    expect(await seriousFindings(page)).toEqual([])
     await screenshots('dashboard-webhook-secret')
     await page.getByRole('link', { name: 'Go to the endpoint' }).click()
     await page.getByRole('button', { name: 'Send a test event' }).click()
@@ -318,7 +311,7 @@ describe.skipIf(!haveBrowser || onPostgres)('dashboard in Chromium', async () =>
     for (const [path, name] of pages) {
       await page.setViewportSize(DESKTOP)
       await page.goto(`${origin}${path}`)
-      expect(await noSeriousViolations(page), path).toEqual([])
+      expect(await seriousFindings(page), path).toEqual([])
       await page.screenshot({ path: screenshotPath(`dashboard-${name}-desktop`), fullPage: true })
       await page.setViewportSize(PHONE)
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${path} is wider than a phone`).toBeLessThanOrEqual(

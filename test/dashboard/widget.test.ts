@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
-import { AxeBuilder } from '@axe-core/playwright'
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { postOperatorMessage, takeHandoff } from '../../src/domain/leads/conversations.ts'
 import { listLeads } from '../../src/domain/leads/leads.ts'
 import { PLATFORM_SITE_ID } from '../../src/domain/sites/sites.ts'
+import { seriousFindings } from '../helpers/accessibility.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { onPostgres } from '../helpers/database.ts'
 import { DESKTOP, haveBrowser, launchBrowser, PHONE, screenshotPath } from '../helpers/browser.ts'
@@ -115,13 +115,6 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
     if (size) await page.setViewportSize(size)
   }
 
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze()
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
-  }
-
   it('opens, greets, answers a suggestion in the live region, and has no serious accessibility violation', async () => {
     const w = await openPage()
     const { page } = w
@@ -148,7 +141,7 @@ describe.skipIf(!haveBrowser || onPostgres)('the widget in Chromium on a page of
     expect(announced).toContain(visitorSaid)
     expect(announced).toContain(reply)
     await expect.poll(() => types(w)).toContain('suggestion_clicked')
-    expect(await seriousViolations(page)).toEqual([])
+    expect(await seriousFindings(page)).toEqual([])
     await screenshots(page, 'open')
 
     // The visitor spoke, so leaving is "closed", not "dismissed"; the service stored each event.
