@@ -104,7 +104,7 @@ describe('a data key that opens nothing already stored', { timeout: PROCESS_TIME
 
     const otherKey = randomBytes(32).toString('base64')
     const second = await startServerProcess({ ...storage, DATA_ENCRYPTION_KEY: otherKey })
-    expect(await second.exited).toBe(78)
+    expect(await second.exited, second.output()).toBe(78)
     expect(second.output()).toMatch(/DATA_ENCRYPTION_KEYS_PREVIOUS/)
     expect(second.output()).not.toMatch(/\n\s+at /)
 
