@@ -96,6 +96,15 @@ describe('understanding questions in visitors’ words', () => {
     expect(planTurn(kb, turnInput('de', 'was bieten Sie an')).reply).toMatch(/^Wir bieten einen Website-Baukasten/)
     expect(planTurn(kb, turnInput('fr', 'parlez-moi des formules')).reply).toMatch(/^Il existe cinq formules/)
   })
+
+  it('answers how paying works with how it works, and what it costs with the prices', () => {
+    const reply = (locale: Locale, q: string) => planTurn(kb, turnInput(locale, q)).reply
+    expect(reply('en', 'how does paying work, monthly by card?')).toContain('Stripe')
+    expect(reply('de', 'wie funktioniert das bezahlen, monatlich per karte?')).toContain('Stripe')
+    expect(reply('fr', 'comment ça marche le paiement, par carte chaque mois ?')).toContain('Stripe')
+    expect(reply('en', 'how does paying monthly work, how much is Pro?')).toMatch(/€49/)
+    expect(reply('de', 'wie läuft das mit dem bezahlen, was kostet Pro?')).toMatch(/49\s€/)
+  })
 })
 
 describe('confidence that adapts', () => {

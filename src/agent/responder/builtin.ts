@@ -4,7 +4,7 @@ import { choose, heading, type KnowledgeBase, likely, type Passage } from '../kn
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
-import { asksForPerson, asksHow, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
+import { asksForPerson, asksHow, asksHowItWorks, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
 import { limitAnswer } from './limit-answers.ts'
 import { asksPlanChange, onlyBuyingWords, priceAnswer, withoutPlanNames } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
@@ -114,7 +114,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     booking: has(hay, intents.booking[locale]) && !THIRD_PARTY[locale].test(message.toLowerCase()),
     buying: has(hay, intents.buying[locale]),
     offer: has(hay, intents.offerRequest[locale]),
-    price: has(hay, intents.price[locale]),
+    price: has(hay, intents.price[locale]) && !asksHowItWorks(message, locale),
   }
   const plans = plansMentioned(message, locale)
   // "From Plus to Lite, when does that happen?" asks about changing plans: the plans' names would

@@ -151,10 +151,37 @@ const TIME_FAVOUR = 1.2
 
 export const asksWhen = (message: string, locale: Locale) => ASKS_WHEN[locale].test(message.toLowerCase())
 
-/** The hits reordered for what the question asks: a "when" question puts passages stating a time first. */
+/**
+ * "How does paying work, monthly by card?", "comment ça marche le paiement ?": a question about how
+ * something works names money without asking an amount. Unless it asks one ("how much", "was
+ * kostet", "combien"), it is answered by how the thing works, not by the price list.
+ */
+const ASKS_AMOUNT: Record<Locale, RegExp> = {
+  en: /(how much|costs?|price[sd]?|pricing|expensive|cheap\w*|fees?|euros?)|€/,
+  de: /(wie ?viel|kostet|kosten|preis\w*|teuer\w*|günstig\w*|gebühr\w*|euro)|€/,
+  fr: /(combien|co[uû]te?\w*|prix|cher|chère|tarifs?|euros?)|€/,
+}
+export const asksHowItWorks = (message: string, locale: Locale) =>
+  asksHow(message, locale) && !ASKS_AMOUNT[locale].test(message.toLowerCase())
+
+/** How much a passage quoting amounts counts for a question about how something works. */
+const AMOUNTS_DISFAVOUR = 0.7
+const QUOTES_AMOUNT = /\d\s?€|€\s?\d/
+
+/**
+ * The hits reordered for what the question asks: a "when" question puts passages stating a time
+ * first; a "how does it work" question that asks no amount puts passages quoting prices after the others.
+ */
 export function favourIntent<H extends { score: number; passage: { text: string } }>(hits: H[], message: string, locale: Locale): H[] {
-  if (!asksWhen(message, locale)) return hits
+  const when = asksWhen(message, locale)
+  const how = asksHowItWorks(message, locale)
+  if (!when && !how) return hits
   return hits
-    .map((h) => (STATES_TIME[locale].test(h.passage.text) ? { ...h, score: h.score * TIME_FAVOUR } : h))
+    .map((h) => {
+      let score = h.score
+      if (when && STATES_TIME[locale].test(h.passage.text)) score *= TIME_FAVOUR
+      if (how && QUOTES_AMOUNT.test(h.passage.text)) score *= AMOUNTS_DISFAVOUR
+      return score === h.score ? h : { ...h, score }
+    })
     .sort((a, b) => b.score - a.score)
 }
