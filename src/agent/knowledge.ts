@@ -7,6 +7,7 @@ import { QuestionIndex } from './question-match.ts'
 import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
+import { CharGramIndex } from './char-grams.ts'
 import { typeset } from './text.ts'
 import { planExtras } from './entitlements.ts'
 import { storageText, keptText } from './limits-wording.ts'
@@ -137,6 +138,8 @@ export interface SearchOptions {
 
 export interface KnowledgeBase {
   search(locale: Locale, query: string, options?: SearchOptions): Hit[]
+  /** The passage whose stored question or heading the query most resembles letter by letter (char-grams.ts), a hosted site's first. */
+  nearest(locale: Locale, query: string, options?: Pick<SearchOptions, 'siteId'>): { passage: Passage; similarity: number } | undefined
   passages(locale: Locale): readonly Passage[]
   /** The first passage of a topic (pricing, contact, …) in the platform's knowledge. */
   page(locale: Locale, topic: string): Passage | undefined
@@ -350,6 +353,8 @@ interface Collection {
   index: Bm25Index
   questions: QuestionIndex
   analyzer: Analyzer
+  /** Made on first use: few turns ask for it, and every process indexes each locale at start. */
+  letters: () => CharGramIndex
 }
 
 /** What the closest stored question adds to a passage's score, at full similarity. */
@@ -386,7 +391,13 @@ export function indexOf(passages: Passage[], locale: Locale): Collection {
     passages.flatMap((p, doc) => p.questions.map((q) => ({ doc, terms: analyzer.index(q) }))),
     (term) => index.idf(term),
   )
-  return { passages, index, questions, analyzer }
+  let letters: CharGramIndex | undefined
+  const lettersIndex = () =>
+    (letters ??= new CharGramIndex(
+      passages.flatMap((p, doc) => [heading(p), p.keywords, ...p.questions].filter(Boolean).map((text) => ({ doc, text }))),
+      locale,
+    ))
+  return { passages, index, questions, analyzer, letters: lettersIndex }
 }
 
 function searchIn(collection: Collection, query: string, limit: number): Hit[] {
@@ -440,6 +451,14 @@ export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeB
       const platformHits = searchIn(platform.get(locale)!, query, limit)
       if (!own) return platformHits
       return [...searchIn(own, query, limit), ...platformHits]
+    },
+    nearest(locale, query, { siteId } = {}) {
+      const collections = [siteId === undefined ? undefined : sites.get(siteId)?.get(locale), platform.get(locale)!]
+      for (const collection of collections) {
+        const near = collection?.letters().nearest(query)
+        if (near) return { passage: collection!.passages[near.doc]!, similarity: near.similarity }
+      }
+      return undefined
     },
     indexSitePassages(siteId, locale, inputs) {
       const passages = inputs

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
+import { CharGramIndex } from '../../src/agent/char-grams.ts'
 import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import { fold, terms } from '../../src/agent/text.ts'
@@ -95,6 +96,28 @@ describe('understanding questions in visitors’ words', () => {
     expect(planTurn(kb, turnInput('en', 'tell me about the plans')).reply).toMatch(/^There are five plans: Free .*Lite .*Plus .*Pro .*Max/)
     expect(planTurn(kb, turnInput('de', 'was bieten Sie an')).reply).toMatch(/^Wir bieten einen Website-Baukasten/)
     expect(planTurn(kb, turnInput('fr', 'parlez-moi des formules')).reply).toMatch(/^Il existe cinq formules/)
+  })
+
+  it('reads a question by its letters too: a compound or an ending the terms miss still resembles its stored question', () => {
+    const index = new CharGramIndex(
+      [
+        { doc: 0, text: 'Kann ich eine Bildergalerie zeigen?' },
+        { doc: 1, text: 'Wie verbinde ich meine eigene Domain?' },
+      ],
+      'de',
+    )
+    expect(index.nearest('geht eine Galerie mit Bildern')?.doc).toBe(0)
+    expect(index.nearest('Domains verbinden')?.doc).toBe(1)
+    expect(index.nearest('Wie verbinde ich meine eigene Domain?')!.similarity).toBeCloseTo(1, 5)
+    expect(index.nearest('Domains verbinden')!.similarity).toBeLessThan(1)
+    expect(index.nearest('xyz')).toBeUndefined()
+    // A passage both readings point to answers, with a word that it may not cover everything.
+    expect(planTurn(kb, turnInput('de', 'können wir öffnungszeiten auf die seite stellen')).reply).toMatch(
+      /Öffnungszeiten.*nicht sicher sagen/s,
+    )
+    expect(planTurn(kb, turnInput('fr', 'comment on reçoit nos factures')).reply).toMatch(/facture/)
+    // A word the knowledge base does not know keeps the refusal, however alike the rest is.
+    expect(planTurn(kb, turnInput('de', 'Gibt es eine Schnittstelle zu Shopify?')).reply).toMatch(/nicht sicher beantworten/)
   })
 
   it('answers how paying works with how it works, and what it costs with the prices', () => {

@@ -1,6 +1,6 @@
 import type { Locale } from '../../domain/locales.ts'
 import { PLATFORM_SITE_ID } from '../../domain/sites/sites.ts'
-import { choose, heading, type KnowledgeBase, likely, type Passage } from '../knowledge.ts'
+import { choose, heading, type Hit, type KnowledgeBase, likely, type Passage } from '../knowledge.ts'
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
@@ -25,6 +25,26 @@ export function builtinResponder(kb: KnowledgeBase): Responder {
       return planTurn(kb, input)
     },
   }
+}
+
+/** How alike, letter by letter, a question must be to a stored one for a passage the term index also found to answer it. */
+const NEAR_SIMILARITY = 0.6
+/** As alike as that, a passage the term index ranked below another is meant all the same. */
+const NEAR_SURE = 0.8
+
+/**
+ * Words the term index ranks poorly (an ending, a typo, a phrase) may still spell out a question the
+ * knowledge base answers: a passage both readings point to is the likely answer. Only when every
+ * word of the question is one the knowledge base knows ("an interface to Shopify" names something
+ * it does not), and only the term index's best candidate unless the letters leave no doubt.
+ */
+function spelledOut(kb: KnowledgeBase, input: TurnInput, hits: readonly Hit[]): Passage | undefined {
+  const [first] = hits
+  if (!first || first.unknown > 0) return undefined
+  const near = kb.nearest(input.locale, input.message, { siteId: input.siteId })
+  if (!near || near.similarity < NEAR_SIMILARITY) return undefined
+  if (first.passage === near.passage) return near.passage
+  return near.similarity >= NEAR_SURE && hits.some((h) => h.passage === near.passage) ? near.passage : undefined
 }
 
 const THIRD_PARTY: Record<Locale, RegExp> = {
@@ -185,6 +205,11 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   if (probable) {
     const plan = passageAnswer(probable.passage, input, wants, kb)
     return { ...plan, reply: `${clip(probable.passage.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
+  }
+  const near = spelledOut(kb, input, hits)
+  if (near) {
+    const plan = passageAnswer(near, input, wants, kb)
+    return { ...plan, reply: `${clip(near.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
   }
 
   if (has(hay, intents.thanks[locale])) return { ...fixed(phrases.thanks[locale]), unanswered: true }
