@@ -41,6 +41,11 @@ export class Bm25Index {
     })
   }
 
+  /** Whether any document holds the term. */
+  knows(term: string): boolean {
+    return this.#postings.has(term)
+  }
+
   /** Inverse document frequency, the variant that never goes negative. */
   idf(term: string): number {
     const df = this.#postings.get(term)?.length ?? 0

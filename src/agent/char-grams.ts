@@ -31,6 +31,20 @@ function grams(text: string, locale: Locale): Map<string, number> {
 }
 
 /**
+ * How much of a word is spelt inside a text: the share of its four-letter sequences the text's
+ * words hold. "Bildergalerie" is mostly inside a text about a gallery of pictures; "Shopify" is
+ * inside nothing about an API.
+ */
+export function spelledIn(word: string, text: string): number {
+  const own = new Set(gramsOfWord(word).filter((g) => g.length === 4))
+  if (own.size === 0) return 0
+  const inText = new Set(words(text).flatMap((w) => gramsOfWord(w).filter((g) => g.length === 4)))
+  let found = 0
+  for (const gram of own) if (inText.has(gram)) found++
+  return found / own.size
+}
+
+/**
  * A second reading of a question, by the letters of its words rather than by its terms: each
  * stored question and heading is a vector of its words' three- to five-letter sequences, weighted by
  * how rare each sequence is, and a question is compared to them by cosine similarity. Where the

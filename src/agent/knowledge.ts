@@ -7,8 +7,8 @@ import { QuestionIndex } from './question-match.ts'
 import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
-import { CharGramIndex } from './char-grams.ts'
-import { typeset } from './text.ts'
+import { CharGramIndex, spelledIn } from './char-grams.ts'
+import { typeset, words } from './text.ts'
 import { planExtras } from './entitlements.ts'
 import { storageText, keptText } from './limits-wording.ts'
 
@@ -136,10 +136,22 @@ export interface SearchOptions {
   siteId?: string | undefined
 }
 
+export interface Nearest {
+  passage: Passage
+  /** Cosine similarity (0–1) of the letters of the query and of the passage's closest stored question or heading. */
+  similarity: number
+  /** The query's words that no passage contains (their terms, after corrections), and whether one of them is spelt inside the passage. */
+  unknown: readonly string[]
+  explained: boolean
+}
+
+/** A word no passage contains is spelt inside the passage when this share of its four-letter sequences is. */
+const SPELLED_IN = 0.5
+
 export interface KnowledgeBase {
   search(locale: Locale, query: string, options?: SearchOptions): Hit[]
   /** The passage whose stored question or heading the query most resembles letter by letter (char-grams.ts), a hosted site's first. */
-  nearest(locale: Locale, query: string, options?: Pick<SearchOptions, 'siteId'>): { passage: Passage; similarity: number } | undefined
+  nearest(locale: Locale, query: string, options?: Pick<SearchOptions, 'siteId'>): Nearest | undefined
   passages(locale: Locale): readonly Passage[]
   /** The first passage of a topic (pricing, contact, …) in the platform's knowledge. */
   page(locale: Locale, topic: string): Passage | undefined
@@ -400,6 +412,14 @@ export function indexOf(passages: Passage[], locale: Locale): Collection {
   return { passages, index, questions, analyzer, letters: lettersIndex }
 }
 
+/** The words of a query whose terms (after corrections) no passage of the collection contains. */
+function unknownWords(collection: Collection, query: string): string[] {
+  return words(query).filter((word) => {
+    const terms = collection.analyzer.query(word)
+    return terms.length > 0 && terms.every((term) => !collection.index.knows(term))
+  })
+}
+
 function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   const terms = collection.analyzer.query(query)
   const similarities = collection.questions.similarities(terms)
@@ -455,8 +475,13 @@ export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeB
     nearest(locale, query, { siteId } = {}) {
       const collections = [siteId === undefined ? undefined : sites.get(siteId)?.get(locale), platform.get(locale)!]
       for (const collection of collections) {
-        const near = collection?.letters().nearest(query)
-        if (near) return { passage: collection!.passages[near.doc]!, similarity: near.similarity }
+        if (!collection) continue
+        const near = collection.letters().nearest(query)
+        if (!near) continue
+        const passage = collection.passages[near.doc]!
+        const unknown = unknownWords(collection, query)
+        const own = [heading(passage), passage.text, ...passage.questions].join(' ')
+        return { passage, similarity: near.similarity, unknown, explained: unknown.some((w) => spelledIn(w, own) >= SPELLED_IN) }
       }
       return undefined
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
-import { CharGramIndex } from '../../src/agent/char-grams.ts'
+import { CharGramIndex, spelledIn } from '../../src/agent/char-grams.ts'
 import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import { fold, terms } from '../../src/agent/text.ts'
@@ -111,12 +111,18 @@ describe('understanding questions in visitors’ words', () => {
     expect(index.nearest('Wie verbinde ich meine eigene Domain?')!.similarity).toBeCloseTo(1, 5)
     expect(index.nearest('Domains verbinden')!.similarity).toBeLessThan(1)
     expect(index.nearest('xyz')).toBeUndefined()
+    expect(spelledIn('Bildergalerie', 'Der Block Galerie zeigt bis zu 24 Bilder')).toBeGreaterThan(0.5)
+    expect(spelledIn('Shopify', 'Die REST-API und Webhooks')).toBe(0)
     // A passage both readings point to answers, with a word that it may not cover everything.
     expect(planTurn(kb, turnInput('de', 'können wir öffnungszeiten auf die seite stellen')).reply).toMatch(
       /Öffnungszeiten.*nicht sicher sagen/s,
     )
     expect(planTurn(kb, turnInput('fr', 'comment on reçoit nos factures')).reply).toMatch(/facture/)
-    // A word the knowledge base does not know keeps the refusal, however alike the rest is.
+    // A word the knowledge base does not know keeps the refusal, however alike the rest is, unless the
+    // passage spells it out ("französischsprachige" inside a passage about French).
+    expect(planTurn(kb, turnInput('de', 'kann die seite für französischsprachige patienten auf französisch erscheinen?')).reply).toMatch(
+      /Französisch/,
+    )
     expect(planTurn(kb, turnInput('de', 'Gibt es eine Schnittstelle zu Shopify?')).reply).toMatch(/nicht sicher beantworten/)
   })
 

@@ -40,9 +40,9 @@ const NEAR_SURE = 0.8
  */
 function spelledOut(kb: KnowledgeBase, input: TurnInput, hits: readonly Hit[]): Passage | undefined {
   const [first] = hits
-  if (!first || first.unknown > 0) return undefined
+  if (!first) return undefined
   const near = kb.nearest(input.locale, input.message, { siteId: input.siteId })
-  if (!near || near.similarity < NEAR_SIMILARITY) return undefined
+  if (!near || near.similarity < NEAR_SIMILARITY || (near.unknown.length > 0 && !near.explained)) return undefined
   if (first.passage === near.passage) return near.passage
   return near.similarity >= NEAR_SURE && hits.some((h) => h.passage === near.passage) ? near.passage : undefined
 }
