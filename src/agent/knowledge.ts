@@ -118,10 +118,24 @@ export interface Choice {
   alternative: Hit | undefined
 }
 
+/**
+ * A passage far ahead of the first confident one that misses the coverage bar by a little (one of
+ * the question's words absent: "do you sign the webhook payloads?" beside a webhook passage that
+ * never says "payload") is the better answer: its lead says more than the word it lacks.
+ */
+export const OUTRANK_LEAD = 1.5
+export const OUTRANK_COVERAGE = 0.5
+
+function outranking(hits: readonly Hit[], confident: Hit | undefined): Hit | undefined {
+  const [first] = hits
+  if (!first || !confident || first === confident) return undefined
+  return first.coverage >= OUTRANK_COVERAGE && first.score >= MIN_SCORE && first.score >= OUTRANK_LEAD * confident.score ? first : undefined
+}
+
 /** How sure retrieval is: a clear best answer, two close candidates, or nothing to answer with. */
 export function choose(hits: readonly Hit[]): Choice {
   const confident = hits.filter(isConfident)
-  const best = confident[0]
+  const best = outranking(hits, confident[0]) ?? confident[0]
   if (!best || best.similarity >= SURE_SIMILARITY) return { best, alternative: undefined }
   // Another section of the same page is not another meaning: the page answers both.
   const alternative = confident.find(

@@ -168,6 +168,12 @@ describe('confidence that adapts', () => {
     expect(choose([hit(a, 10), hit(passage('A: more', undefined, '/A'), 9.5)]).alternative).toBeUndefined()
   })
 
+  it('prefers a passage far ahead that lacks one word of the question to a confident one far behind', () => {
+    expect(choose([hit(a, 11, 0.58), hit(b, 6.6, 0.63)]).best?.passage).toBe(a)
+    expect(choose([hit(a, 8, 0.58), hit(b, 6.6, 0.63)]).best?.passage).toBe(b)
+    expect(choose([hit(a, 11, 0.4), hit(b, 6.6, 0.63)]).best?.passage).toBe(b)
+  })
+
   it('has nothing to answer with when no passage is confident', () => {
     expect(choose([hit(a, 10, 0.3), hit(b, 1)])).toEqual({ best: undefined, alternative: undefined })
     expect(choose([])).toEqual({ best: undefined, alternative: undefined })
