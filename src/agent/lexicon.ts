@@ -396,6 +396,19 @@ export const lexicon: Lexicon = {
       'international',
     ],
     ['upgrade', 'upgrades', 'downgrade', 'downgrades', 'switch', 'switching', 'move up', 'go up', 'go down', 'bigger', 'smaller'],
+    // Changing plans part-way through a period is paid pro rata: the words for that part-way point.
+    [
+      'prorated',
+      'prorate',
+      'proration',
+      'pro rata',
+      'mid-month',
+      'mid month',
+      'halfway through',
+      'middle of the month',
+      'part way through',
+      'partway through',
+    ],
     [
       'signup',
       'sign up',
@@ -1259,6 +1272,7 @@ export const lexicon: Lexicon = {
       'niedrigeren',
       'tarifwechsel',
     ],
+    ['anteilig', 'anteilige', 'anteiligen', 'mitten im monat', 'monatsmitte', 'im laufenden monat', 'während des monats'],
     [
       'registrieren',
       'registrierung',
@@ -1981,6 +1995,7 @@ export const lexicon: Lexicon = {
       'parle',
       'parler',
     ],
+    ['prorata', 'au prorata', 'en cours de mois', 'milieu du mois', 'en milieu de mois', 'en plein mois'],
     [
       'changer',
       'changement',

@@ -88,6 +88,15 @@ describe('understanding questions in visitors’ words', () => {
       ['en', "can my customers see when we're open on bank holidays", 'Design and themes: Opening hours'],
       ['de', 'können meine kunden sehen wann wir an feiertagen offen haben', 'Design und Farben: Öffnungszeiten'],
       ['fr', 'mes clients peuvent voir quand on est ouvert les jours fériés ?', "Design et thèmes: Horaires d'ouverture"],
+      // A change of plan part-way through the month, and when a cancellation applies.
+      [
+        'en',
+        'If I move up to a bigger plan halfway through the month, do I pay the whole month again?',
+        'Plans and prices: Upgrades and downgrades',
+      ],
+      ['de', 'wenn ich mitten im Monat auf einen größeren Tarif wechsle, zahle ich dann doppelt?', 'Tarife und Preise: Tarif wechseln'],
+      ['fr', 'si je passe à une formule plus chère en cours de mois, je paie le mois entier ?', 'Formules et tarifs: Changer de formule'],
+      ['de', 'ab wann gilt eine Kündigung?', 'Tarife und Preise: Kündigung'],
     ]
     for (const [locale, q, title] of cases) expect(top(locale, q), q).toBe(title)
   })
