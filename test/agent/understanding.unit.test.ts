@@ -97,6 +97,7 @@ describe('understanding questions in visitors’ words', () => {
       ['de', 'wenn ich mitten im Monat auf einen größeren Tarif wechsle, zahle ich dann doppelt?', 'Tarife und Preise: Tarif wechseln'],
       ['fr', 'si je passe à une formule plus chère en cours de mois, je paie le mois entier ?', 'Formules et tarifs: Changer de formule'],
       ['de', 'ab wann gilt eine Kündigung?', 'Tarife und Preise: Kündigung'],
+      ['en', 'how long does it take until my own domain works?', 'Domains and SSL: Connecting your own domain'],
     ]
     for (const [locale, q, title] of cases) expect(top(locale, q), q).toBe(title)
   })
