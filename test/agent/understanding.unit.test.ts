@@ -98,6 +98,7 @@ describe('understanding questions in visitors’ words', () => {
       ['fr', 'si je passe à une formule plus chère en cours de mois, je paie le mois entier ?', 'Formules et tarifs: Changer de formule'],
       ['de', 'ab wann gilt eine Kündigung?', 'Tarife und Preise: Kündigung'],
       ['en', 'how long does it take until my own domain works?', 'Domains and SSL: Connecting your own domain'],
+      ['fr', "que deviennent mes données si j'arrête de payer ?", 'Formules et tarifs: Résiliation'],
     ]
     for (const [locale, q, title] of cases) expect(top(locale, q), q).toBe(title)
   })
