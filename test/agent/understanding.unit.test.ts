@@ -137,6 +137,13 @@ describe('understanding questions in visitors’ words', () => {
     expect(planTurn(kb, turnInput('de', 'Gibt es eine Schnittstelle zu Shopify?')).reply).toMatch(/nicht sicher beantworten/)
   })
 
+  it('reads asking how to bring a colleague in as a question, not as a request for a person', () => {
+    expect(planTurn(kb, turnInput('de', 'wie hole ich eine Kollegin ins Konto?')).requestHandoff).toBe(false)
+    expect(planTurn(kb, turnInput('de', 'wie kann ich mit einem Menschen sprechen?')).requestHandoff).toBe(true)
+    expect(planTurn(kb, turnInput('fr', 'comment je peux parler à quelqu’un ?')).requestHandoff).toBe(true)
+    expect(top('fr', 'comment marchent les modèles ?')).toBe('Design et thèmes: Modèles par activité')
+  })
+
   it('answers how paying works with how it works, and what it costs with the prices', () => {
     const reply = (locale: Locale, q: string) => planTurn(kb, turnInput(locale, q)).reply
     expect(reply('en', 'how does paying work, monthly by card?')).toContain('Stripe')

@@ -124,9 +124,17 @@ const AS_BUSINESS: Record<Locale, RegExp> = {
 }
 export const namesBusiness = (message: string, locale: Locale) => AS_BUSINESS[locale].test(message.toLowerCase())
 
+/** "How do I bring a colleague into the account?", "wie hole ich eine Kollegin ins Konto?": asking how to do something oneself. */
+const HOW_TO: Record<Locale, RegExp> = {
+  en: /^\s*how (do|can|could|should|would) (i|we)\b/,
+  de: /^\s*wie \S+ (ich|wir|man)\b/,
+  fr: /^\s*comment (je|j'|on|nous|est-ce que|puis-je|peut-on)\b/,
+}
+
 export function asksForPerson(message: string, locale: Locale): boolean {
   const text = message.toLowerCase().replace(/’/g, "'")
-  if (asksHow(message, locale) || ABOUT_FEATURE[locale].test(text) || AS_BUSINESS[locale].test(text)) return false
+  if (asksHow(message, locale) || HOW_TO[locale].test(text) || ABOUT_FEATURE[locale].test(text) || AS_BUSINESS[locale].test(text))
+    return false
   return PERSON[locale].test(text)
 }
 
