@@ -144,6 +144,12 @@ describe('understanding questions in visitors’ words', () => {
     expect(top('fr', 'comment marchent les modèles ?')).toBe('Design et thèmes: Modèles par activité')
   })
 
+  it('reads the free plan in each language’s own word for free beside a word for plan', () => {
+    expect(planTurn(kb, turnInput('de', 'reicht der kostenlose Tarif für einen kleinen Verein?')).reply).toMatch(/^Free umfasst/)
+    expect(planTurn(kb, turnInput('fr', 'la formule gratuite suffit pour une petite association ?')).reply).toMatch(/^Free comprend/)
+    expect(planTurn(kb, turnInput('de', 'ist die Einrichtung kostenlos?')).reply).not.toMatch(/^Free umfasst/)
+  })
+
   it('answers how paying works with how it works, and what it costs with the prices', () => {
     const reply = (locale: Locale, q: string) => planTurn(kb, turnInput(locale, q)).reply
     expect(reply('en', 'how does paying work, monthly by card?')).toContain('Stripe')

@@ -119,8 +119,19 @@ export function plansMentioned(message: string, locale: Locale): Plan[] {
         (nextToPlanNoun || beside || (capitalised(token) && !sentenceStart(text, token.index)))
     if (named) found.push(token.lower)
   })
+  // "der kostenlose Tarif", "la formule gratuite": the language's own word for free beside a word for plan.
+  if (!found.includes('free') && locale !== 'en') {
+    const freeWord = tokens.findIndex(
+      (t, i) =>
+        FREE_WORDS[locale].test(t.lower) &&
+        (planNouns[locale].has(tokens[i - 1]?.lower ?? '') || planNouns[locale].has(tokens[i + 1]?.lower ?? '')),
+    )
+    if (freeWord >= 0) found.push('free')
+  }
   return found
 }
+
+const FREE_WORDS: Record<Locale, RegExp> = { en: /^free$/, de: /^(kostenlos\w*|gratis)$/, fr: /^gratuit\w*$/ }
 
 const capitalised = (t: Token) => t.word[0] !== t.word[0]!.toLowerCase()
 
