@@ -396,6 +396,8 @@ export const lexicon: Lexicon = {
       'international',
     ],
     ['upgrade', 'upgrades', 'downgrade', 'downgrades', 'switch', 'switching', 'move up', 'go up', 'go down', 'bigger', 'smaller'],
+    ['hidden', 'hide', 'hiding', 'unlisted'],
+    ['subpages', 'subpage', 'sub-pages', 'sub-page', 'sub pages', 'sub page', 'child page', 'child pages', 'nested pages'],
     // Changing plans part-way through a period is paid pro rata: the words for that part-way point.
     [
       'prorated',
@@ -1273,6 +1275,8 @@ export const lexicon: Lexicon = {
       'tarifwechsel',
     ],
     ['anteilig', 'anteilige', 'anteiligen', 'mitten im monat', 'monatsmitte', 'im laufenden monat', 'während des monats'],
+    ['ausblenden', 'ausgeblendet', 'verstecken', 'versteckt', 'verbergen'],
+    ['unterseiten', 'unterseite', 'untergeordnete seiten'],
     [
       'registrieren',
       'registrierung',
@@ -1996,6 +2000,8 @@ export const lexicon: Lexicon = {
       'parler',
     ],
     ['prorata', 'au prorata', 'en cours de mois', 'milieu du mois', 'en milieu de mois', 'en plein mois'],
+    ['masquée', 'masquer', 'masqué', 'masquées', 'cacher', 'caché', 'cachée'],
+    ['souspages', 'sous-pages', 'sous-page', 'sous pages', 'sous page', 'pages enfants'],
     [
       'changer',
       'changement',

@@ -99,8 +99,10 @@ describe('understanding questions in visitors’ words', () => {
       ['de', 'ab wann gilt eine Kündigung?', 'Tarife und Preise: Kündigung'],
       ['en', 'how long does it take until my own domain works?', 'Domains and SSL: Connecting your own domain'],
       ['fr', "que deviennent mes données si j'arrête de payer ?", 'Formules et tarifs: Résiliation'],
+      ['de', 'kann ich eine Seite im Menü verstecken?', 'Design und Farben: Navigation, Fußzeile und Handys'],
     ]
     for (const [locale, q, title] of cases) expect(top(locale, q), q).toBe(title)
+    expect(planTurn(kb, turnInput('fr', 'je peux créer des sous-pages ?')).reply).toMatch(/un niveau de sous-pages/)
   })
 
   it('answers an overview question with an overview', () => {
