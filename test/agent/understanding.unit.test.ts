@@ -3,6 +3,7 @@ import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
 import { CharGramIndex, spelledIn } from '../../src/agent/char-grams.ts'
 import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
+import { asksHowItWorks } from '../../src/agent/responder/intent.ts'
 import { fold, terms } from '../../src/agent/text.ts'
 import type { Locale } from '../../src/domain/locales.ts'
 import { turnInput } from './turn-input.ts'
@@ -159,6 +160,11 @@ describe('understanding questions in visitors’ words', () => {
     expect(reply('fr', 'comment ça marche le paiement, par carte chaque mois ?')).toContain('Stripe')
     expect(reply('en', 'how does paying monthly work, how much is Pro?')).toMatch(/€49/)
     expect(reply('de', 'wie läuft das mit dem bezahlen, was kostet Pro?')).toMatch(/49\s€/)
+    expect(asksHowItWorks('how does paying work, monthly by card?', 'en')).toBe(true)
+    expect(asksHowItWorks('how does it work, and how much is it?', 'en')).toBe(false)
+    expect(asksHowItWorks('wie funktioniert das, was kostet es?', 'de')).toBe(false)
+    expect(asksHowItWorks('comment ça marche, c’est cher ?', 'fr')).toBe(false)
+    expect(asksHowItWorks('comment ça marche, la formule est chère ?', 'fr')).toBe(false)
   })
 })
 

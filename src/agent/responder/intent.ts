@@ -164,10 +164,11 @@ export const asksWhen = (message: string, locale: Locale) => ASKS_WHEN[locale].t
  * something works names money without asking an amount. Unless it asks one ("how much", "was
  * kostet", "combien"), it is answered by how the thing works, not by the price list.
  */
+// Whole words by letters of any script: \b knows only ASCII letters, so it finds no end after the è of "chère".
 const ASKS_AMOUNT: Record<Locale, RegExp> = {
-  en: /(how much|costs?|price[sd]?|pricing|expensive|cheap\w*|fees?|euros?)|€/,
-  de: /(wie ?viel|kostet|kosten|preis\w*|teuer\w*|günstig\w*|gebühr\w*|euro)|€/,
-  fr: /(combien|co[uû]te?\w*|prix|cher|chère|tarifs?|euros?)|€/,
+  en: /(?<![\p{L}\p{N}])(how much|costs?|price[sd]?|pricing|expensive|cheap\p{L}*|fees?|euros?)(?![\p{L}\p{N}])|€/u,
+  de: /(?<![\p{L}\p{N}])(wie ?viel|kostet|kosten|preis\p{L}*|teuer\p{L}*|günstig\p{L}*|gebühr\p{L}*|euro)(?![\p{L}\p{N}])|€/u,
+  fr: /(?<![\p{L}\p{N}])(combien|co[uû]te?\p{L}*|prix|cher|chère|tarifs?|euros?)(?![\p{L}\p{N}])|€/u,
 }
 export const asksHowItWorks = (message: string, locale: Locale) =>
   asksHow(message, locale) && !ASKS_AMOUNT[locale].test(message.toLowerCase())
