@@ -154,8 +154,7 @@ export interface Nearest {
   passage: Passage
   /** Cosine similarity (0–1) of the letters of the query and of the passage's closest stored question or heading. */
   similarity: number
-  /** The query's words that no passage contains (their terms, after corrections), and whether one of them is spelt inside the passage. */
-  unknown: readonly string[]
+  /** Whether every word of the query is one some passage contains (after corrections), or one that is not is spelt inside this passage. */
   explained: boolean
 }
 
@@ -434,6 +433,12 @@ function unknownWords(collection: Collection, query: string): string[] {
   })
 }
 
+/** Whether one of the words is spelt inside the passage's heading, text or stored questions. */
+function spelledInPassage(words: readonly string[], passage: Passage): boolean {
+  const own = [heading(passage), passage.text, ...passage.questions].join(' ')
+  return words.some((word) => spelledIn(word, own) >= SPELLED_IN)
+}
+
 function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   const terms = collection.analyzer.query(query)
   const similarities = collection.questions.similarities(terms)
@@ -494,8 +499,7 @@ export function buildKnowledgeBase(pricing: Pricing = loadPricing()): KnowledgeB
         if (!near) continue
         const passage = collection.passages[near.doc]!
         const unknown = unknownWords(collection, query)
-        const own = [heading(passage), passage.text, ...passage.questions].join(' ')
-        return { passage, similarity: near.similarity, unknown, explained: unknown.some((w) => spelledIn(w, own) >= SPELLED_IN) }
+        return { passage, similarity: near.similarity, explained: unknown.length === 0 || spelledInPassage(unknown, passage) }
       }
       return undefined
     },

@@ -42,7 +42,7 @@ function spelledOut(kb: KnowledgeBase, input: TurnInput, hits: readonly Hit[]): 
   const [first] = hits
   if (!first) return undefined
   const near = kb.nearest(input.locale, input.message, { siteId: input.siteId })
-  if (!near || near.similarity < NEAR_SIMILARITY || (near.unknown.length > 0 && !near.explained)) return undefined
+  if (!near || near.similarity < NEAR_SIMILARITY || !near.explained) return undefined
   if (first.passage === near.passage) return near.passage
   return near.similarity >= NEAR_SURE && hits.some((h) => h.passage === near.passage) ? near.passage : undefined
 }
