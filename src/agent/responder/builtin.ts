@@ -199,17 +199,12 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     }
   }
   if (best) return passageAnswer(best, input, wants, kb, alternative)
-  // New wording for something the knowledge base answers: its likely passage, saying it may not
-  // cover everything, rather than a refusal.
-  const probable = likely(hits)
+  // New wording for something the knowledge base answers: its likely passage (by its terms, else by
+  // the letters of its words), saying it may not cover everything, rather than a refusal.
+  const probable = likely(hits)?.passage ?? spelledOut(kb, input, hits)
   if (probable) {
-    const plan = passageAnswer(probable.passage, input, wants, kb)
-    return { ...plan, reply: `${clip(probable.passage.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
-  }
-  const near = spelledOut(kb, input, hits)
-  if (near) {
-    const plan = passageAnswer(near, input, wants, kb)
-    return { ...plan, reply: `${clip(near.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
+    const plan = passageAnswer(probable, input, wants, kb)
+    return { ...plan, reply: `${clip(probable.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
   }
 
   if (has(hay, intents.thanks[locale])) return { ...fixed(phrases.thanks[locale]), unanswered: true }
