@@ -119,19 +119,16 @@ export function plansMentioned(message: string, locale: Locale): Plan[] {
         (nextToPlanNoun || beside || (capitalised(token) && !sentenceStart(text, token.index)))
     if (named) found.push(token.lower)
   })
-  // "der kostenlose Tarif", "la formule gratuite": the language's own word for free beside a word for plan.
-  if (!found.includes('free') && locale !== 'en') {
-    const freeWord = tokens.findIndex(
-      (t, i) =>
-        FREE_WORDS[locale].test(t.lower) &&
-        (planNouns[locale].has(tokens[i - 1]?.lower ?? '') || planNouns[locale].has(tokens[i + 1]?.lower ?? '')),
-    )
-    if (freeWord >= 0) found.push('free')
-  }
+  // "der kostenlose Tarif", "la formule gratuite": the language's own word for free beside a word for plan
+  // (English "free" is the plan's name, read by its rule above).
+  const freeWord = FREE_WORDS[locale]
+  const nounAt = (i: number) => planNouns[locale].has(tokens[i]?.lower ?? '')
+  if (freeWord && !found.includes('free') && tokens.some((t, i) => freeWord.test(t.lower) && (nounAt(i - 1) || nounAt(i + 1))))
+    found.push('free')
   return found
 }
 
-const FREE_WORDS: Record<Locale, RegExp> = { en: /^free$/, de: /^(kostenlos\w*|gratis)$/, fr: /^gratuit\w*$/ }
+const FREE_WORDS: Partial<Record<Locale, RegExp>> = { de: /^(kostenlos\w*|gratis)$/, fr: /^gratuit\w*$/ }
 
 const capitalised = (t: Token) => t.word[0] !== t.word[0]!.toLowerCase()
 
