@@ -65,7 +65,7 @@ async function runWalkthrough(script: string, replacements: Array<[string, strin
     ...baseEnv(),
     PORT: String(port),
     // The service starts on an already migrated database, as the second `npm start` would: migrating from
-    // nothing is what the suite's template does on both drivers, and took half of each walkthrough's time.
+    // nothing is what the suite's template does on both drivers, and took about a quarter of the walkthroughs' time.
     ...(onPostgres
       ? { DATABASE_URL: await freshDatabaseUrl(), DATA_DIR: join(dir, 'data') }
       : { DATA_DIR: await migratedDataDir('wps-walkthrough-') }),

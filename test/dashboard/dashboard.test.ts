@@ -1,6 +1,5 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApiToken } from '../../src/domain/accounts/api-tokens.ts'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
