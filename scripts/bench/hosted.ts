@@ -16,7 +16,7 @@ import { createSite, type Site } from '../../src/domain/sites/sites.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { openDataStore, type Db } from '../../src/infra/db.ts'
 import { englishPages } from '../../test/fixtures/hosted/content.ts'
-import { compared, cpuCompared, runtimeFlags, type LoadResult, type Running } from './lib.ts'
+import { compared, cpuCompared, profiled, runtimeFlags, type LoadResult, type Running } from './lib.ts'
 
 export const HOST = 'bakery.bench'
 
@@ -130,7 +130,7 @@ export async function startCapturedServer(capture: string, kind: 'fastify' | 'no
   const p = port()
   const child = spawn(
     process.execPath,
-    [...runtimeFlags, fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind],
+    [...runtimeFlags, ...profiled(`page-${kind}`), fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   )
   const url = `http://127.0.0.1:${p}`
