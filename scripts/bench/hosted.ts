@@ -130,7 +130,14 @@ export async function startCapturedServer(capture: string, kind: 'fastify' | 'no
   const p = port()
   const child = spawn(
     process.execPath,
-    [...runtimeFlags, ...profiled(`page-${kind}`), fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)), String(p), capture, kind],
+    [
+      ...runtimeFlags,
+      ...profiled(`page-${kind}`),
+      fileURLToPath(new URL('./sites-page-server.ts', import.meta.url)),
+      String(p),
+      capture,
+      kind,
+    ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   )
   const url = `http://127.0.0.1:${p}`
