@@ -166,6 +166,29 @@ describe('understanding questions in visitors’ words', () => {
     expect(asksHowItWorks('comment ça marche, c’est cher ?', 'fr')).toBe(false)
     expect(asksHowItWorks('comment ça marche, la formule est chère ?', 'fr')).toBe(false)
   })
+
+  it('does not answer a members’ area, mailboxes at the own domain or a till as if they were offered', () => {
+    const refuses: Record<Locale, RegExp> = {
+      en: /can't answer that for sure|don't have reliable information/,
+      de: /nicht sicher beantworten|keine gesicherte Information/,
+      fr: /pas vous répondre avec certitude|pas d'information fiable/,
+    }
+    const asked: Array<[Locale, string]> = [
+      ['en', 'can I have a members area where customers log in'],
+      ['en', 'do I get email addresses with my own domain'],
+      ['en', 'does it work with my cash register'],
+      ['de', 'kann ich einen Mitgliederbereich für meine Kunden machen'],
+      ['de', 'bekomme ich E-Mail-Adressen mit meiner Domain'],
+      ['de', 'gibt es eine Anbindung an mein Kassensystem'],
+      ['fr', 'je peux faire un espace membre pour mes clients'],
+      ['fr', "j'ai des adresses e-mail avec mon domaine ?"],
+      ['fr', 'ça se connecte à ma caisse enregistreuse ?'],
+    ]
+    for (const [locale, q] of asked) expect(planTurn(kb, turnInput(locale, q)).reply, q).toMatch(refuses[locale])
+    // The words stay what they were elsewhere: team members, the own domain, a demo booked.
+    expect(top('en', 'how many members can I invite')).toBe('Website builder features: Teams and seats')
+    expect(planTurn(kb, turnInput('fr', 'je voudrais prendre rendez-vous pour une démo')).actions?.[0]?.type).toBe('open_booking')
+  })
 })
 
 describe('confidence that adapts', () => {
