@@ -167,6 +167,14 @@ describe('understanding questions in visitors’ words', () => {
     expect(asksHowItWorks('comment ça marche, la formule est chère ?', 'fr')).toBe(false)
   })
 
+  it('reads a language’s speakers as the language, looking before anyone sees as the preview, and only looking as a role', () => {
+    expect(planTurn(kb, turnInput('fr', 'le site peut-il exister en anglais pour nos clients anglophones ?')).reply).toMatch(
+      /allemand, en anglais/,
+    )
+    expect(planTurn(kb, turnInput('en', 'can I check how the page looks before anyone sees it?')).reply).toMatch(/preview/)
+    expect(planTurn(kb, turnInput('de', 'kann meine Mitarbeiterin nur ansehen und nichts ändern?')).reply).toMatch(/Betrachter/)
+  })
+
   it('does not answer a members’ area, mailboxes at the own domain or a till as if they were offered', () => {
     const refuses: Record<Locale, RegExp> = {
       en: /can't answer that for sure|don't have reliable information/,
