@@ -167,12 +167,13 @@ describe('understanding questions in visitors’ words', () => {
     expect(asksHowItWorks('comment ça marche, la formule est chère ?', 'fr')).toBe(false)
   })
 
-  it('reads a language’s speakers as the language, looking before anyone sees as the preview, and only looking as a role', () => {
+  it('reads a language’s speakers as the language, looking before anyone sees as the preview, only looking as a role, and a Google check as the audit', () => {
     expect(planTurn(kb, turnInput('fr', 'le site peut-il exister en anglais pour nos clients anglophones ?')).reply).toMatch(
       /allemand, en anglais/,
     )
     expect(planTurn(kb, turnInput('en', 'can I check how the page looks before anyone sees it?')).reply).toMatch(/preview/)
     expect(planTurn(kb, turnInput('de', 'kann meine Mitarbeiterin nur ansehen und nichts ändern?')).reply).toMatch(/Betrachter/)
+    expect(planTurn(kb, turnInput('de', 'macht ihr auch einen Google-Check meiner Website?')).reply).toMatch(/^Das kostenlose Audit/)
   })
 
   it('does not answer a members’ area, mailboxes at the own domain or a till as if they were offered', () => {
