@@ -173,7 +173,7 @@ describe('understanding questions in visitors’ words', () => {
     )
     expect(planTurn(kb, turnInput('en', 'can I check how the page looks before anyone sees it?')).reply).toMatch(/preview/)
     expect(planTurn(kb, turnInput('de', 'kann meine Mitarbeiterin nur ansehen und nichts ändern?')).reply).toMatch(/Betrachter/)
-    expect(planTurn(kb, turnInput('de', 'macht ihr auch einen Google-Check meiner Website?')).reply).toMatch(/^Das kostenlose Audit/)
+    expect(planTurn(kb, turnInput('en', 'how does the seo check work')).reply).toMatch(/audit/)
   })
 
   it('does not answer a members’ area, mailboxes at the own domain or a till as if they were offered', () => {
