@@ -71,7 +71,12 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   return { child, url: '', output: () => text, exited }
 }
 
-export async function waitUntilReady(server: ServerProcess, timeoutMs = 30_000): Promise<void> {
+/**
+ * Waits for the process's /api/ready. A server on an empty in-memory database migrates everything
+ * before it listens: more than 30 s once on a loaded 2-core machine, so a minute, inside the
+ * process tests' 90 s.
+ */
+export async function waitUntilReady(server: ServerProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null) throw new Error(`server exited (${server.child.exitCode}):\n${server.output()}`)
