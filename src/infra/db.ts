@@ -321,7 +321,9 @@ async function openPostgres(url: string, options: DataStoreOptions): Promise<Dat
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 3000,
+    // A new connection may wait this long: 3 s expired at start on a loaded 2-core machine, and the
+    // process exited. In an outage requests are failed fast by the watch below, not by this.
+    connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     // A connection whose peer vanished without a word is found by the kernel, not by the next query.
     keepAlive: true,
