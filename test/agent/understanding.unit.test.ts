@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
 import { CharGramIndex, spelledIn } from '../../src/agent/char-grams.ts'
 import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
+import { phrases } from '../../src/agent/phrases.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import { asksHowItWorks } from '../../src/agent/responder/intent.ts'
 import { fold, terms } from '../../src/agent/text.ts'
@@ -177,11 +178,6 @@ describe('understanding questions in visitors’ words', () => {
   })
 
   it('does not answer a members’ area, mailboxes at the own domain or a till as if they were offered', () => {
-    const refuses: Record<Locale, RegExp> = {
-      en: /can't answer that for sure|don't have reliable information/,
-      de: /nicht sicher beantworten|keine gesicherte Information/,
-      fr: /pas vous répondre avec certitude|pas d'information fiable/,
-    }
     const asked: Array<[Locale, string]> = [
       ['en', 'can I have a members area where customers log in'],
       ['en', 'do I get email addresses with my own domain'],
@@ -193,7 +189,14 @@ describe('understanding questions in visitors’ words', () => {
       ['fr', "j'ai des adresses e-mail avec mon domaine ?"],
       ['fr', 'ça se connecte à ma caisse enregistreuse ?'],
     ]
-    for (const [locale, q] of asked) expect(planTurn(kb, turnInput(locale, q)).reply, q).toMatch(refuses[locale])
+    // Declined in the responder's own words: on topic but not known for sure, or off topic.
+    for (const [locale, q] of asked) {
+      const reply = planTurn(kb, turnInput(locale, q)).reply
+      expect(
+        [phrases.notSure[locale], phrases.noAnswer[locale]].some((phrase) => reply.startsWith(phrase)),
+        `${q} → ${reply}`,
+      ).toBe(true)
+    }
     // The words stay what they were elsewhere: team members, the own domain, a demo booked.
     expect(top('en', 'how many members can I invite')).toBe('Website builder features: Teams and seats')
     expect(planTurn(kb, turnInput('fr', 'je voudrais prendre rendez-vous pour une démo')).actions?.[0]?.type).toBe('open_booking')
