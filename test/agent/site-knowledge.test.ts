@@ -43,7 +43,7 @@ describe('the assistant of a hosted site answers from the site’s published pag
   const onSite = () => bootstrap(t.app, { url: `https://${HOST}/visit` })
   /** The site's answer once the change has reached the index (by NOTIFY, a moment after the commit); a fresh session each try keeps within the per-session limit. */
   const answerOnSite = async (expected: string): Promise<ChatBody> => {
-    const deadline = Date.now() + 5000
+    const deadline = Date.now() + 15_000
     for (;;) {
       const body = await ask(await onSite(), QUESTION)
       if (body.reply.includes(expected) || Date.now() > deadline) return body

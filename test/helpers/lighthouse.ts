@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { expect } from 'vitest'
 import { computeMedianRun } from 'lighthouse/core/lib/median-run.js'
 import { localProvider } from '../../src/public/audits/mcs/providers.ts'
@@ -30,22 +32,52 @@ function measured(url: string): Promise<LighthouseReport> {
 const scoresOf = (report: LighthouseReport) => Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((report.categories[c] ?? 0) * 100)]))
 const atLeast95 = (scores: Record<string, number>) => CATEGORIES.every((c) => scores[c]! >= 95)
 
+/** The median of five runs when one run falls short, picked by Lighthouse's own `computeMedianRun`. */
+async function judged(url: string): Promise<LighthouseReport> {
+  const first = await measured(url)
+  if (atLeast95(scoresOf(first))) return first
+  const runs = [first]
+  while (runs.length < MEDIAN_OF) runs.push(await measured(url))
+  return computeMedianRun(runs as never) as unknown as LighthouseReport
+}
+
+/** Lighthouse's performance score for an empty page served on loopback: what the host gives any page right now. */
+async function hostPerformance(): Promise<number> {
+  const server = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    res.end('<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><title>Reference</title><p>Reference</p>')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    return scoresOf(await measured(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`))['performance']!
+  } finally {
+    server.close()
+  }
+}
+
+const ROUNDS = 3
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /**
  * Runs Lighthouse on `url` (its host mapped to 127.0.0.1) and expects at least 95 in each of the
  * four categories. Lab figures vary from run to run, the more so on a shared virtual machine (a
  * moment without the CPU shows as blocking time): a page below the bar is measured four more
- * times and judged by the median of the five runs, picked by Lighthouse's own `computeMedianRun`,
- * as Lighthouse's guidance on variability advises.
+ * times and judged by the median of the five runs, as Lighthouse's guidance on variability
+ * advises. When even that median falls short, an empty page is measured alike: if it loses
+ * performance points too, the host was starved (a CI run once saw a whole minute of it, TBT 433 ms
+ * on a page without a script), and the page is measured again after a pause, up to three rounds.
  */
 export async function expectLighthouseAtLeast95(url: string): Promise<void> {
-  let report = await measured(url)
-  if (!atLeast95(scoresOf(report))) {
-    const runs = [report]
-    while (runs.length < MEDIAN_OF) runs.push(await measured(url))
-    report = computeMedianRun(runs as never) as unknown as LighthouseReport
+  let report = await judged(url)
+  const host: number[] = []
+  while (!atLeast95(scoresOf(report)) && host.length < ROUNDS - 1) {
+    host.push(await hostPerformance())
+    if (host.at(-1)! >= 99) break
+    await pause(20_000)
+    report = await judged(url)
   }
   const scores = scoresOf(report)
-  // Shown when the gate fails: the lab metrics and the audits that lost points.
+  // Shown when the gate fails: the lab metrics, the audits that lost points and the empty page's scores.
   const metrics = Object.fromEntries(
     ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'].map((id) => [
       id,
@@ -55,5 +87,7 @@ export async function expectLighthouseAtLeast95(url: string): Promise<void> {
   const failing = Object.entries(report.audits)
     .filter(([, a]) => a.score !== null && a.score < 0.9)
     .map(([id]) => id)
-  expect(scores, JSON.stringify({ url, metrics, failing })).toMatchObject(Object.fromEntries(CATEGORIES.map((c) => [c, AT_LEAST_95])))
+  expect(scores, JSON.stringify({ url, metrics, failing, emptyPagePerformance: host })).toMatchObject(
+    Object.fromEntries(CATEGORIES.map((c) => [c, AT_LEAST_95])),
+  )
 }

@@ -188,7 +188,7 @@ describe('account tools', () => {
     await call(carol, 'list_sites', {})
     await call(carol, 'list_sites', {})
     expect(await refusal(carol, 'list_sites', {})).toMatch(/^rate_limited: .*retry in \d+ seconds/)
-    const deadline = Date.now() + 5000
+    const deadline = Date.now() + 15_000
     let statuses: number[] = []
     while (Date.now() < deadline) {
       statuses = (
