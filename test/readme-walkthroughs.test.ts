@@ -66,9 +66,10 @@ async function runWalkthrough(script: string, replacements: Array<[string, strin
     PORT: String(port),
     // The service starts on an already migrated database, as the second `npm start` would: migrating from
     // nothing is what the suite's template does on both drivers, and took about a quarter of the walkthroughs' time.
+    // Its data key is the one the service generates into DATA_DIR, so it starts without the template's signing key.
     ...(onPostgres
-      ? { DATABASE_URL: await freshDatabaseUrl(), DATA_DIR: join(dir, 'data') }
-      : { DATA_DIR: await migratedDataDir('wps-walkthrough-') }),
+      ? { DATABASE_URL: await freshDatabaseUrl({ keyless: true }), DATA_DIR: join(dir, 'data') }
+      : { DATA_DIR: await migratedDataDir('wps-walkthrough-', { keyless: true }) }),
   }
   const child = spawn('bash', ['-c', `set -euo pipefail\n${text}`], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''

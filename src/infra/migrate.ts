@@ -18,8 +18,29 @@ function migrator(db: Db) {
   })
 }
 
+/** The migrations in the folder by name, as Kysely's FileMigrationProvider names them. */
+async function migrationNames(): Promise<string[]> {
+  return (await fs.readdir(migrationFolder))
+    .filter((file) => /\.(js|mjs|ts|mts)$/.test(file) && !/\.d\.m?ts$/.test(file))
+    .map((file) => file.slice(0, file.lastIndexOf('.')))
+}
+
+/**
+ * Whether the database has run exactly the folder's migrations, the usual case at a start: two
+ * queries. Kysely's migrator introspects the whole catalogue to find its own tables first, which
+ * took 80-170 ms of every start with nothing to do.
+ */
+async function upToDate(db: Db): Promise<boolean> {
+  const { rows: found } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db)
+  if (!found[0]?.present) return false
+  const [files, { rows }] = await Promise.all([migrationNames(), sql<{ name: string }>`select name from kysely_migration`.execute(db)])
+  const applied = new Set(rows.map((row) => row.name))
+  return applied.size === files.length && files.every((name) => applied.has(name))
+}
+
 /** Applies every pending migration; throws with the failing migration's name on error. */
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  if (await upToDate(db)) return { results: [] }
   const result = await db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn)
     try {

@@ -3,9 +3,9 @@ import { cleanUpAfter } from './cleanup.ts'
 import { buildApp, type App, type BuildOptions } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { embeddedTemplate, freshDatabaseUrl } from './database.ts'
+import { TEST_DATA_KEY } from './data-key.ts'
 
-/** A fixed key for tests only; production keys come from DATA_ENCRYPTION_KEY. */
-export const TEST_DATA_KEY = Buffer.alloc(32, 7).toString('base64')
+export { TEST_DATA_KEY }
 
 export interface TestApp {
   app: App

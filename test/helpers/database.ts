@@ -49,9 +49,11 @@ let spare: Promise<string> | undefined
 /**
  * A fresh database for the calling test file: a new database on the test server (dropped after
  * the file), or a throwaway embedded one. It starts migrated, copied from the suite's template
- * (test/setup/templates.ts), unless `empty` is asked for (tests of migrating itself).
+ * (test/setup/templates.ts), unless `empty` is asked for (tests of migrating itself). The template
+ * holds a signing key sealed with the tests' data key; `keyless` removes it, for a server started
+ * with a data key of its own (as a first start finds the database).
  */
-export async function freshDatabaseUrl(options: { empty?: boolean } = {}): Promise<string> {
+export async function freshDatabaseUrl(options: { empty?: boolean; keyless?: boolean } = {}): Promise<string> {
   if (!onPostgres) return 'memory://'
   let name: string
   if (options.empty) name = await createDatabase(true)
@@ -65,8 +67,16 @@ export async function freshDatabaseUrl(options: { empty?: boolean } = {}): Promi
   cleanUpAfter(() => dropDatabase(name))
   const url = new URL(adminUrl())
   url.pathname = `/${name}`
+  if (options.keyless && !options.empty) {
+    const client = new pg.Client({ connectionString: url.toString() })
+    await client.connect()
+    await client.query(REMOVE_SIGNING_KEYS)
+    await client.end()
+  }
   return url.toString()
 }
+
+const REMOVE_SIGNING_KEYS = 'delete from signing_keys'
 
 async function dropDatabase(name: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl() })
@@ -87,15 +97,16 @@ export function embeddedTemplate(): Blob | undefined {
 /**
  * A DATA_DIR for a server process on the embedded database, already migrated: its database is
  * loaded from the suite's template, so the process starts in seconds instead of migrating from
- * nothing. Removed after the test file.
+ * nothing. Removed after the test file. `keyless` as for `freshDatabaseUrl`.
  */
-export async function migratedDataDir(prefix: string): Promise<string> {
+export async function migratedDataDir(prefix: string, options: { keyless?: boolean } = {}): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), prefix))
   cleanUpAfter(() => rmSync(dataDir, { recursive: true, force: true }))
   const template = embeddedTemplate()
   if (template) {
     const { PGlite } = await import('@electric-sql/pglite')
     const seeded = await PGlite.create(`${dataDir}/pgdata`, { loadDataDir: template })
+    if (options.keyless) await seeded.query(REMOVE_SIGNING_KEYS)
     await seeded.close()
   }
   return dataDir

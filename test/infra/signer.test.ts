@@ -9,7 +9,15 @@ import { openTestStore } from '../helpers/store.ts'
 
 const issuer = 'https://issuer.test'
 const keyring = createKeyring(randomBytes(32))
-const store = await openTestStore()
+
+/** A fresh database as a first start finds it, without the signing key the suite's template holds (test/setup/templates.ts). */
+async function keylessStore() {
+  const store = await openTestStore()
+  await store.db.deleteFrom('signing_keys').execute()
+  return store
+}
+
+const store = await keylessStore()
 const signer = await createSigner(store.db, keyring, issuer)
 
 function b64(value: unknown) {
@@ -67,7 +75,7 @@ describe('signer', () => {
     const hsInput = `${b64({ alg: 'HS256', kid })}.${b64(claims)}`
     const hs256 = `${hsInput}.${createHmac('sha256', n).update(hsInput).digest('base64url')}`
     const tampered = `${h}.${b64({ ...claims, scope: 'admin' })}.${good.split('.')[2]}`
-    const other = await createSigner((await openTestStore()).db, keyring, 'https://other.test')
+    const other = await createSigner((await keylessStore()).db, keyring, 'https://other.test')
     const foreign = await other.sign({}, { expiresInSeconds: 60, audience: 'a' })
     const expired = await signer.sign({}, { expiresInSeconds: -60, audience: 'a' })
 
@@ -84,7 +92,7 @@ describe('signer', () => {
   })
 
   it('rotates: new tokens use the new key, old tokens still verify, the JWKS lists both', async () => {
-    const rotating = await createSigner((await openTestStore()).db, keyring, issuer)
+    const rotating = await createSigner((await keylessStore()).db, keyring, issuer)
     const before = await rotating.sign({}, { expiresInSeconds: 60 })
     const oldKid = decodeProtectedHeader(before).kid
     await rotating.rotate()
@@ -96,7 +104,7 @@ describe('signer', () => {
   })
 
   it.runIf(onPostgres)('creates exactly one key when several instances start at once', async () => {
-    const first = await openTestStore()
+    const first = await keylessStore()
     const others = await Promise.all(Array.from({ length: 3 }, () => openTestStore(first.url)))
     const signers = await Promise.all([first, ...others].map((s) => createSigner(s.db, keyring, issuer)))
     const kids = new Set(signers.map((s) => s.jwks().keys[0]!.kid))
