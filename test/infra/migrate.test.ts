@@ -8,7 +8,9 @@ import { openTestStore } from '../helpers/store.ts'
 describe('migrateToLatest', () => {
   it('does nothing on a database that has run exactly the known migrations', async () => {
     const store = await openTestStore()
-    const before = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration order by name`.execute(store.db)
+    const before = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration order by name`.execute(
+      store.db,
+    )
     expect(await migrateToLatest(store.db)).toEqual({ results: [] })
     expect((await sql`select name, timestamp from kysely_migration order by name`.execute(store.db)).rows).toEqual(before.rows)
     expect(await migrationsCurrent(store.db)).toBe(true)
