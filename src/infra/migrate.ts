@@ -26,16 +26,21 @@ async function migrationNames(): Promise<string[]> {
 }
 
 /**
- * Whether the database has run exactly the folder's migrations, the usual case at a start: two
- * queries. Kysely's migrator introspects the whole catalogue to find its own tables first, which
- * took 80-170 ms of every start with nothing to do.
+ * The folder's migrations and the names the database has run (none before its first migration),
+ * read from the bookkeeping table alone: Kysely's migrator introspects the whole catalogue to find
+ * its own tables first, which took 80-170 ms of every start with nothing to do.
  */
-async function upToDate(db: Db): Promise<boolean> {
+async function migrationState(db: Db): Promise<{ known: string[]; applied: Set<string> }> {
   const { rows: found } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db)
-  if (!found[0]?.present) return false
-  const [files, { rows }] = await Promise.all([migrationNames(), sql<{ name: string }>`select name from kysely_migration`.execute(db)])
-  const applied = new Set(rows.map((row) => row.name))
-  return applied.size === files.length && files.every((name) => applied.has(name))
+  if (!found[0]?.present) return { known: await migrationNames(), applied: new Set() }
+  const [known, { rows }] = await Promise.all([migrationNames(), sql<{ name: string }>`select name from kysely_migration`.execute(db)])
+  return { known, applied: new Set(rows.map((row) => row.name)) }
+}
+
+/** Whether the database has run exactly the folder's migrations, the usual case at a start. */
+async function upToDate(db: Db): Promise<boolean> {
+  const { known, applied } = await migrationState(db)
+  return applied.size === known.length && known.every((name) => applied.has(name))
 }
 
 /** Applies every pending migration; throws with the failing migration's name on error. */
@@ -56,8 +61,8 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   return result
 }
 
-/** True when every migration this code knows has been applied. */
+/** True when every migration this code knows has been applied (a newer release may have run more). */
 export async function migrationsCurrent(db: Db): Promise<boolean> {
-  const migrations = await migrator(db).getMigrations()
-  return migrations.every((m) => m.executedAt !== undefined)
+  const { known, applied } = await migrationState(db)
+  return known.every((name) => applied.has(name))
 }

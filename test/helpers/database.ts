@@ -50,8 +50,9 @@ let spare: Promise<string> | undefined
  * A fresh database for the calling test file: a new database on the test server (dropped after
  * the file), or a throwaway embedded one. It starts migrated, copied from the suite's template
  * (test/setup/templates.ts), unless `empty` is asked for (tests of migrating itself). The template
- * holds a signing key sealed with the tests' data key; `keyless` removes it, for a server started
- * with a data key of its own (as a first start finds the database).
+ * holds a signing key sealed with the tests' data key; `keyless` removes it from a PostgreSQL copy,
+ * for a server started with a data key of its own (as a first start finds the database). A
+ * memory:// copy is made by whoever opens it, and is theirs to change.
  */
 export async function freshDatabaseUrl(options: { empty?: boolean; keyless?: boolean } = {}): Promise<string> {
   if (!onPostgres) return 'memory://'

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setTimeout as pause } from 'node:timers/promises'
 import { expect } from 'vitest'
 import { computeMedianRun } from 'lighthouse/core/lib/median-run.js'
 import { localProvider } from '../../src/public/audits/mcs/providers.ts'
@@ -56,7 +57,6 @@ async function hostPerformance(): Promise<number> {
 }
 
 const ROUNDS = 3
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Runs Lighthouse on `url` (its host mapped to 127.0.0.1) and expects at least 95 in each of the
