@@ -39,3 +39,22 @@ describe('migrateToLatest', () => {
     await expect(migrateToLatest(store.db)).rejects.toThrow(/2099-01-01T0000-from-a-newer-release/)
   })
 })
+
+describe('the schema', () => {
+  it('stores compressed bytes (variants, br and gzip copies, export zips) out of line without compressing them again', async () => {
+    const store = await openTestStore()
+    const { rows } = await sql<{ column: string; storage: string }>`
+      select c.relname || '.' || a.attname as column, a.attstorage as storage
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where (c.relname, a.attname) in (('media_files', 'body'), ('build_files', 'gzip'), ('build_files', 'br'), ('account_exports', 'archive'), ('build_files', 'body'))
+      order by 1`.execute(store.db)
+    expect(rows).toEqual([
+      { column: 'account_exports.archive', storage: 'e' },
+      // A page's own bytes are text, which PostgreSQL's compression does shrink.
+      { column: 'build_files.body', storage: 'x' },
+      { column: 'build_files.br', storage: 'e' },
+      { column: 'build_files.gzip', storage: 'e' },
+      { column: 'media_files.body', storage: 'e' },
+    ])
+  })
+})

@@ -1,5 +1,6 @@
 import type { Metadata, Sharp } from 'sharp'
 import { errors } from '../../errors.ts'
+import { lowerPoolPriority } from '../../infra/thread-priority.ts'
 
 /**
  * What an upload becomes (DESIGN.md 14): its bytes decide what it is, never its name or
@@ -84,10 +85,18 @@ export function variantWidths(width: number): number[] {
 }
 
 let sharpModule: Promise<typeof import('sharp')> | undefined
-/** libvips is loaded on the first upload, not at start: it takes half a second to load. */
+let poolLowered = false
+/**
+ * libvips is loaded on the first upload, not at start: it takes half a second to load. Before any
+ * processing, the thread pool that runs it is put below the event loop (thread-priority.ts), so
+ * pages keep being answered while photos are processed on every core.
+ */
 export function loadSharp() {
   sharpModule ??= import('sharp')
-  return sharpModule.then((m) => m.default)
+  return sharpModule.then((m) => {
+    poolLowered ||= lowerPoolPriority()
+    return m.default
+  })
 }
 
 const ENCODE = {
