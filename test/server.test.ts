@@ -44,8 +44,18 @@ describe('the server process', { timeout: PROCESS_TIMEOUT_MS }, () => {
       )
       req.on('error', reject)
       req.write('{"partial":')
-      setTimeout(() => server.child.kill('SIGTERM'), 200)
-      setTimeout(() => req.end('true}'), 600)
+      // Once a request sent after this one's head is answered, the server has read that head (a fixed
+      // pause was not enough on a loaded machine): the signal then finds the request in flight.
+      req.on('socket', (socket) =>
+        socket.once('connect', () => {
+          fetch(`${server.url}/api/pricing`)
+            .then((probe) => probe.arrayBuffer())
+            .then(() => {
+              server.child.kill('SIGTERM')
+              setTimeout(() => req.end('true}'), 400)
+            }, reject)
+        }),
+      )
     })
     const { status, body } = await response
     expect(status).toBe(404)

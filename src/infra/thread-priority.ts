@@ -1,46 +1,40 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { setPriority } from 'node:os'
 
-/** The nice value of the threads that do background work: below the event loop's 0, so it comes first. */
-export const WORKER_NICE = 10
+/** The nice value of the threads that process photos: below the event loop's 0, so it comes first. */
+export const IMAGE_THREAD_NICE = 10
 
-/** The names Linux gives the threads that run libuv's pool (libuv ≥ 1.45 names them so). */
-const POOL_THREAD = 'libuv-worker'
+/** The name libvips gives the threads that compute an image's pixels. */
+const IMAGE_THREAD = 'libvips worker'
 
 /**
- * Lowers the scheduling priority of libuv's thread pool on Linux, where a priority belongs to each
- * thread and a thread starts with its creator's: so the libvips threads the pool starts for image
- * processing run at the same lower priority. Processing a photo keeps every core busy for a
- * second; at the same priority, the event loop would wait for a core behind it and every page
- * answered meanwhile would wait too. With the pool below it, the event loop gets a core when it
- * has work and the pool gets everything else. Answers whether the pool's threads were found (it
- * starts on its first use, so a caller tries again until they were); elsewhere (no /proc) false.
+ * Lowers the scheduling priority of libvips' worker threads, on Linux, where a priority belongs
+ * to each thread. Processing a photo keeps every core busy for about a second, and nearly all of
+ * it (six sevenths, measured) runs on these threads; at the event loop's priority, the event loop
+ * waited for a core behind them and every page answered meanwhile waited too. Below it, the event
+ * loop gets a core whenever it has work and the photo gets the rest. libuv's own pool, which also
+ * reads files, looks up names and hashes passwords for the event loop, keeps its priority: a
+ * request waiting on it must not wait behind every other process of the machine.
+ *
+ * libvips starts its threads as a processing needs them and keeps them for the next one, so this
+ * is called around each processing (reading /proc/self/task, a fraction of a millisecond); the
+ * few threads a first processing starts run at the usual priority until it calls this again.
+ * Elsewhere than on Linux (no /proc/self/task) it does nothing.
  */
-export function lowerPoolPriority(nice = WORKER_NICE): boolean {
+export function lowerImageThreads(nice = IMAGE_THREAD_NICE): void {
   let tasks: string[]
   try {
     tasks = readdirSync('/proc/self/task')
   } catch {
-    return false
+    return
   }
-  let found = false
   for (const task of tasks) {
-    const tid = Number(task)
-    if (tid === process.pid) continue
-    let name: string
     try {
-      name = readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim()
+      if (readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trimEnd() !== IMAGE_THREAD) continue
+      // setpriority(2) with a thread's id sets that thread's priority alone.
+      setPriority(Number(task), nice)
     } catch {
-      continue // the thread has ended
-    }
-    if (name !== POOL_THREAD) continue
-    found = true
-    try {
-      // On Linux setpriority(2) with a thread's id sets that thread's priority alone.
-      setPriority(tid, nice)
-    } catch {
-      // Lowering one's own priority is always allowed; a thread that ended meanwhile is no loss.
+      // The thread ended meanwhile; lowering one's own priority is otherwise always allowed.
     }
   }
-  return found
 }

@@ -9,10 +9,8 @@ import {
   listSiteDomains,
   parseHostname,
   requestVerification,
-  VERIFY_JOB,
 } from '../domain/sites/domains.ts'
 import { serviceHostnames } from '../domain/sites/subdomains.ts'
-import { enqueueJob } from '../infra/jobs.ts'
 import { answerChange, auditedChange } from './audited-change.ts'
 import { assertIfMatch, envelope, etagOf, ListEnvelope, ListQuery, pageOf, sendItem } from './http.ts'
 import { Domain, DomainId, NewDomain, params, SiteId } from './schemas/content.ts'
@@ -125,9 +123,7 @@ export default async function domainRoutes(app: FastifyInstance) {
         reply,
         async (trx) => {
           const current = orNotFound(await getAccountDomain(trx, request.principal.accountId, request.params.id), 'Domain')
-          return requestVerification(trx, current, (inner) =>
-            enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }),
-          )
+          return requestVerification(trx, current)
         },
         (domain) => ({ status: 202, body: domainView(domain), location: `/v1/domains/${domain.id}` }),
       )

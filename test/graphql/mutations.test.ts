@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { insertLead } from '../../src/domain/leads/leads.ts'
 import { createAccountSite } from '../../src/domain/sites/sites.ts'
@@ -226,7 +227,11 @@ describe('GraphQL mutations: the writes of /v1, with its validation', () => {
       input: { id: added.data.addDomain.id },
     })
     expect(verifying.data.verifyDomain).toEqual({ id: added.data.addDomain.id, status: 'pending' })
-    const queued = await app.db.selectFrom('jobs').select('name').where('unique_key', '=', added.data.addDomain.id).execute()
+    const queued = await app.db
+      .selectFrom('jobs')
+      .select('name')
+      .where(sql<string>`payload->>'domain_id'`, '=', added.data.addDomain.id)
+      .execute()
     expect(queued.map((j) => j.name)).toContain('domain.verify')
 
     const build = (

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
@@ -100,6 +101,21 @@ describe('/v1/sites/{site_id}/domains and /v1/domains/{id}', () => {
     })
     dns.setServfail(name, false)
     dns.setTxt(name, [domain.verification.value])
+    expect(await verify(domain.id)).toMatchObject({ status: 'active', failure_reason: null })
+  })
+
+  it('checks again when asked right after a verdict, while the job that gave it is still finishing', async () => {
+    const site = await newSite({ name: 'Quick' })
+    const domain = (await api('POST', `/v1/sites/${site.id}/domains`, { hostname: 'quick.example' })).json()
+    expect(await verify(domain.id)).toMatchObject({ status: 'failed' })
+    // The verdict is written by the job's handler; the runner records the job done a moment later.
+    // Held in that moment, the job row still runs when the owner, having added the record, asks again.
+    const held =
+      await sql`update jobs set state = 'running', finished_at = null, lease_owner = 'finishing', lease_until = now() + interval '1 minute' where name = 'domain.verify' and payload->>'domain_id' = ${domain.id}`.execute(
+        app.db,
+      )
+    expect(Number(held.numAffectedRows)).toBe(1)
+    dns.setTxt('_wps-challenge.quick.example', [domain.verification.value])
     expect(await verify(domain.id)).toMatchObject({ status: 'active', failure_reason: null })
   })
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../infra/db.ts'
+import { lowerImageThreads } from '../../infra/thread-priority.ts'
 import type { MediaStorage, StoredFile } from '../../infra/media-storage.ts'
 import type { MediaVariantRow } from '../../infra/tables.ts'
 import { withTransaction } from '../transaction.ts'
@@ -25,7 +26,20 @@ function missing(media: Media, kind: DerivedKind): boolean {
 }
 
 async function makeFiles(source: Buffer, mediaId: string, kind: DerivedKind): Promise<Array<StoredFile & { row: MediaVariantRow }>> {
-  const sharp = await loadSharp()
+  try {
+    return await render(source, mediaId, kind, await loadSharp())
+  } finally {
+    // Threads libvips started for these go below the event loop, as an upload's do (thread-priority.ts).
+    lowerImageThreads()
+  }
+}
+
+async function render(
+  source: Buffer,
+  mediaId: string,
+  kind: DerivedKind,
+  sharp: Awaited<ReturnType<typeof loadSharp>>,
+): Promise<Array<StoredFile & { row: MediaVariantRow }>> {
   if (kind === 'og') {
     const body = await sharp(source).resize(OG_WIDTH, OG_HEIGHT, { fit: 'cover', position: 'attention' }).jpeg({ quality: 82 }).toBuffer()
     const key = `media/${mediaId}/og-${OG_WIDTH}.jpg`

@@ -1,6 +1,6 @@
 import type { Metadata, Sharp } from 'sharp'
 import { errors } from '../../errors.ts'
-import { lowerPoolPriority } from '../../infra/thread-priority.ts'
+import { lowerImageThreads } from '../../infra/thread-priority.ts'
 
 /**
  * What an upload becomes (DESIGN.md 14): its bytes decide what it is, never its name or
@@ -85,18 +85,10 @@ export function variantWidths(width: number): number[] {
 }
 
 let sharpModule: Promise<typeof import('sharp')> | undefined
-let poolLowered = false
-/**
- * libvips is loaded on the first upload, not at start: it takes half a second to load. Before any
- * processing, the thread pool that runs it is put below the event loop (thread-priority.ts), so
- * pages keep being answered while photos are processed on every core.
- */
+/** libvips is loaded on the first upload, not at start: it takes half a second to load. */
 export function loadSharp() {
   sharpModule ??= import('sharp')
-  return sharpModule.then((m) => {
-    poolLowered ||= lowerPoolPriority()
-    return m.default
-  })
+  return sharpModule.then((m) => m.default)
 }
 
 const ENCODE = {
@@ -136,6 +128,8 @@ export async function processImage(bytes: Uint8Array): Promise<ProcessedImage> {
   try {
     // One decode, then each width from it; the widths run in libvips' own threads.
     const upright = await base.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
+    // The threads libvips started for the decode, then those for the variants, go below the event loop.
+    lowerImageThreads()
     const family: VariantFormat = meta.hasAlpha && !opaque(upright.data, upright.info.channels) ? 'png' : 'jpeg'
     const source = () =>
       sharp(upright.data, { raw: { width: upright.info.width, height: upright.info.height, channels: upright.info.channels } })
@@ -148,6 +142,7 @@ export async function processImage(bytes: Uint8Array): Promise<ProcessedImage> {
         }),
       ),
     )
+    lowerImageThreads()
     return { format, contentType: CONTENT_TYPES[format], width, height, variants }
   } catch (error) {
     if ((error as Error).message?.includes('pixel limit')) throw new errors.payloadTooLarge('The image has more than 50 megapixels')

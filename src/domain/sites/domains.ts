@@ -3,7 +3,7 @@ import { domainToASCII } from 'node:url'
 import type { Selectable } from 'kysely'
 import { newId, randomToken } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
-import type { NamedJob } from '../../infra/jobs.ts'
+import { enqueueJob, type NamedJob } from '../../infra/jobs.ts'
 import type { DomainsTable } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
 import { challengeName, lookUpChallenge, type TxtLookup } from './dns-verify.ts'
@@ -198,8 +198,14 @@ export async function deleteDomain(db: Db, domain: Domain): Promise<void> {
   })
 }
 
-/** Starts a check: a failed domain goes back to pending; an active one stays as it is (no job needed). */
-export async function requestVerification(db: Db, domain: Domain, enqueue: (trx: Db) => Promise<unknown>): Promise<Domain> {
+/**
+ * Starts a check: a failed domain goes back to pending and the job `domain.verify` is queued with
+ * it; an active one stays as it is (no job needed). Asking again before the verdict queues
+ * nothing more. The job's key names the last verdict (`checked_at`): a request made just after a
+ * verdict, while the job that gave it is still finishing, queues a check of its own instead of
+ * being taken for the one finishing (which would leave the domain pending).
+ */
+export async function requestVerification(db: Db, domain: Domain): Promise<Domain> {
   if (domain.status === 'active') return domain
   return withTransaction(db, async (trx) => {
     const pending = await trx
@@ -209,8 +215,10 @@ export async function requestVerification(db: Db, domain: Domain, enqueue: (trx:
       .where('status', '<>', 'active')
       .returningAll()
       .executeTakeFirst()
-    await enqueue(trx)
-    return pending ?? domain
+    const current = pending ?? domain
+    const lastVerdict = current.checked_at?.toISOString() ?? 'none'
+    await enqueueJob(trx, VERIFY_JOB, { domain_id: domain.id }, { uniqueKey: `${domain.id}@${lastVerdict}`, maxAttempts: 1 })
+    return current
   })
 }
 

@@ -1,17 +1,8 @@
-import {
-  addDomain,
-  deleteDomain,
-  domainView,
-  getAccountDomain,
-  parseHostname,
-  requestVerification,
-  VERIFY_JOB,
-} from '../../domain/sites/domains.ts'
+import { addDomain, deleteDomain, domainView, getAccountDomain, parseHostname, requestVerification } from '../../domain/sites/domains.ts'
 import { deleteAccountLead, getAccountLead, setLeadStatus, type LeadStatus } from '../../domain/leads/leads.ts'
 import { serviceHostnames } from '../../domain/sites/subdomains.ts'
 import { leadView } from '../../domain/sites/views.ts'
 import { etagOf } from '../../infra/etag.ts'
-import { enqueueJob } from '../../infra/jobs.ts'
 import { auditedChange } from '../audited-change.ts'
 import { ACCESS, allowed, type GraphqlContext } from '../context.ts'
 import { inputs, plausibleId } from '../inputs.ts'
@@ -42,9 +33,7 @@ export const domainResolvers = {
       if (!plausibleId(input.id)) throw notFound('Domain')
       const domain = await auditedChange(context, async (trx) => {
         const current = orNotFound(await getAccountDomain(trx, principal.accountId, input.id), 'Domain')
-        return requestVerification(trx, current, (inner) =>
-          enqueueJob(inner, VERIFY_JOB, { domain_id: current.id }, { uniqueKey: current.id, maxAttempts: 1 }),
-        )
+        return requestVerification(trx, current)
       })
       return domainNode(domain)
     },

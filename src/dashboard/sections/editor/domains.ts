@@ -10,13 +10,11 @@ import {
   listSiteDomains,
   parseHostname,
   requestVerification,
-  VERIFY_JOB,
 } from '../../../domain/sites/domains.ts'
 import type { SiteRecord } from '../../../domain/sites/sites.ts'
 import { serviceHostnames } from '../../../domain/sites/subdomains.ts'
 import { errors } from '../../../errors.ts'
 import { html, type SafeHtml } from '../../../infra/html.ts'
-import { enqueueJob } from '../../../infra/jobs.ts'
 import { auditedChange } from '../../audited-change.ts'
 import { actionForm, dataTable } from '../../layout.ts'
 import type { Translator } from '../../../domain/i18n/translator.ts'
@@ -180,9 +178,7 @@ export default async function domainsScreen(app: FastifyInstance) {
     async (request, reply) => {
       const siteId = await auditedChange(request, async (trx) => {
         const domain = await ownDomain(app, request.person.accountId, request.params.id, trx)
-        await requestVerification(trx, domain, (inner) =>
-          enqueueJob(inner, VERIFY_JOB, { domain_id: domain.id }, { uniqueKey: domain.id, maxAttempts: 1 }),
-        )
+        await requestVerification(trx, domain)
         return domain.site_id
       })
       return reply.redirect(`/app/sites/${siteId}/domains?done=verify-queued`, 303)
