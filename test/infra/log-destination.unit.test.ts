@@ -1,14 +1,17 @@
-import { mkdtempSync, openSync, readFileSync, closeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { BatchedDestination } from '../../src/infra/log-destination.ts'
+import { cleanUpAfter } from '../helpers/cleanup.ts'
 
 /** A destination writing to a fresh file, and a reader of what reached the file so far. */
 function fileDestination(options: { batchLength?: number; flushEveryMs?: number } = {}) {
-  const path = join(mkdtempSync(join(tmpdir(), 'wps-log-')), 'out.log')
+  const dir = mkdtempSync(join(tmpdir(), 'wps-log-'))
+  cleanUpAfter(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'out.log')
   const fd = openSync(path, 'w')
   const destination = new BatchedDestination({ fd, ...options })
   return { destination, written: () => readFileSync(path, 'utf8'), close: () => closeSync(fd) }

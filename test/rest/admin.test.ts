@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.ts'
 import { freshDatabaseUrl, onPostgres } from '../helpers/database.ts'
 import { PROCESS_TIMEOUT_MS, runAdmin } from '../helpers/process.ts'
+import { cleanUpAfter } from '../helpers/cleanup.ts'
 
 // Every run opens (and on the embedded database, replays) the database: seconds on a busy machine.
 const SLOW = 240_000
@@ -13,6 +14,7 @@ const SLOW = 240_000
 // admits one process at a time, so there the CLI runs first and the service opens its files after.
 const databaseUrl = onPostgres ? await freshDatabaseUrl() : ''
 const dataDir = mkdtempSync(join(tmpdir(), 'wps-admin-'))
+cleanUpAfter(() => rmSync(dataDir, { recursive: true, force: true }))
 const live = onPostgres ? await buildTestApp({ databaseUrl }) : undefined
 
 const admin = (...args: string[]) => runAdmin({ DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, ...args)
