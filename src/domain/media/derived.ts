@@ -26,20 +26,7 @@ function missing(media: Media, kind: DerivedKind): boolean {
 }
 
 async function makeFiles(source: Buffer, mediaId: string, kind: DerivedKind): Promise<Array<StoredFile & { row: MediaVariantRow }>> {
-  try {
-    return await render(source, mediaId, kind, await loadSharp())
-  } finally {
-    // Threads libvips started for these go below the event loop, as an upload's do (thread-priority.ts).
-    lowerImageThreads()
-  }
-}
-
-async function render(
-  source: Buffer,
-  mediaId: string,
-  kind: DerivedKind,
-  sharp: Awaited<ReturnType<typeof loadSharp>>,
-): Promise<Array<StoredFile & { row: MediaVariantRow }>> {
+  const sharp = await loadSharp()
   if (kind === 'og') {
     const body = await sharp(source).resize(OG_WIDTH, OG_HEIGHT, { fit: 'cover', position: 'attention' }).jpeg({ quality: 82 }).toBuffer()
     const key = `media/${mediaId}/og-${OG_WIDTH}.jpg`
@@ -78,7 +65,8 @@ export async function withDerivedFiles(db: Db, storage: MediaStorage, media: Med
   if (!missing(media, kind)) return media
   const source = await storage.read(db, largestVariant(media).key)
   if (!source) return media
-  const files = await makeFiles(source, media.id, kind)
+  // Threads libvips started for these go below the event loop, as an upload's do (thread-priority.ts).
+  const files = await makeFiles(source, media.id, kind).finally(lowerImageThreads)
   const added = files.reduce((sum, f) => sum + f.body.length, 0)
   await withTransaction(db, async (trx) => {
     const locked = await trx.selectFrom('media').select('variants').where('id', '=', media.id).forUpdate().executeTakeFirst()
