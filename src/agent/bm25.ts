@@ -14,6 +14,12 @@ export interface Scored {
   coverage: number
   /** Share of the query's idf weight in terms no document contains (0–1). */
   unknown: number
+  /** Share of the query's idf weight in absent terms the caller reads as the question's setting, not its subject. */
+  setting: number
+  /** Coverage of the query's subject: its weight without the setting's. */
+  subjectCoverage: number
+  /** Share of the subject's weight in terms no document contains. */
+  subjectUnknown: number
 }
 
 export class Bm25Index {
@@ -52,17 +58,22 @@ export class Bm25Index {
     return Math.log(1 + (this.#count - df + 0.5) / (df + 0.5))
   }
 
-  /** Documents with a positive score, best first; `bonus` adds to the scores of the documents it names. */
-  search(queryTerms: string[], limit = 3, bonus?: ReadonlyMap<number, number>): Scored[] {
+  /**
+   * Documents with a positive score, best first; `bonus` adds to the scores of the documents it
+   * names; `isSetting` tells which of the terms no document holds describe the asker's situation.
+   */
+  search(queryTerms: string[], limit = 3, bonus?: ReadonlyMap<number, number>, isSetting?: (term: string) => boolean): Scored[] {
     const scores = new Map<number, { score: number; matched: number }>()
     let weight = 0
     let unknown = 0
+    let setting = 0
     for (const term of new Set(queryTerms)) {
       const idf = this.idf(term)
       weight += idf
       const postings = this.#postings.get(term)
       if (!postings) {
         unknown += idf
+        if (isSetting?.(term)) setting += idf
         continue
       }
       for (const { doc, tf } of postings) {
@@ -75,12 +86,16 @@ export class Bm25Index {
         } else scores.set(doc, { score: gain, matched: idf })
       }
     }
+    const subject = weight - setting
     return [...scores.entries()]
       .map(([doc, { score, matched }]) => ({
         doc,
         score: score + (bonus?.get(doc) ?? 0),
         coverage: matched / weight,
         unknown: unknown / weight,
+        setting: setting / weight,
+        subjectCoverage: matched / subject,
+        subjectUnknown: (unknown - setting) / subject,
       }))
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)

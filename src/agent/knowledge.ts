@@ -8,7 +8,9 @@ import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
 import { CharGramIndex, spelledIn } from './char-grams.ts'
-import { typeset, words } from './text.ts'
+import { termOf, typeset, words } from './text.ts'
+import { isCommonWord } from './common-words.ts'
+import { lexicon } from './lexicon.ts'
 import { planExtras } from './entitlements.ts'
 import { storageText, keptText } from './limits-wording.ts'
 
@@ -70,6 +72,15 @@ export interface Hit {
   similarity: number
   /** Share (0–1) of the question's weight in words no passage of the collection contains. */
   unknown: number
+  /**
+   * Share (0–1) of the question's weight in common words of the language no passage contains: the
+   * visitor's own situation ("photos of my bouquets", "I have no laptop"), not what is asked.
+   */
+  setting: number
+  /** Coverage of the question's weight without its setting. */
+  subjectCoverage: number
+  /** Share of the question's weight without its setting in words no passage contains: what it asks about that the knowledge base lacks. */
+  subjectUnknown: number
 }
 
 /**
@@ -86,23 +97,33 @@ export const isConfident = (hit: Hit) => hit.score >= MIN_SCORE && hit.coverage 
 /**
  * Short of confident, a passage may still be the likely answer to a question worded in a new way.
  * A question about something the knowledge base lacks names it in a word no passage contains
- * ("nonprofits", "PayPal", "iPhone"), or matches one passage on a single word only. So: a good
- * match on a good part of the question's weight when every word of it is one the knowledge base
- * knows (its other words merely not in that passage), or a strong match well ahead of the next
- * passage when some are not. Such an answer says that it may not cover everything.
+ * ("nonprofits", "PayPal", "iPhone", "Shopify"), or matches one passage on a single word only;
+ * a new wording of what it has mostly adds common words of the visitor's own situation ("can I
+ * put up photos of my bouquets, like a gallery?"). So: a good match on a good part of the
+ * question's subject, when every word of the subject is one the knowledge base knows and the
+ * setting is less than half the question, or a strong match well ahead of the next passage when
+ * some are not. Such an answer says that it may not cover everything.
  */
 export const LIKELY_COVERAGE = 0.35
-/** With every word known. */
+/** With every word of the subject known. */
 export const LIKELY_SCORE = 7
+/** A question mostly about its setting ("who won the World Cup?") is not one for us. */
+export const LIKELY_SETTING = 0.5
 /** With words the knowledge base does not know, and this far ahead of the next passage. */
 export const LIKELY_STRONG_SCORE = 10
 export const LIKELY_LEAD = 1.25
 
 export function likely(hits: readonly Hit[]): Hit | undefined {
   const [first, second] = hits
-  if (!first || first.coverage < LIKELY_COVERAGE) return undefined
-  if (first.unknown === 0 && first.score >= LIKELY_SCORE) return first
-  if (first.score < LIKELY_STRONG_SCORE) return undefined
+  if (!first) return undefined
+  if (
+    first.subjectUnknown === 0 &&
+    first.setting < LIKELY_SETTING &&
+    first.subjectCoverage >= LIKELY_COVERAGE &&
+    first.score >= LIKELY_SCORE
+  )
+    return first
+  if (first.coverage < LIKELY_COVERAGE || first.score < LIKELY_STRONG_SCORE) return undefined
   return !second || first.score >= LIKELY_LEAD * second.score ? first : undefined
 }
 
@@ -374,10 +395,13 @@ function sitePath(url: string): string | undefined {
 }
 
 interface Collection {
+  locale: Locale
   passages: Passage[]
   index: Bm25Index
   questions: QuestionIndex
   analyzer: Analyzer
+  /** Terms of the lexicon: a group no passage holds names what we do not offer, never a question's setting. */
+  lexiconTerms: ReadonlySet<string>
   /** Made on first use: few turns ask for it, and every process indexes each locale at start. */
   letters: () => CharGramIndex
 }
@@ -422,7 +446,8 @@ export function indexOf(passages: Passage[], locale: Locale): Collection {
       passages.flatMap((p, doc) => [heading(p), p.keywords, ...p.questions].filter(Boolean).map((text) => ({ doc, text }))),
       locale,
     ))
-  return { passages, index, questions, analyzer, letters: lettersIndex }
+  const lexiconTerms = new Set(lexicon[locale].flatMap((group) => analyzer.index(group[0]!)))
+  return { locale, passages, index, questions, analyzer, lexiconTerms, letters: lettersIndex }
 }
 
 /** The words of a query whose terms (after corrections) no passage of the collection contains. */
@@ -443,13 +468,20 @@ function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   const terms = collection.analyzer.query(query)
   const similarities = collection.questions.similarities(terms)
   const bonus = new Map([...similarities].map(([doc, similarity]) => [doc, similarity * QUESTION_WEIGHT]))
-  return collection.index.search(terms, limit, bonus).map(({ doc, score, coverage, unknown }) => ({
-    passage: collection.passages[doc]!,
-    score,
-    coverage,
-    unknown,
-    similarity: similarities.get(doc) ?? 0,
-  }))
+  // The terms of the question's common words (common-words.ts); asked only of terms no passage holds.
+  const setting = new Set(
+    words(query)
+      .filter((word) => isCommonWord(word, collection.locale))
+      .map((word) => termOf(word, collection.locale))
+      .filter((term) => !collection.lexiconTerms.has(term)),
+  )
+  return collection.index
+    .search(terms, limit, bonus, (term) => setting.has(term))
+    .map(({ doc, ...scored }) => ({
+      passage: collection.passages[doc]!,
+      ...scored,
+      similarity: similarities.get(doc) ?? 0,
+    }))
 }
 
 /**

@@ -334,6 +334,7 @@ export const intents: Record<Intent, Localized<readonly string[]>> = {
       'démo',
       'demo',
       'rendez vous',
+      'rdv',
       'démonstration',
       'rappel',
       'accompagnement',

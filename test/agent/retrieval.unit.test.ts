@@ -112,6 +112,27 @@ describe('BM25', () => {
     expect(index.search(['c', 'a'], 3)[0]!.coverage).toBeCloseTo(1)
     expect(index.search(['c', 'zzz'], 3)[0]!.coverage).toBeLessThan(0.5)
   })
+
+  it('weighs a query’s subject apart from the absent terms the caller reads as its setting', () => {
+    const index = new Bm25Index([
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'f'],
+    ])
+    const [hit] = index.search(['a', 'b', 'everyday', 'brand'], 1, undefined, (term) => term === 'everyday')
+    const held = index.idf('a') + index.idf('b')
+    const absent = index.idf('brand')
+    expect(hit!.coverage).toBeCloseTo(held / (held + 2 * absent))
+    expect(hit!.unknown).toBeCloseTo((2 * absent) / (held + 2 * absent))
+    expect(hit!.setting).toBeCloseTo(absent / (held + 2 * absent))
+    // The subject leaves the setting out: "brand" is all it lacks.
+    expect(hit!.subjectCoverage).toBeCloseTo(held / (held + absent))
+    expect(hit!.subjectUnknown).toBeCloseTo(absent / (held + absent))
+    // Without a reader of settings, the subject is the whole query.
+    const [plain] = index.search(['a', 'b', 'everyday'], 1)
+    expect(plain!.setting).toBe(0)
+    expect(plain!.subjectCoverage).toBeCloseTo(plain!.coverage)
+  })
 })
 
 describe('knowledge base', () => {

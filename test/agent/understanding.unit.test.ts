@@ -201,6 +201,40 @@ describe('understanding questions in visitors’ words', () => {
     expect(top('en', 'how many members can I invite')).toBe('Website builder features: Teams and seats')
     expect(planTurn(kb, turnInput('fr', 'je voudrais prendre rendez-vous pour une démo')).actions?.[0]?.type).toBe('open_booking')
   })
+
+  it('reads the common words no passage holds as the visitor’s own situation, not as what is asked', () => {
+    const answered: Array<[Locale, string, string]> = [
+      ['en', 'Can customers send me a message from the website when they want flowers for a wedding?', 'Contact forms'],
+      [
+        'de',
+        'Kann ich sehen, wie viele Leute auf die Seite kommen? Aber bitte ohne diesen Cookie-Banner, den find ich furchtbar',
+        'Besucherstatistik',
+      ],
+      ['fr', 'Est-ce que je peux consulter l’historique d’une page pour savoir ce qui a été modifié et quand ?', 'Historique'],
+    ]
+    for (const [locale, q, title] of answered) {
+      const plan = planTurn(kb, turnInput(locale, q))
+      expect(plan.passages[0]?.title, `${q} → ${plan.reply}`).toContain(title)
+      expect(plan.reply.startsWith(phrases.notSure[locale])).toBe(false)
+    }
+    // A question mostly about something else, however common its words, is still declined; so is
+    // the name of something we do not offer, and a booking system for the site's own customers.
+    const declined: Array<[Locale, string]> = [
+      ['fr', 'Qui a gagné la Coupe du monde de football ?'],
+      ['en', 'is there a referral program'],
+      ['en', 'do you have a Shopify integration'],
+      ['de', 'koennen die kunden direkt online nen termin buchen? so mit kalender wo sie sehen wann ich frei hab'],
+      ['fr', 'est ce que mes clients peuvent prendre rdv direct sur le site en choisissant un creneau ?'],
+    ]
+    for (const [locale, q] of declined) {
+      const plan = planTurn(kb, turnInput(locale, q))
+      expect(
+        [phrases.notSure[locale], phrases.noAnswer[locale]].some((phrase) => plan.reply.startsWith(phrase)),
+        `${q} → ${plan.reply}`,
+      ).toBe(true)
+      expect(plan.actions?.some((a) => a.type === 'open_booking') ?? false).toBe(false)
+    }
+  })
 })
 
 describe('confidence that adapts', () => {
@@ -217,7 +251,16 @@ describe('confidence that adapts', () => {
     questions: [],
     fact: undefined,
   })
-  const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({ passage: p, score, coverage, similarity, unknown: 0 })
+  const hit = (p: Passage, score: number, coverage = 1, similarity = 0.3): Hit => ({
+    passage: p,
+    score,
+    coverage,
+    similarity,
+    unknown: 0,
+    setting: 0,
+    subjectCoverage: coverage,
+    subjectUnknown: 0,
+  })
   const a = passage('A')
   const b = passage('B')
 

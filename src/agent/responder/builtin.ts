@@ -94,9 +94,15 @@ function combine(input: TurnInput, plans: TurnPlan[]): TurnPlan {
   if (answered.length === 0) return plans[0]!
   const each = Math.max(160, Math.floor((SHORT_REPLY * 1.5) / answered.length))
   const replies: string[] = []
+  const said = new Set<string>()
   for (const p of answered) {
     const reply = clip(p.reply, each)
-    if (!replies.includes(reply)) replies.push(reply)
+    // Two parts answered from the same passage ("is there SSL? and do I renew it?") say it once,
+    // whether or not one of them adds that it may not cover everything.
+    const gist = reply.replace(` ${phrases.mayNotCoverAll[input.locale]}`, '')
+    if (said.has(gist)) continue
+    said.add(gist)
+    replies.push(reply)
   }
   if (answered.length < plans.length) replies.push(phrases.partUncertain[input.locale])
   const sources = answered.flatMap((p) => p.sources ?? []).filter((s, i, all) => all.findIndex((o) => o.url === s.url) === i)
@@ -129,9 +135,11 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     return { ...fixed(phrases.handoffUnavailableContact[locale]), ...navigateTo(kb.page(locale, 'contact')?.url, input) }
   }
 
+  // "Can my customers book appointments?" asks about a booking system for the site, which we do not
+  // offer, not for a demo with us: neither the booking action nor the demo's passages answer it.
+  const customersBook = has(hay, intents.booking[locale]) && THIRD_PARTY[locale].test(message.toLowerCase())
   const wants: Wants = {
-    // "Can my customers book appointments?" asks about a feature, not for a demo with us.
-    booking: has(hay, intents.booking[locale]) && !THIRD_PARTY[locale].test(message.toLowerCase()),
+    booking: has(hay, intents.booking[locale]) && !customersBook,
     buying: has(hay, intents.buying[locale]),
     offer: has(hay, intents.offerRequest[locale]),
     price: has(hay, intents.price[locale]) && !asksHowItWorks(message, locale),
@@ -141,6 +149,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   // pull in every passage that lists the plans (sites, storage) rather than the rule for changing.
   const query = plans.length > 0 && asksPlanChange(message, locale) ? withoutPlanNames(message, locale) : message
   const hits = favourIntent(kb.search(locale, query, { limit: 3, siteId: input.siteId }), message, locale)
+  if (customersBook && hits[0]?.passage.topic === 'demo') return notSure(kb, input)
   const choice = choose(hits)
   const best = choice.best?.passage
   const alternative = choice.alternative?.passage
