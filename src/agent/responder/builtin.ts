@@ -48,9 +48,19 @@ function spelledOut(kb: KnowledgeBase, input: TurnInput, hits: readonly Hit[]): 
 }
 
 const THIRD_PARTY: Record<Locale, RegExp> = {
-  en: /\b(customers?|clients?|guests?|patients?|visitors?|members?)\b/,
-  de: /\b(kunden|kundinnen|gäste|gast|patienten|patientinnen|besucher\w*|mitglieder)\b/,
-  fr: /\b(clients?|clientes?|invités?|patients?|patientes?|visiteurs?|membres?)\b/,
+  en: /\b(customers?|clients?|guests?|patients?|visitors?|members?|students?|pupils?|learners?|diners?|participants?)\b/,
+  de: /\b(kunden|kundinnen|gäste|gast|patienten|patientinnen|besucher\w*|mitglieder|schüler\w*|schueler\w*|klient\w*|mandant\w*|teilnehmer\w*)\b/,
+  fr: /\b(clients?|clientes?|invités?|patients?|patientes?|visiteurs?|membres?|élèves?|eleves?|étudiants?|participants?)\b/,
+}
+
+/** "Une posture à me conseiller ?" asks for advice, not for an advisor. */
+const ADVISE: Partial<Record<Locale, RegExp>> = { fr: /\b(me|m'|te|nous|vous|lui|leur) conseiller\b/i }
+
+/** Booking words beside the demo's: what a site's customers would do with a booking system ("reserve a table"). */
+const RESERVES: Record<Locale, RegExp> = {
+  en: /\b(book|books|booking|reserve|reservations?|schedule)\b/,
+  de: /\b(buch\w*|reservier\w*|reservierung\w*)\b/,
+  fr: /\b(réserv\w*|reserv\w*|rdv|rendez-vous)\b/,
 }
 
 export interface Wants {
@@ -124,7 +134,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   const { locale, message, capabilities } = input
   const hay = haystack(message)
   if (
-    (has(hay, intents.handoff[locale]) && !asksHow(message, locale) && !namesBusiness(message, locale)) ||
+    (has(hay, intents.handoff[locale]) && !asksHow(message, locale) && !namesBusiness(message, locale) && !ADVISE[locale]?.test(message)) ||
     asksForPerson(message, locale)
   ) {
     if (capabilities.handoff) {
@@ -137,7 +147,9 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
 
   // "Can my customers book appointments?" asks about a booking system for the site, which we do not
   // offer, not for a demo with us: neither the booking action nor the demo's passages answer it.
-  const customersBook = has(hay, intents.booking[locale]) && THIRD_PARTY[locale].test(message.toLowerCase())
+  const lower = message.toLowerCase()
+  const customersBook =
+    (has(hay, intents.booking[locale]) || RESERVES[locale].test(lower)) && THIRD_PARTY[locale].test(lower) && !/\bd[ée]mo/.test(lower)
   const wants: Wants = {
     booking: has(hay, intents.booking[locale]) && !customersBook,
     buying: has(hay, intents.buying[locale]),

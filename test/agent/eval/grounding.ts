@@ -107,7 +107,9 @@ export function inventedFacts(reply: string, locale: Locale, kb: KnowledgeBase, 
     const value = amount(m[1]!, locale)
     if (!g.money.has(value)) out.push(`invented amount ${m[0]}`)
   }
-  const withoutMoney = reply.replace(MONEY[locale], ' ')
+  // A count of add-ons ("4 × Extra seat") is checked through the amount it comes with, which must be
+  // a plan's price plus whole add-ons.
+  const withoutMoney = reply.replace(MONEY[locale], ' ').replace(/\b\d{1,2}[\u00a0\u202f ]?×/g, ' ')
   for (const m of withoutMoney.matchAll(NUMBER[locale])) {
     if (!g.numbers.get(locale)!.has(numberOf(m[0])) && !asked.has(numberOf(m[0]))) out.push(`invented number ${m[0]}`)
   }

@@ -33,6 +33,15 @@ export type Persona =
 export const TUNED: readonly Persona[] = ['baker', 'restaurant', 'agency', 'photographer', 'physio', 'shop']
 export const HELD_OUT: readonly Persona[] = ['hairdresser', 'treasurer', 'sceptic', 'plumber', 'coach', 'retiree']
 
+/**
+ * Six more personas, written by writers who saw only what a visitor sees on the landing page (the
+ * plans, add-ons and features it names), never the knowledge files nor the other questions:
+ * visitors' own words for their own situations. Their misses were read while tuning, so they are
+ * reported beside the held-out figure, not in it.
+ */
+export type FreshPersona = 'florist' | 'cafe' | 'yoga' | 'drivingschool' | 'taxoffice' | 'groomer'
+export const FRESH: readonly FreshPersona[] = ['florist', 'cafe', 'yoga', 'drivingschool', 'taxoffice', 'groomer']
+
 export interface PersonaCase {
   kind: Kind
   q: string
@@ -45,6 +54,7 @@ export interface PersonaCase {
 export type Row = [Kind, string, string[]?, string[]?, string[]?]
 
 export type PersonaSet = Record<Persona, Row[]>
+export type FreshSet = Record<FreshPersona, Row[]>
 
 export const toCases = (rows: Row[]): PersonaCase[] =>
   rows.map(([kind, q, has, first, not]) => ({ kind, q, ...(has ? { has } : {}), ...(first ? { first } : {}), ...(not ? { not } : {}) }))
