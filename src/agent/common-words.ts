@@ -33,9 +33,16 @@ function commonWords(locale: Locale): ReadonlySet<string> {
 export function isCommonWord(word: string, locale: Locale): boolean {
   const common = commonWords(locale)
   const folded = fold(word)
-  if (common.has(folded)) return true
   // A plural or an inflection of a listed word ("wednesdays", "Kolleginnen", "créneaux").
-  for (const ending of ENDINGS[locale]) if (folded.endsWith(ending) && common.has(folded.slice(0, -ending.length))) return true
+  if (inflectionOf(folded, common, locale)) return true
+  // A German compound is the kind of thing its last word is: "Brautsträuße" are bouquets.
+  if (locale === 'de') for (let at = 3; at <= folded.length - 5; at++) if (inflectionOf(folded.slice(at), common, locale)) return true
+  return false
+}
+
+function inflectionOf(word: string, common: ReadonlySet<string>, locale: Locale): boolean {
+  if (common.has(word)) return true
+  for (const ending of ENDINGS[locale]) if (word.endsWith(ending) && common.has(word.slice(0, -ending.length))) return true
   return false
 }
 
