@@ -124,7 +124,9 @@ const of = (locale: Locale, personas: readonly (Persona | FreshPersona)[]) =>
   results.filter((r) => r.locale === locale && personas.includes(r.persona))
 const showHeldOut = process.env.EVAL_SHOW_HELD_OUT === '1'
 /** The held-out score reached so far in every language; the aim is 92 %. Raised as the assistant improves, never lowered. */
-const HELD_OUT_FLOOR = 0.82
+const HELD_OUT_FLOOR = 0.84
+/** The same for the personas written from the landing page alone. */
+const FRESH_FLOOR = 0.72
 
 const report = [
   'sales assistant, persona evaluation (tuned personas | held-out personas | personas written from the landing page, tuned on):',
@@ -160,6 +162,10 @@ describe('sales assistant, persona evaluation', () => {
 
   it('keeps the held-out personas’ score at its floor in every language (the aim: 92 %)', () => {
     for (const locale of LOCALES) expect(rate(of(locale, HELD_OUT)), locale).toBeGreaterThanOrEqual(HELD_OUT_FLOOR)
+  })
+
+  it('keeps the score of the personas written from the landing page alone at its floor in every language', () => {
+    for (const locale of LOCALES) expect(rate(of(locale, FRESH)), locale).toBeGreaterThanOrEqual(FRESH_FLOOR)
   })
 
   it('invents no fact: every amount, number and plan name comes from the price list or the knowledge base', () => {
