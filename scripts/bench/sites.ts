@@ -114,11 +114,17 @@ try {
   ] as Array<{ name: string; url: string; pid: number; headers: Record<string, string>; requests?: autocannon.Request[] }>
   for (const target of targets) await warm({ url: target.url, connections, headers: target.headers, requests: target.requests })
   const runs = targets.map((): LoadResult[] => [])
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, target] of targets.entries())
-      runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers, requests: target.requests }))
-  }
   const countedAt = targets.findIndex((target) => target.name.endsWith(', counted'))
+  for (let round = 0; round < rounds; round++) {
+    // Counted and not counted take turns going first: the run after an instance sat idle is not the
+    // one after it was busy, and which one comes first should not decide the ratio.
+    const order = targets.map((_, i) => i)
+    if (round % 2 === 1) [order[countedAt], order[countedAt + 1]] = [countedAt + 1, countedAt]
+    for (const i of order) {
+      const target = targets[i]!
+      runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers, requests: target.requests }))
+    }
+  }
   const medians = runs.map(median)
   report(
     `hosted sites (${connections} connections, loopback, PostgreSQL, ${body.length}-byte page, median of ${rounds} rounds)`,
