@@ -4,7 +4,7 @@ import { CharGramIndex, spelledIn } from '../../src/agent/char-grams.ts'
 import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
 import { phrases } from '../../src/agent/phrases.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
-import { asksHowItWorks } from '../../src/agent/responder/intent.ts'
+import { asksHowItWorks, splitQuestions } from '../../src/agent/responder/intent.ts'
 import { fold, terms } from '../../src/agent/text.ts'
 import type { Locale } from '../../src/domain/locales.ts'
 import { turnInput } from './turn-input.ts'
@@ -200,6 +200,26 @@ describe('understanding questions in visitors’ words', () => {
     // The words stay what they were elsewhere: team members, the own domain, a demo booked.
     expect(top('en', 'how many members can I invite')).toBe('Website builder features: Teams and seats')
     expect(planTurn(kb, turnInput('fr', 'je voudrais prendre rendez-vous pour une démo')).actions?.[0]?.type).toBe('open_booking')
+  })
+
+  it('reads a second question after a comma as a question of its own, and answers both', () => {
+    expect(splitQuestions('How does it work to bring my domain over, do I need to do something at my old provider first?', 'en')).toEqual([
+      'How does it work to bring my domain over',
+      'do I need to do something at my old provider first?',
+    ])
+    expect(splitQuestions('Wie lange dauert das Einrichten, muss ich dafür etwas installieren?', 'de')).toHaveLength(2)
+    expect(splitQuestions('Je change souvent mes tarifs, est-ce que je peux le faire moi-même ?', 'fr')).toHaveLength(2)
+    // A comma inside one question does not split it.
+    expect(splitQuestions('If I cancel, is my site deleted?', 'en')).toHaveLength(1)
+    const plan = planTurn(
+      kb,
+      turnInput('en', 'How does it work to bring my domain over, do I need to do something at my old provider first?'),
+    )
+    expect(plan.reply.startsWith(phrases.notSure.en), plan.reply).toBe(false)
+    expect(
+      plan.passages.some((p) => p.topic === 'domains'),
+      plan.reply,
+    ).toBe(true)
   })
 
   it('reads the common words no passage holds as the visitor’s own situation, not as what is asked', () => {

@@ -43,6 +43,32 @@ function splitAtCommaAnd(sentence: string, locale: Locale): string[] {
   return [left, right]
 }
 
+/**
+ * A second question after a comma, opened as questions are: "How does it work to bring my domain
+ * over, do I need to do something at my old provider first?".
+ */
+const COMMA_QUESTION: Record<Locale, RegExp> = {
+  en: /,\s+(?=(?:do|does|can|could|will|would|should|must|is|are|have|has) (?:i|we|you|it|they|there|my|our|the)\b)/i,
+  de: /,\s+(?=(?:muss|müssen|kann|können|brauche|brauchen|soll|sollen|wird|werden|ist|gibt|geht) (?:ich|wir|man|es|das|die|der)\b)/i,
+  fr: /,\s+(?=(?:est-ce que|est ce que|est-ce qu'|je dois|on doit|faut-il|il faut|je peux|on peut|puis-je|peut-on)\b)/i,
+}
+
+function splitAtCommaQuestion(sentence: string, locale: Locale): string[] {
+  const at = COMMA_QUESTION[locale].exec(sentence)
+  if (!at) return [sentence]
+  const left = sentence.slice(0, at.index)
+  const right = sentence.slice(at.index + at[0].length)
+  if (left.split(/\s+/).length < 3 || right.split(/\s+/).length < 3 || CONDITION[locale].test(left)) return [sentence]
+  return [left, right]
+}
+
+/** "If I cancel, is my site deleted?" is one question: its first clause is the condition. */
+const CONDITION: Record<Locale, RegExp> = {
+  en: /^\s*(if|when|once|after|before|as soon as|in case)\b/i,
+  de: /^\s*(wenn|falls|sobald|nachdem|bevor)\b/i,
+  fr: /^\s*(si|s'il|quand|lorsque|lorsqu'|une fois|après|avant)\b/i,
+}
+
 /** The questions of a message: split at a question mark followed by more, and at "and" before a second question. */
 export function splitQuestions(message: string, locale: Locale): string[] {
   const bySentence = message
@@ -52,7 +78,10 @@ export function splitQuestions(message: string, locale: Locale): string[] {
     .filter(Boolean)
   const parts: string[] = []
   for (const sentence of bySentence) {
-    const pieces = sentence.split(splitter(locale)).flatMap((p) => splitAtCommaAnd(p, locale))
+    const pieces = sentence
+      .split(splitter(locale))
+      .flatMap((p) => splitAtCommaAnd(p, locale))
+      .flatMap((p) => splitAtCommaQuestion(p, locale))
     for (const p of pieces) parts.push(...splitAfterModal(p.trim(), locale))
   }
   // A piece too short to be a question of its own ("and?") stays with the one before.
