@@ -116,7 +116,8 @@ function combine(input: TurnInput, plans: TurnPlan[]): TurnPlan {
   }
   if (answered.length < plans.length) replies.push(phrases.partUncertain[input.locale])
   const sources = answered.flatMap((p) => p.sources ?? []).filter((s, i, all) => all.findIndex((o) => o.url === s.url) === i)
-  const withActions = answered.find((p) => p.actions?.length)
+  // One part asking for an offer or a demo decides the action over another part's page to read.
+  const withActions = [...answered].sort((a, b) => actionRank(b) - actionRank(a)).find((p) => p.actions?.length)
   const withSuggestions = answered.find((p) => p.suggestions?.length)
   return {
     reply: replies.join(' '),
@@ -128,6 +129,9 @@ function combine(input: TurnInput, plans: TurnPlan[]): TurnPlan {
     fixed: answered.every((p) => p.fixed),
   }
 }
+
+const ACTION_RANK: Record<string, number> = { open_booking: 3, capture_lead: 2, navigate: 1 }
+const actionRank = (plan: TurnPlan) => ACTION_RANK[plan.actions?.[0]?.type ?? ''] ?? 0
 
 /** One question; `whole` is the message it came from, whose words a short second part may lean on ("…and how long do you keep them?"). */
 function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): TurnPlan {
