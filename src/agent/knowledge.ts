@@ -8,7 +8,7 @@ import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
 import { CharGramIndex, spelledIn } from './char-grams.ts'
-import { termOf, typeset, words } from './text.ts'
+import { termOf, terms, typeset, words } from './text.ts'
 import { isCommonWord } from './common-words.ts'
 import { lexicon } from './lexicon.ts'
 import { planExtras } from './entitlements.ts'
@@ -400,8 +400,6 @@ interface Collection {
   index: Bm25Index
   questions: QuestionIndex
   analyzer: Analyzer
-  /** Terms of the lexicon: a group no passage holds names what we do not offer, never a question's setting. */
-  lexiconTerms: ReadonlySet<string>
   /** Made on first use: few turns ask for it, and every process indexes each locale at start. */
   letters: () => CharGramIndex
 }
@@ -446,8 +444,7 @@ export function indexOf(passages: Passage[], locale: Locale): Collection {
       passages.flatMap((p, doc) => [heading(p), p.keywords, ...p.questions].filter(Boolean).map((text) => ({ doc, text }))),
       locale,
     ))
-  const lexiconTerms = new Set(lexicon[locale].flatMap((group) => analyzer.index(group[0]!)))
-  return { locale, passages, index, questions, analyzer, lexiconTerms, letters: lettersIndex }
+  return { locale, passages, index, questions, analyzer, letters: lettersIndex }
 }
 
 /** The words of a query whose terms (after corrections) no passage of the collection contains. */
@@ -464,24 +461,35 @@ function spelledInPassage(words: readonly string[], passage: Passage): boolean {
   return words.some((word) => spelledIn(word, own) >= SPELLED_IN)
 }
 
+/** Terms of the lexicon, per locale: a group no passage holds names what we do not offer, never a question's setting. */
+const lexiconTerms = new Map<Locale, ReadonlySet<string>>()
+
+/** The terms of a question's common words, less those of the lexicon. */
+function settingTerms(query: string, locale: Locale): ReadonlySet<string> {
+  let ours = lexiconTerms.get(locale)
+  if (!ours) lexiconTerms.set(locale, (ours = new Set(lexicon[locale].flatMap((group) => terms(group[0]!, locale)))))
+  const own = ours
+  return new Set(
+    words(query)
+      .filter((word) => isCommonWord(word, locale))
+      .map((word) => termOf(word, locale))
+      .filter((term) => !own.has(term)),
+  )
+}
+
 function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   const terms = collection.analyzer.query(query)
   const similarities = collection.questions.similarities(terms)
   const bonus = new Map([...similarities].map(([doc, similarity]) => [doc, similarity * QUESTION_WEIGHT]))
-  // The terms of the question's common words (common-words.ts); asked only of terms no passage holds.
-  const setting = new Set(
-    words(query)
-      .filter((word) => isCommonWord(word, collection.locale))
-      .map((word) => termOf(word, collection.locale))
-      .filter((term) => !collection.lexiconTerms.has(term)),
-  )
-  return collection.index
-    .search(terms, limit, bonus, (term) => setting.has(term))
-    .map(({ doc, ...scored }) => ({
-      passage: collection.passages[doc]!,
-      ...scored,
-      similarity: similarities.get(doc) ?? 0,
-    }))
+  // The terms of the question's common words (common-words.ts), read only once a term no passage
+  // holds asks for them: most questions have none.
+  let setting: ReadonlySet<string> | undefined
+  const isSetting = (term: string) => (setting ??= settingTerms(query, collection.locale)).has(term)
+  return collection.index.search(terms, limit, bonus, isSetting).map(({ doc, ...scored }) => ({
+    passage: collection.passages[doc]!,
+    ...scored,
+    similarity: similarities.get(doc) ?? 0,
+  }))
 }
 
 /**

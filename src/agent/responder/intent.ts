@@ -33,14 +33,22 @@ const ASKING: Record<Locale, RegExp> = {
   fr: /\b(quel\w*|comment|combien|quand|où|qui|pourquoi|est-ce|compris|inclus)\b/i,
 }
 
-/** "X, and Y?" where Y asks something of its own: the two parts. */
-function splitAtCommaAnd(sentence: string, locale: Locale): string[] {
-  const at = new RegExp(`,\\s*(?:${AND[locale]})\\s+`, 'iu').exec(sentence)
+/**
+ * The sentence cut where `separator` first matches, when both sides are clauses of three words or
+ * more and `accept` takes them; else the sentence whole.
+ */
+function splitOnce(sentence: string, separator: RegExp, accept: (left: string, right: string) => boolean): string[] {
+  const at = separator.exec(sentence)
   if (!at) return [sentence]
   const left = sentence.slice(0, at.index)
   const right = sentence.slice(at.index + at[0].length)
-  if (left.split(/\s+/).length < 3 || right.split(/\s+/).length < 3 || !ASKING[locale].test(right)) return [sentence]
+  if (left.split(/\s+/).length < 3 || right.split(/\s+/).length < 3 || !accept(left, right)) return [sentence]
   return [left, right]
+}
+
+/** "X, and Y?" where Y asks something of its own: the two parts. */
+function splitAtCommaAnd(sentence: string, locale: Locale): string[] {
+  return splitOnce(sentence, new RegExp(`,\\s*(?:${AND[locale]})\\s+`, 'iu'), (_, right) => ASKING[locale].test(right))
 }
 
 /**
@@ -54,12 +62,7 @@ const COMMA_QUESTION: Record<Locale, RegExp> = {
 }
 
 function splitAtCommaQuestion(sentence: string, locale: Locale): string[] {
-  const at = COMMA_QUESTION[locale].exec(sentence)
-  if (!at) return [sentence]
-  const left = sentence.slice(0, at.index)
-  const right = sentence.slice(at.index + at[0].length)
-  if (left.split(/\s+/).length < 3 || right.split(/\s+/).length < 3 || CONDITION[locale].test(left)) return [sentence]
-  return [left, right]
+  return splitOnce(sentence, COMMA_QUESTION[locale], (left) => !CONDITION[locale].test(left))
 }
 
 /** "If I cancel, is my site deleted?" is one question: its first clause is the condition. */
