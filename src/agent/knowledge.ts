@@ -81,6 +81,8 @@ export interface Hit {
   subjectCoverage: number
   /** Share of the question's weight without its setting in words no passage contains: what it asks about that the knowledge base lacks. */
   subjectUnknown: number
+  /** How many of the question's distinct terms the passage holds, less those guessed from an everyday word's spelling. */
+  matchedTerms: number
 }
 
 /**
@@ -109,6 +111,8 @@ export const LIKELY_COVERAGE = 0.35
 export const LIKELY_SCORE = 7
 /** A question mostly about its setting ("who won the World Cup?") is not one for us. */
 export const LIKELY_SETTING = 0.5
+/** A question mostly about its setting still has its answer when this share of its subject, of two words or more, matches. */
+export const LIKELY_FULL_SUBJECT = 0.6
 /** With words the knowledge base does not know, and this far ahead of the next passage. */
 export const LIKELY_STRONG_SCORE = 10
 export const LIKELY_LEAD = 1.25
@@ -116,13 +120,11 @@ export const LIKELY_LEAD = 1.25
 export function likely(hits: readonly Hit[]): Hit | undefined {
   const [first, second] = hits
   if (!first) return undefined
-  if (
-    first.subjectUnknown === 0 &&
-    first.setting < LIKELY_SETTING &&
-    first.subjectCoverage >= LIKELY_COVERAGE &&
-    first.score >= LIKELY_SCORE
-  )
-    return first
+  if (first.subjectUnknown === 0 && first.score >= LIKELY_SCORE) {
+    if (first.setting < LIKELY_SETTING && first.subjectCoverage >= LIKELY_COVERAGE) return first
+    // Mostly setting, but a subject of several words, nearly all of it matched.
+    if (first.subjectCoverage >= LIKELY_FULL_SUBJECT && first.matchedTerms >= 2) return first
+  }
   if (first.coverage < LIKELY_COVERAGE || first.score < LIKELY_STRONG_SCORE) return undefined
   return !second || first.score >= LIKELY_LEAD * second.score ? first : undefined
 }
@@ -485,7 +487,9 @@ function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   // holds asks for them: most questions have none.
   let setting: ReadonlySet<string> | undefined
   const isSetting = (term: string) => (setting ??= settingTerms(query, collection.locale)).has(term)
-  return collection.index.search(terms, limit, bonus, isSetting).map(({ doc, ...scored }) => ({
+  let guesses: ReadonlySet<string> | undefined
+  const isGuess = (term: string) => (guesses ??= collection.analyzer.guesses(query)).has(term)
+  return collection.index.search(terms, limit, bonus, isSetting, isGuess).map(({ doc, ...scored }) => ({
     passage: collection.passages[doc]!,
     ...scored,
     similarity: similarities.get(doc) ?? 0,

@@ -280,6 +280,7 @@ describe('confidence that adapts', () => {
     setting: 0,
     subjectCoverage: coverage,
     subjectUnknown: 0,
+    matchedTerms: 1,
   })
   const a = passage('A')
   const b = passage('B')

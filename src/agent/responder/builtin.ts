@@ -58,9 +58,9 @@ const ADVISE: Partial<Record<Locale, RegExp>> = { fr: /\b(me|m'|te|nous|vous|lui
 
 /** Booking words beside the demo's: what a site's customers would do with a booking system ("reserve a table"). */
 const RESERVES: Record<Locale, RegExp> = {
-  en: /\b(book|books|booking|reserve|reservations?|schedule)\b/,
-  de: /\b(buch\w*|reservier\w*|reservierung\w*)\b/,
-  fr: /\b(réserv\w*|reserv\w*|rdv|rendez-vous)\b/,
+  en: /\b(book|books|booking|reserve|reservations?|schedule|slots?|appointments?|calendar)\b/,
+  de: /\b(buch\w*|reservier\w*|reservierung\w*|termin\w*|kalender)\b/,
+  fr: /\b(réserv\w*|reserv\w*|rdv|rendez-vous|créneaux|créneau|creneau\w*|calendrier)\b/,
 }
 
 export interface Wants {
@@ -151,9 +151,13 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
 
   // "Can my customers book appointments?" asks about a booking system for the site, which we do not
   // offer, not for a demo with us: neither the booking action nor the demo's passages answer it.
+  // Who is booking may be said in another part of the message ("can students book? like pick a slot").
   const lower = message.toLowerCase()
+  const wholeLower = whole.toLowerCase()
   const customersBook =
-    (has(hay, intents.booking[locale]) || RESERVES[locale].test(lower)) && THIRD_PARTY[locale].test(lower) && !/\bd[ée]mo/.test(lower)
+    (has(hay, intents.booking[locale]) || RESERVES[locale].test(lower)) &&
+    THIRD_PARTY[locale].test(wholeLower) &&
+    !/\bd[ée]mo/.test(wholeLower)
   const wants: Wants = {
     booking: has(hay, intents.booking[locale]) && !customersBook,
     buying: has(hay, intents.buying[locale]),
@@ -226,7 +230,8 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   if (best) return passageAnswer(best, input, wants, kb, alternative)
   // New wording for something the knowledge base answers: its likely passage (by its terms, else by
   // the letters of its words), saying it may not cover everything, rather than a refusal.
-  const probable = likely(hits)?.passage ?? spelledOut(kb, input, hits)
+  // A booking system for the site's customers is not ours: a likely passage would be a guess.
+  const probable = customersBook ? undefined : (likely(hits)?.passage ?? spelledOut(kb, input, hits))
   if (probable) {
     const plan = passageAnswer(probable, input, wants, kb)
     return { ...plan, reply: `${clip(probable.text, SHORT_REPLY)} ${phrases.mayNotCoverAll[locale]}` }
