@@ -39,7 +39,31 @@ const EVERYDAY: Record<Locale, readonly string[]> = {
     'tablet',
     'okay',
   ],
-  fr: ['etc', 'svp', 'stp', 'bcp', 'pcq', 'ok', 'okay', 'succursale', 'succursales', 'portable', 'ordi', 'smartphone', 'tablette'],
+  fr: [
+    'etc',
+    'svp',
+    'stp',
+    'bcp',
+    'pcq',
+    'bjr',
+    'slt',
+    'qq1',
+    'qqn',
+    'ok',
+    'okay',
+    'après',
+    'aujourd',
+    'hui',
+    'faisable',
+    'race',
+    'moto',
+    'succursale',
+    'succursales',
+    'portable',
+    'ordi',
+    'smartphone',
+    'tablette',
+  ],
 }
 
 /** Each locale's common words, lower case and without accents: visitors type "creneau" for "créneau". */
@@ -58,8 +82,12 @@ function commonWords(locale: Locale): ReadonlySet<string> {
 export function isCommonWord(word: string, locale: Locale): boolean {
   const common = commonWords(locale)
   const folded = fold(word)
+  // "3e", "1er", "A2", "17h": a number says something about the visitor's case, never names a product.
+  if (/\d/.test(folded)) return true
   // A plural or an inflection of a listed word ("wednesdays", "Kolleginnen", "créneaux").
   if (inflectionOf(folded, common, locale)) return true
+  // "rajouter" is "ajouter" again.
+  if (locale === 'fr') return /^re?[aeiou]/.test(folded) && inflectionOf(folded.slice(folded[1] === 'e' ? 2 : 1), common, locale)
   if (locale !== 'de') return false
   // A German compound is the kind of thing its last word is ("Brautsträuße" are bouquets), and a verb
   // with a prefix is still an everyday verb ("umstelle", "durchgeht", "hinzugefügt").
@@ -86,12 +114,40 @@ function inflectionOf(word: string, common: ReadonlySet<string>, locale: Locale)
       const stem = word.slice(0, -ending.length)
       if (stem.length >= 3 && (common.has(`${stem}en`) || common.has(`${stem}n`))) return true
     }
+  // A French verb's forms beside its infinitive ("visitent", "modifiez", "changé").
+  if (locale === 'fr')
+    for (const ending of FRENCH_VERB_ENDINGS) {
+      if (!word.endsWith(ending)) continue
+      const stem = word.slice(0, -ending.length)
+      if (stem.length >= 3 && (common.has(`${stem}er`) || common.has(`${stem}ir`) || common.has(`${stem}re`))) return true
+    }
   // A verb made of a noun ("programmieren", "formatiert").
   const made = locale === 'de' ? /^(.{4,})ier(?:en|e|t|st|te|ten)$/.exec(word) : null
   return made !== null && common.has(made[1]!)
 }
 
 const VERB_ENDINGS = ['e', 'st', 't', 'et', 'te', 'ten', 'est', 'en']
+const FRENCH_VERB_ENDINGS = [
+  'e',
+  'es',
+  'ent',
+  'ez',
+  'ons',
+  'ais',
+  'ait',
+  'aient',
+  'era',
+  'erai',
+  'era',
+  'é',
+  'ée',
+  'és',
+  'ées',
+  'is',
+  'it',
+  'u',
+  'ue',
+]
 
 const ENDINGS: Record<Locale, readonly string[]> = {
   en: ['s', 'es', 'ed', 'ing'],

@@ -113,6 +113,9 @@ export const LIKELY_SCORE = 7
 export const LIKELY_SETTING = 0.5
 /** A question mostly about its setting still has its answer when this share of its subject, of two words or more, matches. */
 export const LIKELY_FULL_SUBJECT = 0.6
+/** Or, with a lower score, nearly all of it. */
+export const LIKELY_WHOLE_SUBJECT = 0.9
+export const LIKELY_WHOLE_SCORE = 5
 /** With words the knowledge base does not know, and this far ahead of the next passage. */
 export const LIKELY_STRONG_SCORE = 10
 export const LIKELY_LEAD = 1.25
@@ -120,10 +123,12 @@ export const LIKELY_LEAD = 1.25
 export function likely(hits: readonly Hit[]): Hit | undefined {
   const [first, second] = hits
   if (!first) return undefined
-  if (first.subjectUnknown === 0 && first.score >= LIKELY_SCORE) {
-    if (first.setting < LIKELY_SETTING && first.subjectCoverage >= LIKELY_COVERAGE) return first
-    // Mostly setting, but a subject of several words, nearly all of it matched.
-    if (first.subjectCoverage >= LIKELY_FULL_SUBJECT && first.matchedTerms >= 2) return first
+  if (first.subjectUnknown === 0) {
+    if (first.score >= LIKELY_SCORE && first.setting < LIKELY_SETTING && first.subjectCoverage >= LIKELY_COVERAGE) return first
+    // Mostly setting, but a subject of several words, most of it matched.
+    if (first.matchedTerms >= 2 && first.subjectCoverage >= LIKELY_FULL_SUBJECT && first.score >= LIKELY_SCORE) return first
+    // "How do I change the colours to match my van, it's purple": all of a short subject matched.
+    if (first.matchedTerms >= 2 && first.subjectCoverage >= LIKELY_WHOLE_SUBJECT && first.score >= LIKELY_WHOLE_SCORE) return first
   }
   if (first.coverage < LIKELY_COVERAGE || first.score < LIKELY_STRONG_SCORE) return undefined
   return !second || first.score >= LIKELY_LEAD * second.score ? first : undefined
@@ -466,17 +471,22 @@ function spelledInPassage(words: readonly string[], passage: Passage): boolean {
 /** Terms of the lexicon, per locale: a group no passage holds names what we do not offer, never a question's setting. */
 const lexiconTerms = new Map<Locale, ReadonlySet<string>>()
 
-/** The terms of a question's common words, less those of the lexicon. */
-function settingTerms(query: string, locale: Locale): ReadonlySet<string> {
+/**
+ * The terms of a question's common words, less those of the lexicon, and what a common word was
+ * misread as: "interne" is not a typo of "internet".
+ */
+function settingTerms(collection: Collection, query: string): ReadonlySet<string> {
+  const { locale } = collection
   let ours = lexiconTerms.get(locale)
   if (!ours) lexiconTerms.set(locale, (ours = new Set(lexicon[locale].flatMap((group) => terms(group[0]!, locale)))))
-  const own = ours
-  return new Set(
-    words(query)
-      .filter((word) => isCommonWord(word, locale))
-      .map((word) => termOf(word, locale))
-      .filter((term) => !own.has(term)),
-  )
+  const out = new Set<string>()
+  for (const word of words(query)) {
+    if (!isCommonWord(word, locale)) continue
+    const term = termOf(word, locale)
+    if (!ours.has(term)) out.add(term)
+  }
+  for (const term of collection.analyzer.guesses(query)) out.add(term)
+  return out
 }
 
 function searchIn(collection: Collection, query: string, limit: number): Hit[] {
@@ -486,7 +496,7 @@ function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   // The terms of the question's common words (common-words.ts), read only once a term no passage
   // holds asks for them: most questions have none.
   let setting: ReadonlySet<string> | undefined
-  const isSetting = (term: string) => (setting ??= settingTerms(query, collection.locale)).has(term)
+  const isSetting = (term: string) => (setting ??= settingTerms(collection, query)).has(term)
   let guesses: ReadonlySet<string> | undefined
   const isGuess = (term: string) => (guesses ??= collection.analyzer.guesses(query)).has(term)
   return collection.index.search(terms, limit, bonus, isSetting, isGuess).map(({ doc, ...scored }) => ({
