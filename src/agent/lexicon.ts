@@ -921,6 +921,9 @@ export const lexicon: Lexicon = {
       'shop hours',
       'store hours',
       'our hours',
+      'my hours',
+      'my times',
+      'hours i work',
     ],
     ['builder', 'without knowing html', 'without html', 'no html', 'knowing html', 'know html', 'html knowledge', 'coding skills'],
   ],
@@ -1707,6 +1710,8 @@ export const lexicon: Lexicon = {
     ['seo', 'seo hilfe', 'hilfe bei seo', 'suchmaschinenoptimierung', 'bei google gefunden', 'google gefunden'],
     ['übergabe', 'übergibt', 'übergeben wird', 'weitergibt', 'weitergeben', 'an einen menschen'],
     ['mensch', 'menschen', 'echter mensch', 'echten menschen', 'jemand', 'jemanden', 'jemandem'],
+    // A tax office's or a lawyer's clients are its customers ("Mandanten" is not "Man" + "Daten").
+    ['kunde', 'kunden', 'kundin', 'kundinnen', 'mandant', 'mandanten', 'mandantin', 'mandantinnen', 'klient', 'klienten', 'klientin'],
     ['ecommerce', 'e commerce', 'onlineshop', 'online shop', 'webshop', 'warenkorb', 'online verkaufen', 'online bestellen'],
     [
       'mitgliederbereich',
