@@ -256,7 +256,8 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
  */
 function passageAnswer(passage: Passage, input: TurnInput, wants: Wants, kb: KnowledgeBase, alternative?: Passage): TurnPlan {
   const pricingUrl = kb.page(input.locale, 'pricing')?.url
-  const step = nextStep(input, wants, passage.url, pricingUrl)
+  // An answer about the demo leads to booking one, however the visitor asked ("can someone show me?").
+  const step = nextStep(input, passage.topic === 'demo' ? { ...wants, booking: true } : wants, passage.url, pricingUrl)
   const other = alternative && heading(alternative)
   const answer = clip(passage.text, SHORT_REPLY)
   return {
