@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
 import { CharGramIndex, spelledIn } from '../../src/agent/char-grams.ts'
+import { isCommonWord } from '../../src/agent/common-words.ts'
 import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
 import { phrases } from '../../src/agent/phrases.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
@@ -254,6 +255,44 @@ describe('understanding questions in visitors’ words', () => {
       ).toBe(true)
       expect(plan.actions?.some((a) => a.type === 'open_booking') ?? false).toBe(false)
     }
+  })
+  it('reads German verbs with their prefixes and French verb forms as everyday words, and numbers as the visitor’s case', () => {
+    expect(isCommonWord('zusammenbasteln', 'de')).toBe(true)
+    expect(isCommonWord('umstelle', 'de')).toBe(true)
+    expect(isCommonWord('verrechnet', 'de')).toBe(true)
+    expect(isCommonWord('visitent', 'fr')).toBe(true)
+    expect(isCommonWord('rajouter', 'fr')).toBe(true)
+    expect(isCommonWord('3e', 'fr')).toBe(true)
+    // Names of what we do not offer stay names.
+    for (const [word, locale] of [
+      ['shopify', 'en'],
+      ['lieferando', 'de'],
+      ['terraform', 'de'],
+      ['paypal', 'fr'],
+    ] as const)
+      expect(isCommonWord(word, locale), word).toBe(false)
+    const answered: Array<[Locale, string, string]> = [
+      ['de', 'gibts da fertige vorlagen für blumenläden oder muss ich alles selber zusammenbasteln', 'Vorlagen'],
+      ['de', 'Wie ändere ich die Öffnungszeiten über die Festtage? Nur für die eine Woche', 'Öffnungszeiten'],
+      ['en', 'how do i change the colours to match my van, its purple', 'Design'],
+      ['fr', 'Combien ça coûte d’ajouter une personne pour mon apprentie ?', 'Équipe'],
+    ]
+    for (const [locale, q, title] of answered) {
+      const plan = planTurn(kb, turnInput(locale, q))
+      expect(plan.passages[0]?.title, `${q} → ${plan.reply}`).toContain(title)
+      expect(plan.requestHandoff, q).toBe(false)
+    }
+  })
+
+  it('offers to book the demo with an answer about it, and declines a booking system for the site’s customers asked in two parts', () => {
+    const demo = planTurn(kb, turnInput('en', 'can someone show me how it works? i learn better watching'))
+    expect(demo.actions?.[0]?.type, demo.reply).toBe('open_booking')
+    const customers = planTurn(
+      kb,
+      turnInput('en', 'can students book and pay for classes right on my site? like pick a slot in a calendar'),
+    )
+    expect(customers.actions?.some((a) => a.type === 'open_booking') ?? false, customers.reply).toBe(false)
+    expect(customers.reply).not.toMatch(/booking calendar/)
   })
 })
 

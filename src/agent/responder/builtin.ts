@@ -53,6 +53,13 @@ const THIRD_PARTY: Record<Locale, RegExp> = {
   fr: /\b(clients?|clientes?|invités?|patients?|patientes?|visiteurs?|membres?|élèves?|eleves?|étudiants?|participants?)\b/,
 }
 
+/** "What does it cost to add a person for my apprentice?" asks about a seat, not for a person to talk to. */
+const ADDS_MEMBER: Record<Locale, RegExp> = {
+  en: /\b(add|adding|invite|inviting|extra|another|one more|additional|second)\s+(a\s+)?(person|people|human|someone|somebody)\b/,
+  de: /\b(weitere|zusätzliche|zusaetzliche|noch eine|zweite)\s+person\b|\bperson\w*\s+(hinzufüg\w*|hinzufueg\w*|dazunehm\w*|einlad\w*|ergänz\w*)/,
+  fr: /\b(ajouter|rajouter|inviter|ajoute|rajoute)\s+(une\s+)?(personne|quelqu'un|quelqu’un)\b|\bpersonne (supplémentaire|de plus|en plus)\b/,
+}
+
 /** "Une posture à me conseiller ?" asks for advice, not for an advisor. */
 const ADVISE: Partial<Record<Locale, RegExp>> = { fr: /\b(me|m'|te|nous|vous|lui|leur) conseiller\b/i }
 
@@ -138,7 +145,11 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   const { locale, message, capabilities } = input
   const hay = haystack(message)
   if (
-    (has(hay, intents.handoff[locale]) && !asksHow(message, locale) && !namesBusiness(message, locale) && !ADVISE[locale]?.test(message)) ||
+    (has(hay, intents.handoff[locale]) &&
+      !asksHow(message, locale) &&
+      !namesBusiness(message, locale) &&
+      !ADVISE[locale]?.test(message) &&
+      !ADDS_MEMBER[locale].test(message.toLowerCase())) ||
     asksForPerson(message, locale)
   ) {
     if (capabilities.handoff) {
