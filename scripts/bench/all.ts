@@ -8,7 +8,21 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { benchDatabaseAdminUrl } from './lib.ts'
 
-const BENCHES = ['foundation', 'rest', 'agent', 'mcp', 'webhooks', 'sites', 'media', 'token', 'graphql', 'audit', 'stats', 'scale']
+const BENCHES = [
+  'foundation',
+  'rest',
+  'agent',
+  'mcp',
+  'webhooks',
+  'sites',
+  'media',
+  'token',
+  'graphql',
+  'audit',
+  'stats',
+  'drafts',
+  'scale',
+]
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim())
 const chosen = BENCHES.filter((name) => !only || only.includes(name))
 

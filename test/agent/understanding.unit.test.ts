@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { Analyzer, editDistance } from '../../src/agent/analyzer.ts'
 import { CharGramIndex, spelledIn } from '../../src/agent/char-grams.ts'
 import { isCommonWord } from '../../src/agent/common-words.ts'
-import { buildKnowledgeBase, choose, CLOSE, type Hit, type Passage } from '../../src/agent/knowledge.ts'
+import { buildKnowledgeBase, choose, CLOSE, formatEuro, type Hit, type Passage } from '../../src/agent/knowledge.ts'
 import { phrases } from '../../src/agent/phrases.ts'
 import { planTurn } from '../../src/agent/responder/builtin.ts'
 import { asksHowItWorks, splitQuestions } from '../../src/agent/responder/intent.ts'
+import { type Needs, readNeeds, recommend } from '../../src/agent/responder/recommend.ts'
 import { fold, terms } from '../../src/agent/text.ts'
 import type { Locale } from '../../src/domain/locales.ts'
 import { turnInput } from './turn-input.ts'
@@ -281,6 +282,25 @@ describe('understanding questions in visitors’ words', () => {
       const plan = planTurn(kb, turnInput(locale, q))
       expect(plan.passages[0]?.title, `${q} → ${plan.reply}`).toContain(title)
       expect(plan.requestHandoff, q).toBe(false)
+    }
+  })
+
+  it('recommends from needs said with ordinals, cafés, an own name and a sensible option', () => {
+    const cases: Array<[Locale, string, Needs]> = [
+      ['fr', 'on ouvre peut etre un 3e cafe l’an prochain, je prends quel abonnement ?', { sites: 3 }],
+      [
+        'de',
+        'Ich überleg, noch nen zweiten Salon aufzumachen, der soll ne eigene Seite kriegen. Und so ein Chat wär cool. Was brauch ich dann?',
+        { sites: 2, assistant: true },
+      ],
+      ['en', 'Just need something simple with our own name as the web address. Nothing fancy. Which one?', { domains: 1 }],
+      ['en', 'One website, own domain, two to three editors. What would be the most sensible option?', { sites: 1, seats: 3, domains: 1 }],
+    ]
+    for (const [locale, q, needs] of cases) {
+      expect(readNeeds(q, locale), q).toEqual(needs)
+      const plan = planTurn(kb, turnInput(locale, q))
+      const best = recommend(kb.pricing, needs)!
+      expect(plan.reply, q).toContain(formatEuro(best.totalCents, locale))
     }
   })
 

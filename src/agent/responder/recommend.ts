@@ -45,6 +45,9 @@ const NUM: Record<Locale, Record<string, number>> = {
     eleven: 11,
     twelve: 12,
     both: 2,
+    second: 2,
+    third: 3,
+    fourth: 4,
   },
   de: {
     ein: 1,
@@ -64,14 +67,42 @@ const NUM: Record<Locale, Record<string, number>> = {
     elf: 11,
     zwölf: 12,
     beide: 2,
+    zweite: 2,
+    zweiten: 2,
+    zweiter: 2,
+    zweites: 2,
+    dritte: 3,
+    dritten: 3,
+    dritter: 3,
+    drittes: 3,
   },
-  fr: { un: 1, une: 1, seul: 1, deux: 2, trois: 3, quatre: 4, cinq: 5, six: 6, sept: 7, huit: 8, neuf: 9, dix: 10, onze: 11, douze: 12 },
+  fr: {
+    un: 1,
+    une: 1,
+    seul: 1,
+    deux: 2,
+    trois: 3,
+    quatre: 4,
+    cinq: 5,
+    six: 6,
+    sept: 7,
+    huit: 8,
+    neuf: 9,
+    dix: 10,
+    onze: 11,
+    douze: 12,
+    deuxième: 2,
+    second: 2,
+    seconde: 2,
+    troisième: 3,
+    quatrième: 4,
+  },
 }
 
 const SITE_NOUN: Record<Locale, RegExp> = {
-  en: /^(sites?|websites?|web ?sites?|pages?|portfolios?|locations?|restaurants?|salons?|shops?|stores?|clients?|client|customers?|brands?|practices?|branches?|businesses)$/,
-  de: /^(seiten?|websites?|webseiten?|homepages?|standorte?n?|restaurants?|salons?|läden|laden|geschäfte?n?|filialen?|kunden|kundenseiten|praxen|marken|betriebe?n?)$/,
-  fr: /^(sites?|restaurants?|salons?|boutiques?|magasins?|clients?|cabinets?|établissements?|adresses?|marques?|agences?)$/,
+  en: /^(sites?|websites?|web ?sites?|pages?|portfolios?|locations?|restaurants?|cafes?|cafés?|salons?|shops?|stores?|clients?|client|customers?|brands?|practices?|branches?|businesses)$/,
+  de: /^(seiten?|websites?|webseiten?|homepages?|standorte?n?|restaurants?|cafés?|cafes?|salons?|läden|laden|geschäfte?n?|filialen?|kunden|kundenseiten|praxen|marken|betriebe?n?)$/,
+  fr: /^(sites?|restaurants?|cafés?|cafes?|salons?|boutiques?|magasins?|clients?|cabinets?|établissements?|adresses?|marques?|agences?)$/,
 }
 const PEOPLE_NOUN: Record<Locale, RegExp> = {
   en: /^(people|persons?|staff|employees?|members?|editors?|users?|therapists?|colleagues?|guys|logins?|accounts?|seats?|of|admins?|team|stylists?|hairdressers?|volunteers?|coaches|trainers?|partners?|technicians?|workers?|writers?|authors?|teachers?|staffers?)$/,
@@ -92,7 +123,7 @@ const JUST_ME: Record<Locale, RegExp> = {
   fr: /\b(seule?|à mon compte|solo|auto-entrepreneur\w*|micro-entrepreneur\w*)\b/,
 }
 const OWN_DOMAIN: Record<Locale, RegExp> = {
-  en: /\b(own|my|our|custom|their|its) (web )?(domain|address|url|web address)|\bwww\.|\.(com|de|fr|net|org)\b/,
+  en: /\b(own|my|our|custom|their|its) (web )?(domain|address|url|web address)|\bown name as\b|\bwww\.|\.(com|de|fr|net|org)\b/,
   de: /\b(eigene[rnm]?|meine[rnm]?|unsere[rnm]?) (domain|adresse|internetadresse|webadresse)|\bwww\.|\.(com|de|fr|net|org)\b/,
   fr: /\b(propre|mon|notre|son|leur) (nom de )?(domaine|adresse)|\bwww\.|\.(com|de|fr|net|org)\b/,
 }
@@ -158,8 +189,8 @@ const NO_MONEY: Record<Locale, RegExp> = {
 }
 /** Words asking for a choice: "which plan", "what do I need", "cheapest option". */
 const ASKS: Record<Locale, RegExp> = {
-  en: /\b(which|what) (plan|tier|package|option|one|subscription)\b|\bwhat (would|do) you (suggest|recommend|advise)\b|\bwhich (should|would|do) (i|we)\b|\b(good|best|right) fit\b|\bis (that|it|this) enough\b|\bshould (i|we) (go|take|get|choose|pick)\b|\bwhat do i need\b|\bwhat should i (take|get|choose|pick)\b|\bbest (plan|option|for)\b|\bcheapest (option|plan|way)\b|\bwhat fits\b|\brecommend\b|\bright for\b|\bwhat('s| is) better\b|\bplan fits\b|\bor\b.*\bfor\b/,
-  de: /\bwelche[rsnm]? (tarif|paket|abo|option|angebot)\b|\bwas (empfehlt|empfehlen|schlagt|schlagen) (ihr|sie)\b|\bwas (sollen|soll) wir nehmen\b|\breicht (das|da|uns|mir)\b|\bwas (nehme|nehmen) (ich|wir)\b|\bwas brauche?\b|\bwas soll ich nehmen\b|\bwas passt\b|\bam günstigsten\b|\bbester? tarif\b|\bempfiehl\w*\b|\bwas ist besser\b|\boder\b.*\bfür\b|\btarif passt\b/,
+  en: /\b(which|what) (plan|tier|package|option|one|subscription)\b|\bwhat (would|do) you (suggest|recommend|advise)\b|\bwhich (should|would|do) (i|we)\b|\b(good|best|right) fit\b|\bis (that|it|this) enough\b|\bshould (i|we) (go|take|get|choose|pick)\b|\bwhat do i need\b|\bwhat should i (take|get|choose|pick)\b|\bbest (plan|option|for)\b|\bcheapest (option|plan|way)\b|\bwhat fits\b|\brecommend\b|\bright for\b|\bwhat('s| is) better\b|\bplan fits\b|\b(most sensible|sensible|ideal|best|right) (option|choice|plan)\b|\bor\b.*\bfor\b/,
+  de: /\bwelche[rsnm]? (tarif|paket|abo|option|angebot)\b|\bwas (empfehlt|empfehlen|schlagt|schlagen) (ihr|sie)\b|\bwas (sollen|soll) wir nehmen\b|\breicht (das|da|uns|mir)\b|\bwas (nehme|nehmen) (ich|wir)\b|\bwas brauche?\b|\bwas braucht (man|ihr)\b|\bwas soll ich nehmen\b|\bwas passt\b|\bam günstigsten\b|\bbester? tarif\b|\bempfiehl\w*\b|\bwas ist besser\b|\boder\b.*\bfür\b|\btarif passt\b/,
   fr: /\bquel(le)? (formule|offre|option|abonnement|forfait)\b|\bque (me |nous )?(conseillez|recommandez|proposez)-vous\b|\bvous (me |nous )?conseillez quoi\b|\bça suffit\b|\bon prend quoi\b|\bde quoi (ai-je|j'ai|j’ai) besoin\b|\bje prends quoi\b|\ble moins cher\b|\bqu'est-ce qui convient\b|\brecommand\w*\b|\bc'est quoi le mieux\b|\bou\b.*\bpour\b/,
 }
 /** A sentence that states a need ("we want", "I need"). */
@@ -178,7 +209,9 @@ const tokens = (text: string) =>
 function countBefore(words: string[], i: number, locale: Locale): number | undefined {
   for (let back = 1; back <= 3 && i - back >= 0; back++) {
     const w = words[i - back]!
-    if (/^\d+$/.test(w)) return Number(w)
+    // "3", and "3rd", "3e", "3." as in "a 3rd café": the third one is three in all.
+    const digits = /^(\d+)(?:st|nd|rd|th|e|er|ème|eme|te|ten|\.)?$/.exec(w)
+    if (digits) return Number(digits[1])
     const n = NUM[locale][w]
     if (n !== undefined && !(locale === 'en' && (w === 'a' || w === 'an') && back > 1)) return n
   }
