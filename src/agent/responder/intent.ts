@@ -119,8 +119,9 @@ function splitAfterModal(question: string, locale: Locale): string[] {
     return [question]
   return [left, `${modal[0]} ${right}`]
 }
+/** What follows "and" is a thing, not a second verb: an article, or a plural ("photos of my bouquets and arrangements"). */
 const OPENER_WORD: Record<Locale, RegExp> = {
-  en: /^(the|a|an|my|our|your|its|their|this|that|these|those|some|all|more|other|also)\b/i,
+  en: /^(the|a|an|my|our|your|its|their|this|that|these|those|some|all|more|other|also)\b|^[a-z]+[^s\s]s\b/i,
   de: /^$/,
   fr: /^$/,
 }
