@@ -46,6 +46,12 @@ export const phrases = {
     en: "The rest I can't say for certain; a person from our team can help with it.",
     fr: 'Pour le reste, je ne peux pas dire avec certitude ; une personne de notre équipe peut vous aider.',
   },
+  /** Before what we offer, to a question comparing us with another website builder by name. */
+  otherProviders: {
+    de: 'Andere Anbieter bewerte ich nicht; das bieten wir:',
+    en: "I won't judge other providers, but this is what we offer:",
+    fr: 'Je ne juge pas les autres prestataires ; voici ce que nous proposons :',
+  },
   /** After the likely answer to a question worded unlike anything the knowledge base holds. */
   mayNotCoverAll: {
     de: 'Ob das Ihre Frage ganz beantwortet, kann ich nicht sicher sagen; fragen Sie gern genauer nach.',

@@ -304,6 +304,20 @@ describe('understanding questions in visitors’ words', () => {
     }
   })
 
+  it('answers a comparison with another website builder with what we offer, and no verdict', () => {
+    for (const [locale, q] of [
+      ['en', 'how are you different from wix'],
+      ['de', 'Was unterscheidet euch von Jimdo?'],
+      ['fr', 'vous êtes mieux que Wix ?'],
+    ] as const) {
+      const plan = planTurn(kb, turnInput(locale, q))
+      expect(plan.reply.startsWith(phrases.otherProviders[locale]), plan.reply).toBe(true)
+      expect(plan.passages[0]?.topic).toBe('features')
+    }
+    // Naming another product without comparing is still a question about what we offer.
+    expect(planTurn(kb, turnInput('en', 'do you have a Shopify integration')).reply.startsWith(phrases.notSure.en)).toBe(true)
+  })
+
   it('offers to book the demo with an answer about it, and declines a booking system for the site’s customers asked in two parts', () => {
     const demo = planTurn(kb, turnInput('en', 'can someone show me how it works? i learn better watching'))
     expect(demo.actions?.[0]?.type, demo.reply).toBe('open_booking')

@@ -4,7 +4,7 @@ import { choose, heading, type Hit, type KnowledgeBase, likely, type Passage } f
 import { askPersonSuggestion, intents, phrases } from '../phrases.ts'
 import type { AgentAction, AgentSuggestion } from '../schemas.ts'
 import { has, haystack, typeset } from '../text.ts'
-import { asksForPerson, asksHow, asksHowItWorks, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
+import { asksForPerson, asksHow, asksHowItWorks, comparesWithOtherBuilder, favourIntent, namesBusiness, splitQuestions } from './intent.ts'
 import { limitAnswer } from './limit-answers.ts'
 import { asksPlanChange, onlyBuyingWords, priceAnswer, withoutPlanNames } from './price-answers.ts'
 import { plansMentioned } from './plan-mentions.ts'
@@ -158,6 +158,13 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     }
     if (capabilities.lead) return { ...fixed(phrases.handoffUnavailable[locale]), actions: [{ type: 'capture_lead', phase: 'suggested' }] }
     return { ...fixed(phrases.handoffUnavailableContact[locale]), ...navigateTo(kb.page(locale, 'contact')?.url, input) }
+  }
+
+  // "How are you different from Wix?": what we offer, without a verdict on others.
+  const overview = comparesWithOtherBuilder(message, locale) ? kb.page(locale, 'features') : undefined
+  if (overview) {
+    const plan = passageAnswer(overview, input, { booking: false, buying: false, offer: false, price: false }, kb)
+    return { ...plan, reply: `${phrases.otherProviders[locale]} ${plan.reply}` }
   }
 
   // "Can my customers book appointments?" asks about a booking system for the site, which we do not

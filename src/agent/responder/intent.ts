@@ -157,6 +157,19 @@ const AS_BUSINESS: Record<Locale, RegExp> = {
 }
 export const namesBusiness = (message: string, locale: Locale) => AS_BUSINESS[locale].test(message.toLowerCase())
 
+/** Other website builders by name: "how are you different from Wix?" asks for a comparison we do not make. */
+const OTHER_BUILDER =
+  /\b(wix|squarespace|jimdo|wordpress|webflow|weebly|godaddy|ionos|strato|shopify|hostinger|site123|webnode|framer|carrd|google sites|one\.com|duda)\b/
+const COMPARES: Record<Locale, RegExp> = {
+  en: /\b(different|difference|differ|better|worse|cheaper|vs\.?|versus|compared?|comparison|over|instead of|rather than|why (you|should))\b/,
+  de: /\b(unterschied\w*|unterscheid\w*|besser|schlechter|günstiger|vs\.?|versus|vergleich\w*|statt|anstatt|gegenüber|lieber)\b/,
+  fr: /\b(différence|différent\w*|mieux|moins cher|vs\.?|versus|compar\w*|plutôt que|au lieu de|pourquoi vous)\b/,
+}
+export const comparesWithOtherBuilder = (message: string, locale: Locale) => {
+  const text = message.toLowerCase()
+  return OTHER_BUILDER.test(text) && COMPARES[locale].test(text)
+}
+
 /** "How do I bring a colleague into the account?", "wie hole ich eine Kollegin ins Konto?": asking how to do something oneself. */
 const HOW_TO: Record<Locale, RegExp> = {
   en: /^\s*how (do|can|could|should|would) (i|we)\b/,
