@@ -319,6 +319,24 @@ describe('understanding questions in visitors’ words', () => {
     expect(planTurn(kb, turnInput('en', 'do you have a Shopify integration')).reply.startsWith(phrases.notSure.en)).toBe(true)
   })
 
+  it('declines services done for the owner, and answers writing the texts with the first draft', () => {
+    for (const [locale, q] of [
+      ['en', 'do you design logos?'],
+      ['en', 'do you do SEO for me, like an agency?'],
+      ['de', 'macht ihr auch Logos?'],
+      ['fr', 'vous faites aussi les logos ?'],
+    ] as const) {
+      const plan = planTurn(kb, turnInput(locale, q))
+      expect(plan.reply.startsWith(phrases.notSure[locale]), `${q} → ${plan.reply}`).toBe(true)
+    }
+    expect(splitQuestions('vous faites aussi les logos ?', 'fr')).toHaveLength(1)
+    for (const [locale, q] of [
+      ['en', 'can you write the texts for my website?'],
+      ['fr', 'vous pouvez écrire les textes de mon site ?'],
+    ] as const)
+      expect(planTurn(kb, turnInput(locale, q)).passages[0]?.title, q).toMatch(/first draft|premier brouillon/)
+  })
+
   it('offers to book the demo with an answer about it, and declines a booking system for the site’s customers asked in two parts', () => {
     const demo = planTurn(kb, turnInput('en', 'can someone show me how it works? i learn better watching'))
     expect(demo.actions?.[0]?.type, demo.reply).toBe('open_booking')

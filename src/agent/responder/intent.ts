@@ -17,7 +17,9 @@ const splitters = new Map<Locale, RegExp>()
 function splitter(locale: Locale): RegExp {
   let re = splitters.get(locale)
   if (!re) {
-    re = new RegExp(`(?:,\\s*|\\s+)(?:${AND[locale]})\\s+(?=(?:${OPENERS[locale]})\\b)`, 'iu')
+    // "and" joins two questions after a space; "also" only after a comma ("vous faites aussi les logos ?" is one).
+    const [and, ...adverbs] = AND[locale].split('|')
+    re = new RegExp(`(?:(?:,\\s*|\\s+)${and}|,\\s*(?:${adverbs.join('|')}))\\s+(?=(?:${OPENERS[locale]})\\b)`, 'iu')
     splitters.set(locale, re)
   }
   return re
