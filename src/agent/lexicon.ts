@@ -2068,7 +2068,8 @@ export const lexicon: Lexicon = {
       'avantage',
       'avantageux',
     ],
-    ['facturation', 'facturé', 'payer', 'paiement', 'paiements', 'règlement', 'régler', 'prélèvement'],
+    // Not "facturé" alone: without its accent it is "facture", an invoice.
+    ['facturation', 'suis facturé', 'est facturé', 'sera facturé', 'payer', 'paiement', 'paiements', 'règlement', 'régler', 'prélèvement'],
     [
       'domaine',
       'domaine ch',
@@ -2242,7 +2243,7 @@ export const lexicon: Lexicon = {
     // and English compounds of it are read by their letters (char-grams.ts).
     ['allemand', 'germanophone', 'germanophones'],
     ['anglais', 'anglophone', 'anglophones'],
-    ['français', 'francophone', 'francophones'],
+    ['français', 'française', 'françaises', 'francophone', 'francophones'],
     [
       'éditeur',
       'créateur',
