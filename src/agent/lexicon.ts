@@ -422,7 +422,19 @@ export const lexicon: Lexicon = {
       'serp',
     ],
     ['generative', 'chatgpt', 'perplexity', 'gemini', 'copilot', 'ai search', 'ai answers', 'llm', 'llms', 'ai engines', 'ai chatbots'],
-    ['mobile', 'phone', 'phones', 'smartphone', 'smartphones', 'tablet', 'tablets', 'responsive', 'mobile friendly', 'mobile devices'],
+    [
+      'mobile',
+      'phone',
+      'phones',
+      'smartphone',
+      'smartphones',
+      'tablet',
+      'tablets',
+      'ipad',
+      'responsive',
+      'mobile friendly',
+      'mobile devices',
+    ],
     ['speed', 'fast', 'faster', 'slow', 'loading', 'load time', 'load times', 'pagespeed', 'page speed', 'performance', 'quick loading'],
     ['delete', 'erase', 'erased', 'remove', 'wipe', 'forget', 'get rid', 'deletion', 'lose', 'lost', 'gone'],
     ['privacy', 'gdpr', 'data protection', 'confidential', 'confidentiality', 'dpa', 'personal data'],
@@ -859,6 +871,8 @@ export const lexicon: Lexicon = {
       'online reservations',
     ],
     ['cashregister', 'cash register', 'till system', 'point of sale', 'pos system', 'card terminal', 'epos'],
+    // What becomes of the service if the company fails is not something the knowledge base says.
+    ['insolvency', 'bankrupt', 'bankruptcy', 'go bust', 'goes bust', 'go under', 'goes under', 'out of business'],
     // Services done for the owner (a logo designed, search ads run, SEO as an agency does it) are not ours either.
     [
       'logodesign',
@@ -1405,6 +1419,7 @@ export const lexicon: Lexicon = {
       'smartphones',
       'tablet',
       'tablets',
+      'ipad',
       'responsive',
       'handytauglich',
       'natel',
@@ -1825,6 +1840,7 @@ export const lexicon: Lexicon = {
       'online reservierung',
     ],
     ['kassensystem', 'registrierkasse', 'kassenanbindung', 'warenwirtschaft', 'ec terminal', 'kartenterminal'],
+    ['insolvenz', 'insolvent', 'pleite', 'bankrott', 'konkurs'],
     [
       'logodesign',
       'logo gestalten',
@@ -2669,6 +2685,7 @@ export const lexicon: Lexicon = {
       'agenda en ligne',
     ],
     ['caisseenregistreuse', 'caisse enregistreuse', 'logiciel de caisse', 'terminal de paiement', 'système de caisse'],
+    ['faillite', 'en faillite', 'fait faillite', 'mettre la clé sous la porte', 'insolvable'],
     [
       'logodesign',
       'création de logo',
