@@ -1806,6 +1806,9 @@ export const lexicon: Lexicon = {
       'online bestellen',
       'bestellen und bezahlen',
       'kleiner shop',
+      'termine verkaufen',
+      'kurse verkaufen',
+      'tickets verkaufen',
     ],
     [
       'mitgliederbereich',
@@ -1888,6 +1891,11 @@ export const lexicon: Lexicon = {
     ['speisekarte', 'leistungsliste', 'tageskarte', 'getränkekarte', 'wochenkarte', 'mittagskarte', 'produktliste', 'preisübersicht'],
     [
       'speisekarte',
+      'meine preisliste',
+      'unsere preisliste',
+      'eine preisliste',
+      'ne preisliste',
+      'preisliste für',
       'meine preise',
       'unsere preise',
       'mit preisen',
