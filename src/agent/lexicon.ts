@@ -922,8 +922,10 @@ export const lexicon: Lexicon = {
     [
       'menu',
       'menus',
-      'price list',
-      'pricelist',
+      // "Price list please" on our site asks for ours: only the owner's own list is the menu block.
+      'my price list',
+      'our price list',
+      'a price list',
       'service list',
       'list of services',
       'treatment list',
