@@ -329,6 +329,19 @@ describe('understanding questions in visitors’ words', () => {
       const plan = planTurn(kb, turnInput(locale, q))
       expect(plan.reply.startsWith(phrases.notSure[locale]), `${q} → ${plan.reply}`).toBe(true)
     }
+    // Features of other kinds of builders are not ours, however common their names.
+    for (const [locale, q] of [
+      ['en', 'how much is the newsletter add-on?'],
+      ['de', 'gibt es einen Blog?'],
+      ['fr', 'mes clients peuvent acheter des bons cadeaux ?'],
+      ['de', 'was passiert mit unseren Daten, wenn ihr pleite geht?'],
+    ] as const) {
+      const plan = planTurn(kb, turnInput(locale, q))
+      expect(plan.reply.startsWith(phrases.notSure[locale]), `${q} → ${plan.reply}`).toBe(true)
+    }
+    // Instalments are how paying works; "price list please" on our site asks for our prices.
+    expect(planTurn(kb, turnInput('en', 'can I pay in instalments?')).passages[0]?.topic).toBe('billing')
+    expect(planTurn(kb, turnInput('en', 'price list please')).reply).toContain(formatEuro(kb.pricing.plans[1]!.monthly_price_cents, 'en'))
     expect(splitQuestions('vous faites aussi les logos ?', 'fr')).toHaveLength(1)
     for (const [locale, q] of [
       ['en', 'can you write the texts for my website?'],
