@@ -124,9 +124,9 @@ const of = (locale: Locale, personas: readonly (Persona | FreshPersona)[]) =>
   results.filter((r) => r.locale === locale && personas.includes(r.persona))
 const showHeldOut = process.env.EVAL_SHOW_HELD_OUT === '1'
 /** The held-out score reached so far in every language; the aim is 92 %. Raised as the assistant improves, never lowered. */
-const HELD_OUT_FLOOR = 0.84
+const HELD_OUT_FLOOR = 0.9
 /** The same for the personas written from the landing page alone. */
-const FRESH_FLOOR = 0.72
+const FRESH_FLOOR = 0.85
 
 const report = [
   'sales assistant, persona evaluation (tuned personas | held-out personas | personas written from the landing page, tuned on):',
