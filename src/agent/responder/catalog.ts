@@ -41,17 +41,17 @@ export const planWording: Record<Plan, PlanWording> = {
   plus: {
     name: { de: 'Plus', en: 'Plus', fr: 'Plus' },
     summary: {
-      de: 'drei Websites und lesenden Zugriff auf die REST-API ({api} Anfragen pro Stunde)',
-      en: 'three sites and read-only REST API access ({api} requests an hour)',
-      fr: "trois sites et l'accès en lecture à l'API REST ({api} requêtes par heure)",
+      de: 'drei Websites mit eigener Domain und lesenden Zugriff auf die REST-API ({api} Anfragen pro Stunde)',
+      en: 'three sites with their own domains and read-only REST API access ({api} requests an hour)',
+      fr: "trois sites avec leur propre domaine et l'accès en lecture à l'API REST ({api} requêtes par heure)",
     },
   },
   pro: {
     name: { de: 'Pro', en: 'Pro', fr: 'Pro' },
     summary: {
-      de: 'zehn Websites, die REST-API mit Schreibzugriff ({api} Anfragen pro Stunde), signierte Webhooks und wöchentliche SEO-Berichte',
-      en: 'ten sites, the REST API with write access ({api} requests an hour), signed webhooks and weekly SEO reports',
-      fr: "dix sites, l'API REST en écriture ({api} requêtes par heure), des webhooks signés et des rapports SEO hebdomadaires",
+      de: 'zehn Websites mit eigener Domain, die REST-API mit Schreibzugriff ({api} Anfragen pro Stunde), signierte Webhooks und wöchentliche SEO-Berichte',
+      en: 'ten sites with their own domains, the REST API with write access ({api} requests an hour), signed webhooks and weekly SEO reports',
+      fr: "dix sites avec leur propre domaine, l'API REST en écriture ({api} requêtes par heure), des webhooks signés et des rapports SEO hebdomadaires",
     },
   },
   max: {
