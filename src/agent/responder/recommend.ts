@@ -145,7 +145,7 @@ const SECOND_DOMAIN: Record<Locale, RegExp> = {
 }
 const ASSISTANT: Record<Locale, RegExp> = {
   en: /\b(chat ?bot|chat assistant|ai chat|assistant|chat that|chat which|the chat|chat thing|chat widget|chat function)\b/,
-  de: /\b(chat ?bot|chat-?assistent\w*|ki-chat|assistent\w*|einen chat|ein chat|der chat)\b/,
+  de: /\b(chat ?bot|chat-?assistent\w*|ki-chat|assistent\w*|einen chat|ein chat|der chat|den chat|dem chat)\b/,
   fr: /\b(chat ?bot|assistant|chat ia|un chat|le chat)\b/,
 }
 const API_WRITE: Record<Locale, RegExp> = {
@@ -209,6 +209,8 @@ const tokens = (text: string) =>
 function countBefore(words: string[], i: number, locale: Locale): number | undefined {
   for (let back = 1; back <= 3 && i - back >= 0; back++) {
     const w = words[i - back]!
+    // "both of us edit the site", "wir wollen beide die Seite bearbeiten": a count before "the" is not of sites.
+    if (DEFINITE.test(w)) return undefined
     // "3", and "3rd", "3e", "3." as in "a 3rd café": the third one is three in all.
     const digits = /^(\d+)(?:st|nd|rd|th|e|er|ème|eme|te|ten|\.)?$/.exec(w)
     if (digits) return Number(digits[1])
@@ -217,6 +219,8 @@ function countBefore(words: string[], i: number, locale: Locale): number | undef
   }
   return undefined
 }
+
+const DEFINITE = /^(the|die|der|das|den|dem|des|le|la|les|l')$/
 
 const THING = /\b(domains?|domaines?|sites?|websites?|webseiten?|seiten?|address|adresse|url|dashboard|tableau|api|shop|laden|boutique)\b/
 
