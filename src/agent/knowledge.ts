@@ -486,7 +486,19 @@ function settingTerms(collection: Collection, query: string): ReadonlySet<string
     if (!ours.has(term)) out.add(term)
   }
   for (const term of collection.analyzer.guesses(query)) out.add(term)
+  // "a gallery of my haircuts", "Fotos von meinen Hunden", "des photos de mes toilettages": the
+  // visitor's own things, however rare their name.
+  for (const match of query.toLowerCase().matchAll(OWN_THINGS[locale])) {
+    const term = termOf(match[1]!, locale)
+    if (!ours.has(term)) out.add(term)
+  }
   return out
+}
+
+const OWN_THINGS: Record<Locale, RegExp> = {
+  en: /\bof (?:my|our) ([\p{L}-]+)/gu,
+  de: /\b(?:von|mit) (?:meinen|meiner|meinem|unseren|unserer|unserem) ([\p{L}-]+)/gu,
+  fr: /\b(?:de|des) (?:mes|nos) ([\p{L}-]+)/gu,
 }
 
 function searchIn(collection: Collection, query: string, limit: number): Hit[] {
