@@ -929,6 +929,11 @@ export const lexicon: Lexicon = {
       'podcast',
       'whatsapp',
       'sms',
+      // Reviews written by visitors on the site (testimonials are the owner's to enter).
+      'leave a review',
+      'leave reviews',
+      'write a review',
+      'post reviews',
     ],
     // What becomes of the service if the company fails is not something the knowledge base says.
     ['insolvency', 'bankrupt', 'bankruptcy', 'go bust', 'goes bust', 'go under', 'goes under', 'out of business'],
@@ -944,6 +949,8 @@ export const lexicon: Lexicon = {
       'create a logo',
       'make a logo',
       'make me a logo',
+      'custom design',
+      'individual design',
       'make logos',
       'do logos',
       'logo designer',
@@ -1944,6 +1951,10 @@ export const lexicon: Lexicon = {
       'podcast',
       'whatsapp',
       'sms',
+      'bewertung abgeben',
+      'bewertungen abgeben',
+      'bewertung schreiben',
+      'bewertungen schreiben',
     ],
     [
       'logodesign',
@@ -2837,6 +2848,9 @@ export const lexicon: Lexicon = {
       'podcast',
       'whatsapp',
       'sms',
+      'laisser un avis',
+      'laisser des avis',
+      'écrire un avis',
     ],
     ['faillite', 'en faillite', 'fait faillite', 'mettre la clé sous la porte', 'insolvable'],
     [
