@@ -283,7 +283,8 @@ export const lexicon: Lexicon = {
     ],
     [
       'hours',
-      'opening hours',
+      'your opening hours',
+      'your hours',
       'office hours',
       'business hours',
       'working hours',
@@ -1031,6 +1032,7 @@ export const lexicon: Lexicon = {
     [
       'opening',
       'opening hours block',
+      'opening hours',
       'our opening hours',
       'my opening hours',
       'opening hours on the site',

@@ -345,6 +345,13 @@ describe('understanding questions in visitors’ words', () => {
       expect(planTurn(kb, turnInput(locale, q)).passages[0]?.title, q).toMatch(/first draft|premier brouillon/)
   })
 
+  it('answers two things asked together with "and" from their two passages', () => {
+    const plan = planTurn(kb, turnInput('en', 'can I show my menu and opening hours?'))
+    expect(plan.passages.map((p) => p.title)).toEqual(['Design and themes: Menus and item lists', 'Design and themes: Opening hours'])
+    // "What are your opening hours?" is still about our team's.
+    expect(planTurn(kb, turnInput('en', 'what are your opening hours?')).passages[0]?.topic).toBe('contact')
+  })
+
   it('offers to book the demo with an answer about it, and declines a booking system for the site’s customers asked in two parts', () => {
     const demo = planTurn(kb, turnInput('en', 'can someone show me how it works? i learn better watching'))
     expect(demo.actions?.[0]?.type, demo.reply).toBe('open_booking')

@@ -60,6 +60,22 @@ const ADDS_MEMBER: Record<Locale, RegExp> = {
   fr: /\b(ajouter|rajouter|inviter|ajoute|rajoute)\s+(une\s+)?(personne|quelqu'un|quelqu’un)\b|\bpersonne (supplémentaire|de plus|en plus)\b/,
 }
 
+/**
+ * "Can I show my menu and opening hours?": two things joined by "and", each the subject of its own
+ * passage, both well matched. The second passage is added after the first.
+ */
+const AND_WORD: Record<Locale, RegExp> = { en: /\band\b/i, de: /\bund\b/i, fr: /\bet\b/i }
+const SECOND_SHARE = 0.7
+/** Each of two things asked together holds about half the question. */
+const SECOND_COVERAGE = 0.5
+
+function secondFeature(hits: readonly Hit[], best: Passage, message: string, locale: Locale): Passage | undefined {
+  if (!AND_WORD[locale].test(message)) return undefined
+  const top = hits[0]
+  const other = hits.find((h) => h.passage !== best && h.passage.siteId === best.siteId && h.coverage >= SECOND_COVERAGE)
+  return top && other && other.score >= SECOND_SHARE * top.score ? other.passage : undefined
+}
+
 /** "Une posture à me conseiller ?" asks for advice, not for an advisor. */
 const ADVISE: Partial<Record<Locale, RegExp>> = { fr: /\b(me|m'|te|nous|vous|lui|leur) conseiller\b/i }
 
@@ -245,7 +261,12 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
       fixed: false,
     }
   }
-  if (best) return passageAnswer(best, input, wants, kb, alternative)
+  if (best) {
+    const also = alternative ? undefined : secondFeature(hits, best, message, locale)
+    const plan = passageAnswer(best, input, wants, kb, alternative)
+    if (!also) return plan
+    return { ...plan, reply: `${plan.reply} ${clip(also.text, SHORT_REPLY)}`, passages: [...plan.passages, also] }
+  }
   // New wording for something the knowledge base answers: its likely passage (by its terms, else by
   // the letters of its words), saying it may not cover everything, rather than a refusal.
   // A booking system for the site's customers is not ours: a likely passage would be a guess.
