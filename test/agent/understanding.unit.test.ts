@@ -295,6 +295,12 @@ describe('understanding questions in visitors’ words', () => {
       ],
       ['en', 'Just need something simple with our own name as the web address. Nothing fancy. Which one?', { domains: 1 }],
       ['en', 'One website, own domain, two to three editors. What would be the most sensible option?', { sites: 1, seats: 3, domains: 1 }],
+      // "an assistant" who edits is a person; "a second one" is one site more.
+      [
+        'en',
+        "I'm a coach with a main site and a second one for my workshops, me and an assistant edit them. What should I get?",
+        { sites: 2, seats: 2 },
+      ],
     ]
     for (const [locale, q, needs] of cases) {
       expect(readNeeds(q, locale), q).toEqual(needs)

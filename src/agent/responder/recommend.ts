@@ -148,6 +148,17 @@ const ASSISTANT: Record<Locale, RegExp> = {
   de: /\b(chat ?bot|chat-?assistent\w*|ki-chat|assistent\w*|einen chat|ein chat|der chat|den chat|dem chat)\b/,
   fr: /\b(chat ?bot|assistant|chat ia|un chat|le chat)\b/,
 }
+/** "Me and an assistant edit it": a person who assists, not the AI assistant. */
+const PERSON_ASSISTANT: Record<Locale, RegExp> = {
+  en: /\b(me|i) and (an?|my) assistant\b|\bmy assistant (and|edits?|updates?|helps?)\b/,
+  de: /\b(ich|mir) und (eine?|meine?) assistent\w*|\bmeine assistentin\b/,
+  fr: /\b(moi|je) et (une?|mon|ma) assistant\w*|\bmon assistante?\b/,
+}
+const ANOTHER_SITE: Record<Locale, RegExp> = {
+  en: /\b(a second|another|a separate|an extra|an additional) (one|site|website|page)\b/,
+  de: /\b(eine? zweite[n]?|noch eine|eine weitere|eine eigene|eine separate) (seite|website|webseite|homepage)\b/,
+  fr: /\b(un deuxième|un second|un autre) site\b|\bun site (séparé|à part)\b/,
+}
 const API_WRITE: Record<Locale, RegExp> = {
   en: /\b(write api|api writes?|write access|create pages through|write to)\b|\bapi\b.*\bwrite\b|\bwrite\b.*\bapi\b/,
   de: /\b(schreib\w*)\b.*\bapi\b|\bapi\b.*\bschreib\w*/,
@@ -235,7 +246,9 @@ function listWithMe(text: string, locale: Locale): number | undefined {
     if (pieces.length < 2 || meIn < 0) continue
     // The list runs from the piece naming "me" over its neighbours that name a person ("my chef", "the manager").
     let count = 1
-    const person = /^(my|the|our|mein\w*|die|der|unser\w*|mon|ma|le|la|notre|mes)\b/
+    // "an assistant", "eine Kollegin", "une associée": a person named with an indefinite article too.
+    const person =
+      /^(my|the|our|mein\w*|die|der|unser\w*|mon|ma|le|la|notre|mes)\b|^(an?|ein\w*|une?) (assistant\w*|colleague|partner\w*|employee|helper|apprentice|kolleg\w*|mitarbeiter\w*|helfer\w*|azubi\w*|collègue|associé\w*|employé\w*|apprenti\w*)\b/
     // "our domain, me, the chef": a piece naming a thing the site needs is not a person.
     const isPerson = (piece: string) => person.test(piece.trim()) && !THING.test(piece.trim().split(/\s+/).slice(0, 3).join(' '))
     for (let k = meIn + 1; k < pieces.length && isPerson(pieces[k]!); k++) count++
@@ -278,7 +291,9 @@ export function readNeeds(message: string, locale: Locale): Needs {
   if (OWN_DOMAIN[locale].test(text) || HAS_DOMAIN[locale].test(text)) needs.domains = Math.max(needs.sites ?? 1, 1)
   if (SECOND_DOMAIN[locale].test(text)) needs.domains = (needs.sites ?? 1) + 1
   if (NO_DOMAIN[locale].test(text)) delete needs.domains
-  if (ASSISTANT[locale].test(text)) needs.assistant = true
+  if (ASSISTANT[locale].test(text) && !PERSON_ASSISTANT[locale].test(text)) needs.assistant = true
+  // "a main site and a second one", "eine zweite Seite", "un autre site": one site more.
+  if (ANOTHER_SITE[locale].test(text)) needs.sites = Math.max(needs.sites ?? 1, 2)
   if (WEBHOOKS.test(text)) needs.webhooks = true
   if (API_WRITE[locale].test(text)) needs.api = 'write'
   else if (API_READ[locale].test(text)) needs.api = 'read'
