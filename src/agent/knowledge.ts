@@ -492,8 +492,16 @@ function settingTerms(collection: Collection, query: string): ReadonlySet<string
     const term = termOf(match[1]!, locale)
     if (!ours.has(term)) out.add(term)
   }
+  // The name in a web address ("like mysalon.com", "fahrschule-huber.de"), not in a mail address.
+  for (const match of query.toLowerCase().matchAll(WEB_ADDRESS))
+    for (const word of words(match[1]!)) {
+      const term = termOf(word, locale)
+      if (!ours.has(term)) out.add(term)
+    }
   return out
 }
+
+const WEB_ADDRESS = /(?<![@\p{L}\d.-])([\p{L}\d-]+)\.(?:com|net|org|de|fr|ch|at|be|eu|uk|co\.uk|info|shop|online)\b/gu
 
 const OWN_THINGS: Record<Locale, RegExp> = {
   en: /\bof (?:my|our) ([\p{L}-]+)/gu,
