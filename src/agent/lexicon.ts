@@ -598,6 +598,8 @@ export const lexicon: Lexicon = {
     [
       'mailbox',
       'mailboxes',
+      'domain email',
+      'custom domain email',
       'email hosting',
       'e mail hosting',
       'mail hosting',
