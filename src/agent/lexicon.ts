@@ -362,6 +362,9 @@ export const lexicon: Lexicon = {
       'seat',
       'seats',
       // The people around an owner who would work on the site with her.
+      'my team',
+      'their own login',
+      'own logins',
       'my wife',
       'my husband',
       'my partner',
@@ -1385,6 +1388,7 @@ export const lexicon: Lexicon = {
     [
       'teamplatz',
       'teamplätze',
+      'mein team',
       'meine frau',
       'mein mann',
       'mein partner',
@@ -2367,6 +2371,7 @@ export const lexicon: Lexicon = {
       'collaborateurs',
       'collaboratrice',
       'personnes',
+      'mon équipe',
       'ma femme',
       'mon mari',
       'mon associé',
