@@ -1008,6 +1008,9 @@ export const lexicon: Lexicon = {
       'with prices',
       'with their prices',
       'with my prices',
+      'what they cost',
+      'my treatments',
+      'my services',
     ],
     ['testimonial', 'testimonials', 'reviews', 'customer reviews', 'ratings', 'customer feedback', 'quotes from customers'],
     [
