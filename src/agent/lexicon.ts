@@ -879,6 +879,15 @@ export const lexicon: Lexicon = {
       'order online',
       'little shop',
       'small shop',
+      // Money from the site's visitors: fees, donations, payments for services.
+      'pay their fees',
+      'pay fees',
+      'membership fees',
+      'collect fees',
+      'accept payments',
+      'take payments',
+      'pay through the site',
+      'pay on the site',
     ],
     // So are a members' area, booking by the site's customers and a till: each one term no passage holds.
     [
@@ -935,6 +944,12 @@ export const lexicon: Lexicon = {
       'podcast',
       'whatsapp',
       'sms',
+      // Files attached by visitors, and video calls with them.
+      'attach photos',
+      'attach a photo',
+      'attach files',
+      'video calls with',
+      'video call with',
       // Reviews written by visitors on the site (testimonials are the owner's to enter).
       'leave a review',
       'leave reviews',

@@ -333,6 +333,8 @@ describe('understanding questions in visitors’ words', () => {
       ['fr', 'vous faites aussi les logos ?'],
       // Features of other kinds of builders are not ours, however common their names.
       ['en', 'how much is the newsletter add-on?'],
+      ['en', 'can members pay their fees through the site?'],
+      ['en', 'can I do video calls with clients through the site?'],
       ['de', 'gibt es einen Blog?'],
       ['fr', 'mes clients peuvent acheter des bons cadeaux ?'],
       ['de', 'was passiert mit unseren Daten, wenn ihr pleite geht?'],

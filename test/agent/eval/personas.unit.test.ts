@@ -123,8 +123,8 @@ const median = (xs: number[]) => {
 const of = (locale: Locale, personas: readonly (Persona | FreshPersona)[]) =>
   results.filter((r) => r.locale === locale && personas.includes(r.persona))
 const showHeldOut = process.env.EVAL_SHOW_HELD_OUT === '1'
-/** The held-out score reached so far in every language; the aim is 92 %. Raised as the assistant improves, never lowered. */
-const HELD_OUT_FLOOR = 0.9
+/** The held-out score every language must keep: the 92 % the assistant's third pass set out to reach. Never lowered. */
+const HELD_OUT_FLOOR = 0.92
 /** The same for the personas written from the landing page alone. */
 const FRESH_FLOOR = 0.85
 
@@ -160,7 +160,7 @@ describe('sales assistant, persona evaluation', () => {
     expect(HELD_OUT.length).toBe(TUNED.length)
   })
 
-  it('keeps the held-out personas’ score at its floor in every language (the aim: 92 %)', () => {
+  it('keeps the held-out personas’ score at 92 % or more in every language', () => {
     for (const locale of LOCALES) expect(rate(of(locale, HELD_OUT)), locale).toBeGreaterThanOrEqual(HELD_OUT_FLOOR)
   })
 
