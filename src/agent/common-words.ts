@@ -151,47 +151,28 @@ const VERB_PREFIX =
 function inflectionOf(word: string, common: ReadonlySet<string>, locale: Locale): boolean {
   if (common.has(word)) return true
   for (const ending of ENDINGS[locale]) if (word.endsWith(ending) && common.has(word.slice(0, -ending.length))) return true
-  // A German verb's other forms beside its infinitive ("klebt", "verrechnet" of "kleben", "verrechnen").
-  if (locale === 'de')
-    for (const ending of VERB_ENDINGS) {
-      if (!word.endsWith(ending)) continue
-      const stem = word.slice(0, -ending.length)
-      if (stem.length >= 3 && (common.has(`${stem}en`) || common.has(`${stem}n`))) return true
-    }
-  // A French verb's forms beside its infinitive ("visitent", "modifiez", "changé").
-  if (locale === 'fr')
-    for (const ending of FRENCH_VERB_ENDINGS) {
-      if (!word.endsWith(ending)) continue
-      const stem = word.slice(0, -ending.length)
-      if (stem.length >= 3 && (common.has(`${stem}er`) || common.has(`${stem}ir`) || common.has(`${stem}re`))) return true
-    }
+  // A verb's other forms beside its infinitive ("klebt", "verrechnet"; "visitent", "modifiez", "changé").
+  const { endings, infinitives } = VERB_FORMS[locale]
+  for (const ending of endings) {
+    if (!word.endsWith(ending)) continue
+    const stem = word.slice(0, -ending.length)
+    if (stem.length >= 3 && infinitives.some((infinitive) => common.has(stem + infinitive))) return true
+  }
   // A verb made of a noun ("programmieren", "formatiert").
   const made = locale === 'de' ? /^(.{4,})ier(?:en|e|t|st|te|ten)$/.exec(word) : null
   return made !== null && common.has(made[1]!)
 }
 
-const VERB_ENDINGS = ['e', 'st', 't', 'et', 'te', 'ten', 'est', 'en']
-const FRENCH_VERB_ENDINGS = [
-  'e',
-  'es',
-  'ent',
-  'ez',
-  'ons',
-  'ais',
-  'ait',
-  'aient',
-  'era',
-  'erai',
-  'era',
-  'é',
-  'ée',
-  'és',
-  'ées',
-  'is',
-  'it',
-  'u',
-  'ue',
-]
+/** A verb's forms by their endings, and the infinitive endings the stem they leave takes. */
+const VERB_FORMS: Record<Locale, { endings: readonly string[]; infinitives: readonly string[] }> = {
+  en: { endings: [], infinitives: [] },
+  de: { endings: ['e', 'st', 't', 'et', 'te', 'ten', 'est', 'en'], infinitives: ['en', 'n'] },
+  fr: {
+    // Words are folded before they get here: "changé" is "change", read through "e".
+    endings: ['e', 'es', 'ent', 'ez', 'ons', 'ais', 'ait', 'aient', 'era', 'erai', 'is', 'it', 'u', 'ue'],
+    infinitives: ['er', 'ir', 're'],
+  },
+}
 
 const ENDINGS: Record<Locale, readonly string[]> = {
   en: ['s', 'es', 'ed', 'ing'],

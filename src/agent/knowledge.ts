@@ -473,31 +473,24 @@ const lexiconTerms = new Map<Locale, ReadonlySet<string>>()
 
 /**
  * The terms of a question's common words, less those of the lexicon, and what a common word was
- * misread as: "interne" is not a typo of "internet".
+ * misread as (`guesses`): "interne" is not a typo of "internet".
  */
-function settingTerms(collection: Collection, query: string): ReadonlySet<string> {
-  const { locale } = collection
+function settingTerms(locale: Locale, query: string, guesses: ReadonlySet<string>): ReadonlySet<string> {
   let ours = lexiconTerms.get(locale)
   if (!ours) lexiconTerms.set(locale, (ours = new Set(lexicon[locale].flatMap((group) => terms(group[0]!, locale)))))
-  const out = new Set<string>()
-  for (const word of words(query)) {
-    if (!isCommonWord(word, locale)) continue
+  const lexiconTerm = ours
+  const out = new Set(guesses)
+  const add = (word: string) => {
     const term = termOf(word, locale)
-    if (!ours.has(term)) out.add(term)
+    if (!lexiconTerm.has(term)) out.add(term)
   }
-  for (const term of collection.analyzer.guesses(query)) out.add(term)
+  for (const word of words(query)) if (isCommonWord(word, locale)) add(word)
+  const lower = query.toLowerCase()
   // "a gallery of my haircuts", "Fotos von meinen Hunden", "des photos de mes toilettages": the
   // visitor's own things, however rare their name.
-  for (const match of query.toLowerCase().matchAll(OWN_THINGS[locale])) {
-    const term = termOf(match[1]!, locale)
-    if (!ours.has(term)) out.add(term)
-  }
+  for (const match of lower.matchAll(OWN_THINGS[locale])) add(match[1]!)
   // The name in a web address ("like mysalon.com", "fahrschule-huber.de"), not in a mail address.
-  for (const match of query.toLowerCase().matchAll(WEB_ADDRESS))
-    for (const word of words(match[1]!)) {
-      const term = termOf(word, locale)
-      if (!ours.has(term)) out.add(term)
-    }
+  for (const match of lower.matchAll(WEB_ADDRESS)) for (const word of words(match[1]!)) add(word)
   return out
 }
 
@@ -515,10 +508,11 @@ function searchIn(collection: Collection, query: string, limit: number): Hit[] {
   const bonus = new Map([...similarities].map(([doc, similarity]) => [doc, similarity * QUESTION_WEIGHT]))
   // The terms of the question's common words (common-words.ts), read only once a term no passage
   // holds asks for them: most questions have none.
-  let setting: ReadonlySet<string> | undefined
-  const isSetting = (term: string) => (setting ??= settingTerms(collection, query)).has(term)
   let guesses: ReadonlySet<string> | undefined
-  const isGuess = (term: string) => (guesses ??= collection.analyzer.guesses(query)).has(term)
+  const guessed = () => (guesses ??= collection.analyzer.guesses(query))
+  let setting: ReadonlySet<string> | undefined
+  const isSetting = (term: string) => (setting ??= settingTerms(collection.locale, query, guessed())).has(term)
+  const isGuess = (term: string) => guessed().has(term)
   return collection.index.search(terms, limit, bonus, isSetting, isGuess).map(({ doc, ...scored }) => ({
     passage: collection.passages[doc]!,
     ...scored,
