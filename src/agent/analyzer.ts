@@ -1,7 +1,7 @@
 import type { Locale } from '../domain/locales.ts'
 import { isCommonWord } from './common-words.ts'
 import { lexicon } from './lexicon.ts'
-import { fold, isStopword, isTrade, stem, stopwordList, termOf, tokens, words } from './text.ts'
+import { fold, isStopword, isTrade, type LexiconToken, stem, stopwordList, termOf, tokens, words } from './text.ts'
 
 /**
  * Reads texts and questions for one collection of passages (the platform's knowledge in a locale,
@@ -27,6 +27,8 @@ export class Analyzer {
   readonly #memo = new Map<string, readonly string[]>()
   /** Words of questions read as another word they may misspell. */
   readonly #corrected = new Set<string>()
+  /** The last question's tokens: a search reads its terms, then its guesses, of the same text. */
+  #last: { text: string; tokens: readonly LexiconToken[] } | undefined
 
   constructor(locale: Locale, texts: readonly string[]) {
     this.#locale = locale
@@ -61,7 +63,7 @@ export class Analyzer {
    */
   query(text: string): string[] {
     const out: string[] = []
-    for (const token of tokens(text, this.#locale)) {
+    for (const token of this.#questionTokens(text)) {
       if (token.term) out.push(token.term)
       else if (!this.#unknownTrade(token.word!)) out.push(...this.#queryWord(token.word!))
     }
@@ -74,12 +76,17 @@ export class Analyzer {
    */
   guesses(text: string): ReadonlySet<string> {
     const out = new Set<string>()
-    for (const token of tokens(text, this.#locale)) {
+    for (const token of this.#questionTokens(text)) {
       const word = token.word
       if (word === undefined || !this.#corrected.has(word) || !isCommonWord(word, this.#locale)) continue
       for (const term of this.#queryWord(word)) out.add(term)
     }
     return out
+  }
+
+  #questionTokens(text: string): readonly LexiconToken[] {
+    if (this.#last?.text !== text) this.#last = { text, tokens: tokens(text, this.#locale) }
+    return this.#last.tokens
   }
 
   #unknownTrade(word: string): boolean {

@@ -25,26 +25,24 @@ export interface Scored {
 }
 
 export class Bm25Index {
-  readonly #postings = new Map<string, Array<{ doc: number; tf: number }>>()
-  readonly #lengths: number[]
-  readonly #avgLength: number
+  /** Each term's documents with the term's count there and the length norm of that count in that document. */
+  readonly #postings = new Map<string, Array<{ doc: number; tf: number; norm: number }>>()
   readonly #k1: number
-  readonly #b: number
   readonly #count: number
 
   constructor(documents: string[][], options: Bm25Options = {}) {
-    this.#k1 = options.k1 ?? 1.2
-    this.#b = options.b ?? 0.75
+    const k1 = (this.#k1 = options.k1 ?? 1.2)
+    const b = options.b ?? 0.75
     this.#count = documents.length
-    this.#lengths = documents.map((d) => d.length)
-    this.#avgLength = this.#lengths.reduce((a, n) => a + n, 0) / Math.max(1, documents.length)
+    const lengths = documents.map((d) => d.length)
+    const avgLength = lengths.reduce((a, n) => a + n, 0) / Math.max(1, documents.length)
     documents.forEach((terms, doc) => {
       const tf = new Map<string, number>()
       for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1)
       for (const [term, n] of tf) {
         let list = this.#postings.get(term)
         if (!list) this.#postings.set(term, (list = []))
-        list.push({ doc, tf: n })
+        list.push({ doc, tf: n, norm: n + k1 * (1 - b + (b * (lengths[doc] ?? 0)) / avgLength) })
       }
     })
   }
@@ -72,11 +70,17 @@ export class Bm25Index {
     isSetting?: (term: string) => boolean,
     isGuess?: (term: string) => boolean,
   ): Scored[] {
-    const scores = new Map<number, { score: number; matched: number; terms: number }>()
+    // Per document: its score, the idf weight it matched and how many terms; `touched` lists the documents in the order first matched.
+    const scores = new Float64Array(this.#count)
+    const matched = new Float64Array(this.#count)
+    const termCounts = new Int32Array(this.#count)
+    const touched: number[] = []
+    const k1 = this.#k1
+    const distinct = new Set(queryTerms)
     let weight = 0
     let unknown = 0
     let setting = 0
-    for (const term of new Set(queryTerms)) {
+    for (const term of distinct) {
       const idf = this.idf(term)
       weight += idf
       const postings = this.#postings.get(term)
@@ -85,35 +89,41 @@ export class Bm25Index {
         if (isSetting?.(term)) setting += idf
         continue
       }
-      for (const { doc, tf } of postings) {
-        const norm = tf + this.#k1 * (1 - this.#b + (this.#b * (this.#lengths[doc] ?? 0)) / this.#avgLength)
-        const entry = scores.get(doc)
-        const gain = (idf * tf * (this.#k1 + 1)) / norm
-        if (entry) {
-          entry.score += gain
-          entry.matched += idf
-          entry.terms++
-        } else scores.set(doc, { score: gain, matched: idf, terms: 1 })
+      for (const { doc, tf, norm } of postings) {
+        if (termCounts[doc] === 0) touched.push(doc)
+        scores[doc]! += (idf * tf * (k1 + 1)) / norm
+        matched[doc]! += idf
+        termCounts[doc]!++
       }
     }
     if (setting > 0 && isGuess)
-      for (const term of new Set(queryTerms)) {
+      for (const term of distinct) {
         const postings = this.#postings.get(term)
-        if (postings && isGuess(term)) for (const { doc } of postings) scores.get(doc)!.terms--
+        if (postings && isGuess(term)) for (const { doc } of postings) termCounts[doc]!--
       }
+    if (bonus) for (const doc of touched) scores[doc]! += bonus.get(doc) ?? 0
+    // The best `limit` documents by score (the lower number first on a tie), found before any result is made.
+    const best: number[] = []
+    const before = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b)
+    for (const doc of touched) {
+      if (best.length === limit && !before(doc, best[limit - 1]!)) continue
+      let at = best.length < limit ? best.length : limit - 1
+      while (at > 0 && before(doc, best[at - 1]!)) {
+        if (at < limit) best[at] = best[at - 1]!
+        at--
+      }
+      best[at] = doc
+    }
     const subject = weight - setting
-    return [...scores.entries()]
-      .map(([doc, { score, matched, terms }]) => ({
-        doc,
-        score: score + (bonus?.get(doc) ?? 0),
-        coverage: matched / weight,
-        unknown: unknown / weight,
-        setting: setting / weight,
-        subjectCoverage: matched / subject,
-        subjectUnknown: (unknown - setting) / subject,
-        matchedTerms: terms,
-      }))
-      .sort((a, b) => b.score - a.score || a.doc - b.doc)
-      .slice(0, limit)
+    return best.map((doc) => ({
+      doc,
+      score: scores[doc]!,
+      coverage: matched[doc]! / weight,
+      unknown: unknown / weight,
+      setting: setting / weight,
+      subjectCoverage: matched[doc]! / subject,
+      subjectUnknown: (unknown - setting) / subject,
+      matchedTerms: termCounts[doc]!,
+    }))
   }
 }

@@ -30,15 +30,19 @@ function grams(text: string, locale: Locale): Map<string, number> {
   return out
 }
 
+/** The four-letter sequences of a text's words: what `spelledIn` looks for a word's in. */
+export function fourLetterGrams(text: string): ReadonlySet<string> {
+  return new Set(words(text).flatMap((w) => gramsOfWord(w).filter((g) => g.length === 4)))
+}
+
 /**
  * How much of a word is spelt inside a text: the share of its four-letter sequences the text's
- * words hold. "Bildergalerie" is mostly inside a text about a gallery of pictures; "Shopify" is
- * inside nothing about an API.
+ * words hold (`inText`, from `fourLetterGrams`). "Bildergalerie" is mostly inside a text about a
+ * gallery of pictures; "Shopify" is inside nothing about an API.
  */
-export function spelledIn(word: string, text: string): number {
+export function spelledIn(word: string, inText: ReadonlySet<string>): number {
   const own = new Set(gramsOfWord(word).filter((g) => g.length === 4))
   if (own.size === 0) return 0
-  const inText = new Set(words(text).flatMap((w) => gramsOfWord(w).filter((g) => g.length === 4)))
   let found = 0
   for (const gram of own) if (inText.has(gram)) found++
   return found / own.size

@@ -7,7 +7,7 @@ import { QuestionIndex } from './question-match.ts'
 import { joinList } from './phrases.ts'
 import { addOnName, planName } from './responder/catalog.ts'
 import { Analyzer } from './analyzer.ts'
-import { CharGramIndex, spelledIn } from './char-grams.ts'
+import { CharGramIndex, fourLetterGrams, spelledIn } from './char-grams.ts'
 import { termOf, terms, typeset, words } from './text.ts'
 import { isCommonWord } from './common-words.ts'
 import { lexicon } from './lexicon.ts'
@@ -464,9 +464,13 @@ function unknownWords(collection: Collection, query: string): string[] {
 
 /** Whether one of the words is spelt inside the passage's heading, text or stored questions. */
 function spelledInPassage(words: readonly string[], passage: Passage): boolean {
-  const own = [heading(passage), passage.text, ...passage.questions].join(' ')
+  let own = passageGrams.get(passage)
+  if (!own) passageGrams.set(passage, (own = fourLetterGrams([heading(passage), passage.text, ...passage.questions].join(' '))))
   return words.some((word) => spelledIn(word, own) >= SPELLED_IN)
 }
+
+/** Each passage's letter sequences, read once: a passage never changes, and a site's new passages are new objects. */
+const passageGrams = new WeakMap<Passage, ReadonlySet<string>>()
 
 /** Terms of the lexicon, per locale: a group no passage holds names what we do not offer, never a question's setting. */
 const lexiconTerms = new Map<Locale, ReadonlySet<string>>()

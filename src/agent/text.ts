@@ -209,9 +209,48 @@ export function haystack(text: string): string {
   return ` ${words(text).join(' ')} `
 }
 
+/**
+ * Each phrase list by the first word of its phrases, each phrase padded with a space either side:
+ * made once per list (lists are constants), so a haystack is read word by word, not once per phrase.
+ */
+const byFirstWord = new WeakMap<readonly string[], ReadonlyMap<string, readonly string[]>>()
+
+function phrasesByFirstWord(phrases: readonly string[]): ReadonlyMap<string, readonly string[]> {
+  let index = byFirstWord.get(phrases)
+  if (!index) {
+    const built = new Map<string, string[]>()
+    for (const phrase of phrases) {
+      const first = phrase.split(' ', 1)[0]!
+      let list = built.get(first)
+      if (!list) built.set(first, (list = []))
+      list.push(` ${phrase} `)
+    }
+    byFirstWord.set(phrases, (index = built))
+  }
+  return index
+}
+
+/** The words of the last haystack read, each with the position of the space before it. */
+let lastHay: { hay: string; words: Array<{ word: string; at: number }> } | undefined
+
+function hayWords(hay: string): Array<{ word: string; at: number }> {
+  if (lastHay?.hay !== hay) {
+    const list: Array<{ word: string; at: number }> = []
+    for (let at = 0, next = hay.indexOf(' ', 1); next !== -1; at = next, next = hay.indexOf(' ', next + 1))
+      list.push({ word: hay.slice(at + 1, next), at })
+    lastHay = { hay, words: list }
+  }
+  return lastHay.words
+}
+
 /** True when any of the phrases occurs in a haystack as whole words. */
 export function has(hay: string, phrases: readonly string[]): boolean {
-  return phrases.some((p) => hay.includes(` ${p} `))
+  const index = phrasesByFirstWord(phrases)
+  for (const { word, at } of hayWords(hay)) {
+    const starting = index.get(word)
+    if (starting) for (const phrase of starting) if (hay.startsWith(phrase, at)) return true
+  }
+  return false
 }
 
 /** True when any of the phrases occurs in the text as whole words (case-insensitive). */

@@ -13,6 +13,17 @@ const OPENERS: Record<Locale, string> = {
 }
 const AND: Record<Locale, string> = { en: 'and|also|plus', de: 'und|außerdem|sowie', fr: 'et|aussi' }
 
+/** The "and" words' patterns, made once per locale: "X, and Y", a leading "and", " and " between two parts. */
+const byLocale = (pattern: (and: string) => string): Record<Locale, RegExp> => ({
+  en: new RegExp(pattern(AND.en), 'iu'),
+  de: new RegExp(pattern(AND.de), 'iu'),
+  fr: new RegExp(pattern(AND.fr), 'iu'),
+})
+const COMMA_AND = byLocale((and) => `,\\s*(?:${and})\\s+`)
+const LEADING_AND = byLocale((and) => `^(?:${and})\\s+`)
+const SPACED_AND = byLocale((and) => `\\s(?:${and})\\s`)
+const LEADING_SPACED_AND = byLocale((and) => `^\\s(?:${and})\\s`)
+
 const splitters = new Map<Locale, RegExp>()
 function splitter(locale: Locale): RegExp {
   let re = splitters.get(locale)
@@ -50,7 +61,7 @@ function splitOnce(sentence: string, separator: RegExp, accept: (left: string, r
 
 /** "X, and Y?" where Y asks something of its own: the two parts. */
 function splitAtCommaAnd(sentence: string, locale: Locale): string[] {
-  return splitOnce(sentence, new RegExp(`,\\s*(?:${AND[locale]})\\s+`, 'iu'), (_, right) => ASKING[locale].test(right))
+  return splitOnce(sentence, COMMA_AND[locale], (_, right) => ASKING[locale].test(right))
 }
 
 /**
@@ -92,7 +103,7 @@ export function splitQuestions(message: string, locale: Locale): string[] {
   // A piece too short to be a question of its own ("and?") stays with the one before.
   const merged: string[] = []
   for (const p of parts) {
-    const cleaned = p.replace(new RegExp(`^(?:${AND[locale]})\\s+`, 'iu'), '')
+    const cleaned = p.replace(LEADING_AND[locale], '')
     if (merged.length && cleaned.split(/\s+/).length < 3) merged[merged.length - 1] += ` ${p}`
     else merged.push(cleaned)
   }
@@ -113,9 +124,9 @@ const INFINITIVE: Record<Locale, RegExp> = {
 function splitAfterModal(question: string, locale: Locale): string[] {
   const modal = MODAL[locale].exec(question)
   if (!modal || locale === 'de') return [question]
-  const at = question.search(new RegExp(`\\s(?:${AND[locale]})\\s`, 'iu'))
+  const at = question.search(SPACED_AND[locale])
   if (at < 0) return [question]
-  const right = question.slice(at).replace(new RegExp(`^\\s(?:${AND[locale]})\\s`, 'iu'), '')
+  const right = question.slice(at).replace(LEADING_SPACED_AND[locale], '')
   const left = question.slice(0, at)
   if (right.split(/\s+/).length < 3 || left.split(/\s+/).length < 3 || !INFINITIVE[locale].test(right) || OPENER_WORD[locale].test(right))
     return [question]

@@ -226,7 +226,7 @@ function planIncludes(list: Pricing, id: Plan, locale: Locale): string {
 }
 
 /** "Per month, Plus costs €19 and Pro €49." then what each includes; plans in price order. */
-function comparison(list: Pricing, ids: Plan[], locale: Locale): string {
+function comparison(list: Pricing, ids: readonly Plan[], locale: Locale): string {
   const ordered = list.plans.filter((p) => ids.includes(p.id))
   const priceList = joinList(
     ordered.map((p, i) => w.compareItem[locale](planName(p.id, locale), formatEuro(p.monthly_price_cents, locale), i === 0)),
