@@ -30,9 +30,12 @@ function grams(text: string, locale: Locale): Map<string, number> {
   return out
 }
 
+/** A word's four-letter sequences. */
+const fourLettersOf = (word: string) => gramsOfWord(word).filter((g) => g.length === 4)
+
 /** The four-letter sequences of a text's words: what `spelledIn` looks for a word's in. */
 export function fourLetterGrams(text: string): ReadonlySet<string> {
-  return new Set(words(text).flatMap((w) => gramsOfWord(w).filter((g) => g.length === 4)))
+  return new Set(words(text).flatMap(fourLettersOf))
 }
 
 /**
@@ -41,7 +44,7 @@ export function fourLetterGrams(text: string): ReadonlySet<string> {
  * gallery of pictures; "Shopify" is inside nothing about an API.
  */
 export function spelledIn(word: string, inText: ReadonlySet<string>): number {
-  const own = new Set(gramsOfWord(word).filter((g) => g.length === 4))
+  const own = new Set(fourLettersOf(word))
   if (own.size === 0) return 0
   let found = 0
   for (const gram of own) if (inText.has(gram)) found++

@@ -204,9 +204,22 @@ export function terms(text: string, locale: Locale): string[] {
   return tokens(text, locale).map((t) => t.term ?? termOf(t.word!, locale))
 }
 
-/** A message made ready for phrase matching once: its words joined by single spaces, padded. */
-export function haystack(text: string): string {
-  return ` ${words(text).join(' ')} `
+/** A message made ready for phrase matching once: its words joined by single spaces, padded, and where each word starts. */
+export interface Hay {
+  text: string
+  /** Each word with the position of the space before it in `text`. */
+  words: ReadonlyArray<{ word: string; at: number }>
+}
+
+export function haystack(text: string): Hay {
+  const list = words(text)
+  const at: Array<{ word: string; at: number }> = []
+  let position = 0
+  for (const word of list) {
+    at.push({ word, at: position })
+    position += word.length + 1
+  }
+  return { text: ` ${list.join(' ')} `, words: at }
 }
 
 /**
@@ -230,25 +243,12 @@ function phrasesByFirstWord(phrases: readonly string[]): ReadonlyMap<string, rea
   return index
 }
 
-/** The words of the last haystack read, each with the position of the space before it. */
-let lastHay: { hay: string; words: Array<{ word: string; at: number }> } | undefined
-
-function hayWords(hay: string): Array<{ word: string; at: number }> {
-  if (lastHay?.hay !== hay) {
-    const list: Array<{ word: string; at: number }> = []
-    for (let at = 0, next = hay.indexOf(' ', 1); next !== -1; at = next, next = hay.indexOf(' ', next + 1))
-      list.push({ word: hay.slice(at + 1, next), at })
-    lastHay = { hay, words: list }
-  }
-  return lastHay.words
-}
-
 /** True when any of the phrases occurs in a haystack as whole words. */
-export function has(hay: string, phrases: readonly string[]): boolean {
+export function has(hay: Hay, phrases: readonly string[]): boolean {
   const index = phrasesByFirstWord(phrases)
-  for (const { word, at } of hayWords(hay)) {
+  for (const { word, at } of hay.words) {
     const starting = index.get(word)
-    if (starting) for (const phrase of starting) if (hay.startsWith(phrase, at)) return true
+    if (starting) for (const phrase of starting) if (hay.text.startsWith(phrase, at)) return true
   }
   return false
 }

@@ -188,12 +188,11 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
   // Who is booking may be said in another part of the message ("can students book? like pick a slot").
   const lower = message.toLowerCase()
   const wholeLower = whole.toLowerCase()
+  const asksBooking = has(hay, intents.booking[locale])
   const customersBook =
-    (has(hay, intents.booking[locale]) || RESERVES[locale].test(lower)) &&
-    THIRD_PARTY[locale].test(wholeLower) &&
-    !/\bd[ée]mo/.test(wholeLower)
+    (asksBooking || RESERVES[locale].test(lower)) && THIRD_PARTY[locale].test(wholeLower) && !/\bd[ée]mo/.test(wholeLower)
   const wants: Wants = {
-    booking: has(hay, intents.booking[locale]) && !customersBook,
+    booking: asksBooking && !customersBook,
     buying: has(hay, intents.buying[locale]),
     offer: has(hay, intents.offerRequest[locale]),
     price: has(hay, intents.price[locale]) && !asksHowItWorks(message, locale),
@@ -245,7 +244,7 @@ function answerOne(kb: KnowledgeBase, input: TurnInput, whole = input.message): 
     }
   }
 
-  const priced = priceAnswer(kb, input, hay, wants, best)
+  const priced = priceAnswer(kb, input, hay, wants, best, plans)
   if (priced) {
     const pricing = kb.page(locale, 'pricing')
     const step = nextStep(input, wants, pricing?.url, pricing?.url, priced.planLabel)

@@ -13,28 +13,22 @@ const OPENERS: Record<Locale, string> = {
 }
 const AND: Record<Locale, string> = { en: 'and|also|plus', de: 'und|außerdem|sowie', fr: 'et|aussi' }
 
-/** The "and" words' patterns, made once per locale: "X, and Y", a leading "and", " and " between two parts. */
-const byLocale = (pattern: (and: string) => string): Record<Locale, RegExp> => ({
-  en: new RegExp(pattern(AND.en), 'iu'),
-  de: new RegExp(pattern(AND.de), 'iu'),
-  fr: new RegExp(pattern(AND.fr), 'iu'),
+/** The patterns built of the "and" words, made once per locale. */
+const byLocale = (pattern: (locale: Locale) => string): Record<Locale, RegExp> => ({
+  en: new RegExp(pattern('en'), 'iu'),
+  de: new RegExp(pattern('de'), 'iu'),
+  fr: new RegExp(pattern('fr'), 'iu'),
 })
-const COMMA_AND = byLocale((and) => `,\\s*(?:${and})\\s+`)
-const LEADING_AND = byLocale((and) => `^(?:${and})\\s+`)
-const SPACED_AND = byLocale((and) => `\\s(?:${and})\\s`)
-const LEADING_SPACED_AND = byLocale((and) => `^\\s(?:${and})\\s`)
-
-const splitters = new Map<Locale, RegExp>()
-function splitter(locale: Locale): RegExp {
-  let re = splitters.get(locale)
-  if (!re) {
-    // "and" joins two questions after a space; "also" only after a comma ("vous faites aussi les logos ?" is one).
-    const [and, ...adverbs] = AND[locale].split('|')
-    re = new RegExp(`(?:(?:,\\s*|\\s+)${and}|,\\s*(?:${adverbs.join('|')}))\\s+(?=(?:${OPENERS[locale]})\\b)`, 'iu')
-    splitters.set(locale, re)
-  }
-  return re
-}
+/** "and" joins two questions after a space; "also" only after a comma ("vous faites aussi les logos ?" is one). */
+const SPLITTER = byLocale((locale) => {
+  const [and, ...adverbs] = AND[locale].split('|')
+  return `(?:(?:,\\s*|\\s+)${and}|,\\s*(?:${adverbs.join('|')}))\\s+(?=(?:${OPENERS[locale]})\\b)`
+})
+/** "X, and Y", a leading "and", " and " between two parts. */
+const COMMA_AND = byLocale((locale) => `,\\s*(?:${AND[locale]})\\s+`)
+const LEADING_AND = byLocale((locale) => `^(?:${AND[locale]})\\s+`)
+const SPACED_AND = byLocale((locale) => `\\s(?:${AND[locale]})\\s`)
+const LEADING_SPACED_AND = byLocale((locale) => `^\\s(?:${AND[locale]})\\s`)
 
 /**
  * Words that ask, anywhere in a clause: "…, and a file can be how big?", "…, et un fichier peut
@@ -95,7 +89,7 @@ export function splitQuestions(message: string, locale: Locale): string[] {
   const parts: string[] = []
   for (const sentence of bySentence) {
     const pieces = sentence
-      .split(splitter(locale))
+      .split(SPLITTER[locale])
       .flatMap((p) => splitAtCommaAnd(p, locale))
       .flatMap((p) => splitAtCommaQuestion(p, locale))
     for (const p of pieces) parts.push(...splitAfterModal(p.trim(), locale))

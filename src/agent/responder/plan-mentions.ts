@@ -93,15 +93,7 @@ interface Token {
   index: number
 }
 
-/** The last message read: a turn asks for the plans of the same message in several places. */
-let last: { message: string; locale: Locale; plans: readonly Plan[] } | undefined
-
-export function plansMentioned(message: string, locale: Locale): readonly Plan[] {
-  if (last?.message !== message || last.locale !== locale) last = { message, locale, plans: readPlans(message, locale) }
-  return last.plans
-}
-
-function readPlans(message: string, locale: Locale): Plan[] {
+export function plansMentioned(message: string, locale: Locale): Plan[] {
   const text = message.normalize('NFC')
   const tokens: Token[] = [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ word: m[0], lower: m[0].toLowerCase(), index: m.index }))
   const found: Plan[] = []

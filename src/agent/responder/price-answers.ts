@@ -2,11 +2,10 @@ import type { Locale } from '../../domain/locales.ts'
 import type { Plan, Pricing } from '../../domain/accounts/plans.ts'
 import { formatCount, formatEuro, formatPercent, isConfident, type KnowledgeBase, type Passage } from '../knowledge.ts'
 import { intents, joinList, priceWording as w } from '../phrases.ts'
-import { has, terms, words } from '../text.ts'
+import { has, type Hay, terms, words } from '../text.ts'
 import { storageText } from '../limits-wording.ts'
 import type { TurnInput } from './types.ts'
 import { addOnWording, planName, planWording } from './catalog.ts'
-import { plansMentioned } from './plan-mentions.ts'
 import type { Wants } from './builtin.ts'
 
 /**
@@ -33,13 +32,14 @@ function once(list: Pricing, key: string, make: () => string): string {
 export function priceAnswer(
   kb: KnowledgeBase,
   input: TurnInput,
-  hay: string,
+  hay: Hay,
   wants: Wants,
   best: Passage | undefined,
+  /** The plans the message names (`plansMentioned`), read once by the caller. */
+  plans: readonly Plan[],
 ): PriceAnswer | undefined {
   const { locale, message } = input
   const list = kb.pricing
-  const plans = plansMentioned(message, locale)
   // A quote asked for a plan ("send me an offer for Pro") is a price question too.
   const asksMoney = wants.price || wants.buying || wants.offer
   // "When does an upgrade to Plus apply?", "if I downgrade from Plus to Lite": a question about
