@@ -46,11 +46,16 @@ type Done = (error?: Error) => void
  * request on every limited route. Redis answers later; the hook then continues when it does.
  */
 function budgetHook(store: FastifyRateLimitStore, budget: RouteBudget) {
-  const { max, timeWindow, groupId, keyGenerator } = budget
+  const { max, timeWindow, keyGenerator } = budget
+  // Written as text once: a number would be converted on every response, twice (checked, then joined).
+  const limit = String(max)
   return function countAgainstBudget(request: FastifyRequest, reply: FastifyReply, done: Done): void {
+    // The store is the group's own (grouped-store.ts), so the key needs no group in it; and a key read
+    // off the request as it is (its address) is the same string on every request of a connection, which
+    // the in-process store finds without hashing a new one.
     let key: string
     try {
-      key = keyGenerator(request) + groupId
+      key = keyGenerator(request)
     } catch (error) {
       return done(error as Error)
     }
@@ -59,7 +64,7 @@ function budgetHook(store: FastifyRateLimitStore, budget: RouteBudget) {
       (error, result) => {
         const current = error || !result ? 0 : result.current
         const ttlInSeconds = error || !result ? 0 : Math.ceil(result.ttl / 1000)
-        reply.header('x-ratelimit-limit', max)
+        reply.header('x-ratelimit-limit', limit)
         if (current <= max) {
           reply.header('x-ratelimit-remaining', max - current).header('x-ratelimit-reset', ttlInSeconds)
           return done()
