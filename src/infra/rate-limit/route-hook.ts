@@ -39,20 +39,20 @@ type Done = (error?: Error) => void
 
 /**
  * The hook counting a request against a route's budget, doing what @fastify/rate-limit's route
- * hook does (the key is the budget's key of the request plus the group; the headers, and on a
- * refusal the 429 error with Retry-After; an unreachable store lets the request pass with the
- * whole budget shown) but synchronously when the store answers at once (in process): the
- * plugin's hook is an async function awaiting the key, the store and itself, several promises per
- * request on every limited route. Redis answers later; the hook then continues when it does.
+ * hook does (the headers, and on a refusal the 429 error with Retry-After; an unreachable store
+ * lets the request pass with the whole budget shown) but synchronously when the store answers at
+ * once (in process): the plugin's hook is an async function awaiting the key, the store and
+ * itself, several promises per request on every limited route. Redis answers later; the hook then
+ * continues when it does. The key is the budget's key of the request alone, where the plugin
+ * appends the group: `store` is the group's own (grouped-store.ts), and a key read off the request
+ * as it is (its address) is the same string on every request of a connection, which the
+ * in-process store finds without hashing a new one.
  */
 function budgetHook(store: FastifyRateLimitStore, budget: RouteBudget) {
   const { max, timeWindow, keyGenerator } = budget
   // Written as text once: a number would be converted on every response, twice (checked, then joined).
   const limit = String(max)
   return function countAgainstBudget(request: FastifyRequest, reply: FastifyReply, done: Done): void {
-    // The store is the group's own (grouped-store.ts), so the key needs no group in it; and a key read
-    // off the request as it is (its address) is the same string on every request of a connection, which
-    // the in-process store finds without hashing a new one.
     let key: string
     try {
       key = keyGenerator(request)
