@@ -232,6 +232,41 @@ describe('visitor statistics: counted where published pages are served', () => {
     expect(day.devices).toEqual([{ kind: 'desktop', visitors: 2 }])
   })
 
+  it('counts a referrer and a campaign once per visitor across flushes in which nobody came by them', async () => {
+    const { tally } = await tallyOn('2026-04-03')
+    const campaign = '/?utm_source=Radio&utm_campaign=bread-week'
+    const view = (address: string, url: string, referer?: string) =>
+      tally.record({ siteId: site.id, host: HOST, path: '/', url, address, userAgent: FIREFOX, referer })
+    view('198.51.100.90', campaign, 'https://news.example/bakeries')
+    await tally.flush()
+    // A flush in which only the page was seen: the referrer and the campaign are not kept in memory after it.
+    view('198.51.100.90', '/')
+    await tally.flush()
+    view('198.51.100.90', campaign, 'https://news.example/bakeries')
+    view('198.51.100.91', campaign, 'https://news.example/other')
+    // The same Referer on another of the site's hosts is the site itself.
+    tally.record({
+      siteId: site.id,
+      host: 'news.example',
+      path: '/',
+      url: '/',
+      address: '198.51.100.92',
+      userAgent: FIREFOX,
+      referer: 'https://news.example/bakeries',
+    })
+    await tally.flush()
+    const day = await siteStats(t.app.db, site.id, '2026-04-03', '2026-04-03')
+    expect(day.totals).toEqual({ pageviews: 5, visitors: 3, conversions: 0 })
+    expect(day.referrers).toEqual([{ host: 'news.example', visitors: 2 }])
+    expect(day.campaigns).toEqual(
+      expect.arrayContaining([
+        { kind: 'utm_source', value: 'radio', visitors: 2, pageviews: 3 },
+        { kind: 'utm_campaign', value: 'bread-week', visitors: 2, pageviews: 3 },
+      ]),
+    )
+    expect(day.campaigns).toHaveLength(2)
+  })
+
   it('counts a visitor once a day however often the instance forgets whom it has written', async () => {
     // Keeps one visitor in memory: after each flush both written ones are forgotten.
     const { tally, view } = await tallyOn('2026-04-02', { rememberedMax: 1 })

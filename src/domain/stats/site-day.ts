@@ -23,18 +23,27 @@ export const DAY_KEY = `day${SEP}`
 /** The length of a kept value (a path, a host, a UTM value). */
 const VALUE_MAX = 200
 
+/**
+ * The page views of one key (`kind\0value`) since the last flush. A page view raises the counters it
+ * counts for in place, found through its visitor or the raw header that names them, so it builds no
+ * key and looks up no key of its own.
+ */
+interface Counter {
+  readonly key: string
+  n: number
+}
+
 /** One visitor (an address with a user agent) of a site's day. */
 interface Visitor {
   readonly address: string
   readonly userAgent: string
-  /** The `device\0…` and `browser\0…` keys of their user agent. */
-  readonly device: string
-  readonly browser: string
+  /** The counters of their device class and browser (never dropped: a few per day). */
+  readonly device: Counter
+  readonly browser: Counter
   /** Their hash, made by the first flush that writes them. */
   hash: string | undefined
-  /** The paths and the `kind\0value` keys of the referrers and campaigns they were seen for today. */
-  readonly pages: Set<string>
-  readonly sources: Set<string>
+  /** The counters of the pages, referrers and campaigns they were seen for today. */
+  readonly seen: Set<Counter>
   /** The keys they were seen for that no flush has written yet (DAY_KEY for a new visitor). */
   unwritten: string[]
 }
@@ -44,12 +53,19 @@ export interface SiteDayCounts {
   siteId: string
   day: string
   pageviews: number
-  /** path → page views. */
-  pages: Map<string, number>
-  /** `kind\0value` → page views, for devices, browsers, referrers and campaigns. */
+  /** `kind\0value` → page views, for pages, devices, browsers, referrers and campaigns. */
   items: Map<string, number>
   seen: Array<{ visitor: Visitor; hash: string; keys: string[] }>
 }
+
+/**
+ * The raw paths, Referers and request targets a site's day remembers with what they count for
+ * (beyond this many they are forgotten and read again), and the longest it remembers.
+ */
+const RAW_MAX = 500
+const RAW_LENGTH_MAX = 256
+/** The kinds of counter that stay all day: a page view may raise them through its visitor (devices, browsers) or its path. */
+const STAYING = new Set(['page', 'device', 'browser'])
 
 /** The hash that stands for a visitor on one day: unlinkable to the address, and to other days once the salt is gone. */
 export function visitorHash(salt: string, siteId: string, address: string, userAgent: string): string {
@@ -58,19 +74,26 @@ export function visitorHash(salt: string, siteId: string, address: string, userA
 }
 
 /**
- * One site's page views on one day, in memory. The counts are handed to each flush and start
- * again from zero; the visitors stay for the day, each with what it was already seen for, so a
- * flush writes only what is new about a visitor (its first view of a page, a new referrer) and
- * its hash is made once a day. A page view of a known visitor on a page it saw already builds no
- * string and hashes nothing: it looks up maps and raises counts.
+ * One site's page views on one day, in memory. The counters are read by each flush and start again
+ * from zero; the visitors stay for the day, each with what it was already seen for, so a flush
+ * writes only what is new about a visitor (its first view of a page, a new referrer) and its hash
+ * is made once a day. A page view of a known visitor on a page it saw already builds no string and
+ * hashes nothing of its own: it looks up its address, user agent, path and (when sent) its Referer
+ * and query, and raises counters.
  */
 export class SiteDay {
   readonly siteId: string
   readonly day: string
   readonly #salt: string
   #pageviews = 0
-  #pages = new Map<string, number>()
-  #items = new Map<string, number>()
+  /** `kind\0value` → its counter. */
+  #counters = new Map<string, Counter>()
+  /** path → the counter of `page\0path`. */
+  #pages = new Map<string, Counter>()
+  /** Referer as sent → the host it was read for and its referrer's counter (null: none, the site itself). */
+  #referrers = new Map<string, { host: string; counter: Counter | null }>()
+  /** Request target as sent → the counters of its UTM source, medium and campaign. */
+  #campaigns = new Map<string, Counter[]>()
   /** address → user agent → visitor. */
   #visitors = new Map<string, Map<string, Visitor>>()
   #unwritten = new Set<Visitor>()
@@ -98,44 +121,89 @@ export class SiteDay {
     if (!agents) this.#visitors.set(visit.address, (agents = new Map()))
     let visitor = agents.get(userAgent)
     if (!visitor) {
-      const device = `device${SEP}${agent.device}`
-      const browser = `browser${SEP}${agent.browser}`
-      visitor = { address: visit.address, userAgent, device, browser, hash: undefined, pages: new Set(), sources: new Set(), unwritten: [] }
-      visitor.unwritten.push(DAY_KEY, device, browser)
+      const device = this.#counter(`device${SEP}${agent.device}`)
+      const browser = this.#counter(`browser${SEP}${agent.browser}`)
+      visitor = {
+        address: visit.address,
+        userAgent,
+        device,
+        browser,
+        hash: undefined,
+        seen: new Set(),
+        unwritten: [DAY_KEY, device.key, browser.key],
+      }
       agents.set(userAgent, visitor)
       this.#remembered++
       this.#unwritten.add(visitor)
     }
     this.#pageviews++
-    const path = visit.path.length > VALUE_MAX ? visit.path.slice(0, VALUE_MAX) : visit.path
-    this.#pages.set(path, (this.#pages.get(path) ?? 0) + 1)
-    if (!visitor.pages.has(path)) {
-      visitor.pages.add(path)
-      this.#seenFor(visitor, `page${SEP}${path}`)
+    visitor.device.n++
+    visitor.browser.n++
+    let page = this.#pages.get(visit.path)
+    if (!page) {
+      page = this.#counter(`page${SEP}${visit.path.length > VALUE_MAX ? visit.path.slice(0, VALUE_MAX) : visit.path}`)
+      if (visit.path.length <= RAW_LENGTH_MAX) {
+        if (this.#pages.size >= RAW_MAX) this.#pages.clear()
+        this.#pages.set(visit.path, page)
+      }
     }
-    this.#items.set(visitor.device, (this.#items.get(visitor.device) ?? 0) + 1)
-    this.#items.set(visitor.browser, (this.#items.get(visitor.browser) ?? 0) + 1)
-    const referrer = referrerHost(visit.referer, visit.host)
-    if (referrer) this.#source(visitor, `referrer${SEP}${referrer.slice(0, VALUE_MAX)}`)
-    const campaign = campaignOf(visit.url)
-    if (campaign?.source) this.#source(visitor, `utm_source${SEP}${campaign.source}`)
-    if (campaign?.medium) this.#source(visitor, `utm_medium${SEP}${campaign.medium}`)
-    if (campaign?.campaign) this.#source(visitor, `utm_campaign${SEP}${campaign.campaign}`)
+    this.#count(visitor, page)
+    if (visit.referer) {
+      const referrer = this.#referrer(visit.referer, visit.host)
+      if (referrer) this.#count(visitor, referrer)
+    }
+    if (visit.url.includes('?')) for (const counter of this.#campaign(visit.url)) this.#count(visitor, counter)
   }
 
-  #source(visitor: Visitor, key: string): void {
-    this.#items.set(key, (this.#items.get(key) ?? 0) + 1)
-    if (visitor.sources.has(key)) return
-    visitor.sources.add(key)
-    this.#seenFor(visitor, key)
-  }
-
-  #seenFor(visitor: Visitor, key: string): void {
-    visitor.unwritten.push(key)
+  /** Raises a counter of a page or a source, and notes the first time this visitor counts for it. */
+  #count(visitor: Visitor, counter: Counter): void {
+    counter.n++
+    if (visitor.seen.has(counter)) return
+    visitor.seen.add(counter)
+    visitor.unwritten.push(counter.key)
     this.#unwritten.add(visitor)
   }
 
-  /** Hands over what came since the last flush and starts the counts again; undefined when nothing came. */
+  #counter(key: string): Counter {
+    let counter = this.#counters.get(key)
+    if (!counter) this.#counters.set(key, (counter = { key, n: 0 }))
+    return counter
+  }
+
+  #referrer(referer: string, host: string): Counter | null {
+    const known = this.#referrers.get(referer)
+    if (known && known.host === host) return known.counter
+    const referrer = referrerHost(referer, host)
+    const counter = referrer ? this.#counter(`referrer${SEP}${referrer.slice(0, VALUE_MAX)}`) : null
+    if (referer.length <= RAW_LENGTH_MAX) {
+      if (this.#referrers.size >= RAW_MAX) this.#referrers.clear()
+      this.#referrers.set(referer, { host, counter })
+    }
+    return counter
+  }
+
+  #campaign(url: string): Counter[] {
+    let counters = this.#campaigns.get(url)
+    if (counters) return counters
+    const campaign = campaignOf(url)
+    counters = []
+    if (campaign?.source) counters.push(this.#counter(`utm_source${SEP}${campaign.source}`))
+    if (campaign?.medium) counters.push(this.#counter(`utm_medium${SEP}${campaign.medium}`))
+    if (campaign?.campaign) counters.push(this.#counter(`utm_campaign${SEP}${campaign.campaign}`))
+    if (url.length <= RAW_LENGTH_MAX) {
+      if (this.#campaigns.size >= RAW_MAX) this.#campaigns.clear()
+      this.#campaigns.set(url, counters)
+    }
+    return counters
+  }
+
+  /**
+   * Hands over what came since the last flush and starts the counters again; undefined when
+   * nothing came. The referrers' and campaigns' counters nothing raised since the last flush are
+   * dropped (their values are unbounded), with the raw headers that led to them: one seen again
+   * gets a new counter, and a visitor counted for it again is written again, which the database
+   * already has and ignores.
+   */
   take(): SiteDayCounts | undefined {
     if (this.settled) return undefined
     const seen = [...this.#unwritten].map((visitor) => {
@@ -144,10 +212,23 @@ export class SiteDay {
       visitor.unwritten = []
       return { visitor, hash: visitor.hash, keys }
     })
-    const counts = { siteId: this.siteId, day: this.day, pageviews: this.#pageviews, pages: this.#pages, items: this.#items, seen }
+    const items = new Map<string, number>()
+    let dropped = false
+    for (const [key, counter] of this.#counters) {
+      if (counter.n > 0) {
+        items.set(key, counter.n)
+        counter.n = 0
+      } else if (!STAYING.has(key.slice(0, key.indexOf(SEP)))) {
+        this.#counters.delete(key)
+        dropped = true
+      }
+    }
+    if (dropped) {
+      this.#referrers.clear()
+      this.#campaigns.clear()
+    }
+    const counts = { siteId: this.siteId, day: this.day, pageviews: this.#pageviews, items, seen }
     this.#pageviews = 0
-    this.#pages = new Map()
-    this.#items = new Map()
     this.#unwritten = new Set()
     return counts
   }
@@ -155,8 +236,7 @@ export class SiteDay {
   /** Puts back what a flush took and could not write, for the next one. */
   restore(counts: SiteDayCounts): void {
     this.#pageviews += counts.pageviews
-    for (const [path, n] of counts.pages) this.#pages.set(path, (this.#pages.get(path) ?? 0) + n)
-    for (const [item, n] of counts.items) this.#items.set(item, (this.#items.get(item) ?? 0) + n)
+    for (const [key, n] of counts.items) this.#counter(key).n += n
     for (const { visitor, keys } of counts.seen) {
       visitor.unwritten.push(...keys)
       this.#unwritten.add(visitor)

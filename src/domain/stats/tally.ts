@@ -243,7 +243,6 @@ async function writeTally(db: Db, batch: SiteDayCounts[]): Promise<void> {
         items.pageviews.push(pageviews)
         items.visitors.push(newVisitors.get(prefix + kind + SEP + value) ?? 0)
       }
-      for (const [path, pageviews] of entry.pages) addItem('page', path, pageviews)
       for (const [item, pageviews] of entry.items) {
         const sep = item.indexOf(SEP)
         addItem(item.slice(0, sep), item.slice(sep + 1), pageviews)
