@@ -6,7 +6,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -274,7 +274,18 @@ export interface LoadOptions {
   body?: string
   /** Rotating requests (autocannon `requests`), e.g. a different turn per request. */
   requests?: autocannon.Request[]
+  /**
+   * The load generator: autocannon, or wrk for answers of tens of kilobytes, where autocannon (which
+   * decodes every body into a string) becomes the limit (1,600 answers/s of 40 KiB here, wrk 34,000).
+   * GET with fixed headers only; without wrk installed (WRK) autocannon runs and says so.
+   */
+  client?: 'autocannon' | 'wrk'
 }
+
+/** Debian's wrk (`apt-get install wrk`): the bench installs nothing. */
+export const WRK = '/usr/bin/wrk'
+const wrkInstalled = existsSync(WRK)
+let wrkMissingSaid = false
 
 export interface LoadResult {
   requestsPerSecond: number
@@ -283,11 +294,18 @@ export interface LoadResult {
   non2xx: number
   errors: number
   total: number
+  /** How long the run took, in seconds. */
+  seconds: number
   /** Server CPU time per request in microseconds, when the server's pid was given. */
   cpuPerRequest?: number | null
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  if (options.client === 'wrk') {
+    if (wrkInstalled) return loadWithWrk(options)
+    if (!wrkMissingSaid) console.log(`wrk not installed (${WRK}): autocannon measures answers its own decoding of large bodies may limit`)
+    wrkMissingSaid = true
+  }
   const cpuBefore = options.pid ? cpuMicros(options.pid) : null
   const result = await autocannon({
     url: options.url,
@@ -305,7 +323,50 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
+    seconds: result.duration,
     cpuPerRequest: cpuBefore !== null && options.pid ? (cpuMicros(options.pid)! - cpuBefore) / Math.max(1, result.requests.total) : null,
+  }
+}
+
+/** One run of wrk (one thread, the other core left to the server) with its figures read from its report. */
+async function loadWithWrk(options: LoadOptions): Promise<LoadResult> {
+  if (options.requests || (options.method ?? 'GET') !== 'GET' || options.body) throw new Error('wrk runs a GET with fixed headers only')
+  const seconds = Math.max(1, Math.round(options.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 10)))
+  // wrk adds its own Host unless it is given one spelt `Host` (two would reach the server).
+  const headers = Object.entries(options.headers ?? {}).flatMap(([name, value]) => [
+    '-H',
+    `${name.toLowerCase() === 'host' ? 'Host' : name}: ${value}`,
+  ])
+  const cpuBefore = options.pid ? cpuMicros(options.pid) : null
+  const { stdout } = await promisify(execFile)(WRK, [
+    '-t1',
+    `-c${options.connections ?? 32}`,
+    `-d${seconds}s`,
+    '--latency',
+    ...headers,
+    options.url,
+  ])
+  const cpuAfter = options.pid ? cpuMicros(options.pid) : null
+  const toMs = (value: string | undefined, unit: string | undefined) =>
+    Number(value) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit as 'us' | 'ms' | 's' | 'm'] ?? Number.NaN)
+  const [, total, took, tookUnit] = /(\d+) requests in ([\d.]+)(us|ms|s|m)\b/.exec(stdout) ?? []
+  if (!total) throw new Error(`wrk reported no requests:\n${stdout}`)
+  const ms = (percent: string) => {
+    const [, value, unit] = new RegExp(`\\s${percent}%\\s+([\\d.]+)(us|ms|s|m)\\b`).exec(stdout) ?? []
+    return toMs(value, unit)
+  }
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout)
+  const requests = Number(total)
+  const runSeconds = toMs(took, tookUnit) / 1000
+  return {
+    requestsPerSecond: requests / runSeconds,
+    p50: Math.round(ms('50')),
+    p99: Math.round(ms('99')),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
+    errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    total: requests,
+    seconds: runSeconds,
+    cpuPerRequest: cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / Math.max(1, requests) : null,
   }
 }
 
@@ -331,6 +392,53 @@ export async function measureInTurn<K extends string>(targets: Record<K, LoadOpt
   const results = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<K, LoadResult[]>
   for (let i = 0; i < rounds; i++) for (const name of names) results[name].push(await load(targets[name]))
   return results
+}
+
+/**
+ * Like measureInTurn, but side by side: each round runs every target in `slices` slices of its
+ * duration, taking turns (every other slice in the opposite order, so no target always follows
+ * the same one), and adds up each target's requests, time and server CPU over its slices. This machine changes speed from one second to the
+ * next: ten seconds of one target and then ten of another can fall on a slow moment and a fast one,
+ * which moved the ratio of two servers by a tenth or more between rounds; slices in turn put every
+ * target on the same moments. Latency is each slice's median p50 and highest p99.
+ */
+export async function measureSideBySide<K extends string>(
+  targets: Record<K, LoadOptions>,
+  rounds: number,
+  slices = Number(process.env.BENCH_SLICES ?? 4),
+): Promise<Record<K, LoadResult[]>> {
+  const names = Object.keys(targets) as K[]
+  for (const name of names) await warm(targets[name])
+  const results = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<K, LoadResult[]>
+  for (let round = 0; round < rounds; round++) {
+    const parts = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<K, LoadResult[]>
+    for (let slice = 0; slice < slices; slice++) {
+      for (const name of slice % 2 === 0 ? names : names.toReversed()) {
+        const target = targets[name]
+        const seconds = (target.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 10)) / slices
+        parts[name].push(await load({ ...target, durationSeconds: seconds }))
+      }
+    }
+    for (const name of names) results[name].push(summed(parts[name]))
+  }
+  return results
+}
+
+/** One result of several runs of a target: their requests, time and CPU added up. */
+function summed(parts: LoadResult[]): LoadResult {
+  const total = parts.reduce((sum, r) => sum + r.total, 0)
+  const seconds = parts.reduce((sum, r) => sum + r.seconds, 0)
+  const cpu = parts.every((r) => r.cpuPerRequest != null) ? parts.reduce((sum, r) => sum + r.cpuPerRequest! * r.total, 0) : null
+  return {
+    requestsPerSecond: total / seconds,
+    p50: middle(parts.map((r) => r.p50)),
+    p99: Math.max(...parts.map((r) => r.p99)),
+    non2xx: parts.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: parts.reduce((sum, r) => sum + r.errors, 0),
+    total,
+    seconds,
+    cpuPerRequest: cpu === null ? null : cpu / Math.max(1, total),
+  }
 }
 
 /**

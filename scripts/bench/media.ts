@@ -1,5 +1,6 @@
 // The media library on real PostgreSQL, every figure beside its reference in the same run, medians
-// of BENCH_ROUNDS rounds (default 3) measured in turn:
+// of BENCH_ROUNDS rounds (default 3) measured in turn (the servers of (3) side by side, in slices
+// taking turns: measureSideBySide):
 // (1) a 12-megapixel JPEG uploaded end to end (POST /v1/media, raw bytes: checks, processing into
 //     every variant, storage, audit) against sharp alone making the same variants from the same
 //     file in this process (target <= 1.25x);
@@ -27,7 +28,7 @@ import {
   timeBuild,
   writeCapture,
 } from './hosted.ts'
-import { benchAccountToken, compared, load, measureInTurn, median, middle, report, startService, type Running } from './lib.ts'
+import { benchAccountToken, compared, load, measureSideBySide, median, middle, report, startService, type Running } from './lib.ts'
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -175,8 +176,10 @@ try {
     connections,
     durationSeconds: seconds,
     headers: extra,
+    // 40 KiB answers: autocannon itself would be the limit.
+    client: 'wrk' as const,
   })
-  const results = await measureInTurn(
+  const results = await measureSideBySide(
     {
       bare: at(`${bare.url}${mediaPath}`, bare.pid),
       floor: at(`${floor.url}${mediaPath}`, floor.pid),
@@ -185,6 +188,8 @@ try {
       site: at(`${service.url}${mediaPath}`, service.pid, { host: HOST }),
     } as Record<'bare' | 'floor' | 'nginx' | 'own' | 'site', Parameters<typeof load>[0]>,
     rounds,
+    // Slices of a second: wrk runs whole seconds.
+    seconds,
   )
   report(
     `serving a ${(variant.body.length / 1024).toFixed(0)} KiB WebP variant (${connections} connections, median of ${rounds} × ${seconds} s)`,

@@ -8,7 +8,10 @@
 // links in turn) and by 1,000 crawlers with the same addresses, referrers and links, which the
 // service answers alike and does not count, of one instance started for it on the service's
 // database; target by server CPU per request: counted >= 0.97x not counted.
-// BENCH_ROUNDS rounds (default 3) measure every target in turn; each figure is the median round.
+// BENCH_ROUNDS rounds (default 3) measure every target side by side, in slices taking turns
+// (measureSideBySide); each figure is the median round. wrk (Debian's, where installed) drives the
+// servers sending the page: autocannon decodes every 12 kB body into a string and so capped them all
+// near its own rate; it drives the counting runs, which rotate their requests.
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,7 +28,7 @@ import {
   timeBuild,
   writeCapture,
 } from './hosted.ts'
-import { compared, load, median, report, startBaseline, startService, warm, type LoadResult, type Running } from './lib.ts'
+import { compared, type LoadOptions, measureSideBySide, median, report, startBaseline, startService, type Running } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -103,33 +106,32 @@ try {
   others.push(counting)
   for (let i = 0; i < 100 && (await getByHost(counting.url)).status !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 50))
 
-  const targets = [
-    { name: 'bare Fastify hello-world', url: `${hello.url}/`, pid: hello.pid, headers: {} as Record<string, string> },
-    { name: 'bare Fastify, same bytes + headers', url: `${bare.url}/`, pid: bare.pid, headers: {} as Record<string, string> },
-    { name: 'node:http alone, same bytes + headers', url: `${floor.url}/`, pid: floor.pid, headers: {} as Record<string, string> },
-    ...(nginx ? [{ name: 'nginx, 1 worker, same file', url: `${nginx.url}/`, pid: nginx.pid, headers: {} }] : []),
-    { name: 'the page, 1,000 visitors, counted', url: `${counting.url}/`, pid: counting.pid, headers: {}, requests: visits(AGENTS) },
-    { name: 'the page, 1,000 crawlers, not counted', url: `${counting.url}/`, pid: counting.pid, headers: {}, requests: visits(CRAWLERS) },
-    { name: 'GET / by Host (published page)', url: `${service.url}/`, pid: service.pid, headers: { host: HOST } },
-  ] as Array<{ name: string; url: string; pid: number; headers: Record<string, string>; requests?: autocannon.Request[] }>
-  for (const target of targets) await warm({ url: target.url, connections, headers: target.headers, requests: target.requests })
-  const runs = targets.map((): LoadResult[] => [])
-  const countedAt = targets.findIndex((target) => target.name.endsWith(', counted'))
-  for (let round = 0; round < rounds; round++) {
-    // Counted and not counted take turns going first: the run after an instance sat idle is not the
-    // one after it was busy, and which one comes first should not decide the ratio.
-    const order = targets.map((_, i) => i)
-    if (round % 2 === 1) [order[countedAt], order[countedAt + 1]] = [countedAt + 1, countedAt]
-    for (const i of order) {
-      const target = targets[i]!
-      runs[i]!.push(await load({ url: target.url, connections, pid: target.pid, headers: target.headers, requests: target.requests }))
-    }
-  }
+  // A 12 kB page: wrk, where autocannon's decoding of the bodies would take a core's worth of the
+  // machine's two; the counting runs rotate their requests, which only autocannon does.
+  const at = (url: string, pid: number, headers: Record<string, string> = {}, requests?: autocannon.Request[]): LoadOptions => ({
+    url,
+    pid,
+    connections,
+    headers,
+    ...(requests ? { requests } : { client: 'wrk' as const }),
+  })
+  const targets: Array<[string, LoadOptions]> = [
+    ['bare Fastify hello-world', at(`${hello.url}/`, hello.pid)],
+    ['bare Fastify, same bytes + headers', at(`${bare.url}/`, bare.pid)],
+    ['node:http alone, same bytes + headers', at(`${floor.url}/`, floor.pid)],
+    ...(nginx ? [['nginx, 1 worker, same file', at(`${nginx.url}/`, nginx.pid)] as [string, LoadOptions]] : []),
+    ['the page, 1,000 visitors, counted', at(`${counting.url}/`, counting.pid, {}, visits(AGENTS))],
+    ['the page, 1,000 crawlers, not counted', at(`${counting.url}/`, counting.pid, {}, visits(CRAWLERS))],
+    ['GET / by Host (published page)', at(`${service.url}/`, service.pid, { host: HOST })],
+  ]
+  const measured = await measureSideBySide(Object.fromEntries(targets), rounds)
+  const runs = targets.map(([name]) => measured[name]!)
+  const countedAt = targets.findIndex(([name]) => name.endsWith(', counted'))
   const medians = runs.map(median)
   report(
     `hosted sites (${connections} connections, loopback, PostgreSQL, ${body.length}-byte page, median of ${rounds} rounds)`,
     medians[0]!,
-    targets.slice(1).map((target, i) => ({ name: target.name, result: medians[i + 1]! })),
+    targets.slice(1).map(([name], i) => ({ name, result: medians[i + 1]! })),
   )
   const [, sameRuns, floorRuns, ...restRuns] = runs
   const [countedRuns, uncountedRuns] = [runs[countedAt]!, runs[countedAt + 1]!]

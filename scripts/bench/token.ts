@@ -49,6 +49,7 @@ const asResult = (rate: RawRate): LoadResult => ({
   non2xx: 0,
   errors: 0,
   total: Math.round(rate.perSecond * seconds),
+  seconds,
   cpuPerRequest: rate.cpuPerSignature,
 })
 
