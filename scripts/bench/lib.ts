@@ -303,7 +303,8 @@ export interface LoadResult {
 export async function load(options: LoadOptions): Promise<LoadResult> {
   if (options.client === 'wrk') {
     if (wrkInstalled) return loadWithWrk(options)
-    if (!wrkMissingSaid) console.log(`wrk not installed (${WRK}): autocannon measures answers its own decoding of large bodies may limit`)
+    if (!wrkMissingSaid)
+      console.log(`wrk not installed (${WRK}): autocannon measures instead, and its own decoding of large bodies may be the limit`)
     wrkMissingSaid = true
   }
   const cpuBefore = options.pid ? cpuMicros(options.pid) : null
@@ -386,21 +387,18 @@ export function middle(values: number[]): number {
  * Warms every target, then measures them in turn for `rounds` rounds, so a busy moment of a shared
  * machine falls on all of them alike. Answers each target's results in round order.
  */
-export async function measureInTurn<K extends string>(targets: Record<K, LoadOptions>, rounds: number): Promise<Record<K, LoadResult[]>> {
-  const names = Object.keys(targets) as K[]
-  for (const name of names) await warm(targets[name])
-  const results = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<K, LoadResult[]>
-  for (let i = 0; i < rounds; i++) for (const name of names) results[name].push(await load(targets[name]))
-  return results
+export function measureInTurn<K extends string>(targets: Record<K, LoadOptions>, rounds: number): Promise<Record<K, LoadResult[]>> {
+  return measureSideBySide(targets, rounds, 1)
 }
 
 /**
  * Like measureInTurn, but side by side: each round runs every target in `slices` slices of its
- * duration, taking turns (every other slice in the opposite order, so no target always follows
- * the same one), and adds up each target's requests, time and server CPU over its slices. This machine changes speed from one second to the
- * next: ten seconds of one target and then ten of another can fall on a slow moment and a fast one,
- * which moved the ratio of two servers by a tenth or more between rounds; slices in turn put every
- * target on the same moments. Latency is each slice's median p50 and highest p99.
+ * duration, taking turns (every other slice in the opposite order, so no target always follows the
+ * same one), and adds up each target's requests, time and server CPU over its slices. This machine
+ * changes speed from one second to the next: ten seconds of one target and then ten of another can
+ * fall on a slow moment and a fast one, which moved the ratio of two servers by a tenth or more
+ * between rounds; slices in turn put every target on the same moments. Latency is each slice's
+ * median p50 and highest p99.
  */
 export async function measureSideBySide<K extends string>(
   targets: Record<K, LoadOptions>,
@@ -426,6 +424,7 @@ export async function measureSideBySide<K extends string>(
 
 /** One result of several runs of a target: their requests, time and CPU added up. */
 function summed(parts: LoadResult[]): LoadResult {
+  if (parts.length === 1) return parts[0]!
   const total = parts.reduce((sum, r) => sum + r.total, 0)
   const seconds = parts.reduce((sum, r) => sum + r.seconds, 0)
   const cpu = parts.every((r) => r.cpuPerRequest != null) ? parts.reduce((sum, r) => sum + r.cpuPerRequest! * r.total, 0) : null

@@ -64,6 +64,13 @@ export interface SiteDayCounts {
  */
 const RAW_MAX = 500
 const RAW_LENGTH_MAX = 256
+
+/** Remembers what a raw path, Referer or request target leads to, within RAW_MAX and RAW_LENGTH_MAX. */
+function rememberRaw<V>(remembered: Map<string, V>, raw: string, value: V): void {
+  if (raw.length > RAW_LENGTH_MAX) return
+  if (remembered.size >= RAW_MAX) remembered.clear()
+  remembered.set(raw, value)
+}
 /** The kinds of counter that stay all day: a page view may raise them through its visitor (devices, browsers) or its path. */
 const STAYING = new Set(['page', 'device', 'browser'])
 
@@ -142,10 +149,7 @@ export class SiteDay {
     let page = this.#pages.get(visit.path)
     if (!page) {
       page = this.#counter(`page${SEP}${visit.path.length > VALUE_MAX ? visit.path.slice(0, VALUE_MAX) : visit.path}`)
-      if (visit.path.length <= RAW_LENGTH_MAX) {
-        if (this.#pages.size >= RAW_MAX) this.#pages.clear()
-        this.#pages.set(visit.path, page)
-      }
+      rememberRaw(this.#pages, visit.path, page)
     }
     this.#count(visitor, page)
     if (visit.referer) {
@@ -175,10 +179,7 @@ export class SiteDay {
     if (known && known.host === host) return known.counter
     const referrer = referrerHost(referer, host)
     const counter = referrer ? this.#counter(`referrer${SEP}${referrer.slice(0, VALUE_MAX)}`) : null
-    if (referer.length <= RAW_LENGTH_MAX) {
-      if (this.#referrers.size >= RAW_MAX) this.#referrers.clear()
-      this.#referrers.set(referer, { host, counter })
-    }
+    rememberRaw(this.#referrers, referer, { host, counter })
     return counter
   }
 
@@ -190,10 +191,7 @@ export class SiteDay {
     if (campaign?.source) counters.push(this.#counter(`utm_source${SEP}${campaign.source}`))
     if (campaign?.medium) counters.push(this.#counter(`utm_medium${SEP}${campaign.medium}`))
     if (campaign?.campaign) counters.push(this.#counter(`utm_campaign${SEP}${campaign.campaign}`))
-    if (url.length <= RAW_LENGTH_MAX) {
-      if (this.#campaigns.size >= RAW_MAX) this.#campaigns.clear()
-      this.#campaigns.set(url, counters)
-    }
+    rememberRaw(this.#campaigns, url, counters)
     return counters
   }
 
