@@ -46,7 +46,10 @@ export function loggerOptions(config: Config) {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/** Keeps a well-formed incoming x-request-id (set by a load balancer) so logs join up; else a new UUID. */
+/**
+ * Keeps a well-formed incoming x-request-id (set by a load balancer) so logs join up; else a new
+ * UUID. Either way its characters need no escaping in JSON: the access line writes it as it is.
+ */
 export function genReqId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id']
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
@@ -134,8 +137,10 @@ function lineWriter(log: FastifyBaseLogger): LineWriter {
   return (reqId, method, route, operation, status, ms) => {
     if (!logger.isLevelEnabled('info')) return
     const level = (logger[lsCacheSym] as Record<number, string>)[30]
+    // A request id needs no escaping (genReqId's characters), nor does a method (a token Node's parser accepted);
+    // testing a fresh id to see so cost more than building the rest of the line.
     const fields =
-      `,"reqId":${jsonString(reqId)}${method === undefined ? '' : `,"method":${jsonString(method)}`},"route":${jsonString(route)}` +
+      `,"reqId":"${reqId}"${method === undefined ? '' : `,"method":"${method}"`},"route":${jsonString(route)}` +
       `${typeof operation === 'string' ? `,"operation":${jsonString(operation)}` : operation === undefined ? '' : `,"operation":${JSON.stringify(operation)}`}` +
       `,"status":${status},"ms":${Number.isFinite(ms) ? Math.round(ms) : null}`
     stream.write(level + time() + (logger[chindingsSym] as string) + fields + message)
