@@ -78,10 +78,11 @@ export default async function jobs(app: FastifyInstance) {
     ...notificationJobs({ db, keyring, mailer, log, baseUrl: config.BASE_URL }),
     exportJob({ db, keyring, mailer, log, config, storage: app.mediaStorage, sharedFile: staticAsset }),
     exportExpireJob(db),
-    // The erase cancels the subscription at Stripe and removes the media kept in object storage first.
+    // The erase cancels the subscription at Stripe, removes the media kept in object storage and drops the calls counted in memory first.
     eraseJob(db, {
       cancelSubscription: (_db, accountId) => app.billing.cancelForErase(accountId),
       removeObjects: (inner, accountId) => removeAccountFiles(inner, app.mediaStorage, accountId),
+      forgetCounts: (accountId) => app.frame.forgetCounts(accountId),
     }),
     reconcileJob(app.billing),
   ]

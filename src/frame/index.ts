@@ -65,6 +65,8 @@ export interface AccountFrame {
   setRateLimitHeaders: typeof setRateLimitHeaders
   /** Calls counted against the account in the current hour, this instance's pending counts included. */
   usage(accountId: string): Promise<number>
+  /** Drops the calls this instance counted for an account and not yet wrote (its erasure). */
+  forgetCounts(accountId: string): Promise<void>
   auditedChange: typeof auditedChange
   audit: AuditTrail
 }
@@ -109,6 +111,7 @@ async function accountFrame(app: FastifyInstance, options: FrameOptions) {
       await authenticator.tally.flush()
       return usage(app.db, accountId)
     },
+    forgetCounts: (accountId) => authenticator.tally.forget(accountId),
     auditedChange,
     audit,
   } satisfies AccountFrame)

@@ -148,7 +148,10 @@ describe('deleting an account', () => {
     // The 14 days pass: the erase job's run.
     await app.db.updateTable('accounts').set({ erase_after: new Date() }).where('id', '=', team.accountId).execute()
     const cancelled: string[] = []
-    await eraseAccount(app.db, team.accountId, { cancelSubscription: async (_db, id) => void cancelled.push(id) })
+    await eraseAccount(app.db, team.accountId, {
+      cancelSubscription: async (_db, id) => void cancelled.push(id),
+      forgetCounts: (id) => app.frame.forgetCounts(id),
+    })
     expect(cancelled).toEqual([team.accountId])
 
     const account = await app.db.selectFrom('accounts').selectAll().where('id', '=', team.accountId).executeTakeFirstOrThrow()

@@ -1,7 +1,9 @@
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { updateAccount } from '../../src/domain/accounts/accounts.ts'
 import { chargeRequest, usage, windowStart, WINDOW_SECONDS } from '../../src/domain/accounts/quota.ts'
 import { exactBelow, QuotaTally } from '../../src/domain/accounts/quota-tally.ts'
+import { eraseAccount } from '../../src/domain/your-data/deletion.ts'
 import { newId } from '../../src/infra/crypto.ts'
 import { buildTestApp } from '../helpers/app.ts'
 
@@ -79,5 +81,48 @@ describe('hourly budgets counted in process far from the limit', () => {
     await app.db.deleteFrom('accounts').where('id', '=', id).execute()
     await tally.flush()
     expect(tally.charge(id)).toBeUndefined()
+  })
+
+  it('drops the counts of an account being erased, after the write under way, so none is written once its rows are gone', async () => {
+    const tally = new QuotaTally(app.db, silent)
+    const id = await account('pro', 10_000)
+    // The tally knows the account (as from an earlier flush) and counts five calls; no counter row exists yet.
+    const window = windowStart(Date.now())
+    tally.remember(id, {
+      plan: 'pro',
+      limit: 10_000,
+      used: 0,
+      resetAt: new Date(window.getTime() + WINDOW_SECONDS * 1000),
+      suspended: false,
+    })
+    for (let i = 0; i < 5; i++) expect(tally.charge(id)).toBeDefined()
+    // Another connection is inserting the same counter row: the write of the five waits for it.
+    let rollBack!: () => void
+    let inserted!: () => void
+    const isInserted = new Promise<void>((resolve) => (inserted = resolve))
+    const holder = app.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('api_quota').values({ account_id: id, window_start: window, used: 0 }).execute()
+        inserted()
+        await new Promise<void>((resolve) => (rollBack = resolve))
+        throw new Error('rolled back')
+      })
+      .catch(() => {})
+    await isInserted
+    const writing = tally.flush()
+    let erased = false
+    const erasing = eraseAccount(app.db, id, { forgetCounts: (accountId) => tally.forget(accountId) }).then(() => (erased = true))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The erase waits for the write, which inserts the row once the other connection rolls back.
+    expect(erased).toBe(false)
+    rollBack()
+    await Promise.all([holder, writing, erasing])
+    expect(await app.db.selectFrom('api_quota').select('used').where('account_id', '=', id).execute()).toEqual([])
+    // A call after the erase is refused by the exact path; nothing is counted here or written later.
+    expect(tally.charge(id)).toBeUndefined()
+    expect(await chargeRequest(app.db, id)).toBeUndefined()
+    await tally.flush()
+    expect(await app.db.selectFrom('api_quota').select('used').where('account_id', '=', id).execute()).toEqual([])
   })
 })

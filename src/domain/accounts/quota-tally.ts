@@ -102,6 +102,15 @@ export class QuotaTally {
     })
   }
 
+  /**
+   * Drops what was counted here for an account and waits for a write under way: an account being
+   * erased must not have its counts written after its rows are gone.
+   */
+  forget(accountId: string): Promise<void> {
+    this.#tallies.delete(accountId)
+    return this.#flushing
+  }
+
   /** Writes what was counted here and reads back each account's total and plan. */
   flush(): Promise<void> {
     clearTimeout(this.#timer)

@@ -20,6 +20,8 @@ export const ERASE_JOB = 'account.erase'
 export interface EraseHooks {
   cancelSubscription?: (db: Db, accountId: string) => Promise<void>
   removeObjects?: (db: Db, accountId: string) => Promise<void>
+  /** Drops what this instance counted for the account in memory (its hourly calls), so nothing is written for it afterwards. */
+  forgetCounts?: (accountId: string) => Promise<void>
 }
 
 export interface DeletionState {
@@ -120,6 +122,7 @@ async function tablesWith(db: Db, column: string): Promise<string[]> {
 export async function eraseAccount(db: Db, accountId: string, hooks: EraseHooks = {}): Promise<void> {
   await hooks.cancelSubscription?.(db, accountId)
   await hooks.removeObjects?.(db, accountId)
+  await hooks.forgetCounts?.(accountId)
   const tokens = await db.selectFrom('api_tokens').select('id').where('account_id', '=', accountId).execute()
   await db.transaction().execute(async (trx) => {
     const siteIds = (await trx.selectFrom('sites').select('id').where('account_id', '=', accountId).execute()).map((s) => s.id)
