@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { RawBuilder } from 'kysely'
 import { AuditBatcher, auditRecord, auditRecordAlongside, insertAuditRecords, type AuditEntry } from '../domain/accounts/audit-log.ts'
+import { inTransaction } from '../domain/transaction.ts'
 import type { Db } from '../infra/db.ts'
 import type { Principal } from './principal.ts'
 
@@ -32,7 +33,7 @@ export async function auditedChange<T>(
   entry: AuditEntry | ((value: NoInfer<T>) => AuditEntry),
   work: (trx: Db) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const value = await work(trx)
     await insertAuditRecords(trx, [auditRecord(typeof entry === 'function' ? entry(value) : entry)])
     return value

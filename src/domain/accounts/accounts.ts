@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import { accountChanged } from './quota-tally.ts'
+import { changing } from './changes.ts'
 import type { Keyring } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { AccountsTable } from '../../infra/tables.ts'
@@ -69,18 +69,19 @@ export async function updateAccount(
   id: string,
   change: { plan?: Plan; quotaOverride?: number | null },
 ): Promise<AccountRow | undefined> {
-  accountChanged(id)
-  return withTransaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('accounts')
-      .set({
-        ...(change.plan ? { plan: change.plan } : {}),
-        ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}),
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst()
-    if (row && change.plan) await syncAssistantIncluded(trx, id, (await entitlementsOf(trx, id))!.assistant)
-    return row
-  })
+  return changing(db, [id], () =>
+    withTransaction(db, async (trx) => {
+      const row = await trx
+        .updateTable('accounts')
+        .set({
+          ...(change.plan ? { plan: change.plan } : {}),
+          ...(change.quotaOverride !== undefined ? { quota_override: change.quotaOverride } : {}),
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
+      if (row && change.plan) await syncAssistantIncluded(trx, id, (await entitlementsOf(trx, id))!.assistant)
+      return row
+    }),
+  )
 }

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import { newId, randomToken, safeEqual, sha256Hex } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { ApiTokensTable } from '../../infra/tables.ts'
-import { markChanged } from './changes.ts'
+import { changing, markChanged } from './changes.ts'
 import type { Paging } from '../paging.ts'
 
 /** Scopes of /v1 (DESIGN.md 7). */
@@ -135,8 +135,7 @@ export async function findApiToken(
 }
 
 export async function revokeApiToken(db: Db, id: string): Promise<void> {
-  forgetApiToken(id)
-  await db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', '=', id).execute()
+  await changing(db, [id], () => db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', '=', id).execute())
 }
 
 /** A revocation or rotation made in this process makes every cached reading of the token stale at once. */
@@ -154,18 +153,19 @@ export async function rotateApiToken(
   id: string,
   graceSeconds: number,
 ): Promise<{ token: ApiToken; secret: string; row: ApiTokenRow }> {
-  forgetApiToken(id)
   const secret = newSecret(id)
-  const row = await db
-    .updateTable('api_tokens')
-    .set((eb) => ({
-      previous_secret_hash: graceSeconds > 0 ? eb.ref('secret_hash') : null,
-      previous_expires_at: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
-      secret_hash: sha256Hex(secret),
-    }))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
+  const row = await changing(db, [id], () =>
+    db
+      .updateTable('api_tokens')
+      .set((eb) => ({
+        previous_secret_hash: graceSeconds > 0 ? eb.ref('secret_hash') : null,
+        previous_expires_at: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+        secret_hash: sha256Hex(secret),
+      }))
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  )
   return { token: toApiToken(row), secret, row }
 }
 

@@ -1,3 +1,6 @@
+import type { Db } from '../../infra/db.ts'
+import { afterCommit } from '../transaction.ts'
+
 /**
  * Changes of accounts (plan, budget), API tokens (revoked, rotated) and media (removed) made in
  * this process, as one sequence. A cache of their state (the account frame's quota tally and token
@@ -17,7 +20,22 @@ export function changeSequence(): number {
   return sequence
 }
 
-/** Records a change of an account or token (by its id) made in this process. */
+/**
+ * Runs `write`, a change of accounts, tokens or members (`ids`) through `db`, and records the change
+ * before it and again once it has committed (at the end of the caller's transaction, when `db` is
+ * one). A reading that noted the sequence while the write was under way may have read the rows as
+ * they were before it: only the mark after the commit makes that reading stale.
+ */
+export async function changing<T>(db: Db, ids: readonly string[], write: () => Promise<T>): Promise<T> {
+  for (const id of ids) markChanged(id)
+  const value = await write()
+  afterCommit(db, () => {
+    for (const id of ids) markChanged(id)
+  })
+  return value
+}
+
+/** Records a change of an account or token (by its id) made in this process: once it has committed (see `changing`). */
 export function markChanged(id: string): void {
   if (changed.size >= REMEMBERED) {
     changed.clear()

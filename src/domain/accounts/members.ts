@@ -4,7 +4,7 @@ import type { Db } from '../../infra/db.ts'
 import type { MemberRole } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
 import type { Plan } from './plans.ts'
-import { withTransaction } from '../transaction.ts'
+import { afterCommit, withTransaction } from '../transaction.ts'
 import { markChanged } from './changes.ts'
 
 /**
@@ -204,11 +204,12 @@ async function otherOwners(trx: Db, accountId: string, userId: string): Promise<
   return Number(row.n)
 }
 
-/** The cached readings of the member's role and of their API tokens in the account are stale from now on. */
+/** The cached readings of the member's role and of their API tokens in the account are stale from now on, and once `trx` commits (see `changing`). */
 async function forgetMember(trx: Db, accountId: string, userId: string): Promise<string[]> {
-  markChanged(memberKey(accountId, userId))
   const tokens = await trx.selectFrom('api_tokens').select('id').where('account_id', '=', accountId).where('user_id', '=', userId).execute()
-  for (const token of tokens) markChanged(token.id)
+  const ids = [memberKey(accountId, userId), ...tokens.map((token) => token.id)]
+  for (const id of ids) markChanged(id)
+  afterCommit(trx, () => ids.forEach(markChanged))
   return tokens.map((token) => token.id)
 }
 
