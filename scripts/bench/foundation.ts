@@ -2,9 +2,10 @@
 // bare Fastify server sending the pricing body with the same headers. Target: /api/pricing's
 // server CPU per request at most 1.3x the latter's, with request ids, helmet's headers, rate
 // limiting and the access log on: the shared per-request path is what the ratio measures.
-// BENCH_ROUNDS rounds (default 3) measure every target in turn, so a slow spell of a shared machine
-// falls on all of them alike; each figure printed is the median round.
-import { compared, measureInTurn, median, middle, report, startBaseline, startService } from './lib.ts'
+// BENCH_ROUNDS rounds (default 3) measure every target side by side, in slices taking turns
+// (measureSideBySide), so the machine's changes of speed fall on all of them alike; each figure
+// printed is the median round.
+import { compared, measureSideBySide, median, middle, report, startBaseline, startService } from './lib.ts'
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -12,7 +13,7 @@ const baseline = await startBaseline()
 const samePayload = await startBaseline('pricing')
 const service = await startService()
 try {
-  const results = await measureInTurn(
+  const results = await measureSideBySide(
     {
       hello: { url: `${baseline.url}/`, connections, pid: baseline.pid },
       same: { url: `${samePayload.url}/`, connections, pid: samePayload.pid },
