@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import { newId, randomToken, safeEqual, sha256Hex } from '../../infra/crypto.ts'
 import type { Db } from '../../infra/db.ts'
 import type { ApiTokensTable } from '../../infra/tables.ts'
-import { changing, markChanged } from './changes.ts'
+import { changing } from './changes.ts'
 import type { Paging } from '../paging.ts'
 
 /** Scopes of /v1 (DESIGN.md 7). */
@@ -134,13 +134,9 @@ export async function findApiToken(
   return query.executeTakeFirst()
 }
 
+/** Revokes a token; every reading of it cached in this process is stale from now on, and once the change commits. */
 export async function revokeApiToken(db: Db, id: string): Promise<void> {
   await changing(db, [id], () => db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('id', '=', id).execute())
-}
-
-/** A revocation or rotation made in this process makes every cached reading of the token stale at once. */
-export function forgetApiToken(id: string): void {
-  markChanged(id)
 }
 
 /**
