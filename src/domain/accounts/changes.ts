@@ -27,12 +27,20 @@ export function changeSequence(): number {
  * they were before it: only the mark after the commit makes that reading stale.
  */
 export async function changing<T>(db: Db, ids: readonly string[], write: () => Promise<T>): Promise<T> {
-  for (const id of ids) markChanged(id)
+  markAll(ids)
   const value = await write()
-  afterCommit(db, () => {
-    for (const id of ids) markChanged(id)
-  })
+  afterCommit(db, () => markAll(ids))
   return value
+}
+
+/** Records a change `trx` makes to `ids` within its transaction: now, and again once it commits (as `changing`). */
+export function changingIn(trx: Db, ids: readonly string[]): void {
+  markAll(ids)
+  afterCommit(trx, () => markAll(ids))
+}
+
+function markAll(ids: readonly string[]): void {
+  for (const id of ids) markChanged(id)
 }
 
 /** Records a change of an account or token (by its id) made in this process: once it has committed (see `changing`). */

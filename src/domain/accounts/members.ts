@@ -4,8 +4,8 @@ import type { Db } from '../../infra/db.ts'
 import type { MemberRole } from '../../infra/tables.ts'
 import { errors } from '../../errors.ts'
 import type { Plan } from './plans.ts'
-import { afterCommit, withTransaction } from '../transaction.ts'
-import { markChanged } from './changes.ts'
+import { withTransaction } from '../transaction.ts'
+import { changingIn } from './changes.ts'
 
 /**
  * The members of an account (DESIGN.md 12, Teams): people with a role. owner: everything,
@@ -26,7 +26,7 @@ export function roleAllows(role: Role, needed: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(needed)
 }
 
-/** The key under which a member's role changes are marked (`markChanged`), so cached roles are read again. */
+/** The key under which a member's role changes are marked (`changingIn`), so cached roles are read again. */
 export function memberKey(accountId: string, userId: string): string {
   return `member:${accountId}:${userId}`
 }
@@ -207,9 +207,7 @@ async function otherOwners(trx: Db, accountId: string, userId: string): Promise<
 /** The cached readings of the member's role and of their API tokens in the account are stale from now on, and once `trx` commits (see `changing`). */
 async function forgetMember(trx: Db, accountId: string, userId: string): Promise<string[]> {
   const tokens = await trx.selectFrom('api_tokens').select('id').where('account_id', '=', accountId).where('user_id', '=', userId).execute()
-  const ids = [memberKey(accountId, userId), ...tokens.map((token) => token.id)]
-  for (const id of ids) markChanged(id)
-  afterCommit(trx, () => ids.forEach(markChanged))
+  changingIn(trx, [memberKey(accountId, userId), ...tokens.map((token) => token.id)])
   return tokens.map((token) => token.id)
 }
 
