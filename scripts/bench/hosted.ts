@@ -124,9 +124,10 @@ async function answering(url: string): Promise<void> {
 
 /**
  * A reference answering every GET with the captured answer (`capture`, a JSON file of headers and
- * base64 body): `fastify`, a bare Fastify route, or `node`, Node's HTTP server alone (the floor).
+ * base64 body): `fastify`, a bare Fastify route, or `node`, Node's HTTP server alone (the floor);
+ * with `busyMicros`, the node server first spends that much CPU on each request.
  */
-export async function startCapturedServer(capture: string, kind: 'fastify' | 'node'): Promise<Running> {
+export async function startCapturedServer(capture: string, kind: 'fastify' | 'node', busyMicros = 0): Promise<Running> {
   const p = port()
   const child = spawn(
     process.execPath,
@@ -137,6 +138,7 @@ export async function startCapturedServer(capture: string, kind: 'fastify' | 'no
       String(p),
       capture,
       kind,
+      String(busyMicros),
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   )
@@ -188,8 +190,22 @@ export async function startNginx(dir: string, captured: Captured): Promise<Runni
  * server CPU per request at least 0.9x as efficient as node:http alone sending the same bytes (the
  * floor of any server built on it); the floor's own distance to nginx is printed beside them.
  */
-export function besideNginx(name: string, ours: LoadResult[], floor: LoadResult[], nginx: LoadResult[] | undefined): string[] {
+export function besideNginx(
+  name: string,
+  ours: LoadResult[],
+  floor: LoadResult[],
+  nginx: LoadResult[] | undefined,
+  busyFloor?: { micros: number; runs: LoadResult[] },
+): string[] {
   const lines = [compared(`${name} vs node:http alone (the floor)`, ours, floor, { by: 'cpu', atLeast: 0.9 })]
+  // What the bound asks of any server doing a little more than the floor: the floor itself with a
+  // few microseconds of work a request, measured beside it.
+  if (busyFloor) {
+    const busy = cpuCompared(busyFloor.runs, floor)
+    lines.push(
+      `  the floor with ${busyFloor.micros} µs of work a request: ${busy.ratio.toFixed(2)}x the floor by CPU (${busy.ours.toFixed(1)} / ${busy.reference.toFixed(1)} µs per request); by round ${busy.perRound}`,
+    )
+  }
   if (!nginx) return [...lines, `nginx not installed (${NGINX}): no nginx figure for ${name}`]
   const floorCpu = cpuCompared(floor, nginx)
   return [

@@ -1,6 +1,6 @@
 // Hosted sites: GET of a published page by Host header at 32 connections on real PostgreSQL, beside
 // a bare Fastify server sending the same bytes and headers, Node's HTTP server alone sending them
-// (the floor) and, where Debian's nginx is installed (/usr/sbin/nginx; the bench installs nothing),
+// (the floor), the floor again spending 4 µs of CPU on each request, and, where Debian's nginx is installed (/usr/sbin/nginx; the bench installs nothing),
 // nginx with one worker serving the same file, all in the same run. Targets: >= 0.9x bare Fastify
 // by server CPU per request; >= 1.0x nginx by throughput and >= 0.9x the floor by CPU. Also: how
 // long the service takes to build a 50-page site (target: under 1 s). And counting visitors
@@ -33,6 +33,12 @@ import { compared, type LoadOptions, measureSideBySide, median, report, startBas
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const PAGES = 50
+/**
+ * The floor is measured a second time doing this much work a request of its own: about what the
+ * page's access line and request id cost it (docs/decisions.md, "fifteenth pass"), the least of the
+ * page's own work any answer must keep.
+ */
+const FLOOR_WORK_MICROS = 4
 
 const AGENTS = [
   'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
@@ -97,6 +103,8 @@ try {
   others.push(bare)
   const floor = await startCapturedServer(capture, 'node')
   others.push(floor)
+  const busyFloor = await startCapturedServer(capture, 'node', FLOOR_WORK_MICROS)
+  others.push(busyFloor)
   const nginx = await startNginx(dir, page)
   if (nginx) others.push(nginx)
   // Counting is measured on an instance started for it, so it does not carry the other phases' work
@@ -119,6 +127,7 @@ try {
     ['bare Fastify hello-world', at(`${hello.url}/`, hello.pid)],
     ['bare Fastify, same bytes + headers', at(`${bare.url}/`, bare.pid)],
     ['node:http alone, same bytes + headers', at(`${floor.url}/`, floor.pid)],
+    [`node:http alone + ${FLOOR_WORK_MICROS} µs of work a request`, at(`${busyFloor.url}/`, busyFloor.pid)],
     ...(nginx ? [['nginx, 1 worker, same file', at(`${nginx.url}/`, nginx.pid)] as [string, LoadOptions]] : []),
     ['the page, 1,000 visitors, counted', at(`${counting.url}/`, counting.pid, {}, visits(AGENTS))],
     ['the page, 1,000 crawlers, not counted', at(`${counting.url}/`, counting.pid, {}, visits(CRAWLERS))],
@@ -133,11 +142,13 @@ try {
     medians[0]!,
     targets.slice(1).map(([name], i) => ({ name, result: medians[i + 1]! })),
   )
-  const [, sameRuns, floorRuns, ...restRuns] = runs
+  const [, sameRuns, floorRuns, busyFloorRuns, ...restRuns] = runs
   const [countedRuns, uncountedRuns] = [runs[countedAt]!, runs[countedAt + 1]!]
   console.log('')
   console.log(compared('published page by Host vs bare Fastify', runs.at(-1)!, sameRuns!, { by: 'cpu', atLeast: 0.9 }))
-  for (const line of besideNginx('published page by Host', runs.at(-1)!, floorRuns!, nginx ? restRuns[0]! : undefined)) console.log(line)
+  const busy = { micros: FLOOR_WORK_MICROS, runs: busyFloorRuns! }
+  for (const line of besideNginx('published page by Host', runs.at(-1)!, floorRuns!, nginx ? restRuns[0]! : undefined, busy))
+    console.log(line)
   console.log(compared('the page with counting vs the same page not counted', countedRuns, uncountedRuns, { by: 'cpu', atLeast: 0.97 }))
   console.log(`${PAGES}-page site builds in ${buildMs.map((ms) => `${ms} ms`).join(', ')} (target under 1000 ms)`)
 } finally {
