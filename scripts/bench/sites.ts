@@ -1,7 +1,8 @@
 // Hosted sites: GET of a published page by Host header at 32 connections on real PostgreSQL, beside
 // a bare Fastify server sending the same bytes and headers, Node's HTTP server alone sending them
-// (the floor), the floor again spending 4 µs of CPU on each request, and, where Debian's nginx is installed (/usr/sbin/nginx; the bench installs nothing),
-// nginx with one worker serving the same file, all in the same run. Targets: >= 0.9x bare Fastify
+// (the floor), the floor again spending 4 µs of CPU on each request, and, where Debian's nginx is
+// installed (/usr/sbin/nginx; the bench installs nothing), nginx with one worker serving the same
+// file, all in the same run. Targets: >= 0.9x bare Fastify
 // by server CPU per request; >= 1.0x nginx by throughput and >= 0.9x the floor by CPU. Also: how
 // long the service takes to build a 50-page site (target: under 1 s). And counting visitors
 // (DESIGN.md 18): the same page asked by 1,000 visitors (addresses, browsers, referrers and UTM
