@@ -2,9 +2,9 @@
 // a bare Fastify server sending the same bytes and headers, Node's HTTP server alone sending them
 // (the floor), the floor again spending 4 µs of CPU on each request, and, where Debian's nginx is
 // installed (/usr/sbin/nginx; the bench installs nothing), nginx with one worker serving the same
-// file, all in the same run. Targets: >= 0.9x bare Fastify
-// by server CPU per request; >= 1.0x nginx by throughput and >= 0.9x the floor by CPU. Also: how
-// long the service takes to build a 50-page site (target: under 1 s). And counting visitors
+// file, all in the same run. Targets: >= 0.9x bare Fastify by server CPU per request; >= 1.0x
+// nginx by throughput and >= 0.9x the floor by CPU. Also: how long the service takes to build a
+// 50-page site (target: under 1 s). And counting visitors
 // (DESIGN.md 18): the same page asked by 1,000 visitors (addresses, browsers, referrers and UTM
 // links in turn) and by 1,000 crawlers with the same addresses, referrers and links, which the
 // service answers alike and does not count, of one instance started for it on the service's

@@ -58,4 +58,16 @@ describe('changes made stale for the caches once they commit', () => {
     await updateAccount(app.db, id, { plan: 'max' })
     expect(changedSince(id, seenAfter)).toBe(true)
   })
+
+  it('marks a change made in a transaction opened without inTransaction at once, never dropping the mark', async () => {
+    const id = await account()
+    const before = changeSequence()
+    let seenMeanwhile = 0
+    await app.db.transaction().execute(async (trx) => {
+      await changing(trx, [id], () => trx.updateTable('accounts').set({ plan: 'max' }).where('id', '=', id).execute())
+      seenMeanwhile = changeSequence()
+    })
+    expect(changedSince(id, before)).toBe(true)
+    expect(seenMeanwhile).toBeGreaterThan(before + 1)
+  })
 })

@@ -43,7 +43,7 @@ function markAll(ids: readonly string[]): void {
   for (const id of ids) markChanged(id)
 }
 
-/** Records a change of an account or token (by its id) made in this process: once it has committed (see `changing`). */
+/** Records a change of an account or token (by its id) made in this process, at once; a write that commits later goes through `changing`. */
 export function markChanged(id: string): void {
   if (changed.size >= REMEMBERED) {
     changed.clear()
